@@ -1,0 +1,42 @@
+"""tvmlite: the classic TVM deep-learning compiler, in Python.
+
+``import tvmlite as tvm`` gives the classic API: ``tvm.te``, ``tvm.tir``, ``tvm.lower``,
+``tvm.build``, ``tvm.nd``, ``tvm.cpu()`` … Submodules load on first use to keep import fast.
+"""
+from __future__ import annotations
+
+import importlib
+
+from .error import TVMError
+from . import ir, tir
+from .ir import IRModule
+
+__version__ = "0.1.0"
+
+_SUBMODULES = {
+    "te", "topi", "script", "arith", "runtime", "target", "contrib", "transform", "testing",
+    "driver", "autotvm", "relay", "rpc", "exec",
+}
+_ALIASES = {"nd": "runtime.ndarray"}
+_FUNCS = {
+    "lower": "driver", "build": "driver",
+    "cpu": "runtime", "gpu": "runtime", "cuda": "runtime", "device": "runtime",
+    "context": "runtime", "register_func": "runtime", "get_global_func": "runtime",
+}
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        mod = importlib.import_module(f".{name}", __name__)
+    elif name in _ALIASES:
+        mod = importlib.import_module(f".{_ALIASES[name]}", __name__)
+    elif name in _FUNCS:
+        mod = getattr(importlib.import_module(f".{_FUNCS[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module 'tvmlite' has no attribute {name!r}")
+    globals()[name] = mod
+    return mod
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBMODULES | set(_ALIASES) | set(_FUNCS))

@@ -1,0 +1,137 @@
+"""Data types as strings, TVM style: ``"float32"``, ``"int8"``, ``"float32x8"``, ``"bool"``.
+
+A dtype is kept as a plain ``str`` on every node; these helpers decode it.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+# DLPack type codes
+INT, UINT, FLOAT, HANDLE, BFLOAT = 0, 1, 2, 3, 4
+
+_RE = re.compile(r"^(int|uint|float|bfloat|bool|handle)(\d*)(?:x(\d+))?$")
+
+
+class DType(NamedTuple):
+    code: int
+    bits: int
+    lanes: int
+
+
+@lru_cache(maxsize=None)
+def parse(dtype: str) -> DType:
+    """Decode a dtype string into ``(type code, bits, lanes)``."""
+    m = _RE.match(dtype)
+    if m is None:
+        raise ValueError(f"unknown dtype {dtype!r}")
+    kind, bits, lanes = m.group(1), m.group(2), m.group(3)
+    lanes = int(lanes) if lanes else 1
+    if kind == "bool":
+        return DType(UINT, 1, lanes)
+    if kind == "handle":
+        return DType(HANDLE, 64, lanes)
+    code = {"int": INT, "uint": UINT, "float": FLOAT, "bfloat": BFLOAT}[kind]
+    bits = int(bits) if bits else (32 if kind != "bfloat" else 16)
+    if bits not in (8, 16, 32, 64) and not (kind == "int" and bits in (1, 4)):
+        raise ValueError(f"unsupported dtype {dtype!r}")
+    return DType(code, bits, lanes)
+
+
+def canonical(dtype) -> str:
+    """Normalise a dtype given as str, numpy dtype or Python type to TVM's spelling."""
+    if isinstance(dtype, str):
+        if dtype in _ALIASES:
+            return _ALIASES[dtype]
+        parse(dtype)
+        return dtype
+    import numpy as np
+
+    return canonical(str(np.dtype(dtype)))
+
+
+_ALIASES = {"float": "float32", "int": "int32", "double": "float64", "float": "float32"}
+
+
+@lru_cache(maxsize=None)
+def is_float(dtype: str) -> bool:
+    return parse(dtype).code in (FLOAT, BFLOAT)
+
+
+@lru_cache(maxsize=None)
+def is_int(dtype: str) -> bool:
+    return parse(dtype).code == INT
+
+
+@lru_cache(maxsize=None)
+def is_uint(dtype: str) -> bool:
+    d = parse(dtype)
+    return d.code == UINT and d.bits != 1
+
+
+@lru_cache(maxsize=None)
+def is_bool(dtype: str) -> bool:
+    d = parse(dtype)
+    return d.code == UINT and d.bits == 1
+
+
+@lru_cache(maxsize=None)
+def is_integral(dtype: str) -> bool:
+    """int, uint or bool."""
+    return parse(dtype).code in (INT, UINT)
+
+
+def is_handle(dtype: str) -> bool:
+    return dtype.startswith("handle")
+
+
+@lru_cache(maxsize=None)
+def lanes(dtype: str) -> int:
+    return parse(dtype).lanes
+
+
+@lru_cache(maxsize=None)
+def bits(dtype: str) -> int:
+    return parse(dtype).bits
+
+
+@lru_cache(maxsize=None)
+def element(dtype: str) -> str:
+    """The scalar type of a (possibly vector) dtype."""
+    return dtype.split("x")[0] if "x" in dtype else dtype
+
+
+@lru_cache(maxsize=None)
+def with_lanes(dtype: str, n: int) -> str:
+    e = element(dtype)
+    return e if n == 1 else f"{e}x{n}"
+
+
+def nbytes(dtype: str) -> int:
+    d = parse(dtype)
+    return max(d.bits, 8) // 8 * d.lanes
+
+
+def min_value(dtype: str):
+    """Smallest value of a scalar dtype, as a Python number."""
+    d = parse(dtype)
+    if d.code == FLOAT:
+        return {16: -65504.0, 32: -3.4028234663852886e38, 64: -1.7976931348623157e308}[d.bits]
+    if d.code == BFLOAT:
+        return -3.3895313892515355e38
+    if d.code == INT:
+        return -(1 << (d.bits - 1))
+    return 0
+
+
+def max_value(dtype: str):
+    """Largest value of a scalar dtype, as a Python number."""
+    d = parse(dtype)
+    if d.code == FLOAT:
+        return {16: 65504.0, 32: 3.4028234663852886e38, 64: 1.7976931348623157e308}[d.bits]
+    if d.code == BFLOAT:
+        return 3.3895313892515355e38
+    if d.code == INT:
+        return (1 << (d.bits - 1)) - 1
+    return (1 << d.bits) - 1

@@ -1,0 +1,95 @@
+"""IRModule: a named collection of functions."""
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, Optional, Union
+
+
+class GlobalVar:
+    """The name of a function in an IRModule."""
+
+    __slots__ = ("name_hint",)
+
+    def __init__(self, name_hint: str):
+        self.name_hint = name_hint
+
+    def __repr__(self):
+        return f'I.GlobalVar("{self.name_hint}")'
+
+    def __eq__(self, other):
+        if isinstance(other, GlobalVar):
+            return self.name_hint == other.name_hint
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self.name_hint)
+
+
+class IRModule:
+    """A module of PrimFuncs, keyed by name (``mod["main"]``)."""
+
+    def __init__(self, functions: Optional[Dict[Union[str, GlobalVar], Any]] = None,
+                 attrs: Optional[Dict[str, Any]] = None):
+        self.functions: Dict[str, Any] = {}
+        for k, v in (functions or {}).items():
+            self.functions[k.name_hint if isinstance(k, GlobalVar) else str(k)] = v
+        self.attrs: Dict[str, Any] = dict(attrs or {})
+
+    @staticmethod
+    def from_expr(func, name: str = "main") -> "IRModule":
+        return IRModule({name: func})
+
+    def __getitem__(self, name: Union[str, GlobalVar]):
+        key = name.name_hint if isinstance(name, GlobalVar) else name
+        try:
+            return self.functions[key]
+        except KeyError:
+            raise KeyError(f"function {key!r} is not in the module "
+                           f"(it has {list(self.functions)})") from None
+
+    def __setitem__(self, name, func):
+        key = name.name_hint if isinstance(name, GlobalVar) else name
+        self.functions[key] = func
+
+    def __contains__(self, name) -> bool:
+        key = name.name_hint if isinstance(name, GlobalVar) else name
+        return key in self.functions
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.functions)
+
+    def __len__(self) -> int:
+        return len(self.functions)
+
+    def items(self):
+        return [(GlobalVar(k), v) for k, v in self.functions.items()]
+
+    def get_global_var(self, name: str) -> GlobalVar:
+        if name not in self.functions:
+            raise ValueError(f"Cannot find global var {name} in the Module")
+        return GlobalVar(name)
+
+    def get_global_vars(self):
+        return [GlobalVar(k) for k in self.functions]
+
+    def update_func(self, gv: Union[str, GlobalVar], func) -> None:
+        self[gv] = func
+
+    def with_attr(self, key: str, value) -> "IRModule":
+        return IRModule(self.functions, {**self.attrs, key: value})
+
+    def copy(self) -> "IRModule":
+        return IRModule(self.functions, self.attrs)
+
+    def script(self, **kwargs) -> str:
+        from ..script.printer import astext
+
+        return astext(self, **kwargs)
+
+    def show(self) -> None:
+        print(self.script())
+
+    def __str__(self) -> str:
+        return self.script()
+
+    __repr__ = __str__
+    __hash__ = object.__hash__

@@ -1,0 +1,175 @@
+"""Structural equality and hashing of IR nodes.
+
+Two IRs are equal when they have the same shape, the same constants and dtypes, and their
+variables correspond one-to-one (a variable is matched to its counterpart the first time the
+two meet, so names do not matter).
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+from typing import Any, Dict, List, Optional, Tuple
+
+
+def _fields(obj):
+    return dataclasses.fields(obj) if dataclasses.is_dataclass(obj) else ()
+
+
+class _Mismatch(Exception):
+    def __init__(self, path: str, lhs, rhs, why: str):
+        super().__init__(path)
+        self.path, self.lhs, self.rhs, self.why = path, lhs, rhs, why
+
+
+class _Equal:
+    def __init__(self, map_free_vars: bool = True):
+        self.lmap: Dict[int, Any] = {}
+        self.rmap: Dict[int, Any] = {}
+        self.map_free_vars = map_free_vars
+
+    def var(self, a, b, path):
+        ma, mb = self.lmap.get(id(a)), self.rmap.get(id(b))
+        if ma is None and mb is None:
+            if a.dtype != b.dtype:
+                raise _Mismatch(path, a, b, f"dtype {a.dtype} vs {b.dtype}")
+            if type(a) is not type(b):
+                raise _Mismatch(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
+            self.lmap[id(a)], self.rmap[id(b)] = b, a
+            return
+        if ma is not b or mb is not a:
+            raise _Mismatch(path, a, b, "different variables")
+
+    def eq(self, a, b, path: str):
+        from ..tir.expr import Var
+        from ..tir.buffer import Buffer
+
+        if a is b:
+            if isinstance(a, (Var, Buffer)):
+                self.lmap.setdefault(id(a), b)
+                self.rmap.setdefault(id(b), a)
+            return
+        if type(a) is not type(b):
+            if isinstance(a, (int, float, str)) and isinstance(b, (int, float, str)) \
+                    and not isinstance(a, bool) and a == b:
+                return
+            raise _Mismatch(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
+        if isinstance(a, Var):
+            return self.var(a, b, path)
+        if isinstance(a, Buffer):
+            mb = self.lmap.get(id(a))
+            if mb is not None:
+                if mb is not b:
+                    raise _Mismatch(path, a, b, f"buffer {a.name} vs {b.name}")
+                return
+            self.lmap[id(a)], self.rmap[id(b)] = b, a
+        if isinstance(a, (tuple, list)):
+            if len(a) != len(b):
+                raise _Mismatch(path, a, b, f"length {len(a)} vs {len(b)}")
+            for i, (x, y) in enumerate(zip(a, b)):
+                self.eq(x, y, f"{path}[{i}]")
+            return
+        if isinstance(a, dict):
+            if len(a) != len(b):
+                raise _Mismatch(path, a, b, f"{len(a)} vs {len(b)} entries")
+            if all(isinstance(k, str) for k in a):
+                if set(a) != set(b):
+                    raise _Mismatch(path, a, b, f"keys {sorted(a)} vs {sorted(b)}")
+                for k in a:
+                    self.eq(a[k], b[k], f"{path}[{k!r}]")
+            else:  # keyed by variables: compare in insertion order
+                for i, ((ka, va), (kb, vb)) in enumerate(zip(a.items(), b.items())):
+                    self.eq(ka, kb, f"{path}.key{i}")
+                    self.eq(va, vb, f"{path}[{i}]")
+            return
+        fs = _fields(a)
+        if fs:
+            for f in fs:
+                self.eq(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
+            return
+        if hasattr(a, "functions") and hasattr(a, "attrs"):  # IRModule
+            self.eq(a.functions, b.functions, f"{path}.functions")
+            self.eq(a.attrs, b.attrs, f"{path}.attrs")
+            return
+        if isinstance(a, enum.Enum) or isinstance(a, (int, float, str, bool, type(None))):
+            if a != b:
+                raise _Mismatch(path, a, b, f"{a!r} vs {b!r}")
+            return
+        if hasattr(a, "__eq__") and a == b:
+            return
+        raise _Mismatch(path, a, b, "values differ")
+
+
+def structural_equal(lhs, rhs, map_free_vars: bool = True) -> bool:
+    """True when ``lhs`` and ``rhs`` have the same structure up to renaming of variables."""
+    try:
+        _Equal(map_free_vars).eq(lhs, rhs, "root")
+        return True
+    except _Mismatch:
+        return False
+
+
+def assert_structural_equal(lhs, rhs, map_free_vars: bool = True) -> None:
+    """Raise ``ValueError`` showing where ``lhs`` and ``rhs`` first differ."""
+    try:
+        _Equal(map_free_vars).eq(lhs, rhs, "root")
+    except _Mismatch as m:
+        def show(x):
+            try:
+                text = repr(x)
+            except Exception:  # pragma: no cover - printing must not hide the mismatch
+                text = object.__repr__(x)
+            return text if len(text) < 2000 else text[:2000] + " ..."
+
+        raise ValueError(
+            "StructuralEqual check failed, caused by\n"
+            f"  at {m.path}: {m.why}\n"
+            f"lhs:\n{show(m.lhs)}\nrhs:\n{show(m.rhs)}"
+        ) from None
+
+
+def structural_hash(node, map_free_vars: bool = True) -> int:
+    """A hash consistent with :func:`structural_equal` (variables hash by first appearance)."""
+    h = hashlib.blake2b(digest_size=8)
+    ids: Dict[int, int] = {}
+    _hash_into(node, h, ids)
+    return int.from_bytes(h.digest(), "little") & ((1 << 63) - 1)
+
+
+def _hash_into(x, h, ids):
+    from ..tir.expr import Var
+    from ..tir.buffer import Buffer
+
+    if isinstance(x, Var):
+        n = ids.setdefault(id(x), len(ids))
+        h.update(f"V{n}:{x.dtype};".encode())
+        return
+    if isinstance(x, Buffer) and id(x) in ids:
+        h.update(f"B{ids[id(x)]};".encode())
+        return
+    if isinstance(x, Buffer):
+        ids[id(x)] = len(ids)
+    if isinstance(x, (tuple, list)):
+        h.update(f"[{len(x)}".encode())
+        for y in x:
+            _hash_into(y, h, ids)
+        h.update(b"]")
+        return
+    if isinstance(x, dict):
+        h.update(f"{{{len(x)}".encode())
+        for k, v in x.items():
+            _hash_into(k, h, ids)
+            _hash_into(v, h, ids)
+        h.update(b"}")
+        return
+    fs = _fields(x)
+    if fs:
+        h.update(type(x).__name__.encode())
+        for f in fs:
+            _hash_into(getattr(x, f.name), h, ids)
+        return
+    if hasattr(x, "functions") and hasattr(x, "attrs"):
+        _hash_into(x.functions, h, ids)
+        _hash_into(x.attrs, h, ids)
+        return
+    h.update(f"{type(x).__name__}:{x!r};".encode())

@@ -1,0 +1,524 @@
+"""Expression nodes of the IR.
+
+Nodes are immutable and hashed by identity. ``a == b`` on expressions builds an ``EQ`` node,
+as in TVM; ``bool()`` of an ``EQ``/``NE`` node is object identity of its operands, so
+``iv in C.op.axis`` works. Use :func:`tvmlite.ir.structural_equal` to compare structure.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Tuple
+
+from ..ir import dtype as _dt
+
+
+def node(cls):
+    """Make ``cls`` an immutable IR node: frozen, slotted, identity equality and hash."""
+    return dataclass(frozen=True, slots=True, eq=False, repr=False)(cls)
+
+
+class Node:
+    """Base of every IR node; ``repr`` is its TVMScript text."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        from ..script.printer import astext
+
+        return astext(self)
+
+    def script(self, **kwargs) -> str:
+        from ..script.printer import astext
+
+        return astext(self, **kwargs)
+
+    def same_as(self, other) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
+
+
+class ExprOp:
+    """Operator overloading shared by expressions and IterVars."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return _op.add(self, other)
+
+    def __radd__(self, other):
+        return _op.add(other, self)
+
+    def __sub__(self, other):
+        return _op.sub(self, other)
+
+    def __rsub__(self, other):
+        return _op.sub(other, self)
+
+    def __mul__(self, other):
+        return _op.mul(self, other)
+
+    def __rmul__(self, other):
+        return _op.mul(other, self)
+
+    def __truediv__(self, other):
+        return _op.true_div(self, other)
+
+    def __rtruediv__(self, other):
+        return _op.true_div(other, self)
+
+    def __floordiv__(self, other):
+        return _op.floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        return _op.floordiv(other, self)
+
+    def __mod__(self, other):
+        return _op.floormod(self, other)
+
+    def __rmod__(self, other):
+        return _op.floormod(other, self)
+
+    def __neg__(self):
+        return _op.neg(self)
+
+    def __lshift__(self, other):
+        return _op.shift_left(self, other)
+
+    def __rlshift__(self, other):
+        return _op.shift_left(other, self)
+
+    def __rshift__(self, other):
+        return _op.shift_right(self, other)
+
+    def __rrshift__(self, other):
+        return _op.shift_right(other, self)
+
+    def __and__(self, other):
+        return _op.bitwise_and(self, other)
+
+    def __rand__(self, other):
+        return _op.bitwise_and(other, self)
+
+    def __or__(self, other):
+        return _op.bitwise_or(self, other)
+
+    def __ror__(self, other):
+        return _op.bitwise_or(other, self)
+
+    def __xor__(self, other):
+        return _op.bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return _op.bitwise_xor(other, self)
+
+    def __invert__(self):
+        return _op.bitwise_not(self)
+
+    def __lt__(self, other):
+        return _op.lt(self, other)
+
+    def __le__(self, other):
+        return _op.le(self, other)
+
+    def __gt__(self, other):
+        return _op.gt(self, other)
+
+    def __ge__(self, other):
+        return _op.ge(self, other)
+
+    def __eq__(self, other):
+        return _op.eq(self, other)
+
+    def __ne__(self, other):
+        return _op.ne(self, other)
+
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        raise ValueError(
+            "Cannot use and / or / not operator to Expr, hint: use tvm.tir.all / tvm.tir.any "
+            "instead"
+        )
+
+    def __index__(self):
+        raise TypeError(f"expression {self!r} is not a constant integer")
+
+    def astype(self, dtype: str):
+        """Cast to ``dtype``."""
+        return _op.cast(dtype, self)
+
+
+class PrimExpr(ExprOp, Node):
+    """Base class of scalar/vector expressions."""
+
+    __slots__ = ()
+    __hash__ = object.__hash__
+    __eq__ = ExprOp.__eq__
+
+
+# --------------------------------------------------------------------------- leaves
+@node
+class Var(PrimExpr):
+    """A variable, identified by object (not by name)."""
+
+    name: str = "v"
+    dtype: str = "int32"
+
+    @property
+    def name_hint(self) -> str:
+        return self.name
+
+
+@node
+class SizeVar(Var):
+    """A variable known to be non-negative (a shape size)."""
+
+
+@node
+class IntImm(PrimExpr):
+    dtype: str
+    value: int
+
+    def __int__(self):
+        return self.value
+
+    def __index__(self):
+        return self.value
+
+    def __bool__(self):
+        return self.value != 0
+
+    def __float__(self):
+        return float(self.value)
+
+
+@node
+class FloatImm(PrimExpr):
+    dtype: str
+    value: float
+
+    def __float__(self):
+        return self.value
+
+
+@node
+class StringImm(PrimExpr):
+    value: str
+
+    @property
+    def dtype(self) -> str:
+        return "handle"
+
+
+@node
+class Cast(PrimExpr):
+    dtype: str
+    value: PrimExpr
+
+
+# --------------------------------------------------------------------------- binary
+class BinaryOpExpr(PrimExpr):
+    __slots__ = ()
+
+    @property
+    def dtype(self) -> str:
+        return self.a.dtype
+
+
+@node
+class Add(BinaryOpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class Sub(BinaryOpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class Mul(BinaryOpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class Div(BinaryOpExpr):
+    """Truncated division (C semantics) for integers, true division for floats."""
+
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class Mod(BinaryOpExpr):
+    """Truncated modulo (C semantics)."""
+
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class FloorDiv(BinaryOpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class FloorMod(BinaryOpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class Min(BinaryOpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class Max(BinaryOpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+class CmpExpr(PrimExpr):
+    __slots__ = ()
+
+    @property
+    def dtype(self) -> str:
+        return _dt.with_lanes("bool", _dt.lanes(self.a.dtype))
+
+
+@node
+class EQ(CmpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+    def __bool__(self):
+        return self.a.same_as(self.b)
+
+
+@node
+class NE(CmpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+    def __bool__(self):
+        return not self.a.same_as(self.b)
+
+
+@node
+class LT(CmpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class LE(CmpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class GT(CmpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class GE(CmpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class And(BinaryOpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class Or(BinaryOpExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+
+@node
+class Not(PrimExpr):
+    a: PrimExpr
+
+    @property
+    def dtype(self) -> str:
+        return self.a.dtype
+
+
+# --------------------------------------------------------------------------- other
+@node
+class Select(PrimExpr):
+    """Evaluates both branches; see ``if_then_else`` for the lazy form."""
+
+    condition: PrimExpr
+    true_value: PrimExpr
+    false_value: PrimExpr
+
+    @property
+    def dtype(self) -> str:
+        return self.true_value.dtype
+
+
+@node
+class Ramp(PrimExpr):
+    base: PrimExpr
+    stride: PrimExpr
+    lanes: int
+
+    @property
+    def dtype(self) -> str:
+        return _dt.with_lanes(self.base.dtype, self.lanes)
+
+
+@node
+class Broadcast(PrimExpr):
+    value: PrimExpr
+    lanes: int
+
+    @property
+    def dtype(self) -> str:
+        return _dt.with_lanes(self.value.dtype, self.lanes)
+
+
+@node
+class Let(PrimExpr):
+    var: Var
+    value: PrimExpr
+    body: PrimExpr
+
+    @property
+    def dtype(self) -> str:
+        return self.body.dtype
+
+
+@node
+class Call(PrimExpr):
+    """A call of a built-in op (``"exp"``, ``"if_then_else"``, ``"call_extern"`` …)."""
+
+    dtype: str
+    op: str
+    args: Tuple[Any, ...]
+
+
+@node
+class BufferLoad(PrimExpr):
+    buffer: Any  # tir.Buffer
+    indices: Tuple[PrimExpr, ...]
+
+    @property
+    def dtype(self) -> str:
+        dt = self.buffer.dtype
+        if self.indices:
+            n = _dt.lanes(self.indices[-1].dtype)
+            if n != 1:
+                return _dt.with_lanes(dt, n)
+        return dt
+
+
+@node
+class ProducerLoad(PrimExpr):
+    """An element of a TE tensor, ``A[i, j]``; becomes a BufferLoad in ``create_prim_func``."""
+
+    producer: Any  # te.Tensor
+    indices: Tuple[PrimExpr, ...]
+
+    @property
+    def dtype(self) -> str:
+        return self.producer.dtype
+
+
+@node
+class CommReducer(Node):
+    """A commutative reducer ``lhs, rhs -> result`` with an identity element."""
+
+    lhs: Tuple[Var, ...]
+    rhs: Tuple[Var, ...]
+    result: Tuple[PrimExpr, ...]
+    identity_element: Tuple[PrimExpr, ...]
+
+    def __call__(self, *args):
+        from .op import _reducer_call
+
+        return _reducer_call(self, *args)
+
+
+@node
+class Reduce(PrimExpr):
+    combiner: CommReducer
+    source: Tuple[PrimExpr, ...]
+    axis: Tuple[Any, ...]  # IterVars
+    condition: PrimExpr
+    value_index: int
+    init: Tuple[PrimExpr, ...] = ()
+
+    @property
+    def dtype(self) -> str:
+        return self.source[self.value_index].dtype
+
+
+@node
+class Range(Node):
+    """The half-open interval ``[min, min + extent)``."""
+
+    min: PrimExpr
+    extent: PrimExpr
+
+    @staticmethod
+    def from_min_extent(min_value, extent) -> "Range":
+        return Range(_op.convert(min_value), _op.convert(extent))
+
+    @staticmethod
+    def make(begin, end=None) -> "Range":
+        """``Range(end)`` or ``Range(begin, end)`` in TVM's Python spelling."""
+        if end is None:
+            begin, end = 0, begin
+        b, e = _op.convert(begin), _op.convert(end)
+        return Range(b, _op.sub(e, b))
+
+
+class IterVarType:
+    DataPar = 0
+    ThreadIndex = 1
+    CommReduce = 2
+    Ordered = 3
+    Opaque = 4
+    Unrolled = 5
+    Vectorized = 6
+    Parallelized = 7
+    Tensorized = 8
+
+
+@node
+class IterVar(ExprOp, Node):
+    """A loop/axis variable with its domain; in arithmetic it stands for its ``var``."""
+
+    dom: Optional[Range]
+    var: Var
+    iter_type: int = IterVarType.DataPar
+    thread_tag: str = ""
+
+    DataPar = IterVarType.DataPar
+    ThreadIndex = IterVarType.ThreadIndex
+    CommReduce = IterVarType.CommReduce
+    Ordered = IterVarType.Ordered
+    Opaque = IterVarType.Opaque
+
+    __hash__ = object.__hash__
+    __eq__ = ExprOp.__eq__
+
+    @property
+    def dtype(self) -> str:
+        return self.var.dtype
+
+
+from . import op as _op  # noqa: E402  (operators are defined in terms of the nodes above)

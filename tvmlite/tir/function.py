@@ -1,0 +1,44 @@
+"""PrimFunc: a function over buffers and scalars."""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+from .buffer import Buffer
+from .expr import Node, Var, node
+from .stmt import Stmt
+
+
+@node
+class PrimFunc(Node):
+    """A primitive tensor function. ``buffer_map`` maps handle params to their buffers."""
+
+    params: Tuple[Var, ...]
+    body: Stmt
+    ret_type: Any = None
+    buffer_map: Dict[Var, Buffer] = None  # type: ignore[assignment]
+    attrs: Dict[str, Any] = None  # type: ignore[assignment]
+
+    def __post_init__(self):
+        if self.buffer_map is None:
+            object.__setattr__(self, "buffer_map", {})
+        if self.attrs is None:
+            object.__setattr__(self, "attrs", {})
+
+    def with_attr(self, attr_key_or_dict, attr_value=None) -> "PrimFunc":
+        """A copy with an attribute set; takes a key and value or a dict."""
+        attrs = dict(self.attrs)
+        if isinstance(attr_key_or_dict, dict):
+            attrs.update(attr_key_or_dict)
+        else:
+            attrs[attr_key_or_dict] = attr_value
+        return PrimFunc(self.params, self.body, self.ret_type, self.buffer_map, attrs)
+
+    def with_body(self, body: Stmt) -> "PrimFunc":
+        return PrimFunc(self.params, body, self.ret_type, self.buffer_map, self.attrs)
+
+    def without_attr(self, key: str) -> "PrimFunc":
+        attrs = {k: v for k, v in self.attrs.items() if k != key}
+        return PrimFunc(self.params, self.body, self.ret_type, self.buffer_map, attrs)
+
+    def specialize(self, param_map):
+        raise NotImplementedError("PrimFunc.specialize is not supported by tvmlite")

@@ -1,0 +1,144 @@
+"""Visitors and mutators over the IR.
+
+Dispatch goes through a per-class table: a subclass defines ``visit_<ClassName>`` for the nodes
+it cares about; every other node is traversed generically over its dataclass fields. Mutators
+return the very same node when nothing below it changed, so identity marks "unchanged".
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Dict
+
+from .buffer import Buffer
+from .expr import IterVar, Node, PrimExpr, Range, Var
+from .stmt import BufferRegion, MatchBufferRegion, Stmt
+
+_FIELDS: Dict[type, tuple] = {}
+
+
+def node_fields(cls) -> tuple:
+    """Names of the dataclass fields of an IR node class (cached)."""
+    f = _FIELDS.get(cls)
+    if f is None:
+        f = tuple(x.name for x in dataclasses.fields(cls))
+        _FIELDS[cls] = f
+    return f
+
+
+def _is_ir(x) -> bool:
+    return isinstance(x, Node) and not isinstance(x, Buffer)
+
+
+class Visitor:
+    """Read-only traversal. Override ``visit_<ClassName>(node)``; call ``self.generic(node)`` to
+    continue into the children. Buffers are not entered (override ``visit_Buffer`` to do so)."""
+
+    _table: Dict[type, Callable] = {}
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls._table = {}
+
+    def visit(self, x) -> None:
+        if isinstance(x, tuple):
+            for y in x:
+                self.visit(y)
+            return
+        if not isinstance(x, Node):
+            return
+        cls = type(x)
+        fn = self._table.get(cls)
+        if fn is None:
+            fn = getattr(type(self), "visit_" + cls.__name__, None) or type(self).generic
+            self._table[cls] = fn
+        fn(self, x)
+
+    def generic(self, x) -> None:
+        if isinstance(x, Buffer):
+            return
+        for name in node_fields(type(x)):
+            v = getattr(x, name)
+            if isinstance(v, (Node, tuple)):
+                self.visit(v)
+
+
+class Mutator:
+    """Rebuilding traversal. Override ``visit_<ClassName>(node)`` returning a node; call
+    ``self.generic(node)`` to rebuild from mutated children. Buffers are left as they are
+    unless ``visit_Buffer`` is defined."""
+
+    _table: Dict[type, Callable] = {}
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls._table = {}
+
+    def visit(self, x):
+        if isinstance(x, tuple):
+            out = tuple(self.visit(y) for y in x)
+            return x if all(a is b for a, b in zip(out, x)) else out
+        if not isinstance(x, Node):
+            return x
+        cls = type(x)
+        fn = self._table.get(cls)
+        if fn is None:
+            fn = getattr(type(self), "visit_" + cls.__name__, None) or type(self).generic
+            self._table[cls] = fn
+        return fn(self, x)
+
+    def generic(self, x):
+        if isinstance(x, Buffer):
+            return x
+        names = node_fields(type(x))
+        vals = [getattr(x, n) for n in names]
+        new = [self.visit(v) if isinstance(v, (Node, tuple)) else v for v in vals]
+        if all(a is b for a, b in zip(new, vals)):
+            return x
+        return type(x)(*new)
+
+
+class _Substitute(Mutator):
+    def __init__(self, vmap: Dict[Var, Any]):
+        self.vmap = vmap
+
+    def visit_Var(self, v):
+        return self.vmap.get(v, v)
+
+    visit_SizeVar = visit_Var
+
+
+def substitute(node, vmap: Dict[Var, Any]):
+    """Replace variables by expressions (``vmap`` keyed by Var objects)."""
+    if not vmap:
+        return node
+    from .op import convert
+
+    vmap = {k.var if isinstance(k, IterVar) else k: convert(v) for k, v in vmap.items()}
+    return _Substitute(vmap).visit(node)
+
+
+class _PostOrder(Visitor):
+    def __init__(self, f):
+        self.f = f
+
+    def visit(self, x):
+        super().visit(x)
+        if isinstance(x, Node):
+            self.f(x)
+
+
+def post_order_visit(node, fvisit: Callable[[Any], None]) -> None:
+    """Call ``fvisit`` on every node below ``node`` (children first)."""
+    _PostOrder(fvisit).visit(node)
+
+
+def collect_vars(node) -> set:
+    """The set of Vars used in ``node`` (buffers not entered)."""
+    out = set()
+
+    def f(x):
+        if isinstance(x, Var):
+            out.add(x)
+
+    post_order_visit(node, f)
+    return out

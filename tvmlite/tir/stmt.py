@@ -1,0 +1,164 @@
+"""Statement nodes of the IR, including TensorIR blocks."""
+from __future__ import annotations
+
+import enum
+from typing import Any, Dict, Optional, Tuple
+
+from .buffer import Buffer
+from .expr import IntImm, IterVar, Node, PrimExpr, Range, Var, node
+
+
+class Stmt(Node):
+    __slots__ = ()
+
+
+class ForKind(enum.IntEnum):
+    SERIAL = 0
+    PARALLEL = 1
+    VECTORIZED = 2
+    UNROLLED = 3
+    THREAD_BINDING = 4
+
+
+@node
+class LetStmt(Stmt):
+    var: Var
+    value: PrimExpr
+    body: Stmt
+
+
+@node
+class AttrStmt(Stmt):
+    node: Any
+    attr_key: str
+    value: PrimExpr
+    body: Stmt
+
+
+@node
+class AssertStmt(Stmt):
+    condition: PrimExpr
+    message: PrimExpr
+    body: Stmt
+
+
+@node
+class BufferStore(Stmt):
+    buffer: Buffer
+    value: PrimExpr
+    indices: Tuple[PrimExpr, ...]
+
+
+@node
+class Allocate(Stmt):
+    """Allocate ``extents`` elements of ``dtype`` in ``scope``, bound to ``buffer_var``."""
+
+    buffer_var: Var
+    dtype: str
+    extents: Tuple[PrimExpr, ...]
+    condition: PrimExpr
+    body: Stmt
+    annotations: Dict[str, Any] = None  # type: ignore[assignment]
+    scope: str = "global"
+
+
+@node
+class For(Stmt):
+    loop_var: Var
+    min: PrimExpr
+    extent: PrimExpr
+    kind: ForKind
+    body: Stmt
+    thread_binding: Optional[IterVar] = None
+    annotations: Dict[str, Any] = None  # type: ignore[assignment]
+
+
+@node
+class While(Stmt):
+    condition: PrimExpr
+    body: Stmt
+
+
+@node
+class SeqStmt(Stmt):
+    seq: Tuple[Stmt, ...]
+
+    def __len__(self):
+        return len(self.seq)
+
+    def __getitem__(self, i):
+        return self.seq[i]
+
+    @staticmethod
+    def flatten(*stmts) -> Stmt:
+        """Concatenate statements, dropping no-ops and nested sequences."""
+        out = []
+        for s in stmts:
+            if s is None or is_no_op(s):
+                continue
+            if isinstance(s, SeqStmt):
+                out.extend(s.seq)
+            elif isinstance(s, (list, tuple)):
+                f = SeqStmt.flatten(*s)
+                out.extend(f.seq if isinstance(f, SeqStmt) else ([] if is_no_op(f) else [f]))
+            else:
+                out.append(s)
+        if not out:
+            return Evaluate(IntImm("int32", 0))
+        return out[0] if len(out) == 1 else SeqStmt(tuple(out))
+
+
+@node
+class IfThenElse(Stmt):
+    condition: PrimExpr
+    then_case: Stmt
+    else_case: Optional[Stmt] = None
+
+
+@node
+class Evaluate(Stmt):
+    value: PrimExpr
+
+
+@node
+class BufferRegion(Node):
+    buffer: Buffer
+    region: Tuple[Range, ...]
+
+    @staticmethod
+    def full_region(buffer: Buffer) -> "BufferRegion":
+        return BufferRegion(buffer, tuple(Range(IntImm(s.dtype, 0), s) for s in buffer.shape))
+
+
+@node
+class MatchBufferRegion(Node):
+    buffer: Buffer
+    source: BufferRegion
+
+
+@node
+class Block(Stmt):
+    """A TensorIR block: iterators, accessed regions, an optional reduction init, a body."""
+
+    iter_vars: Tuple[IterVar, ...]
+    reads: Tuple[BufferRegion, ...]
+    writes: Tuple[BufferRegion, ...]
+    name_hint: str
+    body: Stmt
+    init: Optional[Stmt] = None
+    alloc_buffers: Tuple[Buffer, ...] = ()
+    match_buffers: Tuple[MatchBufferRegion, ...] = ()
+    annotations: Dict[str, Any] = None  # type: ignore[assignment]
+
+
+@node
+class BlockRealize(Stmt):
+    """An instance of ``block`` with its iterators bound to ``iter_values``."""
+
+    iter_values: Tuple[PrimExpr, ...]
+    predicate: PrimExpr
+    block: Block
+
+
+def is_no_op(s: Stmt) -> bool:
+    return isinstance(s, Evaluate) and isinstance(s.value, IntImm)
