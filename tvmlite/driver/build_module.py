@@ -1,0 +1,143 @@
+"""The lowering pipeline and ``tvm.build``.
+
+``lower_primfunc`` is the whole pipeline, one pass after another; set the PassContext config
+``tvmlite.print_ir_after_all`` (or the environment variable ``TVMLITE_PRINT_IR=1``) to print
+the IR after every pass.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+from ..error import TVMError
+from ..ir.module import IRModule
+from ..tir.function import PrimFunc
+from ..tir.stmt import Stmt
+from ..transform import PassContext
+from ..tir import transform as _t
+
+
+def _user_passes(ctx: PassContext, phase: int):
+    out = []
+    for item in ctx.config.get("tir.add_lower_pass", []):
+        try:
+            ph, p = item
+        except (TypeError, ValueError):
+            raise TVMError(f"tir.add_lower_pass entries must be (phase, pass), got {item!r}")
+        if ph == phase:
+            out.append(p)
+    return out
+
+
+def _apply(p, func: PrimFunc, name: str, ctx: PassContext) -> PrimFunc:
+    """Run a pass on one function: a Pass, or a plain ``f(func, mod, ctx)`` callable."""
+    from ..transform import Pass
+
+    if isinstance(p, Pass):
+        out = p(IRModule({name: func}))
+        return out[name] if isinstance(out, IRModule) else out
+    if callable(p):
+        try:
+            return p(func, IRModule({name: func}), ctx)
+        except TypeError:
+            res = p(func.body)
+            return func.with_body(res) if isinstance(res, Stmt) else res
+    raise TVMError(f"{p!r} is not a pass")
+
+
+def lower_primfunc(func: PrimFunc, name: str = "main") -> PrimFunc:
+    """Lower one PrimFunc (blocks → loops → flat buffers → simplified) in the current
+    PassContext."""
+    ctx = PassContext.current()
+    show = ctx.config.get("tvmlite.print_ir_after_all") or os.environ.get("TVMLITE_PRINT_IR")
+    steps = [
+        (0, None),
+        (None, _t.LowerReductionInit()),
+        (None, _t.LowerBlocks()),
+        (1, None),
+        (None, _t.FlattenBuffer()),
+        (None, _t.Simplify()),
+        (2, None),
+    ]
+    if ctx.config.get("tir.instrument_bound_checkers"):
+        steps.append((None, _t.InstrumentBoundCheckers()))
+    steps.append((3, None))
+    for phase, p in steps:
+        passes = _user_passes(ctx, phase) if phase is not None else [p]
+        for q in passes:
+            func = _apply(q, func, name, ctx)
+            if show:
+                pname = getattr(q, "name", getattr(q, "__name__", repr(q)))
+                print(f"# IR after {pname}\n{func.script()}", file=sys.stderr)
+    return func
+
+
+def _schedule_to_func(sch, args, name: str, binds) -> PrimFunc:
+    from ..te.schedule import schedule_to_prim_func
+
+    func = schedule_to_prim_func(sch, args, binds)
+    return func.with_attr({"global_symbol": name, "from_legacy_te_schedule": True,
+                           "tir.noalias": True})
+
+
+def _to_module(inputs, args, name: str, binds) -> IRModule:
+    from ..te.schedule import Schedule
+
+    if isinstance(inputs, Schedule):
+        if args is None:
+            raise TVMError("lowering a schedule needs the argument list (tensors and vars)")
+        return IRModule({name: _schedule_to_func(inputs, args, name, binds)})
+    if isinstance(inputs, PrimFunc):
+        sym = inputs.attrs.get("global_symbol", name)
+        return IRModule({sym: inputs if "global_symbol" in inputs.attrs
+                         else inputs.with_attr("global_symbol", sym)})
+    if isinstance(inputs, IRModule):
+        return inputs
+    raise TVMError(f"cannot lower {type(inputs).__name__}; expected a te.Schedule, a "
+                   "PrimFunc or an IRModule")
+
+
+def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
+          binds: Optional[Dict[Any, Any]] = None, simple_mode: bool = False) -> IRModule:
+    """Lower a schedule, PrimFunc or IRModule to flat loops (``tvm.lower``).
+
+    Parameters
+    ----------
+    inputs : te.Schedule, PrimFunc or IRModule
+    args : list of te.Tensor, tir.Buffer or tir.Var, for a schedule
+    name : the function's name
+    binds : optional map from tensors to the buffers to use for them
+    simple_mode : accepted for compatibility (the printed form is always TVMScript)
+    """
+    mod = _to_module(inputs, args, name, binds)
+    out = IRModule({}, mod.attrs)
+    for fname, func in mod.functions.items():
+        if isinstance(func, PrimFunc):
+            if "global_symbol" not in func.attrs:
+                func = func.with_attr("global_symbol", fname)
+            func = lower_primfunc(func, fname)
+        out[fname] = func
+    return out
+
+
+def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host=None,
+          runtime=None, name: str = "default_function", binds=None):
+    """Compile to a runtime Module (``tvm.build``); ``target`` defaults to the current target
+    or ``"llvm"`` (the host CPU through the C backend)."""
+    from ..target import Target
+
+    if isinstance(target, dict):
+        if len(target) != 1:
+            raise TVMError("building for several targets at once is not supported")
+        (target, inputs), = target.items()
+    if target is None:
+        target = Target.current(allow_none=True) or "llvm"
+    tgt = target if isinstance(target, Target) else Target(target, host=target_host)
+    mod = lower(inputs, args, name=name, binds=binds)
+    kind = tgt.kind.name
+    if kind in ("llvm", "c"):
+        from ..target.build_c import build as build_c
+
+        return build_c(mod, tgt)
+    raise TVMError(f"target {kind!r} is not supported yet by tvmlite")

@@ -1,0 +1,29 @@
+"""TIR passes (``tvm.tir.transform``). Each pass is a small module; ``tvmlite.driver.lower``
+runs them in order."""
+from .function_pass import prim_func_pass, stmt_pass
+from .lower_reduction_init import lower_reduction_init
+from .lower_blocks import lower_blocks
+from .flatten_buffer import flatten_buffer
+from .instrument_bound_checkers import instrument_bound_checkers
+
+
+def LowerReductionInit():  # noqa: N802  (TVM's pass-constructor naming)
+    return stmt_pass(lower_reduction_init, "tir.LowerReductionInit")
+
+
+def LowerBlocks():  # noqa: N802
+    return stmt_pass(lower_blocks, "tir.LowerBlocks")
+
+
+def FlattenBuffer():  # noqa: N802
+    return stmt_pass(flatten_buffer, "tir.FlattenBuffer")
+
+
+def InstrumentBoundCheckers():  # noqa: N802
+    return stmt_pass(instrument_bound_checkers, "tir.InstrumentBoundCheckers")
+
+
+def Simplify():  # noqa: N802
+    from .simplify import simplify_stmt
+
+    return stmt_pass(lambda body, func: simplify_stmt(body), "tir.Simplify")

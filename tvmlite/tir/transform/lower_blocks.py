@@ -1,0 +1,52 @@
+"""Replace blocks by their bodies: bind iterators, guard predicates, allocate buffers.
+
+Before::
+
+    with T.block("C"):
+        v_i = T.axis.spatial(100, i_0 * 8 + i_1)
+        T.where(i_0 * 8 + i_1 < 100)
+        C[v_i] = A[v_i] + B[v_i]
+
+After::
+
+    if T.likely(i_0 * 8 + i_1 < 100):
+        C[i_0 * 8 + i_1] = A[i_0 * 8 + i_1] + B[i_0 * 8 + i_1]
+
+A remaining ``T.init`` (one not hoisted by ``lower_reduction_init``) runs under
+``if`` all reduction iterators are at their minimum. ``alloc_buffers`` become ``Allocate``.
+"""
+from __future__ import annotations
+
+from .. import op as _op
+from ..expr import IntImm, IterVarType
+from ..functor import Mutator, substitute
+from ..stmt import Allocate, IfThenElse, SeqStmt
+
+
+class _LowerBlocks(Mutator):
+    def visit_BlockRealize(self, realize):
+        block = realize.block
+        vmap = {iv.var: v for iv, v in zip(block.iter_vars, realize.iter_values)}
+        body = self.visit(block.body)
+        if block.init is not None:
+            first = IntImm("bool", 1)
+            for iv in block.iter_vars:
+                if iv.iter_type == IterVarType.CommReduce:
+                    first = _op.logical_and(first, _op.eq(iv.var, iv.dom.min))
+            init = self.visit(block.init)
+            body = SeqStmt.flatten(
+                init if (isinstance(first, IntImm) and first.value) else IfThenElse(first, init),
+                body)
+        body = substitute(body, vmap)
+        for buf in reversed(block.alloc_buffers):
+            body = Allocate(buf.data, buf.dtype, buf.shape, IntImm("bool", 1), body, None,
+                            buf.scope())
+        pred = realize.predicate
+        if not (isinstance(pred, IntImm) and pred.value):
+            body = IfThenElse(_op.likely(pred), body)
+        return body
+
+
+def lower_blocks(body, func=None):
+    """Turn every BlockRealize into plain statements (see the module docstring)."""
+    return _LowerBlocks().visit(body)

@@ -1,0 +1,129 @@
+"""Give each reduction block's ``T.init`` its own loop nest before the first reduction loop.
+
+Before (``B[n] = sum_k ...``)::
+
+    for n, k in T.grid(4223, 4096):
+        with T.block("B"):
+            v_n, v_k = T.axis.remap("SR", [n, k])
+            with T.init():
+                B[v_n] = T.float32(0)
+            B[v_n] = B[v_n] + A[v_k] * W[v_n - v_k]
+
+After::
+
+    for n in range(4223):
+        for ... (spatial loops below the first reduction loop, copied as ``<name>_init``)
+            with T.block("B_init"):
+                v_n = T.axis.spatial(4223, n)
+                B[v_n] = T.float32(0)
+        for k in range(4096):
+            with T.block("B"):
+                v_n, v_k = T.axis.remap("SR", [n, k])
+                B[v_n] = B[v_n] + A[v_k] * W[v_n - v_k]
+
+When a loop variable feeds both spatial and reduction iterators, or the predicate mixes them,
+the init stays with the block and block lowering guards it with ``if`` (reduce vars at their
+minimum), which is always correct.
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+from ..expr import And, IntImm, IterVarType, Var
+from ..functor import Mutator, collect_vars, substitute
+from ..stmt import Block, BlockRealize, For, SeqStmt
+
+
+def _conjuncts(e) -> list:
+    if isinstance(e, And):
+        return _conjuncts(e.a) + _conjuncts(e.b)
+    return [e]
+
+
+def split_init(realize: BlockRealize, loops: List[For]):
+    """Return ``(index, init_nest, update_realize)`` for hoisting ``realize``'s init before
+    ``loops[index]``, or ``None`` when the init cannot be separated."""
+    block = realize.block
+    red_loop_vars, sp_loop_vars = set(), set()
+    sp_ivs = []
+    for iv, value in zip(block.iter_vars, realize.iter_values):
+        vs = collect_vars(value)
+        if iv.iter_type == IterVarType.CommReduce:
+            red_loop_vars |= vs
+        else:
+            sp_loop_vars |= vs
+            sp_ivs.append((iv, value))
+    loop_vars = [lp.loop_var for lp in loops]
+    first = next((i for i, v in enumerate(loop_vars) if v in red_loop_vars), None)
+    if first is None:
+        return None
+    inner = loops[first:]
+    inner_vars = {lp.loop_var for lp in inner}
+    if red_loop_vars & sp_loop_vars & inner_vars:
+        return None
+    kept = []
+    for c in _conjuncts(realize.predicate):
+        cv = collect_vars(c) & inner_vars
+        if cv & red_loop_vars:
+            if cv & sp_loop_vars:
+                return None
+            continue
+        kept.append(c)
+    # copy the spatial loops below the hoist point, with fresh variables
+    vmap: Dict[Var, Var] = {}
+    copied = []
+    for lp in inner:
+        if lp.loop_var in sp_loop_vars:
+            nv = Var(lp.loop_var.name + "_init", lp.loop_var.dtype)
+            vmap[lp.loop_var] = nv
+            copied.append((lp, nv))
+    pred = IntImm("bool", 1)
+    for c in kept:
+        pred = c if (isinstance(pred, IntImm) and pred.value) else And(pred, c)
+    init_block = Block(
+        tuple(iv for iv, _ in sp_ivs), (), block.writes, block.name_hint + "_init", block.init,
+        None, (), (), block.annotations,
+    )
+    nest = BlockRealize(
+        tuple(substitute(v, vmap) for _, v in sp_ivs), substitute(pred, vmap), init_block
+    )
+    for lp, nv in reversed(copied):
+        nest = For(nv, lp.min, lp.extent, lp.kind, nest, lp.thread_binding, lp.annotations)
+    update = BlockRealize(
+        realize.iter_values, realize.predicate,
+        Block(block.iter_vars, block.reads, block.writes, block.name_hint, block.body, None,
+              block.alloc_buffers, block.match_buffers, block.annotations),
+    )
+    return first, nest, update
+
+
+class _LowerInit(Mutator):
+    def __init__(self):
+        self.loops: List[For] = []
+        self.pending: Dict[int, list] = {}
+
+    def visit_For(self, loop):
+        self.loops.append(loop)
+        body = self.visit(loop.body)
+        self.loops.pop()
+        new = loop if body is loop.body else For(
+            loop.loop_var, loop.min, loop.extent, loop.kind, body, loop.thread_binding,
+            loop.annotations)
+        inits = self.pending.pop(id(loop), None)
+        return SeqStmt.flatten(*inits, new) if inits else new
+
+    def visit_BlockRealize(self, realize):
+        block = realize.block
+        if block.init is None:
+            return self.generic(realize)
+        r = split_init(realize, self.loops)
+        if r is None:
+            return self.generic(realize)
+        idx, nest, update = r
+        self.pending.setdefault(id(self.loops[idx]), []).append(nest)
+        return self.generic(update)
+
+
+def lower_reduction_init(body, func=None):
+    """Hoist every separable reduction init (see the module docstring)."""
+    return _LowerInit().visit(body)
