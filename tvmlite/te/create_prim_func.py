@@ -1,0 +1,466 @@
+"""TE to TensorIR: turn a graph of TE operations into a ``PrimFunc`` with blocks.
+
+Each compute op becomes one loop nest holding one block (named after the op); its spatial
+axes become data-parallel block iterators ``v_<axis>`` and its reduce axes reduction
+iterators, bound to fresh loop variables named like the axes. Intermediate tensors are
+allocated by the root block; extern ops become opaque blocks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..error import TVMError
+from ..ir import dtype as _dt
+from ..tir import op as _op
+from ..tir.buffer import Buffer, decl_buffer
+from ..tir.expr import (
+    Add, BufferLoad, FloatImm, IntImm, IterVar, IterVarType, Let, PrimExpr, ProducerLoad,
+    Range, Reduce, Sub, Var,
+)
+from ..tir.function import PrimFunc
+from ..tir.functor import Mutator, Visitor, collect_vars, substitute
+from ..tir.stmt import (
+    Block, BlockRealize, BufferRegion, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt,
+    Stmt,
+)
+from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
+
+# TVM leaves the output of a reduction block (one with an init) out of its reads.
+_REDUCTION_READS_OUTPUT = False
+
+
+@dataclass
+class CreateInfo:
+    """What the TE schedule facade needs to find TE objects in the generated PrimFunc.
+
+    Attributes
+    ----------
+    tensor2buffer : the Buffer of every tensor (arguments and intermediates).
+    op2block : the (unique) block name of every compute/extern op.
+    iter_var_map : for each compute-op IterVar (spatial and reduce), the block iterator and
+        the loop variable that replace it.
+    ops : the ops in the order their loop nests appear (placeholders included).
+    """
+
+    tensor2buffer: Dict[Tensor, Buffer] = field(default_factory=dict)
+    op2block: Dict[Operation, str] = field(default_factory=dict)
+    iter_var_map: Dict[IterVar, Tuple[IterVar, Var]] = field(default_factory=dict)
+    ops: List[Operation] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------- graph
+def _post_dfs_order(roots: Sequence[Operation]) -> List[Operation]:
+    order: List[Operation] = []
+    state: Dict[int, int] = {}  # 1 = visiting, 2 = done
+    for root in roots:
+        stack = [(root, iter(root.input_tensors))]
+        if state.get(id(root)) == 2:
+            continue
+        state[id(root)] = 1
+        while stack:
+            op, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                stack.pop()
+                state[id(op)] = 2
+                order.append(op)
+                continue
+            child = nxt.op
+            st = state.get(id(child))
+            if st == 1:
+                raise TVMError(f"operation {child.name} depends on itself (cycle in the graph)")
+            if st is None:
+                state[id(child)] = 1
+                stack.append((child, iter(child.input_tensors)))
+    return order
+
+
+# ---------------------------------------------------------------------------- rewriting
+class _ToBufferLoads(Mutator):
+    """ProducerLoad -> BufferLoad, and op axes -> block iterators."""
+
+    def __init__(self, tensor2buffer: Dict[Tensor, Buffer], vmap: Dict[Var, PrimExpr]):
+        self.tensor2buffer = tensor2buffer
+        self.vmap = vmap
+
+    def visit_Var(self, v):
+        return self.vmap.get(v, v)
+
+    visit_SizeVar = visit_Var
+
+    def visit_ProducerLoad(self, e: ProducerLoad):
+        idx = self.visit(e.indices)
+        buf = self.tensor2buffer.get(e.producer)
+        if buf is None:
+            raise TVMError(f"tensor {e.producer.name} has no buffer (internal error)")
+        return BufferLoad(buf, idx)
+
+
+class _BufferRemap(Mutator):
+    """Replace Buffer objects (extern bodies use the op's own placeholder buffers)."""
+
+    def __init__(self, bmap: Dict[Buffer, Buffer], tensor2buffer: Dict[Tensor, Buffer]):
+        self.bmap = bmap
+        self.tensor2buffer = tensor2buffer
+
+    def visit_Buffer(self, b):
+        return self.bmap.get(b, b)
+
+    def visit_ProducerLoad(self, e: ProducerLoad):
+        return BufferLoad(self.tensor2buffer[e.producer], self.visit(e.indices))
+
+
+def _split_const(e: PrimExpr):
+    """``base + c`` -> (base, c); a constant -> (None, c)."""
+    c = 0
+    while True:
+        if isinstance(e, IntImm):
+            return None, c + e.value
+        if isinstance(e, Add) and isinstance(e.b, IntImm):
+            c += e.b.value
+            e = e.a
+        elif isinstance(e, Add) and isinstance(e.a, IntImm):
+            c += e.a.value
+            e = e.b
+        elif isinstance(e, Sub) and isinstance(e.b, IntImm):
+            c -= e.b.value
+            e = e.a
+        else:
+            return e, c
+
+
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    if a is None or b is None:
+        return False
+    from ..ir.structural import structural_equal
+
+    return structural_equal(a, b, map_free_vars=False)
+
+
+class _AccessCollector(Visitor):
+    """Buffer accesses of a block body, in first-visit order."""
+
+    def __init__(self):
+        self.reads: Dict[Buffer, List[Tuple[PrimExpr, ...]]] = {}
+        self.writes: Dict[Buffer, List[Tuple[PrimExpr, ...]]] = {}
+
+    def visit_BufferLoad(self, e: BufferLoad):
+        self.generic(e)
+        self.reads.setdefault(e.buffer, []).append(e.indices)
+
+    def visit_BufferStore(self, s: BufferStore):
+        self.visit(s.value)
+        self.visit(s.indices)
+        self.writes.setdefault(s.buffer, []).append(s.indices)
+
+
+def _region(buf: Buffer, accesses: List[Tuple[PrimExpr, ...]]) -> BufferRegion:
+    """The bounding region of point accesses: per dimension, one index, indices differing by
+    constants, or else the whole dimension."""
+    ranges = []
+    for d, extent in enumerate(buf.shape):
+        idx = [a[d] for a in accesses]
+        first = idx[0]
+        if all(_same(x, first) for x in idx[1:]):
+            ranges.append(Range(first, IntImm(first.dtype, 1)))
+            continue
+        parts = [_split_const(x) for x in idx]
+        base = parts[0][0]
+        if all(_same(p[0], base) for p in parts[1:]):
+            lo = min(p[1] for p in parts)
+            hi = max(p[1] for p in parts)
+            dt = first.dtype
+            start = IntImm(dt, lo) if base is None else _op.add(base, IntImm(dt, lo))
+            ranges.append(Range(start, IntImm(dt, hi - lo + 1)))
+            continue
+        ranges.append(Range(IntImm(extent.dtype, 0), extent))
+    return BufferRegion(buf, tuple(ranges))
+
+
+def _full_region(buf: Buffer) -> BufferRegion:
+    return BufferRegion.full_region(buf)
+
+
+# ---------------------------------------------------------------------------- main
+class _Builder:
+    def __init__(self, args, binds, index_dtype):
+        self.args = args
+        self.index_dtype = index_dtype
+        self.info = CreateInfo()
+        self.t2b: Dict[Tensor, Buffer] = self.info.tensor2buffer
+        if binds:
+            for t, b in binds.items():
+                if not isinstance(t, Tensor) or not isinstance(b, Buffer):
+                    raise TypeError("binds must map Tensors to Buffers")
+                self.t2b[t] = b
+        self.arg_tensors = [a for a in args if isinstance(a, Tensor)]
+        self.arg_ids = {id(t) for t in self.arg_tensors}
+        self.root_alloc: List[Buffer] = []
+        self.block_names: Dict[str, int] = {}
+        self._realizes: Dict[Operation, BlockRealize] = {}
+
+    def fresh_block_name(self, base: str) -> str:
+        n = self.block_names.get(base)
+        if n is None:
+            self.block_names[base] = 1
+            return base
+        while True:
+            cand = f"{base}_{n}"
+            n += 1
+            if cand not in self.block_names:
+                self.block_names[base] = n
+                self.block_names[cand] = 1
+                return cand
+
+    def buffer_for(self, t: Tensor) -> Buffer:
+        b = self.t2b.get(t)
+        if b is None:
+            b = decl_buffer(t.shape, t.dtype, t.name)
+            self.t2b[t] = b
+        if id(t) not in self.arg_ids and b not in self.root_alloc:
+            self.root_alloc.append(b)
+        return b
+
+    # ------------------------------------------------------------------ build
+    def build(self) -> PrimFunc:
+        for a in self.args:
+            if not isinstance(a, (Tensor, Var)):
+                raise TypeError(f"create_prim_func arguments must be Tensors or Vars, got {a!r}")
+        order = _post_dfs_order([t.op for t in self.arg_tensors])
+        self.info.ops = order
+        # Extern ops bring their own input buffers for placeholders (as TVM binds them).
+        for op in order:
+            if isinstance(op, ExternOp):
+                for t, b in zip(op.inputs, op.input_placeholders):
+                    if isinstance(t.op, PlaceholderOp) and t not in self.t2b:
+                        self.t2b[t] = b
+        stmts: List[Stmt] = []
+        for op in order:
+            if isinstance(op, PlaceholderOp):
+                t = op.output(0)
+                if id(t) not in self.arg_ids:
+                    raise TVMError(
+                        f"placeholder {op.name} is used by the computation but is not in the "
+                        f"argument list {[getattr(a, 'name', a) for a in self.args]}")
+                if t not in self.t2b:
+                    self.t2b[t] = decl_buffer(op.shape, op.dtype, op.name)
+            elif isinstance(op, ComputeOp):
+                stmts.append(self.compute_stmt(op))
+            elif isinstance(op, ExternOp):
+                stmts.append(self.extern_stmt(op))
+            else:
+                raise TVMError(f"unsupported operation {type(op).__name__} ({op.name}); only "
+                               "placeholder, compute and extern ops can become a PrimFunc")
+        params, buffer_map = [], {}
+        for a in self.args:
+            if isinstance(a, Tensor):
+                p = Var("var_" + a.name.replace(".", "_"), "handle")
+                params.append(p)
+                buffer_map[p] = self.t2b[a]
+            else:
+                params.append(a)
+        root = Block((), (), (), "root", SeqStmt.flatten(*stmts), None, tuple(self.root_alloc))
+        body = BlockRealize((), IntImm("bool", 1), root)
+        self.check_defined(body, params, buffer_map)
+        attrs = {"global_symbol": "main", "tir.noalias": True}
+        return PrimFunc(tuple(params), body, None, buffer_map, attrs)
+
+    def check_defined(self, body, params, buffer_map) -> None:
+        defined = {p for p in params if isinstance(p, Var)}
+        for b in list(buffer_map.values()) + self.root_alloc:
+            for part in (b.shape, b.strides, (b.elem_offset,)):
+                for e in part:
+                    defined |= collect_vars(e)
+        for op in self.info.ops:
+            if isinstance(op, ComputeOp):
+                realize = self._realizes[op]
+                blk = realize.block
+                local = {iv.var for iv in blk.iter_vars}
+                used = collect_vars(blk.body) | (collect_vars(blk.init) if blk.init else set())
+                used -= _let_vars(blk.body)
+                for v in used - local - defined:
+                    raise TVMError(
+                        f"variable {v.name} used in compute {op.name} is not defined: pass it "
+                        "in the argument list (or use it in a tensor shape)")
+
+    # ------------------------------------------------------------------ compute
+    def _index_type(self, dom: Range) -> str:
+        if self.index_dtype is not None:
+            return self.index_dtype
+        b = max(_dt.bits(dom.min.dtype), _dt.bits(dom.extent.dtype))
+        return "int64" if b > 32 else "int32"
+
+    def compute_stmt(self, op: ComputeOp) -> Stmt:
+        axes = list(op.axis) + list(op.reduce_axis)
+        axis_vars = {iv.var for iv in axes}
+        loops: List[Tuple[Var, Range]] = []
+        block_ivs: List[IterVar] = []
+        vmap: Dict[Var, PrimExpr] = {}
+        store_idx: List[PrimExpr] = []
+        for iv in axes:
+            dom = iv.dom
+            if (collect_vars(dom.min) | collect_vars(dom.extent)) & axis_vars:
+                raise TVMError(f"compute {op.name}: the domain of axis {iv.var.name} depends on "
+                               "another axis of the same compute; this is not supported")
+            it = self._index_type(dom)
+            dom = Range(_op.cast(it, dom.min), _op.cast(it, dom.extent))
+            loop_var = Var(iv.var.name, it)
+            bv = Var("v_" + iv.var.name, it)
+            kind = (IterVarType.CommReduce if iv.iter_type == IterVarType.CommReduce
+                    else IterVarType.DataPar)
+            biv = IterVar(dom, bv, kind, iv.thread_tag)
+            loops.append((loop_var, dom))
+            block_ivs.append(biv)
+            self.info.iter_var_map[iv] = (biv, loop_var)
+            vmap[iv.var] = bv if bv.dtype == iv.var.dtype else _op.cast(iv.var.dtype, bv)
+            if kind == IterVarType.DataPar:
+                store_idx.append(bv if bv.dtype == iv.var.dtype else vmap[iv.var])
+        bindings = [lv for lv, _ in loops]
+        if not block_ivs:  # a 0-d output without reduction still needs one iterator
+            bv = Var("vi", "int32")
+            block_ivs.append(IterVar(Range(IntImm("int32", 0), IntImm("int32", 1)), bv,
+                                     IterVarType.DataPar))
+            bindings.append(IntImm("int32", 0))
+        outs = [self.buffer_for(op.output(i)) for i in range(op.num_outputs)]
+        conv = _ToBufferLoads(self.t2b, vmap)
+        idx = tuple(store_idx)
+        init = None
+        first = op.body[0]
+        if isinstance(first, Reduce):
+            lhs = [BufferLoad(b, idx) for b in outs]
+            rhs = [conv.visit(s) for s in first.source]
+            comb = first.combiner
+            smap = {**dict(zip(comb.lhs, lhs)), **dict(zip(comb.rhs, rhs))}
+            results = [substitute(r, smap) for r in comb.result]
+            ident = first.init if first.init else comb.identity_element
+            init = SeqStmt.flatten(*[BufferStore(b, conv.visit(_op.convert(x)), idx)
+                                     for b, x in zip(outs, ident)])
+            if len(outs) == 1:
+                body: Stmt = BufferStore(outs[0], results[0], idx)
+            else:
+                temps = [Var("v_" + b.name.replace(".", "_"), b.dtype) for b in outs]
+                body = SeqStmt.flatten(*[BufferStore(b, t, idx) for b, t in zip(outs, temps)])
+                for t, r in reversed(list(zip(temps, results))):
+                    body = LetStmt(t, r, body)
+            cond = conv.visit(first.condition)
+            if not (isinstance(cond, IntImm) and cond.value == 1):
+                body = IfThenElse(cond, body)
+        else:
+            body = SeqStmt.flatten(*[BufferStore(b, conv.visit(e), idx)
+                                     for b, e in zip(outs, op.body)])
+        reads, writes = self._regions(body, init)
+        name = self.fresh_block_name(op.name)
+        self.info.op2block[op] = name
+        annotations = self._annotations(op)
+        block = Block(tuple(block_ivs), reads, writes, name, body, init, (), (), annotations)
+        stmt: Stmt = BlockRealize(tuple(bindings), IntImm("bool", 1), block)
+        self._realizes[op] = stmt
+        for lv, dom in reversed(loops):
+            stmt = For(lv, dom.min, dom.extent, ForKind.SERIAL, stmt)
+        return stmt
+
+    def _annotations(self, op: Operation):
+        if not op.attrs:
+            return None
+        out = {}
+        for k, v in op.attrs.items():
+            if isinstance(v, Tensor):
+                v = self.t2b.get(v, v)
+            elif isinstance(v, (list, tuple)):
+                v = type(v)(self.t2b.get(x, x) if isinstance(x, Tensor) else x for x in v)
+            out[k] = v
+        return out
+
+    def _regions(self, body: Stmt, init: Optional[Stmt]):
+        acc = _AccessCollector()
+        acc.visit(body)
+        writes = tuple(_region(b, a) for b, a in acc.writes.items())
+        reads = []
+        for b, a in acc.reads.items():
+            if init is not None and b in acc.writes and not _REDUCTION_READS_OUTPUT:
+                continue
+            reads.append(_region(b, a))
+        return tuple(reads), writes
+
+    # ------------------------------------------------------------------ extern
+    def extern_stmt(self, op: ExternOp) -> Stmt:
+        bmap: Dict[Buffer, Buffer] = {}
+        for t, ph in zip(op.inputs, op.input_placeholders):
+            b = self.t2b.get(t)
+            if b is None:
+                raise TVMError(f"extern {op.name}: input {t.name} has no buffer (internal error)")
+            if b is not ph:
+                bmap[ph] = b
+        outs = []
+        for i, ph in enumerate(op.output_placeholders):
+            t = op.output(i)
+            if t not in self.t2b:
+                self.t2b[t] = ph
+            b = self.buffer_for(t)
+            if b is not ph:
+                bmap[ph] = b
+            outs.append(b)
+        body = _BufferRemap(bmap, self.t2b).visit(op.body)
+        ins = []
+        for t in op.inputs:
+            b = self.t2b[t]
+            if b not in ins:
+                ins.append(b)
+        reads = tuple(_full_region(b) for b in ins)
+        writes = tuple(_full_region(b) for b in outs)
+        name = self.fresh_block_name(op.name)
+        self.info.op2block[op] = name
+        block = Block((), reads, writes, name, body, None, (), (),
+                      dict(op.attrs) if op.attrs else None)
+        return BlockRealize((), IntImm("bool", 1), block)
+
+
+def _let_vars(node) -> set:
+    out = set()
+
+    class _V(Visitor):
+        def visit_LetStmt(self, s):
+            out.add(s.var)
+            self.generic(s)
+
+        def visit_Let(self, e):
+            out.add(e.var)
+            self.generic(e)
+
+    _V().visit(node)
+    return out
+
+
+def create_prim_func_with_info(args: Sequence, index_dtype_override: Optional[str] = None,
+                               binds: Optional[Dict[Tensor, Buffer]] = None):
+    """Like :func:`create_prim_func`, also returning a :class:`CreateInfo`."""
+    if isinstance(args, (Tensor, Var)):
+        args = [args]
+    args = list(args)
+    it = None
+    if index_dtype_override is not None:
+        it = _dt.canonical(str(index_dtype_override))
+        if it not in ("int32", "int64"):
+            raise ValueError(f"index_dtype_override must be int32 or int64, got {it}")
+    b = _Builder(args, binds, it)
+    func = b.build()
+    return func, b.info
+
+
+def create_prim_func(args: Sequence, index_dtype_override: Optional[str] = None,
+                     binds: Optional[Dict[Tensor, Buffer]] = None) -> PrimFunc:
+    """Make a TensorIR ``PrimFunc`` (one block per compute op) from TE tensors.
+
+    Parameters
+    ----------
+    args : the function's arguments in order: Tensors (inputs and outputs) and scalar Vars.
+    index_dtype_override : "int64" to make every loop and block iterator int64.
+    binds : optional Buffers to use for some tensors.
+    """
+    return create_prim_func_with_info(args, index_dtype_override, binds)[0]
+
+
+__all__ = ["create_prim_func", "create_prim_func_with_info", "CreateInfo"]

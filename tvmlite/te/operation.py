@@ -1,0 +1,260 @@
+"""Building tensor expressions: ``placeholder``, ``compute``, ``extern`` and axes."""
+from __future__ import annotations
+
+import inspect
+import numbers
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+from ..error import TVMError
+from ..ir import dtype as _dt
+from ..tir import op as _op
+from ..tir.buffer import Buffer, decl_buffer
+from ..tir.expr import (
+    IntImm, IterVar, IterVarType, PrimExpr, Range, Reduce, SizeVar, Var,
+)
+from ..tir.functor import post_order_visit
+from ..tir.stmt import Evaluate, Stmt
+from .tensor import ComputeOp, ExternOp, PlaceholderOp, Shape, Tensor, TensorSlice
+
+
+# ---------------------------------------------------------------------------- helpers
+def _convert_shape(shape, what: str = "shape") -> tuple:
+    if isinstance(shape, Tensor):
+        raise TypeError(f"{what} must be a tuple of dimensions, not a Tensor (use A.shape)")
+    if isinstance(shape, (numbers.Integral, PrimExpr, IterVar)):
+        shape = (shape,)
+    out = []
+    for s in shape:
+        e = _op.convert(s)
+        if not _dt.is_integral(e.dtype) or _dt.is_bool(e.dtype):
+            raise TypeError(f"{what}: dimension {s!r} must be an integer, not {e.dtype}")
+        if isinstance(e, IntImm) and e.value < 0:
+            raise ValueError(f"{what}: dimension {e.value} is negative")
+        out.append(e)
+    return tuple(out)
+
+
+class TagScope:
+    """``with te.tag_scope("elemwise"):`` (or as a decorator) sets the default compute tag."""
+
+    _current: Optional["TagScope"] = None
+
+    def __init__(self, tag: str):
+        self.tag = tag
+        self._old: Optional[TagScope] = None
+
+    def __enter__(self):
+        if TagScope._current is not None:
+            raise ValueError("nested op_tag is not allowed for now")
+        self._old, TagScope._current = TagScope._current, self
+        return self
+
+    def __exit__(self, *args):
+        TagScope._current = self._old
+
+    def __call__(self, fdecorate: Callable) -> Callable:
+        import functools
+
+        @functools.wraps(fdecorate)
+        def tagged(*args, **kwargs):
+            with self:
+                return fdecorate(*args, **kwargs)
+
+        return tagged
+
+
+def tag_scope(tag: str) -> TagScope:
+    """The tag that ``te.compute`` calls made inside get by default."""
+    return TagScope(tag)
+
+
+# ---------------------------------------------------------------------------- variables
+def var(name: str = "tindex", dtype: str = "int32", span=None) -> Var:
+    """A symbolic scalar variable (``te.var``)."""
+    return Var(name, _dt.canonical(dtype))
+
+
+def size_var(name: str = "size", dtype: str = "int32", span=None) -> SizeVar:
+    """A symbolic non-negative variable, for shapes (``te.size_var``)."""
+    return SizeVar(name, _dt.canonical(dtype))
+
+
+def _to_range(dom, what: str) -> Range:
+    if isinstance(dom, Range):
+        return dom
+    if isinstance(dom, (tuple, list)):
+        if len(dom) != 2:
+            raise ValueError(f"{what}: domain must be a (begin, end) pair, got {dom!r}")
+        return Range.make(dom[0], dom[1])
+    raise TypeError(f"{what}: domain must be a (begin, end) pair or a Range, got {dom!r}")
+
+
+def reduce_axis(dom, name: str = "rv", thread_tag: str = "", span=None) -> IterVar:
+    """A reduction axis over ``dom = (begin, end)`` (``te.reduce_axis``)."""
+    rng = _to_range(dom, "reduce_axis")
+    dtype = rng.extent.dtype if _dt.is_integral(rng.extent.dtype) else "int32"
+    return IterVar(rng, Var(name, dtype), IterVarType.CommReduce, thread_tag)
+
+
+def thread_axis(dom=None, tag: str = "", name: str = "", span=None) -> IterVar:
+    """A thread axis, e.g. ``te.thread_axis("threadIdx.x")`` (``te.thread_axis``)."""
+    if isinstance(dom, str):
+        tag, dom = dom, None
+    if not tag:
+        raise ValueError("tag must be given as Positional or keyword argument")
+    name = name or tag
+    rng = None if dom is None else _to_range(dom, "thread_axis")
+    return IterVar(rng, Var(name, "int32"), IterVarType.ThreadIndex, tag)
+
+
+# ---------------------------------------------------------------------------- placeholder
+def placeholder(shape, dtype: Optional[str] = None, name: str = "placeholder") -> Tensor:
+    """A symbolic input tensor (``te.placeholder``); dtype defaults to float32."""
+    dtype = "float32" if dtype is None else _dt.canonical(dtype)
+    return PlaceholderOp(name, _convert_shape(shape), dtype).output(0)
+
+
+# ---------------------------------------------------------------------------- compute
+def _arg_names(fcompute: Callable, ndim: int, varargs_names) -> List[str]:
+    try:
+        spec = inspect.getfullargspec(fcompute)
+    except TypeError as e:
+        raise TypeError(f"fcompute must be a Python function, got {fcompute!r}") from e
+    if spec.varkw is not None:
+        raise TypeError("Variable keyword arguments not supported in fcompute")
+    if spec.kwonlyargs:
+        raise TypeError("Keyword arguments are not supported in fcompute")
+    args = list(spec.args)
+    if inspect.ismethod(fcompute) and args:
+        args = args[1:]
+    if spec.defaults:
+        raise TypeError("Default arguments not supported in fcompute")
+    if spec.varargs is not None:
+        rest = ndim - len(args)
+        if varargs_names is not None:
+            if len(varargs_names) != rest:
+                raise ValueError(f"varargs_names has {len(varargs_names)} names but "
+                                 f"{rest} dimension(s) are left for *{spec.varargs}")
+            return args + list(varargs_names)
+        return args + [f"i{k}" for k in range(max(rest, 0))]
+    return args
+
+
+def _check_body(body: Sequence[PrimExpr], name: str) -> None:
+    """TVM's rules: a reduction is the whole expression, all outputs reduce alike."""
+    def no_nested_reduce(e):
+        def f(x):
+            if isinstance(x, Reduce):
+                raise TVMError(f"compute {name}: Reduction can only occur at the top level of "
+                               "compute (wrap the whole expression in te.sum/te.max ...)")
+        post_order_visit(e, f)
+
+    first = body[0]
+    if isinstance(first, Reduce):
+        for k, b in enumerate(body):
+            if not isinstance(b, Reduce):
+                raise TVMError(f"compute {name}: output {k} is not a reduction while output 0 "
+                               "is; all outputs of a reduction must be reductions")
+            if (b.combiner is not first.combiner or b.axis != first.axis
+                    or b.source != first.source or b.value_index != k):
+                raise TVMError(f"compute {name}: the reductions of a multi-output compute must "
+                               "come from one tuple reducer call, in order")
+            for e in b.source + (b.condition,) + tuple(b.init):
+                no_nested_reduce(e)
+    else:
+        for b in body:
+            no_nested_reduce(b)
+
+
+def compute(shape, fcompute: Callable, name: str = "compute", tag: str = "",
+            attrs: Optional[Dict[str, Any]] = None, varargs_names: Optional[List[str]] = None):
+    """A tensor of ``shape`` whose element ``[i, j, ...]`` is ``fcompute(i, j, ...)``.
+
+    The axes are named after ``fcompute``'s parameters (``lambda *i`` gives ``i0, i1, ...``).
+    A tuple-valued ``fcompute`` (e.g. a tuple reducer such as argmax) gives several outputs,
+    returned as a tuple of Tensors.
+    """
+    if TagScope._current is not None and not tag:
+        tag = TagScope._current.tag
+    shape = _convert_shape(shape)
+    ndim = len(shape)
+    names = _arg_names(fcompute, ndim, varargs_names)
+    if len(names) != ndim:
+        raise ValueError(f"Number of args to fcompute does not match dimension, "
+                         f"args={len(names)}, dimension={ndim}")
+    axis = []
+    for n, s in zip(names, shape):
+        axis.append(IterVar(Range(IntImm(s.dtype, 0), s), Var(n, s.dtype), IterVarType.DataPar))
+    body = fcompute(*[iv.var for iv in axis])
+    if isinstance(body, (tuple, list)):
+        body = [_op.convert(b) for b in body]
+        if not body:
+            raise ValueError(f"compute {name}: fcompute returned an empty tuple")
+    else:
+        body = [_op.convert(body)]
+    for b in body:
+        if _dt.is_handle(b.dtype):
+            raise TypeError(f"compute {name}: the body must be a numeric expression, got {b!r}")
+    _check_body(body, name)
+    op = ComputeOp(name, tag, attrs, axis, body)
+    outs = op.outputs
+    return outs[0] if len(outs) == 1 else outs
+
+
+# ---------------------------------------------------------------------------- extern
+def extern(shape, inputs: Sequence[Tensor], fcompute: Callable, name: str = "extern",
+           dtype=None, in_buffers=None, out_buffers=None, tag: str = "",
+           attrs: Optional[Dict[str, Any]] = None):
+    """Tensors computed by an arbitrary statement (``te.extern``).
+
+    ``fcompute(ins, outs)`` receives the input and output Buffers and returns a Stmt, or an
+    expression such as ``tvm.tir.call_packed("f", ins[0], outs[0])``.
+    """
+    if TagScope._current is not None and not tag:
+        tag = TagScope._current.tag
+    if isinstance(shape, (numbers.Integral, PrimExpr)):
+        shape = [(shape,)]
+    elif isinstance(shape, (tuple, list)) and (not shape or not isinstance(shape[0], (
+            tuple, list))):
+        shape = [shape]
+    shapes = [_convert_shape(s) for s in shape]
+    inputs = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"extern {name}: inputs must be Tensors, got {t!r}")
+    if in_buffers is not None:
+        in_buffers = [in_buffers] if isinstance(in_buffers, Buffer) else list(in_buffers)
+        if len(in_buffers) != len(inputs):
+            raise ValueError(f"extern {name}: {len(inputs)} inputs but {len(in_buffers)} "
+                             "in_buffers")
+    if out_buffers is not None:
+        out_buffers = [out_buffers] if isinstance(out_buffers, Buffer) else list(out_buffers)
+        if len(out_buffers) != len(shapes):
+            raise ValueError(f"extern {name}: {len(shapes)} outputs but {len(out_buffers)} "
+                             "out_buffers")
+    if dtype is None:
+        types = {t.dtype for t in inputs}
+        if len(types) != 1:
+            raise ValueError("Cannot infer output type, please provide dtype argument")
+        dtype = [types.pop()] * len(shapes)
+    elif isinstance(dtype, str):
+        dtype = [_dt.canonical(dtype)] * len(shapes)
+    else:
+        dtype = [_dt.canonical(d) for d in dtype]
+    if len(dtype) != len(shapes):
+        raise ValueError(f"extern {name}: {len(shapes)} outputs but {len(dtype)} dtypes")
+    ins = in_buffers or [decl_buffer(t.shape, t.dtype, t.op.name) for t in inputs]
+    outs = out_buffers or [decl_buffer(s, d, name) for s, d in zip(shapes, dtype)]
+    body = fcompute(ins, outs)
+    if isinstance(body, (PrimExpr, TensorSlice)) or isinstance(body, numbers.Number):
+        body = Evaluate(_op.convert(body))
+    if not isinstance(body, Stmt):
+        raise TypeError(f"extern {name}: fcompute must return a Stmt or an expression, "
+                        f"got {body!r}")
+    op = ExternOp(name, tag, attrs, inputs, ins, outs, body)
+    res = list(op.outputs)
+    return res[0] if len(res) == 1 else res
+
+
+__all__ = ["placeholder", "compute", "extern", "var", "size_var", "reduce_axis",
+           "thread_axis", "tag_scope", "TagScope"]
