@@ -499,3 +499,7 @@ def _materialize(sch: Schedule, args, binds):
     from .materialize import apply_stages
 
     return apply_stages(sch, func, info)
+
+
+__all__ = ["Schedule", "Stage", "create_schedule", "AutoInlineInjective", "AutoInlineElemWise",
+           "InferBound", "IterVarAttr", "Split", "Fuse"]
