@@ -1,0 +1,134 @@
+"""tvm.lower / tvm.build and the PassContext options."""
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import te
+from tvmlite.script import tir as T
+
+
+def _vadd(n=64):
+    A = te.placeholder((n,), name="A")
+    B = te.placeholder((n,), name="B")
+    C = te.compute((n,), lambda i: A[i] + B[i], name="C")
+    return A, B, C
+
+
+def test_lower_returns_irmodule_and_roundtrips():
+    A, B, C = _vadd()
+    s = te.create_schedule(C.op)
+    mod = tvm.lower(s, [A, B, C], simple_mode=True)
+    assert isinstance(mod, tvm.IRModule)
+    f = mod["main"]
+    assert f.attrs["from_legacy_te_schedule"] and f.attrs["tir.noalias"]
+    back = tvm.script.from_source(mod.script())
+    tvm.ir.assert_structural_equal(back, mod)
+
+
+def test_lower_expected_ir_for_a_reduction():
+    A = te.placeholder((16, 8), name="A")
+    k = te.reduce_axis((0, 8), name="k")
+    B = te.compute((16,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    mod = tvm.lower(te.create_schedule(B.op), [A, B], name="main")
+
+    @T.prim_func
+    def expected(A: T.Buffer((16, 8), "float32"), B: T.Buffer((16,), "float32")):
+        T.func_attr({"global_symbol": "main", "from_legacy_te_schedule": True,
+                     "tir.noalias": True})
+        A_1 = T.Buffer((128,), data=A.data)
+        for i in range(16):
+            B[i] = T.float32(0)
+            for k in range(8):
+                B[i] = B[i] + A_1[i * 8 + k]
+
+    tvm.ir.assert_structural_equal(mod["main"], expected)
+
+
+def test_build_irmodule_from_tvmscript_and_lookup_by_name():
+    @tvm.script.ir_module
+    class Mod:
+        @T.prim_func
+        def add_one(a: T.Buffer((10,), "float32"), b: T.Buffer((10,), "float32")):
+            T.func_attr({"global_symbol": "add_one", "tir.noalias": True})
+            for i in range(10):
+                with T.block("b"):
+                    vi = T.axis.spatial(10, i)
+                    b[vi] = a[vi] + T.float32(1)
+
+    rt = tvm.build(Mod, target="llvm")
+    a = tvm.nd.array(np.arange(10, dtype="float32"))
+    b = tvm.nd.empty((10,), "float32")
+    rt["add_one"](a, b)
+    np.testing.assert_equal(b.numpy(), np.arange(10) + 1)
+
+
+def test_pass_context_add_lower_pass_and_print(capsys):
+    seen = []
+
+    @tvm.tir.transform.prim_func_pass(opt_level=0)
+    def spy(func, mod, ctx):
+        seen.append(type(func.body).__name__)
+        return func
+
+    A, B, C = _vadd()
+    s = te.create_schedule(C.op)
+    with tvm.transform.PassContext(opt_level=3, config={"tir.add_lower_pass": [(1, spy)],
+                                                        "tvmlite.print_ir_after_all": True}):
+        tvm.lower(s, [A, B, C])
+    assert seen == ["For"]
+    assert "# IR after tir.FlattenBuffer" in capsys.readouterr().err
+
+
+def test_pass_context_rejects_unknown_option():
+    with pytest.raises(tvm.TVMError, match="Invalid config option"):
+        tvm.transform.PassContext(config={"tir.no_such_thing": 1})
+
+
+def test_bound_checker_turns_out_of_bounds_into_tvmerror():
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n + 2,), lambda i: A[i], name="B")  # reads past the end of A
+    s = te.create_schedule(B.op)
+    with tvm.transform.PassContext(config={"tir.instrument_bound_checkers": True}):
+        f = tvm.build(s, [A, B])
+    a, b = tvm.nd.array(np.ones(4, "float32")), tvm.nd.empty((6,), "float32")
+    with pytest.raises(tvm.TVMError, match="Out-of-bounds"):
+        f(a, b)
+
+
+def test_bound_checker_allows_guarded_padding_reads():
+    A = te.placeholder((6,), name="A")
+    B = te.compute((8,), lambda i: te.if_then_else(te.all(i >= 1, i < 7), A[i - 1], 0.0),
+                   name="B")
+    s = te.create_schedule(B.op)
+    with tvm.transform.PassContext(config={"tir.instrument_bound_checkers": True}):
+        f = tvm.build(s, [A, B])
+    a, b = tvm.nd.array(np.arange(6, dtype="float32")), tvm.nd.empty((8,), "float32")
+    f(a, b)
+    np.testing.assert_equal(b.numpy(), np.pad(np.arange(6, dtype="float32"), 1))
+
+
+def test_build_gpu_bound_function_for_cpu_names_the_loop():
+    @T.prim_func
+    def kernel(a: T.Buffer((64,), "float32")):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            a[tx] = T.float32(1)
+
+    with pytest.raises(tvm.TVMError, match="tx"):
+        tvm.build(kernel, target="llvm")
+
+
+def test_build_rejects_unknown_target():
+    A, B, C = _vadd()
+    with pytest.raises(tvm.TVMError):
+        tvm.build(te.create_schedule(C.op), [A, B, C], target="no_such_target")
+
+
+def test_build_default_name_and_entry():
+    A, B, C = _vadd(8)
+    mod = tvm.build(te.create_schedule(C.op), [A, B, C])
+    f = mod[mod.entry_name]
+    a, b, c = (tvm.nd.array(np.random.rand(8).astype("float32")) for _ in range(3))
+    f(a, b, c)
+    np.testing.assert_allclose(c.numpy(), a.numpy() + b.numpy())
+    assert "default_function" in mod.get_source()
