@@ -1,0 +1,10 @@
+"""Neural-network operators (``topi.nn``)."""
+from .pad import pad
+from .elemwise import leaky_relu, relu
+from .dense import dense
+from .conv2d import conv2d_nchw, depthwise_conv2d_nchw
+from .utils import get_pad_tuple
+from . import utils
+
+__all__ = ["pad", "relu", "leaky_relu", "dense", "conv2d_nchw", "depthwise_conv2d_nchw",
+           "get_pad_tuple", "utils"]

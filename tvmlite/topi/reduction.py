@@ -1,0 +1,84 @@
+"""Reductions over axes: ``topi.sum``, ``max``, ``min``, ``prod`` (stage ``<input>_red``,
+reduce axes ``k<dim>``, tag "comm_reduce")."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..tir import op as _op
+from ..tir.expr import IntImm
+from ..te.operation import compute, reduce_axis
+from ..te.tensor import Tensor
+from . import tag
+
+_prod = _op.comm_reducer(lambda x, y: _op.mul(x, y), lambda t: _op.const(1, t), name="prod")
+
+
+def _axes(axis, ndim: int):
+    if axis is None:
+        return list(range(ndim))
+    axis = [axis] if isinstance(axis, int) else list(axis)
+    out = []
+    for a in axis:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"reduction axis {a} is out of range for {ndim} dimension(s)")
+        a = a + ndim if a < 0 else a
+        if a in out:
+            raise ValueError(f"reduction axis {a} given twice")
+        out.append(a)
+    return sorted(out)
+
+
+def _comm_reduce(data: Tensor, axis, keepdims: bool, reducer, what: str) -> Tensor:
+    if not isinstance(data, Tensor):
+        raise TypeError(f"topi.{what} expects a Tensor, got {data!r}")
+    n = data.ndim
+    red = _axes(axis, n)
+    raxes = {k: reduce_axis((0, data.shape[k]), name=f"k{k}") for k in red}
+    shape = []
+    for k in range(n):
+        if k not in raxes:
+            shape.append(data.shape[k])
+        elif keepdims:
+            shape.append(1)
+
+    def f(*i):
+        idx, pos = [], 0
+        for k in range(n):
+            if k in raxes:
+                idx.append(raxes[k].var)
+                if keepdims:
+                    pos += 1
+            else:
+                idx.append(i[pos])
+                pos += 1
+        return reducer(data(*idx), axis=[raxes[k] for k in red])
+
+    if not red:
+        return compute(data.shape, lambda *i: data(*i), name=data.op.name + "_red",
+                       tag=tag.COMM_REDUCE, varargs_names=[f"ax{k}" for k in range(n)])
+    return compute(shape, f, name=data.op.name + "_red", tag=tag.COMM_REDUCE,
+                   varargs_names=[f"ax{k}" for k in range(len(shape))])
+
+
+def sum(data: Tensor, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Sum over ``axis`` (all axes by default)."""
+    return _comm_reduce(data, axis, keepdims, _op.sum, "sum")
+
+
+def max(data: Tensor, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Maximum over ``axis`` (all axes by default)."""
+    return _comm_reduce(data, axis, keepdims, _op.max, "max")
+
+
+def min(data: Tensor, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Minimum over ``axis`` (all axes by default)."""
+    return _comm_reduce(data, axis, keepdims, _op.min, "min")
+
+
+def prod(data: Tensor, axis=None, keepdims: bool = False) -> Tensor:
+    """Product over ``axis`` (all axes by default)."""
+    return _comm_reduce(data, axis, keepdims, _prod, "prod")
+
+
+__all__ = ["sum", "max", "min", "prod"]
