@@ -1,1 +1,15 @@
+"""Helpers around the build: compiler (``cc``), archives (``tar``), temp dirs (``utils``)."""
+import importlib as _importlib
 
+
+def __getattr__(name):
+    if name.startswith("_"):
+        raise AttributeError(name)
+    try:
+        mod = _importlib.import_module(f".{name}", __name__)
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.{name}":
+            raise
+        raise AttributeError(f"module 'tvmlite.contrib' has no attribute {name!r}") from None
+    globals()[name] = mod
+    return mod

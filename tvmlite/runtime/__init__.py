@@ -1,1 +1,31 @@
+"""The runtime (``tvm.runtime``): devices, NDArray, compiled modules, global functions."""
+from __future__ import annotations
 
+import importlib.util
+
+from .device import Device, context, cpu, cuda, device, ext_dev, gpu
+from . import ndarray
+from .ndarray import NDArray
+from .packed_func import PackedFunc, get_global_func, list_global_func_names, register_func
+from .module import BenchmarkResult, Module, load_module
+
+nd = ndarray
+
+
+def enabled(target: str) -> bool:
+    """Whether a backend is usable here: ``"llvm"``/``"c"`` always, ``"cuda"`` if CUDA is."""
+    name = str(target).split()[0] if str(target).strip() else ""
+    if name in ("llvm", "c", "cpu", "stackvm"):
+        return True
+    if name in ("cuda", "gpu", "nvptx"):
+        from .device import cuda_available
+
+        return cuda_available()
+    if name == "rpc":
+        return importlib.util.find_spec("tvmlite.rpc") is not None
+    return False
+
+
+__all__ = ["Device", "context", "cpu", "cuda", "device", "ext_dev", "gpu", "ndarray", "nd",
+           "NDArray", "PackedFunc", "get_global_func", "list_global_func_names",
+           "register_func", "BenchmarkResult", "Module", "load_module", "enabled"]

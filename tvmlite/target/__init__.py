@@ -1,1 +1,4 @@
+"""Targets (``tvm.target``) and the C backend. Kept light: ``tvm.build`` imports it."""
+from .target import Target, TargetKind, arm_cpu, create, cuda
 
+__all__ = ["Target", "TargetKind", "create", "cuda", "arm_cpu"]

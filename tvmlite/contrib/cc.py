@@ -1,0 +1,106 @@
+"""The system C compiler: invocation, shared libraries and the on-disk build cache."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from ..error import CompileError, TVMError
+
+DEFAULT_CC = os.environ.get("TVMLITE_CC", "gcc")
+
+# Counts real compiler invocations (the cache's effect is visible here and in tests).
+stats = {"compiles": 0}
+
+
+def _which(cc: str) -> str:
+    path = shutil.which(cc)
+    if path is None:
+        raise TVMError(f"C compiler {cc!r} was not found on PATH; it is needed to build C "
+                       f"code (set TVMLITE_CC to another compiler)")
+    return path
+
+
+@lru_cache(maxsize=None)
+def compiler_identity(cc: str = DEFAULT_CC) -> str:
+    """The compiler's resolved path and ``--version`` line (cached per process)."""
+    path = _which(cc)
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
+    except OSError as e:
+        raise TVMError(f"cannot run the C compiler {path}: {e}") from None
+    return f"{os.path.realpath(path)}\n{out.stdout.splitlines()[0] if out.stdout else ''}"
+
+
+def run_compiler(cmd: Sequence[str], stdin: Optional[str] = None) -> None:
+    """Run a compiler command; a failure raises CompileError with the command and output."""
+    stats["compiles"] += 1
+    try:
+        res = subprocess.run(list(cmd), input=stdin, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise TVMError(f"C compiler {cmd[0]!r} was not found; command: "
+                       f"{shlex.join(cmd)}") from None
+    if res.returncode != 0:
+        raise CompileError(f"Compilation failed (exit code {res.returncode}).\nCommand: "
+                           f"{shlex.join(cmd)}\nCompiler output:\n{res.stdout}{res.stderr}")
+
+
+def create_shared(output: str, objects, options: Optional[List[str]] = None,
+                  cc: str = DEFAULT_CC) -> None:
+    """Link object files (or compile C sources) into the shared library ``output``."""
+    if isinstance(objects, (str, os.PathLike)):
+        objects = [objects]
+    cmd = [_which(cc), "-shared", "-fPIC", "-fopenmp", "-o", str(output)]
+    cmd += [str(o) for o in objects] + list(options or []) + ["-lm"]
+    run_compiler(cmd)
+
+
+def create_object(output: str, source: str, options: Sequence[str], cc: str = DEFAULT_CC) -> None:
+    """Compile C ``source`` (text) into the object file ``output``."""
+    flags = [f for f in options if f != "-shared"]
+    run_compiler([_which(cc), *flags, "-c", "-x", "c", "-", "-o", str(output)], stdin=source)
+
+
+def cache_dir() -> Path:
+    """``$TVMLITE_CACHE_DIR`` or ``~/.cache/tvmlite`` (created on demand)."""
+    d = Path(os.environ.get("TVMLITE_CACHE_DIR") or Path.home() / ".cache" / "tvmlite")
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def cache_key(source: str, flags: Sequence[str], extra: str = "", cc: str = DEFAULT_CC) -> str:
+    h = hashlib.sha256()
+    for part in (source, "\0".join(flags), compiler_identity(cc), extra):
+        h.update(part.encode())
+        h.update(b"\1")
+    return h.hexdigest()[:32]
+
+
+def build_shared_cached(source: str, flags: Sequence[str], extra_key: str = "",
+                        cc: str = DEFAULT_CC) -> str:
+    """Compile ``source`` into a shared library in the disk cache and return its path.
+
+    The key hashes source, flags, compiler identity and ``extra_key`` (the resolved ISA). The
+    library is written to a temporary file in the cache directory and renamed into place, so
+    concurrent processes building the same kernel never see a partial file.
+    """
+    key = cache_key(source, flags, extra_key, cc)
+    d = cache_dir()
+    out = d / f"{key}.so"
+    if out.exists():
+        return str(out)
+    fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".so", dir=d)
+    os.close(fd)
+    try:
+        run_compiler([_which(cc), *flags, "-x", "c", "-", "-o", tmp, "-lm"], stdin=source)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return str(out)

@@ -1,0 +1,125 @@
+"""Devices: ``tvm.cpu(0)``, ``tvm.cuda(0)``, ``tvm.device("llvm", 0)``."""
+from __future__ import annotations
+
+import importlib.util
+import os
+from functools import lru_cache
+
+from ..error import TVMError
+
+CPU, CUDA, EXT_DEV = 1, 2, 12
+
+_TYPE_NAMES = {CPU: "cpu", CUDA: "cuda", 4: "opencl", 7: "vulkan", 8: "metal", EXT_DEV: "ext_dev"}
+_STR_TO_TYPE = {
+    "cpu": CPU, "llvm": CPU, "c": CPU, "stackvm": CPU,
+    "cuda": CUDA, "gpu": CUDA, "nvptx": CUDA, "cl": 4, "opencl": 4, "vulkan": 7, "metal": 8,
+    "ext_dev": EXT_DEV,
+}
+
+
+@lru_cache(maxsize=None)
+def cuda_available() -> bool:
+    """Whether CUDA can be used: the ``cuda-python`` package and an NVIDIA driver are present.
+
+    Nothing CUDA is imported here; the check only looks for them.
+    """
+    if not (os.path.exists("/dev/nvidiactl") or os.path.exists("/proc/driver/nvidia/version")):
+        return False
+    try:
+        return importlib.util.find_spec("cuda") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+class Device:
+    """A device handle: ``device_type`` (1 cpu, 2 cuda) and ``device_id``."""
+
+    __slots__ = ("device_type", "device_id")
+
+    def __init__(self, device_type: int, device_id: int = 0):
+        self.device_type = int(device_type)
+        self.device_id = int(device_id)
+
+    def __repr__(self) -> str:
+        name = _TYPE_NAMES.get(self.device_type, f"device{self.device_type}")
+        return f"{name}({self.device_id})"
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, Device) and self.device_type == other.device_type
+                and self.device_id == other.device_id)
+
+    def __ne__(self, other) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash((self.device_type, self.device_id))
+
+    @property
+    def exist(self) -> bool:
+        """Whether the device exists on this machine."""
+        if self.device_type == CPU:
+            return self.device_id == 0
+        if self.device_type == CUDA:
+            return cuda_available()
+        return False
+
+    def sync(self) -> None:
+        """Wait for the device to finish its work (CPU work is synchronous)."""
+        if self.device_type != CPU and not self.exist:
+            raise TVMError(f"device {self!r} is not available")
+
+    @property
+    def max_threads_per_block(self) -> int:
+        return 1024 if self.device_type == CUDA else 1
+
+    @property
+    def max_shared_memory_per_block(self) -> int:
+        return 49152 if self.device_type == CUDA else 0
+
+    @property
+    def warp_size(self) -> int:
+        return 32 if self.device_type == CUDA else 1
+
+    # TVM 0.7 spelling
+    @property
+    def device_name(self) -> str:
+        return _TYPE_NAMES.get(self.device_type, "unknown")
+
+
+def device(dev_type, dev_id: int = 0) -> Device:
+    """Make a device from a name (``"llvm"``, ``"cpu"``, ``"c"``, ``"cuda"``, ``"gpu"``) or a
+    type code; a target string such as ``"llvm -mcpu=znver3"`` uses its first word."""
+    if isinstance(dev_type, Device):
+        return dev_type
+    if isinstance(dev_type, int):
+        return Device(dev_type, dev_id)
+    if not isinstance(dev_type, str):
+        kind = getattr(getattr(dev_type, "kind", None), "name", None)  # a Target
+        if kind is None:
+            raise TypeError(f"cannot make a device from {dev_type!r}")
+        dev_type = kind
+    name = dev_type.split()[0] if dev_type.strip() else dev_type
+    if name not in _STR_TO_TYPE:
+        raise ValueError(f"unknown device type {dev_type!r}")
+    return Device(_STR_TO_TYPE[name], dev_id)
+
+
+context = device
+
+
+def cpu(dev_id: int = 0) -> Device:
+    """The host CPU."""
+    return Device(CPU, dev_id)
+
+
+def cuda(dev_id: int = 0) -> Device:
+    """A CUDA GPU."""
+    return Device(CUDA, dev_id)
+
+
+gpu = cuda
+
+
+def ext_dev(dev_id: int = 0) -> Device:
+    """An external device (VTA)."""
+    return Device(EXT_DEV, dev_id)

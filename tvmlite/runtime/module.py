@@ -1,0 +1,504 @@
+"""Compiled modules: a shared library of generated C functions loaded with ctypes.
+
+Everything the runtime needs (function names and argument kinds, the entry function, the
+compiler flags) is embedded in the library as the JSON string ``__tvmlite_metadata``, so a
+module loaded back from disk behaves exactly like the one ``build`` returned; the argument
+checks themselves are generated C and travel with the library.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import threading
+from functools import lru_cache
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from ..error import TVMError
+from .ndarray import NDArray
+from .packed_func import CALLBACK_ADDRESS, PackedFunc, take_pending_error
+
+ENTRY_NAME = "__tvm_main__"
+_KIND_CODE = {"tensor": 7, "int": 0, "float": 2}
+_ARGV = ctypes.POINTER(ctypes.c_void_p)
+_CODES = ctypes.POINTER(ctypes.c_int32)
+
+
+def _type_name(x: Any) -> str:
+    t = type(x)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+class CompiledFunc(PackedFunc):
+    """A function of a compiled module; calling it checks and passes the arguments."""
+
+    __slots__ = ("module", "_cfn", "_n", "_kinds", "_argnames", "_args", "_codes",
+                 "_scalars", "_lock", "_is_tensor")
+
+    def __init__(self, module: "Module", name: str, cfn, signature: dict):
+        super().__init__(self._call, name)
+        self.module = module
+        self._cfn = cfn
+        params = signature["args"]
+        self._n = len(params)
+        self._kinds = tuple(p["kind"] for p in params)
+        self._is_tensor = tuple(k == "tensor" for k in self._kinds)
+        self._argnames = tuple(p["name"] for p in params)
+        self._args, self._codes, self._scalars = self._make_arrays()
+        self._lock = threading.Lock()
+
+    @property
+    def entry_name(self) -> str:
+        return self.name
+
+    def _make_arrays(self):
+        n = self._n
+        args = (ctypes.c_void_p * max(n, 1))()
+        codes = (ctypes.c_int32 * max(n, 1))(*[_KIND_CODE[k] for k in self._kinds])
+        scalars: List[Any] = [None] * n
+        for i, k in enumerate(self._kinds):
+            if k != "tensor":
+                scalars[i] = ctypes.c_int64() if k == "int" else ctypes.c_double()
+                args[i] = ctypes.addressof(scalars[i])
+        return args, codes, scalars
+
+    def __call__(self, *args):
+        if len(args) != self._n or not self._lock.acquire(False):
+            return self._call(*args)
+        try:
+            a = self._args
+            i = 0
+            for x, tensor in zip(args, self._is_tensor):
+                if tensor:
+                    try:
+                        a[i] = x._dlptr
+                    except AttributeError:
+                        raise self._type_error(i, x) from None
+                else:
+                    self._set_scalar(self._scalars, i, x)
+                i += 1
+            rc = self._cfn(a, self._codes, self._n)
+        finally:
+            self._lock.release()
+        if rc != 0:
+            self._raise()
+
+    def _call(self, *args):
+        """Call with private argument arrays (contended calls, wrong argument counts)."""
+        a, codes, keep = self.pack(args)
+        rc = self._cfn(a, codes, len(args))
+        if rc != 0:
+            self._raise()
+
+    def pack(self, args: Sequence):
+        """Argument arrays for ``args``: (args, type codes, objects to keep alive)."""
+        n = len(args)
+        a = (ctypes.c_void_p * max(n, 1))()
+        codes = (ctypes.c_int32 * max(n, 1))()
+        keep: List[Any] = []
+        for i, x in enumerate(args):
+            if n != self._n:  # the generated C reports the count mismatch
+                if isinstance(x, NDArray):
+                    a[i], codes[i] = x._dlptr, 7
+                elif isinstance(x, (int, float)):
+                    box = ctypes.c_double(x) if isinstance(x, float) else ctypes.c_int64(x)
+                    a[i], codes[i] = ctypes.addressof(box), 2 if isinstance(x, float) else 0
+                else:
+                    a[i], codes[i] = None, 4
+                keep.append(x if isinstance(x, NDArray) else a[i])
+                if isinstance(x, (int, float)):
+                    keep.append(box)
+                continue
+            kind = self._kinds[i]
+            if kind == "tensor":
+                if not isinstance(x, NDArray):
+                    raise self._type_error(i, x)
+                a[i], codes[i] = x._dlptr, 7
+                keep.append(x)
+                continue
+            box = [ctypes.c_int64() if kind == "int" else ctypes.c_double()]
+            self._set_scalar(box, 0, x, i)
+            a[i], codes[i] = ctypes.addressof(box[0]), _KIND_CODE[kind]
+            keep.append(box[0])
+        return a, codes, keep
+
+    def _set_scalar(self, store, j: int, x, i: Optional[int] = None) -> None:
+        i = j if i is None else i
+        box = store[j]
+        if isinstance(box, ctypes.c_int64):
+            if isinstance(x, bool) or not hasattr(x, "__index__"):
+                if not isinstance(x, bool):
+                    raise TVMError(f"{self.name}: argument {i} ({self._argnames[i]}) must be an "
+                                   f"int, got {_type_name(x)}")
+            box.value = int(x)
+        else:
+            if not isinstance(x, (int, float)) and not hasattr(x, "__float__"):
+                raise TVMError(f"{self.name}: argument {i} ({self._argnames[i]}) must be a "
+                               f"float, got {_type_name(x)}")
+            if isinstance(x, (NDArray, str)):
+                raise TVMError(f"{self.name}: argument {i} ({self._argnames[i]}) must be a "
+                               f"float, got {_type_name(x)}")
+            box.value = float(x)
+
+    def _type_error(self, i: int, x) -> TVMError:
+        want = {"tensor": "a tvm.nd.NDArray", "int": "an int", "float": "a float"}[self._kinds[i]]
+        return TVMError(f"{self.name}: argument {i} ({self._argnames[i]}) must be {want}, got "
+                        f"{_type_name(x)}")
+
+    def _raise(self):
+        pending = take_pending_error()
+        msg = self.module._last_error()
+        if pending is not None:
+            raise TVMError(f"{msg}: {type(pending).__name__}: {pending}") from pending
+        raise TVMError(msg)
+
+    def __repr__(self) -> str:
+        return f"<compiled function {self.name}>"
+
+
+class BenchmarkResult:
+    """Timing of ``repeat`` measurements, each the mean over ``number`` runs (seconds)."""
+
+    def __init__(self, results: Sequence[float]):
+        self.results = tuple(results)
+        self.mean = statistics.fmean(self.results)
+        self.median = statistics.median(self.results)
+        self.std = statistics.pstdev(self.results) if len(self.results) > 1 else 0.0
+        self.min = min(self.results)
+        self.max = max(self.results)
+
+    def __repr__(self) -> str:
+        return (f"BenchmarkResult(min={self.min:.6g}, mean={self.mean:.6g}, "
+                f"median={self.median:.6g}, max={self.max:.6g}, std={self.std:.6g}, "
+                f"results={list(self.results)!r})")
+
+    def __str__(self) -> str:
+        ms = [x * 1e3 for x in (self.mean, self.median, self.max, self.min, self.std)]
+        return ("Execution time summary:\n"
+                " mean (ms)   median (ms)    max (ms)     min (ms)     std (ms)  \n"
+                + "".join(f"  {v:10.4f}  " for v in ms))
+
+
+_TIMER_SOURCE = r"""
+#include <stdint.h>
+#include <time.h>
+typedef int32_t (*tvml_fn)(void**, int32_t*, int32_t);
+static double tvml_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+int32_t tvmlite_time(void* f, void** args, int32_t* codes, int32_t n, int64_t number,
+                     int32_t repeat, double min_repeat_ms, double* results) {
+  tvml_fn fn = (tvml_fn)f;
+  if (fn(args, codes, n) != 0) return -1;
+  int64_t num = number > 0 ? number : 1;
+  for (int32_t r = 0; r < repeat; ++r) {
+    double elapsed;
+    for (;;) {
+      double t0 = tvml_now();
+      for (int64_t i = 0; i < num; ++i)
+        if (fn(args, codes, n) != 0) return -1;
+      elapsed = tvml_now() - t0;
+      if (min_repeat_ms <= 0 || elapsed * 1e3 >= min_repeat_ms) break;
+      double per = elapsed / (double)num;
+      int64_t want = per > 0 ? (int64_t)(min_repeat_ms * 1e-3 / per) + 1 : num * 2;
+      int64_t grow = (int64_t)((double)num * 1.618) + 1;
+      num = want > grow ? want : grow;
+    }
+    results[r] = elapsed / (double)num;
+  }
+  return 0;
+}
+"""
+
+
+@lru_cache(maxsize=None)
+def _timer():
+    from ..contrib.cc import build_shared_cached
+
+    lib = ctypes.CDLL(build_shared_cached(_TIMER_SOURCE, ["-O2", "-fPIC", "-shared"]))
+    fn = lib.tvmlite_time
+    fn.argtypes = [ctypes.c_void_p, _ARGV, _CODES, ctypes.c_int32, ctypes.c_int64,
+                   ctypes.c_int32, ctypes.c_double, ctypes.POINTER(ctypes.c_double)]
+    fn.restype = ctypes.c_int32
+    return lib, fn
+
+
+class Module:
+    """A compiled module (``tvm.runtime.Module``): call it, index it, save and export it."""
+
+    def __init__(self, lib_path: str, source: Optional[str] = None,
+                 objects: Optional[Dict[str, bytes]] = None):
+        # Internal: use tvm.build or tvm.runtime.load_module.
+        self._path = lib_path
+        self._source = source
+        self._objects = objects  # {name: bytes} when loaded from an archive of objects
+        try:
+            self._lib = ctypes.CDLL(lib_path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        except OSError as e:
+            raise TVMError(f"cannot load the library {lib_path}: {e}") from None
+        try:
+            meta = ctypes.c_char.in_dll(self._lib, "__tvmlite_metadata")
+        except ValueError:
+            raise TVMError(f"{lib_path} is not a tvmlite library (no __tvmlite_metadata)") \
+                from None
+        self._meta = json.loads(ctypes.string_at(ctypes.addressof(meta)).decode())
+        self._get_err = self._lib["__tvmlite_get_last_error"]
+        self._get_err.restype = ctypes.c_char_p
+        self._get_err.argtypes = []
+        cb = ctypes.c_void_p.in_dll(self._lib, "__tvmlite_packed_cb")
+        cb.value = CALLBACK_ADDRESS
+        self._funcs: Dict[str, CompiledFunc] = {}
+        self.imported_modules: List["Module"] = []
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def type_key(self) -> str:
+        return self._meta.get("type_key", "llvm")
+
+    @property
+    def entry_name(self) -> str:
+        return ENTRY_NAME
+
+    @property
+    def function_names(self) -> List[str]:
+        return list(self._meta["functions"])
+
+    @property
+    def target(self) -> str:
+        return self._meta.get("target", "llvm")
+
+    @property
+    def library_path(self) -> str:
+        return self._path
+
+    def _last_error(self) -> str:
+        return (self._get_err() or b"").decode(errors="replace") or "unknown error"
+
+    # ------------------------------------------------------------------ functions
+    def _entry(self) -> str:
+        entry = self._meta.get("entry")
+        if entry is None:
+            raise TVMError("the module has no entry function (it holds "
+                           f"{self.function_names}); call mod[name] instead")
+        return entry
+
+    def get_function(self, name: str, query_imports: bool = False) -> CompiledFunc:
+        """The function ``name`` (``mod.entry_name`` gives the entry function)."""
+        if name == ENTRY_NAME:
+            name = self._entry()
+        f = self._funcs.get(name)
+        if f is None:
+            sig = self._meta["functions"].get(name)
+            if sig is None:
+                raise AttributeError(f"Module has no function '{name}' (it has "
+                                     f"{self.function_names})")
+            cfn = getattr(self._lib, name)
+            cfn.argtypes = [_ARGV, _CODES, ctypes.c_int32]
+            cfn.restype = ctypes.c_int32
+            f = self._funcs[name] = CompiledFunc(self, name, cfn, sig)
+        return f
+
+    def __getitem__(self, name: str) -> CompiledFunc:
+        if not isinstance(name, str):
+            raise ValueError("Can only take string as function name")
+        return self.get_function(name)
+
+    def implements_function(self, name: str, query_imports: bool = False) -> bool:
+        return name in self._meta["functions"] or (name == ENTRY_NAME and "entry" in self._meta)
+
+    def __call__(self, *args):
+        return self.get_function(self._entry())(*args)
+
+    def __repr__(self) -> str:
+        return f"Module(llvm, {id(self):x})" if self.type_key == "llvm" else \
+            f"Module({self.type_key}, {id(self):x})"
+
+    # ------------------------------------------------------------------ source, files
+    def get_source(self, fmt: str = "") -> str:
+        """The generated C source ("" for a module loaded from a library)."""
+        return self._source or ""
+
+    def _flags(self) -> List[str]:
+        return list(self._meta.get("cflags", ["-O3", "-fPIC"]))
+
+    def _object_files(self, directory: str) -> List[str]:
+        from ..contrib import cc
+
+        if self._source is not None:
+            path = os.path.join(directory, "lib0.o")
+            cc.create_object(path, self._source, self._flags())
+            return [path]
+        if self._objects:
+            paths = []
+            for name, data in self._objects.items():
+                p = os.path.join(directory, name)
+                with open(p, "wb") as fh:
+                    fh.write(data)
+                paths.append(p)
+            return paths
+        p = os.path.join(directory, "lib0.so")
+        shutil.copyfile(self._path, p)
+        return [p]
+
+    def save(self, file_name: str, fmt: str = "") -> None:
+        """Save the C source (``.c``) or an object file (``.o``)."""
+        from ..contrib import cc
+
+        fmt = fmt or os.path.splitext(file_name)[1].lstrip(".")
+        if fmt in ("c", "cc", "source"):
+            if self._source is None:
+                raise TVMError("this module was loaded from a library and has no C source")
+            _atomic_write(file_name, self._source.encode())
+        elif fmt == "o":
+            if self._source is None:
+                raise TVMError("this module was loaded from a library; save(.o) needs its "
+                               "C source")
+            d = tempfile.mkdtemp(dir=os.path.dirname(os.path.abspath(file_name)))
+            try:
+                tmp = os.path.join(d, "lib.o")
+                cc.create_object(tmp, self._source, self._flags())
+                os.replace(tmp, file_name)
+            finally:
+                shutil.rmtree(d, ignore_errors=True)
+        else:
+            raise TVMError(f"Module.save: unsupported format {fmt!r} (use .c or .o; "
+                           f"export_library for .so and .tar)")
+
+    def export_library(self, file_name: str, fcompile: Optional[Callable] = None,
+                       addons=None, workspace_dir: Optional[str] = None, **kwargs) -> None:
+        """Export as a shared library (``.so``) or a tar archive of object files (``.tar``)."""
+        from ..contrib import tar as _tar
+
+        file_name = os.fspath(file_name)
+        use_tar = file_name.endswith(".tar") or getattr(fcompile, "output_format", "") == "tar"
+        if use_tar:
+            d = tempfile.mkdtemp()
+            try:
+                _tar.tar(file_name, self._object_files(d))
+            finally:
+                shutil.rmtree(d, ignore_errors=True)
+            return
+        if not file_name.endswith((".so", ".dylib", ".dll")) and fcompile is None:
+            raise TVMError(f"export_library: unsupported file type {file_name!r} (use .so or "
+                           f".tar)")
+        # a new file (new inode) replaces any old one, so a process that has the old library
+        # loaded keeps working and a later load sees the new one
+        with open(self._path, "rb") as fh:
+            _atomic_write(file_name, fh.read())
+
+    # ------------------------------------------------------------------ timing
+    def time_evaluator(self, func_name: str, dev=None, number: int = 10, repeat: int = 1,
+                       min_repeat_ms: float = 0, limit_zero_time_iterations: int = 100,
+                       cooldown_interval_ms: int = 0, repeats_to_cooldown: int = 1,
+                       f_preproc: str = "", ctx=None) -> Callable[..., BenchmarkResult]:
+        """A function that times ``func_name`` in native code and returns a BenchmarkResult.
+
+        Each of ``repeat`` measurements runs the function ``number`` times (after one warm-up
+        run); when ``min_repeat_ms`` is set, ``number`` grows until a measurement lasts that
+        long, as in TVM.
+        """
+        f = self.get_function(func_name)
+        if number < 1 or repeat < 1:
+            raise ValueError("time_evaluator: number and repeat must be positive")
+        if f_preproc:
+            raise TVMError(f"time_evaluator: f_preproc {f_preproc!r} is not supported")
+
+        def evaluator(*args) -> BenchmarkResult:
+            _, timer = _timer()
+            a, codes, keep = f.pack(args)
+            results = (ctypes.c_double * repeat)()
+            fptr = ctypes.cast(f._cfn, ctypes.c_void_p).value
+            rc = timer(fptr, a, codes, len(args), int(number), int(repeat),
+                       float(min_repeat_ms), results)
+            if rc != 0:
+                f._raise()
+            return BenchmarkResult(list(results))
+
+        return evaluator
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tvmlite.", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _link_cached(objects: Dict[str, bytes]) -> str:
+    """Link object files into a shared library in the build cache (keyed by their bytes)."""
+    from ..contrib import cc
+
+    h = hashlib.sha256()
+    for name in sorted(objects):
+        h.update(name.encode() + b"\0" + objects[name])
+    h.update(cc.compiler_identity().encode())
+    out = cc.cache_dir() / f"link-{h.hexdigest()[:32]}.so"
+    if out.exists():
+        return str(out)
+    d = tempfile.mkdtemp(dir=cc.cache_dir())
+    try:
+        paths = []
+        for name, data in objects.items():
+            p = os.path.join(d, name)
+            with open(p, "wb") as fh:
+                fh.write(data)
+            paths.append(p)
+        tmp = os.path.join(d, "out.so")
+        cc.create_shared(tmp, paths)
+        os.replace(tmp, out)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return str(out)
+
+
+def load_module(path: str, fmt: str = "") -> Module:
+    """Load a module exported as ``.so``, ``.tar`` or ``.o`` (``tvm.runtime.load_module``)."""
+    from ..contrib import tar as _tar
+
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise TVMError(f"load_module: file {path!r} does not exist")
+    fmt = fmt or os.path.splitext(path)[1].lstrip(".")
+    if fmt in ("so", "dylib", "dll"):
+        return Module(os.path.abspath(path))
+    if fmt == "o":
+        with open(path, "rb") as fh:
+            objects = {"lib0.o": fh.read()}
+        return Module(_link_cached(objects), objects=objects)
+    if fmt == "tar":
+        d = tempfile.mkdtemp()
+        try:
+            _tar.untar(path, d)
+            names = sorted(os.listdir(d))
+            libs = [n for n in names if n.endswith(".so")]
+            if libs:
+                with open(os.path.join(d, libs[0]), "rb") as fh:
+                    data = fh.read()
+                from ..contrib import cc
+
+                out = cc.cache_dir() / f"tar-{hashlib.sha256(data).hexdigest()[:32]}.so"
+                if not out.exists():
+                    _atomic_write(str(out), data)
+                return Module(str(out))
+            objects = {}
+            for n in names:
+                if n.endswith(".o"):
+                    with open(os.path.join(d, n), "rb") as fh:
+                        objects[n] = fh.read()
+            if not objects:
+                raise TVMError(f"load_module: {path} holds no object files or library")
+            return Module(_link_cached(objects), objects=objects)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+    raise TVMError(f"load_module: unsupported file type {path!r} (expected .so, .tar or .o)")

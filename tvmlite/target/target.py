@@ -1,0 +1,220 @@
+"""Compilation targets: ``Target("llvm -mcpu=skylake-avx512")``, ``Target("cuda")``."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Dict, Optional, Union
+
+from ..error import TVMError
+
+
+class TargetKind:
+    """The kind of a target (``target.kind.name``)."""
+
+    __slots__ = ("name", "device_type", "default_keys")
+
+    def __init__(self, name: str, device_type: int, default_keys: tuple):
+        self.name = name
+        self.device_type = device_type
+        self.default_keys = default_keys
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+_KINDS = {
+    "llvm": TargetKind("llvm", 1, ("cpu",)),
+    "c": TargetKind("c", 1, ("cpu",)),
+    "cuda": TargetKind("cuda", 2, ("cuda", "gpu")),
+    "nvptx": TargetKind("nvptx", 2, ("cuda", "gpu")),
+    "ext_dev": TargetKind("ext_dev", 12, ("ext_dev",)),
+}
+_ALIASES = {"gpu": "cuda", "cpu": "llvm"}
+
+_STATE = threading.local()
+
+
+def _parse_value(v: str) -> Any:
+    if "," in v:
+        return [x for x in v.split(",") if x]
+    return v
+
+
+class Target:
+    """A compilation target: a kind with attributes, and an optional host target."""
+
+    def __init__(self, target: Union[str, Dict[str, Any], "Target"], host=None):
+        if isinstance(target, Target):
+            self.kind, self.attrs = target.kind, dict(target.attrs)
+            self.host = target.host
+            self._keys = target._keys
+        elif isinstance(target, dict):
+            self._init_dict(dict(target))
+        elif isinstance(target, str):
+            self._init_str(target)
+        else:
+            raise TypeError(f"Target expects a string or a dict, got {type(target).__name__}")
+        if host is not None:
+            self.host = host if isinstance(host, Target) else Target(host)
+
+    def _init_kind(self, name: str) -> None:
+        name = _ALIASES.get(name, name)
+        if name not in _KINDS:
+            raise ValueError(f"Target kind {name!r} is not supported by tvmlite (supported: "
+                             f"{', '.join(sorted(_KINDS))})")
+        self.kind = _KINDS[name]
+        self.host = None
+        self.attrs: Dict[str, Any] = {}
+        self._keys: tuple = ()
+
+    def _init_str(self, s: str) -> None:
+        parts = s.split()
+        if not parts:
+            raise ValueError("empty target string")
+        self._init_kind(parts[0])
+        for p in parts[1:]:
+            if not p.startswith("-"):
+                raise ValueError(f"cannot parse target option {p!r} in {s!r}")
+            p = p.lstrip("-")
+            key, eq, val = p.partition("=")
+            if key == "keys":
+                self._keys = tuple(_parse_value(val)) if "," in val else (val,)
+                continue
+            if key == "target":
+                key = "mtriple"
+            self.attrs[key] = _parse_value(val) if eq else True
+
+    def _init_dict(self, d: Dict[str, Any]) -> None:
+        self._init_kind(d.pop("kind"))
+        host = d.pop("host", None)
+        keys = d.pop("keys", None)
+        if keys:
+            self._keys = tuple(keys)
+        self.attrs.update(d)
+        if host is not None:
+            self.host = host if isinstance(host, Target) else Target(host)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def keys(self) -> tuple:
+        extra = ()
+        if self.kind.name in ("llvm", "c") and self.attrs.get("device") == "arm_cpu":
+            extra = ("arm_cpu",)
+        return self._keys or extra + self.kind.default_keys
+
+    @property
+    def mcpu(self) -> str:
+        return self.attrs.get("mcpu", "")
+
+    @property
+    def mattr(self) -> list:
+        v = self.attrs.get("mattr", [])
+        return v if isinstance(v, list) else [v]
+
+    @property
+    def model(self) -> str:
+        return self.attrs.get("model", "unknown")
+
+    @property
+    def libs(self) -> list:
+        v = self.attrs.get("libs", [])
+        return v if isinstance(v, list) else [v]
+
+    @property
+    def device_name(self) -> str:
+        return self.attrs.get("device", "")
+
+    @property
+    def max_num_threads(self) -> int:
+        return int(self.attrs.get("max_num_threads", 1024 if self.kind.device_type == 2 else 1))
+
+    @property
+    def thread_warp_size(self) -> int:
+        return int(self.attrs.get("thread_warp_size", 32 if self.kind.device_type == 2 else 1))
+
+    @property
+    def arch(self) -> str:
+        return self.attrs.get("arch", "")
+
+    # ------------------------------------------------------------------ text, equality
+    def __str__(self) -> str:
+        out = [self.kind.name]
+        if self._keys:
+            out.append("-keys=" + ",".join(self._keys))
+        for k, v in self.attrs.items():
+            if v is True:
+                out.append(f"-{k}")
+            elif isinstance(v, list):
+                out.append(f"-{k}=" + ",".join(str(x) for x in v))
+            else:
+                out.append(f"-{k}={v}")
+        return " ".join(out)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            try:
+                other = Target(other)
+            except (ValueError, TypeError):
+                return False
+        return isinstance(other, Target) and str(self) == str(other) and (
+            str(self.host) == str(other.host))
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def export(self) -> Dict[str, Any]:
+        d = {"kind": self.kind.name, "keys": list(self.keys), **self.attrs}
+        if self.host is not None:
+            d["host"] = self.host.export()
+        return d
+
+    # ------------------------------------------------------------------ scope
+    def __enter__(self) -> "Target":
+        stack = getattr(_STATE, "stack", None)
+        if stack is None:
+            stack = _STATE.stack = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _STATE.stack.pop()
+
+    @staticmethod
+    def current(allow_none: bool = True) -> Optional["Target"]:
+        """The innermost target of an enclosing ``with Target(...)`` block."""
+        stack = getattr(_STATE, "stack", None)
+        if stack:
+            return stack[-1]
+        if not allow_none:
+            raise TVMError("Target context required: wrap the call in `with tvm.target."
+                           "Target(...)`")
+        return None
+
+    @staticmethod
+    def list_kinds() -> list:
+        return sorted(_KINDS)
+
+    @staticmethod
+    def canon_target(target) -> Optional["Target"]:
+        if target is None:
+            return None
+        return target if isinstance(target, Target) else Target(target)
+
+
+def create(target: Union[str, Dict[str, Any], Target]) -> Target:
+    """``tvm.target.create`` (TVM 0.7): same as ``Target(target)``."""
+    return target if isinstance(target, Target) else Target(target)
+
+
+def cuda(model: str = "unknown", arch: Optional[str] = None, options=None) -> Target:
+    """A CUDA target (``tvm.target.cuda()``)."""
+    s = f"cuda -model={model}" + (f" -arch={arch}" if arch else "")
+    if options:
+        s += " " + (" ".join(options) if isinstance(options, (list, tuple)) else options)
+    return Target(s)
+
+
+def arm_cpu(model: str = "unknown", options=None) -> Target:
+    raise TVMError("arm_cpu targets need cross-compilation, which tvmlite does not support")
