@@ -1,1 +1,7 @@
+"""TVMScript: print IR as Python-like text and parse it back (``tvm.script``)."""
+from . import ir, tir
+from .ir import ir_module
+from .parser import from_source
+from .printer import astext
 
+__all__ = ["ir", "tir", "ir_module", "from_source", "astext"]

@@ -1,0 +1,977 @@
+"""TVMScript parser: Python source (a ``@T.prim_func`` function, an ``@I.ir_module`` class, or
+printed text) to IR.
+
+The source is never executed: its ``ast`` is interpreted. Names resolve to the variables and
+buffers the script defines, then to the Python values around the decorated function (its
+closure, the calling frames, its module globals), so constants such as ``N = 128`` can be used
+in shapes. ``T.*`` calls are evaluated for real (see :mod:`tvmlite.script.tir`); the spec
+objects some of them return are turned into statements here.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from ..error import DiagnosticError, TVMError
+from ..ir.module import IRModule
+from ..ir.structural import structural_equal
+from ..tir import op as _op
+from ..tir.buffer import Buffer, decl_buffer
+from ..tir.expr import (
+    Add, IntImm, IterVar, IterVarType, Mul, PrimExpr, Ramp, Range, StringImm, Sub, Var,
+)
+from ..tir.function import PrimFunc
+from ..tir.functor import Visitor, post_order_visit, substitute
+from ..tir.stmt import (
+    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferRegion, BufferStore, Evaluate,
+    For, ForKind, IfThenElse, LetStmt, Stmt, SeqStmt, While,
+)
+from . import ir as _I
+from . import tir as _T
+
+__all__ = ["from_source", "parse_prim_func", "parse_ir_module"]
+
+_LOOP_FUNCS = {
+    _T.serial: ForKind.SERIAL, _T.parallel: ForKind.PARALLEL,
+    _T.vectorized: ForKind.VECTORIZED, _T.unroll: ForKind.UNROLLED,
+    _T.thread_binding: ForKind.THREAD_BINDING,
+}
+_SPECIAL_NAMES = {"range": _T.serial}
+
+
+# --------------------------------------------------------------------------- entry points
+def from_source(source: str, filename: str = "<tvmscript>"):
+    """Parse TVMScript text: an ``@I.ir_module`` class gives an IRModule, a function a
+    PrimFunc."""
+    env = {"T": _T, "I": _I}
+    try:
+        import tvmlite
+
+        env["tvm"] = tvmlite
+    except ImportError:  # pragma: no cover
+        pass
+    text = textwrap.dedent(source)
+    parser = _Parser(text, filename, 0, env)
+    try:
+        tree = ast.parse(text, filename)
+    except SyntaxError as e:
+        raise parser.syntax_error(e) from None
+    defs = [n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))]
+    if len(defs) != 1:
+        raise DiagnosticError(f"{filename}: expected exactly one class or function, "
+                              f"found {len(defs)}")
+    d = defs[0]
+    if isinstance(d, ast.ClassDef):
+        return parser.parse_module(d)
+    return parser.parse_function(d, _private_from_decorators(parser, d))
+
+
+def _caller_env(depth: int, func=None) -> Dict[str, Any]:
+    """Python names visible where a decorator was applied (globals, frame locals, closure)."""
+    frames = []
+    f = sys._getframe(depth + 1)
+    for _ in range(4):
+        if f is None:
+            break
+        frames.append(f)
+        f = f.f_back
+    env: Dict[str, Any] = {}
+    for fr in reversed(frames):
+        env.update(fr.f_globals)
+    if func is not None:
+        env.update(func.__globals__)
+    for fr in reversed(frames):
+        env.update(fr.f_locals)
+    if func is not None and func.__closure__:
+        for name, cell in zip(func.__code__.co_freevars, func.__closure__):
+            try:
+                env[name] = cell.cell_contents
+            except ValueError:  # an empty cell
+                pass
+    return env
+
+
+def _source_of(obj):
+    try:
+        lines, start = inspect.getsourcelines(obj)
+        filename = inspect.getsourcefile(obj) or "<unknown>"
+    except (OSError, TypeError) as e:
+        raise DiagnosticError(f"cannot get the source of {obj!r} to parse it as TVMScript "
+                              f"({e}); use tvmlite.script.from_source instead") from None
+    return textwrap.dedent("".join(lines)), filename, start - 1
+
+
+def parse_prim_func(func, private: bool = False, depth: int = 1) -> PrimFunc:
+    """Parse the Python function ``func`` (written in TVMScript) into a PrimFunc."""
+    if isinstance(func, PrimFunc):
+        return func
+    env = _caller_env(depth, func)
+    text, filename, offset = _source_of(func)
+    parser = _Parser(text, filename, offset, env)
+    try:
+        tree = ast.parse(text, filename)
+    except SyntaxError as e:
+        raise parser.syntax_error(e) from None
+    fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    if fdef is None:
+        raise DiagnosticError(f"{filename}:{offset + 1}: @T.prim_func expects a function")
+    return parser.parse_function(fdef, private)
+
+
+def parse_ir_module(cls, depth: int = 1) -> IRModule:
+    """Collect the ``@T.prim_func`` methods of ``cls`` into an IRModule."""
+    if isinstance(cls, IRModule):
+        return cls
+    funcs = {}
+    for name, value in vars(cls).items():
+        if isinstance(value, PrimFunc):
+            funcs[name] = value
+    if not funcs:
+        text, filename, offset = _source_of(cls)
+        raise DiagnosticError(f"{filename}:{offset + 1}: @I.ir_module class {cls.__name__} "
+                              "has no @T.prim_func method")
+    return IRModule(funcs)
+
+
+def _private_from_decorators(parser: "_Parser", fdef: ast.FunctionDef) -> bool:
+    for d in fdef.decorator_list:
+        if isinstance(d, ast.Call):
+            for kw in d.keywords:
+                if kw.arg == "private":
+                    return bool(parser.eval(kw.value))
+    return False
+
+
+# --------------------------------------------------------------------------- frames
+@dataclass
+class _FuncFrame:
+    attrs: Dict[str, Any] = field(default_factory=dict)
+    buffer_map: Dict[Var, Buffer] = field(default_factory=dict)
+    alloc_buffers: List[Buffer] = field(default_factory=list)
+
+
+@dataclass
+class _BlockFrame:
+    name: str
+    iter_vars: List[IterVar] = field(default_factory=list)
+    iter_values: List[PrimExpr] = field(default_factory=list)
+    reads: Optional[tuple] = None
+    writes: Optional[tuple] = None
+    where: Optional[PrimExpr] = None
+    annotations: Optional[Dict[str, Any]] = None
+    alloc_buffers: List[Buffer] = field(default_factory=list)
+    init: Optional[Stmt] = None
+
+
+class _Error(Exception):
+    """Internal: an error located at an AST node."""
+
+    def __init__(self, node, msg):
+        super().__init__(msg)
+        self.node, self.msg = node, msg
+
+
+# --------------------------------------------------------------------------- the parser
+class _Parser:
+    def __init__(self, text: str, filename: str, line_offset: int, env: Dict[str, Any]):
+        self.lines = text.splitlines()
+        self.filename = filename
+        self.offset = line_offset
+        self.env = env
+        self.scopes: List[Dict[str, Any]] = []
+        self.func: Optional[_FuncFrame] = None
+        self.blocks: List[_BlockFrame] = []
+        self.loop_ranges: Dict[Var, Range] = {}
+
+    # ---------------------------------------------------------------- errors
+    def _diag(self, lineno: int, col: int, msg: str) -> DiagnosticError:
+        src = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
+        n = lineno + self.offset
+        caret = " " * (len(str(n)) + 3 + max(col, 0)) + "^"
+        return DiagnosticError(f"{self.filename}:{n}:{col + 1}: error: {msg}\n"
+                               f"{n} | {src}\n{caret}")
+
+    def error(self, node, msg: str) -> DiagnosticError:
+        return self._diag(getattr(node, "lineno", 0), getattr(node, "col_offset", 0), msg)
+
+    def syntax_error(self, e: SyntaxError) -> DiagnosticError:
+        return self._diag(e.lineno or 0, (e.offset or 1) - 1, f"invalid syntax: {e.msg}")
+
+    def _guard(self, node, fn, *args):
+        try:
+            return fn(*args)
+        except (_Error, DiagnosticError):
+            raise
+        except (TVMError, TypeError, ValueError, ZeroDivisionError, AttributeError, KeyError,
+                IndexError) as e:
+            raise _Error(node, f"{type(e).__name__}: {e}") from None
+
+    # ---------------------------------------------------------------- names
+    def lookup(self, node: ast.Name):
+        name = node.id
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        if name in _SPECIAL_NAMES:
+            return _SPECIAL_NAMES[name]
+        if name in self.env:
+            return self.env[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise _Error(node, f"undefined name {name!r}")
+
+    def bind(self, name: str, value) -> None:
+        self.scopes[-1][name] = value
+
+    # ---------------------------------------------------------------- module / function
+    def parse_module(self, cdef: ast.ClassDef) -> IRModule:
+        funcs = {}
+        for item in cdef.body:
+            if isinstance(item, ast.FunctionDef):
+                funcs[item.name] = self.parse_function(
+                    item, _private_from_decorators(self, item))
+            elif isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant):
+                continue  # docstring
+            elif not isinstance(item, ast.Pass):
+                raise self.error(item, "an @I.ir_module class holds only @T.prim_func "
+                                       "functions")
+        return IRModule(funcs)
+
+    def parse_function(self, fdef: ast.FunctionDef, private: bool = False) -> PrimFunc:
+        try:
+            return self._function(fdef, private)
+        except _Error as e:
+            raise self.error(e.node, e.msg) from None
+
+    def _function(self, fdef: ast.FunctionDef, private: bool) -> PrimFunc:
+        self.func = _FuncFrame()
+        self.scopes = [{}]
+        self.blocks = []
+        params: List[Var] = []
+        a = fdef.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            raise _Error(fdef, "a prim_func takes plain positional parameters only")
+        for arg in a.args:
+            if arg.annotation is None:
+                raise _Error(arg, f"parameter {arg.arg!r} needs a type annotation "
+                                  "(T.Buffer(...), T.handle, T.int32 ...)")
+            ann = self.eval(arg.annotation)
+            if isinstance(ann, _T.BufferSpec):
+                p = Var(arg.arg, "handle")
+                buf = self._guard(arg, self.make_buffer, ann, arg.arg)
+                self.func.buffer_map[p] = buf
+                self.bind(arg.arg, buf)
+            elif isinstance(ann, _T.DTypeFunc):
+                p = Var(arg.arg, ann.dtype)
+                self.bind(arg.arg, p)
+            else:
+                raise _Error(arg.annotation, f"bad annotation for parameter {arg.arg!r}")
+            params.append(p)
+        body = self.stmts(fdef.body)
+        frame = self.func
+        allocs = tuple(frame.alloc_buffers)
+        has_block = []
+        post_order_visit(body, lambda n: has_block.append(1) if isinstance(n, BlockRealize)
+                         else None)
+        explicit_root = (isinstance(body, BlockRealize) and not body.block.iter_vars
+                         and body.block.name_hint == "root")
+        if allocs or (has_block and not explicit_root):
+            root = Block((), (), (), "root", body, None, allocs, (), None)
+            body = BlockRealize((), IntImm("bool", 1), root)
+        attrs = frame.attrs
+        if not private and "global_symbol" not in attrs:
+            attrs["global_symbol"] = fdef.name
+        bmap = {p: frame.buffer_map[p] for p in params if p in frame.buffer_map}
+        self.func = None
+        return PrimFunc(tuple(params), body, None, bmap, attrs)
+
+    def make_buffer(self, spec: "_T.BufferSpec", name: str) -> Buffer:
+        return decl_buffer(spec.shape, spec.dtype, name, spec.data,
+                           list(spec.strides) or None, spec.elem_offset, spec.scope,
+                           spec.align, spec.offset_factor,
+                           axis_separators=list(spec.axis_separators) or None)
+
+    # ---------------------------------------------------------------- statements
+    def stmts(self, nodes: List[ast.stmt]) -> Stmt:
+        out: List[Stmt] = []
+        i = 0
+        while i < len(nodes):
+            node = nodes[i]
+            rest = nodes[i + 1:]
+            res = self._guard(node, self.stmt, node, rest)
+            if isinstance(res, tuple):  # the statement consumed the rest of the block
+                out.append(res[0])
+                break
+            if res is not None:
+                out.append(res)
+            i += 1
+        if not out:
+            return Evaluate(IntImm("int32", 0))
+        return out[0] if len(out) == 1 else SeqStmt(tuple(out))
+
+    def scoped(self, nodes, names: Dict[str, Any]) -> Stmt:
+        self.scopes.append(dict(names))
+        try:
+            return self.stmts(nodes)
+        finally:
+            self.scopes.pop()
+
+    def stmt(self, node: ast.stmt, rest):
+        """One statement; a 1-tuple result means it took ``rest`` as its body."""
+        if isinstance(node, ast.For):
+            return self.for_stmt(node)
+        if isinstance(node, ast.With):
+            return self.with_stmt(node)
+        if isinstance(node, ast.If):
+            cond = _op.convert(self.eval(node.test))
+            then = self.scoped(node.body, {})
+            other = self.scoped(node.orelse, {}) if node.orelse else None
+            return IfThenElse(cond, then, other)
+        if isinstance(node, ast.While):
+            if node.orelse:
+                raise _Error(node, "while ... else is not supported")
+            return While(_op.convert(self.eval(node.test)), self.scoped(node.body, {}))
+        if isinstance(node, ast.Assert):
+            cond = _op.convert(self.eval(node.test))
+            msg = _op.convert(self.eval(node.msg) if node.msg is not None else "")
+            return (AssertStmt(cond, msg, self.scoped(rest, {})),)
+        if isinstance(node, ast.AnnAssign):
+            return self.ann_assign(node, rest)
+        if isinstance(node, ast.Assign):
+            return self.assign(node, rest)
+        if isinstance(node, ast.AugAssign):
+            raise _Error(node, "augmented assignment is not supported; write A[i] = A[i] + v")
+        if isinstance(node, ast.Expr):
+            return self.expr_stmt(node, rest)
+        if isinstance(node, (ast.Pass, ast.Import, ast.ImportFrom)):
+            return None
+        if isinstance(node, ast.Return):
+            if node.value is None or (isinstance(node.value, ast.Constant)
+                                      and node.value.value is None):
+                return None
+            raise _Error(node, "a prim_func returns nothing")
+        raise _Error(node, f"unsupported statement {type(node).__name__}")
+
+    def for_stmt(self, node: ast.For) -> Stmt:
+        if node.orelse:
+            raise _Error(node, "for ... else is not supported")
+        spec = self.eval(node.iter)
+        if not isinstance(spec, _T.LoopSpec):
+            raise _Error(node.iter, "a for loop iterates over range(), T.grid(), T.serial(), "
+                                    "T.parallel(), T.vectorized(), T.unroll() or "
+                                    "T.thread_binding()")
+        tgt = node.target
+        names = [e for e in tgt.elts] if isinstance(tgt, ast.Tuple) else [tgt]
+        if not all(isinstance(n, ast.Name) for n in names):
+            raise _Error(tgt, "loop variables must be plain names")
+        if len(names) != len(spec.extents):
+            raise _Error(tgt, f"{len(names)} loop variables for {len(spec.extents)} loops")
+        vars_ = [Var(n.id, e.dtype) for n, e in zip(names, spec.extents)]
+        for v, lo, ext in zip(vars_, spec.mins, spec.extents):
+            self.loop_ranges[v] = Range(lo, ext)
+        body = self.scoped(node.body, {n.id: v for n, v in zip(names, vars_)})
+        ann = _normalize_attrs(spec.annotations) if spec.annotations is not None else None
+        for v, lo, ext in reversed(list(zip(vars_, spec.mins, spec.extents))):
+            binding = None
+            if spec.kind == ForKind.THREAD_BINDING:
+                binding = IterVar(None, Var(spec.thread, v.dtype), IterVarType.ThreadIndex,
+                                  spec.thread)
+            body = For(v, lo, ext, spec.kind, body, binding, ann)
+        return body
+
+    def with_stmt(self, node: ast.With) -> Optional[Stmt]:
+        if len(node.items) != 1:
+            raise _Error(node, "one context manager per with statement")
+        item = node.items[0]
+        ctx = self.eval(item.context_expr)
+        var_name = None
+        if item.optional_vars is not None:
+            if not isinstance(item.optional_vars, ast.Name):
+                raise _Error(item.optional_vars, "with ... as <name>")
+            var_name = item.optional_vars.id
+        if isinstance(ctx, _T.BlockSpec):
+            return self.block(node, ctx)
+        if isinstance(ctx, _T.InitSpec):
+            if not self.blocks:
+                raise _Error(node, "T.init() outside a block")
+            frame = self.blocks[-1]
+            frame.init = self.scoped(node.body, {})
+            return None
+        if isinstance(ctx, _T.AttrSpec):
+            return AttrStmt(ctx.node, ctx.key, ctx.value, self.scoped(node.body, {}))
+        if isinstance(ctx, _T.AssertSpec):
+            return AssertStmt(ctx.condition, ctx.message, self.scoped(node.body, {}))
+        if isinstance(ctx, _T.LetSpec):
+            if var_name is None:
+                raise _Error(node, "with T.LetStmt(value) as <name>:")
+            v = Var(var_name, ctx.dtype or ctx.value.dtype)
+            return LetStmt(v, ctx.value, self.scoped(node.body, {var_name: v}))
+        if isinstance(ctx, _T.AllocateSpec):
+            if var_name is None:
+                raise _Error(node, "with T.allocate(...) as <name>:")
+            v = Var(var_name, "handle")
+            return Allocate(v, ctx.dtype, ctx.extents, ctx.condition,
+                            self.scoped(node.body, {var_name: v}), ctx.annotations, ctx.scope)
+        raise _Error(item.context_expr, "unsupported with statement (expected T.block, T.init, "
+                                        "T.attr, T.allocate, T.LetStmt or T.Assert)")
+
+    def block(self, node: ast.With, spec: "_T.BlockSpec") -> Stmt:
+        frame = _BlockFrame(spec.name)
+        self.blocks.append(frame)
+        try:
+            body = self.scoped(node.body, {})
+        finally:
+            self.blocks.pop()
+        reads, writes = frame.reads, frame.writes
+        if reads is None or writes is None:
+            r, w = infer_access_regions(body, frame.init, frame.alloc_buffers)
+            reads = r if reads is None else reads
+            writes = w if writes is None else writes
+        pred = frame.where if frame.where is not None else IntImm("bool", 1)
+        blk = Block(tuple(frame.iter_vars), tuple(reads), tuple(writes), spec.name, body,
+                    frame.init, tuple(frame.alloc_buffers), (), frame.annotations)
+        return BlockRealize(tuple(frame.iter_values), pred, blk)
+
+    def ann_assign(self, node: ast.AnnAssign, rest):
+        if not isinstance(node.target, ast.Name):
+            raise _Error(node.target, "a let binding assigns a plain name")
+        ann = self.eval(node.annotation)
+        if not isinstance(ann, _T.DTypeFunc):
+            raise _Error(node.annotation, "a let binding is annotated with a dtype (T.int32)")
+        name = node.target.id
+        v = Var(name, ann.dtype)
+        if node.value is None:
+            self.bind(name, v)
+            return None
+        value = _op.convert(self.eval(node.value), ann.dtype)
+        return (LetStmt(v, value, self.scoped(rest, {name: v})),)
+
+    def assign(self, node: ast.Assign, rest):
+        if len(node.targets) != 1:
+            raise _Error(node, "chained assignment is not supported")
+        tgt = node.targets[0]
+        if isinstance(tgt, ast.Subscript):
+            return self.store(tgt, node.value)
+        value = self.eval(node.value)
+        if isinstance(tgt, ast.Tuple):
+            names = [e.id if isinstance(e, ast.Name) else None for e in tgt.elts]
+            if None in names:
+                raise _Error(tgt, "assignment targets must be plain names")
+            if isinstance(value, _T.RemapSpec):
+                if len(names) != len(value.bindings):
+                    raise _Error(tgt, "T.axis.remap: one name per binding")
+                for n, kind, b in zip(names, value.kinds, value.bindings):
+                    self.bind(n, self.remap_axis(tgt, n, kind, b))
+                return None
+            vals = list(value)
+            if len(vals) != len(names):
+                raise _Error(tgt, f"cannot unpack {len(vals)} values into {len(names)} names")
+            for n, v in zip(names, vals):
+                self.bind(n, v)
+            return None
+        if not isinstance(tgt, ast.Name):
+            raise _Error(tgt, "unsupported assignment target")
+        name = tgt.id
+        if isinstance(value, _T.VarSpec):
+            self.bind(name, value.make(name))
+        elif isinstance(value, _T.BufferSpec):
+            self.bind(name, self.make_buffer(value, name))
+        elif isinstance(value, _T.MatchBufferSpec):
+            p = value.param
+            if not isinstance(p, Var) or p.dtype != "handle":
+                raise _Error(node.value, "T.match_buffer binds a T.handle parameter")
+            if self.blocks:
+                raise _Error(node.value, "T.match_buffer inside a block is not supported")
+            buf = self.make_buffer(value.spec, name)
+            self.func.buffer_map[p] = buf
+            self.bind(name, buf)
+        elif isinstance(value, _T.AllocBufferSpec):
+            buf = self.make_buffer(value.spec, name)
+            (self.blocks[-1] if self.blocks else self.func).alloc_buffers.append(buf)
+            self.bind(name, buf)
+        elif isinstance(value, _T.AxisSpec):
+            if not self.blocks:
+                raise _Error(node.value, "T.axis.* outside a block")
+            v = Var(name, value.binding.dtype)
+            self.blocks[-1].iter_vars.append(IterVar(value.dom, v, value.iter_type))
+            self.blocks[-1].iter_values.append(value.binding)
+            self.bind(name, v)
+        elif isinstance(value, _T.RemapSpec):
+            if len(value.bindings) != 1:
+                raise _Error(tgt, "T.axis.remap: one name per binding")
+            self.bind(name, self.remap_axis(tgt, name, value.kinds, value.bindings[0]))
+        elif isinstance(value, _T.AllocateSpec):
+            v = Var(name, "handle")
+            body = self.scoped(rest, {name: v})
+            return (Allocate(v, value.dtype, value.extents, value.condition, body,
+                             value.annotations, value.scope),)
+        else:
+            self.bind(name, value)  # a Python-level alias
+        return None
+
+    def remap_axis(self, node, name: str, kind: str, binding) -> Var:
+        if not self.blocks:
+            raise _Error(node, "T.axis.remap outside a block")
+        binding = _op.convert(binding)
+        dom = self.loop_ranges.get(binding) if isinstance(binding, Var) else None
+        if dom is None:
+            raise _Error(node, "T.axis.remap binds loop variables only")
+        v = Var(name, binding.dtype)
+        itype = IterVarType.DataPar if kind == "S" else IterVarType.CommReduce
+        self.blocks[-1].iter_vars.append(IterVar(dom, v, itype))
+        self.blocks[-1].iter_values.append(binding)
+        return v
+
+    def store(self, tgt: ast.Subscript, value_node) -> Stmt:
+        buf = self.eval(tgt.value)
+        if not isinstance(buf, Buffer):
+            raise _Error(tgt.value, "only buffer elements can be assigned")
+        indices = self.indices(tgt.slice)
+        value = self.eval(value_node)
+        value = _op.convert(value, buf.dtype)
+        return BufferStore(buf, value, tuple(indices))
+
+    def expr_stmt(self, node: ast.Expr, rest):
+        value = self.eval(node.value)
+        if isinstance(value, _T.Directive):
+            self.directive(node, value)
+            return None
+        if isinstance(value, _T.AttrSpec):
+            return (AttrStmt(value.node, value.key, value.value, self.scoped(rest, {})),)
+        if isinstance(value, Stmt):
+            return value
+        if isinstance(value, (PrimExpr, IterVar)):
+            return Evaluate(_op.convert(value))
+        if value is None or isinstance(value, str):  # docstrings, comments as strings
+            return None
+        raise _Error(node, f"expression statement of type {type(value).__name__} has no "
+                           "meaning in TVMScript")
+
+    def directive(self, node, d: "_T.Directive") -> None:
+        if d.kind == "func_attr":
+            if self.blocks:
+                raise _Error(node, "T.func_attr inside a block")
+            self.func.attrs.update(_normalize_attrs(d.value))
+            return
+        if not self.blocks:
+            raise _Error(node, f"T.{d.kind} outside a block")
+        frame = self.blocks[-1]
+        if d.kind in ("reads", "writes"):
+            regions = []
+            for r in d.value:
+                if isinstance(r, Buffer):
+                    r = BufferRegion.full_region(r)
+                if not isinstance(r, BufferRegion):
+                    raise _Error(node, f"T.{d.kind} takes buffer regions such as A[i, 0:8]")
+                regions.append(r)
+            setattr(frame, d.kind, tuple(regions))
+        elif d.kind == "where":
+            frame.where = d.value
+        elif d.kind == "block_attr":
+            frame.annotations = _normalize_attrs(d.value)
+
+    # ---------------------------------------------------------------- expressions
+    def eval(self, node):
+        try:
+            return self._eval(node)
+        except (_Error, DiagnosticError):
+            raise
+        except (TVMError, TypeError, ValueError, ZeroDivisionError, AttributeError, KeyError,
+                IndexError) as e:
+            raise _Error(node, f"{type(e).__name__}: {e}") from None
+
+    def _eval(self, node):
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.lookup(node)
+        if isinstance(node, ast.Attribute):
+            base = self.eval(node.value)
+            try:
+                return getattr(base, node.attr)
+            except AttributeError:
+                raise _Error(node, f"{ast.unparse(node.value)} has no attribute "
+                                   f"{node.attr!r}") from None
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.BinOp):
+            return self.binop(node)
+        if isinstance(node, ast.UnaryOp):
+            v = self.eval(node.operand)
+            py = not _is_expr(v)
+            if isinstance(node.op, ast.USub):
+                return -v if py else _op.neg(v)
+            if isinstance(node.op, ast.UAdd):
+                return v
+            if isinstance(node.op, ast.Not):
+                return (not v) if py else _op.logical_not(v)
+            if isinstance(node.op, ast.Invert):
+                return ~v if py else _op.bitwise_not(v)
+        if isinstance(node, ast.BoolOp):
+            vals = [self.eval(v) for v in node.values]
+            f = _op.logical_and if isinstance(node.op, ast.And) else _op.logical_or
+            if not any(_is_expr(v) for v in vals):
+                r = vals[0]
+                for v in vals[1:]:
+                    r = (r and v) if isinstance(node.op, ast.And) else (r or v)
+                return r
+            r = vals[0]
+            for v in vals[1:]:
+                r = f(r, v)
+            return r
+        if isinstance(node, ast.Compare):
+            left = self.eval(node.left)
+            result = None
+            for cop, right_node in zip(node.ops, node.comparators):
+                right = self.eval(right_node)
+                c = self.compare(cop, left, right, node)
+                result = c if result is None else (
+                    _op.logical_and(result, c) if _is_expr(c) or _is_expr(result)
+                    else (result and c))
+                left = right
+            return result
+        if isinstance(node, ast.Subscript):
+            base = self.eval(node.value)
+            if isinstance(base, Buffer):
+                return self.load(base, node.slice)
+            return base[self.eval(node.slice)]
+        if isinstance(node, ast.Tuple):
+            return tuple(self.eval(e) for e in node.elts)
+        if isinstance(node, ast.List):
+            return [self.eval(e) for e in node.elts]
+        if isinstance(node, ast.Dict):
+            return {self.eval(k): self.eval(v) for k, v in zip(node.keys, node.values)}
+        if isinstance(node, ast.Slice):
+            return slice(*(None if x is None else self.eval(x)
+                           for x in (node.lower, node.upper, node.step)))
+        if isinstance(node, ast.IfExp):
+            raise _Error(node, "conditional expressions: use T.if_then_else or T.Select")
+        raise _Error(node, f"unsupported expression {type(node).__name__}")
+
+    def binop(self, node: ast.BinOp):
+        a, b = self.eval(node.left), self.eval(node.right)
+        op = node.op
+        if not _is_expr(a) and not _is_expr(b):
+            return _PY_BINOPS[type(op)](a, b)
+        fn = _EXPR_BINOPS.get(type(op))
+        if fn is None:
+            raise _Error(node, f"operator {type(op).__name__} is not supported on expressions")
+        return fn(a, b)
+
+    def compare(self, cop, a, b, node):
+        if not _is_expr(a) and not _is_expr(b):
+            return _PY_CMPS[type(cop)](a, b)
+        fn = _EXPR_CMPS.get(type(cop))
+        if fn is None:
+            raise _Error(node, f"comparison {type(cop).__name__} is not supported")
+        return fn(a, b)
+
+    def call(self, node: ast.Call):
+        func = self.eval(node.func)
+        if func is _T.reads or func is _T.writes:
+            regions = []
+            for a in node.args:
+                r = self.region_arg(a)
+                regions.extend(r if isinstance(r, list) else [r])
+            return func(*regions)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            args = []
+            for a in node.args:
+                if isinstance(a, ast.Starred):
+                    args.extend(self.eval(a.value))
+                else:
+                    args.append(self.eval(a))
+        else:
+            args = [self.eval(a) for a in node.args]
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise _Error(kw, "**kwargs are not supported")
+            kwargs[kw.arg] = self.eval(kw.value)
+        if func in _LOOP_FUNCS and len(args) >= 2 and not isinstance(args[1], str):
+            # range(lo, lo + ext): keep ``ext`` as written instead of (lo + ext) - lo
+            ext = self.extent(node.args[0], args[0], node.args[1], args[1])
+            lo = _op.convert(args[0])
+            thread = kwargs.get("thread", args[2] if len(args) > 2 else "")
+            return _T.LoopSpec(_LOOP_FUNCS[func], [lo], [ext], thread,
+                               kwargs.get("annotations"))
+        if func is _T.prim_func or func is _I.ir_module:
+            raise _Error(node, "nested prim_func / ir_module is not supported")
+        try:
+            return func(*args, **kwargs)
+        except (_Error, DiagnosticError):
+            raise
+        except (TVMError, TypeError, ValueError, ZeroDivisionError, AttributeError, KeyError,
+                IndexError) as e:
+            raise _Error(node, f"{type(e).__name__}: {e}") from None
+
+    def extent(self, lo_node, lo, hi_node, hi):
+        """The extent of ``[lo, hi)``, reading ``hi`` written as ``lo + ext`` literally."""
+        if (isinstance(hi_node, ast.BinOp) and isinstance(hi_node.op, ast.Add)
+                and ast.dump(hi_node.left) == ast.dump(lo_node)):
+            return _op.convert(self.eval(hi_node.right))
+        return _op.sub(hi, lo)
+
+    def indices(self, slice_node) -> list:
+        elts = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Slice):
+                if e.lower is None or e.upper is None or e.step is not None:
+                    raise _Error(e, "a vector index is written lo:hi")
+                lo = self.eval(e.lower)
+                ext = self.extent(e.lower, lo, e.upper, self.eval(e.upper))
+                if not isinstance(ext, IntImm):
+                    raise _Error(e, "a vector index needs a constant number of lanes")
+                out.append(Ramp(_op.convert(lo), _op.const(1, _op.convert(lo).dtype),
+                                ext.value))
+            else:
+                v = self.eval(e)
+                if isinstance(v, tuple):  # A[idx] with idx a tuple of indices
+                    out.extend(_op.convert(x) for x in v)
+                else:
+                    out.append(_op.convert(v))
+        return out
+
+    def load(self, buf: Buffer, slice_node):
+        from ..tir.expr import BufferLoad
+
+        return BufferLoad(buf, tuple(self.indices(slice_node)))
+
+    def region_arg(self, node):
+        if isinstance(node, (ast.List, ast.Tuple)):
+            out = []
+            for e in node.elts:
+                r = self.region_arg(e)
+                out.extend(r if isinstance(r, list) else [r])
+            return out
+        if isinstance(node, ast.Subscript):
+            buf = self.eval(node.value)
+            if isinstance(buf, Buffer):
+                elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                ranges = []
+                for e in elts:
+                    if isinstance(e, ast.Slice):
+                        if e.lower is None or e.upper is None or e.step is not None:
+                            raise _Error(e, "a region is written lo:hi")
+                        lo = _op.convert(self.eval(e.lower))
+                        ext = self.extent(e.lower, lo, e.upper, self.eval(e.upper))
+                        ranges.append(Range(lo, ext))
+                    else:
+                        v = _op.convert(self.eval(e))
+                        ranges.append(Range(v, _op.const(1, v.dtype)))
+                return BufferRegion(buf, tuple(ranges))
+        return self.eval(node)
+
+
+# --------------------------------------------------------------------------- helpers
+def _is_expr(x) -> bool:
+    return isinstance(x, (PrimExpr, IterVar))
+
+
+def _normalize_attrs(attrs) -> Dict[str, Any]:
+    """Attribute dicts keep Python values; ``T.bool(True)`` is stored as ``True``."""
+    out = {}
+    for k, v in attrs.items():
+        if isinstance(v, IntImm) and v.dtype == "bool":
+            v = bool(v.value)
+        out[k] = v
+    return out
+
+
+_PY_BINOPS = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b, ast.Pow: lambda a, b: a ** b,
+    ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+    ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b,
+    ast.BitXor: lambda a, b: a ^ b,
+}
+_EXPR_BINOPS = {
+    ast.Add: _op.add, ast.Sub: _op.sub, ast.Mult: _op.mul, ast.Div: _op.true_div,
+    ast.FloorDiv: _op.floordiv, ast.Mod: _op.floormod, ast.LShift: _op.shift_left,
+    ast.RShift: _op.shift_right, ast.BitAnd: _op.bitwise_and, ast.BitOr: _op.bitwise_or,
+    ast.BitXor: _op.bitwise_xor,
+}
+_PY_CMPS = {
+    ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+    ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_EXPR_CMPS = {
+    ast.Eq: _op.eq, ast.NotEq: _op.ne, ast.Lt: _op.lt, ast.LtE: _op.le, ast.Gt: _op.gt,
+    ast.GtE: _op.ge,
+}
+
+
+# --------------------------------------------------------------------------- access regions
+def _linear(e):
+    """``e`` as ``(const, [(atom, coef), ...])`` over +, - and * by constants, else None."""
+    if isinstance(e, IntImm):
+        return e.value, []
+    if isinstance(e, (Add, Sub)):
+        a, b = _linear(e.a), _linear(e.b)
+        if a is None or b is None:
+            return None
+        s = 1 if isinstance(e, Add) else -1
+        return a[0] + s * b[0], a[1] + [(t, s * c) for t, c in b[1]]
+    if isinstance(e, Mul):
+        for x, y in ((e.a, e.b), (e.b, e.a)):
+            if isinstance(y, IntImm):
+                a = _linear(x)
+                if a is None:
+                    return None
+                return a[0] * y.value, [(t, c * y.value) for t, c in a[1]]
+    return 0, [(e, 1)]
+
+
+def _same_terms(t1, t2) -> bool:
+    if len(t1) != len(t2):
+        return False
+    rest = list(t2)
+    for atom, coef in t1:
+        for j, (a2, c2) in enumerate(rest):
+            if c2 == coef and structural_equal(atom, a2, map_free_vars=False):
+                del rest[j]
+                break
+        else:
+            return False
+    return True
+
+
+def _bound(rng: Range, loops: Dict[Var, Range]):
+    """``(terms, lo, hi)`` with ``rng`` inside ``sum(terms) + [lo, hi]``, inner loops
+    relaxed."""
+    if not isinstance(rng.extent, IntImm):
+        return None
+    lin = _linear(rng.min)
+    if lin is None:
+        return None
+    const, terms = lin
+    lo, hi = const, const + rng.extent.value - 1
+    base = []
+    for atom, coef in terms:
+        dom = loops.get(atom) if isinstance(atom, Var) else None
+        if dom is not None:
+            if not (isinstance(dom.min, IntImm) and isinstance(dom.extent, IntImm)):
+                return None
+            a, b = coef * dom.min.value, coef * (dom.min.value + dom.extent.value - 1)
+            lo, hi = lo + min(a, b), hi + max(a, b)
+        elif coef:
+            base.append((atom, coef))
+    return base, lo, hi
+
+
+def _cover(buf: Buffer, accesses: List[tuple], loops: Dict[Var, Range]) -> BufferRegion:
+    """The region covering ``accesses`` (tuples of Ranges) of ``buf``."""
+    ranges = []
+    for d in range(len(buf.shape)):
+        rs = [acc[d] for acc in accesses]
+        first = rs[0]
+        uses_loop = any(isinstance(v, Var) and v in loops
+                        for r in rs for v in _vars_of(r.min))
+        if not uses_loop and all(structural_equal(r, first, map_free_vars=False)
+                                 for r in rs[1:]):
+            ranges.append(first)
+            continue
+        bounds = [_bound(r, loops) for r in rs]
+        ok = all(b is not None for b in bounds) and all(
+            _same_terms(b[0], bounds[0][0]) for b in bounds[1:])
+        if not ok:
+            shape = buf.shape[d]
+            ranges.append(Range(_op.const(0, shape.dtype), shape))
+            continue
+        lo = min(b[1] for b in bounds)
+        hi = max(b[2] for b in bounds)
+        base = None
+        for atom, coef in bounds[0][0]:
+            term = atom if coef == 1 else _op.mul(atom, coef)
+            base = term if base is None else _op.add(base, term)
+        dtype = first.min.dtype
+        start = _op.const(lo, dtype) if base is None else _op.add(base, lo)
+        ranges.append(Range(start, _op.const(hi - lo + 1, dtype)))
+    return BufferRegion(buf, tuple(ranges))
+
+
+def _vars_of(e) -> list:
+    out = []
+    post_order_visit(e, lambda n: out.append(n) if isinstance(n, Var) else None)
+    return out
+
+
+class _AccessCollector(Visitor):
+    def __init__(self):
+        self.reads: Dict[int, tuple] = {}
+        self.writes: Dict[int, tuple] = {}
+        self.loops: Dict[Var, Range] = {}
+        self.local: set = set()
+
+    @staticmethod
+    def _add(table, buf, ranges):
+        entry = table.get(id(buf))
+        if entry is None:
+            table[id(buf)] = (buf, [tuple(ranges)])
+        else:
+            entry[1].append(tuple(ranges))
+
+    @staticmethod
+    def _point(indices):
+        out = []
+        for i in indices:
+            if isinstance(i, Ramp) and isinstance(i.stride, IntImm) and i.stride.value == 1:
+                out.append(Range(i.base, _op.const(i.lanes, i.base.dtype)))
+            else:
+                out.append(Range(i, _op.const(1, i.dtype)))
+        return out
+
+    def visit_BufferLoad(self, e):
+        self.generic(e)
+        self._add(self.reads, e.buffer, self._point(e.indices))
+
+    def visit_BufferStore(self, s):
+        self.visit(s.value)
+        self.visit(s.indices)
+        self._add(self.writes, s.buffer, self._point(s.indices))
+
+    def visit_For(self, f):
+        self.loops[f.loop_var] = Range(f.min, f.extent)
+        self.generic(f)
+
+    def visit_BlockRealize(self, r):
+        self.visit(r.iter_values)
+        self.visit(r.predicate)
+        blk = r.block
+        vmap = {iv.var: v for iv, v in zip(blk.iter_vars, r.iter_values)}
+        for buf in blk.alloc_buffers:
+            self.local.add(id(buf))
+        for table, regions in ((self.reads, blk.reads), (self.writes, blk.writes)):
+            for reg in regions:
+                self._add(table, reg.buffer,
+                          [Range(substitute(x.min, vmap), substitute(x.extent, vmap))
+                           for x in reg.region])
+
+
+def infer_access_regions(body: Stmt, init: Optional[Stmt], alloc_buffers) -> tuple:
+    """TVM's read/write regions of a block: every buffer the body touches (except its own
+    allocations), a point when all accesses agree, else a bounding region; buffers that the
+    block writes are not listed among its reads (as TVM prints reduction blocks)."""
+    col = _AccessCollector()
+    if init is not None:
+        col.visit(init)
+    col.visit(body)
+    local = col.local | {id(b) for b in alloc_buffers}
+    writes = [_cover(buf, accs, col.loops) for k, (buf, accs) in col.writes.items()
+              if k not in local]
+    reads = [_cover(buf, accs, col.loops) for k, (buf, accs) in col.reads.items()
+             if k not in local and k not in col.writes]
+    return tuple(reads), tuple(writes)
+
+
+# StringImm is re-exported for callers building messages.
+_ = StringImm
