@@ -525,7 +525,7 @@ class _FunctionPrinter:
     def s_For(self, s: S.For) -> None:
         kind = S.ForKind(s.kind)
         if kind == S.ForKind.THREAD_BINDING:
-            tag = getattr(s.thread_binding, "thread_tag", "") if s.thread_binding else ""
+            tag = getattr(s.thread_binding, "thread_tag", "") if s.thread_binding is not None else ""
             raise TVMError(f"{self.symbol}: loop variable {s.loop_var.name} is bound to a GPU "
                            f"thread{f' ({tag})' if tag else ''}; GPU loops cannot be built for "
                            f"the CPU target")
