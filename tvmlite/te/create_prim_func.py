@@ -24,7 +24,7 @@ from ..tir.stmt import (
     Block, BlockRealize, BufferRegion, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt,
     Stmt,
 )
-from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
+from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor, expr_equal
 
 # TVM leaves the output of a reduction block (one with an init) out of its reads.
 _REDUCTION_READS_OUTPUT = False
@@ -131,13 +131,9 @@ def _split_const(e: PrimExpr):
 
 
 def _same(a, b) -> bool:
-    if a is b:
-        return True
     if a is None or b is None:
-        return False
-    from ..ir.structural import structural_equal
-
-    return structural_equal(a, b, map_free_vars=False)
+        return a is b
+    return expr_equal(a, b)
 
 
 class _AccessCollector(Visitor):
@@ -269,22 +265,34 @@ class _Builder:
         return PrimFunc(tuple(params), body, None, buffer_map, attrs)
 
     def check_defined(self, body, params, buffer_map) -> None:
-        defined = {p for p in params if isinstance(p, Var)}
+        """Every variable must be a scalar parameter or a whole dimension (stride, offset) of
+        a parameter buffer, as the calling convention can only bind those."""
+        defined = {p for p in params if not isinstance(p, Var) or p.dtype != "handle"}
+        for b in buffer_map.values():
+            for e in b.shape + b.strides + (b.elem_offset,):
+                if isinstance(e, Var):
+                    defined.add(e)
+
+        def check(vars_, where):
+            for v in sorted(vars_ - defined, key=lambda x: x.name):
+                raise TVMError(
+                    f"variable {v.name} used in {where} is not defined: pass it in the "
+                    "argument list (or make it a dimension of an argument tensor)")
+
         for b in list(buffer_map.values()) + self.root_alloc:
-            for part in (b.shape, b.strides, (b.elem_offset,)):
-                for e in part:
-                    defined |= collect_vars(e)
+            check(set().union(*[collect_vars(e) for e in b.shape]) if b.shape else set(),
+                  f"the shape of {b.name}")
         for op in self.info.ops:
             if isinstance(op, ComputeOp):
-                realize = self._realizes[op]
-                blk = realize.block
-                local = {iv.var for iv in blk.iter_vars}
-                used = collect_vars(blk.body) | (collect_vars(blk.init) if blk.init else set())
-                used -= _let_vars(blk.body)
-                for v in used - local - defined:
-                    raise TVMError(
-                        f"variable {v.name} used in compute {op.name} is not defined: pass it "
-                        "in the argument list (or use it in a tensor shape)")
+                blk = self._realizes[op].block
+                used = set()
+                for iv in blk.iter_vars:
+                    used |= collect_vars(iv.dom.min) | collect_vars(iv.dom.extent)
+                local = {iv.var for iv in blk.iter_vars} | _let_vars(blk.body)
+                used |= collect_vars(blk.body) - local
+                if blk.init is not None:
+                    used |= collect_vars(blk.init) - local
+                check(used, f"compute {op.name}")
 
     # ------------------------------------------------------------------ compute
     def _index_type(self, dom: Range) -> str:

@@ -24,15 +24,30 @@ def _dim_str(e) -> str:
         return f"<{type(e).__name__}>"
 
 
-def _dim_equal(a, b) -> bool:
-    a, b = _op.convert(a), _op.convert(b)
+def expr_equal(a, b) -> bool:
+    """Structural equality with variables compared by identity (``n`` equals only ``n``)."""
     if a is b:
         return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Var):
+        return False
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(expr_equal(x, y) for x, y in zip(a, b))
+    if not hasattr(a, "__dataclass_fields__"):
+        return a == b if isinstance(a, (int, float, str, type(None))) else False
+    from ..tir.buffer import Buffer
+
+    if isinstance(a, Buffer):
+        return False
+    return all(expr_equal(getattr(a, f), getattr(b, f)) for f in a.__dataclass_fields__)
+
+
+def _dim_equal(a, b) -> bool:
+    a, b = _op.convert(a), _op.convert(b)
     if isinstance(a, IntImm) and isinstance(b, IntImm):
         return a.value == b.value
-    from ..ir.structural import structural_equal
-
-    return structural_equal(a, b, map_free_vars=False)
+    return expr_equal(a, b)
 
 
 class Shape(tuple):
