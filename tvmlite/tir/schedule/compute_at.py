@@ -1,0 +1,268 @@
+"""``compute_at`` and ``reverse_compute_at``: move a block under a loop of another block,
+computing there only the region that loop needs (or provides)."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .. import op as _op
+from ..buffer import Buffer
+from ..expr import IntImm, IterVar, PrimExpr, Range, Var
+from ..functor import collect_vars
+from ..stmt import BlockRealize, For, ForKind, SeqStmt, Stmt
+from .error import fail
+from .state import (
+    BlockRV, LoopRV, ScheduleState, access_region, buffers_read, buffers_written, can_prove,
+    child_blocks, collect_accesses, conj, const_value, exclusive_subtree, find_path,
+    is_true, loop_domains, realize_accesses, replace, scope_index, simplify, union_regions,
+    with_loop_body, analyzer,
+)
+
+
+def compute_at(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV,
+               preserve_unit_loops: bool = False) -> List[LoopRV]:
+    """Move producer ``block`` under ``loop`` (a loop of its consumers), computing per
+    iteration only the region the consumers below ``loop`` read. Returns the loops created
+    for the block, outermost first.
+
+    Before::
+
+        for i, j in T.grid(8, 8):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * 2.0
+        for i_0, i_1, j in T.grid(2, 4, 8):
+            with T.block("C"):
+                vi = T.axis.spatial(8, i_0 * 4 + i_1)
+                vj = T.axis.spatial(8, j)
+                C[vi, vj] = B[vi, vj] + 1.0
+
+    After ``compute_at(B, i_0)``::
+
+        for i_0 in range(2):
+            for ax0, ax1 in T.grid(4, 8):
+                with T.block("B"):
+                    vi = T.axis.spatial(8, i_0 * 4 + ax0)
+                    vj = T.axis.spatial(8, ax1)
+                    B[vi, vj] = A[vi, vj] * 2.0
+            for i_1, j in T.grid(4, 8):
+                with T.block("C"):
+                    ...
+
+    When the region runs past the block's own domain (a non-divisible tile) the block gets a
+    predicate keeping its iterators in their domains.
+    """
+    return _move(state, block_rv, loop_rv, preserve_unit_loops, reverse=False)
+
+
+def reverse_compute_at(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV,
+                       preserve_unit_loops: bool = False) -> List[LoopRV]:
+    """Move consumer ``block`` under ``loop`` (a loop of its producers), computing per
+    iteration the part of its domain whose inputs that iteration produced. Returns the loops
+    created for the block, outermost first.
+
+    Before::
+
+        for i_0, i_1, j in T.grid(2, 4, 8):
+            with T.block("B"):
+                vi = T.axis.spatial(8, i_0 * 4 + i_1)
+                vj = T.axis.spatial(8, j)
+                B[vi, vj] = A[vi, vj] * 2.0
+        for i, j in T.grid(8, 8):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = B[vi, vj] + 1.0
+
+    After ``reverse_compute_at(C, i_0)``::
+
+        for i_0 in range(2):
+            for i_1, j in T.grid(4, 8):
+                with T.block("B"):
+                    ...
+            for ax0, ax1 in T.grid(4, 8):
+                with T.block("C"):
+                    vi = T.axis.spatial(8, i_0 * 4 + ax0)
+                    vj = T.axis.spatial(8, ax1)
+                    C[vi, vj] = B[vi, vj] + 1.0
+    """
+    return _move(state, block_rv, loop_rv, preserve_unit_loops, reverse=True)
+
+
+def _contains(stmt: Stmt, names: set) -> bool:
+    return find_path(stmt, lambda s: isinstance(s, BlockRealize)
+                     and s.block.name_hint in names) is not None
+
+
+def _iter_ranges(block, buffers: Sequence[Buffer], regions: Dict[Buffer, List[Range]],
+                 writes: bool, prim: str, what: str, dom: Dict[Var, Range]):
+    """Solve ``block``'s accesses of ``buffers`` (``writes`` or reads) for the ranges of its
+    iterators that touch ``regions``; unconstrained iterators keep their domains."""
+    ivs = {iv.var: iv for iv in block.iter_vars}
+    found: Dict[Var, List[Tuple[PrimExpr, PrimExpr]]] = {}
+    offsets: Dict[Var, set] = {}
+    for a in collect_accesses(block):
+        if a.is_write != writes or not any(a.buffer is b for b in buffers):
+            continue
+        region = regions[next(b for b in buffers if b is a.buffer)]
+        for d, idx in enumerate(a.indices):
+            vs = [v for v in collect_vars(idx) if v in ivs]
+            if len(vs) != 1:
+                continue
+            v = vs[0]
+            c = simplify(_op.sub(idx, v))
+            if not isinstance(c, IntImm):
+                continue
+            r = region[d]
+            found.setdefault(v, []).append((simplify(_op.sub(r.min, c.value), dom), r.extent))
+            offsets.setdefault(v, set()).add(c.value)
+    out = []
+    for iv in block.iter_vars:
+        cand = found.get(iv.var)
+        if not cand:
+            out.append((iv.dom.min, iv.dom.extent, False))
+            continue
+        if not writes and len(offsets[iv.var]) > 1:
+            raise fail(prim, what, f'it reads the produced buffer at several offsets along '
+                       f'iterator "{iv.var.name}"; moving it under the loop could read values '
+                       "not yet produced")
+        reg = union_regions([[Range(m, e)] for m, e in cand], dom)[0]
+        out.append((reg.min, reg.extent, True))
+    return out
+
+
+def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_unit_loops: bool,
+          reverse: bool) -> List[LoopRV]:
+    prim = "reverse_compute_at" if reverse else "compute_at"
+    bpath = state.block_path(block_rv, prim)
+    lpath = state.loop_path(loop_rv, prim)
+    realize: BlockRealize = bpath[-1]
+    block = realize.block
+    loop: For = lpath[-1]
+    what = f'block "{block.name_hint}" at loop "{loop.loop_var.name}"'
+    if any(s is loop for s in bpath):
+        raise fail(prim, what, "the loop is an ancestor of the block already")
+    si_b, si_l = scope_index(bpath), scope_index(lpath)
+    scope_b = bpath[si_b] if si_b >= 0 else None
+    scope_l = lpath[si_l] if si_l >= 0 else None
+    if scope_b is not scope_l:
+        raise fail(prim, what, "the block and the loop are not in the same block scope")
+    siblings = child_blocks(scope_b) if scope_b is not None else child_blocks(state.body)
+    others = [r for r in siblings if r is not realize]
+    written = buffers_written(block)
+    read = buffers_read(block)
+
+    if not reverse:
+        for b in written:
+            if state.is_output_buffer(b):
+                raise fail(prim, what, f'the block writes the function output "{b.name}" '
+                           "(an output block cannot be moved under a consumer loop)")
+            if any(any(w is b for w in buffers_written(r.block)) for r in others):
+                raise fail(prim, what, f'another block also writes "{b.name}"; the block '
+                           "must be the only writer of what it produces")
+        related = [r for r in others if any(any(x is b for x in buffers_read(r.block))
+                                            for b in written)]
+        if not related:
+            raise fail(prim, what, "the block has no consumer")
+        bufs = written
+    else:
+        bufs = []
+        related = []
+        for b in read:
+            writers = [r for r in others if any(w is b for w in buffers_written(r.block))]
+            if not writers:
+                continue
+            inside = [r for r in writers if _contains(loop, {r.block.name_hint})]
+            if inside and len(inside) != len(writers):
+                raise fail(prim, what, f'"{b.name}" is also written by blocks outside the '
+                           "loop")
+            if inside:
+                bufs.append(b)
+                related.extend(r for r in inside if all(r is not x for x in related))
+        if not related:
+            raise fail(prim, what, "no producer of the block is under the loop")
+        for b in written:
+            readers = [r for r in others if any(x is b for x in buffers_read(r.block))]
+            for r in readers:
+                if _contains(loop, {r.block.name_hint}):
+                    raise fail(prim, what, f'block "{r.block.name_hint}" under the loop '
+                               f'reads "{b.name}", which the block writes')
+    names = {r.block.name_hint for r in related}
+    if not reverse:
+        for r in related:
+            if not _contains(loop, {r.block.name_hint}):
+                raise fail(prim, what, f'consumer block "{r.block.name_hint}" is not under '
+                           "the loop")
+
+    # region of the buffers needed (or provided) under the loop, per iteration of the loop
+    outer = loop_domains(lpath)
+    regions: Dict[Buffer, List[Range]] = {}
+    for r in related:
+        rpath = find_path(loop, lambda s, r=r: s is r)
+        relax = loop_domains(rpath[1:-1])
+        acc = realize_accesses(r)
+        for b in bufs:
+            reg = access_region(acc, b, relax, outer, writes=reverse)
+            if reg is None:
+                continue
+            regions[b] = reg if b not in regions else union_regions([regions[b], reg], outer)
+    bufs = [b for b in bufs if b in regions]
+    if not bufs:
+        raise fail(prim, what, "the blocks under the loop do not access the buffers")
+    ranges = _iter_ranges(block, bufs, regions, writes=not reverse, prim=prim, what=what,
+                          dom=outer)
+
+    # the new loop nest
+    ana = analyzer(outer)
+    dom = dict(outer)
+    values, new_loops, pred = [], [], IntImm("bool", 1)
+    for k, (iv, (mn, ext, constrained)) in enumerate(zip(block.iter_vars, ranges)):
+        ext = simplify(ext, outer)
+        if not isinstance(ext, IntImm):
+            hi = ana.const_int_bound(ext).max_value
+            dmax = const_value(simplify(iv.dom.extent, outer))
+            if dmax is not None and (hi is None or hi > dmax):
+                hi = dmax
+            if hi is not None and abs(hi) < (1 << 40):
+                ext = IntImm(ext.dtype, max(int(hi), 1))
+        dt = iv.var.dtype
+        if const_value(ext) == 1 and not preserve_unit_loops:
+            val = simplify(mn, dom)
+        else:
+            v = Var(f"ax{k}", dt)
+            dom[v] = Range(IntImm(dt, 0), ext)
+            new_loops.append(For(v, IntImm(dt, 0), ext, ForKind.SERIAL, None))
+            val = simplify(_op.add(mn, v), dom)
+        values.append(val)
+        if constrained:
+            lo_c = _op.ge(val, iv.dom.min)
+            hi_c = _op.lt(val, _op.add(iv.dom.min, iv.dom.extent))
+            for c in (lo_c, hi_c):
+                if not can_prove(c, dom):
+                    pred = conj(pred, c)
+    if not is_true(pred):
+        pred = simplify(pred, dom)
+        if is_true(pred):
+            pred = IntImm("bool", 1)
+    nest: Stmt = BlockRealize(tuple(values), pred, block)
+    for lp in reversed(new_loops):
+        nest = For(lp.loop_var, lp.min, lp.extent, lp.kind, nest)
+
+    # remove the block from where it was, then insert the nest into the loop body
+    k = exclusive_subtree(bpath)
+    replace(state, bpath[:k + 1], None)
+    lpath = state.loop_path(loop_rv, prim)
+    loop = lpath[-1]
+    items = list(loop.body.seq) if isinstance(loop.body, SeqStmt) else [loop.body]
+    if not reverse:
+        pos = next(i for i, s in enumerate(items) if _contains(s, names))
+        mine_read = read
+        for s in items[pos:]:
+            for r in child_blocks(s):
+                if any(any(w is b for w in buffers_written(r.block)) for b in mine_read):
+                    raise fail(prim, what, f'block "{r.block.name_hint}", which produces '
+                               "an input of the block, comes after its first consumer "
+                               "under the loop")
+    else:
+        pos = max(i for i, s in enumerate(items) if _contains(s, names)) + 1
+    new_body = SeqStmt.flatten(*items[:pos], nest, *items[pos:])
+    replace(state, lpath, with_loop_body(loop, new_body))
+    return [LoopRV(lp.loop_var, loop_rv.func_name) for lp in new_loops]

@@ -1,0 +1,74 @@
+"""``parallel``, ``vectorize``, ``unroll`` and ``bind``: set how a loop runs."""
+from __future__ import annotations
+
+from ..expr import IterVar, IterVarType, Range, Var
+from ..stmt import For, ForKind
+from .error import fail
+from .state import LoopRV, ScheduleState, bound_vars_of_loop, replace
+
+_THREAD_TAGS = {
+    "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z",
+    "vthread", "vthread.x", "vthread.y", "vthread.z",
+}
+
+
+def _set_kind(state: ScheduleState, loop_rv: LoopRV, kind: ForKind, prim: str,
+              thread: str = "") -> None:
+    path = state.loop_path(loop_rv, prim)
+    loop: For = path[-1]
+    what = f'loop "{loop.loop_var.name}"'
+    if kind in (ForKind.PARALLEL, ForKind.VECTORIZED):
+        for realize, ivs in bound_vars_of_loop(loop.body, loop.loop_var):
+            for iv in ivs:
+                if iv.iter_type != IterVarType.DataPar:
+                    raise fail(prim, what, f'the loop is bound to the reduction iterator '
+                               f'"{iv.var.name}" of block "{realize.block.name_hint}"; only '
+                               "data-parallel loops can be "
+                               + ("parallelized" if kind == ForKind.PARALLEL else "vectorized"))
+    binding = None
+    if kind == ForKind.THREAD_BINDING:
+        binding = IterVar(Range(loop.min, loop.extent), Var(thread, loop.loop_var.dtype),
+                          IterVarType.ThreadIndex, thread)
+    new = For(loop.loop_var, loop.min, loop.extent, kind, loop.body, binding, loop.annotations)
+    replace(state, path, new)
+
+
+def parallel(state: ScheduleState, loop_rv: LoopRV) -> None:
+    """Run the iterations of a data-parallel loop in parallel threads.
+
+    Before: ``for i in range(n):`` — After: ``for i in T.parallel(n):``
+    """
+    _set_kind(state, loop_rv, ForKind.PARALLEL, "parallel")
+
+
+def vectorize(state: ScheduleState, loop_rv: LoopRV) -> None:
+    """Mark a data-parallel loop to become vector operations.
+
+    Before: ``for i in range(8):`` — After: ``for i in T.vectorized(8):``
+    """
+    _set_kind(state, loop_rv, ForKind.VECTORIZED, "vectorize")
+
+
+def unroll(state: ScheduleState, loop_rv: LoopRV) -> None:
+    """Mark a loop to be unrolled.
+
+    Before: ``for i in range(4):`` — After: ``for i in T.unroll(4):``
+    """
+    _set_kind(state, loop_rv, ForKind.UNROLLED, "unroll")
+
+
+def bind(state: ScheduleState, loop_rv: LoopRV, thread_axis) -> None:
+    """Bind a loop to a GPU thread axis.
+
+    Before: ``for i in range(32):`` — After: ``for i in T.thread_binding(32,
+    thread="threadIdx.x"):``
+    """
+    tag = thread_axis
+    if isinstance(thread_axis, IterVar):
+        tag = thread_axis.thread_tag
+    if not isinstance(tag, str) or tag not in _THREAD_TAGS:
+        path = state.loop_path(loop_rv, "bind")
+        raise fail("bind", f'loop "{path[-1].loop_var.name}"',
+                   f"{thread_axis!r} is not a thread axis (expected one of "
+                   f"{', '.join(sorted(_THREAD_TAGS))})")
+    _set_kind(state, loop_rv, ForKind.THREAD_BINDING, "bind", tag)

@@ -1,0 +1,595 @@
+"""The schedule state: an IRModule of immutable nodes, handles that survive rewrites, and the
+tree and region utilities every primitive shares.
+
+Handles are stable keys, not nodes: a :class:`BlockRV` names a block (block names are unique
+within a function; primitives that create blocks give them fresh names), a :class:`LoopRV`
+holds its loop's variable (every loop of a function has its own Var; primitives that remove a
+loop remove its Var with it, so the handle of a split or fused-away loop becomes invalid, as in
+TVM). ``get(rv)`` finds the current node by walking from the root; at the sizes schedules deal
+with this is cheap and leaves nothing to keep in sync.
+
+A primitive rewrites a subtree and :func:`replace` rebuilds the path to the root.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ...ir.module import IRModule
+from .. import op as _op
+from ..buffer import Buffer
+from ..expr import BufferLoad, IntImm, IterVarType, PrimExpr, Range, Var
+from ..function import PrimFunc
+from ..functor import Visitor, substitute
+from ..stmt import (
+    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, Evaluate, For,
+    IfThenElse, LetStmt, SeqStmt, Stmt,
+)
+from .error import ScheduleError, fail
+
+
+# --------------------------------------------------------------------------- handles
+class BlockRV:
+    """A handle to a block, valid across rewrites while the block exists."""
+
+    __slots__ = ("name", "func_name")
+
+    def __init__(self, name: str, func_name: str = "main"):
+        self.name = name
+        self.func_name = func_name
+
+    def __repr__(self) -> str:
+        return f"BlockRV({self.name!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, BlockRV) and (other.name, other.func_name) == (
+            self.name, self.func_name)
+
+    def __hash__(self):
+        return hash((self.name, self.func_name))
+
+
+class LoopRV:
+    """A handle to a loop, identified by its loop variable."""
+
+    __slots__ = ("var", "func_name")
+
+    def __init__(self, var: Var, func_name: str = "main"):
+        self.var = var
+        self.func_name = func_name
+
+    def __repr__(self) -> str:
+        return f"LoopRV({self.var.name!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, LoopRV) and other.var is self.var
+
+    def __hash__(self):
+        return id(self.var)
+
+
+# --------------------------------------------------------------------------- state
+class ScheduleState:
+    """The module being scheduled and the function primitives currently work on."""
+
+    def __init__(self, mod: IRModule, func_name: str):
+        self.mod = mod
+        self.func_name = func_name
+
+    @property
+    def func(self) -> PrimFunc:
+        return self.mod[self.func_name]
+
+    @property
+    def body(self) -> Stmt:
+        return self.func.body
+
+    def set_body(self, body: Stmt) -> None:
+        mod = self.mod.copy()
+        mod[self.func_name] = self.func.with_body(body)
+        self.mod = mod
+
+    def copy(self) -> "ScheduleState":
+        return ScheduleState(self.mod.copy(), self.func_name)
+
+    # ---- lookups
+    def block_path(self, rv: BlockRV, primitive: str = "get") -> List[Stmt]:
+        """The path from the function body to the BlockRealize of ``rv``."""
+        if not isinstance(rv, BlockRV):
+            raise TypeError(f"{primitive}: expected a BlockRV, got {type(rv).__name__}")
+        path = find_path(self.body, lambda s: isinstance(s, BlockRealize)
+                         and s.block.name_hint == rv.name)
+        if path is None:
+            raise fail(primitive, f'block "{rv.name}"',
+                       "the block is not in the function (removed by an earlier primitive?)")
+        return path
+
+    def loop_path(self, rv: LoopRV, primitive: str = "get") -> List[Stmt]:
+        """The path from the function body to the For of ``rv``."""
+        if not isinstance(rv, LoopRV):
+            raise TypeError(f"{primitive}: expected a LoopRV, got {type(rv).__name__}")
+        path = find_path(self.body, lambda s: isinstance(s, For) and s.loop_var is rv.var)
+        if path is None:
+            raise fail(primitive, f'loop "{rv.var.name}"',
+                       "the loop is not in the function (split, fused or removed by an "
+                       "earlier primitive?)")
+        return path
+
+    def block_names(self) -> set:
+        out = set()
+
+        def f(s):
+            if isinstance(s, BlockRealize):
+                out.add(s.block.name_hint)
+        walk_stmts(self.body, f)
+        return out
+
+    def fresh_block_name(self, base: str) -> str:
+        names = self.block_names()
+        if base not in names:
+            return base
+        k = 1
+        while f"{base}_{k}" in names:
+            k += 1
+        return f"{base}_{k}"
+
+    def is_output_buffer(self, buf: Buffer) -> bool:
+        return any(b is buf for b in self.func.buffer_map.values())
+
+
+# --------------------------------------------------------------------------- tree utilities
+def children(s: Stmt) -> List[Stmt]:
+    """Direct statement children of ``s`` (a block's ``init`` is not entered)."""
+    if isinstance(s, SeqStmt):
+        return list(s.seq)
+    if isinstance(s, BlockRealize):
+        return [s.block]
+    if isinstance(s, IfThenElse):
+        return [s.then_case] + ([s.else_case] if s.else_case is not None else [])
+    if isinstance(s, (For, Block, LetStmt, AttrStmt, Allocate, AssertStmt)):
+        return [s.body]
+    return []
+
+
+def walk_stmts(s: Stmt, f: Callable[[Stmt], None]) -> None:
+    """Call ``f`` on every statement under ``s``, parents first."""
+    f(s)
+    for c in children(s):
+        walk_stmts(c, f)
+
+
+def find_path(root: Stmt, match: Callable[[Stmt], bool]) -> Optional[List[Stmt]]:
+    """The path ``[root, ..., node]`` to the first node satisfying ``match``."""
+    path: List[Stmt] = []
+
+    def rec(s):
+        path.append(s)
+        if match(s):
+            return True
+        for c in children(s):
+            if rec(c):
+                return True
+        path.pop()
+        return False
+
+    return list(path) if rec(root) else None
+
+
+def _with_child(parent: Stmt, old: Stmt, new: Optional[Stmt]) -> Stmt:
+    """``parent`` with its child ``old`` replaced by ``new`` (None removes it)."""
+    if isinstance(parent, SeqStmt):
+        items = []
+        for c in parent.seq:
+            if c is old:
+                if new is not None:
+                    items.append(new)
+            else:
+                items.append(c)
+        return SeqStmt.flatten(*items)
+    if new is None:
+        new = Evaluate(IntImm("int32", 0))
+    if isinstance(parent, BlockRealize):
+        return dataclasses.replace(parent, block=new)
+    if isinstance(parent, IfThenElse):
+        if parent.then_case is old:
+            return dataclasses.replace(parent, then_case=new)
+        return dataclasses.replace(parent, else_case=new)
+    return dataclasses.replace(parent, body=new)
+
+
+def replace(state: ScheduleState, path: Sequence[Stmt], new: Optional[Stmt]) -> Stmt:
+    """Replace ``path[-1]`` by ``new`` (None deletes it) and rebuild the path to the root;
+    returns the new root (also stored in ``state``)."""
+    cur = new
+    for i in range(len(path) - 1, 0, -1):
+        cur = _with_child(path[i - 1], path[i], cur)
+    if cur is None:
+        cur = Evaluate(IntImm("int32", 0))
+    state.set_body(cur)
+    return cur
+
+
+def loops_above(path: Sequence[Stmt]) -> List[For]:
+    """The loops between the nearest enclosing block and ``path[-1]``, outermost first."""
+    out: List[For] = []
+    for s in reversed(path[:-1]):
+        if isinstance(s, (Block, BlockRealize)):
+            break
+        if isinstance(s, For):
+            out.append(s)
+    return out[::-1]
+
+
+def scope_index(path: Sequence[Stmt]) -> int:
+    """Index in ``path`` of the BlockRealize of the scope block enclosing ``path[-1]``
+    (-1 when the target is not under any block)."""
+    for i in range(len(path) - 2, -1, -1):
+        if isinstance(path[i], BlockRealize):
+            return i
+    return -1
+
+
+def loop_domains(path: Iterable[Stmt]) -> Dict[Var, Range]:
+    """``{loop_var: Range}`` of every loop on ``path``."""
+    return {s.loop_var: Range(s.min, s.extent) for s in path if isinstance(s, For)}
+
+
+def child_blocks(s: Stmt) -> List[BlockRealize]:
+    """The BlockRealizes under ``s`` not nested inside another block, in program order."""
+    out: List[BlockRealize] = []
+
+    def rec(x):
+        if isinstance(x, BlockRealize):
+            out.append(x)
+            return
+        for c in children(x):
+            rec(c)
+
+    for c in children(s) if isinstance(s, (Block, BlockRealize)) else [s]:
+        rec(c)
+    return out
+
+
+def exclusive_subtree(path: Sequence[Stmt]) -> int:
+    """Index in ``path`` of the highest loop holding nothing but ``path[-1]`` (the target
+    itself when its parent has other children)."""
+    k = len(path) - 1
+    while k > 0 and isinstance(path[k - 1], For):
+        k -= 1
+    return k
+
+
+def with_loop_body(loop: For, body: Stmt) -> For:
+    return For(loop.loop_var, loop.min, loop.extent, loop.kind, body, loop.thread_binding,
+               loop.annotations)
+
+
+def is_one(e) -> bool:
+    return isinstance(e, IntImm) and e.value == 1
+
+
+def is_true(e) -> bool:
+    return isinstance(e, IntImm) and e.value != 0
+
+
+def const_value(e) -> Optional[int]:
+    return e.value if isinstance(e, IntImm) else None
+
+
+def conj(a: PrimExpr, b: PrimExpr) -> PrimExpr:
+    if is_true(a):
+        return b
+    if is_true(b):
+        return a
+    return _op.logical_and(a, b)
+
+
+# --------------------------------------------------------------------------- arithmetic
+def analyzer(dom: Optional[Dict[Var, Range]] = None):
+    """An ``arith.Analyzer`` with ``dom``'s variables bound to their ranges."""
+    from ...arith import Analyzer
+
+    ana = Analyzer()
+    for v, r in (dom or {}).items():
+        ana.bind(v, r)
+    return ana
+
+
+def simplify(e: PrimExpr, dom: Optional[Dict[Var, Range]] = None) -> PrimExpr:
+    return analyzer(dom).simplify(e)
+
+
+def can_prove(e: PrimExpr, dom: Optional[Dict[Var, Range]] = None) -> bool:
+    e = _op.convert(e)
+    if isinstance(e, IntImm):
+        return bool(e.value)
+    return bool(analyzer(dom).can_prove(e))
+
+
+def relax_indices(indices: Sequence[PrimExpr], relax: Dict[Var, Range],
+                  outer: Dict[Var, Range]) -> List[Range]:
+    """The region ``indices`` cover when the variables of ``relax`` sweep their ranges (the
+    variables of ``outer`` stay symbolic; their ranges help simplification)."""
+    from ...arith.int_set import relax_region
+
+    rs = relax_region(list(indices), relax)
+    out = []
+    for r in rs:
+        out.append(Range(simplify(r.min, outer), simplify(r.extent, {**outer, **relax})))
+    return out
+
+
+def union_regions(regions: List[List[Range]], dom: Dict[Var, Range]) -> List[Range]:
+    """The smallest box holding every region of ``regions`` (all of one rank)."""
+    assert regions
+    out = list(regions[0])
+    for reg in regions[1:]:
+        nxt = []
+        for a, b in zip(out, reg):
+            lo = simplify(_op.min(a.min, b.min), dom)
+            hi = simplify(_op.max(_op.add(a.min, a.extent), _op.add(b.min, b.extent)), dom)
+            nxt.append(Range(lo, simplify(_op.sub(hi, lo), dom)))
+        out = nxt
+    return out
+
+
+# --------------------------------------------------------------------------- accesses
+class Access:
+    """One load or store of ``buffer`` at ``indices``; ``inner`` are the ranges of loops inside
+    the analysed statement that enclose the access."""
+
+    __slots__ = ("buffer", "indices", "inner", "is_write")
+
+    def __init__(self, buffer, indices, inner, is_write):
+        self.buffer, self.indices, self.inner, self.is_write = buffer, indices, inner, is_write
+
+
+class _AccessCollector(Visitor):
+    def __init__(self):
+        self.out: List[Access] = []
+        self.inner: Dict[Var, Range] = {}
+        self.vmap: Dict[Var, PrimExpr] = {}
+
+    def _idx(self, indices):
+        return tuple(substitute(i, self.vmap) for i in indices) if self.vmap else tuple(indices)
+
+    def visit_BufferLoad(self, e):
+        self.out.append(Access(e.buffer, self._idx(e.indices), dict(self.inner), False))
+        self.generic(e)
+
+    def visit_BufferStore(self, s):
+        self.out.append(Access(s.buffer, self._idx(s.indices), dict(self.inner), True))
+        self.generic(s)
+
+    def visit_For(self, s):
+        self.visit(s.min)
+        self.visit(s.extent)
+        self.inner[s.loop_var] = Range(substitute(s.min, self.vmap),
+                                       substitute(s.extent, self.vmap))
+        self.visit(s.body)
+        del self.inner[s.loop_var]
+
+    def visit_BlockRealize(self, r):
+        for v in r.iter_values:
+            self.visit(v)
+        saved = dict(self.vmap)
+        for iv, v in zip(r.block.iter_vars, r.iter_values):
+            self.vmap[iv.var] = substitute(v, saved) if saved else v
+        b = r.block
+        if b.init is not None:
+            self.visit(b.init)
+        self.visit(b.body)
+        self.vmap = saved
+
+
+def collect_accesses(s) -> List[Access]:
+    """Every buffer access under ``s`` (a statement or a Block), indices in terms of the
+    variables visible at ``s`` (nested blocks' iterators replaced by their bindings)."""
+    c = _AccessCollector()
+    if isinstance(s, Block):
+        if s.init is not None:
+            c.visit(s.init)
+        c.visit(s.body)
+    else:
+        c.visit(s)
+    return c.out
+
+
+def realize_accesses(realize: BlockRealize) -> List[Access]:
+    """Accesses of a block instance, in terms of the loop variables around it."""
+    c = _AccessCollector()
+    c.visit(realize)
+    return c.out
+
+
+def access_region(accesses: List[Access], buffer: Buffer, relax: Dict[Var, Range],
+                  outer: Dict[Var, Range], writes: Optional[bool] = None) -> Optional[List[Range]]:
+    """The union over ``accesses`` of ``buffer`` of the indices relaxed over ``relax`` and each
+    access's inner loops; None when ``buffer`` is not accessed."""
+    regions = []
+    for a in accesses:
+        if a.buffer is not buffer or (writes is not None and a.is_write != writes):
+            continue
+        regions.append(relax_indices(a.indices, {**relax, **a.inner}, outer))
+    if not regions:
+        return None
+    return union_regions(regions, {**outer, **relax})
+
+
+def buffers_written(block: Block) -> List[Buffer]:
+    out: List[Buffer] = []
+    for a in collect_accesses(block):
+        if a.is_write and all(b is not a.buffer for b in out):
+            out.append(a.buffer)
+    for w in block.writes:
+        if all(b is not w.buffer for b in out):
+            out.append(w.buffer)
+    return out
+
+
+def buffers_read(block: Block) -> List[Buffer]:
+    out: List[Buffer] = []
+    for a in collect_accesses(block):
+        if not a.is_write and all(b is not a.buffer for b in out):
+            out.append(a.buffer)
+    for r in block.reads:
+        if all(b is not r.buffer for b in out):
+            out.append(r.buffer)
+    return out
+
+
+def infer_block_regions(block: Block, dom: Optional[Dict[Var, Range]] = None):
+    """Recompute a block's ``reads``/``writes`` from its body (regions in terms of its own
+    iterators). A buffer both written and read by an update (``C = C + ...``) is listed in
+    both, as TVM does."""
+    from ..stmt import BufferRegion
+
+    dom = dict(dom or {})
+    for iv in block.iter_vars:
+        dom[iv.var] = iv.dom
+    acc = collect_accesses(block)
+    out = []
+    for is_write in (False, True):
+        regs = []
+        seen: List[Buffer] = []
+        for a in acc:
+            if a.is_write == is_write and all(b is not a.buffer for b in seen):
+                seen.append(a.buffer)
+        for buf in seen:
+            region = []
+            for r in access_region(acc, buf, {}, dom, writes=is_write):
+                region.append(Range(r.min, r.extent))
+            regs.append(BufferRegion(buf, tuple(region)))
+        out.append(tuple(regs))
+    return out[0], out[1]
+
+
+def with_block(realize: BlockRealize, **changes) -> BlockRealize:
+    return dataclasses.replace(realize, block=dataclasses.replace(realize.block, **changes))
+
+
+def is_reduction_block(block: Block) -> bool:
+    return block.init is not None or any(
+        iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars)
+
+
+class ReplaceBuffer:
+    """Rewrite every use of some buffers (loads, stores, regions, allocations)."""
+
+    def __init__(self, bmap: Dict[Buffer, Buffer]):
+        self.bmap = bmap
+
+    def __call__(self, node):
+        from ..functor import Mutator
+        from ..stmt import BufferRegion, MatchBufferRegion
+
+        bmap = self.bmap
+
+        class _M(Mutator):
+            def visit_BufferLoad(self, e):
+                e2 = self.generic(e)
+                nb = bmap.get(e2.buffer)
+                return BufferLoad(nb, e2.indices) if nb is not None else e2
+
+            def visit_BufferStore(self, s):
+                s2 = self.generic(s)
+                nb = bmap.get(s2.buffer)
+                return BufferStore(nb, s2.value, s2.indices) if nb is not None else s2
+
+            def visit_BufferRegion(self, r):
+                nb = bmap.get(r.buffer)
+                return BufferRegion(nb, r.region) if nb is not None else r
+
+            def visit_Block(self, b):
+                b2 = self.generic(b)
+                allocs = tuple(bmap.get(x, x) for x in b2.alloc_buffers)
+                if any(x is not y for x, y in zip(allocs, b2.alloc_buffers)):
+                    b2 = dataclasses.replace(b2, alloc_buffers=allocs)
+                return b2
+
+        return _M().visit(node)
+
+
+def ensure_root_block(state: ScheduleState) -> None:
+    """Wrap the function body in a root block when it has none (allocations need one)."""
+    body = state.body
+    if isinstance(body, BlockRealize) and not body.block.iter_vars:
+        return
+    root = Block((), (), (), "root", body)
+    state.set_body(BlockRealize((), IntImm("bool", 1), root))
+
+
+def add_alloc(state: ScheduleState, buf: Buffer, scope_path: Optional[Sequence[Stmt]] = None):
+    """Allocate ``buf`` in the root block."""
+    ensure_root_block(state)
+    root = state.body
+    state.set_body(with_block(root, alloc_buffers=root.block.alloc_buffers + (buf,)))
+
+
+def remove_alloc(state: ScheduleState, buf: Buffer) -> None:
+    """Drop ``buf`` from whichever block allocates it."""
+    path = find_path(state.body, lambda s: isinstance(s, BlockRealize)
+                     and any(b is buf for b in s.block.alloc_buffers))
+    if path is None:
+        return
+    r = path[-1]
+    new = with_block(r, alloc_buffers=tuple(b for b in r.block.alloc_buffers if b is not buf))
+    replace(state, path, new)
+
+
+def describe_block(realize_or_rv) -> str:
+    name = realize_or_rv.block.name_hint if isinstance(realize_or_rv, BlockRealize) \
+        else realize_or_rv.name
+    return f'block "{name}"'
+
+
+def describe_loop(loop) -> str:
+    var = loop.loop_var if isinstance(loop, For) else loop.var
+    return f'loop "{var.name}"'
+
+
+__all__ = ["BlockRV", "LoopRV", "ScheduleState", "ScheduleError"]
+
+
+def rebind_blocks(s: Stmt, vmap: Dict[Var, PrimExpr], outer: Dict[Var, Range],
+                  extra_pred: Optional[PrimExpr] = None) -> Stmt:
+    """Substitute ``vmap`` into the bindings and predicates of the outermost blocks under
+    ``s`` (and into loop bounds on the way), simplify them under the loop ranges, and add
+    ``extra_pred`` (after substitution) to each predicate."""
+    def rec(x, dom):
+        if isinstance(x, BlockRealize):
+            vals = tuple(simplify(substitute(v, vmap), dom) for v in x.iter_values)
+            pred = substitute(x.predicate, vmap)
+            if extra_pred is not None:
+                pred = conj(pred, extra_pred)
+            pred = simplify(pred, dom) if not is_true(pred) else pred
+            if is_true(pred):
+                pred = IntImm("bool", 1)
+            return BlockRealize(vals, pred, x.block)
+        if isinstance(x, For):
+            mn, ext = substitute(x.min, vmap), substitute(x.extent, vmap)
+            d2 = dict(dom)
+            d2[x.loop_var] = Range(mn, ext)
+            body = rec(x.body, d2)
+            return For(x.loop_var, mn, ext, x.kind, body, x.thread_binding, x.annotations)
+        if isinstance(x, SeqStmt):
+            return SeqStmt.flatten(*[rec(c, dom) for c in x.seq])
+        if isinstance(x, (IfThenElse,)):
+            return IfThenElse(substitute(x.condition, vmap), rec(x.then_case, dom),
+                              rec(x.else_case, dom) if x.else_case is not None else None)
+        if isinstance(x, (LetStmt, AttrStmt, AssertStmt, Allocate)):
+            return substitute(dataclasses.replace(x, body=rec(x.body, dom)), vmap)
+        return substitute(x, vmap)
+
+    return rec(s, dict(outer))
+
+
+def bound_vars_of_loop(s: Stmt, var: Var) -> List[Tuple[BlockRealize, List]]:
+    """For each outermost block under ``s``: the block iterators whose binding uses ``var``."""
+    from ..functor import collect_vars
+
+    out = []
+    for r in child_blocks(s):
+        ivs = [iv for iv, v in zip(r.block.iter_vars, r.iter_values) if var in collect_vars(v)]
+        out.append((r, ivs))
+    return out

@@ -1,0 +1,79 @@
+"""The record of a schedule's calls, printable as Python that replays them."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+
+class Trace:
+    """Calls in order: ``(primitive, inputs, outputs, attrs)``."""
+
+    def __init__(self):
+        self.insts: List[tuple] = []
+
+    def copy(self) -> "Trace":
+        t = Trace()
+        t.insts = list(self.insts)
+        return t
+
+    def record(self, name: str, inputs: List[Any], outputs: Any,
+               attrs: Optional[Dict[str, Any]] = None) -> None:
+        self.insts.append((name, list(inputs), outputs, dict(attrs or {})))
+
+    def __len__(self) -> int:
+        return len(self.insts)
+
+    def as_python(self) -> List[str]:
+        """The calls as lines of Python over a schedule called ``sch``."""
+        from .state import BlockRV, LoopRV
+
+        names: Dict[Any, str] = {}
+        counters = {"b": 0, "l": 0}
+
+        def name_of(rv):
+            if isinstance(rv, (BlockRV, LoopRV)):
+                if rv not in names:
+                    kind = "b" if isinstance(rv, BlockRV) else "l"
+                    names[rv] = f"{kind}{counters[kind]}"
+                    counters[kind] += 1
+                return names[rv]
+            if isinstance(rv, (list, tuple)):
+                return "[" + ", ".join(name_of(x) for x in rv) + "]"
+            return _lit(rv)
+
+        lines = []
+        for name, inputs, outputs, attrs in self.insts:
+            args = [name_of(x) for x in inputs]
+            if name == "get_block":
+                args = [repr(inputs[0])]
+                attrs = {"func_name": attrs.get("func_name", "main")}
+            args += [f"{k}={_lit(v)}" for k, v in attrs.items()]
+            call = f"sch.{name}({', '.join(args)})"
+            if outputs is None:
+                lines.append(call)
+            elif isinstance(outputs, list):
+                lhs = ", ".join(name_of(o) for o in outputs)
+                lines.append(f"{lhs}{',' if len(outputs) == 1 else ''} = {call}"
+                             if outputs else call)
+            else:
+                lines.append(f"{name_of(outputs)} = {call}")
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join(self.as_python())
+
+    __repr__ = __str__
+
+
+def _lit(v) -> str:
+    from ..expr import IntImm, PrimExpr
+
+    if isinstance(v, IntImm):
+        return str(v.value)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_lit(x) for x in v) + "]"
+    if isinstance(v, PrimExpr):
+        try:
+            return repr(v)
+        except Exception:
+            return f"<{type(v).__name__}>"
+    return repr(v)
