@@ -462,6 +462,20 @@ def _link_cached(objects: Dict[str, bytes]) -> str:
     return str(out)
 
 
+def _content_addressed(data: bytes) -> str:
+    """A copy of a library in the cache, named by its content.
+
+    dlopen returns an already-loaded library when the path matches, so a library replaced at
+    the same path must be loaded under a new name to be seen at all.
+    """
+    from ..contrib import cc
+
+    out = cc.cache_dir() / f"lib-{hashlib.sha256(data).hexdigest()[:32]}.so"
+    if not out.exists():
+        _atomic_write(str(out), data)
+    return str(out)
+
+
 def load_module(path: str, fmt: str = "") -> Module:
     """Load a module exported as ``.so``, ``.tar`` or ``.o`` (``tvm.runtime.load_module``)."""
     from ..contrib import tar as _tar
@@ -471,7 +485,8 @@ def load_module(path: str, fmt: str = "") -> Module:
         raise TVMError(f"load_module: file {path!r} does not exist")
     fmt = fmt or os.path.splitext(path)[1].lstrip(".")
     if fmt in ("so", "dylib", "dll"):
-        return Module(os.path.abspath(path))
+        with open(path, "rb") as fh:
+            return Module(_content_addressed(fh.read()))
     if fmt == "o":
         with open(path, "rb") as fh:
             objects = {"lib0.o": fh.read()}
@@ -484,13 +499,7 @@ def load_module(path: str, fmt: str = "") -> Module:
             libs = [n for n in names if n.endswith(".so")]
             if libs:
                 with open(os.path.join(d, libs[0]), "rb") as fh:
-                    data = fh.read()
-                from ..contrib import cc
-
-                out = cc.cache_dir() / f"tar-{hashlib.sha256(data).hexdigest()[:32]}.so"
-                if not out.exists():
-                    _atomic_write(str(out), data)
-                return Module(str(out))
+                    return Module(_content_addressed(fh.read()))
             objects = {}
             for n in names:
                 if n.endswith(".o"):
