@@ -91,7 +91,11 @@ class Interpreter:
         if isinstance(e, E.Cast):
             f, dt = self.expr(e.value), e.dtype
             if _dt.is_integral(dt) and not _dt.is_bool(dt):
-                return lambda: _wrap(math.trunc(f()), dt)
+                def to_int():
+                    v = f()
+                    return _wrap(math.trunc(float(v)) if isinstance(v, (float, np.floating))
+                                 else v, dt)
+                return to_int
             return lambda: _wrap(f(), dt)
         binops = {
             E.Add: lambda a, b: a + b, E.Sub: lambda a, b: a - b, E.Mul: lambda a, b: a * b,

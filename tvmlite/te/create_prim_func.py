@@ -182,8 +182,9 @@ def _full_region(buf: Buffer) -> BufferRegion:
 
 # ---------------------------------------------------------------------------- main
 class _Builder:
-    def __init__(self, args, binds, index_dtype):
+    def __init__(self, args, binds, index_dtype, outputs=()):
         self.args = args
+        self.outputs = [t for t in outputs if isinstance(t, Tensor)]
         self.index_dtype = index_dtype
         self.info = CreateInfo()
         self.t2b: Dict[Tensor, Buffer] = self.info.tensor2buffer
@@ -225,7 +226,7 @@ class _Builder:
         for a in self.args:
             if not isinstance(a, (Tensor, Var)):
                 raise TypeError(f"create_prim_func arguments must be Tensors or Vars, got {a!r}")
-        order = _post_dfs_order([t.op for t in self.arg_tensors])
+        order = _post_dfs_order([t.op for t in self.arg_tensors + self.outputs])
         self.info.ops = order
         # Extern ops bring their own input buffers for placeholders (as TVM binds them).
         for op in order:
@@ -443,8 +444,13 @@ def _let_vars(node) -> set:
 
 
 def create_prim_func_with_info(args: Sequence, index_dtype_override: Optional[str] = None,
-                               binds: Optional[Dict[Tensor, Buffer]] = None):
-    """Like :func:`create_prim_func`, also returning a :class:`CreateInfo`."""
+                               binds: Optional[Dict[Tensor, Buffer]] = None,
+                               outputs: Sequence[Tensor] = ()):
+    """Like :func:`create_prim_func`, also returning a :class:`CreateInfo`.
+
+    ``outputs`` are tensors to compute even when they are not arguments (a schedule's
+    outputs lowered with ``tvm.lower(s, [A, B])``); those become root allocations.
+    """
     if isinstance(args, (Tensor, Var)):
         args = [args]
     args = list(args)
@@ -453,7 +459,9 @@ def create_prim_func_with_info(args: Sequence, index_dtype_override: Optional[st
         it = _dt.canonical(str(index_dtype_override))
         if it not in ("int32", "int64"):
             raise ValueError(f"index_dtype_override must be int32 or int64, got {it}")
-    b = _Builder(args, binds, it)
+    if isinstance(outputs, Tensor):
+        outputs = [outputs]
+    b = _Builder(args, binds, it, list(outputs))
     func = b.build()
     return func, b.info
 
