@@ -176,7 +176,7 @@ class _Printer:
             params_txt.append(f"{pn}: {self.dtype_ann(p.dtype)}")
         for b in f.buffer_map.values():
             self.data_owner.setdefault(id(b.data), b)
-        free, implicit = self.analyze(f.body, f.buffer_map)
+        free, implicit = self.analyze(f.body, f.buffer_map, f.params)
         out = [ind + deco, ind + f"def {_sanitize(name)}({', '.join(params_txt)}):"]
         body_ind = ind + _INDENT
         if attrs:
@@ -215,7 +215,7 @@ class _Printer:
             return None  # the parser would not re-create it implicitly
         return b
 
-    def analyze(self, body, buffer_map) -> tuple:
+    def analyze(self, body, buffer_map, params=()) -> tuple:
         """Find the free variables and the buffers to declare at the top of the body."""
         buffers: List[Buffer] = []
         seen: set = set()
@@ -232,20 +232,20 @@ class _Printer:
                 block_allocs.update(id(b) for b in n.alloc_buffers)
 
         post_order_visit(body, f)
-        params = {id(b) for b in buffer_map.values()}
+        param_bufs = {id(b) for b in buffer_map.values()}
         for b in buffers:
             if id(b) in block_allocs:
                 self.data_owner.setdefault(id(b.data), b)
         implicit = []
         for b in buffers:
-            if id(b) in params or id(b) in block_allocs:
+            if id(b) in param_bufs or id(b) in block_allocs:
                 continue
             if id(b.data) in allocs:
                 self.alloc_decls.setdefault(id(b.data), []).append(b)
             else:
                 implicit.append(b)
                 self.data_owner.setdefault(id(b.data), b)
-        free = _FreeVars(self.data_owner, buffer_map).run(body, implicit)
+        free = _FreeVars(self.data_owner, buffer_map, params).run(body, implicit)
         return free, implicit
 
     # ---------------------------------------------------------------- buffers
@@ -358,6 +358,8 @@ class _Printer:
         if isinstance(lo, IntImm) and isinstance(ext, IntImm) and lo.dtype == ext.dtype \
                 and lo.dtype != "bool":
             return self.expr(IntImm(lo.dtype, lo.value + ext.value))
+        if isinstance(ext, Sub) and structural_equal(ext.b, lo, map_free_vars=False):
+            return self.expr(ext.a)  # [lo, hi) stored as extent hi - lo
         return f"{self.expr(lo, _ADD)} + {self.expr(ext, _ADD + 1)}"
 
     def s_LetStmt(self, s: LetStmt, level, tail):
@@ -661,9 +663,9 @@ class _FreeVars:
     """Variables a function body uses without defining them (declared as ``n = T.int32()``).
     """
 
-    def __init__(self, data_owner: Dict[int, Buffer], buffer_map):
+    def __init__(self, data_owner: Dict[int, Buffer], buffer_map, params):
         self.data_owner = data_owner
-        self.defined: set = {id(p) for p in buffer_map}
+        self.defined: set = {id(p) for p in buffer_map} | {id(p) for p in params}
         self.free: List[Var] = []
         self.seen_free: set = set()
         self.seen_buf: set = set()
