@@ -85,6 +85,8 @@ class _Equal:
         fs = _fields(a)
         if fs:
             for f in fs:
+                if f.name == "name" and isinstance(a, Buffer):
+                    continue  # as in TVM, a buffer's name is not part of its structure
                 self.eq(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
             return
         if hasattr(a, "functions") and hasattr(a, "attrs"):  # IRModule
@@ -166,6 +168,8 @@ def _hash_into(x, h, ids):
     if fs:
         h.update(type(x).__name__.encode())
         for f in fs:
+            if f.name == "name" and isinstance(x, Buffer):
+                continue
             _hash_into(getattr(x, f.name), h, ids)
         return
     if hasattr(x, "functions") and hasattr(x, "attrs"):
