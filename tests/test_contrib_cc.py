@@ -1,0 +1,106 @@
+"""Compiler invocation, the disk cache, concurrent builds, tempdir and tar helpers."""
+import multiprocessing
+import os
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import tir
+from tvmlite.contrib import cc, tar, utils
+from tvmlite.error import CompileError, TVMError
+from tvmlite.tir import BufferStore, Var, decl_buffer
+
+from test_codegen_c_kernels import build_one, loop, make_func
+
+
+def scale_kernel(k: float):
+    """c[i] = a[i] * k: a distinct source (and cache key) per ``k``."""
+    A, C = decl_buffer((16,), "float32", "a"), decl_buffer((16,), "float32", "c")
+    i = Var("i", "int32")
+    return make_func([A, C], loop(i, 16, BufferStore(C, A[i] * tir.const(k, "float32"), (i,))))
+
+
+def run_scale(mod, k):
+    a = tvm.nd.array(np.arange(16, dtype="float32"))
+    c = tvm.nd.empty((16,))
+    mod(a, c)
+    np.testing.assert_allclose(c.numpy(), np.arange(16) * np.float32(k))
+
+
+def test_disk_cache_hit_does_not_invoke_compiler(tmp_path, monkeypatch):
+    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))
+    k = float(np.random.default_rng().random())
+    before = cc.stats["compiles"]
+    run_scale(build_one(scale_kernel(k)), k)
+    assert cc.stats["compiles"] == before + 1
+    assert len(list(tmp_path.glob("*.so"))) == 1
+
+    def no_compiler(*args, **kwargs):
+        raise AssertionError("the compiler ran on a cache hit")
+    monkeypatch.setattr(cc, "run_compiler", no_compiler)
+    run_scale(build_one(scale_kernel(k)), k)
+
+
+def _build_in_child(args):
+    cache, k = args
+    os.environ["TVMLITE_CACHE_DIR"] = cache
+    mod = build_one(scale_kernel(k))
+    run_scale(mod, k)
+    return os.path.basename(mod.library_path)
+
+
+def test_concurrent_builds_of_the_same_kernel(tmp_path):
+    k = 1.0 + float(np.random.default_rng().random())
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(3) as pool:
+        names = pool.map(_build_in_child, [(str(tmp_path), k)] * 3)
+    assert len(set(names)) == 1
+    assert sorted(os.listdir(tmp_path)) == names[:1]  # no temporary files left behind
+
+
+def test_compiler_failure_raises_compile_error_with_command_and_output(tmp_path, monkeypatch):
+    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))
+    A = decl_buffer((4,), "float32", "a")
+    i = Var("i", "int32")
+    # expf takes one argument: math.h makes this a compile error
+    bad = tir.call_extern("float32", "expf", A[i], A[i])
+    with pytest.raises(CompileError) as info:
+        build_one(make_func([A], loop(i, 4, BufferStore(A, bad, (i,)))))
+    msg = str(info.value)
+    assert "Command:" in msg and "-O3" in msg and "expf" in msg and "error" in msg
+    assert isinstance(info.value, TVMError)
+    assert list(tmp_path.glob("*.so")) == []
+
+
+def test_missing_compiler_is_named(tmp_path):
+    with pytest.raises(TVMError, match="no-such-cc-42"):
+        cc.create_shared(str(tmp_path / "x.so"), [str(tmp_path / "x.o")], cc="no-such-cc-42")
+    with pytest.raises(TVMError, match="no-such-cc-42.*command: /nonexistent/no-such-cc-42"):
+        cc.run_compiler(["/nonexistent/no-such-cc-42", "-c", "x.c"])
+
+
+def test_create_shared_from_objects(tmp_path):
+    src = "int tvml_test_add(int a, int b) { return a + b; }\n"
+    cc.create_object(str(tmp_path / "a.o"), src, ["-O2", "-fPIC"])
+    cc.create_shared(str(tmp_path / "a.so"), [str(tmp_path / "a.o")])
+    import ctypes
+    assert ctypes.CDLL(str(tmp_path / "a.so")).tvml_test_add(2, 3) == 5
+
+
+def test_tempdir_and_tar_roundtrip(tmp_path):
+    temp = utils.tempdir()
+    assert os.path.isdir(temp.temp_dir) and temp.listdir() == []
+    for name in ("x.txt", "y.txt"):
+        with open(temp.relpath(name), "w") as fh:
+            fh.write(name)
+    archive = str(tmp_path / "t.tar")
+    tar.tar(archive, [temp.relpath("x.txt"), temp.relpath("y.txt")])
+    out = str(tmp_path / "out")
+    tar.untar(archive, out)
+    assert sorted(os.listdir(out)) == ["x.txt", "y.txt"]
+    with open(os.path.join(out, "y.txt")) as fh:
+        assert fh.read() == "y.txt"
+    path = temp.temp_dir
+    del temp
+    assert not os.path.exists(path)
