@@ -164,10 +164,10 @@ def _fold(cls, a, b):
         if cls is FloorMod and y != 0:
             return IntImm(a.dtype, x % y)
         if cls is Div and y != 0:
-            q = abs(x) // abs(y)
+            q = _b.abs(x) // _b.abs(y)
             return IntImm(a.dtype, q if (x >= 0) == (y >= 0) else -q)
         if cls is Mod and y != 0:
-            r = abs(x) % abs(y)
+            r = _b.abs(x) % _b.abs(y)
             return IntImm(a.dtype, r if x >= 0 else -r)
         if cls is Min:
             return IntImm(a.dtype, _b.min(x, y))
