@@ -1,1 +1,217 @@
-"""placeholder"""
+"""``compute_inline`` and ``reverse_compute_inline``: remove an elementwise block by folding its
+expression into its consumers (or its consumer's expression into it)."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional
+
+from ..expr import BufferLoad, IterVarType, Var
+from ..functor import Mutator, collect_vars, substitute
+from ...ir.structural import structural_equal
+from ..stmt import Block, BlockRealize, BufferStore
+from .error import fail
+from .state import (
+    BlockRV, ScheduleState, buffers_read, buffers_written, can_prove, child_blocks,
+    exclusive_subtree, infer_block_regions, remove_alloc, replace, scope_index,
+)
+
+
+def _store_of(block: Block, prim: str, what: str) -> BufferStore:
+    if block.init is not None or any(iv.iter_type != IterVarType.DataPar
+                                     for iv in block.iter_vars):
+        raise fail(prim, what, "the block is a reduction; only a data-parallel block can be "
+                   "inlined")
+    if not isinstance(block.body, BufferStore):
+        raise fail(prim, what, "the block's body is not a single buffer store")
+    if block.alloc_buffers or block.match_buffers:
+        raise fail(prim, what, "the block allocates or matches buffers")
+    return block.body
+
+
+def _pure_indices(indices, block: Block) -> Optional[List[Var]]:
+    """The iterators ``indices`` consist of, when each index is a distinct iterator."""
+    ivs = {iv.var for iv in block.iter_vars}
+    out = []
+    for i in indices:
+        if not isinstance(i, Var) or i not in ivs or any(i is o for o in out):
+            return None
+        out.append(i)
+    return out
+
+
+def _scope_siblings(state, path):
+    si = scope_index(path)
+    scope = path[si] if si >= 0 else state.body
+    return child_blocks(scope), (path[:si + 1] if si >= 0 else None)
+
+
+class _InlineLoads(Mutator):
+    """Replace loads of ``buf`` by ``value`` with the iterators ``ivs`` substituted."""
+
+    def __init__(self, buf, ivs, value):
+        self.buf, self.ivs, self.value = buf, ivs, value
+
+    def visit_BufferLoad(self, e):
+        e2 = self.generic(e)
+        if e2.buffer is not self.buf:
+            return e2
+        return substitute(self.value, dict(zip(self.ivs, e2.indices)))
+
+    def visit_Block(self, b):
+        b2 = self.generic(b)
+        if b2 is b or not any(r.buffer is self.buf for r in b.reads):
+            return b2
+        reads, _ = infer_block_regions(b2)
+        return dataclasses.replace(b2, reads=reads)
+
+
+def compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
+    """Inline an elementwise producer into every consumer and remove it.
+
+    Before::
+
+        for i in range(8):
+            with T.block("B"):
+                vi = T.axis.spatial(8, i)
+                B[vi] = A[vi] * 2.0
+        for i in range(8):
+            with T.block("C"):
+                vi = T.axis.spatial(8, i)
+                C[vi] = B[vi] + 1.0
+
+    After ``compute_inline(B)``::
+
+        for i in range(8):
+            with T.block("C"):
+                vi = T.axis.spatial(8, i)
+                C[vi] = A[vi] * 2.0 + 1.0
+    """
+    prim = "compute_inline"
+    path = state.block_path(block_rv, prim)
+    realize = path[-1]
+    block = realize.block
+    what = f'block "{block.name_hint}"'
+    store = _store_of(block, prim, what)
+    buf = store.buffer
+    if state.is_output_buffer(buf):
+        raise fail(prim, what, f'the block writes the function output "{buf.name}"; an '
+                   "output block cannot be inlined")
+    ivs = _pure_indices(store.indices, block)
+    if ivs is None:
+        raise fail(prim, what, "the store indices are not distinct block iterators")
+    if collect_vars(store.value) & ({iv.var for iv in block.iter_vars} - set(ivs)):
+        raise fail(prim, what, "the stored value uses an iterator that is not a store index")
+    if any(a is buf for a in buffers_read(block)):
+        raise fail(prim, what, f'the block reads the buffer "{buf.name}" it writes')
+    sibs, _ = _scope_siblings(state, path)
+    for r in sibs:
+        if r is not realize and any(w is buf for w in buffers_written(r.block)):
+            raise fail(prim, what, f'block "{r.block.name_hint}" also writes "{buf.name}"; '
+                       "the block must be its only writer")
+    k = exclusive_subtree(path)
+    replace(state, path[:k + 1], None)
+    body = _InlineLoads(buf, ivs, store.value).visit(state.body)
+    state.set_body(body)
+    remove_alloc(state, buf)
+
+
+def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
+    """Inline an elementwise consumer into its only producer and remove it.
+
+    Before::
+
+        for i in range(8):
+            with T.block("B"):
+                vi = T.axis.spatial(8, i)
+                B[vi] = A[vi] * 2.0
+        for i in range(8):
+            with T.block("C"):
+                vi = T.axis.spatial(8, i)
+                C[vi] = B[vi] + 1.0
+
+    After ``reverse_compute_inline(C)``::
+
+        for i in range(8):
+            with T.block("B"):
+                vi = T.axis.spatial(8, i)
+                C[vi] = A[vi] * 2.0 + 1.0
+    """
+    prim = "reverse_compute_inline"
+    path = state.block_path(block_rv, prim)
+    realize = path[-1]
+    block = realize.block
+    what = f'block "{block.name_hint}"'
+    store = _store_of(block, prim, what)
+    sibs, _ = _scope_siblings(state, path)
+    others = [r for r in sibs if r is not realize]
+    produced = []
+    for b in buffers_read(block):
+        writers = [r for r in others if any(w is b for w in buffers_written(r.block))]
+        if writers:
+            produced.append((b, writers))
+    if len(produced) != 1:
+        raise fail(prim, what, f"the block must read exactly one buffer produced in its "
+                   f"scope, it reads {len(produced)}")
+    buf, writers = produced[0]
+    if len(writers) != 1:
+        raise fail(prim, what, f'"{buf.name}" has {len(writers)} writers; its producer must '
+                   "be the only one")
+    producer = writers[0]
+    if state.is_output_buffer(buf):
+        raise fail(prim, what, f'"{buf.name}" is a function output and cannot be inlined away')
+    for r in others:
+        if r is not producer and any(x is buf for x in buffers_read(r.block)):
+            raise fail(prim, what, f'block "{r.block.name_hint}" also reads "{buf.name}"; the '
+                       "block must be its only consumer")
+    if not (producer.predicate is realize.predicate
+            or can_prove(realize.predicate)):
+        raise fail(prim, what, "the block has a predicate")
+    loads: List[BufferLoad] = []
+
+    def f(e):
+        if isinstance(e, BufferLoad) and e.buffer is buf:
+            loads.append(e)
+    from ..functor import post_order_visit
+
+    post_order_visit(store, f)
+    idx = loads[0].indices
+    if any(not structural_equal(ld.indices, idx, map_free_vars=False) for ld in loads[1:]):
+        raise fail(prim, what, f'the block reads "{buf.name}" at different indices')
+    cvars = _pure_indices(idx, block)
+    if cvars is None or len(cvars) != len(block.iter_vars):
+        raise fail(prim, what, f'the indices of "{buf.name}" must be exactly the block\'s '
+                   "iterators, each once")
+    pblock = producer.block
+    pwhat = f'producer block "{pblock.name_hint}"'
+    pstore = _store_of(pblock, prim, pwhat)
+    pvars = _pure_indices(pstore.indices, pblock)
+    if pvars is None:
+        raise fail(prim, pwhat, "its store indices are not distinct block iterators")
+    civ = {iv.var: iv for iv in block.iter_vars}
+    piv = {iv.var: iv for iv in pblock.iter_vars}
+    for cv, pv in zip(cvars, pvars):
+        a, b = civ[cv].dom, piv[pv].dom
+        from .. import op as _op
+
+        if not (can_prove(_op.eq(a.min, b.min)) and can_prove(_op.eq(a.extent, b.extent))):
+            raise fail(prim, what, f'iterator "{cv.name}" does not cover the same range as '
+                       f'the producer\'s "{pv.name}"')
+    vmap: Dict[Var, Var] = dict(zip(cvars, pvars))
+
+    class _Repl(Mutator):
+        def visit_BufferLoad(self, e):
+            if e.buffer is buf:
+                return pstore.value
+            return self.generic(e)
+
+    new_store = substitute(_Repl().visit(store), vmap)
+    nb = dataclasses.replace(pblock, body=new_store)
+    reads, writes = infer_block_regions(nb)
+    nb = dataclasses.replace(nb, reads=reads, writes=writes)
+    k = exclusive_subtree(path)
+    replace(state, path[:k + 1], None)
+    from .state import find_path
+
+    ppath = find_path(state.body, lambda s: s is producer)
+    replace(state, ppath, dataclasses.replace(producer, block=nb))
+    remove_alloc(state, buf)
