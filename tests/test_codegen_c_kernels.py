@@ -445,3 +445,24 @@ def test_unsupported_intrinsic_and_vector_raise_clearly():
     undefined = BufferStore(A, tir.const(1.0), (Var("ghost", I32),))
     with pytest.raises(TVMError, match="ghost"):
         build_one(make_func([A], undefined))
+
+
+def test_workspace_inside_parallel_loop_is_per_iteration_heap():
+    rows, cols = 16, 32
+    A, B = decl_buffer((rows, cols), "float32", "A"), decl_buffer((rows, cols), "float32", "B")
+    Af, Bf = flat(A), flat(B)
+    buf = Var("row", "handle")
+    R = decl_buffer((cols,), "float32", "row", data=buf)
+    i, j, k = Var("i", I32), Var("j", I32), Var("k", I32)
+    # reverse each row through a private workspace
+    inner = Allocate(buf, "float32", (c(cols),), tir.const(True), SeqStmt((
+        loop(j, cols, BufferStore(R, Af[i * cols + j], (j,))),
+        loop(k, cols, BufferStore(Bf, tir.if_then_else(tir.likely(k < cols), R[cols - 1 - k],
+                                                       tir.const(0.0)), (i * cols + k,))))))
+    mod = build_one(make_func([A, B], loop(i, rows, inner, ForKind.PARALLEL)))
+    src = mod.get_source()
+    assert "tvml_alloc" in src and "__builtin_expect" in src
+    a = rand((rows, cols), "float32")
+    b = tvm.nd.empty((rows, cols))
+    mod(tvm.nd.array(a), b)
+    np.testing.assert_array_equal(b.numpy(), a[:, ::-1])

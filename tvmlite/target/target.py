@@ -7,6 +7,10 @@ from typing import Any, Dict, Optional, Union
 from ..error import TVMError
 
 
+class TargetParseError(TVMError, ValueError):
+    """A target string or dict that cannot be understood (both a TVMError and a ValueError)."""
+
+
 class TargetKind:
     """The kind of a target (``target.kind.name``)."""
 
@@ -59,7 +63,7 @@ class Target:
     def _init_kind(self, name: str) -> None:
         name = _ALIASES.get(name, name)
         if name not in _KINDS:
-            raise ValueError(f"Target kind {name!r} is not supported by tvmlite (supported: "
+            raise TargetParseError(f"Target kind {name!r} is not supported by tvmlite (supported: "
                              f"{', '.join(sorted(_KINDS))})")
         self.kind = _KINDS[name]
         self.host = None
@@ -69,11 +73,11 @@ class Target:
     def _init_str(self, s: str) -> None:
         parts = s.split()
         if not parts:
-            raise ValueError("empty target string")
+            raise TargetParseError("empty target string")
         self._init_kind(parts[0])
         for p in parts[1:]:
             if not p.startswith("-"):
-                raise ValueError(f"cannot parse target option {p!r} in {s!r}")
+                raise TargetParseError(f"cannot parse target option {p!r} in {s!r}")
             p = p.lstrip("-")
             key, eq, val = p.partition("=")
             if key == "keys":
