@@ -78,6 +78,9 @@ def test_missing_compiler_is_named(tmp_path):
         cc.create_shared(str(tmp_path / "x.so"), [str(tmp_path / "x.o")], cc="no-such-cc-42")
     with pytest.raises(TVMError, match="no-such-cc-42.*command: /nonexistent/no-such-cc-42"):
         cc.run_compiler(["/nonexistent/no-such-cc-42", "-c", "x.c"])
+    with pytest.raises(TVMError, match="'no-such-cc-42' was not found.*command: no-such-cc-42 "
+                                       "-O2 -x c -"):
+        cc.build_shared_cached("int x;", ["-O2"], cc="no-such-cc-42")
 
 
 def test_create_shared_from_objects(tmp_path):

@@ -20,21 +20,21 @@ stats = {"compiles": 0}
 
 
 def _which(cc: str) -> str:
-    path = shutil.which(cc)
-    if path is None:
-        raise TVMError(f"C compiler {cc!r} was not found on PATH; it is needed to build C "
-                       f"code (set TVMLITE_CC to another compiler)")
-    return path
+    """The compiler's full path, or its name as given when it is not on PATH (running it then
+    fails with an error naming it and the command)."""
+    return shutil.which(cc) or cc
 
 
 @lru_cache(maxsize=None)
 def compiler_identity(cc: str = DEFAULT_CC) -> str:
     """The compiler's resolved path and ``--version`` line (cached per process)."""
-    path = _which(cc)
+    path = shutil.which(cc)
+    if path is None:
+        return f"missing:{cc}"
     try:
         out = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
-    except OSError as e:
-        raise TVMError(f"cannot run the C compiler {path}: {e}") from None
+    except OSError:
+        return f"unrunnable:{path}"
     return f"{os.path.realpath(path)}\n{out.stdout.splitlines()[0] if out.stdout else ''}"
 
 
@@ -43,9 +43,9 @@ def run_compiler(cmd: Sequence[str], stdin: Optional[str] = None) -> None:
     stats["compiles"] += 1
     try:
         res = subprocess.run(list(cmd), input=stdin, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise TVMError(f"C compiler {cmd[0]!r} was not found; command: "
-                       f"{shlex.join(cmd)}") from None
+    except (FileNotFoundError, PermissionError):
+        raise TVMError(f"C compiler {cmd[0]!r} was not found (set TVMLITE_CC to another "
+                       f"compiler); command: {shlex.join(cmd)}") from None
     if res.returncode != 0:
         raise CompileError(f"Compilation failed (exit code {res.returncode}).\nCommand: "
                            f"{shlex.join(cmd)}\nCompiler output:\n{res.stdout}{res.stderr}")

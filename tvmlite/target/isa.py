@@ -26,7 +26,11 @@ def _gcc_target(march: str, cc: str) -> Tuple[str, FrozenSet[str]]:
     from ..contrib.cc import _which
 
     cmd = [_which(cc), f"-march={march}", "-Q", "--help=target"]
-    res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise TVMError(f"C compiler {cc!r} was not found (set TVMLITE_CC to another "
+                       f"compiler); command: {' '.join(cmd)}") from None
     if res.returncode != 0:
         msg = (res.stderr or res.stdout).strip().splitlines()
         raise TVMError(f"the C compiler does not know the CPU {march!r}: "
