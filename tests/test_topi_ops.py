@@ -303,3 +303,62 @@ def test_utils():
     assert t[0] == 2 and isinstance(t[1], tir.Var)
     assert topi.util.get_const_int(tir.const(5)) == 5
     assert topi.tag.is_broadcast("broadcast") and topi.tag.is_injective("injective,pad")
+
+
+def _np_pool(x, k, s, d, pad, pool_type, count_include_pad):
+    top, left, bottom, right = pad
+    fill = -np.inf if pool_type == "max" else 0.0
+    xp = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=fill)
+    valid = np.pad(np.ones_like(x), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    n, c, h, w = xp.shape
+    oh = (h - ((k[0] - 1) * d[0] + 1)) // s[0] + 1
+    ow = (w - ((k[1] - 1) * d[1] + 1)) // s[1] + 1
+    out = np.zeros((n, c, oh, ow), "float32")
+    for i in range(oh):
+        for j in range(ow):
+            ys = slice(i * s[0], i * s[0] + (k[0] - 1) * d[0] + 1, d[0])
+            xs = slice(j * s[1], j * s[1] + (k[1] - 1) * d[1] + 1, d[1])
+            win = xp[:, :, ys, xs]
+            if pool_type == "max":
+                out[:, :, i, j] = win.max(axis=(2, 3))
+            elif count_include_pad:
+                out[:, :, i, j] = win.sum(axis=(2, 3)) / (k[0] * k[1])
+            else:
+                out[:, :, i, j] = win.sum(axis=(2, 3)) / valid[:, :, ys, xs].sum(axis=(2, 3))
+    return out
+
+
+@pytest.mark.parametrize("pool_type,cip", [("max", True), ("avg", True), ("avg", False)])
+@pytest.mark.parametrize("k,s,d,pad", [((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)),
+                                       ((2, 3), (2, 1), (1, 2), (0, 1, 1, 2))])
+def test_pool2d(pool_type, cip, k, s, d, pad):
+    X = te.placeholder((1, 2, 5, 6), name="X")
+    Y = topi.nn.pool2d(X, k, s, d, pad, pool_type, count_include_pad=cip)
+    assert Y.op.name == "tensor"
+    x = _rand(1, 2, 5, 6)
+    np.testing.assert_allclose(_eval(Y, [X], [x]), _np_pool(x, k, s, d, pad, pool_type, cip),
+                               rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="pool_type"):
+        topi.nn.pool2d(X, k, s, d, pad, "min")
+
+
+def test_global_pool_softmax_flatten_concat():
+    X = te.placeholder((2, 3, 2, 2), name="X")
+    x = _rand(2, 3, 2, 2)
+    G = topi.nn.global_pool(X, "avg")
+    np.testing.assert_allclose(_eval(G, [X], [x]), x.mean(axis=(2, 3), keepdims=True),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(_eval(topi.nn.global_pool(X, "max"), [X], [x]),
+                                  x.max(axis=(2, 3), keepdims=True))
+    S = topi.nn.softmax(X, axis=1)
+    assert S.op.name == "T_softmax_norm" and S.op.tag == "softmax_output"
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(_eval(S, [X], [x]), e / e.sum(axis=1, keepdims=True),
+                               rtol=1e-5, atol=1e-6)
+    F = topi.nn.batch_flatten(X)
+    np.testing.assert_array_equal(_eval(F, [X], [x]), x.reshape(2, 12))
+    Y = te.placeholder((2, 1, 2, 2), name="Y")
+    y = _rand(2, 1, 2, 2)
+    C = topi.concatenate([X, Y, X], axis=1)
+    assert C.op.name == "T_concat" and [int(s) for s in C.shape] == [2, 7, 2, 2]
+    np.testing.assert_array_equal(_eval(C, [X, Y], [x, y]), np.concatenate([x, y, x], axis=1))

@@ -97,3 +97,41 @@ def squeeze(a: Tensor, axis=None) -> Tensor:
 
 
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze"]
+
+
+def concatenate(tensors, axis: int = 0) -> Tensor:
+    """Join tensors along ``axis`` (stage ``T_concat``)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("concatenate needs at least one tensor")
+    n = tensors[0].ndim
+    axis = _norm_axis(axis, n, "concatenate")
+    for t in tensors[1:]:
+        if t.ndim != n or t.dtype != tensors[0].dtype:
+            raise ValueError("concatenate: tensors must have the same rank and dtype")
+    sizes = [t.shape[axis] for t in tensors]
+    total = sizes[0]
+    for s in sizes[1:]:
+        total = _op.add(total, s)
+    shape = list(tensors[0].shape)
+    shape[axis] = total
+
+    def f(*i):
+        # tensor k covers [offset_k, offset_k + size_k); later tensors take precedence
+        offsets, acc = [], _op.convert(0)
+        for s in sizes:
+            offsets.append(acc)
+            acc = _op.add(acc, s)
+        idx = list(i)
+        res = None
+        for k in range(len(tensors)):
+            sub = list(idx)
+            sub[axis] = _op.sub(idx[axis], offsets[k])
+            val = tensors[k](*sub)
+            res = val if res is None else _op.if_then_else(
+                _op.ge(idx[axis], offsets[k]), val, res)
+        return res
+    return compute(shape, f, name="T_concat", tag=tag.INJECTIVE, varargs_names=_ax(n))
+
+
+__all__ += ["concatenate"]
