@@ -1,12 +1,10 @@
 """TVMScript printer: expressions, statements and functions print as modern TVM does."""
-import pytest
-
 import tvmlite as tvm
 from tvmlite import tir
 from tvmlite.tir import op
 from tvmlite.tir.expr import (
-    Broadcast, BufferLoad, Call, Cast, FloatImm, IntImm, IterVar, Let, Max, Min, Mod, Ramp,
-    Range, Select, SizeVar, StringImm, Sub, Var,
+    Broadcast, BufferLoad, FloatImm, IntImm, IterVar, Let, Max, Mod, Ramp, Range, Select,
+    SizeVar, StringImm, Var,
 )
 from tvmlite.tir.stmt import (
     Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt,

@@ -1,6 +1,4 @@
 """print -> from_source -> structurally equal, for TensorIR, lowered IR and symbolic shapes."""
-import pytest
-
 import tvmlite as tvm
 from tvmlite import tir
 from tvmlite.ir import assert_structural_equal

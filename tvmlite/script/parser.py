@@ -23,7 +23,7 @@ from ..ir.structural import structural_equal
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
-    Add, IntImm, IterVar, IterVarType, Mul, PrimExpr, Ramp, Range, StringImm, Sub, Var,
+    Add, IntImm, IterVar, IterVarType, Mul, PrimExpr, Ramp, Range, Sub, Var,
 )
 from ..tir.function import PrimFunc
 from ..tir.functor import Visitor, post_order_visit, substitute
@@ -972,6 +972,3 @@ def infer_access_regions(body: Stmt, init: Optional[Stmt], alloc_buffers) -> tup
              if k not in local and k not in col.writes]
     return tuple(reads), tuple(writes)
 
-
-# StringImm is re-exported for callers building messages.
-_ = StringImm

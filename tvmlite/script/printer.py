@@ -8,7 +8,7 @@ import json
 import keyword
 import math
 import re
-from typing import Any, Dict, List, Optional
+from typing import Dict, List, Optional
 
 from ..ir import dtype as _dt
 from ..ir.module import IRModule
@@ -432,8 +432,6 @@ class _Printer:
         b = s.block
         self.emit(level, f"with T.block({json.dumps(b.name_hint)}):")
         inner = level + 1
-        for iv in b.iter_vars:
-            pass
         remap = self.remap_text(s)
         names = [self.define(iv.var, iv.var.name) for iv in b.iter_vars]
         if remap is not None:
