@@ -6,7 +6,7 @@ once, so passing it to a compiled function costs one pointer store.
 from __future__ import annotations
 
 import ctypes
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 

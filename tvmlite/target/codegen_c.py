@@ -525,7 +525,8 @@ class _FunctionPrinter:
     def s_For(self, s: S.For) -> None:
         kind = S.ForKind(s.kind)
         if kind == S.ForKind.THREAD_BINDING:
-            tag = getattr(s.thread_binding, "thread_tag", "") if s.thread_binding is not None else ""
+            iv = s.thread_binding
+            tag = getattr(iv, "thread_tag", "") if iv is not None else ""
             raise TVMError(f"{self.symbol}: loop variable {s.loop_var.name} is bound to a GPU "
                            f"thread{f' ({tag})' if tag else ''}; GPU loops cannot be built for "
                            f"the CPU target")
@@ -874,7 +875,8 @@ class _FunctionPrinter:
             if _dt.is_float(dt):
                 return self._math("fabs", dt, a)
             x = self.expr(a[0])
-            return f"({{ {c_type(dt)} tvml_x = {x}; tvml_x < 0 ? ({c_type(dt)})-tvml_x : tvml_x; }})"
+            ct = c_type(dt)
+            return f"({{ {ct} tvml_x = {x}; tvml_x < 0 ? ({ct})-tvml_x : tvml_x; }})"
         raise TVMError(f"{self.symbol}: the C backend does not support the intrinsic {e.op!r}")
 
     def _wrap_f16(self, text: str, dtype: str) -> str:
