@@ -19,7 +19,7 @@ from ..ir import dtype as _dt
 from ..tir import op as _op
 from ..tir.expr import (
     EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Call, Cast, Div, FloatImm, FloorDiv, FloorMod,
-    IntImm, IterVar, Max, Min, Mod, Mul, Not, Or, PrimExpr, Ramp, Range, Select, SizeVar,
+    IntImm, IterVar, Max, Min, Mod, Mul, Node, Not, Or, PrimExpr, Ramp, Range, Select, SizeVar,
     StringImm, Sub, Var,
 )
 from ..tir.functor import node_fields
@@ -79,6 +79,7 @@ class Analyzer:
         self._bind_facts: Dict[Var, List[Poly]] = {}
         self._facts: List[Poly] = []          # each fact: poly <= 0
         self._truths: Dict[Any, bool] = {}    # conditions known true/false, by key
+        self._busy: set = set()                # ids of nodes being linearized
         self._new_caches()
 
     # ================================================================== public API
@@ -224,7 +225,7 @@ class Analyzer:
         lo, hi = self._bound(pmin)[0], self._bound(pmax)[1]
         self._var_bound[var] = (lo, hi)
         if not (pmin.is_const and pmax.is_const):
-            v = Poly.atom(var.dtype, var, var)
+            v = Poly.atom(var.dtype, var, ("v", var))
             self._bind_facts[var] = [pmin.sub(v), v.sub(pmax)]
             self._all_facts = None
 
@@ -290,7 +291,7 @@ class Analyzer:
         """A hashable key equal for expressions this analyzer considers identical."""
         t = type(e)
         if t is Var or t is SizeVar:
-            return e
+            return ("v", e)   # never a bare Var: ``==`` on a Var builds an EQ node
         if t is IntImm:
             return ("c", e.dtype, e.value)
         ent = self._keys.get(id(e))
@@ -312,6 +313,8 @@ class Analyzer:
             return self._key(v)
         if isinstance(v, tuple):
             return tuple(self._field_key(x) for x in v)
+        if isinstance(v, Node):   # buffers, iter vars: by identity
+            return ("n", id(v), v)
         return v
 
     # ================================================================== canonical form
@@ -347,7 +350,22 @@ class Analyzer:
             p = self._merge_divmod(self._lin(e.a).sub(self._lin(e.b)))
         elif t is Mul:
             p = self._lin(e.a).mul(self._lin(e.b))
-        elif t is FloorDiv:
+        elif t is Var or t is SizeVar:
+            p = self._lin_var(e)
+        else:
+            # facts may mention this very node: a re-entrant request sees it as an atom
+            if id(e) in self._busy:
+                return Poly.atom(e.dtype, e, ("busy", id(e), e))
+            self._busy.add(id(e))
+            try:
+                p = self._lin_slow(e, t)
+            finally:
+                self._busy.discard(id(e))
+        self._lin_memo[id(e)] = (e, p)
+        return p
+
+    def _lin_slow(self, e: PrimExpr, t) -> Poly:
+        if t is FloorDiv:
             p = self._fdiv(self._lin(e.a), self._lin(e.b))
         elif t is FloorMod:
             p = self._fmod(self._lin(e.a), self._lin(e.b))
@@ -357,8 +375,6 @@ class Analyzer:
             p = self._tmod(self._lin(e.a), self._lin(e.b))
         elif t is Min or t is Max:
             p = self._minmax(t, self._lin(e.a), self._lin(e.b))
-        elif t is Var or t is SizeVar:
-            p = self._lin_var(e)
         elif t is Cast and is_index_dtype(e.value.dtype):
             p = self._lin_cast(e)
         else:
@@ -370,7 +386,6 @@ class Analyzer:
                 p = self._lin(s)
             else:
                 p = Poly.atom(e.dtype, s, self._key(s))
-        self._lin_memo[id(e)] = (e, p)
         return p
 
     def _lin_var(self, v: Var) -> Poly:
@@ -383,7 +398,7 @@ class Analyzer:
         b = self._var_bound.get(v)
         if b is not None and b[0] == b[1]:
             return Poly.constant(v.dtype, b[0])
-        return Poly.atom(v.dtype, v, v)
+        return Poly.atom(v.dtype, v, ("v", v))
 
     def _lin_cast(self, e: Cast) -> Poly:
         """Push an integer cast into the sum when the value fits the target type."""
@@ -943,7 +958,9 @@ class Analyzer:
         c = self._simp(e.condition)
         if type(c) is IntImm:
             return self._simp(e.true_value if c.value else e.false_value)
-        t, f = self._branches(c, e.true_value, e.false_value)
+        # Select evaluates both operands, so they are simplified without assuming ``c``
+        # (that could move a division by zero into the unselected operand)
+        t, f = self._simp(e.true_value), self._simp(e.false_value)
         if self._key(t) == self._key(f):
             return t
         if c is e.condition and t is e.true_value and f is e.false_value:
