@@ -1,1 +1,76 @@
-"""placeholder"""
+"""``storage_align``: pad a buffer's strides (to avoid shared-memory bank conflicts)."""
+from __future__ import annotations
+
+from typing import List, Sequence
+
+from .. import op as _op
+from ..expr import IntImm, PrimExpr
+from .error import fail
+from .state import BlockRV, ScheduleState, replace, with_block
+
+ATTR = "buffer_dim_align"
+
+
+def storage_align(state: ScheduleState, block_rv: BlockRV, buffer_index: int, axis: int,
+                  factor: int, offset: int) -> None:
+    """Make the stride of dimension ``axis`` of the ``buffer_index``-th buffer ``block``
+    writes equal ``k * factor + offset`` (the smallest such value not below the compact
+    stride). Recorded, as in TVM, as the block annotation ``buffer_dim_align`` (a list of
+    ``[buffer_index, axis, factor, offset]``); :func:`aligned_strides` computes the strides
+    when buffers are flattened.
+
+    Before::
+
+        with T.block("A_shared"):
+            ...
+
+    After ``storage_align(A_shared_block, 0, axis=0, factor=32, offset=8)``::
+
+        with T.block("A_shared"):
+            T.block_attr({"buffer_dim_align": [[0, 0, 32, 8]]})
+            ...
+    """
+    prim = "storage_align"
+    path = state.block_path(block_rv, prim)
+    realize = path[-1]
+    block = realize.block
+    what = f'block "{block.name_hint}"'
+    if not isinstance(buffer_index, int) or not 0 <= buffer_index < len(block.writes):
+        raise fail(prim, what, f"buffer_index {buffer_index!r} is out of range (the block "
+                   f"writes {len(block.writes)} buffers)")
+    buf = block.writes[buffer_index].buffer
+    if state.is_output_buffer(buf):
+        raise fail(prim, what, f'"{buf.name}" is a function parameter; only an allocated '
+                   "buffer can be aligned")
+    ndim = len(buf.shape)
+    if not isinstance(axis, int) or not -ndim <= axis < ndim:
+        raise fail(prim, what, f"axis {axis!r} is out of range for the {ndim}-dimensional "
+                   f'buffer "{buf.name}"')
+    axis = axis + ndim if axis < 0 else axis
+    if not isinstance(factor, int) or factor <= 0:
+        raise fail(prim, what, f"factor must be a positive integer, got {factor!r}")
+    if not isinstance(offset, int) or not 0 <= offset < factor:
+        raise fail(prim, what, f"offset must be in [0, factor), got {offset!r}")
+    anns = dict(block.annotations or {})
+    entries = [list(e) for e in anns.get(ATTR, []) if not (e[0] == buffer_index
+                                                           and e[1] == axis)]
+    entries.append([buffer_index, axis, factor, offset])
+    anns[ATTR] = entries
+    replace(state, path, with_block(realize, annotations=anns))
+
+
+def aligned_strides(shape: Sequence[PrimExpr], aligns: Sequence[Sequence[int]]
+                    ) -> List[PrimExpr]:
+    """Strides (in elements) of a buffer of ``shape`` with ``aligns`` entries ``(axis,
+    factor, offset)`` applied, innermost dimension contiguous."""
+    by_axis = {a: (f, o) for a, f, o in aligns}
+    strides: List[PrimExpr] = [IntImm("int32", 1)] * len(shape)
+    acc: PrimExpr = IntImm("int32", 1)
+    for d in range(len(shape) - 1, -1, -1):
+        if d in by_axis:
+            f, o = by_axis[d]
+            # smallest s >= acc with s % f == o
+            acc = _op.add(_op.mul(_op.floordiv(_op.add(_op.sub(acc, o), f - 1), f), f), o)
+        strides[d] = acc
+        acc = _op.mul(acc, shape[d])
+    return strides

@@ -40,9 +40,14 @@ def _conjuncts(e) -> list:
     return [e]
 
 
-def split_init(realize: BlockRealize, loops: List[For]):
-    """Return ``(index, init_nest, update_realize)`` for hoisting ``realize``'s init before
-    ``loops[index]``, or ``None`` when the init cannot be separated."""
+def hoist_init(realize: BlockRealize, loops: List[For], index=None):
+    """Separate ``realize``'s init into its own loop nest placed before ``loops[index]``.
+
+    ``loops`` are the loops around the block, outermost first. ``index`` None picks the first
+    loop that iterates over a reduction iterator. Returns ``(index, init_nest,
+    update_realize)``, or a string saying why the init cannot be hoisted there. This is the
+    one implementation behind both this pass and ``Schedule.decompose_reduction``.
+    """
     block = realize.block
     red_loop_vars, sp_loop_vars = set(), set()
     sp_ivs = []
@@ -54,20 +59,28 @@ def split_init(realize: BlockRealize, loops: List[For]):
             sp_loop_vars |= vs
             sp_ivs.append((iv, value))
     loop_vars = [lp.loop_var for lp in loops]
-    first = next((i for i, v in enumerate(loop_vars) if v in red_loop_vars), None)
-    if first is None:
-        return None
-    inner = loops[first:]
+    if index is None:
+        index = next((i for i, v in enumerate(loop_vars) if v in red_loop_vars), None)
+        if index is None:
+            return "no loop iterates over a reduction iterator"
+    for lp in loops[:index]:
+        if lp.loop_var in red_loop_vars:
+            return (f'loop "{lp.loop_var.name}" above the decomposition point iterates over '
+                    "a reduction iterator, so the init would run more than once per element")
+    inner = loops[index:]
     inner_vars = {lp.loop_var for lp in inner}
-    if red_loop_vars & sp_loop_vars & inner_vars:
-        return None
+    both = red_loop_vars & sp_loop_vars & inner_vars
+    if both:
+        return (f'loop "{next(iter(both)).name}" feeds both spatial and reduction iterators')
     kept = []
     for c in _conjuncts(realize.predicate):
         cv = collect_vars(c) & inner_vars
         if cv & red_loop_vars:
             if cv & sp_loop_vars:
-                return None
+                return "the block predicate mixes spatial and reduction loops"
             continue
+        if cv - sp_loop_vars:
+            return "the block predicate uses a loop that binds no block iterator"
         kept.append(c)
     # copy the spatial loops below the hoist point, with fresh variables
     vmap: Dict[Var, Var] = {}
@@ -88,13 +101,20 @@ def split_init(realize: BlockRealize, loops: List[For]):
         tuple(substitute(v, vmap) for _, v in sp_ivs), substitute(pred, vmap), init_block
     )
     for lp, nv in reversed(copied):
-        nest = For(nv, lp.min, lp.extent, lp.kind, nest, lp.thread_binding, lp.annotations)
+        nest = For(nv, substitute(lp.min, vmap), substitute(lp.extent, vmap), lp.kind, nest,
+                   lp.thread_binding, lp.annotations)
     update = BlockRealize(
         realize.iter_values, realize.predicate,
         Block(block.iter_vars, block.reads, block.writes, block.name_hint, block.body, None,
               block.alloc_buffers, block.match_buffers, block.annotations),
     )
-    return first, nest, update
+    return index, nest, update
+
+
+def split_init(realize: BlockRealize, loops: List[For]):
+    """``hoist_init`` at the first reduction loop, or ``None`` when it cannot be done."""
+    r = hoist_init(realize, loops)
+    return None if isinstance(r, str) else r
 
 
 class _LowerInit(Mutator):
