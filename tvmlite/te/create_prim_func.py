@@ -15,8 +15,8 @@ from ..ir import dtype as _dt
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
-    Add, BufferLoad, FloatImm, IntImm, IterVar, IterVarType, Let, PrimExpr, ProducerLoad,
-    Range, Reduce, Sub, Var,
+    Add, BufferLoad, IntImm, IterVar, IterVarType, PrimExpr, ProducerLoad, Range, Reduce,
+    Sub, Var,
 )
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, Visitor, collect_vars, substitute

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..error import TVMError
 from ..ir import dtype as _dt
@@ -14,7 +14,7 @@ from ..tir.expr import (
 )
 from ..tir.functor import post_order_visit
 from ..tir.stmt import Evaluate, Stmt
-from .tensor import ComputeOp, ExternOp, PlaceholderOp, Shape, Tensor, TensorSlice
+from .tensor import ComputeOp, ExternOp, PlaceholderOp, Tensor, TensorSlice
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Callable, List, Tuple
 
-from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import op as _op
 from ..tir.expr import IntImm, PrimExpr

@@ -2,10 +2,7 @@
 reduce axes ``k<dim>``, tag "comm_reduce")."""
 from __future__ import annotations
 
-from typing import Optional
-
 from ..tir import op as _op
-from ..tir.expr import IntImm
 from ..te.operation import compute, reduce_axis
 from ..te.tensor import Tensor
 from . import tag
