@@ -43,9 +43,19 @@ def test_current_and_context_manager():
 
 def test_llvm_means_host_native_and_isa_in_key():
     flags, isa = compile_flags(Target("llvm"))
-    assert "-march=native" in flags and "-O3" in flags and "-fopenmp" in flags
+    assert "-march=native" in flags and "-O3" in flags and "-ffp-contract=fast" in flags
     assert ":" in isa  # resolved cpu name and a digest of the enabled features
     assert compile_flags(Target("c"))[1] == isa
+
+
+def test_openmp_only_for_parallel_code():
+    from tvmlite.ir import IRModule
+    from tvmlite.target.build_c import generate_source
+    from tvmlite.tir import ForKind
+
+    serial = generate_source(IRModule({"f": vadd(8)}), Target("llvm"))[1]
+    parallel = generate_source(IRModule({"f": vadd(8, kind=ForKind.PARALLEL)}), Target("llvm"))[1]
+    assert "-fopenmp" not in serial and "-fopenmp" in parallel
 
 
 def _cpuinfo_flags():

@@ -10,7 +10,9 @@ from .codegen_c import CodeGenC
 from .target import Target
 
 BASE_FLAGS = ("-O3", "-std=gnu11", "-fPIC", "-shared", "-ffp-contract=fast", "-fno-math-errno",
-              "-fopenmp", "-Wno-unused-label", "-Wno-unused-variable")
+              "-Wno-unused-label", "-Wno-unused-variable")
+# added only when the code has a parallel loop: linking libgomp costs ~20 ms of build time
+OPENMP_FLAG = "-fopenmp"
 
 
 def _check_triple(target: Target) -> None:
@@ -57,6 +59,8 @@ def generate_source(mod: Union[IRModule, PrimFunc], target: Target) -> Tuple[str
     entry = _entry_of(mod.functions)
     meta = {"entry": symbols.get(entry) if entry else None, "target": str(target),
             "type_key": target.kind.name, "cflags": flags}
+    if cg.uses_openmp:
+        flags.append(OPENMP_FLAG)
     return cg.finish(meta), flags, isa
 
 

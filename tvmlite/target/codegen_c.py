@@ -197,6 +197,7 @@ class CodeGenC:
         self._decls: Dict[str, str] = {}
         self._funcs: List[str] = []
         self.metadata: Dict[str, dict] = {}
+        self.uses_openmp = False
 
     # ================================================================== module level
     def add_function(self, func: PrimFunc, name: Optional[str] = None) -> None:
@@ -542,6 +543,7 @@ class _FunctionPrinter:
             self.emit(f"int {flag} = 0;")
             self.emit(f"char {flag}_msg[512];")
             self.emit("#pragma omp parallel for schedule(static)")
+            self.cg.uses_openmp = True
         elif kind == S.ForKind.UNROLLED:
             n = int(s.extent.value) if isinstance(s.extent, E.IntImm) else 8
             self.emit(f"#pragma GCC unroll {max(1, min(n, 65534))}")
