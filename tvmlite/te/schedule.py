@@ -488,7 +488,8 @@ def _materialize(sch: Schedule, args, binds):
         args += [o.output(i) for o in sch.outputs for i in range(o.num_outputs)]
     cur_args = [sch._current(a) if isinstance(a, Tensor) else a for a in args]
     cur_binds = {sch._current(t): b for t, b in (binds or {}).items()} or None
-    func, info = create_prim_func_with_info(cur_args, binds=cur_binds)
+    outs = [o.output(i) for o in sch.outputs for i in range(o.num_outputs)]
+    func, info = create_prim_func_with_info(cur_args, binds=cur_binds, outputs=outs)
     ranges: Dict[IterVar, Range] = {}
     if not _scheduled(sch):
         for st in sch.stages:
