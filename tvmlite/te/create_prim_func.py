@@ -15,8 +15,9 @@ from ..ir import dtype as _dt
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
-    Add, BufferLoad, IntImm, IterVar, IterVarType, PrimExpr, ProducerLoad, Range, Reduce,
-    Sub, Var,
+    EQ, GE, GT, LE, LT, NE, Add, And, BufferLoad, Call, Div, FloorDiv, FloorMod, IntImm,
+    IterVar, IterVarType, Max, Min, Mod, Mul, Or, PrimExpr, ProducerLoad, Range, Reduce, Sub,
+    Var,
 )
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, Visitor, collect_vars, substitute
@@ -80,9 +81,15 @@ def _post_dfs_order(roots: Sequence[Operation]) -> List[Operation]:
 class _ToBufferLoads(Mutator):
     """ProducerLoad -> BufferLoad, and op axes -> block iterators."""
 
-    def __init__(self, tensor2buffer: Dict[Tensor, Buffer], vmap: Dict[Var, PrimExpr]):
+    def __init__(self, tensor2buffer: Dict[Tensor, Buffer], vmap: Dict[Var, PrimExpr],
+                 retype: bool = False):
         self.tensor2buffer = tensor2buffer
         self.vmap = vmap
+        self.retype = retype
+
+    def convert(self, e: PrimExpr) -> PrimExpr:
+        e = self.visit(e)
+        return _Retype().visit(e) if self.retype else e
 
     def visit_Var(self, v):
         return self.vmap.get(v, v)
@@ -109,6 +116,37 @@ class _BufferRemap(Mutator):
 
     def visit_ProducerLoad(self, e: ProducerLoad):
         return BufferLoad(self.tensor2buffer[e.producer], self.visit(e.indices))
+
+
+class _Retype(Mutator):
+    """Rebuild arithmetic whose operands no longer share a dtype (int32 expressions meeting
+    int64 iterators after ``index_dtype_override``), with TVM's promotion rules."""
+
+    def _binary(self, e):
+        a, b = self.visit(e.a), self.visit(e.b)
+        if a is e.a and b is e.b and a.dtype == b.dtype:
+            return e
+        if a.dtype == b.dtype:
+            return type(e)(a, b)
+        return _REBUILD[type(e)](a, b)
+
+    def visit_Call(self, e):
+        new = self.generic(e)
+        if new.op == "if_then_else" and new.args[1].dtype != new.args[2].dtype:
+            return _op.if_then_else(*new.args)
+        if new.op == "if_then_else" and new.args[1].dtype != new.dtype:
+            return Call(new.args[1].dtype, new.op, new.args)
+        return new
+
+
+_REBUILD = {
+    Add: _op.add, Sub: _op.sub, Mul: _op.mul, Div: _op.div, Mod: _op.truncmod,
+    FloorDiv: _op.floordiv, FloorMod: _op.floormod, Min: _op._min, Max: _op._max,
+    EQ: _op.eq, NE: _op.ne, LT: _op.lt, LE: _op.le, GT: _op.gt, GE: _op.ge,
+    And: _op.logical_and, Or: _op.logical_or,
+}
+for _cls in _REBUILD:
+    setattr(_Retype, "visit_" + _cls.__name__, _Retype._binary)
 
 
 def _split_const(e: PrimExpr):
@@ -169,7 +207,10 @@ def _region(buf: Buffer, accesses: List[Tuple[PrimExpr, ...]]) -> BufferRegion:
             lo = min(p[1] for p in parts)
             hi = max(p[1] for p in parts)
             dt = first.dtype
-            start = IntImm(dt, lo) if base is None else _op.add(base, IntImm(dt, lo))
+            if base is None:
+                start = IntImm(dt, lo)
+            else:
+                start = _op.add(base, lo) if lo >= 0 else _op.sub(base, -lo)
             ranges.append(Range(start, IntImm(dt, hi - lo + 1)))
             continue
         ranges.append(Range(IntImm(extent.dtype, 0), extent))
@@ -324,9 +365,9 @@ class _Builder:
             loops.append((loop_var, dom))
             block_ivs.append(biv)
             self.info.iter_var_map[iv] = (biv, loop_var)
-            vmap[iv.var] = bv if bv.dtype == iv.var.dtype else _op.cast(iv.var.dtype, bv)
+            vmap[iv.var] = bv
             if kind == IterVarType.DataPar:
-                store_idx.append(bv if bv.dtype == iv.var.dtype else vmap[iv.var])
+                store_idx.append(bv)
         bindings = [lv for lv, _ in loops]
         if not block_ivs:  # a 0-d output without reduction still needs one iterator
             bv = Var("vi", "int32")
@@ -334,31 +375,32 @@ class _Builder:
                                      IterVarType.DataPar))
             bindings.append(IntImm("int32", 0))
         outs = [self.buffer_for(op.output(i)) for i in range(op.num_outputs)]
-        conv = _ToBufferLoads(self.t2b, vmap)
+        retype = any(bv.var.dtype != iv.var.dtype for bv, iv in zip(block_ivs, axes))
+        conv = _ToBufferLoads(self.t2b, vmap, retype)
         idx = tuple(store_idx)
         init = None
         first = op.body[0]
         if isinstance(first, Reduce):
             lhs = [BufferLoad(b, idx) for b in outs]
-            rhs = [conv.visit(s) for s in first.source]
+            rhs = [conv.convert(s) for s in first.source]
             comb = first.combiner
             smap = {**dict(zip(comb.lhs, lhs)), **dict(zip(comb.rhs, rhs))}
-            results = [substitute(r, smap) for r in comb.result]
+            results = [_Retype().visit(substitute(r, smap)) for r in comb.result]
             ident = first.init if first.init else comb.identity_element
-            init = SeqStmt.flatten(*[BufferStore(b, conv.visit(_op.convert(x)), idx)
+            init = SeqStmt.flatten(*[_store(b, conv.convert(_op.convert(x)), idx)
                                      for b, x in zip(outs, ident)])
             if len(outs) == 1:
-                body: Stmt = BufferStore(outs[0], results[0], idx)
+                body: Stmt = _store(outs[0], results[0], idx)
             else:
                 temps = [Var("v_" + b.name.replace(".", "_"), b.dtype) for b in outs]
                 body = SeqStmt.flatten(*[BufferStore(b, t, idx) for b, t in zip(outs, temps)])
                 for t, r in reversed(list(zip(temps, results))):
                     body = LetStmt(t, r, body)
-            cond = conv.visit(first.condition)
+            cond = conv.convert(first.condition)
             if not (isinstance(cond, IntImm) and cond.value == 1):
                 body = IfThenElse(cond, body)
         else:
-            body = SeqStmt.flatten(*[BufferStore(b, conv.visit(e), idx)
+            body = SeqStmt.flatten(*[_store(b, conv.convert(e), idx)
                                      for b, e in zip(outs, op.body)])
         reads, writes = self._regions(body, init)
         name = self.fresh_block_name(op.name)
@@ -425,6 +467,12 @@ class _Builder:
         block = Block((), reads, writes, name, body, None, (), (),
                       dict(op.attrs) if op.attrs else None)
         return BlockRealize((), IntImm("bool", 1), block)
+
+
+def _store(buf: Buffer, value: PrimExpr, idx) -> BufferStore:
+    if value.dtype != buf.dtype:
+        value = _op.cast(buf.dtype, value)
+    return BufferStore(buf, value, idx)
 
 
 def _let_vars(node) -> set:
