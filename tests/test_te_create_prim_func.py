@@ -318,6 +318,9 @@ def test_index_dtype_override_int64():
     loops, realize = _loops_and_realize(_nests(f)[0])
     assert loops[0].loop_var.dtype == "int64"
     assert realize.block.iter_vars[0].var.dtype == "int64"
+    store = realize.block.body
+    assert store.indices[0] is realize.block.iter_vars[0].var  # no casts around indices
+    assert store.value.a.indices[0] is realize.block.iter_vars[0].var
     out = np.zeros(4, "float32")
     run(f, np.arange(4, dtype="float32"), out)
     np.testing.assert_array_equal(out, np.arange(4) + 1.0)
