@@ -1,0 +1,119 @@
+"""Materialize a TE schedule onto the TensorIR schedule engine.
+
+Stages are applied consumers first, so a producer attached with ``compute_at`` finds its
+consumer's loops final: inline → compute_at at the attach loop (unit loops kept) → the stage's
+own splits, fuses and reorders in call order → loop annotations → storage scope and alignment.
+At the end every loop takes the variable of the TE IterVar it realises, so the lowered IR reads
+``i_outer``/``i_inner`` like classic TE and user-held IterVars name their loops.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+from ..error import TVMError
+from ..tir.expr import IterVar, IterVarType, Range, Var
+from ..tir.functor import Mutator
+from ..tir.stmt import For
+from .schedule import INLINE, ROOT, SCOPE, Schedule, Stage, _resolve_leaf
+from .tensor import ComputeOp, PlaceholderOp
+
+
+class _RenameLoops(Mutator):
+    def __init__(self, vmap: Dict[Var, Var]):
+        self.vmap = vmap
+
+    def visit_Var(self, v):
+        return self.vmap.get(v, v)
+
+    visit_SizeVar = visit_Var
+
+
+def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict) -> None:
+    op = st.op
+    root_ivs = list(op.axis) + list(op.reduce_axis)
+    if len(loops) != len(root_ivs):
+        raise TVMError(f"internal: stage {op.name} has {len(root_ivs)} axes but "
+                       f"{len(loops)} loops")
+
+    def record(iv, lp):
+        loop_of[iv] = lp
+        node = eng.get(lp)
+        ranges[iv] = Range(node.min, node.extent)
+
+    for iv, lp in zip(root_ivs, loops):
+        record(iv, lp)
+    for entry in st._log:
+        kind = entry[0]
+        if kind == "split":
+            _, parent, outer, inner, factor, nparts = entry
+            factors = [None, factor] if factor is not None else [nparts, None]
+            lo, li = eng.split(loop_of[parent], factors=factors)
+            record(outer, lo)
+            record(inner, li)
+        elif kind == "fuse":
+            _, a, b, fused = entry
+            record(fused, eng.fuse(loop_of[a], loop_of[b]))
+        elif kind == "reorder":
+            eng.reorder(*[loop_of[iv] for iv in entry[1]])
+    for iv, attr in st.iter_var_attrs.items():
+        lp = loop_of.get(iv)
+        if lp is None:
+            continue
+        t = attr.iter_type
+        if t == IterVarType.Parallelized:
+            eng.parallel(lp)
+        elif t == IterVarType.Vectorized:
+            eng.vectorize(lp)
+        elif t == IterVarType.Unrolled:
+            eng.unroll(lp)
+        elif t == IterVarType.ThreadIndex and attr.bind_thread is not None:
+            eng.bind(lp, attr.bind_thread.thread_tag)
+        for key, value in zip(attr.pragma_keys, attr.pragma_values):
+            eng.annotate(lp, "pragma_" + key, value)
+    for axis, factor, offset in st.storage_aligns:
+        idx = next(i for i, a in enumerate(op.axis) if a is axis)
+        eng.storage_align(block, 0, idx, factor, offset)
+    if st.scope and st.scope != "global":
+        eng.set_scope(block, 0, st.scope)
+
+
+def apply_stages(sch: Schedule, func, info) -> Tuple[object, Dict[IterVar, Range]]:
+    """Apply every stage of ``sch`` to ``func`` (made by create_prim_func with ``info``)."""
+    from ..tir.schedule import Schedule as TirSchedule
+
+    eng = TirSchedule(func)
+    loop_of: Dict[IterVar, object] = {}
+    ranges: Dict[IterVar, Range] = {}
+    for st in reversed(sch.stages):
+        op = st.op
+        if isinstance(op, PlaceholderOp) or op not in info.op2block:
+            continue
+        block = eng.get_block(info.op2block[op])
+        if st.attach_type == INLINE:
+            eng.compute_inline(block)
+            continue
+        n_axes = len(getattr(op, "axis", ())) + len(getattr(op, "reduce_axis", ()))
+        if st.attach_type == SCOPE:
+            target = _resolve_leaf(st.attach_stage, st.attach_ivar)
+            if target not in loop_of:
+                raise TVMError(f"compute_at: the loop {target.var.name} of "
+                               f"{st.attach_stage.op.name} is not realised (is that stage "
+                               "inlined or not part of this function?)")
+            loops = eng.compute_at_loops(block, loop_of[target], preserve_unit_loops=True)
+        else:
+            loops = eng.get_loops(block)[-n_axes:] if n_axes else []
+        if not isinstance(op, ComputeOp):
+            continue
+        _apply_stage(eng, st, block, loops, loop_of, ranges)
+    vmap: Dict[Var, Var] = {}
+    for iv, lp in loop_of.items():
+        try:
+            node = eng.get(lp)
+        except Exception:  # the loop was fused or split away
+            continue
+        if isinstance(node, For) and node.loop_var is not iv.var:
+            vmap[node.loop_var] = Var(iv.var.name, node.loop_var.dtype)
+    out = eng.mod["main"]
+    if vmap:
+        out = out.with_body(_RenameLoops(vmap).visit(out.body))
+    return out, ranges
