@@ -27,7 +27,7 @@ def _set_kind(state: ScheduleState, loop_rv: LoopRV, kind: ForKind, prim: str,
                                + ("parallelized" if kind == ForKind.PARALLEL else "vectorized"))
     binding = None
     if kind == ForKind.THREAD_BINDING:
-        binding = IterVar(Range(loop.min, loop.extent), Var(thread, loop.loop_var.dtype),
+        binding = IterVar(None, Var(thread, loop.loop_var.dtype),
                           IterVarType.ThreadIndex, thread)
     new = For(loop.loop_var, loop.min, loop.extent, kind, loop.body, binding, loop.annotations)
     replace(state, path, new)

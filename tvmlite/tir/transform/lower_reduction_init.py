@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from ..expr import And, IntImm, IterVarType, Var
+from ..expr import And, IntImm, IterVar, IterVarType, Var
 from ..functor import Mutator, collect_vars, substitute
 from ..stmt import Block, BlockRealize, For, SeqStmt
 
@@ -93,9 +93,13 @@ def hoist_init(realize: BlockRealize, loops: List[For], index=None):
     pred = IntImm("bool", 1)
     for c in kept:
         pred = c if (isinstance(pred, IntImm) and pred.value) else And(pred, c)
+    # the init block gets its own iterators (blocks never share iterator variables)
+    ivmap = {iv.var: Var(iv.var.name, iv.var.dtype) for iv, _ in sp_ivs}
+    init_ivs = tuple(IterVar(iv.dom, ivmap[iv.var], iv.iter_type, iv.thread_tag)
+                     for iv, _ in sp_ivs)
     init_block = Block(
-        tuple(iv for iv, _ in sp_ivs), (), block.writes, block.name_hint + "_init", block.init,
-        None, (), (), block.annotations,
+        init_ivs, (), substitute(block.writes, ivmap), block.name_hint + "_init",
+        substitute(block.init, ivmap), None, (), (), block.annotations,
     )
     nest = BlockRealize(
         tuple(substitute(v, vmap) for _, v in sp_ivs), substitute(pred, vmap), init_block
