@@ -899,42 +899,46 @@ class Analyzer:
         return t(self._expr(pa), self._expr(pb))
 
     def _simp_and(self, e):
-        sa = self._simp(e.a)
-        if type(sa) is IntImm and not sa.value:
-            return _FALSE
-        sb = self._simp(e.b)
-        if type(sa) is IntImm:
-            return sb if _dt.is_bool(sb.dtype) else _op._as_bool(sb)
-        if type(sb) is IntImm:
-            return sa if sb.value else _FALSE
-        ka, kb = self._key(sa), self._key(sb)
-        if ka == kb:
-            return sa
-        if (type(sa) is Not and self._key(sa.a) == kb) or \
-                (type(sb) is Not and self._key(sb.a) == ka):
-            return _FALSE
-        if sa is e.a and sb is e.b:
-            return e
-        return And(sa, sb)
+        return self._simp_logic(e, True)
 
     def _simp_or(self, e):
+        return self._simp_logic(e, False)
+
+    def _simp_logic(self, e, is_and: bool):
+        """``a and b`` / ``a or b``: constants, duplicates, complements, and each side
+        decided under the other (``x < y and y <= x`` is false, ``i < 3 and i < 4`` is
+        ``i < 3``)."""
+        absorb, neutral = (_FALSE, _TRUE) if is_and else (_TRUE, _FALSE)
         sa = self._simp(e.a)
-        if type(sa) is IntImm and sa.value:
-            return _TRUE
+        if type(sa) is IntImm and bool(sa.value) == bool(absorb.value):
+            return absorb
         sb = self._simp(e.b)
         if type(sa) is IntImm:
             return sb
         if type(sb) is IntImm:
-            return _TRUE if sb.value else sa
+            return absorb if bool(sb.value) == bool(absorb.value) else sa
         ka, kb = self._key(sa), self._key(sb)
         if ka == kb:
             return sa
         if (type(sa) is Not and self._key(sa.a) == kb) or \
                 (type(sb) is Not and self._key(sb.a) == ka):
-            return _TRUE
+            return absorb
+        for first, second, keep in ((sa, sb, sa), (sb, sa, sb)):
+            if not self._is_fact(first):
+                continue
+            with self.constraint_scope(first if is_and else Not(first)):
+                d = self._simp(second)
+            if type(d) is IntImm:
+                if bool(d.value) == bool(neutral.value):
+                    return keep
+                return absorb
         if sa is e.a and sb is e.b:
             return e
-        return Or(sa, sb)
+        return And(sa, sb) if is_and else Or(sa, sb)
+
+    @staticmethod
+    def _is_fact(c) -> bool:
+        return type(c) in (LT, LE, EQ, NE) and is_index_dtype(c.a.dtype)
 
     def _simp_not(self, e):
         sa = self._simp(e.a)
