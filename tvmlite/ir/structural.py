@@ -22,15 +22,28 @@ class _Mismatch(Exception):
         self.path, self.lhs, self.rhs, self.why = path, lhs, rhs, why
 
 
+# Fields where variables are defined: there two different variables may correspond even
+# when free variables must match exactly (``map_free_vars=False``).
+_DEFINING = {
+    ("For", "loop_var"), ("LetStmt", "var"), ("Let", "var"), ("Allocate", "buffer_var"),
+    ("PrimFunc", "params"), ("PrimFunc", "buffer_map"), ("Block", "iter_vars"),
+    ("Block", "alloc_buffers"), ("CommReducer", "lhs"), ("CommReducer", "rhs"),
+    ("Reduce", "axis"),
+}
+
+
 class _Equal:
     def __init__(self, map_free_vars: bool = True):
         self.lmap: Dict[int, Any] = {}
         self.rmap: Dict[int, Any] = {}
         self.map_free_vars = map_free_vars
+        self.defining = 0
 
     def var(self, a, b, path):
         ma, mb = self.lmap.get(id(a)), self.rmap.get(id(b))
         if ma is None and mb is None:
+            if not (self.map_free_vars or self.defining):
+                raise _Mismatch(path, a, b, f"free variables {a.name} and {b.name} differ")
             if a.dtype != b.dtype:
                 raise _Mismatch(path, a, b, f"dtype {a.dtype} vs {b.dtype}")
             if type(a) is not type(b):

@@ -38,46 +38,57 @@ class Node:
     __hash__ = object.__hash__
 
 
+def _foreign(x) -> bool:
+    """An operand that is not ours to combine (a TE tensor): let it handle the operator."""
+    return hasattr(x, "value_index") and hasattr(x, "op")
+
+
+def _binop(name):
+    def method(self, other):
+        if _foreign(other):
+            return NotImplemented
+        return getattr(_op, name)(self, other)
+
+    return method
+
+
+def _rbinop(name):
+    def method(self, other):
+        if _foreign(other):
+            return NotImplemented
+        return getattr(_op, name)(other, self)
+
+    return method
+
+
 class ExprOp:
     """Operator overloading shared by expressions and IterVars."""
 
     __slots__ = ()
 
-    def __add__(self, other):
-        return _op.add(self, other)
+    __add__ = _binop("add")
 
-    def __radd__(self, other):
-        return _op.add(other, self)
+    __radd__ = _rbinop("add")
 
-    def __sub__(self, other):
-        return _op.sub(self, other)
+    __sub__ = _binop("sub")
 
-    def __rsub__(self, other):
-        return _op.sub(other, self)
+    __rsub__ = _rbinop("sub")
 
-    def __mul__(self, other):
-        return _op.mul(self, other)
+    __mul__ = _binop("mul")
 
-    def __rmul__(self, other):
-        return _op.mul(other, self)
+    __rmul__ = _rbinop("mul")
 
-    def __truediv__(self, other):
-        return _op.true_div(self, other)
+    __truediv__ = _binop("true_div")
 
-    def __rtruediv__(self, other):
-        return _op.true_div(other, self)
+    __rtruediv__ = _rbinop("true_div")
 
-    def __floordiv__(self, other):
-        return _op.floordiv(self, other)
+    __floordiv__ = _binop("floordiv")
 
-    def __rfloordiv__(self, other):
-        return _op.floordiv(other, self)
+    __rfloordiv__ = _rbinop("floordiv")
 
-    def __mod__(self, other):
-        return _op.floormod(self, other)
+    __mod__ = _binop("floormod")
 
-    def __rmod__(self, other):
-        return _op.floormod(other, self)
+    __rmod__ = _rbinop("floormod")
 
     def __neg__(self):
         return _op.neg(self)
