@@ -18,7 +18,7 @@ def _set_kind(state: ScheduleState, loop_rv: LoopRV, kind: ForKind, prim: str,
     loop: For = path[-1]
     what = f'loop "{loop.loop_var.name}"'
     if kind in (ForKind.PARALLEL, ForKind.VECTORIZED):
-        for realize, ivs in bound_vars_of_loop(loop.body, loop.loop_var):
+        for realize, ivs in bound_vars_of_loop(loop, loop.loop_var):
             for iv in ivs:
                 if iv.iter_type != IterVarType.DataPar:
                     raise fail(prim, what, f'the loop is bound to the reduction iterator '
