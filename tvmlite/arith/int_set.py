@@ -196,6 +196,9 @@ class _Evaluator:
             if self.ana._prove_le0(rest):
                 return (None if hi is None else hi.mul(rest),
                         None if lo is None else lo.mul(rest))
+            if lo is not None and hi is not None:  # sign unknown: both ends are candidates
+                a, b = lo.mul(rest), hi.mul(rest)
+                return self.ana._minmax(Min, a, b), self.ana._minmax(Max, a, b)
         return self._const(self._point(dtype, atoms, keys))
 
     def atom(self, dtype, a, key):
