@@ -13,7 +13,7 @@ import pytest
 
 from tvmlite import tir
 from tvmlite.arith import Analyzer, eval_set, is_neg_inf, is_pos_inf
-from tvmlite.ir import Range
+from tvmlite.ir import Range, structural_equal
 from tvmlite.tir import expr as E
 
 N_CASES = int(os.environ.get("TVMLITE_ARITH_FUZZ", "300"))
@@ -154,6 +154,11 @@ def run_case(seed):
         s = ana.simplify(e)
     if s.dtype != e.dtype:
         raise AssertionError(f"seed {seed}: dtype {e.dtype} became {s.dtype}")
+    if constraint is None:  # simplification is idempotent (the memo relies on it)
+        fresh = Analyzer()
+        for v, (lo, hi) in bounds.items():
+            fresh.bind(v, Range(tir.const(lo), tir.const(hi - lo)))
+        assert structural_equal(fresh.simplify(s), s), f"seed {seed}: not idempotent"
     iset = None
     if constraint is None and e.dtype == "int32":
         iset = eval_set(e, {v: Range(tir.const(lo), tir.const(hi - lo))

@@ -336,3 +336,16 @@ def test_bad_input():
         ana.bind(x + 1, Range(c(0), c(4)))
     with pytest.raises(TypeError):
         ana.simplify(object())
+
+
+def test_detect_linear_equation():
+    from tvmlite.arith import detect_linear_equation
+
+    coeffs = detect_linear_equation(x * 4 + y * n + 3 - x, [x, y])
+    for got, want in zip(coeffs, [c(3), n, c(3)]):
+        check(got, want)
+    assert detect_linear_equation(x * x, [x]) == []
+    assert detect_linear_equation(tir.floordiv(x, 2) + y, [x]) == []
+    got = detect_linear_equation(tir.floordiv(x, 2) + y, [y])
+    check(got[0], c(1))
+    check(got[1], tir.floordiv(x, 2))

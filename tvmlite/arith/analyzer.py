@@ -32,6 +32,7 @@ _INT_ARITH_SET = frozenset(_INT_ARITH)
 _CMP_SET = frozenset((EQ, NE, LT, LE, GT, GE))
 _VARS = (Var, SizeVar)
 _INDEX_CACHE: Dict[str, bool] = {}
+_CACHE_LIMIT = 200_000   # memo entries before a long-lived analyzer starts afresh
 
 
 def is_index_dtype(dtype: str) -> bool:
@@ -85,6 +86,8 @@ class Analyzer:
     # ================================================================== public API
     def simplify(self, expr, steps: int = 2) -> PrimExpr:
         """Simplify ``expr`` under what the analyzer knows (ranges, constraints)."""
+        if len(self._lin_memo) > _CACHE_LIMIT or len(self._memo) > _CACHE_LIMIT:
+            self._new_caches()
         return self._simp(_to_expr(expr))
 
     def rewrite_simplify(self, expr) -> PrimExpr:
@@ -169,6 +172,34 @@ class Analyzer:
             yield
         finally:
             self._pop(saved)
+
+    def detect_linear_equation(self, expr, var_list) -> List[PrimExpr]:
+        """Coefficients ``[c0, ..., cn-1, base]`` with ``expr == sum(ci * vi) + base`` where
+        no ``ci`` mentions a variable of ``var_list``; ``[]`` when ``expr`` is not linear."""
+        e = _to_expr(expr)
+        vs = [v.var if isinstance(v, IterVar) else v for v in var_list]
+        if not is_index_dtype(e.dtype):
+            return []
+        p = self._lin(e)
+        coeffs = [Poly.constant(p.dtype, 0) for _ in vs]
+        base = Poly.constant(p.dtype, p.const)
+        targets = {("v", v): n for n, v in enumerate(vs)}
+        for m, (cf, atoms, keys) in p.terms.items():
+            hits = [n for n, k in enumerate(keys) if k in targets]
+            if len(hits) > 1:
+                return []
+            term = Poly.constant(p.dtype, cf)
+            for n, (a, k) in enumerate(zip(atoms, keys)):
+                if n not in hits:
+                    term = term.mul(Poly.atom(p.dtype, a, k))
+            if hits:
+                coeffs[targets[keys[hits[0]]]] = coeffs[targets[keys[hits[0]]]].add(term)
+            else:
+                base = base.add(term)
+            for n, a in enumerate(atoms):
+                if n not in hits and not isinstance(a, _VARS) and _mentions(a, vs):
+                    return []
+        return [self._expr(cp) for cp in coeffs] + [self._expr(base)]
 
     def int_set(self, expr, dom_map):
         """The interval ``expr`` covers when the variables of ``dom_map`` range over their sets."""
@@ -1027,6 +1058,13 @@ class Analyzer:
             changed |= nv is not v
             new.append(nv)
         return cls(*new) if changed else e
+
+
+def _mentions(e, vs) -> bool:
+    from ..tir.functor import collect_vars
+
+    found = collect_vars(e)
+    return any(v in found for v in vs)
 
 
 def _is_pure(e) -> bool:
