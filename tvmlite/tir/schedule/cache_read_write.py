@@ -240,6 +240,12 @@ def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int
     items = list(body.seq) if isinstance(body, SeqStmt) else [body]
     pos = _top_index(items, realize)
     top = items[pos]
+    for r in sibs:
+        if r is not realize and any(b is buf for b in buffers_read(r.block)) \
+                and _top_index(items, r) <= pos:
+            raise fail(prim, what, f'block "{r.block.name_hint}" reads "{buf.name}" inside '
+                       "or before the loop nest of the block; the copy-out cannot be placed "
+                       "between them")
     p = find_path(top, lambda x: x is realize)
     new_realize = ReplaceBuffer({buf: new})(realize)
     items[pos] = _replace_sub(top, p, new_realize)

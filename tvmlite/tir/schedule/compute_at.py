@@ -186,6 +186,26 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
                     raise fail(prim, what, f'block "{r.block.name_hint}" under the loop '
                                f'reads "{b.name}", which the block writes')
     names = {r.block.name_hint for r in related}
+    # blocks outside the loop must keep their order relative to it
+    scope_body = scope_b.block.body if scope_b is not None else state.body
+    items0 = list(scope_body.seq) if isinstance(scope_body, SeqStmt) else [scope_body]
+
+    def top_pos(node):
+        return next(i for i, it in enumerate(items0)
+                    if find_path(it, lambda x: x is node) is not None)
+
+    lpos = top_pos(loop)
+    for r in others:
+        if _contains(loop, {r.block.name_hint}):
+            continue
+        wr = buffers_written(r.block)
+        rd = buffers_read(r.block)
+        if any(any(w is b for w in wr) for b in read) and not top_pos(r) < lpos:
+            raise fail(prim, what, f'block "{r.block.name_hint}", which produces an input of '
+                       "the block, does not come before the loop")
+        if any(any(x is b for x in rd) for b in written) and not top_pos(r) > lpos:
+            raise fail(prim, what, f'block "{r.block.name_hint}", which reads the output of '
+                       "the block, does not come after the loop")
     if not reverse:
         for r in related:
             if not _contains(loop, {r.block.name_hint}):

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
+from ..expr import IterVarType
 from ..functor import collect_vars
 from ..stmt import For
 from .error import fail
-from .state import LoopRV, ScheduleState, replace, with_loop_body
+from .state import LoopRV, ScheduleState, child_blocks, replace, with_loop_body
 
 
 def reorder(state: ScheduleState, loop_rvs: Sequence[LoopRV]) -> None:
@@ -62,6 +63,15 @@ def reorder(state: ScheduleState, loop_rvs: Sequence[LoopRV]) -> None:
                        "of the nest")
     it = iter(loops)
     new_chain = [next(it) if id(s) in given else s for s in chain]
+    moved = {s.loop_var for s, t in zip(chain, new_chain) if s is not t}
+    for realize in child_blocks(chain[-1]):
+        sp, red = set(), set()
+        for iv, val in zip(realize.block.iter_vars, realize.iter_values):
+            (red if iv.iter_type == IterVarType.CommReduce else sp).update(collect_vars(val))
+        for v in moved & sp & red:
+            raise fail(prim, f'loop "{v.name}"', f'it feeds both spatial and reduction '
+                       f'iterators of block "{realize.block.name_hint}"; reordering it would '
+                       "break the reduction's init order")
     body = chain[-1].body
     for s in reversed(new_chain):
         body = with_loop_body(s, body)

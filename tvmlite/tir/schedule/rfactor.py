@@ -180,13 +180,17 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
     vr_wb = Var(f"v{r.name}", dt)
     wb_ivs.append(IterVar(Range(IntImm(dt, 0), loop.extent), vr_wb, IterVarType.CommReduce))
     wb_vals.append(copies[r])
+    # a partial result exists where the rf block ran its init: where the predicate holds with
+    # the other reduction loops at their minimum (exact for the monotone guards split adds)
     inner_vars = {lp.loop_var for lp in loops[top:]}
+    at_min = {lp.loop_var: lp.min for lp in loops
+              if lp.loop_var in red_vars and lp.loop_var is not r}
     pred = IntImm("bool", 1)
     for c in _conjuncts(realize.predicate):
         cv = collect_vars(c) & inner_vars
-        if cv and not cv <= (set(copies) - {r}):
+        if cv - set(copies) - set(at_min):
             continue
-        pred = conj(pred, substitute(c, copies))
+        pred = conj(pred, substitute(substitute(c, at_min), copies))
     out_idx = tuple(substitute(i, wb_map) for i in idx)
     wb_rf_idx = tuple(out_idx[:fa]) + (vr_wb,) + tuple(out_idx[fa:])
     wb_body = BufferStore(buf, comb(buf[out_idx], rf_buf[wb_rf_idx]), out_idx)

@@ -69,6 +69,11 @@ def hoist_init(realize: BlockRealize, loops: List[For], index=None):
                     "a reduction iterator, so the init would run more than once per element")
     inner = loops[index:]
     inner_vars = {lp.loop_var for lp in inner}
+    for lp in inner:
+        unit = isinstance(lp.extent, IntImm) and lp.extent.value == 1
+        if lp.loop_var not in red_loop_vars | sp_loop_vars and not unit:
+            return (f'loop "{lp.loop_var.name}" binds no iterator of the block, so the '
+                    "update runs more than once per init")
     both = red_loop_vars & sp_loop_vars & inner_vars
     if both:
         return (f'loop "{next(iter(both)).name}" feeds both spatial and reduction iterators')
