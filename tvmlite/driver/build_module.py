@@ -56,6 +56,7 @@ def lower_primfunc(func: PrimFunc, name: str = "main") -> PrimFunc:
         (None, _t.LowerReductionInit()),
         (None, _t.LowerBlocks()),
         (1, None),
+        (None, _t.CompactBufferAllocation()),
         (None, _t.FlattenBuffer()),
         (None, _t.Simplify()),
         (2, None),

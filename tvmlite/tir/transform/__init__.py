@@ -4,6 +4,7 @@ from .function_pass import prim_func_pass, stmt_pass
 from .lower_reduction_init import lower_reduction_init
 from .lower_blocks import lower_blocks
 from .flatten_buffer import flatten_buffer
+from .compact_buffer import compact_buffer_allocation
 from .instrument_bound_checkers import instrument_bound_checkers
 
 
@@ -13,6 +14,10 @@ def LowerReductionInit():  # noqa: N802  (TVM's pass-constructor naming)
 
 def LowerBlocks():  # noqa: N802
     return stmt_pass(lower_blocks, "tir.LowerBlocks")
+
+
+def CompactBufferAllocation():  # noqa: N802
+    return stmt_pass(compact_buffer_allocation, "tir.CompactBufferAllocation")
 
 
 def FlattenBuffer():  # noqa: N802
