@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from .. import op as _op
 from ..buffer import Buffer
 from ..expr import IntImm, IterVar, PrimExpr, Range, Var
-from ..functor import collect_vars
+from ..functor import collect_vars, substitute
 from ..stmt import BlockRealize, For, ForKind, SeqStmt, Stmt
 from .error import fail
 from .state import (
@@ -258,6 +258,17 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
             for c in (lo_c, hi_c):
                 if not can_prove(c, dom):
                     pred = conj(pred, c)
+    # carry the block's own predicate (e.g. a guard from a split reduction loop) over to the
+    # new loops, through iterators bound to a single loop variable
+    if not is_true(realize.predicate):
+        inv = {old: val for old, val in zip(realize.iter_values, values)
+               if isinstance(old, Var)}
+        kept_loops = {x.loop_var for x in lpath if isinstance(x, For)}
+        gone = (collect_vars(realize.predicate) & set(loop_domains(bpath))) - kept_loops
+        if not gone <= set(inv):
+            raise fail(prim, what, "the block's predicate uses loops that do not map to its "
+                       "iterators, so it cannot be carried to the new location")
+        pred = conj(pred, substitute(realize.predicate, inv))
     if not is_true(pred):
         pred = simplify(pred, dom)
         if is_true(pred):

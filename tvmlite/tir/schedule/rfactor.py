@@ -14,7 +14,7 @@ from ..stmt import Block, BlockRealize, BufferStore, For, SeqStmt, Stmt
 from .error import fail
 from .state import (
     BlockRV, LoopRV, ScheduleState, add_alloc, child_blocks, conj, find_path,
-    infer_block_regions, loops_above, replace,
+    infer_block_regions, loop_domains, loops_above, replace, simplify,
 )
 
 _COMBINERS: Dict[type, Callable] = {Add: _op.add, Mul: _op.mul, Min: _op.min, Max: _op.max}
@@ -191,6 +191,12 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
         if cv - set(copies) - set(at_min):
             continue
         pred = conj(pred, substitute(substitute(c, at_min), copies))
+    if not (isinstance(pred, IntImm) and pred.value):
+        wdom = loop_domains(bpath[:-1])
+        wdom.update({nv: Range(lp.min, lp.extent) for lp, nv in copied})
+        pred = simplify(pred, wdom)
+        if isinstance(pred, IntImm) and pred.value:
+            pred = IntImm("bool", 1)
     out_idx = tuple(substitute(i, wb_map) for i in idx)
     wb_rf_idx = tuple(out_idx[:fa]) + (vr_wb,) + tuple(out_idx[fa:])
     wb_body = BufferStore(buf, comb(buf[out_idx], rf_buf[wb_rf_idx]), out_idx)
