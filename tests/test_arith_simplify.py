@@ -349,3 +349,23 @@ def test_detect_linear_equation():
     got = detect_linear_equation(tir.floordiv(x, 2) + y, [y])
     check(got[0], c(1))
     check(got[1], tir.floordiv(x, 2))
+
+
+def test_mod_form_and_scaled_facts_for_symbolic_tails():
+    check(simp(x - tir.floordiv(x, 8) * 8), tir.floormod(x, 8))
+    check(simp(x * 3 - tir.floordiv(x, 8) * 24), tir.floormod(x, 8) * 3)
+    # the main body of a loop split by 8 over a symbolic extent n
+    i0, i1 = tir.Var("i0"), tir.Var("i1")
+    ana = Analyzer()
+    ana.bind(i1, Range(c(0), c(8)))
+    ana.bind(i0, Range(c(0), tir.floordiv(n + 7, 8)))
+    assert not ana.can_prove(i0 * 8 + i1 < n)
+    with ana.constraint_scope(i0 < tir.floordiv(n, 8)):
+        assert ana.can_prove(i0 * 8 + i1 < n)
+
+
+def test_empty_ranges_do_not_crash():
+    ana = Analyzer()
+    ana.bind(x, Range(c(0), c(4)))
+    with ana.constraint_scope(x > 10):   # contradicts the range: unreachable code
+        ana.simplify(tir.floordiv(y, x) + tir.floormod(y, x))

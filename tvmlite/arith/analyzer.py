@@ -380,7 +380,10 @@ class Analyzer:
         elif t is Sub:
             p = self._merge_divmod(self._lin(e.a).sub(self._lin(e.b)))
         elif t is Mul:
-            p = self._lin(e.a).mul(self._lin(e.b))
+            pa, pb = self._lin(e.a), self._lin(e.b)
+            p = pa.mul(pb)
+            if pa.terms and pb.terms:
+                p = self._merge_divmod(p)
         elif t is Var or t is SizeVar:
             p = self._lin_var(e)
         else:
@@ -451,6 +454,27 @@ class Analyzer:
             out = out.add(term)
         return out
 
+    def _div_to_mod(self, p: Poly) -> Poly:
+        """``c*x - c*d*(x // d) -> c*(x % d)`` for an atom ``x`` and a constant ``d > 0``."""
+        for m, (cf, atoms, keys) in p.terms.items():
+            if len(atoms) != 1 or type(atoms[0]) is not FloorDiv:
+                continue
+            a = atoms[0]
+            if type(a.b) is not IntImm or a.b.value <= 0:
+                continue
+            d = a.b.value
+            num = self._lin(a.a)
+            if num.const != 0 or len(num.terms) != 1 or cf % d != 0:
+                continue
+            (nm, (nc, _, _)), = num.terms.items()
+            other = p.terms.get(nm)
+            if nc != 1 or other is None or other[0] != -(cf // d):
+                continue
+            terms = {k: v for k, v in p.terms.items() if k != m and k != nm}
+            mod = self._fmod_const(num, d).scale(other[0])
+            return Poly(p.dtype, terms, p.const).add(mod)
+        return p
+
     def _merge_divmod(self, p: Poly) -> Poly:
         """``c*R*(x // d)*d + c*R*(x % d) -> c*R*x`` (also for a symbolic one-term ``d``)."""
         if len(p.terms) < 2:
@@ -482,7 +506,7 @@ class Analyzer:
                     rest = rest.mul(Poly.atom(p.dtype, ra, rk))
                 merged = Poly(p.dtype, terms, p.const).add(rest.mul(self._lin(a.a)))
                 return self._merge_divmod(merged)
-        return p
+        return self._div_to_mod(p) if len(p.terms) >= 2 else p
 
     # ------------------------------------------------------------------ division
     def _split_terms(self, pa: Poly, c: int):
@@ -782,7 +806,15 @@ class Analyzer:
         if self._bound(p)[1] <= 0:
             return True
         for f in self._facts_all():
-            d = p.sub(f)
+            # p <= k*f + (p - k*f) <= p - k*f for k > 0; k matches a shared term
+            k = 1
+            for m, (a, _, _) in p.terms.items():
+                t = f.terms.get(m)
+                if t is not None:
+                    if (a > 0) == (t[0] > 0) and a % t[0] == 0:
+                        k = a // t[0]
+                    break
+            d = self._merge_divmod(p.sub(f.scale(k)))
             if d.is_const:
                 if d.const <= 0:
                     return True

@@ -123,7 +123,7 @@ def floordiv(a: Interval, b: Interval) -> Interval:
     """``floor(a / b)`` for a divisor interval ``b`` (not containing zero when useful)."""
     if b[0] == b[1] and is_finite(b[0]) and b[0] != 0:
         return floordiv_const(a, b[0])
-    if b[0] > 0:
+    if 0 < b[0] <= b[1]:
         if all(is_finite(v) for v in a + b):
             c = (a[0] // b[0], a[0] // b[1], a[1] // b[0], a[1] // b[1])
             return min(c), max(c)
