@@ -33,5 +33,5 @@ a, w = tvm.nd.array(a_np, dev), tvm.nd.array(w_np, dev)
 b = tvm.nd.array(np.zeros((M + N - 1,), dtype="float32"), dev)
 func(a, w, b)
 np.testing.assert_allclose(b.numpy(), np.convolve(a_np, w_np), rtol=1e-4)
-cost = func.time_evaluator(func.entry_name, dev, number=10, repeat=3).mean
+cost = func.time_evaluator(func.entry_name, dev, number=10, repeat=3)(a, w, b).mean
 print(f"[tvmlite conv1d v0] {cost * 1e3:.4f} ms, result matches np.convolve")
