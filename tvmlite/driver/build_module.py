@@ -46,9 +46,19 @@ def _apply(p, func: PrimFunc, name: str, ctx: PassContext) -> PrimFunc:
     raise TVMError(f"{p!r} is not a pass")
 
 
-def lower_primfunc(func: PrimFunc, name: str = "main") -> PrimFunc:
+def _partition_const_loops(ctx: PassContext, for_build: bool) -> bool:
+    cfg = ctx.config.get("tir.LoopPartition") or {}
+    flag = cfg.get("partition_const_loop") if isinstance(cfg, dict) else None
+    return for_build if flag is None else bool(flag)
+
+
+def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) -> PrimFunc:
     """Lower one PrimFunc (blocks → loops → flat buffers → simplified) in the current
-    PassContext."""
+    PassContext.
+
+    Loops with constant bounds are partitioned (guard-free main bodies) when building, or when
+    the config ``tir.LoopPartition: {"partition_const_loop": True}`` asks for it; ``tvm.lower``
+    alone prints the classic form (guards kept, as the seeds show)."""
     ctx = PassContext.current()
     show = ctx.config.get("tvmlite.print_ir_after_all") or os.environ.get("TVMLITE_PRINT_IR")
     steps = [
@@ -61,6 +71,9 @@ def lower_primfunc(func: PrimFunc, name: str = "main") -> PrimFunc:
         (None, _t.Simplify()),
         (2, None),
     ]
+    if _partition_const_loops(ctx, for_build):
+        steps.append((None, _t.LoopPartition()))
+    steps.append((None, _t.VectorizeLoop()))
     if ctx.config.get("tir.instrument_bound_checkers"):
         steps.append((None, _t.InstrumentBoundCheckers()))
     steps.append((3, None))
@@ -100,7 +113,8 @@ def _to_module(inputs, args, name: str, binds) -> IRModule:
 
 
 def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
-          binds: Optional[Dict[Any, Any]] = None, simple_mode: bool = False) -> IRModule:
+          binds: Optional[Dict[Any, Any]] = None, simple_mode: bool = False,
+          _for_build: bool = False) -> IRModule:
     """Lower a schedule, PrimFunc or IRModule to flat loops (``tvm.lower``).
 
     Parameters
@@ -117,7 +131,7 @@ def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
         if isinstance(func, PrimFunc):
             if "global_symbol" not in func.attrs:
                 func = func.with_attr("global_symbol", fname)
-            func = lower_primfunc(func, fname)
+            func = lower_primfunc(func, fname, _for_build)
         out[fname] = func
     return out
 
@@ -135,7 +149,7 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
     if target is None:
         target = Target.current(allow_none=True) or "llvm"
     tgt = target if isinstance(target, Target) else Target(target, host=target_host)
-    mod = lower(inputs, args, name=name, binds=binds)
+    mod = lower(inputs, args, name=name, binds=binds, _for_build=True)
     kind = tgt.kind.name
     if kind in ("llvm", "c"):
         from ..target.build_c import build as build_c

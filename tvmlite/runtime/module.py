@@ -253,6 +253,9 @@ class Module:
         self._get_err.argtypes = []
         cb = ctypes.c_void_p.in_dll(self._lib, "__tvmlite_packed_cb")
         cb.value = CALLBACK_ADDRESS
+        from .threading import configure_library
+
+        configure_library(self._lib)
         self._funcs: Dict[str, CompiledFunc] = {}
         self.imported_modules: List["Module"] = []
 

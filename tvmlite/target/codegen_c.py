@@ -22,6 +22,7 @@ from ..tir import expr as E
 from ..tir import stmt as S
 from ..tir.buffer import Buffer
 from ..tir.function import PrimFunc
+from .codegen_c_vector import VectorPrinterMixin
 
 TYPE_INT, TYPE_FLOAT, TYPE_HANDLE, TYPE_DLTENSOR = 0, 2, 3, 7
 STACK_ALLOC_LIMIT = 4096
@@ -99,6 +100,16 @@ static TVML_UNUSED void* tvml_alloc(size_t n) {
 }
 """
 
+# Parallel regions use the thread count the runtime sets when it loads the library
+# (TVM_NUM_THREADS or the physical cores, see runtime/threading.py); OpenMP's default otherwise.
+_THREADS_HELPER = r"""int omp_get_max_threads(void);
+static int32_t tvml_nthreads = 0;
+void __tvmlite_set_num_threads(int32_t n) { tvml_nthreads = n; }
+static inline int tvml_num_threads(void) {
+  return tvml_nthreads > 0 ? tvml_nthreads : omp_get_max_threads();
+}
+"""
+
 _LIBM_UNARY = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "tanh",
                "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh",
                "atanh", "erf", "erfc", "floor", "ceil", "trunc", "nearbyint", "rint", "fabs",
@@ -114,7 +125,7 @@ def c_type(dtype: str) -> str:
         return "void*"
     d = _dt.parse(dtype)
     if d.lanes != 1:
-        raise TVMError(f"vector dtype {dtype} is not supported by the C backend yet")
+        return f"tvml_{dtype}"
     if d.code == _dt.UINT and d.bits == 1:
         return "_Bool"
     if d.code == _dt.INT:
@@ -230,7 +241,7 @@ class CodeGenC:
         self._decls.setdefault(name, code)
 
 
-class _FunctionPrinter:
+class _FunctionPrinter(VectorPrinterMixin):
     """Prints one PrimFunc. Tracks names, pointer types and live heap workspaces."""
 
     def __init__(self, cg: CodeGenC, symbol: str, func: PrimFunc):
@@ -247,6 +258,8 @@ class _FunctionPrinter:
         self.par: Optional[Tuple[str, str, int]] = None  # (label, flag, heap depth at entry)
         self.tmp = 0
         self.signature: dict = {}
+        self.mask: Optional[str] = None  # C name of the active lane mask (vector if_then_else)
+        self.mask_dtype: str = ""
         self._tensor_names: Dict[Buffer, str] = {}
         self._bind_site: Dict[E.Var, tuple] = {}  # var -> (tensor, field, dim) that binds it
 
@@ -480,7 +493,7 @@ class _FunctionPrinter:
         if s.var.dtype == "handle":
             self.emit(f"void* {n} = (void*)({value});")
         else:
-            self.emit(f"{c_type(s.var.dtype)} {n} = {value};")
+            self.emit(f"{self.ct(s.var.dtype)} {n} = {value};")
         self.stmt(s.body)
         self.indent -= 1
         self.emit("}")
@@ -521,6 +534,9 @@ class _FunctionPrinter:
         self.emit("}")
 
     def s_BufferStore(self, s: S.BufferStore) -> None:
+        if s.indices and _dt.lanes(s.indices[-1].dtype) != 1:
+            self.emit(self.vector_store(s) + ";")
+            return
         self.emit(f"{self.buffer_ref(s.buffer, s.indices)} = {_strip(self.expr(s.value))};")
 
     def s_For(self, s: S.For) -> None:
@@ -542,13 +558,16 @@ class _FunctionPrinter:
             self.indent += 1
             self.emit(f"int {flag} = 0;")
             self.emit(f"char {flag}_msg[512];")
-            self.emit("#pragma omp parallel for schedule(static)")
+            self.emit("#pragma omp parallel for schedule(static) num_threads(tvml_num_threads())")
             self.cg.uses_openmp = True
+            self.cg.helper("tvml_num_threads", _THREADS_HELPER)
         elif kind == S.ForKind.UNROLLED:
             n = int(s.extent.value) if isinstance(s.extent, E.IntImm) else 8
             self.emit(f"#pragma GCC unroll {max(1, min(n, 65534))}")
         elif kind == S.ForKind.VECTORIZED:
             self.emit("#pragma GCC ivdep")
+        elif s.annotations and s.annotations.get("pragma_unroll"):
+            self.emit("#pragma GCC unroll 64")
         v = self.bind_name(s.loop_var)
         self.emit(f"for ({ct} {v} = {_strip(lo)}; {v} < {end}; ++{v}) {{")
         self.indent += 1
@@ -647,25 +666,27 @@ class _FunctionPrinter:
                            f"indices; the C backend expects flattened (1-D) accesses")
         idx = indices[0]
         if _dt.lanes(idx.dtype) != 1:
-            raise TVMError(f"{self.symbol}: vector access to {buf.name} is not supported yet")
+            raise TVMError(f"{self.symbol}: vector access to {buf.name} used as a scalar")
+        return f"{self.buffer_ptr(buf)}[{_strip(self.expr(idx))}]"
+
+    def buffer_ptr(self, buf: Buffer) -> str:
         ptr = self.name_of(buf.data)
         declared = self.ptr_type.get(buf.data)
         if declared is not None and declared != buf.dtype:
             ptr = f"(({c_type(buf.dtype)}*){ptr})"
-        return f"{ptr}[{_strip(self.expr(idx))}]"
+        return ptr
 
     def expr(self, e) -> str:
         if isinstance(e, (int, float)) and not isinstance(e, E.PrimExpr):
             e = E.IntImm("int32", e) if isinstance(e, int) else E.FloatImm("float32", e)
+        if isinstance(e, E.PrimExpr) and not isinstance(e, E.StringImm):
+            dt = e.dtype
+            if dt not in ("handle", "void", "") and _dt.lanes(dt) != 1:
+                return self.vector_expr(e)
         fn = getattr(self, "e_" + type(e).__name__, None)
         if fn is None:
             raise TVMError(f"{self.symbol}: the C backend cannot print {type(e).__name__} "
                            f"expressions (lower the function first)")
-        if isinstance(e, E.PrimExpr) and not isinstance(e, (E.StringImm, E.Ramp, E.Broadcast)):
-            dt = e.dtype
-            if dt not in ("handle", "void", "") and _dt.lanes(dt) != 1:
-                raise TVMError(f"{self.symbol}: vector expressions ({dt}) are not supported by "
-                               f"the C backend yet")
         return fn(e)
 
     def e_Var(self, e: E.Var) -> str:
@@ -791,22 +812,18 @@ class _FunctionPrinter:
         value = self.expr(e.value)
         saved = dict(self.names), set(self.used)
         n = self.bind_name(e.var)
-        ct = "void*" if e.var.dtype == "handle" else c_type(e.var.dtype)
+        ct = "void*" if e.var.dtype == "handle" else self.ct(e.var.dtype)
         out = f"({{ {ct} {n} = {_strip(value)}; {_strip(self.expr(e.body))}; }})"
         self.names, self.used = saved
         self.used.add(n)  # keep the name reserved: it may shadow nothing later
         return out
 
     def e_BufferLoad(self, e: E.BufferLoad) -> str:
-        return self.buffer_ref(e.buffer, e.indices)
+        ref = self.buffer_ref(e.buffer, e.indices)
+        if self.mask is not None:  # under a lane-varying if_then_else: load only if a lane needs it
+            return f"({self.vhelper('any', self.mask_dtype)}({self.mask}) ? {ref} : 0)"
+        return ref
 
-    def e_Ramp(self, e: E.Ramp) -> str:
-        raise TVMError(f"{self.symbol}: vector expressions (Ramp) are not supported by the C "
-                       f"backend yet")
-
-    def e_Broadcast(self, e: E.Broadcast) -> str:
-        raise TVMError(f"{self.symbol}: vector expressions (Broadcast) are not supported by "
-                       f"the C backend yet")
 
     # ------------------------------------------------------------------ calls
     def _math(self, name: str, dtype: str, args) -> str:

@@ -6,6 +6,8 @@ from .lower_blocks import lower_blocks
 from .flatten_buffer import flatten_buffer
 from .compact_buffer import compact_buffer_allocation
 from .instrument_bound_checkers import instrument_bound_checkers
+from .vectorize_loop import VectorizeLoop, vectorize_loop
+from .loop_partition import LoopPartition, loop_partition
 
 
 def LowerReductionInit():  # noqa: N802  (TVM's pass-constructor naming)

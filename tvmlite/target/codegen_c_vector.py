@@ -1,0 +1,226 @@
+"""Vector expressions for the C backend, with GCC vector extensions.
+
+A vector dtype ``float32x8`` prints as ``tvml_float32x8`` (``typedef float tvml_float32x8
+__attribute__((vector_size(32)))``); arithmetic uses the vector operators directly, so the
+generated code does not depend on the auto-vectorizer. Contiguous loads and stores
+(``A[T.Ramp(b, 1, n)]``) go through an unaligned twin type ``tvml_float32x8_u``; other vector
+indices gather/scatter lane by lane. Boolean vectors (``boolx8``) are lane masks of ``int32``
+(-1 true, 0 false).
+
+A lane-varying ``if_then_else(c, t, f)`` is lazy per lane: when every lane of ``c`` holds it
+evaluates ``t`` alone, when none does ``f`` alone, otherwise both under masks, where vector
+loads become masked loads and scalar loads happen only if some lane needs them, so a guarded
+load never touches memory for an inactive lane.
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Optional
+
+from ..error import TVMError
+from ..ir import dtype as _dt
+from ..tir import expr as E
+
+_ARITH = {E.Add: "+", E.Sub: "-", E.Mul: "*"}
+_CMP = {E.EQ: "==", E.NE: "!=", E.LT: "<", E.LE: "<=", E.GT: ">", E.GE: ">="}
+
+
+def _mask_dtype(lanes: int) -> str:
+    return f"boolx{lanes}"
+
+
+class VectorPrinterMixin:
+    """Vector parts of the function printer (``_FunctionPrinter`` in ``codegen_c``)."""
+
+    # ------------------------------------------------------------------ types and helpers
+    def ct(self, dtype: str) -> str:
+        """The C type of ``dtype``, declaring vector typedefs on first use."""
+        from .codegen_c import c_type
+
+        lanes = _dt.lanes(dtype)
+        if lanes == 1:
+            return c_type(dtype)
+        if lanes & (lanes - 1):
+            raise TVMError(f"{self.symbol}: vector dtype {dtype} has {lanes} lanes; the C "
+                           f"backend needs a power of two (VectorizeLoop splits other counts)")
+        el = _dt.element(dtype)
+        if _dt.is_bool(el):
+            el = "int32"
+        if _dt.is_float(el) and _dt.bits(el) == 16:
+            raise TVMError(f"{self.symbol}: float16 vectors are not supported by the C backend")
+        ect = c_type(el)
+        nb = _dt.bits(el) // 8
+        name = f"tvml_{dtype}"
+        self.cg.declare(name, f"typedef {ect} {name} __attribute__((vector_size({nb * lanes})));\n"
+                              f"typedef {ect} {name}_u __attribute__((vector_size({nb * lanes}), "
+                              f"aligned({nb})));\n")
+        return name
+
+    def vhelper(self, kind: str, dtype: str, idx_dtype: str = "") -> str:
+        """Name of the helper ``kind`` for vector ``dtype`` (defined on first use)."""
+        from .codegen_c import c_type
+
+        T = self.ct(dtype)
+        L = _dt.lanes(dtype)
+        el = _dt.element(dtype)
+        E_ = c_type("int32" if _dt.is_bool(el) else el)
+        M = self.ct(_mask_dtype(L))
+        name = f"tvml_{kind}_{dtype}" + (f"_{idx_dtype}" if idx_dtype else "")
+        loop = f"for (int l = 0; l < {L}; ++l)"
+        I = self.ct(idx_dtype) if idx_dtype else ""
+        bodies = {
+            "bcast": (f"{T} {name}({E_} x)", f"{T} r; {loop} r[l] = x; return r;"),
+            "ramp": (f"{T} {name}({E_} b, {E_} s)",
+                     f"{T} r; {loop} r[l] = ({E_})(b + ({E_})l * s); return r;"),
+            "any": (f"int {name}({T} m)", f"int32_t a = 0; {loop} a |= m[l]; return a != 0;"),
+            "all": (f"int {name}({T} m)", f"int32_t a = -1; {loop} a &= m[l]; return a != 0;"),
+            "select": (f"{T} {name}({M} m, {T} t, {T} f)",
+                       f"{T} r; {loop} r[l] = m[l] ? t[l] : f[l]; return r;"),
+            "mload": (f"{T} {name}(const {E_}* p, int64_t b, {M} m)",
+                      f"{T} r = {{0}}; {loop} if (m[l]) r[l] = p[b + l]; return r;"),
+            "gather": (f"{T} {name}(const {E_}* p, {I} i)",
+                       f"{T} r; {loop} r[l] = p[i[l]]; return r;"),
+            "mgather": (f"{T} {name}(const {E_}* p, {I} i, {M} m)",
+                        f"{T} r = {{0}}; {loop} if (m[l]) r[l] = p[i[l]]; return r;"),
+            "scatter": (f"void {name}({E_}* p, {I} i, {T} v)", f"{loop} p[i[l]] = v[l];"),
+        }
+        head, body = bodies[kind]
+        return self.cg.helper(name, f"static inline TVML_UNUSED {head} {{ {body} }}\n")
+
+    # ------------------------------------------------------------------ expressions
+    def vector_expr(self, e) -> str:
+        """C text of an expression whose dtype has more than one lane."""
+        dt = e.dtype
+        L = _dt.lanes(dt)
+        T = self.ct(dt)
+        if isinstance(e, E.Ramp):
+            return f"{self.vhelper('ramp', dt)}({self.expr(e.base)}, {self.expr(e.stride)})"
+        if isinstance(e, E.Broadcast):
+            return f"{self.vhelper('bcast', dt)}({self.expr(e.value)})"
+        if type(e) in _ARITH or (isinstance(e, (E.Div, E.Mod)) and not _dt.is_float(dt)) \
+                or (isinstance(e, E.Div) and _dt.is_float(dt)):
+            op = _ARITH.get(type(e)) or ("/" if isinstance(e, E.Div) else "%")
+            return f"({self.expr(e.a)} {op} {self.expr(e.b)})"
+        if type(e) in _CMP:
+            return (f"__builtin_convertvector(({self.expr(e.a)} {_CMP[type(e)]} "
+                    f"{self.expr(e.b)}), {T})")
+        if isinstance(e, E.And):
+            return f"({self.expr(e.a)} & {self.expr(e.b)})"
+        if isinstance(e, E.Or):
+            return f"({self.expr(e.a)} | {self.expr(e.b)})"
+        if isinstance(e, E.Not):
+            return f"(~{self.expr(e.a)})"
+        if isinstance(e, E.Select):
+            if _dt.lanes(e.condition.dtype) == 1:
+                return (f"({self.expr(e.condition)} ? {self.expr(e.true_value)} : "
+                        f"{self.expr(e.false_value)})")
+            return (f"{self.vhelper('select', dt)}({self.expr(e.condition)}, "
+                    f"{self.expr(e.true_value)}, {self.expr(e.false_value)})")
+        if isinstance(e, E.Cast):
+            src = e.value.dtype
+            if _dt.is_bool(dt):
+                return f"__builtin_convertvector(({self.expr(e.value)} != 0), {T})"
+            if _dt.is_bool(src):
+                return f"__builtin_convertvector(-({self.expr(e.value)}), {T})"
+            return f"__builtin_convertvector({self.expr(e.value)}, {T})"
+        if isinstance(e, E.BufferLoad):
+            return self.vector_load(e)
+        if isinstance(e, E.Call):
+            op = e.op[4:] if e.op.startswith("tir.") else e.op
+            if op == "if_then_else":
+                return self.vector_ite(e)
+            if op == "likely":
+                return self.expr(e.args[0])
+            return self.lanewise(e, e.args, lambda xs: E.Call(_dt.element(dt), e.op, tuple(xs)))
+        if isinstance(e, (E.FloorDiv, E.FloorMod, E.Min, E.Max, E.Mod)):
+            return self.lanewise(e, (e.a, e.b), lambda xs: type(e)(*xs))
+        if isinstance(e, (E.Var, E.Let)):
+            return getattr(self, "e_" + type(e).__name__)(e)
+        raise TVMError(f"{self.symbol}: the C backend cannot print the vector expression "
+                       f"{type(e).__name__} ({dt})")
+
+    def lanewise(self, e, args, build: Callable[[List], E.PrimExpr]) -> str:
+        """Evaluate ``e`` lane by lane: vector arguments into temporaries, then a lane loop
+        printing the scalar form ``build(scalar args)``."""
+        T = self.ct(e.dtype)
+        L = _dt.lanes(e.dtype)
+        decls, scal = [], []
+        lane = self.fresh("l")
+        saved = dict(self.names)
+        for a in args:
+            if not isinstance(a, E.PrimExpr) or isinstance(a, E.StringImm):
+                scal.append(a)
+                continue
+            t = self.fresh("a")
+            decls.append(f"{self.ct(a.dtype)} {t} = {self.expr(a)};")
+            sv = E.Var(t, _dt.element(a.dtype))
+            self.names[sv] = f"{t}[{lane}]" if _dt.lanes(a.dtype) != 1 else t
+            scal.append(sv)
+        r = self.fresh("r")
+        body = self.expr(build(scal))
+        self.names = saved
+        return (f"({{ {T} {r}; {' '.join(decls)} for (int {lane} = 0; {lane} < {L}; ++{lane}) "
+                f"{r}[{lane}] = {body}; {r}; }})")
+
+    def _vindex(self, e):
+        if len(e.indices) != 1:
+            raise TVMError(f"{self.symbol}: vector access to {e.buffer.name} with "
+                           f"{len(e.indices)} indices; expected a flattened (1-D) access")
+        if _dt.is_bool(e.buffer.dtype):
+            raise TVMError(f"{self.symbol}: vector access to the bool buffer {e.buffer.name} is "
+                           f"not supported by the C backend")
+        return e.indices[0]
+
+    def vector_load(self, e: E.BufferLoad) -> str:
+        dt = e.dtype
+        idx = self._vindex(e)
+        ptr = self.buffer_ptr(e.buffer)
+        if isinstance(idx, E.Ramp) and isinstance(idx.stride, E.IntImm):
+            if idx.stride.value == 0:
+                scalar = E.BufferLoad(e.buffer, (idx.base,))
+                return f"{self.vhelper('bcast', dt)}({self.expr(scalar)})"
+            if idx.stride.value == 1:
+                base = self.expr(idx.base)
+                if self.mask is not None:
+                    return f"{self.vhelper('mload', dt)}({ptr}, {base}, {self.mask})"
+                return f"(*({self.ct(dt)}_u*)({ptr} + {base}))"
+        ix = self.expr(idx)
+        if self.mask is not None:
+            return f"{self.vhelper('mgather', dt, idx.dtype)}({ptr}, {ix}, {self.mask})"
+        return f"{self.vhelper('gather', dt, idx.dtype)}({ptr}, {ix})"
+
+    def vector_store(self, s) -> str:
+        """C text of a store with a vector index."""
+        from .codegen_c import _strip
+
+        idx = self._vindex(s)
+        ptr = self.buffer_ptr(s.buffer)
+        dt = s.value.dtype
+        value = _strip(self.expr(s.value))
+        if isinstance(idx, E.Ramp) and isinstance(idx.stride, E.IntImm) and idx.stride.value == 1:
+            return f"*({self.ct(dt)}_u*)({ptr} + {self.expr(idx.base)}) = {value}"
+        return f"{self.vhelper('scatter', dt, idx.dtype)}({ptr}, {self.expr(idx)}, {value})"
+
+    def vector_ite(self, e: E.Call) -> str:
+        cond, t, f = e.args
+        if _dt.lanes(cond.dtype) == 1:
+            from .codegen_c import _strip
+
+            return f"({_strip(self.expr(cond))} ? {self.expr(t)} : {self.expr(f)})"
+        dt = e.dtype
+        L = _dt.lanes(dt)
+        T, M = self.ct(dt), self.ct(_mask_dtype(L))
+        m, r = self.fresh("m"), self.fresh("r")
+        outer, outer_dt = self.mask, self.mask_dtype
+        head = f"{M} {m} = {self.expr(cond)};"
+        t_full = self.expr(t)  # every lane active: the outer mask (if any) still applies
+        f_full = self.expr(f)
+        mt, mf = (f"({m} & {outer})", f"(~{m} & {outer})") if outer else (m, f"(~{m})")
+        self.mask, self.mask_dtype = mt, _mask_dtype(L)
+        t_part = self.expr(t)
+        self.mask = mf
+        f_part = self.expr(f)
+        self.mask, self.mask_dtype = outer, outer_dt
+        return (f"({{ {head} {T} {r}; if ({self.vhelper('all', _mask_dtype(L))}({m})) "
+                f"{r} = {t_full}; else if (!{self.vhelper('any', _mask_dtype(L))}({m})) "
+                f"{r} = {f_full}; else {r} = {self.vhelper('select', dt)}({m}, {t_part}, "
+                f"{f_part}); {r}; }})")
