@@ -1,0 +1,28 @@
+"""AutoTVM: template-based schedule tuning (``from tvm import autotvm``).
+
+A template (``@autotvm.template``) defines knobs on ``autotvm.get_config()`` and applies them
+to a TE schedule; ``autotvm.task.create`` builds its config space; a tuner
+(``autotvm.tuner.XGBTuner`` …) measures configs through ``measure_option``'s builder and
+runner; ``autotvm.callback.log_to_file`` records them and ``apply_history_best`` applies the
+best one when the template is called again.
+"""
+from . import callback, record, space, task, tuner
+from .dispatch import (ApplyConfig, ApplyHistoryBest, DispatchContext, FallbackContext,
+                       apply_history_best)
+from .measure import (LocalBuilder, LocalRunner, MeasureErrorNo, MeasureInput, MeasureResult,
+                      create_measure_batch, measure_option)
+from .space import ConfigEntity, ConfigSpace, FallbackConfigEntity
+from .task import get_config, template
+
+
+class _GlobalScope:
+    in_tuning = False
+
+
+GLOBAL_SCOPE = _GlobalScope()
+
+__all__ = ["template", "get_config", "task", "tuner", "callback", "record", "space",
+           "measure_option", "LocalBuilder", "LocalRunner", "MeasureInput", "MeasureResult",
+           "MeasureErrorNo", "apply_history_best", "ApplyHistoryBest", "ApplyConfig",
+           "DispatchContext", "FallbackContext", "ConfigSpace", "ConfigEntity",
+           "FallbackConfigEntity", "create_measure_batch", "GLOBAL_SCOPE"]

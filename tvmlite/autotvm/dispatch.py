@@ -1,0 +1,169 @@
+"""Dispatch contexts: which config a template gets when it is called.
+
+``DispatchContext.current`` is the innermost context; each asks its parent when it has no
+answer, down to the root :class:`FallbackContext`, which hands out default configs and warns
+once per workload that no tuned record was found.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Dict, Iterable, Optional, Tuple, Union
+
+from .space import ConfigSpace, FallbackConfigEntity
+
+logger = logging.getLogger("autotvm")
+
+
+def _target_keys(target) -> Tuple[str, ...]:
+    if target is None:
+        return ()
+    keys = getattr(target, "keys", None)
+    if keys is None:
+        from ..target import Target
+
+        keys = Target(str(target)).keys
+    return tuple(keys)
+
+
+class DispatchContext:
+    """Base of the dispatch contexts; use one as a ``with`` block."""
+
+    current: "DispatchContext" = None  # set to the FallbackContext below
+
+    def __init__(self):
+        self._old_ctx = DispatchContext.current
+
+    def query(self, target, workload):
+        """The config for ``workload`` on ``target`` (asks the parent context when this one
+        has none)."""
+        ret = self._query_inside(target, workload)
+        if ret is None:
+            ret = self._old_ctx.query(target, workload)
+        return ret
+
+    def update(self, target, workload, cfg) -> None:
+        raise NotImplementedError
+
+    def _query_inside(self, target, workload):
+        raise NotImplementedError
+
+    def __enter__(self):
+        self._old_ctx = DispatchContext.current
+        DispatchContext.current = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        DispatchContext.current = self._old_ctx
+
+
+class ApplyConfig(DispatchContext):
+    """Give every template the same config (used to instantiate one point of a space)."""
+
+    def __init__(self, config: ConfigSpace):
+        super().__init__()
+        self._config = config
+        self.workload = None
+
+    def _query_inside(self, target, workload):
+        if workload is not None:
+            self.workload = workload
+        return self._config
+
+    def update(self, target, workload, cfg) -> None:
+        self._config = cfg
+
+
+def _is_pathlike(x) -> bool:
+    return isinstance(x, (str, bytes, os.PathLike))
+
+
+class ApplyHistoryBest(DispatchContext):
+    """Give each workload the best valid record of a log (``autotvm.apply_history_best``).
+
+    ``records``: a log file name, a list of file names, or an iterable of
+    ``(MeasureInput, MeasureResult)`` pairs.
+    """
+
+    def __init__(self, records):
+        super().__init__()
+        self.best_by_targetkey: Dict[Tuple[str, Tuple], Tuple[Any, Any]] = {}
+        self._best_user: Dict[Tuple[str, Tuple], Any] = {}
+        if records is not None:
+            self.load(records)
+
+    def load(self, records) -> None:
+        from .record import load_from_file
+
+        if _is_pathlike(records):
+            records = [records]
+        items = []
+        for r in records:
+            if _is_pathlike(r):
+                items.extend(load_from_file(r))
+            else:
+                items.append(r)
+        for inp, res in items:
+            if res.error_no != 0:
+                continue
+            cost = sum(res.costs) / len(res.costs)
+            for key in _target_keys(inp.target) or ("",):
+                k = (key, inp.task.workload)
+                old = self.best_by_targetkey.get(k)
+                if old is None or cost < sum(old[1].costs) / len(old[1].costs):
+                    self.best_by_targetkey[k] = (inp, res)
+
+    def _query_inside(self, target, workload):
+        if workload is None:
+            return None
+        keys = _target_keys(target) or tuple({k for k, _ in self.best_by_targetkey})
+        for key in keys:
+            k = (key, workload)
+            if k in self._best_user:
+                return self._best_user[k]
+            if k in self.best_by_targetkey:
+                return self.best_by_targetkey[k][0].config
+        return None
+
+    def update(self, target, workload, cfg) -> None:
+        for key in _target_keys(target) or ("",):
+            self._best_user[(key, workload)] = cfg
+
+
+class FallbackContext(DispatchContext):
+    """The root context: a default config per workload, with a one-time warning."""
+
+    def __init__(self):
+        super().__init__()
+        self.memory: Dict[Tuple[str, Any], FallbackConfigEntity] = {}
+        self.silent = False
+
+    def query(self, target, workload):
+        return self._query_inside(target, workload)
+
+    def _query_inside(self, target, workload):
+        if workload is None:
+            return FallbackConfigEntity()
+        key = (str(target), workload)
+        if key in self.memory:
+            return self.memory[key]
+        if not self.silent:
+            logger.warning("Cannot find config for target=%s, workload=%s. A fallback "
+                           "configuration is used, which may bring great performance "
+                           "regression.", target, workload)
+        cfg = self.memory[key] = FallbackConfigEntity()
+        return cfg
+
+    def clear_cache(self, target, workload) -> None:
+        self.memory.pop((str(target), workload), None)
+
+    def update(self, target, workload, cfg) -> None:
+        self.memory[(str(target), workload)] = cfg
+
+
+DispatchContext.current = FallbackContext()
+
+
+def apply_history_best(records) -> ApplyHistoryBest:
+    """``with autotvm.apply_history_best("tune.log"): ...`` — use the best tuned configs."""
+    return ApplyHistoryBest(records)

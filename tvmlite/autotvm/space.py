@@ -1,0 +1,607 @@
+"""Configuration spaces of AutoTVM templates (``autotvm.task.space``).
+
+A template defines knobs on the config it gets from ``autotvm.get_config()``: a
+:class:`ConfigSpace` while a task is created (the definitions build the space), a
+:class:`ConfigEntity` (one point, the definitions are ignored) while a config is applied, or a
+:class:`FallbackConfigEntity` when no tuned record matches (each knob takes a default value).
+
+A point's index mixes the knobs in definition order, the first knob varying fastest (as in
+classic TVM), so index ``i`` decodes as ``i % len(knob0)``, ``(i // len(knob0)) % len(knob1)``…
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from ..error import TVMError
+
+
+class SpaceError(TVMError, ValueError):
+    """A knob definition or a config index that makes no sense."""
+
+
+def _extent_of(axis) -> int:
+    """The constant extent of an IterVar, a VirtualAxis or a plain int."""
+    if isinstance(axis, VirtualAxis):
+        return axis.length
+    if isinstance(axis, bool):
+        raise SpaceError(f"a split axis must be an IterVar or an int, got {axis!r}")
+    if isinstance(axis, int):
+        return axis
+    dom = getattr(axis, "dom", None)
+    if dom is not None:
+        from ..tir.expr import IntImm
+
+        ext = dom.extent
+        if isinstance(ext, IntImm):
+            return int(ext.value)
+        raise SpaceError(f"cannot define a split over axis {axis.var.name} of symbolic extent "
+                         f"{ext}")
+    raise SpaceError(f"a split axis must be an IterVar or an int, got {type(axis).__name__}")
+
+
+class VirtualAxis:
+    """An axis known only by its length (``cfg.axis(n)``), for knobs defined before the
+    compute."""
+
+    def __init__(self, var, name: Optional[str] = None):
+        self.length = _extent_of(var)
+        self.name = name or f"axis_{self.length}"
+
+    def __repr__(self) -> str:
+        return f"VirtualAxis({self.name}, {self.length})"
+
+
+# ----------------------------------------------------------------------------------- entities
+class SplitEntity:
+    """One way to split an axis: ``size`` lists the factors, outermost first (``-1`` stands
+    for "whatever remains")."""
+
+    def __init__(self, size: Sequence[int]):
+        self.size = list(size)
+
+    def apply(self, sch, op, axis) -> list:
+        """Split ``axis`` of stage ``sch[op]`` into ``len(size)`` loops, outermost first."""
+        ret = []
+        for i in range(1, len(self.size)):
+            factor = math.prod(self.size[i:])
+            outer, inner = sch[op].split(axis, factor=factor)
+            ret.append(outer)
+            axis = inner
+        return ret + [axis]
+
+    @property
+    def val(self):
+        return self.size
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SplitEntity) and self.size == other.size
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.size))
+
+    def __repr__(self) -> str:
+        return f"sp{self.size}"
+
+
+class ReorderEntity:
+    """A permutation of axes (``perm`` indexes the defining axis list)."""
+
+    def __init__(self, perm: Sequence[int]):
+        self.perm = list(perm)
+
+    def apply(self, sch, op, axes) -> list:
+        if len(axes) != len(self.perm):
+            raise SpaceError(f"reorder knob over {len(self.perm)} axes applied to {len(axes)}")
+        new = [axes[i] for i in self.perm]
+        sch[op].reorder(*new)
+        return new
+
+    @property
+    def val(self):
+        return self.perm
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ReorderEntity) and self.perm == other.perm
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.perm))
+
+    def __repr__(self) -> str:
+        return f"re{self.perm}"
+
+
+class AnnotateEntity:
+    """An annotation per axis: ``"none"``, ``"unroll"``, ``"vec"``, ``"parallel"`` or a thread
+    tag such as ``"blockIdx.x"``."""
+
+    def __init__(self, anns: Sequence[str]):
+        self.anns = list(anns)
+
+    def apply(self, sch, op, axes, axis_lens=None, max_unroll=None, vec_size=None,
+              cfg=None, source=None) -> list:
+        if len(axes) != len(self.anns):
+            raise SpaceError(f"annotate knob over {len(self.anns)} axes applied to {len(axes)}")
+        from .. import te
+
+        for i, (ax, ann) in enumerate(zip(axes, self.anns)):
+            if ann == "none":
+                continue
+            if ann == "unroll":
+                if max_unroll is not None and axis_lens is not None and \
+                        axis_lens[i] > max_unroll:
+                    continue
+                sch[op].unroll(ax)
+            elif ann == "vec":
+                if vec_size is not None and axis_lens is not None and \
+                        axis_lens[i] not in vec_size:
+                    continue
+                sch[op].vectorize(ax)
+            elif ann == "parallel":
+                sch[op].parallel(ax)
+            elif ann.startswith(("blockIdx", "threadIdx", "vthread")):
+                sch[op].bind(ax, te.thread_axis(ann))
+            else:
+                raise SpaceError(f"unknown annotation {ann!r}")
+        return list(axes)
+
+    @property
+    def val(self):
+        return self.anns
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AnnotateEntity) and self.anns == other.anns
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.anns))
+
+    def __repr__(self) -> str:
+        return f"an{self.anns}"
+
+
+class OtherOptionEntity:
+    """One value of an enumerated knob (``cfg["unroll"].val``)."""
+
+    def __init__(self, val):
+        self.val = val
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, OtherOptionEntity) and self.val == other.val
+
+    def __hash__(self) -> int:
+        return hash(repr(self.val))
+
+    def __repr__(self) -> str:
+        return str(self.val)
+
+
+# ------------------------------------------------------------------------------------ spaces
+class TransformSpace:
+    """The candidates of one knob."""
+
+    kind = ""
+
+    def __init__(self):
+        self.entities: List[Any] = []
+
+    def __len__(self) -> int:
+        return len(self.entities)
+
+    def __getitem__(self, i: int):
+        return self.entities[i]
+
+    def index_of(self, entity) -> int:
+        try:
+            return self.entities.index(entity)
+        except ValueError:
+            raise SpaceError(f"{entity!r} is not a candidate of this {self.kind} knob") from None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(len={len(self)})"
+
+
+def _factors(n: int) -> List[int]:
+    small = [d for d in range(1, int(math.isqrt(n)) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
+
+
+def _pow2s(n: int) -> List[int]:
+    out, x = [], 1
+    while x <= n:
+        out.append(x)
+        x *= 2
+    return out
+
+
+class SplitSpace(TransformSpace):
+    """Ways to split an axis of extent ``product`` into ``num_outputs`` loops.
+
+    policy ``"factors"``: exact factorisations; ``"power2"``: inner factors are powers of two
+    (the outer loop takes the rest, the split need not divide); ``"verbose"``: both;
+    ``"candidate"``: the lists given as ``candidate``.
+    """
+
+    kind = "sp"
+
+    def __init__(self, axes, policy: str, **kwargs):
+        super().__init__()
+        axis = axes[0] if isinstance(axes, (list, tuple)) else axes
+        self.product = _extent_of(axis)
+        self.policy = policy
+        self.num_outputs = int(kwargs.pop("num_outputs", 2))
+        max_factor = kwargs.pop("max_factor", None)
+        self.max_factor = self.product if max_factor is None else int(max_factor)
+        fil = kwargs.pop("filter", None)
+        candidate = kwargs.pop("candidate", None)
+        if kwargs:
+            raise SpaceError(f"define_split: unknown arguments {sorted(kwargs)}")
+        if self.num_outputs < 1:
+            raise SpaceError("define_split: num_outputs must be at least 1")
+        if policy == "candidate":
+            if not candidate:
+                raise SpaceError("define_split policy 'candidate' needs candidate=[[...], ...]")
+            for c in candidate:
+                if len(c) != self.num_outputs:
+                    raise SpaceError(f"split candidate {c} does not have {self.num_outputs} "
+                                     f"factors")
+                self.entities.append(SplitEntity(c))
+        else:
+            if policy == "factors":
+                cands = _factors(self.product)
+                exact = True
+            elif policy == "power2":
+                cands, exact = _pow2s(self.product), False
+            elif policy == "verbose":
+                cands, exact = sorted(set(_factors(self.product)) | set(_pow2s(self.product))), \
+                    False
+            else:
+                raise SpaceError(f"define_split: unknown policy {policy!r} (use factors, power2, "
+                                 f"verbose or candidate)")
+            cands = [c for c in cands if c <= self.max_factor]
+            self._generate(cands, exact)
+        if fil is not None:
+            self.entities = [e for e in self.entities if fil(e)]
+        if not self.entities:
+            raise SpaceError(f"define_split over an axis of extent {self.product}: no candidate "
+                             f"is left (check filter/max_factor)")
+
+    def _generate(self, cands: List[int], exact: bool) -> None:
+        n_inner = self.num_outputs - 1
+
+        def rec(prefix: List[int], rest: int):
+            if len(prefix) == n_inner:
+                self.entities.append(SplitEntity([-1] + prefix[::-1]))
+                return
+            for c in cands:
+                if exact and rest % c == 0:
+                    rec(prefix + [c], rest // c)
+                elif not exact and c <= rest:
+                    rec(prefix + [c], rest // c)
+
+        rec([], self.product)
+
+
+class ReorderSpace(TransformSpace):
+    """Permutations of a list of axes: policy ``"all"``, ``"identity"`` or ``"candidate"``."""
+
+    kind = "re"
+
+    def __init__(self, axes, policy: str, **kwargs):
+        super().__init__()
+        self.num_axis = len(axes)
+        if policy == "identity":
+            perms = [list(range(self.num_axis))]
+        elif policy == "all":
+            perms = [list(p) for p in itertools.permutations(range(self.num_axis))]
+        elif policy == "candidate":
+            cands = kwargs.pop("candidate", None)
+            if not cands:
+                raise SpaceError("define_reorder policy 'candidate' needs candidate=[[axes...]]")
+            perms = []
+            for c in cands:
+                try:
+                    perms.append([next(i for i, a in enumerate(axes) if a is x) for x in c])
+                except StopIteration:
+                    raise SpaceError("a reorder candidate names an axis outside the knob's "
+                                     "axes") from None
+        else:
+            raise SpaceError(f"define_reorder: unknown policy {policy!r} (use all, identity or "
+                             f"candidate)")
+        self.entities = [ReorderEntity(p) for p in perms]
+
+
+class AnnotateSpace(TransformSpace):
+    """Annotations over a list of axes: policy ``"try_unroll"``, ``"try_unroll_vec"``,
+    ``"try_vec"``, ``"try_parallel"`` or ``"candidate"`` (lists of annotation strings)."""
+
+    kind = "an"
+
+    def __init__(self, axes, policy: str, **kwargs):
+        super().__init__()
+        n = len(axes)
+        per_axis = {"try_unroll": (["none", "unroll"], None),
+                    "try_unroll_vec": (["none", "unroll"], ["none", "unroll", "vec"]),
+                    "try_vec": (["none"], ["none", "vec"]),
+                    "try_parallel": (["none"], ["none", "parallel"])}
+        if policy == "candidate":
+            cands = kwargs.pop("candidate", None)
+            if not cands or any(len(c) != n for c in cands):
+                raise SpaceError(f"define_annotate policy 'candidate' needs lists of {n} "
+                                 f"annotations")
+            self.entities = [AnnotateEntity(c) for c in cands]
+            return
+        if policy not in per_axis:
+            raise SpaceError(f"define_annotate: unknown policy {policy!r} (use "
+                             f"{', '.join(per_axis)} or candidate)")
+        inner, last = per_axis[policy]
+        if policy == "try_parallel":
+            choices = [["none", "parallel"]] + [["none"]] * (n - 1)
+        else:
+            choices = [inner] * (n - 1) + [last or inner] if n else []
+        self.entities = [AnnotateEntity(list(c)) for c in itertools.product(*choices)]
+
+
+class OtherOptionSpace(TransformSpace):
+    """An enumerated knob (``cfg.define_knob(name, candidates)``)."""
+
+    kind = "ot"
+
+    def __init__(self, axes, policy: str, **kwargs):
+        super().__init__()
+        cands = kwargs.pop("candidate", None)
+        if cands is None or len(cands) == 0:
+            raise SpaceError("define_knob needs a non-empty list of candidates")
+        self.entities = [OtherOptionEntity(c) for c in cands]
+
+
+_SPACE_OF_KIND = {"sp": SplitSpace, "re": ReorderSpace, "an": AnnotateSpace,
+                  "ot": OtherOptionSpace}
+_ENTITY_OF_KIND = {"sp": SplitEntity, "re": ReorderEntity, "an": AnnotateEntity,
+                   "ot": OtherOptionEntity}
+
+
+# ------------------------------------------------------------------------------------ configs
+class ConfigSpace:
+    """The space a template defines (``task.config_space``)."""
+
+    def __init__(self):
+        self.space_map: Dict[str, TransformSpace] = {}
+        self._entity_map: Dict[str, Any] = {}
+        self._collect = True
+        self._length: Optional[int] = None
+        self.flop = 0
+        self.code_hash = None
+        self.errors: List[str] = []
+
+    # -- definitions
+    def _add(self, name: str, space: TransformSpace) -> None:
+        if name in self.space_map:
+            raise SpaceError(f"knob {name!r} is defined twice")
+        self.space_map[name] = space
+        self._entity_map[name] = space[0]
+        self._length = None
+
+    def define_split(self, name: str, axis, policy: str = "factors", **kwargs) -> None:
+        """Define a knob splitting ``axis`` (an IterVar or an extent)."""
+        if self._collect:
+            self._add(name, SplitSpace([axis], policy, **kwargs))
+
+    def define_reorder(self, name: str, axes, policy: str, **kwargs) -> None:
+        """Define a knob reordering ``axes``."""
+        if self._collect:
+            self._add(name, ReorderSpace(list(axes), policy, **kwargs))
+
+    def define_annotate(self, name: str, axes, policy: str, **kwargs) -> None:
+        """Define a knob annotating each of ``axes``."""
+        if self._collect:
+            self._add(name, AnnotateSpace(list(axes), policy, **kwargs))
+
+    def define_knob(self, name: str, candidate: Sequence) -> None:
+        """Define an enumerated knob."""
+        if self._collect:
+            self._add(name, OtherOptionSpace([], "", candidate=list(candidate)))
+
+    def axis(self, var) -> VirtualAxis:
+        return VirtualAxis(var)
+
+    reduce_axis = axis
+
+    def add_flop(self, flop) -> None:
+        """Add to the FLOP count of the task (used for GFLOPS)."""
+        self.flop += float(flop)
+
+    def raise_error(self, msg: str) -> None:
+        self.errors.append(msg)
+
+    def valid(self) -> bool:
+        return not self.errors
+
+    @property
+    def is_fallback(self) -> bool:
+        return False
+
+    # -- the space
+    def __len__(self) -> int:
+        if self._length is None:
+            self._length = math.prod(len(s) for s in self.space_map.values())
+        return self._length
+
+    @property
+    def dims(self) -> List[int]:
+        return [len(s) for s in self.space_map.values()]
+
+    def get(self, index: int) -> "ConfigEntity":
+        """The config at ``index`` (0 ≤ index < len(self))."""
+        if not 0 <= index < len(self):
+            raise SpaceError(f"config index {index} is out of the space's range [0, {len(self)})")
+        entities = {}
+        t = index
+        for name, space in self.space_map.items():
+            entities[name] = space[t % len(space)]
+            t //= len(space)
+        return ConfigEntity(index, self.code_hash, entities, self)
+
+    def knob_indices(self, index: int) -> List[int]:
+        """The candidate index of every knob at point ``index``."""
+        out = []
+        for space in self.space_map.values():
+            out.append(index % len(space))
+            index //= len(space)
+        return out
+
+    def index_of(self, knob_indices: Sequence[int]) -> int:
+        idx, mul = 0, 1
+        for k, space in zip(knob_indices, self.space_map.values()):
+            idx += k * mul
+            mul *= len(space)
+        return idx
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.space_map)
+
+    def __getitem__(self, name: str):
+        """The current entity of knob ``name`` (the first candidate while collecting)."""
+        try:
+            return self._entity_map[name]
+        except KeyError:
+            raise SpaceError(f"config has no knob named {name!r} (knobs: "
+                             f"{list(self._entity_map)})") from None
+
+    def __repr__(self) -> str:
+        lines = [f"ConfigSpace (len={len(self)}, space_map="]
+        for i, (name, space) in enumerate(self.space_map.items()):
+            lines.append(f"   {i:2d} {name}: {space}")
+        return "\n".join(lines) + "\n)"
+
+
+class ConfigEntity(ConfigSpace):
+    """One point of a space: ``cfg["knob"]`` gives its entity; definitions are ignored."""
+
+    def __init__(self, index: int, code_hash, entity_map: Dict[str, Any],
+                 space: Optional[ConfigSpace] = None):
+        super().__init__()
+        self.index = index
+        self._collect = False
+        self._entity_map = dict(entity_map)
+        self._space_map = space.space_map if space is not None else None
+        self.code_hash = code_hash
+
+    def define_split(self, name, axis, policy="factors", **kwargs):
+        self._check_defined(name)
+
+    def define_reorder(self, name, axes, policy, **kwargs):
+        self._check_defined(name)
+
+    def define_annotate(self, name, axes, policy, **kwargs):
+        self._check_defined(name)
+
+    def define_knob(self, name, candidate):
+        self._check_defined(name)
+
+    def _check_defined(self, name: str) -> None:
+        if name not in self._entity_map:
+            raise SpaceError(f"the config does not set knob {name!r}: it was made for another "
+                             f"template (knobs: {list(self._entity_map)})")
+
+    def __len__(self) -> int:
+        return 1
+
+    def get_flatten_feature(self) -> List[float]:
+        """The knob values as numbers (the ``knob`` feature type)."""
+        out: List[float] = []
+        for ent in self._entity_map.values():
+            if isinstance(ent, SplitEntity):
+                out.extend(float(x) for x in ent.size[1:])
+            elif isinstance(ent, ReorderEntity):
+                out.extend(float(x) for x in ent.perm)
+            elif isinstance(ent, AnnotateEntity):
+                out.extend(float(["none", "unroll", "vec", "parallel"].index(a))
+                           if a in ("none", "unroll", "vec", "parallel") else 4.0
+                           for a in ent.anns)
+            else:
+                v = ent.val
+                out.append(float(v) if isinstance(v, (int, float, bool)) else
+                           float(hash(repr(v)) % 997))
+        return out
+
+    def to_json_dict(self) -> Dict[str, Any]:
+        """The ``config`` part of a record."""
+        entity = []
+        for name, ent in self._entity_map.items():
+            if isinstance(ent, SplitEntity):
+                entity.append([name, "sp", list(ent.size)])
+            elif isinstance(ent, ReorderEntity):
+                entity.append([name, "re", list(ent.perm)])
+            elif isinstance(ent, AnnotateEntity):
+                entity.append([name, "an", list(ent.anns)])
+            else:
+                entity.append([name, "ot", ent.val])
+        return {"index": self.index, "code_hash": self.code_hash, "entity": entity}
+
+    @staticmethod
+    def from_json_dict(json_dict: Dict[str, Any]) -> "ConfigEntity":
+        try:
+            index = int(json_dict["index"])
+            entities = {}
+            for name, kind, val in json_dict["entity"]:
+                if kind not in _ENTITY_OF_KIND:
+                    raise SpaceError(f"unknown knob kind {kind!r} in a record")
+                entities[name] = _ENTITY_OF_KIND[kind](val)
+        except (KeyError, TypeError, ValueError) as e:
+            raise SpaceError(f"malformed config in a record: {json_dict!r} ({e})") from None
+        return ConfigEntity(index, json_dict.get("code_hash"), entities)
+
+    def __repr__(self) -> str:
+        return f"{','.join(f'{k}={v!r}' for k, v in self._entity_map.items())},{self.code_hash},"\
+               f"{self.index}"
+
+    def __str__(self) -> str:
+        return repr(self)
+
+
+class FallbackConfigEntity(ConfigSpace):
+    """The config used when no record matches: every knob takes a plain default (no split,
+    first candidate, identity order, no annotation)."""
+
+    def __init__(self):
+        super().__init__()
+        self._collect = False
+        self.index = -1
+
+    @property
+    def is_fallback(self) -> bool:
+        return True
+
+    def define_split(self, name, axis, policy="factors", **kwargs):
+        if name not in self._entity_map:
+            n = int(kwargs.get("num_outputs", 2))
+            self._entity_map[name] = SplitEntity([-1] + [1] * (n - 1))
+
+    def define_reorder(self, name, axes, policy, **kwargs):
+        if name not in self._entity_map:
+            self._entity_map[name] = ReorderEntity(list(range(len(axes))))
+
+    def define_annotate(self, name, axes, policy, **kwargs):
+        if name not in self._entity_map:
+            self._entity_map[name] = AnnotateEntity(["none"] * len(axes))
+
+    def define_knob(self, name, candidate):
+        if name not in self._entity_map:
+            cands = list(candidate)
+            if not cands:
+                raise SpaceError("define_knob needs a non-empty list of candidates")
+            self._entity_map[name] = OtherOptionEntity(cands[0])
+
+    def fallback_split(self, name: str, constraints: Sequence[int]) -> None:
+        """Set split knob ``name`` to the given inner factors (outer takes the rest)."""
+        self._entity_map[name] = SplitEntity([-1] + list(constraints)[1:])
+
+    def __setitem__(self, name: str, entity) -> None:
+        self._entity_map[name] = entity
+
+    def __len__(self) -> int:
+        return 1
+
+    def __repr__(self) -> str:
+        return f"{','.join(f'{k}={v!r}' for k, v in self._entity_map.items())},fallback"

@@ -1,0 +1,295 @@
+"""The XGBoost cost-model tuner (``autotvm.tuner.XGBTuner``).
+
+A gradient-boosted ranking model (xgboost, ``rank:pairwise`` by default) learns the measured
+throughput from each config's features: by default the lowered loop nest's (``itervar``,
+computed in the build workers and cached), or the knob values (``knob``). It is retrained as
+results arrive; between measurements, simulated annealing over the model (or, for small
+spaces, a scan of the whole space) picks the next configs to measure.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from ...error import TVMError
+from ..space import ConfigEntity
+from .tuner import Tuner
+
+logger = logging.getLogger("autotvm")
+
+XGBOOST_HINT = ("XGBTuner needs the xgboost package: pip install xgboost-cpu (the CPU-only "
+                "wheel) or pip install 'tvmlite[xgboost]'")
+
+
+def _import_xgboost():
+    try:
+        import xgboost  # type: ignore
+    except ImportError:
+        raise TVMError(XGBOOST_HINT) from None
+    return xgboost
+
+
+class FeatureCache:
+    """Features per config index: ``knob`` computed here, ``itervar`` lowered in the build
+    workers (or taken from the builds themselves)."""
+
+    def __init__(self, task, feature_type: str):
+        if feature_type not in ("itervar", "knob"):
+            raise ValueError(f"unknown feature_type {feature_type!r} (use 'itervar' or 'knob')")
+        self.task = task
+        self.space = task.config_space
+        self.feature_type = feature_type
+        self.cache: Dict[int, Optional[np.ndarray]] = {}
+        self.builder = None
+        self.lowered = 0
+        self.seconds = 0.0
+
+    def add(self, index: int, feats) -> None:
+        if feats is not None:
+            self.cache[index] = np.asarray(feats, dtype="float32")
+
+    def get(self, indices: Sequence[int]) -> List[Optional[np.ndarray]]:
+        missing = [i for i in dict.fromkeys(indices) if i not in self.cache]
+        if missing:
+            t0 = time.perf_counter()
+            if self.feature_type == "knob":
+                for i in missing:
+                    self.cache[i] = np.asarray(self.space.get(i).get_flatten_feature(),
+                                               dtype="float32")
+            else:
+                if self.builder is None:
+                    raise TVMError("itervar features need the tuner's builder (call tune)")
+                for i, f in zip(missing, self.builder.features(missing)):
+                    self.cache[i] = None if f is None else np.asarray(f, dtype="float32")
+                self.lowered += len(missing)
+            self.seconds += time.perf_counter() - t0
+        return [self.cache[i] for i in indices]
+
+
+class XGBoostCostModel:
+    """An xgboost model over config features predicting relative throughput."""
+
+    def __init__(self, features: FeatureCache, loss_type: str = "rank",
+                 num_threads: Optional[int] = None, num_boost_round: int = 60, seed=None):
+        self.xgb = _import_xgboost()
+        if loss_type not in ("rank", "reg"):
+            raise ValueError(f"unknown loss_type {loss_type!r} (use 'rank' or 'reg')")
+        self.features = features
+        self.loss_type = loss_type
+        self.params = {"max_depth": 3, "gamma": 1e-4, "min_child_weight": 1, "subsample": 1.0,
+                       "eta": 0.3, "lambda": 1.0, "alpha": 0.0, "verbosity": 0,
+                       "objective": "rank:pairwise" if loss_type == "rank"
+                       else "reg:squarederror", "seed": 0 if seed is None else int(seed)}
+        if num_threads:
+            self.params["nthread"] = int(num_threads)
+        self.num_boost_round = num_boost_round
+        self.bst = None
+        self.train_seconds = 0.0
+
+    def fit(self, indices: Sequence[int], ys: Sequence[float]) -> None:
+        t0 = time.perf_counter()
+        feats = self.features.get(indices)
+        rows = [(f, y) for f, y in zip(feats, ys) if f is not None]
+        if len(rows) < 2:
+            return
+        x = np.stack([f for f, _ in rows])
+        y = np.array([y for _, y in rows], dtype="float64")
+        y = y / max(y.max(), 1e-9)
+        dtrain = self.xgb.DMatrix(x, label=y)
+        if self.loss_type == "rank":
+            dtrain.set_group([len(y)])
+        self.bst = self.xgb.train(self.params, dtrain, num_boost_round=self.num_boost_round)
+        self.train_seconds += time.perf_counter() - t0
+
+    def predict(self, indices: Sequence[int]) -> np.ndarray:
+        """Scores (higher is better); configs without features score -inf."""
+        feats = self.features.get(indices)
+        out = np.full(len(indices), -np.inf)
+        ok = [k for k, f in enumerate(feats) if f is not None]
+        if ok and self.bst is not None:
+            x = np.stack([feats[k] for k in ok])
+            out[ok] = self.bst.predict(self.xgb.DMatrix(x))
+        elif ok:
+            out[ok] = 0.0
+        return out
+
+
+class SimulatedAnnealingOptimizer:
+    """Find high-scoring unvisited configs: anneal ``parallel_size`` chains that move one knob
+    at a time, for ``n_iter`` steps or until ``feature_budget`` new configs were featurized."""
+
+    def __init__(self, space, n_iter: int = 150, parallel_size: int = 64, temp=(1.0, 0.0),
+                 early_stop: int = 30, feature_budget: int = 256, exhaustive_limit: int = 1024,
+                 seed=None):
+        self.space = space
+        self.dims = space.dims
+        self.n_iter = n_iter
+        self.parallel_size = parallel_size
+        self.temp = temp
+        self.early_stop = early_stop
+        self.feature_budget = feature_budget
+        self.exhaustive_limit = exhaustive_limit
+        self.rng = np.random.default_rng(seed)
+
+    def _neighbor(self, idx: int) -> int:
+        knobs = self.space.knob_indices(idx)
+        movable = [d for d, n in enumerate(self.dims) if n > 1]
+        if not movable:
+            return idx
+        d = movable[int(self.rng.integers(len(movable)))]
+        n = self.dims[d]
+        # mostly a step to an adjacent candidate, sometimes a jump
+        if self.rng.random() < 0.7:
+            knobs[d] = int(np.clip(knobs[d] + (1 if self.rng.random() < 0.5 else -1), 0, n - 1))
+        else:
+            knobs[d] = int(self.rng.integers(n))
+        return self.space.index_of(knobs)
+
+    def find_maximums(self, model: XGBoostCostModel, num: int, exclusive: set) -> List[int]:
+        n = len(self.space)
+        if n <= self.exhaustive_limit:
+            cand = [i for i in range(n) if i not in exclusive]
+            scores = model.predict(cand)
+            order = np.argsort(-scores, kind="stable")
+            return [cand[k] for k in order[:num] if np.isfinite(scores[k])]
+        cache = model.features.cache
+        start_new = len(cache)
+        points = [int(x) for x in self.rng.integers(n, size=self.parallel_size)]
+        scores = model.predict(points)
+        best: Dict[int, float] = {}
+
+        def consider(idxs, sc):
+            for i, s in zip(idxs, sc):
+                if i not in exclusive and np.isfinite(s):
+                    best[i] = float(s)
+
+        consider(points, scores)
+        t0, t1 = self.temp
+        stale = 0
+        top_before = None
+        for it in range(self.n_iter):
+            temp = t0 + (t1 - t0) * it / max(1, self.n_iter - 1)
+            new = [self._neighbor(p) for p in points]
+            if len(cache) - start_new >= self.feature_budget:
+                # out of featurization budget: only move to configs already featurized
+                new = [q if q in cache else p for p, q in zip(points, new)]
+            new_scores = model.predict(new)
+            consider(new, new_scores)
+            with np.errstate(over="ignore", invalid="ignore"):
+                accept = np.exp(np.minimum((new_scores - scores) / (temp + 1e-5), 0.0))
+            take = self.rng.random(len(points)) < np.nan_to_num(accept)
+            points = [q if t else p for p, q, t in zip(points, new, take)]
+            scores = np.where(take, new_scores, scores)
+            top = tuple(sorted(best, key=best.get, reverse=True)[:num])
+            stale = stale + 1 if top == top_before else 0
+            top_before = top
+            if stale >= self.early_stop:
+                break
+        return sorted(best, key=best.get, reverse=True)[:num]
+
+
+class XGBTuner(Tuner):
+    """Tune with an xgboost cost model (classic AutoTVM's XGBTuner).
+
+    Parameters
+    ----------
+    task : the tuning task
+    plan_size : how many top predicted configs each model plans ahead
+    feature_type : ``"itervar"`` (the lowered loop nest, default) or ``"knob"``
+    loss_type : ``"rank"`` (pairwise ranking, default) or ``"reg"``
+    optimizer : ``"sa"`` (simulated annealing; whole-space scan for small spaces)
+    retrain_every : retrain after this many new results (default: max(8, batch size))
+    """
+
+    def __init__(self, task, plan_size: int = 64, feature_type: str = "itervar",
+                 loss_type: str = "rank", num_threads: Optional[int] = None,
+                 optimizer: str = "sa", diversity_filter_ratio=None, log_interval: int = 50,
+                 retrain_every: Optional[int] = None, seed=None):
+        super().__init__(task)
+        _import_xgboost()
+        if optimizer != "sa" and not isinstance(optimizer, SimulatedAnnealingOptimizer):
+            raise ValueError(f"unknown optimizer {optimizer!r} (use 'sa')")
+        self.plan_size = plan_size
+        self.features = FeatureCache(task, feature_type)
+        self.model = XGBoostCostModel(self.features, loss_type, num_threads, seed=seed)
+        self.optimizer = optimizer if isinstance(optimizer, SimulatedAnnealingOptimizer) \
+            else SimulatedAnnealingOptimizer(self.space, seed=seed)
+        self.rng = np.random.default_rng(seed)
+        self.retrain_every = retrain_every
+        self.xs: List[int] = []
+        self.ys: List[float] = []
+        self.trials: List[int] = []
+        self.trial_pt = 0
+        self.n_since_train = 0
+        self.train_ct = 0
+        self.eps_greedy = 0.05
+        self.stats.update({"model_s": 0.0, "features_s": 0.0, "trains": 0})
+
+    def prepare(self, measure_batch) -> None:
+        builder = measure_batch.builder
+        self.features.builder = builder
+        builder.want_features = self.features.feature_type == "itervar"
+        self._batch = measure_batch.n_parallel
+
+    def _random_unvisited(self, k: int, taken) -> List[int]:
+        out: List[int] = []
+        n = len(self.space)
+        if n - len(self.visited) - len(taken) <= 4 * k:
+            rest = [i for i in range(n) if i not in self.visited and i not in taken]
+            self.rng.shuffle(rest)
+            return rest[:k]
+        while len(out) < k:
+            i = int(self.rng.integers(n))
+            if i not in self.visited and i not in taken and i not in out:
+                out.append(i)
+        return out
+
+    def next_batch(self, batch_size: int) -> List[ConfigEntity]:
+        out: List[int] = []
+        while len(out) < batch_size and len(self.visited) + len(out) < len(self.space):
+            idx = None
+            while self.trial_pt < len(self.trials):
+                cand = self.trials[self.trial_pt]
+                self.trial_pt += 1
+                if cand not in self.visited and cand not in out:
+                    idx = cand
+                    break
+            if idx is None or (self.trials and self.rng.random() < self.eps_greedy):
+                r = self._random_unvisited(1, out)
+                if not r:
+                    break
+                idx = r[0] if idx is None else idx if self.rng.random() < 0.5 else r[0]
+            out.append(idx)
+        return [self.space.get(i) for i in out]
+
+    def update(self, inputs, results) -> None:
+        for inp, res in zip(inputs, results):
+            idx = inp.config.index
+            flops = inp.task.flop / float(np.mean(res.costs)) if res.error_no == 0 else 0.0
+            self.xs.append(idx)
+            self.ys.append(flops)
+        builder = self.features.builder
+        if builder is not None:
+            fc = getattr(builder, "feature_cache", None)
+            if fc:
+                for i, f in fc.items():
+                    self.features.add(i, f)
+                fc.clear()
+        self.n_since_train += len(inputs)
+        every = self.retrain_every or max(8, getattr(self, "_batch", 1))
+        if self.n_since_train >= every and len(self.xs) >= 4 and max(self.ys) > 0:
+            t0 = time.perf_counter()
+            f0 = self.features.seconds
+            self.model.fit(self.xs, self.ys)
+            self.trials = self.optimizer.find_maximums(self.model, self.plan_size,
+                                                       self.visited | set(self.xs))
+            self.trial_pt = 0
+            self.n_since_train = 0
+            self.train_ct += 1
+            self.stats["trains"] += 1
+            self.stats["features_s"] += self.features.seconds - f0
+            self.stats["model_s"] += time.perf_counter() - t0 - (self.features.seconds - f0)
