@@ -218,3 +218,16 @@ def test_errors_name_the_primitive():
         s[te.placeholder((2,), name="Z")]
     with pytest.raises(tvm.TVMError, match="fuse"):
         s[C].fuse(C.op.axis[0], C.op.reduce_axis[0])
+
+
+def test_storage_align_pads_the_row_stride():
+    n = 16
+    A = te.placeholder((n, n), name="A")
+    P = te.compute((n, n), lambda i, j: A[i, j] + 1, name="P")
+    C = te.compute((n, n), lambda i, j: P[j, i] * 2, name="C")
+    s = te.create_schedule(C.op)
+    s[P].storage_align(P.op.axis[0], 8, 1)
+    text = str(tvm.lower(s, [A, C]))
+    assert "T.allocate([271]" in text  # 15 rows of stride 17 plus one of 16
+    (a,), (c,) = run(s, [A, C], [(n, n)], [(n, n)])
+    np.testing.assert_allclose(c, (a.T + 1) * 2, rtol=1e-6)

@@ -64,6 +64,7 @@ def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) 
     steps = [
         (0, None),
         (None, _t.LowerReductionInit()),
+        (None, _t.StorageAlign()),
         (None, _t.LowerBlocks()),
         (1, None),
         (None, _t.CompactBufferAllocation()),
@@ -73,7 +74,7 @@ def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) 
     ]
     if _partition_const_loops(ctx, for_build):
         steps.append((None, _t.LoopPartition()))
-    steps.append((None, _t.VectorizeLoop()))
+    steps += [(None, _t.VectorizeLoop()), (None, _t.UnrollLoop())]
     if ctx.config.get("tir.instrument_bound_checkers"):
         steps.append((None, _t.InstrumentBoundCheckers()))
     steps.append((3, None))

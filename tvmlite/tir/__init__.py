@@ -21,5 +21,7 @@ from .op import (
 from .op import max, min, sum  # reducers; with two operands they combine elementwise
 from .functor import post_order_visit, substitute
 from . import op
+from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
+from . import transform, schedule
 
 __all__ = [n for n in dir() if not n.startswith("_")]

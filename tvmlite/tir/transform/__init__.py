@@ -3,15 +3,21 @@ runs them in order."""
 from .function_pass import prim_func_pass, stmt_pass
 from .lower_reduction_init import lower_reduction_init
 from .lower_blocks import lower_blocks
+from .storage_align import apply_storage_align
 from .flatten_buffer import flatten_buffer
 from .compact_buffer import compact_buffer_allocation
 from .instrument_bound_checkers import instrument_bound_checkers
 from .vectorize_loop import VectorizeLoop, vectorize_loop
 from .loop_partition import LoopPartition, loop_partition
+from .unroll_loop import UnrollLoop, unroll_loop
 
 
 def LowerReductionInit():  # noqa: N802  (TVM's pass-constructor naming)
     return stmt_pass(lower_reduction_init, "tir.LowerReductionInit")
+
+
+def StorageAlign():  # noqa: N802
+    return stmt_pass(apply_storage_align, "tir.StorageAlign")
 
 
 def LowerBlocks():  # noqa: N802

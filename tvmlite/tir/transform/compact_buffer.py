@@ -109,6 +109,9 @@ class _Compact(Mutator):
             return a if body is a.body else Allocate(
                 a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations, a.scope)
         buf = col.found[0][0]
+        if buf.strides:  # laid out on purpose (storage_align): keep it
+            return a if body is a.body else Allocate(
+                a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations, a.scope)
         # the innermost loop enclosing every access
         common: List[For] = col.found[0][2]
         for _, _, loops in col.found[1:]:

@@ -80,6 +80,9 @@ class _Flatten(Mutator):
 
     def visit_Allocate(self, a):
         body = self.visit(a.body)
+        if len(a.extents) == 1:
+            return a if body is a.body else Allocate(
+                a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations, a.scope)
         n = IntImm("int32", 1)
         for e in a.extents:
             n = _op.mul(n, e)

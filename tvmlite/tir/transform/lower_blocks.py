@@ -21,6 +21,7 @@ from .. import op as _op
 from ..expr import IntImm, IterVarType
 from ..functor import Mutator, substitute
 from ..stmt import Allocate, IfThenElse, SeqStmt
+from .flatten_buffer import flat_extent
 
 
 class _LowerBlocks(Mutator):
@@ -39,7 +40,8 @@ class _LowerBlocks(Mutator):
                 body)
         body = substitute(body, vmap)
         for buf in reversed(block.alloc_buffers):
-            body = Allocate(buf.data, buf.dtype, buf.shape, IntImm("bool", 1), body, None,
+            extents = (flat_extent(buf),) if buf.strides else buf.shape
+            body = Allocate(buf.data, buf.dtype, extents, IntImm("bool", 1), body, None,
                             buf.scope())
         pred = realize.predicate
         if not (isinstance(pred, IntImm) and pred.value):
