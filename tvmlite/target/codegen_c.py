@@ -566,8 +566,6 @@ class _FunctionPrinter(VectorPrinterMixin):
             self.emit(f"#pragma GCC unroll {max(1, min(n, 65534))}")
         elif kind == S.ForKind.VECTORIZED:
             self.emit("#pragma GCC ivdep")
-        elif s.annotations and s.annotations.get("pragma_unroll"):
-            self.emit("#pragma GCC unroll 64")
         v = self.bind_name(s.loop_var)
         self.emit(f"for ({ct} {v} = {_strip(lo)}; {v} < {end}; ++{v}) {{")
         self.indent += 1
