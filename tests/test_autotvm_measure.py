@@ -1,0 +1,118 @@
+"""AutoTVM measurement: parallel builds in worker processes, native timing, and isolation of
+candidates that raise, crash, hang or compute a wrong result."""
+import os
+import time
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import autotvm, te
+from tvmlite.autotvm import MeasureErrorNo
+
+MODES = ["ok", "raise", "crash_build", "hang_build", "segfault", "spin", "wrong", "ok2"]
+
+
+@autotvm.template("test_measure/modes")
+def modes(n):
+    cfg = autotvm.get_config()
+    cfg.define_knob("mode", MODES)
+    mode = cfg["mode"].val
+    A = te.placeholder((n,), name="A")
+    if mode == "raise":
+        raise ValueError("the template refuses this config")
+    if mode == "crash_build":
+        os.abort()
+    if mode == "hang_build":
+        time.sleep(600)
+    if mode == "segfault":
+        B = te.compute((n,), lambda i: A[i + (1 << 30)], name="B")
+    elif mode == "spin":
+        k = te.reduce_axis((0, 1 << 30), name="k")
+        B = te.compute((n,), lambda i: te.sum(A[i] * 1.0001, axis=k), name="B")
+    elif mode == "wrong":
+        B = te.compute((n,), lambda i: A[i] + 2.0, name="B")
+    else:
+        B = te.compute((n,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    if mode == "ok2":
+        xo, xi = s[B].split(B.op.axis[0], factor=16)
+        s[B].vectorize(xi)
+    return s, [A, B]
+
+
+def test_every_failure_gets_its_error_and_tuning_goes_on(tmp_path):
+    task = autotvm.task.create("test_measure/modes", args=(1024,), target="llvm")
+    assert len(task.config_space) == len(MODES)
+    option = autotvm.measure_option(
+        builder=autotvm.LocalBuilder(timeout=4, n_parallel=2),
+        runner=autotvm.LocalRunner(number=2, repeat=2, timeout=4, check_correctness=True))
+    got = {}
+
+    def collect(tuner, inputs, results):
+        for inp, res in zip(inputs, results):
+            got[inp.config["mode"].val] = res
+
+    log = tmp_path / "modes.log"
+    tuner = autotvm.tuner.GridSearchTuner(task)
+    tuner.tune(n_trial=len(MODES), measure_option=option,
+               callbacks=[collect, autotvm.callback.log_to_file(str(log))])
+    assert set(got) == set(MODES)
+    err = {m: r.error_no for m, r in got.items()}
+    assert err == {"ok": MeasureErrorNo.NO_ERROR, "ok2": MeasureErrorNo.NO_ERROR,
+                   "raise": MeasureErrorNo.INSTANTIATION_ERROR,
+                   "crash_build": MeasureErrorNo.COMPILE_HOST,
+                   "hang_build": MeasureErrorNo.BUILD_TIMEOUT,
+                   "segfault": MeasureErrorNo.RUNTIME_DEVICE,
+                   "spin": MeasureErrorNo.RUN_TIMEOUT,
+                   "wrong": MeasureErrorNo.WRONG_ANSWER}
+    assert "refuses this config" in got["raise"].costs[0]
+    assert "SIGABRT" in got["crash_build"].costs[0]
+    assert "SIGSEGV" in got["segfault"].costs[0]
+    assert "timeout" in got["spin"].costs[0]
+    assert "differs from the reference" in got["wrong"].costs[0]
+    for m in ("ok", "ok2"):
+        assert len(got[m].costs) == 2 and all(0 < c < 1e-3 for c in got[m].costs)
+    # one record per trial, the failed ones with the classic 1e9 cost
+    recs = list(autotvm.record.load_from_file(str(log)))
+    assert len(recs) == len(MODES)
+    assert all(r.costs == (1e9,) for _, r in recs if r.error_no != 0)
+    assert tuner.best_config["mode"].val in ("ok", "ok2")
+    # the best valid record is applied; the result is right
+    with autotvm.apply_history_best(str(log)):
+        with tvm.target.Target("llvm"):
+            s, args = modes(1024)
+    f = tvm.build(s, args, "llvm")
+    a = np.random.rand(1024).astype("float32")
+    b = tvm.nd.array(np.zeros(1024, "float32"))
+    f(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a + 1, rtol=1e-6)
+
+
+def test_measure_option_checks_its_arguments():
+    with pytest.raises(TypeError):
+        autotvm.measure_option(builder=3)
+    with pytest.raises(ValueError):
+        autotvm.LocalRunner(number=0)
+    with pytest.raises(ValueError):
+        autotvm.LocalBuilder(timeout=0)
+    opt = autotvm.measure_option()
+    assert isinstance(opt["builder"], autotvm.LocalBuilder)
+    assert isinstance(opt["runner"], autotvm.LocalRunner)
+
+
+def test_min_repeat_ms_and_cache_flush_are_honoured():
+    task = autotvm.task.create("test_measure/modes", args=(4096,), target="llvm")
+    ok = task.config_space.get(MODES.index("ok"))
+    inp = autotvm.MeasureInput(task.target, task, ok)
+    for flush in (False, True):
+        runner = autotvm.LocalRunner(number=1, repeat=3, min_repeat_ms=20,
+                                     enable_cpu_cache_flush=flush)
+        mb = autotvm.create_measure_batch(task, autotvm.measure_option(
+            builder=autotvm.LocalBuilder(n_parallel=1), runner=runner))
+        t0 = time.perf_counter()
+        (res,) = mb([inp])
+        assert res.error_no == 0, res
+        assert len(res.costs) == 3
+        # three measurements of at least 20 ms each
+        assert time.perf_counter() - t0 >= 0.06

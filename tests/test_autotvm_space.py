@@ -1,0 +1,200 @@
+"""AutoTVM templates and config spaces: sizes, split policies, knobs, apply, flops, fallback."""
+import logging
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import autotvm, te
+from tvmlite.autotvm.space import ConfigSpace, SpaceError
+
+
+@autotvm.template("test_space/conv1d")
+def conv1d(M, N):
+    """Seed 000's template, as written."""
+    A = te.placeholder((M,), name="A", dtype="float32")
+    W = te.placeholder((N,), name="W", dtype="float32")
+    k = te.reduce_axis((0, N), name="k")
+    B = te.compute((M + N - 1,), lambda i: te.sum(tvm.tir.if_then_else(
+        tvm.tir.all(i - k >= 0, i - k < M), A[i - k] * W[k], tvm.tir.const(0.0, "float32")),
+        axis=k), name="B")
+    s = te.create_schedule(B.op)
+    cfg = autotvm.get_config()
+    i = B.op.axis[0]
+    k_ = B.op.reduce_axis[0]
+    cfg.define_split("tile_i", i, num_outputs=2, filter=lambda x: x.size[-1] <= 64)
+    cfg.define_split("tile_k", k_, num_outputs=2, filter=lambda x: x.size[-1] <= 64)
+    cfg.define_knob("vectorize", [True, False])
+    cfg.define_knob("unroll", [0, 8, 16])
+    A_local = s.cache_read(A, "local", [B])
+    W_local = s.cache_read(W, "local", [B])
+    i_outer, i_inner = cfg["tile_i"].apply(s, B, i)
+    k_outer, k_inner = cfg["tile_k"].apply(s, B, k_)
+    s[B].parallel(i_outer)
+    if cfg["vectorize"].val:
+        s[B].vectorize(i_inner)
+    if cfg["unroll"].val > 0:
+        s[B].unroll(i_inner)
+    s[A_local].compute_at(s[B], i_outer)
+    s[W_local].compute_at(s[B], i_outer)
+    return s, [A, W, B]
+
+
+@autotvm.template("test_space/matmul")
+def matmul(n):
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    cfg = autotvm.get_config()
+    y, x = s[C].op.axis
+    (kk,) = s[C].op.reduce_axis
+    cfg.define_split("tile_y", y, num_outputs=3)
+    cfg.define_split("tile_x", x, num_outputs=2, policy="power2")
+    yo, ym, yi = cfg["tile_y"].apply(s, C, y)
+    xo, xi = cfg["tile_x"].apply(s, C, x)
+    cfg.define_reorder("order", [ym, yi, kk], policy="all")
+    cfg["order"].apply(s, C, [ym, yi, kk])
+    cfg.define_annotate("ann", [xo, xi], policy="try_unroll_vec")
+    cfg["ann"].apply(s, C, [xo, xi])
+    cfg.add_flop(2 * n ** 3)
+    return s, [A, B, C]
+
+
+def _conv_check(func, M, N):
+    a = np.random.rand(M).astype("float32")
+    w = np.random.rand(N).astype("float32")
+    out = tvm.nd.array(np.zeros(M + N - 1, "float32"))
+    func(tvm.nd.array(a), tvm.nd.array(w), out)
+    np.testing.assert_allclose(out.numpy(), np.convolve(a, w), rtol=1e-4)
+
+
+def test_seed_conv1d_space_has_84_configs():
+    task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
+    assert task.name == "test_space/conv1d"
+    assert task.args == (4096, 128)
+    assert len(task.config_space) == 84
+    sp = task.config_space.space_map
+    assert [e.size for e in sp["tile_i"].entities] == [[-1, 41], [-1, 1]] or \
+        sorted(e.size[-1] for e in sp["tile_i"].entities) == [1, 41]
+    assert sorted(e.size[-1] for e in sp["tile_k"].entities) == [1, 2, 4, 8, 16, 32, 64]
+    assert task.config_space.dims == [2, 7, 2, 3]
+    # 4223 outputs x 128 taps x (5 for the guard + 1 mul + 1 add)
+    assert task.flop == 4223 * 128 * 7
+
+
+@pytest.mark.parametrize("index", [0, 13, 50, 83])
+def test_configs_of_the_space_compute_the_convolution(index):
+    task = autotvm.task.create("test_space/conv1d", args=(300, 20), target="llvm")
+    cfg = task.config_space.get(index)
+    assert cfg.index == index
+    with tvm.target.Target("llvm"):
+        s, args = task.instantiate(cfg)
+    _conv_check(tvm.build(s, args, "llvm"), 300, 20)
+
+
+def test_index_decodes_first_knob_fastest():
+    task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
+    space = task.config_space
+    for idx in (0, 1, 2, 17, 83):
+        knobs = space.knob_indices(idx)
+        assert space.index_of(knobs) == idx
+        cfg = space.get(idx)
+        for (name, sp), k in zip(space.space_map.items(), knobs):
+            assert cfg[name] == sp.entities[k]
+    assert space.knob_indices(1) == [1, 0, 0, 0]
+    with pytest.raises(SpaceError):
+        space.get(84)
+
+
+def test_split_policies_and_other_knobs():
+    task = autotvm.task.create("test_space/matmul", args=(24,), target="llvm")
+    sp = task.config_space.space_map
+    # exact 3-way factorisations of 24: sum over divisors d of 24 of tau(24/d) = 30
+    assert len(sp["tile_y"]) == 30
+    for e in sp["tile_y"].entities:
+        assert e.size[0] == -1 and 24 % (e.size[1] * e.size[2]) == 0
+    assert sorted(e.size[-1] for e in sp["tile_x"].entities) == [1, 2, 4, 8, 16]
+    assert len(sp["order"]) == 6
+    assert len(sp["ann"]) == 2 * 3
+    assert len(task.config_space) == 30 * 5 * 6 * 6
+    assert task.flop == 2 * 24 ** 3  # add_flop wins over the counted flops
+
+
+@pytest.mark.parametrize("index", [0, 777, 3000, 5399])
+def test_matmul_configs_compute_the_product(index):
+    task = autotvm.task.create("test_space/matmul", args=(24,), target="llvm")
+    cfg = task.config_space.get(index)
+    with tvm.target.Target("llvm"):
+        s, args = task.instantiate(cfg)
+    f = tvm.build(s, args, "llvm")
+    a, b = np.random.rand(24, 24).astype("float32"), np.random.rand(24, 24).astype("float32")
+    c = tvm.nd.array(np.zeros((24, 24), "float32"))
+    f(tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4)
+
+
+def test_split_options():
+    s = ConfigSpace()
+    s.define_split("a", 64, num_outputs=2, max_factor=8)
+    assert sorted(e.size[-1] for e in s.space_map["a"].entities) == [1, 2, 4, 8]
+    s.define_split("b", 12, policy="verbose", num_outputs=2)
+    assert sorted(e.size[-1] for e in s.space_map["b"].entities) == [1, 2, 3, 4, 6, 8, 12]
+    s.define_split("c", 10, policy="candidate", num_outputs=2, candidate=[[-1, 5], [2, 5]])
+    assert [e.size for e in s.space_map["c"].entities] == [[-1, 5], [2, 5]]
+    s.define_knob("k", [1, 2, 3])
+    assert s["k"].val == 1
+    assert len(s) == 4 * 7 * 2 * 3
+    with pytest.raises(SpaceError, match="twice"):
+        s.define_knob("k", [1])
+    with pytest.raises(SpaceError, match="no candidate"):
+        s.define_split("d", 7, filter=lambda x: x.size[-1] > 7)
+    with pytest.raises(SpaceError, match="policy"):
+        s.define_split("e", 8, policy="bogus")
+    with pytest.raises(SpaceError, match="non-empty"):
+        s.define_knob("f", [])
+
+
+def test_split_entity_apply_and_size():
+    task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
+    cfg = task.config_space.get(1)
+    assert cfg["tile_i"].size[-1] in (1, 41)
+    assert cfg["vectorize"].val is True
+    assert cfg["unroll"].val == 0
+
+
+def test_fallback_warns_once_per_workload(caplog):
+    caplog.set_level(logging.WARNING, logger="autotvm")
+    with tvm.target.Target("llvm"):
+        s, args = conv1d(37, 5)
+        conv1d(37, 5)
+        conv1d(38, 5)
+    msgs = [r.getMessage() for r in caplog.records if "Cannot find config" in r.getMessage()]
+    assert len(msgs) == 2
+    assert msgs[0] == ("Cannot find config for target=llvm, workload=('test_space/conv1d', 37, "
+                       "5). A fallback configuration is used, which may bring great "
+                       "performance regression.")
+    _conv_check(tvm.build(s, args, "llvm"), 37, 5)
+
+
+def test_fallback_config_takes_defaults():
+    from tvmlite.autotvm.space import FallbackConfigEntity
+
+    cfg = FallbackConfigEntity()
+    cfg.define_split("t", 64, num_outputs=3)
+    cfg.define_knob("u", [4, 8])
+    cfg.define_reorder("r", [1, 2, 3], policy="all")
+    cfg.define_annotate("a", [1, 2], policy="try_unroll")
+    assert cfg.is_fallback
+    assert cfg["t"].size == [-1, 1, 1]
+    assert cfg["u"].val == 4
+    assert cfg["r"].perm == [0, 1, 2]
+    assert cfg["a"].anns == ["none", "none"]
+
+
+def test_unknown_template_and_bad_args():
+    with pytest.raises(autotvm.task.TaskError, match="no AutoTVM template"):
+        autotvm.task.create("nope/none", args=(1,), target="llvm")
+    with pytest.raises(autotvm.task.TaskError, match="positionally"):
+        conv1d(M=4, N=2)
