@@ -541,7 +541,7 @@ class _Printer:
                 parts.append(self.expr(rng.min))
             else:
                 parts.append(f"{self.expr(rng.min)}:{self.end_text(rng.min, rng.extent)}")
-        return f"{self.buf_name(r.buffer)}[{', '.join(parts)}]"
+        return f"{self.buf_name(r.buffer)}[{', '.join(parts) if parts else '()'}]"
 
     def index_text(self, indices) -> str:
         if not indices:
