@@ -6,21 +6,7 @@ import pytest
 import tvmlite as tvm
 from tvmlite import te
 
-
-def make_conv1d_cpu_scheduler_v0(M, N, verbose=False):
-    A = te.placeholder((M,), name="A", dtype="float32")
-    W = te.placeholder((N,), name="W", dtype="float32")
-    k = te.reduce_axis((0, M), "k")
-    B = te.compute(
-        (M + N - 1,),
-        lambda n: te.sum(tvm.tir.if_then_else(
-            tvm.tir.any(k < 0, k >= M, n - k < 0, n - k >= N),
-            tvm.tir.const(0.0, "float32"),
-            A[k] * W[n - k]), axis=k),
-        name="B",
-    )
-    s = te.create_schedule(B.op)
-    return s, A, W, B
+from test_seed_conv1d_unscheduled import make_conv1d_cpu_scheduler_v0
 
 
 def make_conv1d_cpu_scheduler_v1(M, N, verbose=False):

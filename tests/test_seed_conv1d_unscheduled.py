@@ -22,7 +22,7 @@ def make_conv1d_cpu_scheduler_naive(M, N):
     return s, A, W, B
 
 
-def make_conv1d_cpu_scheduler_v0(M, N):
+def make_conv1d_cpu_scheduler_v0(M, N, verbose=False):
     A = te.placeholder((M,), name="A", dtype="float32")
     W = te.placeholder((N,), name="W", dtype="float32")
     k = te.reduce_axis((0, M), "k")
