@@ -171,6 +171,7 @@ class Runner:
         self.timeout = float(timeout)
         self.n_parallel = n_parallel or 1
         self.task = None
+        self.stats = {"run_s": 0.0}
 
     def set_task(self, task) -> None:
         self.task = task
@@ -199,7 +200,6 @@ class LocalRunner(Runner):
         self.enable_cpu_cache_flush = bool(enable_cpu_cache_flush)
         self.check_correctness = bool(check_correctness)
         self.ref_path: Optional[str] = None
-        self.stats = {"run_s": 0.0}
 
     @property
     def pool(self) -> _w.WorkerPool:

@@ -111,7 +111,7 @@ class Tuner:
         n_parallel = measure_batch.n_parallel
         early_stopping = early_stopping or 10 ** 9
         self.n_trial, self.early_stopping = n_trial, early_stopping
-        start_best = self.best_iter = 0
+        self.best_iter = 0
         i = error_ct = 0
         while i < n_trial and self.has_next():
             configs = self.next_batch(min(n_parallel, n_trial - i))
@@ -133,7 +133,7 @@ class Tuner:
             self.update(inputs, results)
             for cb in callbacks:
                 cb(self, inputs, results)
-            if i >= self.best_iter + early_stopping and self.best_iter >= start_best:
+            if i >= self.best_iter + early_stopping:
                 logger.debug("early stopped after %d trials", i)
                 break
             if error_ct > 150:

@@ -1,0 +1,139 @@
+"""AutoTVM tuners on a synthetic space (measured by a formula instead of a kernel), early
+stopping, resumption from a log, and the xgboost requirement."""
+import sys
+import time
+
+import pytest
+
+from tvmlite import autotvm
+from tvmlite.autotvm.measure import BuildResult, Builder, MeasureResult, Runner
+
+DIMS = (8, 8, 4)
+BEST = (5, 2, 1)
+
+
+@autotvm.template("test_tuner/bowl")
+def bowl():
+    cfg = autotvm.get_config()
+    cfg.define_knob("a", list(range(DIMS[0])))
+    cfg.define_knob("b", list(range(DIMS[1])))
+    cfg.define_knob("c", list(range(DIMS[2])))
+    cfg.add_flop(1e6)
+    return None, []
+
+
+def _cost(cfg) -> float:
+    a, b, c = cfg["a"].val, cfg["b"].val, cfg["c"].val
+    return 1e-3 * (1 + (a - BEST[0]) ** 2 + 0.5 * (b - BEST[1]) ** 2 + 2 * (c - BEST[2]) ** 2)
+
+
+class SynthBuilder(Builder):
+    def build(self, measure_inputs):
+        return [BuildResult(None, None, None, 0.0) for _ in measure_inputs]
+
+
+class SynthRunner(Runner):
+    def __init__(self):
+        super().__init__(timeout=1)
+        self.measured = []
+
+    def run(self, measure_inputs, build_results):
+        self.measured += [inp.config.index for inp in measure_inputs]
+        return [MeasureResult((_cost(inp.config),), 0, 0.0, time.time())
+                for inp in measure_inputs]
+
+
+def _option(n_parallel=4):
+    return autotvm.measure_option(builder=SynthBuilder(n_parallel=n_parallel),
+                                  runner=SynthRunner())
+
+
+def _task():
+    task = autotvm.task.create("test_tuner/bowl", args=(), target="llvm")
+    assert len(task.config_space) == 256
+    return task
+
+
+def _best_knobs(tuner):
+    c = tuner.best_config
+    return c["a"].val, c["b"].val, c["c"].val
+
+
+def _make(name, task):
+    if name == "random":
+        return autotvm.tuner.RandomTuner(task, seed=0), 256
+    if name == "grid":
+        return autotvm.tuner.GridSearchTuner(task), 256
+    if name == "ga":
+        return autotvm.tuner.GATuner(task, pop_size=16, elite_num=2, seed=0), 120
+    pytest.importorskip("xgboost", reason="XGBTuner needs xgboost (pip install xgboost-cpu)")
+    return autotvm.tuner.XGBTuner(task, feature_type="knob", plan_size=16, seed=0), 64
+
+
+@pytest.mark.parametrize("name", ["random", "grid", "ga", "xgb"])
+def test_tuner_finds_the_optimum(name):
+    task = _task()
+    tuner, n_trial = _make(name, task)
+    option = _option()
+    tuner.tune(n_trial=n_trial, measure_option=option)
+    measured = option["runner"].measured
+    assert len(measured) == len(set(measured)) <= n_trial  # nothing measured twice
+    assert _best_knobs(tuner) == BEST
+    assert tuner.best_flops == pytest.approx(1e6 / 1e-3)
+
+
+def test_grid_search_order_and_range():
+    task = _task()
+    tuner = autotvm.tuner.GridSearchTuner(task, range_idx=(10, 19))
+    option = _option(n_parallel=3)
+    tuner.tune(n_trial=100, measure_option=option)
+    assert option["runner"].measured == list(range(10, 20))
+    with pytest.raises(ValueError):
+        autotvm.tuner.GridSearchTuner(task, range_idx=(0, 256))
+
+
+def test_early_stopping():
+    task = _task()
+    tuner = autotvm.tuner.GridSearchTuner(task)
+    option = _option(n_parallel=1)
+    # grid order reaches a=5 at trial 5, (5, 0, 0); the next ones are worse, and as in
+    # classic AutoTVM it stops once the trial count reaches best trial + early_stopping
+    tuner.tune(n_trial=256, measure_option=option, early_stopping=3)
+    assert option["runner"].measured == list(range(8))
+    assert tuner.best_iter == 5
+
+
+def test_resume_from_log_skips_measured_configs(tmp_path):
+    task = _task()
+    log = str(tmp_path / "bowl.log")
+    opt1 = _option()
+    t1 = autotvm.tuner.RandomTuner(task, seed=1)
+    t1.tune(n_trial=20, measure_option=opt1, callbacks=[autotvm.callback.log_to_file(log)])
+    opt2 = _option()
+    t2 = autotvm.tuner.RandomTuner(task, seed=1)  # the same order: all would repeat
+    t2.tune(n_trial=20, measure_option=opt2, callbacks=[autotvm.callback.log_to_file(log)])
+    first, second = opt1["runner"].measured, opt2["runner"].measured
+    assert len(second) == 20 and not set(first) & set(second)
+    assert t2.stats["resumed"] == 20
+    recs = list(autotvm.record.load_from_file(log))
+    assert len(recs) == 40 and len({r[0].config.index for r in recs}) == 40
+    # the resumed best counts: t2's best is at least as good as t1's
+    assert t2.best_flops >= t1.best_flops
+
+
+def test_progress_bar_prints_like_the_seed(capsys):
+    task = _task()
+    tuner = autotvm.tuner.GridSearchTuner(task)
+    tuner.tune(n_trial=8, measure_option=_option(),
+               callbacks=[autotvm.callback.progress_bar(8)])
+    out = capsys.readouterr().out
+    last = out.split("\r")[-1]
+    import re
+    assert re.fullmatch(r" Current/Best: +\d+\.\d\d/ +\d+\.\d\d GFLOPS \| Progress: \(8/8\) \| "
+                        r"\d+\.\d\d s Done\.\n", last), repr(last)
+
+
+def test_xgb_tuner_names_the_package_when_xgboost_is_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "xgboost", None)
+    with pytest.raises(autotvm.tuner.xgboost_tuner.TVMError, match="pip install xgboost-cpu"):
+        autotvm.tuner.XGBTuner(_task())
