@@ -1,6 +1,7 @@
 """The CPU backend: lowered IRModule -> C -> shared library (cached) -> runtime.Module."""
 from __future__ import annotations
 
+import os
 from typing import List, Tuple, Union
 
 from ..error import TVMError
@@ -73,5 +74,60 @@ def build(mod: Union[IRModule, PrimFunc], target: Union[Target, str] = "llvm"):
     if target.kind.name not in ("llvm", "c"):
         raise TVMError(f"the C backend builds for llvm/c targets, not {target.kind.name}")
     source, flags, isa = generate_source(mod, target)
+    flags += imported_objects(mod, flags)
     path = build_shared_cached(source, flags, isa)
     return Module(path, source=source)
+
+
+IMPORT_C_KEYS = ("pragma_import_c",)
+
+
+def imported_c_sources(mod: Union[IRModule, PrimFunc]) -> List[str]:
+    """C sources attached with the ``import_c`` pragma (``s[C].pragma(x, "import_c", src)``
+    or ``sch.annotate(loop, "pragma_import_c", src)``), in program order, without repeats."""
+    from ..tir.functor import post_order_visit
+    from ..tir.stmt import AttrStmt, For
+
+    funcs = [mod] if isinstance(mod, PrimFunc) else [
+        f for f in mod.functions.values() if isinstance(f, PrimFunc)]
+    out: List[str] = []
+
+    def add(v):
+        text = getattr(v, "value", v)
+        if not isinstance(text, str):
+            raise TVMError(f"pragma import_c expects C source text, got {type(text).__name__}")
+        if text not in out:
+            out.append(text)
+
+    def visit(x):
+        if isinstance(x, For):
+            items = (x.annotations or {}).items()
+        elif isinstance(x, AttrStmt):
+            items = [(x.attr_key, x.value)]
+        else:
+            return
+        for k, v in items:
+            if k in IMPORT_C_KEYS:
+                add(v)
+            elif k == "pragma_import_llvm":
+                raise TVMError("pragma import_llvm is not supported by the C backend; attach "
+                               "the micro-kernel's C source with the import_c pragma instead")
+
+    for f in funcs:
+        post_order_visit(f.body, visit)
+    return out
+
+
+def imported_objects(mod: Union[IRModule, PrimFunc], flags: List[str]) -> List[str]:
+    """Compile each imported C source to an object file in the cache; their paths (to link)."""
+    from ..contrib.cc import cache_dir, cache_key, create_object
+
+    objs = []
+    for src in imported_c_sources(mod):
+        obj = cache_dir() / f"import_{cache_key(src, flags)}.o"
+        if not obj.exists():
+            tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
+            create_object(str(tmp), src, [f for f in flags if f != "-shared"])
+            os.replace(tmp, obj)
+        objs.append(str(obj))
+    return objs

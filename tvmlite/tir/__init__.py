@@ -22,6 +22,7 @@ from .op import max, min, sum  # reducers; with two operands they combine elemen
 from .functor import post_order_visit, substitute
 from . import op
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
+from .tensor_intrin import TensorIntrin
 from . import transform, schedule
 
 __all__ = [n for n in dir() if not n.startswith("_")]

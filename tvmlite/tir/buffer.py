@@ -80,6 +80,9 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
     if data is None:
         data = Var(name, "handle")
     strides = tuple(_op.convert(s) for s in strides) if strides else ()
+    if elem_offset is None and offset_factor > 0:
+        # as in TVM: a buffer that may start anywhere (a tensorize operand) gets a variable
+        elem_offset = Var(name + "_elem_offset", "int32")
     elem_offset = _op.convert(elem_offset) if elem_offset is not None else IntImm("int32", 0)
     return Buffer(data, dtype, shape, strides, elem_offset, name,
                   data_alignment if data_alignment > 0 else 64,

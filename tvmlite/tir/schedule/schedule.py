@@ -20,7 +20,7 @@ from .state import (
 )
 from .trace import Trace
 from . import (
-    annotate as _annotate, cache_read_write as _cache, compute_at as _ca,
+    annotate as _annotate, blockize_tensorize as _bt, cache_read_write as _cache, compute_at as _ca,
     compute_inline as _ci, decompose_reduction as _dr, fuse as _fuse, loop_kind as _lk,
     reorder as _reorder, rfactor as _rf, set_scope as _ss, split as _split,
     storage_align as _sa,
@@ -333,6 +333,45 @@ class Schedule:
         out = _rf.rfactor(self._state, loop, factor_axis)
         self._trace.record("rfactor", [loop], out, {"factor_axis": factor_axis})
         return out
+
+    # ------------------------------------------------------------------ tensorization
+    def blockize(self, loop: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
+        """Wrap the loops from ``loop`` down to their single block in a new outer block;
+        returns it."""
+        self._func_of(loop)
+        out = _bt.blockize(self._state, loop)
+        self._trace.record("blockize", [loop], out,
+                           {"preserve_unit_iters": preserve_unit_iters})
+        return out
+
+    def tensorize(self, block_or_loop: Union[BlockRV, LoopRV], tensor_intrin,
+                  preserve_unit_iters: bool = True) -> None:
+        """Replace a block (or the block ``blockize`` makes of a loop) by an intrinsic.
+
+        ``tensor_intrin`` is the name of a registered ``tir.TensorIntrin`` (or the object
+        itself, or a ``te.decl_tensor_intrin`` result)."""
+        from ..tensor_intrin import TensorIntrin
+
+        self._func_of(block_or_loop)
+        intrin = (TensorIntrin.get(tensor_intrin) if isinstance(tensor_intrin, str)
+                  else tensor_intrin)
+        state = self._state.copy()
+        block = (_bt.blockize(state, block_or_loop) if isinstance(block_or_loop, LoopRV)
+                 else block_or_loop)
+        if isinstance(intrin, TensorIntrin):
+            impl = intrin.impl
+            bufs = [impl.buffer_map.get(p) for p in impl.params]
+            _bt.tensorize_block(state, block, intrin.desc, bufs, impl)
+        elif hasattr(intrin, "as_engine_intrin"):
+            desc, bufs, body, reset, update = intrin.as_engine_intrin()
+            _bt.tensorize_block(state, block, desc, bufs, body, reset, update)
+        else:
+            raise TypeError(f"tensorize: expected a TensorIntrin or its registered name, got "
+                            f"{type(tensor_intrin).__name__}")
+        self._state.mod = state.mod
+        self._trace.record("tensorize", [block_or_loop], None,
+                           {"tensor_intrin": tensor_intrin if isinstance(tensor_intrin, str)
+                            else intrin, "preserve_unit_iters": preserve_unit_iters})
 
 
 __all__ = ["Schedule", "ScheduleError", "BlockRV", "LoopRV"]

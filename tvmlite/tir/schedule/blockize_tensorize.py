@@ -1,0 +1,497 @@
+"""``blockize`` and ``tensorize``: turn a loop nest into a block, and a block into a call of a
+hardware (or hand-written) intrinsic.
+
+``blockize(loop)`` wraps the loops from ``loop`` down to the single block below it in a new
+*outer* block. Each block iterator's binding is divided into an outer part (loops above
+``loop``) and an inner part (loops from ``loop`` down)::
+
+    for i_0, j_0, i_1, j_1 in T.grid(8, 8, 16, 16):
+        with T.block("C"):
+            vi = T.axis.spatial(128, i_0 * 16 + i_1) ...
+
+after ``blockize(i_1)``::
+
+    for i_0, j_0 in T.grid(8, 8):
+        with T.block("C_o"):
+            vi_o = T.axis.spatial(8, i_0) ...
+            for i_1, j_1 in T.grid(16, 16):
+                with T.block("C"):
+                    vi_i = T.axis.spatial(16, i_1) ...
+                    C[vi_o * 16 + vi_i, ...] = ...
+
+A reduction's ``T.init`` moves to the outer block (a loop nest over the inner spatial
+iterators), so the tile is initialised once however the reduction is split.
+
+``tensorize`` blockizes (when given a loop), checks that the outer block computes what the
+intrinsic's *description* computes — same loop extents, same statements, with every access of
+a description buffer at a fixed offset of one of the block's buffers — and replaces the block's
+body by the intrinsic's *implementation*, its buffers bound to the matched regions (``data``,
+``elem_offset``, ``strides`` and shape variables substituted, loads re-indexed).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .. import op as _op
+from ..buffer import Buffer
+from ..expr import (
+    BufferLoad, Call, IntImm, IterVar, IterVarType, PrimExpr, Range, Var,
+)
+from ..function import PrimFunc
+from ..functor import Mutator, collect_vars, substitute
+from ..stmt import Block, BlockRealize, BufferStore, For, SeqStmt, Stmt
+from .error import fail
+from .state import (
+    BlockRV, LoopRV, ScheduleState, can_prove, const_value, infer_block_regions, is_true,
+    loop_domains, replace, simplify,
+)
+
+
+# --------------------------------------------------------------------------- blockize
+def _perfect_nest(loop: For, prim: str) -> Tuple[List[For], BlockRealize]:
+    loops: List[For] = []
+    s: Stmt = loop
+    while isinstance(s, For):
+        loops.append(s)
+        s = s.body
+    if not isinstance(s, BlockRealize):
+        raise fail(prim, f'loop "{loop.loop_var.name}"', "the loops under it must form a "
+                   "perfect nest over exactly one block")
+    return loops, s
+
+
+def _divide_binding(iv: IterVar, value: PrimExpr, inner: Dict[Var, Range],
+                    outer: Dict[Var, Range], prim: str, what: str):
+    """``(outer_binding, outer_extent, inner_binding, inner_extent)`` with
+    ``value == outer_binding * inner_extent + inner_binding``; a part is None when absent."""
+    vs = collect_vars(value)
+    ext = const_value(simplify(iv.dom.extent))
+    if not (isinstance(iv.dom.min, IntImm) and iv.dom.min.value == 0) or ext is None:
+        raise fail(prim, what, f"iterator {iv.var.name} must have a constant domain from 0")
+    if not any(v in inner for v in vs):
+        return value, ext, None, 1
+    if not any(v not in inner for v in vs):
+        return None, 1, value, ext
+    in_part = simplify(substitute(value, {v: IntImm(v.dtype, 0) for v in vs if v not in inner}),
+                       inner)
+    out_part = simplify(_op.sub(value, in_part), {**outer, **inner})
+    if any(v in inner for v in collect_vars(out_part)):
+        raise fail(prim, what, f"the binding of {iv.var.name} ({value}) cannot be divided into "
+                   "a part over the outer loops plus a part over the inner ones")
+    from ...arith.int_set import relax_region
+
+    rng = relax_region([in_part], inner)[0]
+    lo, n = simplify(rng.min, inner), const_value(simplify(rng.extent, inner))
+    if not (isinstance(lo, IntImm) and lo.value == 0) or n is None or ext % n:
+        raise fail(prim, what, f"the inner part of {iv.var.name}'s binding ({in_part}) must "
+                   f"cover 0..n-1 with n dividing {ext}")
+    if not can_prove(_op.eq(_op.floormod(out_part, n), 0), outer):
+        raise fail(prim, what, f"the outer part of {iv.var.name}'s binding ({out_part}) is not "
+                   f"a multiple of the inner extent {n}")
+    return simplify(_op.floordiv(out_part, n), outer), ext // n, in_part, n
+
+
+def blockize(state: ScheduleState, loop_rv: LoopRV) -> BlockRV:
+    """Wrap the nest from ``loop`` down to its single block in a new outer block; returns it."""
+    prim = "blockize"
+    path = state.loop_path(loop_rv, prim)
+    loop = path[-1]
+    what = f'loop "{loop.loop_var.name}"'
+    loops, realize = _perfect_nest(loop, prim)
+    block = realize.block
+    inner = {lp.loop_var: Range(lp.min, lp.extent) for lp in loops}
+    outer = loop_domains(path[:-1])
+    out_ivs: List[IterVar] = []
+    out_vals: List[PrimExpr] = []
+    in_ivs: List[IterVar] = []
+    in_vals: List[PrimExpr] = []
+    vmap: Dict[Var, PrimExpr] = {}
+    for iv, value in zip(block.iter_vars, realize.iter_values):
+        ob, on, ib, inn = _divide_binding(iv, value, inner, outer, prim, what)
+        vo = vi = None
+        if ob is not None:
+            vo = IterVar(Range.from_min_extent(0, on), Var(iv.var.name + "_o", iv.var.dtype), iv.iter_type)
+            out_ivs.append(vo)
+            out_vals.append(ob)
+        if ib is not None:
+            vi = IterVar(Range.from_min_extent(0, inn), Var(iv.var.name + "_i", iv.var.dtype), iv.iter_type)
+            in_ivs.append(vi)
+            in_vals.append(ib)
+        if vo is not None and vi is not None:
+            vmap[iv.var] = _op.add(_op.mul(vo.var, inn), vi.var)
+        else:
+            vmap[iv.var] = (vo or vi).var
+    pred = realize.predicate
+    in_pred, out_pred = pred, IntImm("bool", 1)
+    if not is_true(pred) and not any(v in inner for v in collect_vars(pred)):
+        in_pred, out_pred = IntImm("bool", 1), pred
+    body = substitute(block.body, vmap)
+    new_inner = dataclasses.replace(block, iter_vars=tuple(in_ivs), body=body, init=None)
+    dom = {iv.var: iv.dom for iv in out_ivs}
+    reads, writes = infer_block_regions(new_inner, dom)
+    new_inner = dataclasses.replace(new_inner, reads=reads, writes=writes)
+    nest: Stmt = BlockRealize(tuple(in_vals), in_pred, new_inner)
+    for lp in reversed(loops):
+        nest = dataclasses.replace(lp, body=nest)
+    init = None
+    if block.init is not None:
+        init = _init_nest(state, block, loops, in_ivs, in_vals, vmap, dom, prim, what)
+    name = state.fresh_block_name(block.name_hint + "_o")
+    ob = Block(tuple(out_ivs), (), (), name, nest, init)
+    reads, writes = infer_block_regions(ob, outer)
+    ob = dataclasses.replace(ob, reads=reads, writes=writes)
+    replace(state, path, BlockRealize(tuple(out_vals), out_pred, ob))
+    return BlockRV(name, state.func_name)
+
+
+def _init_nest(state, block, loops, in_ivs, in_vals, vmap, dom, prim, what) -> Stmt:
+    """The outer block's init: the inner init over the inner spatial iterators."""
+    sp, red = [], set()
+    for iv, v in zip(in_ivs, in_vals):
+        if iv.iter_type == IterVarType.CommReduce:
+            red |= collect_vars(v)
+        else:
+            sp.append((iv, v))
+    sp_vars = set()
+    for _, v in sp:
+        sp_vars |= collect_vars(v)
+    if red & sp_vars:
+        raise fail(prim, what, "an inner loop feeds both spatial and reduction iterators, so "
+                   "the reduction's init cannot be separated")
+    ivs, vals, m = [], [], {}
+    for iv, v in sp:
+        nv = IterVar(iv.dom, Var(iv.var.name.replace("_i", "") + "_init", iv.var.dtype),
+                     iv.iter_type)
+        ivs.append(nv)
+        vals.append(v)
+        m[iv.var] = nv.var
+    init_body = substitute(substitute(block.init, vmap), m)
+    ib = Block(tuple(ivs), (), (), state.fresh_block_name(block.name_hint + "_init"),
+               init_body)
+    reads, writes = infer_block_regions(ib, dom)
+    nest: Stmt = BlockRealize(tuple(vals), IntImm("bool", 1),
+                              dataclasses.replace(ib, reads=(), writes=writes))
+    for lp in reversed(loops):
+        if lp.loop_var in sp_vars:
+            nest = dataclasses.replace(lp, body=nest)
+    return nest
+
+
+# --------------------------------------------------------------------------- matching
+class _Mismatch(Exception):
+    pass
+
+
+def _split_desc(func: PrimFunc, what: str) -> Tuple[List[For], BlockRealize]:
+    body = func.body
+    if isinstance(body, BlockRealize) and not body.block.iter_vars:
+        body = body.block.body
+    loops: List[For] = []
+    while isinstance(body, For):
+        loops.append(body)
+        body = body.body
+    if not isinstance(body, BlockRealize):
+        raise ValueError(f"{what}: the description must be a loop nest over one block "
+                         f"(under an optional root block)")
+    return loops, body
+
+
+def _flat(realize: BlockRealize, stmt: Optional[Stmt]) -> Optional[Stmt]:
+    if stmt is None:
+        return None
+    return substitute(stmt, {iv.var: v for iv, v in zip(realize.block.iter_vars,
+                                                        realize.iter_values)})
+
+
+class _Match:
+    """Compare a description statement with the block's, mapping description buffers to the
+    block's buffers at constant-over-the-tile offsets."""
+
+    def __init__(self, desc_bufs: Sequence[Buffer], dom: Dict[Var, Range],
+                 inner_vars: set):
+        self.desc_bufs = list(desc_bufs)
+        self.bmap: Dict[int, Buffer] = {}
+        self.start: Dict[int, List[PrimExpr]] = {}
+        self.dom = dom
+        self.inner = inner_vars
+
+    def _buffer(self, d: Buffer, x: Buffer, d_idx, x_idx):
+        if not any(d is b for b in self.desc_bufs):
+            raise _Mismatch(f"buffer {d.name} is not a parameter of the description")
+        if d.dtype != x.dtype:
+            raise _Mismatch(f"{d.name} is {d.dtype} but {x.name} is {x.dtype}")
+        if len(d_idx) != len(x_idx):
+            raise _Mismatch(f"{d.name} has {len(d_idx)} dimensions, {x.name} {len(x_idx)}")
+        prev = self.bmap.setdefault(id(d), x)
+        if prev is not x:
+            raise _Mismatch(f"{d.name} matches both {prev.name} and {x.name}")
+        starts = [simplify(_op.sub(a, b), self.dom) for a, b in zip(x_idx, d_idx)]
+        for s in starts:
+            if collect_vars(s) & self.inner:
+                raise _Mismatch(f"the accesses of {x.name} are not a shifted copy of those of "
+                                f"{d.name} (offset {s} varies inside the tile)")
+        old = self.start.setdefault(id(d), starts)
+        if old is not starts and not all(can_prove(_op.eq(a, b), self.dom)
+                                         for a, b in zip(old, starts)):
+            raise _Mismatch(f"{x.name} is accessed at two different offsets")
+
+    def eq(self, a, b) -> None:
+        if isinstance(a, (BufferLoad, BufferStore)):
+            if type(a) is not type(b):
+                raise _Mismatch(f"{type(a).__name__} vs {type(b).__name__}")
+            self._buffer(a.buffer, b.buffer, a.indices, b.indices)
+            if isinstance(a, BufferStore):
+                self.eq(a.value, b.value)
+            return
+        if isinstance(a, Var):
+            if not (a is b or (isinstance(b, PrimExpr) and can_prove(_op.eq(a, b), self.dom))):
+                raise _Mismatch(f"variable {a.name} vs {b}")
+            return
+        if isinstance(a, (list, tuple)):
+            if not isinstance(b, (list, tuple)) or len(a) != len(b):
+                raise _Mismatch("different lengths")
+            for x, y in zip(a, b):
+                self.eq(x, y)
+            return
+        if type(a) is not type(b):
+            raise _Mismatch(f"{type(a).__name__} vs {type(b).__name__}")
+        if dataclasses.is_dataclass(a):
+            for f in dataclasses.fields(a):
+                self.eq(getattr(a, f.name), getattr(b, f.name))
+            return
+        if a != b:
+            raise _Mismatch(f"{a!r} vs {b!r}")
+
+
+@dataclasses.dataclass
+class Binding:
+    """One implementation buffer bound to a region of a scheduled buffer."""
+
+    impl: Buffer
+    target: Buffer
+    start: List[PrimExpr]
+
+
+def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
+                    prim: str = "tensorize") -> Tuple[List[Optional[Tuple[Buffer, list]]], bool]:
+    """Check the outer block at ``path[-1]`` computes ``desc``; returns, per description
+    parameter, ``(buffer, start indices)`` (None when unused) and whether ``desc`` has an
+    init."""
+    realize = path[-1]
+    block = realize.block
+    what = f'block "{block.name_hint}"'
+    loops: List[For] = []
+    s = block.body
+    while isinstance(s, For):
+        loops.append(s)
+        s = s.body
+    if not isinstance(s, BlockRealize):
+        raise fail(prim, what, "the block must hold a loop nest over one block (tensorize a "
+                   "loop, or blockize first)")
+    d_loops, d_real = _split_desc(desc, prim)
+    if len(loops) != len(d_loops):
+        raise fail(prim, what, f"the intrinsic has {len(d_loops)} loops, the block "
+                   f"{len(loops)}")
+    vmap: Dict[Var, PrimExpr] = {}
+    for lp, dl in zip(loops, d_loops):
+        e1, e2 = const_value(simplify(lp.extent)), const_value(simplify(dl.extent))
+        if e1 is None or e1 != e2 or const_value(lp.min) != const_value(dl.min):
+            raise fail(prim, what, f"loop {lp.loop_var.name} has extent {lp.extent}, the "
+                       f"intrinsic's loop {dl.loop_var.name} {dl.extent}")
+        vmap[dl.loop_var] = lp.loop_var
+    d_types = sorted(iv.iter_type for iv in d_real.block.iter_vars)
+    dom = {**loop_domains(path), **{iv.var: iv.dom for iv in block.iter_vars},
+           **{lp.loop_var: Range(lp.min, lp.extent) for lp in loops}}
+    desc_bufs = [desc.buffer_map[p] for p in desc.params if p in desc.buffer_map]
+    m = _Match(desc_bufs, dom, {lp.loop_var for lp in loops})
+    d_body = substitute(_flat(d_real, d_real.block.body), vmap)
+    x_body = _flat(s, s.block.body)
+    d_init = d_real.block.init
+    try:
+        if not is_true(s.predicate) or not is_true(d_real.predicate):
+            if not (is_true(s.predicate) and is_true(d_real.predicate)):
+                raise _Mismatch("the block has a predicate (a non-divisible split?)")
+        if d_types != sorted(iv.iter_type for iv in s.block.iter_vars):
+            raise _Mismatch("the iterator kinds (spatial/reduce) differ")
+        m.eq(d_body, x_body)
+        if d_init is not None:
+            if block.init is None:
+                raise _Mismatch("the intrinsic has an init, the block has none")
+            if any(iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars):
+                raise _Mismatch("the intrinsic resets its output but the block's reduction "
+                                "continues outside it")
+            x_init = _flat_init(block.init)
+            m.eq(substitute(_flat(d_real, d_init), vmap), x_init)
+    except _Mismatch as err:
+        raise fail(prim, what, f"does not match the intrinsic's description: {err}") from None
+    out = []
+    for d in [desc.buffer_map.get(p) for p in desc.params]:
+        if d is None or id(d) not in m.bmap:
+            out.append(None)
+            continue
+        out.append((m.bmap[id(d)], m.start[id(d)]))
+    return out, d_init is not None
+
+
+def _flat_init(init: Stmt) -> Stmt:
+    """The outer init nest with its block bindings substituted."""
+    class _F(Mutator):
+        def visit_BlockRealize(self, r):
+            return self.visit(_flat(r, r.block.body))
+
+    return _F().visit(init)
+
+
+# --------------------------------------------------------------------------- binding impl
+class _BindImpl(Mutator):
+    """Rewrite an implementation body onto the scheduled buffers."""
+
+    def __init__(self, binds: List[Binding], prim: str, what: str):
+        self.by_buf = {id(b.impl): b for b in binds}
+        self.vmap: Dict[Var, PrimExpr] = {}
+        self.prim, self.what = prim, what
+        self.base: Dict[int, PrimExpr] = {}
+        for b in binds:
+            strides = b.target.get_flattened_strides()
+            base = b.target.elem_offset
+            for st, s in zip(strides, b.start):
+                base = _op.add(base, _op.mul(s, st))
+            base = simplify(base)
+            self.base[id(b.impl)] = base
+            self.vmap[b.impl.data] = b.target.data
+            eo = b.impl.elem_offset
+            if isinstance(eo, Var):
+                self.vmap[eo] = base
+            tail = strides[len(strides) - len(b.impl.shape):]
+            if b.impl.strides:
+                for s_i, s_x in zip(b.impl.strides, tail):
+                    if isinstance(s_i, Var):
+                        self.vmap.setdefault(s_i, s_x)
+                    elif not can_prove(_op.eq(s_i, s_x)):
+                        raise fail(prim, what, f"buffer {b.impl.name} of the implementation "
+                                   f"has stride {s_i} where {b.target.name} has {s_x}")
+
+    def _base_ok(self, b: Binding, use: str) -> None:
+        eo = b.impl.elem_offset
+        if isinstance(eo, Var):
+            return
+        if not can_prove(_op.eq(self.base[id(b.impl)], eo)):
+            raise fail(self.prim, self.what, f"the implementation uses {b.impl.name}{use} but "
+                       f"the buffer has a constant elem_offset; declare it with "
+                       f"offset_factor so the matched region's offset can be passed")
+
+    def _strides_ok(self, b: Binding) -> None:
+        if b.impl.strides or len(b.impl.shape) < 2:
+            return
+        strides = b.target.get_flattened_strides()
+        tail = strides[len(strides) - len(b.impl.shape):]
+        compact = b.impl.get_flattened_strides()
+        for a, c in zip(tail, compact):
+            if not can_prove(_op.eq(a, c)):
+                raise fail(self.prim, self.what, f"buffer {b.impl.name} of the implementation "
+                           f"is compact but the region of {b.target.name} it binds is strided "
+                           f"(stride {a}, not {c}); declare the buffer with strides")
+
+    def visit_Var(self, v):
+        for b in self.by_buf.values():
+            if v is b.impl.data:
+                self._base_ok(b, ".data")
+                self._strides_ok(b)
+        return self.vmap.get(v, v)
+
+    visit_SizeVar = visit_Var
+
+    def _load_idx(self, b: Binding, idx):
+        idx = [self.visit(i) for i in idx]
+        return tuple(simplify(_op.add(s, i)) for s, i in zip(b.start, idx))
+
+    def visit_BufferLoad(self, e):
+        b = self.by_buf.get(id(e.buffer))
+        if b is None:
+            return self.generic(e)
+        return BufferLoad(b.target, self._load_idx(b, e.indices))
+
+    def visit_BufferStore(self, s):
+        b = self.by_buf.get(id(s.buffer))
+        if b is None:
+            return self.generic(s)
+        return BufferStore(b.target, self.visit(s.value), self._load_idx(b, s.indices))
+
+    def visit_Call(self, e):
+        if e.op == "address_of_elem" and isinstance(e.args[0], Buffer):
+            b = self.by_buf.get(id(e.args[0]))
+            if b is not None:
+                self._strides_ok(b)
+                eo = b.impl.elem_offset
+                off = (self.visit(e.args[1]) if isinstance(eo, Var) else
+                       _op.add(_op.sub(self.visit(e.args[1]), eo), self.base[id(b.impl)]))
+                return Call(e.dtype, e.op, (b.target, simplify(off)))
+        args = []
+        for a in e.args:
+            if isinstance(a, Buffer) and id(a) in self.by_buf:
+                b = self.by_buf[id(a)]
+                self._base_ok(b, "")
+                self._strides_ok(b)
+                args.append(b.target)
+            else:
+                args.append(self.visit(a))
+        return Call(e.dtype, e.op, tuple(args))
+
+
+def _impl_body(func_or_stmt) -> Stmt:
+    body = func_or_stmt.body if isinstance(func_or_stmt, PrimFunc) else func_or_stmt
+    if isinstance(body, BlockRealize) and not body.block.iter_vars:
+        body = body.block.body
+    return body
+
+
+def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
+                    impl_bufs: Sequence[Optional[Buffer]], body: Stmt,
+                    reset: Optional[Stmt] = None, update: Optional[Stmt] = None,
+                    prim: str = "tensorize") -> None:
+    """Replace the outer block ``block_rv`` by an implementation of ``desc``.
+
+    ``impl_bufs[i]`` is the implementation's buffer for the description's ``i``-th parameter.
+    ``body`` computes the whole tile. With ``reset``/``update`` (TE's reduction intrinsics) a
+    block whose reduction continues outside the tile gets ``reset`` as its init and ``update``
+    as its body; without them the block keeps its own init and ``body`` must not reset.
+    """
+    path = state.block_path(block_rv, prim)
+    realize = path[-1]
+    block = realize.block
+    what = f'block "{block.name_hint}"'
+    matched, desc_has_init = match_intrinsic(state, path, desc, prim)
+    binds = []
+    for ib, mt in zip(impl_bufs, matched):
+        if ib is None or mt is None:
+            continue
+        x, start = mt
+        if len(ib.shape) != len(start):
+            raise fail(prim, what, f"implementation buffer {ib.name} has {len(ib.shape)} "
+                       f"dimensions, the matched buffer {x.name} {len(start)}")
+        binds.append(Binding(ib, x, start))
+    red_outside = any(iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars)
+    init = block.init
+    if reset is not None or update is not None:
+        if block.init is None:
+            chosen = body
+        elif red_outside:
+            if reset is None or update is None:
+                raise fail(prim, what, "the reduction is split around the tensorized loops, "
+                           "so the intrinsic must provide reset and update bodies")
+            init, chosen = reset, update
+        else:
+            init, chosen = None, body
+        if chosen is None:
+            raise fail(prim, what, "the intrinsic gives no body for this case")
+    else:
+        chosen = body
+        if desc_has_init:
+            init = None
+    mut = _BindImpl(binds, prim, what)
+    new_body = mut.visit(_impl_body(chosen))
+    if init is not None and init is not block.init:
+        init = _BindImpl(binds, prim, what).visit(_impl_body(init))
+    nb = dataclasses.replace(block, body=new_body, init=init)
+    replace(state, path, dataclasses.replace(realize, block=nb))
