@@ -258,6 +258,10 @@ def create_measure_batch(task, option: Dict[str, Any]):
     builder, runner = option["builder"], option["runner"]
     builder.set_task(task)
     runner.set_task(task)
+    # start the worker processes now, side by side (each takes a moment to import)
+    for m in (builder, runner):
+        if hasattr(m, "pool"):
+            m.pool
     if getattr(runner, "check_correctness", False):
         runner.ref_path = builder.reference()
 
