@@ -21,5 +21,6 @@ from .operation import (  # noqa: F401
     TagScope, compute, extern, placeholder, reduce_axis, size_var, tag_scope, thread_axis, var,
 )
 from .create_prim_func import create_prim_func  # noqa: F401
+from .tensor_intrin import TensorIntrin, decl_tensor_intrin  # noqa: F401
 from .schedule import Schedule, Stage, create_schedule  # noqa: F401
 from .schedule import *  # noqa: F401,F403

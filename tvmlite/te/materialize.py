@@ -66,10 +66,15 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
             eng.vectorize(lp)
         elif t == IterVarType.Unrolled:
             eng.unroll(lp)
+        elif t == IterVarType.Tensorized:
+            pass  # after every annotation: the loops under it disappear
         elif t == IterVarType.ThreadIndex and attr.bind_thread is not None:
             eng.bind(lp, attr.bind_thread.thread_tag)
         for key, value in zip(attr.pragma_keys, attr.pragma_values):
             eng.annotate(lp, "pragma_" + key, value)
+    for iv, attr in st.iter_var_attrs.items():
+        if attr.iter_type == IterVarType.Tensorized and iv in loop_of:
+            eng.tensorize(loop_of[iv], attr.tensor_intrin)
     for axis, factor, offset in st.storage_aligns:
         idx = next(i for i, a in enumerate(op.axis) if a is axis)
         eng.storage_align(block, 0, idx, factor, offset)

@@ -121,7 +121,7 @@ def blockize(state: ScheduleState, loop_rv: LoopRV) -> BlockRV:
         if vo is not None and vi is not None:
             vmap[iv.var] = _op.add(_op.mul(vo.var, inn), vi.var)
         else:
-            vmap[iv.var] = (vo or vi).var
+            vmap[iv.var] = (vo if vo is not None else vi).var
     pred = realize.predicate
     in_pred, out_pred = pred, IntImm("bool", 1)
     if not is_true(pred) and not any(v in inner for v in collect_vars(pred)):
@@ -183,18 +183,22 @@ class _Mismatch(Exception):
     pass
 
 
-def _split_desc(func: PrimFunc, what: str) -> Tuple[List[For], BlockRealize]:
+def _desc_outer(func: PrimFunc, what: str) -> Block:
+    """The description as one outer block (its loop nest blockized, as the scheduled side
+    is), so bodies and inits compare alike."""
+    from ...ir.module import IRModule
+
     body = func.body
     if isinstance(body, BlockRealize) and not body.block.iter_vars:
         body = body.block.body
-    loops: List[For] = []
-    while isinstance(body, For):
-        loops.append(body)
-        body = body.body
-    if not isinstance(body, BlockRealize):
-        raise ValueError(f"{what}: the description must be a loop nest over one block "
-                         f"(under an optional root block)")
-    return loops, body
+    if isinstance(body, BlockRealize):
+        return Block((), (), (), "desc_o", body)
+    if not isinstance(body, For):
+        raise ValueError(f"{what}: the description must be a loop nest over one block (under "
+                         f"an optional root block)")
+    st = ScheduleState(IRModule({"main": func.with_body(body)}), "main")
+    rv = blockize(st, LoopRV(body.loop_var))
+    return st.block_path(rv)[-1].block
 
 
 def _flat(realize: BlockRealize, stmt: Optional[Stmt]) -> Optional[Stmt]:
@@ -221,12 +225,16 @@ class _Match:
             raise _Mismatch(f"buffer {d.name} is not a parameter of the description")
         if d.dtype != x.dtype:
             raise _Mismatch(f"{d.name} is {d.dtype} but {x.name} is {x.dtype}")
-        if len(d_idx) != len(x_idx):
-            raise _Mismatch(f"{d.name} has {len(d_idx)} dimensions, {x.name} {len(x_idx)}")
+        if len(d_idx) > len(x_idx):
+            raise _Mismatch(f"{d.name} has {len(d_idx)} dimensions, {x.name} only "
+                            f"{len(x_idx)}")
         prev = self.bmap.setdefault(id(d), x)
         if prev is not x:
             raise _Mismatch(f"{d.name} matches both {prev.name} and {x.name}")
-        starts = [simplify(_op.sub(a, b), self.dom) for a, b in zip(x_idx, d_idx)]
+        # extra leading dimensions of the scheduled buffer stay fixed over the tile
+        lead = len(x_idx) - len(d_idx)
+        starts = [simplify(a, self.dom) for a in x_idx[:lead]]
+        starts += [simplify(_op.sub(a, b), self.dom) for a, b in zip(x_idx[lead:], d_idx)]
         for s in starts:
             if collect_vars(s) & self.inner:
                 raise _Mismatch(f"the accesses of {x.name} are not a shifted copy of those of "
@@ -274,7 +282,7 @@ class Binding:
 
 
 def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
-                    prim: str = "tensorize") -> Tuple[List[Optional[Tuple[Buffer, list]]], bool]:
+                    prim: str = "tensorize", split_reduction_ok: bool = False) -> Tuple[List[Optional[Tuple[Buffer, list]]], bool]:
     """Check the outer block at ``path[-1]`` computes ``desc``; returns, per description
     parameter, ``(buffer, start indices)`` (None when unused) and whether ``desc`` has an
     init."""
@@ -289,7 +297,14 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
     if not isinstance(s, BlockRealize):
         raise fail(prim, what, "the block must hold a loop nest over one block (tensorize a "
                    "loop, or blockize first)")
-    d_loops, d_real = _split_desc(desc, prim)
+    d_block = _desc_outer(desc, prim)
+    d_loops: List[For] = []
+    d_real = d_block.body
+    while isinstance(d_real, For):
+        d_loops.append(d_real)
+        d_real = d_real.body
+    if not isinstance(d_real, BlockRealize):
+        raise ValueError(f"{prim}: the description must be a loop nest over one block")
     if len(loops) != len(d_loops):
         raise fail(prim, what, f"the intrinsic has {len(d_loops)} loops, the block "
                    f"{len(loops)}")
@@ -307,22 +322,22 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
     m = _Match(desc_bufs, dom, {lp.loop_var for lp in loops})
     d_body = substitute(_flat(d_real, d_real.block.body), vmap)
     x_body = _flat(s, s.block.body)
-    d_init = d_real.block.init
+    d_init = d_block.init
     try:
         if not is_true(s.predicate) or not is_true(d_real.predicate):
-            if not (is_true(s.predicate) and is_true(d_real.predicate)):
-                raise _Mismatch("the block has a predicate (a non-divisible split?)")
+            raise _Mismatch("the block has a predicate (a non-divisible split?)")
         if d_types != sorted(iv.iter_type for iv in s.block.iter_vars):
             raise _Mismatch("the iterator kinds (spatial/reduce) differ")
         m.eq(d_body, x_body)
         if d_init is not None:
             if block.init is None:
                 raise _Mismatch("the intrinsic has an init, the block has none")
-            if any(iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars):
+            if not split_reduction_ok and any(
+                    iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars):
                 raise _Mismatch("the intrinsic resets its output but the block's reduction "
                                 "continues outside it")
             x_init = _flat_init(block.init)
-            m.eq(substitute(_flat(d_real, d_init), vmap), x_init)
+            m.eq(substitute(_flat_init(d_init), vmap), x_init)
     except _Mismatch as err:
         raise fail(prim, what, f"does not match the intrinsic's description: {err}") from None
     out = []
@@ -404,7 +419,9 @@ class _BindImpl(Mutator):
 
     def _load_idx(self, b: Binding, idx):
         idx = [self.visit(i) for i in idx]
-        return tuple(simplify(_op.add(s, i)) for s, i in zip(b.start, idx))
+        lead = len(b.start) - len(idx)
+        return tuple(b.start[:lead]) + tuple(
+            simplify(_op.add(s, i)) for s, i in zip(b.start[lead:], idx))
 
     def visit_BufferLoad(self, e):
         b = self.by_buf.get(id(e.buffer))
@@ -461,13 +478,14 @@ def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
     realize = path[-1]
     block = realize.block
     what = f'block "{block.name_hint}"'
-    matched, desc_has_init = match_intrinsic(state, path, desc, prim)
+    matched, desc_has_init = match_intrinsic(state, path, desc, prim,
+                                             reset is not None and update is not None)
     binds = []
     for ib, mt in zip(impl_bufs, matched):
         if ib is None or mt is None:
             continue
         x, start = mt
-        if len(ib.shape) != len(start):
+        if len(ib.shape) > len(start):
             raise fail(prim, what, f"implementation buffer {ib.name} has {len(ib.shape)} "
                        f"dimensions, the matched buffer {x.name} {len(start)}")
         binds.append(Binding(ib, x, start))

@@ -1,0 +1,98 @@
+"""``te.decl_tensor_intrin``: a tensor intrinsic declared with a TE compute (what it computes)
+and a function building its implementation over buffers (how), for ``s[T].tensorize``.
+
+Tensorizing lowers through the TensorIR engine's ``tensorize``: the description becomes a
+PrimFunc (``te.create_prim_func``), the implementation's buffers bind the matched regions.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from ..error import TVMError
+from ..tir.buffer import Buffer, decl_buffer
+from ..tir.expr import PrimExpr
+from ..tir.stmt import Evaluate, Stmt
+from .tensor import ComputeOp, Operation, Tensor
+
+
+def _as_stmt(x, what: str) -> Optional[Stmt]:
+    if x is None:
+        return None
+    if isinstance(x, PrimExpr):
+        return Evaluate(x)
+    if isinstance(x, Stmt):
+        return x
+    raise TVMError(f"decl_tensor_intrin: {what} must be a Stmt or PrimExpr, got "
+                   f"{type(x).__name__}")
+
+
+class TensorIntrin:
+    """A TE tensor intrinsic (``te.decl_tensor_intrin``'s result)."""
+
+    def __init__(self, op: Operation, name: str, inputs: List[Tensor], buffers: List[Buffer],
+                 body: Optional[Stmt], reset: Optional[Stmt], update: Optional[Stmt],
+                 scalar_params: Sequence[Any] = ()):
+        self.op = op
+        self.name = name
+        self.inputs = inputs
+        self.buffers = buffers
+        self.body = body
+        self.reduce_init = reset
+        self.reduce_update = update
+        self.scalar_params = list(scalar_params)
+        self._desc = None
+
+    def as_engine_intrin(self):
+        """``(desc PrimFunc, impl buffers per desc parameter, body, reset, update)`` for the
+        engine's tensorize."""
+        if self._desc is None:
+            from .create_prim_func import create_prim_func
+
+            self._desc = create_prim_func(list(self.inputs) + list(self.op.outputs))
+        return (self._desc, list(self.buffers), self.body, self.reduce_init,
+                self.reduce_update)
+
+    def __repr__(self) -> str:
+        return f"TensorIntrin({self.name})"
+
+
+def decl_tensor_intrin(op: Operation, fcompute: Callable, name: str = "tensor_intrin",
+                       binds: Optional[Dict[Tensor, Buffer]] = None,
+                       scalar_params: Optional[Sequence[Any]] = None,
+                       default_buffer_params: Optional[Dict[str, Any]] = None) -> TensorIntrin:
+    """Declare a tensor intrinsic.
+
+    Parameters
+    ----------
+    op : the ComputeOp describing what the intrinsic computes (over placeholders).
+    fcompute : ``fcompute(ins, outs)`` with the buffers of ``op``'s inputs and outputs; returns
+        the implementation — a Stmt (or PrimExpr), or for a reduction a tuple ``(body,
+        reset, update)``: ``body`` computes the tile from scratch, ``reset`` zeroes it and
+        ``update`` accumulates into it (any may be None).
+    binds : buffers to use for some tensors (e.g. with symbolic ``strides`` and
+        ``offset_factor``, so the intrinsic can read a tile of a larger array).
+    """
+    if not isinstance(op, ComputeOp):
+        raise TVMError(f"decl_tensor_intrin expects a ComputeOp, got {type(op).__name__}")
+    binds = dict(binds or {})
+    params = dict(default_buffer_params or {})
+    inputs = list(op.input_tensors)
+    tensors = inputs + list(op.outputs)
+    bufs = []
+    for t in tensors:
+        b = binds.get(t)
+        if b is None:
+            b = decl_buffer(t.shape, t.dtype, t.op.name, **params)
+        if not isinstance(b, Buffer):
+            raise TVMError(f"decl_tensor_intrin: binds[{t.op.name}] must be a tir.Buffer")
+        bufs.append(b)
+    res = fcompute(bufs[:len(inputs)], bufs[len(inputs):])
+    if isinstance(res, (tuple, list)):
+        if len(res) != 3:
+            raise TVMError("decl_tensor_intrin: fcompute returns a statement or a tuple "
+                           f"(body, reset, update), got {len(res)} items")
+        body, reset, update = (_as_stmt(x, w) for x, w in zip(res, ("body", "reset",
+                                                                      "update")))
+    else:
+        body, reset, update = _as_stmt(res, "the body"), None, None
+    return TensorIntrin(op, name, inputs, bufs, body, reset, update, scalar_params or ())
