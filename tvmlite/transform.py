@@ -14,6 +14,7 @@ _KNOWN_CONFIG = {
     "tir.instrument_bound_checkers": bool,
     "tir.noalias": bool,
     "tir.UnrollLoop": dict,
+    "tir.LoopPartition": dict,
     "tir.detect_global_barrier": bool,
     "tir.debug_keep_trivial_loop": bool,
     "tvmlite.print_ir_after_all": bool,

@@ -74,7 +74,7 @@ def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) 
     ]
     if _partition_const_loops(ctx, for_build):
         steps.append((None, _t.LoopPartition()))
-    steps += [(None, _t.VectorizeLoop()), (None, _t.UnrollLoop())]
+    steps += [(None, _t.UnrollLoop()), (None, _t.VectorizeLoop())]
     if ctx.config.get("tir.instrument_bound_checkers"):
         steps.append((None, _t.InstrumentBoundCheckers()))
     steps.append((3, None))

@@ -42,7 +42,8 @@ from ...arith.analyzer import Analyzer, is_index_dtype
 from ..expr import (
     GE, GT, LE, LT, And, Call, IntImm, Not, PrimExpr, Range, Var,
 )
-from ..functor import Mutator, Visitor, substitute
+from ..functor import Mutator, Visitor
+from .fresh_copy import fresh_copy
 from ..stmt import For, ForKind, IfThenElse, SeqStmt, Stmt
 from .simplify import simplify_stmt
 
@@ -101,6 +102,13 @@ class _Conditions(Visitor):
 
 
 class _Partitioner(Mutator):
+
+    def visit_SeqStmt(self, op):
+        seq = [self.visit(x) for x in op.seq]
+        if all(a is b for a, b in zip(seq, op.seq)):
+            return op
+        return SeqStmt.flatten(*seq)
+
     def __init__(self) -> None:
         self.ana = Analyzer()
 
@@ -170,7 +178,7 @@ class _Partitioner(Mutator):
         if op.kind == ForKind.PARALLEL:
             chain = None
             for a, b in reversed(pieces):
-                body = op.body
+                body = fresh_copy(op.body, {})
                 chain = body if chain is None else IfThenElse(v < IntImm(v.dtype, b + 1), body,
                                                               chain)
             new = For(v, op.min, op.extent, op.kind, chain, None, op.annotations)
@@ -179,15 +187,14 @@ class _Partitioner(Mutator):
         for a, b in pieces:
             nv = Var(v.name, v.dtype)
             piece = For(nv, IntImm(v.dtype, a), IntImm(v.dtype, b - a + 1), op.kind,
-                        substitute(op.body, {v: nv}), None, op.annotations)
+                        fresh_copy(op.body, {v: nv}), None, op.annotations)
             piece = simplify_stmt(piece, self.ana)
-            out.append(self.visit_partitioned(piece))
+            # the piece's own loop is final; loops inside it are partitioned in turn
+            if isinstance(piece, For) and piece.loop_var is nv:
+                out.append(self._descend(piece))
+            else:
+                out.append(self.visit(piece))
         return SeqStmt.flatten(*out)
-
-    def visit_partitioned(self, s: Stmt) -> Stmt:
-        if isinstance(s, For):
-            return self._descend(s)
-        return self.visit(s)
 
     def _descend(self, op: For):
         self.ana.bind(op.loop_var, Range(op.min, op.extent), allow_override=True)

@@ -29,7 +29,8 @@ from typing import Optional
 
 from .. import expr as E
 from .. import stmt as S
-from ..functor import Mutator, substitute
+from ..functor import Mutator
+from .fresh_copy import fresh_copy
 
 EXPLICIT_LIMIT = 16
 _BIG = 1 << 30
@@ -51,13 +52,22 @@ def _steps(s) -> int:
 
 
 def _unrolled(op: S.For, body: S.Stmt) -> S.Stmt:
+    from .simplify import simplify_stmt
+
     lo, n = op.min.value, op.extent.value
     v = op.loop_var
-    return S.SeqStmt.flatten(*[substitute(body, {v: E.IntImm(v.dtype, lo + k)})
+    return S.SeqStmt.flatten(*[simplify_stmt(fresh_copy(body, {v: E.IntImm(v.dtype, lo + k)}))
                                for k in range(n)])
 
 
 class _Unroller(Mutator):
+
+    def visit_SeqStmt(self, op):
+        seq = [self.visit(x) for x in op.seq]
+        if all(a is b for a, b in zip(seq, op.seq)):
+            return op
+        return S.SeqStmt.flatten(*seq)
+
     def __init__(self, max_step: int, explicit: bool):
         self.max_step = max_step
         self.explicit = explicit

@@ -33,6 +33,7 @@ from ...ir import dtype as _dt
 from .. import expr as E
 from .. import stmt as S
 from ..functor import Mutator, substitute
+from .fresh_copy import fresh_copy
 
 MAX_LANES = 64
 
@@ -213,7 +214,7 @@ class _Vectorizer:
             if len(st.extents) != 1:
                 raise _CannotVectorize("multi-dimensional allocation")
             self.widened.add(st.buffer_var)
-            ext = (E.Mul(st.extents[0], _int(st.extents[0].dtype, self.lanes)),)
+            ext = (self.ana.simplify(E.Mul(st.extents[0], _int(st.extents[0].dtype, self.lanes))),)
             return S.Allocate(st.buffer_var, st.dtype, ext, st.condition, self.s(st.body),
                               st.annotations, st.scope)
         if isinstance(st, S.Evaluate):
@@ -259,36 +260,44 @@ def vectorize_for(loop: S.For) -> S.Stmt:
     if not isinstance(loop.extent, E.IntImm):
         return _serial(loop)
     n = int(loop.extent.value)
+    v = loop.loop_var
     if n <= 1:
-        return _serial(loop, "")
+        return substitute(loop.body, {v: loop.min}) if n == 1 else S.Evaluate(_int("int32", 0))
     if n > MAX_LANES or n & (n - 1):
-        # power-of-two pieces, each vectorized on its own
+        from ...arith.analyzer import Analyzer
+
+        ana = Analyzer()
         parts, start = [], 0
-        v = loop.loop_var
         for p, reps in _pow2_pieces(n):
+            i = E.Var(v.name, v.dtype)
             if reps > 1:
                 o = E.Var(v.name + "_o", v.dtype)
-                i = E.Var(v.name, v.dtype)
-                base = E.Add(E.Add(loop.min, _int(v.dtype, start)), E.Mul(o, _int(v.dtype, p)))
-                inner = S.For(i, _int(v.dtype, 0), _int(v.dtype, p), S.ForKind.VECTORIZED,
-                              substitute(loop.body, {v: E.Add(base, i)}))
+                lo = ana.simplify(loop.min + _int(v.dtype, start) + o * _int(v.dtype, p))
+                inner = S.For(i, lo, _int(v.dtype, p), S.ForKind.VECTORIZED,
+                              fresh_copy(loop.body, {v: i}))
                 parts.append(S.For(o, _int(v.dtype, 0), _int(v.dtype, reps), S.ForKind.SERIAL,
                                    vectorize_for(inner)))
             else:
-                i = E.Var(v.name, v.dtype)
-                base = E.Add(loop.min, _int(v.dtype, start))
-                inner = S.For(i, _int(v.dtype, 0), _int(v.dtype, p), S.ForKind.VECTORIZED,
-                              substitute(loop.body, {v: E.Add(base, i)}))
+                lo = ana.simplify(loop.min + _int(v.dtype, start))
+                inner = S.For(i, lo, _int(v.dtype, p), S.ForKind.VECTORIZED,
+                              fresh_copy(loop.body, {v: i}))
                 parts.append(vectorize_for(inner))
             start += p * reps
         return S.SeqStmt.flatten(*parts)
     try:
-        return _Vectorizer(loop.loop_var, loop.min, n).s(loop.body)
+        return _Vectorizer(v, loop.min, n).s(loop.body)
     except _CannotVectorize:
         return _serial(loop)
 
 
 class _VectorizeLoops(Mutator):
+
+    def visit_SeqStmt(self, op):
+        seq = [self.visit(x) for x in op.seq]
+        if all(a is b for a, b in zip(seq, op.seq)):
+            return op
+        return S.SeqStmt.flatten(*seq)
+
     def __init__(self, enabled: bool):
         self.enabled = enabled
 
