@@ -247,7 +247,7 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
         if const_value(ext) == 1 and not preserve_unit_loops:
             val = simplify(mn, dom)
         else:
-            v = Var(f"ax{k}", dt)
+            v = Var(f"ax{len(new_loops)}", dt)  # TVM numbers the loops it creates
             dom[v] = Range(IntImm(dt, 0), ext)
             new_loops.append(For(v, IntImm(dt, 0), ext, ForKind.SERIAL, None))
             val = simplify(_op.add(mn, v), dom)
