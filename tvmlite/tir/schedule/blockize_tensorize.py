@@ -170,11 +170,14 @@ def _init_nest(state, block, loops, in_ivs, in_vals, vmap, dom, prim, what) -> S
     ib = Block(tuple(ivs), (), (), state.fresh_block_name(block.name_hint + "_init"),
                init_body)
     reads, writes = infer_block_regions(ib, dom)
-    nest: Stmt = BlockRealize(tuple(vals), IntImm("bool", 1),
+    # the init nest gets its own loop variables: a Var is defined by one loop only
+    fresh = {lp.loop_var: Var(lp.loop_var.name, lp.loop_var.dtype) for lp in loops
+             if lp.loop_var in sp_vars}
+    nest: Stmt = BlockRealize(tuple(substitute(v, fresh) for v in vals), IntImm("bool", 1),
                               dataclasses.replace(ib, reads=(), writes=writes))
     for lp in reversed(loops):
-        if lp.loop_var in sp_vars:
-            nest = dataclasses.replace(lp, body=nest)
+        if lp.loop_var in fresh:
+            nest = dataclasses.replace(lp, loop_var=fresh[lp.loop_var], body=nest)
     return nest
 
 
@@ -251,6 +254,15 @@ class _Match:
             self._buffer(a.buffer, b.buffer, a.indices, b.indices)
             if isinstance(a, BufferStore):
                 self.eq(a.value, b.value)
+            return
+        if isinstance(a, For):
+            if not isinstance(b, For) or a.kind != b.kind:
+                raise _Mismatch("loops differ")
+            self.eq(a.min, b.min)
+            self.eq(a.extent, b.extent)
+            self.inner.add(b.loop_var)
+            self.dom[b.loop_var] = Range(b.min, b.extent)
+            self.eq(substitute(a.body, {a.loop_var: b.loop_var}), b.body)
             return
         if isinstance(a, Var):
             if not (a is b or (isinstance(b, PrimExpr) and can_prove(_op.eq(a, b), self.dom))):
