@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from ..error import TVMError
@@ -150,10 +151,78 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
     if target is None:
         target = Target.current(allow_none=True) or "llvm"
     tgt = target if isinstance(target, Target) else Target(target, host=target_host)
-    mod = lower(inputs, args, name=name, binds=binds, _for_build=True)
     kind = tgt.kind.name
-    if kind in ("llvm", "c"):
-        from ..target.build_c import build as build_c
+    if kind not in ("llvm", "c"):
+        raise TVMError(f"target {kind!r} is not supported yet by tvmlite")
+    from ..target.build_c import build as build_c, compile_flags
 
-        return build_c(mod, tgt)
-    raise TVMError(f"target {kind!r} is not supported yet by tvmlite")
+    mod = _to_module(inputs, args, name, binds)
+    key = _cache_key(mod, tgt, compile_flags(tgt))
+    hit = _BUILD_CACHE.get(key) if key is not None else None
+    if hit is not None:
+        _BUILD_CACHE.move_to_end(key)
+        build_stats["hits"] += 1
+        return hit
+    rt = build_c(lower(mod, name=name, _for_build=True), tgt)
+    if key is not None:
+        build_stats["misses"] += 1
+        _BUILD_CACHE[key] = rt
+        while len(_BUILD_CACHE) > BUILD_CACHE_SIZE:
+            _BUILD_CACHE.popitem(last=False)
+    return rt
+
+
+# ---------------------------------------------------------------------------- front build cache
+# ``tvm.build`` of a module it has built before (same structure, target, ISA and pass
+# configuration) returns the module already built, skipping lowering, codegen and the compiler.
+# For a TE schedule the key is the structural hash of the scheduled PrimFunc it materializes
+# to, so equal schedules built from fresh tensors share one entry.
+BUILD_CACHE_SIZE = 256
+_BUILD_CACHE: "OrderedDict[tuple, Any]" = OrderedDict()
+build_stats = {"hits": 0, "misses": 0}
+
+
+def clear_build_cache() -> None:
+    """Forget every module ``build`` has cached in this process."""
+    _BUILD_CACHE.clear()
+
+
+def _config_key(value):
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _config_key(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_config_key(v) for v in value)
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value), repr(value))
+    return value  # callables and passes by identity (the key keeps them alive)
+
+
+def _names(func: PrimFunc) -> tuple:
+    """Names that reach the generated code's messages but not the structural hash."""
+    out = []
+    for p in func.params:
+        out.append(p.name)
+        buf = func.buffer_map.get(p)
+        if buf is not None:
+            out.append(buf.name)
+            out.extend(d.name for d in buf.shape if hasattr(d, "name"))
+    return tuple(out)
+
+
+def _cache_key(mod: IRModule, tgt, flags) -> Optional[tuple]:
+    from ..ir.structural import structural_hash
+
+    ctx = PassContext.current()
+    if os.environ.get("TVMLITE_PRINT_IR") or ctx.config.get("tvmlite.print_ir_after_all") \
+            or ctx.instruments:
+        return None
+    funcs = []
+    for fname, func in mod.functions.items():
+        if not isinstance(func, PrimFunc):
+            return None
+        funcs.append((fname, structural_hash(func), _names(func)))
+    return (tuple(funcs), structural_hash(mod.attrs) if mod.attrs else 0, str(tgt),
+            tuple(flags[0]), flags[1], ctx.opt_level, _config_key(ctx.config),
+            tuple(sorted(map(str, ctx.disabled_pass))), tuple(map(str, ctx.required_pass)))
