@@ -137,3 +137,47 @@ def test_xgb_tuner_names_the_package_when_xgboost_is_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "xgboost", None)
     with pytest.raises(autotvm.tuner.xgboost_tuner.TVMError, match="pip install xgboost-cpu"):
         autotvm.tuner.XGBTuner(_task())
+
+
+@autotvm.template("test_tuner/big_bowl")
+def big_bowl():
+    cfg = autotvm.get_config()
+    cfg.define_knob("a", list(range(16)))
+    cfg.define_knob("b", list(range(16)))
+    cfg.define_knob("c", list(range(8)))
+    cfg.add_flop(1e6)
+    return None, []
+
+
+def test_xgb_simulated_annealing_on_a_larger_space():
+    pytest.importorskip("xgboost", reason="XGBTuner needs xgboost (pip install xgboost-cpu)")
+    from tvmlite.autotvm.tuner.xgboost_tuner import SimulatedAnnealingOptimizer
+
+    task = autotvm.task.create("test_tuner/big_bowl", args=(), target="llvm")
+    assert len(task.config_space) == 2048
+    sa = SimulatedAnnealingOptimizer(task.config_space, n_iter=40, parallel_size=32,
+                                     exhaustive_limit=0, seed=0)
+    tuner = autotvm.tuner.XGBTuner(task, feature_type="knob", plan_size=16, optimizer=sa,
+                                   seed=0)
+    option = _option()
+    tuner.tune(n_trial=120, measure_option=option)
+    measured = option["runner"].measured
+    assert len(measured) == len(set(measured)) == 120
+    # a random search of 120 of 2048 configs rarely gets this close to the optimum
+    assert tuner.best_flops >= 1e6 / (1e-3 * 2.5)
+    assert tuner.stats["trains"] >= 10
+
+
+def test_loop_nest_features_have_a_fixed_length_and_tell_configs_apart():
+    import tvmlite as tvm
+    from tvmlite.autotvm.feature import FEATURE_LEN, loop_nest_features
+    from test_autotvm_space import conv1d  # noqa: F401  (registers the template)
+
+    task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
+    feats = []
+    for idx in (0, 1, 29, 83):
+        with task.target:
+            s, args = task.instantiate(task.config_space.get(idx))
+        feats.append(loop_nest_features(tvm.lower(s, args)))
+    assert all(len(f) == FEATURE_LEN for f in feats)
+    assert len({tuple(f) for f in feats}) == 4

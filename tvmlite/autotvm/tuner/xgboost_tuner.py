@@ -84,8 +84,9 @@ class XGBoostCostModel:
                        "eta": 0.3, "lambda": 1.0, "alpha": 0.0, "verbosity": 0,
                        "objective": "rank:pairwise" if loss_type == "rank"
                        else "reg:squarederror", "seed": 0 if seed is None else int(seed)}
-        if num_threads:
-            self.params["nthread"] = int(num_threads)
+        # one thread by default: the training sets are small, and threads only contend
+        # with the build workers on a small machine
+        self.params["nthread"] = int(num_threads) if num_threads else 1
         self.num_boost_round = num_boost_round
         self.bst = None
         self.train_seconds = 0.0
@@ -112,7 +113,8 @@ class XGBoostCostModel:
         ok = [k for k, f in enumerate(feats) if f is not None]
         if ok and self.bst is not None:
             x = np.stack([feats[k] for k in ok])
-            out[ok] = self.bst.predict(self.xgb.DMatrix(x))
+            out[ok] = self.bst.inplace_predict(x) if hasattr(self.bst, "inplace_predict") \
+                else self.bst.predict(self.xgb.DMatrix(x))
         elif ok:
             out[ok] = 0.0
         return out
