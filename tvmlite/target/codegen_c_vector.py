@@ -93,9 +93,10 @@ class VectorPrinterMixin:
         L = _dt.lanes(dt)
         T = self.ct(dt)
         if isinstance(e, E.Ramp):
-            return f"{self.vhelper('ramp', dt)}({self.expr(e.base)}, {self.expr(e.stride)})"
+            iota = ", ".join(str(k) for k in range(L))
+            return f"(({self.expr(e.base)}) + ({self.expr(e.stride)}) * ({T}){{{iota}}})"
         if isinstance(e, E.Broadcast):
-            return f"{self.vhelper('bcast', dt)}({self.expr(e.value)})"
+            return self.broadcast(self.expr(e.value), dt)
         if type(e) in _ARITH or (isinstance(e, (E.Div, E.Mod)) and not _dt.is_float(dt)) \
                 or (isinstance(e, E.Div) and _dt.is_float(dt)):
             op = _ARITH.get(type(e)) or ("/" if isinstance(e, E.Div) else "%")
@@ -138,6 +139,11 @@ class VectorPrinterMixin:
         raise TVMError(f"{self.symbol}: the C backend cannot print the vector expression "
                        f"{type(e).__name__} ({dt})")
 
+    def broadcast(self, scalar: str, dtype: str) -> str:
+        """``scalar`` in every lane (GCC widens a scalar operand of a vector operation; ``x - 0``
+        is ``x`` exactly, signed zeros included)."""
+        return f"(({scalar}) - ({self.ct(dtype)}){{0}})"
+
     def lanewise(self, e, args, build: Callable[[List], E.PrimExpr]) -> str:
         """Evaluate ``e`` lane by lane: vector arguments into temporaries, then a lane loop
         printing the scalar form ``build(scalar args)``."""
@@ -177,7 +183,7 @@ class VectorPrinterMixin:
         if isinstance(idx, E.Ramp) and isinstance(idx.stride, E.IntImm):
             if idx.stride.value == 0:
                 scalar = E.BufferLoad(e.buffer, (idx.base,))
-                return f"{self.vhelper('bcast', dt)}({self.expr(scalar)})"
+                return self.broadcast(self.expr(scalar), dt)
             if idx.stride.value == 1:
                 base = self.expr(idx.base)
                 if self.mask is not None:

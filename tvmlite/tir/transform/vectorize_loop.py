@@ -285,9 +285,73 @@ def vectorize_for(loop: S.For) -> S.Stmt:
             start += p * reps
         return S.SeqStmt.flatten(*parts)
     try:
-        return _Vectorizer(v, loop.min, n).s(loop.body)
+        out = _Vectorizer(v, loop.min, n).s(loop.body)
     except _CannotVectorize:
         return _serial(loop)
+    return _SplitWide().visit(out)
+
+
+# ---------------------------------------------------------------------------- machine-wide parts
+NATIVE_BYTES = 64  # one AVX-512 register
+
+
+class _NoSplit(Exception):
+    pass
+
+
+def _part(e, j: int, w: int, ana):
+    """Lanes ``[j*w, (j+1)*w)`` of the vector expression ``e``."""
+    if not isinstance(e, E.PrimExpr) or _lanes(e) == 1:
+        return e
+    if isinstance(e, E.Ramp):
+        return E.Ramp(ana.simplify(e.base + e.stride * _int(e.base.dtype, j * w)), e.stride, w)
+    if isinstance(e, E.Broadcast):
+        return E.Broadcast(e.value, w)
+    if isinstance(e, _BIN):
+        return type(e)(_part(e.a, j, w, ana), _part(e.b, j, w, ana))
+    if isinstance(e, E.Not):
+        return E.Not(_part(e.a, j, w, ana))
+    if isinstance(e, E.Cast):
+        return E.Cast(_dt.with_lanes(e.dtype, w), _part(e.value, j, w, ana))
+    if isinstance(e, E.Select):
+        return E.Select(*(_part(x, j, w, ana) for x in (e.condition, e.true_value,
+                                                          e.false_value)))
+    if isinstance(e, E.Call):
+        return E.Call(_dt.with_lanes(e.dtype, w), e.op, tuple(_part(a, j, w, ana)
+                                                               for a in e.args))
+    if isinstance(e, E.BufferLoad):
+        return E.BufferLoad(e.buffer, tuple(_part(i, j, w, ana) for i in e.indices))
+    raise _NoSplit()
+
+
+class _SplitWide(Mutator):
+    """A store wider than a machine register becomes one store per register-wide part, so the
+    parts are independent operations (several accumulators in flight, none spilled)."""
+
+    def __init__(self):
+        from ...arith.analyzer import Analyzer
+
+        self.ana = Analyzer()
+
+    def visit_BufferStore(self, op: S.BufferStore):
+        n = _lanes(op.indices[-1]) if op.indices else 1
+        el = _dt.element(op.buffer.dtype)
+        w = max(1, NATIVE_BYTES * 8 // max(8, _dt.bits(el)))
+        if n <= w or n % w:
+            return op
+        try:
+            parts = [S.BufferStore(op.buffer, _part(op.value, j, w, self.ana),
+                                   tuple(_part(i, j, w, self.ana) for i in op.indices))
+                     for j in range(n // w)]
+        except _NoSplit:
+            return op
+        return S.SeqStmt.flatten(*parts)
+
+    def visit_SeqStmt(self, op):
+        seq = [self.visit(x) for x in op.seq]
+        if all(a is b for a, b in zip(seq, op.seq)):
+            return op
+        return S.SeqStmt.flatten(*seq)
 
 
 class _VectorizeLoops(Mutator):
