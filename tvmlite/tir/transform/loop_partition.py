@@ -40,7 +40,7 @@ from typing import List, Optional, Tuple
 
 from ...arith.analyzer import Analyzer, is_index_dtype
 from ..expr import (
-    GE, GT, LE, LT, And, Call, IntImm, Not, PrimExpr, Range, Var,
+    GE, GT, LE, LT, And, Call, IntImm, Not, Or, PrimExpr, Range, Var,
 )
 from ..functor import Mutator, Visitor
 from .fresh_copy import fresh_copy
@@ -50,14 +50,18 @@ from .simplify import simplify_stmt
 MAX_PIECES = 6  # pieces per loop; each piece copies the loop body
 
 
-def _atoms(cond: PrimExpr, out: List[PrimExpr]) -> None:
+def _atoms(cond: PrimExpr, out: List[PrimExpr], negate: bool = False) -> None:
+    """Comparisons whose joint truth decides ``cond``: and-ed comparisons (where all hold,
+    ``cond`` holds) and negated or-ed ones (where all hold, ``cond`` is false)."""
     if isinstance(cond, Call) and cond.op == "likely":
         cond = cond.args[0]
-    if isinstance(cond, And):
-        _atoms(cond.a, out)
-        _atoms(cond.b, out)
-    elif isinstance(cond, (LT, LE, GT, GE, Not)):
-        out.append(cond)
+    if isinstance(cond, Not):
+        _atoms(cond.a, out, not negate)
+    elif isinstance(cond, And) and not negate or isinstance(cond, Or):
+        _atoms(cond.a, out, negate or isinstance(cond, Or))
+        _atoms(cond.b, out, negate or isinstance(cond, Or))
+    elif isinstance(cond, (LT, LE, GT, GE)):
+        out.append(Not(cond) if negate else cond)
 
 
 def _negative_form(atom: PrimExpr) -> Optional[PrimExpr]:

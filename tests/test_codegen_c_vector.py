@@ -1,0 +1,116 @@
+"""C code for vector IR: explicit GCC vector types, masked loads, workspaces, threads."""
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import te, tir
+from tvmlite.error import TVMError
+from tvmlite.ir import IRModule
+from tvmlite.script import tir as T
+from tvmlite.target import Target
+from tvmlite.target.build_c import build, generate_source
+
+
+def _build(func):
+    return build(IRModule({"main": func.with_attr("global_symbol", "main")}), "llvm")
+
+
+def test_gather_scatter_and_lanewise_calls():
+    @T.prim_func
+    def f(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32")):
+        B[T.Ramp(0, 2, 8)] = T.exp(A[T.Ramp(1, 4, 8)]) + T.max(
+            A[0:8], T.Broadcast(T.float32(0.5), 8))
+
+    mod = _build(f)
+    a = np.random.rand(32).astype("float32")
+    b = tvm.nd.array(np.zeros(32, "float32"))
+    mod(tvm.nd.array(a), b)
+    want = np.zeros(32, "float32")
+    want[0:16:2] = np.exp(a[1:32:4]) + np.maximum(a[0:8], 0.5)
+    np.testing.assert_allclose(b.numpy(), want, rtol=1e-6)
+    src = mod.get_source()
+    assert "tvml_float32x8" in src and "tvml_gather_float32x8_int32x8" in src
+    assert "tvml_scatter_float32x8_int32x8" in src
+
+
+def test_masked_if_then_else_does_not_read_out_of_bounds():
+    # lanes 5..7 would read A[8..10] (past the end); the mask keeps them from memory
+    @T.prim_func
+    def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        B[0:8] = T.if_then_else(T.Ramp(0, 1, 8) < T.Broadcast(5, 8), A[3:11],
+                                T.Broadcast(T.float32(-1), 8))
+
+    mod = _build(f)
+    a = np.random.rand(8).astype("float32")
+    b = tvm.nd.array(np.zeros(8, "float32"))
+    mod(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), np.concatenate([a[3:8], [-1, -1, -1]]), rtol=1e-6)
+    assert "tvml_mload_float32x8" in mod.get_source()
+
+
+@pytest.mark.parametrize("n,where", [(256, "stack"), (4096, "heap")])
+def test_workspace_placement(n, where):
+    """Small constant buffers are stack arrays; big ones aligned heap workspaces freed."""
+    @T.prim_func
+    def f(A: T.Buffer((4096,), "float32"), B: T.Buffer((4096,), "float32")):
+        t = T.allocate([n], "float32", "global")
+        t_1 = T.Buffer((n,), data=t)
+        for i in range(n):
+            t_1[i] = A[i] * T.float32(2)
+        for i in range(n):
+            B[i] = t_1[i]
+
+    src, _, _ = generate_source(IRModule({"f": f.with_attr("global_symbol", "f")}),
+                                Target("llvm"))
+    if where == "stack":
+        assert "float t[256] __attribute__((aligned(64)))" in src
+    else:
+        assert "tvml_alloc((size_t)(4096) * 4)" in src and "free(t);" in src
+
+
+def test_no_stack_arrays_inside_parallel_loops():
+    n = 64
+    A = te.placeholder((n, 16), name="A")
+    k = te.reduce_axis((0, 16), "k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    BL = s.cache_write(B, "local")
+    o, i = s[B].split(B.op.axis[0], factor=8)
+    s[B].parallel(o)
+    s[BL].compute_at(s[B], o)
+    s[BL].vectorize(s[BL].op.axis[0])
+    f = tvm.build(s, [A, B])
+    src = f.get_source()
+    assert "__attribute__((aligned(64)));" not in src.split("#pragma omp parallel")[1]
+    a = np.random.rand(n, 16).astype("float32")
+    b = tvm.nd.array(np.zeros(n, "float32"))
+    f(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a.sum(1), rtol=1e-5)
+
+
+def test_thread_count_from_tvm_num_threads(monkeypatch):
+    from tvmlite.runtime import threading as th
+
+    monkeypatch.setenv("TVM_NUM_THREADS", "3")
+    assert th.num_threads() == 3
+    monkeypatch.setenv("TVM_NUM_THREADS", "zero")
+    with pytest.raises(TVMError, match="TVM_NUM_THREADS"):
+        th.num_threads()
+    monkeypatch.delenv("TVM_NUM_THREADS")
+    assert th.num_threads() == th.physical_cores() >= 1
+    n = 100
+    A = te.placeholder((n,), name="A")
+    C = te.compute((n,), lambda i: A[i] + 1.0, name="C")
+    s = te.create_schedule(C.op)
+    s[C].parallel(C.op.axis[0])
+    src = tvm.build(s, [A, C]).get_source()
+    assert "num_threads(tvml_num_threads())" in src and "__tvmlite_set_num_threads" in src
+
+
+def test_non_power_of_two_vector_type_is_rejected_clearly():
+    @T.prim_func
+    def f(A: T.Buffer((8,), "float32")):
+        A[0:3] = T.Broadcast(T.float32(1), 3)
+
+    with pytest.raises(TVMError, match="power of two"):
+        _build(f)
