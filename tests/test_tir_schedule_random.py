@@ -136,10 +136,9 @@ def test_random_schedules_fast_subset():
     assert applied > 100  # the cases really schedule something
 
 
-@pytest.mark.skipif("TVMLITE_SCHEDULE_FUZZ" not in os.environ,
-                    reason="set TVMLITE_SCHEDULE_FUZZ=<cases> for the long run")
 def test_random_schedules_long():
-    n = int(os.environ["TVMLITE_SCHEDULE_FUZZ"])
+    """Longer schedules; ``TVMLITE_SCHEDULE_FUZZ=<cases>`` runs many (20 by default)."""
+    n = int(os.environ.get("TVMLITE_SCHEDULE_FUZZ", "20"))
     counts = {}
     for seed in range(1000, 1000 + n):
         for op in run_case(seed, steps=8):
