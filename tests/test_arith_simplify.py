@@ -369,3 +369,15 @@ def test_empty_ranges_do_not_crash():
     ana.bind(x, Range(c(0), c(4)))
     with ana.constraint_scope(x > 10):   # contradicts the range: unreachable code
         ana.simplify(tir.floordiv(y, x) + tir.floormod(y, x))
+
+
+def test_shared_nested_conditionals_stay_linear():
+    # a DAG whose tree form has 2**60 nodes: simplification must work on the DAG
+    e, want = x, 5
+    for step in range(60):
+        e = tir.if_then_else(x < 300 - step, e + 1, e * 2)
+        want = want + 1 if 5 < 300 - step else want * 2
+    ana = Analyzer()
+    ana.simplify(e)
+    ana.bind(x, Range(c(5), c(1)))
+    check(ana.simplify(e), c(want))

@@ -11,6 +11,8 @@ or entering a constraint scope, starts a fresh cache.
 """
 from __future__ import annotations
 
+import itertools
+import sys
 from contextlib import contextmanager
 from math import gcd
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
@@ -33,6 +35,9 @@ _CMP_SET = frozenset((EQ, NE, LT, LE, GT, GE))
 _VARS = (Var, SizeVar)
 _INDEX_CACHE: Dict[str, bool] = {}
 _CACHE_LIMIT = 200_000   # memo entries before a long-lived analyzer starts afresh
+_RECURSION_LIMIT = 20_000
+_INTERN_IDS = itertools.count()
+_MAX_BRANCH_DEPTH = 3    # nested if_then_else branches simplified under their condition
 
 
 def is_index_dtype(dtype: str) -> bool:
@@ -75,12 +80,17 @@ class Analyzer:
     """Arithmetic analyzer (``tvm.arith.Analyzer``)."""
 
     def __init__(self):
+        if sys.getrecursionlimit() < _RECURSION_LIMIT:  # deep (long unrolled) expressions
+            sys.setrecursionlimit(_RECURSION_LIMIT)
         self._var_bound: Dict[Var, Interval] = {}
         self._subst: Dict[Var, PrimExpr] = {}
         self._bind_facts: Dict[Var, List[Poly]] = {}
         self._facts: List[Poly] = []          # each fact: poly <= 0
         self._truths: Dict[Any, bool] = {}    # conditions known true/false, by key
         self._busy: set = set()                # ids of nodes being linearized
+        self._branch_depth = 0
+        self._skeys: Dict[int, Tuple[Any, Any]] = {}   # structural keys: context-free
+        self._intern: Dict[tuple, Any] = {}
         self._new_caches()
 
     # ================================================================== public API
@@ -88,6 +98,8 @@ class Analyzer:
         """Simplify ``expr`` under what the analyzer knows (ranges, constraints)."""
         if len(self._lin_memo) > _CACHE_LIMIT or len(self._memo) > _CACHE_LIMIT:
             self._new_caches()
+        if len(self._skeys) > _CACHE_LIMIT:
+            self._skeys, self._intern = {}, {}   # fresh ids never collide with old ones
         return self._simp(_to_expr(expr))
 
     def rewrite_simplify(self, expr) -> PrimExpr:
@@ -319,29 +331,46 @@ class Analyzer:
 
     # ================================================================== keys
     def _key(self, e) -> Any:
-        """A hashable key equal for expressions this analyzer considers identical."""
+        """A hashable key equal for expressions this analyzer considers identical: the
+        canonical polynomial for integer arithmetic, the structure otherwise."""
+        t = type(e)
+        if t in _INT_ARITH_SET and is_index_dtype(e.dtype):
+            ent = self._keys.get(id(e))
+            if ent is not None and ent[0] is e:
+                return ent[1]
+            k = ("p", e.dtype, self._lin(e).key())
+            self._keys[id(e)] = (e, k)
+            return k
+        return self._skey(e)
+
+    def _skey(self, e) -> Any:
+        """A purely structural key (never simplifies anything, so it is safe on results that
+        came from another context)."""
         t = type(e)
         if t is Var or t is SizeVar:
             return ("v", e)   # never a bare Var: ``==`` on a Var builds an EQ node
         if t is IntImm:
             return ("c", e.dtype, e.value)
-        ent = self._keys.get(id(e))
+        ent = self._skeys.get(id(e))
         if ent is not None and ent[0] is e:
             return ent[1]
-        if t in _INT_ARITH_SET and is_index_dtype(e.dtype):
-            k = ("p", e.dtype, self._lin(e).key())
-        elif isinstance(e, PrimExpr) or isinstance(e, Range):
-            k = (t.__name__,) + tuple(self._field_key(getattr(e, f)) for f in node_fields(t))
+        if isinstance(e, (PrimExpr, Range)):
+            flat = (t.__name__,) + tuple(self._field_key(getattr(e, f)) for f in node_fields(t))
             if t is Cast or t is Call:
-                k = k + (e.dtype,)
+                flat = flat + (e.dtype,)
+            # hash-consed: a small key, so hashing never walks a deep (or shared) tree
+            k = self._intern.get(flat)
+            if k is None:
+                k = ("s", next(_INTERN_IDS))
+                self._intern[flat] = k
         else:
-            k = e
-        self._keys[id(e)] = (e, k)
+            k = ("n", id(e), e)
+        self._skeys[id(e)] = (e, k)
         return k
 
     def _field_key(self, v) -> Any:
         if isinstance(v, PrimExpr):
-            return self._key(v)
+            return self._skey(v)
         if isinstance(v, tuple):
             return tuple(self._field_key(x) for x in v)
         if isinstance(v, Node):   # buffers, iter vars: by identity
@@ -986,9 +1015,10 @@ class Analyzer:
         if (type(sa) is Not and self._key(sa.a) == kb) or \
                 (type(sb) is Not and self._key(sb.a) == ka):
             return absorb
-        for first, second, keep in ((sa, sb, sa), (sb, sa, sb)):
-            if not self._is_fact(first):
-                continue
+        # only between two comparisons: deciding a whole sub-formula under the other side
+        # would re-simplify left-nested chains exponentially often
+        both = self._is_fact(sa) and self._is_fact(sb)
+        for first, second, keep in ((sa, sb, sa), (sb, sa, sb)) if both else ():
             with self.constraint_scope(first if is_and else Not(first)):
                 d = self._simp(second)
             if type(d) is IntImm:
@@ -1035,12 +1065,20 @@ class Analyzer:
         return Select(c, t, f)
 
     def _branches(self, c, t, f):
-        if _dt.lanes(c.dtype) != 1:
+        # each scope starts a fresh memo, so nested scopes over shared sub-expressions cost
+        # 2**depth: past a few levels the branches are simplified without the condition
+        if _dt.lanes(c.dtype) != 1 or self._branch_depth >= _MAX_BRANCH_DEPTH:
             return self._simp(t), self._simp(f)
-        with self.constraint_scope(c):
-            st = self._simp(t)
-        with self.constraint_scope(Not(c)):
-            sf = self._simp(f)
+        self._branch_depth += 1
+        try:
+            with self.constraint_scope(c):
+                st = self._simp(t)
+            with self.constraint_scope(Not(c)):
+                sf = self._simp(f)
+        finally:
+            self._branch_depth -= 1
+        # results found under a condition are final here too: re-simplifying them in this
+        # context would redo the nested scopes (exponential on shared sub-expressions)
         return st, sf
 
     def _simp_call(self, e):
@@ -1049,7 +1087,7 @@ class Analyzer:
             if type(c) is IntImm:
                 return self._simp(e.args[1] if c.value else e.args[2])
             t, f = self._branches(c, e.args[1], e.args[2])
-            if self._key(t) == self._key(f) and _is_pure(t):
+            if self._skey(t) == self._skey(f) and _is_pure(t):
                 return t
             return Call(e.dtype, e.op, (c, t, f))
         if e.op == "likely" and len(e.args) == 1:
