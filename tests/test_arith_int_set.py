@@ -9,7 +9,6 @@ from tvmlite.arith import (
     pos_inf, union,
 )
 from tvmlite.ir import Range, structural_equal
-from tvmlite.tir import expr as E
 
 i, j, k, n, x = (tir.Var(s) for s in "ijknx")
 

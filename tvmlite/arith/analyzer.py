@@ -15,7 +15,7 @@ import itertools
 import sys
 from contextlib import contextmanager
 from math import gcd
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..ir import dtype as _dt
 from ..tir import op as _op
