@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from ..error import TVMError
 from ..ir.module import IRModule
+from ..ir.structural import structural_equal
 from ..tir.function import PrimFunc
 from ..tir.stmt import Stmt
 from ..transform import PassContext
@@ -159,14 +160,15 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
     mod = _to_module(inputs, args, name, binds)
     key = _cache_key(mod, tgt, compile_flags(tgt))
     hit = _BUILD_CACHE.get(key) if key is not None else None
-    if hit is not None:
+    # a 64-bit hash may collide: the stored module must also be structurally equal
+    if hit is not None and structural_equal(hit[0], mod, map_free_vars=True):
         _BUILD_CACHE.move_to_end(key)
         build_stats["hits"] += 1
-        return hit
+        return hit[1]
     rt = build_c(lower(mod, name=name, _for_build=True), tgt)
     if key is not None:
         build_stats["misses"] += 1
-        _BUILD_CACHE[key] = rt
+        _BUILD_CACHE[key] = (mod, rt)
         while len(_BUILD_CACHE) > BUILD_CACHE_SIZE:
             _BUILD_CACHE.popitem(last=False)
     return rt
