@@ -5,9 +5,7 @@ the same run (medians). The convolutions' numpy baseline is im2col (sliding wind
 
 Run: python bench/bench_book_ch4.py   (TVM_NUM_THREADS sets the threads)
 """
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,22 +17,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 import tvmlite as tvm  # noqa: E402
 from tvmlite.runtime.threading import num_threads  # noqa: E402
 import book_ch4 as b  # noqa: E402
+from _timing import median_time  # noqa: E402
 
 win = np.lib.stride_tricks.sliding_window_view
-
-
-def median_time(f, reps=5):
-    f()
-    t0 = time.perf_counter()
-    f()
-    number = max(1, int(0.02 / max(time.perf_counter() - t0, 1e-7)))
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f()
-        ts.append((time.perf_counter() - t0) / number)
-    return statistics.median(ts)
 
 
 def np_conv(x, w, p):

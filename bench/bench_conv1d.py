@@ -7,9 +7,7 @@ inner loop vectorized: four AVX-512 accumulators), the outer loop parallel, k in
 
 Run: python bench/bench_conv1d.py   (TVM_NUM_THREADS sets the threads; default physical cores)
 """
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +20,7 @@ import tvmlite as tvm  # noqa: E402
 from tvmlite import te  # noqa: E402
 from tvmlite.runtime.threading import num_threads  # noqa: E402
 from test_seed_conv1d_schedules import make_conv1d_cpu_scheduler_v4  # noqa: E402
+from _timing import median_time  # noqa: E402
 
 
 def hand_schedule(M: int, N: int, lanes: int = 64):
@@ -43,16 +42,6 @@ def hand_schedule(M: int, N: int, lanes: int = 64):
     return s, [A, W, B]
 
 
-def median_time(f, reps=7, number=50):
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f()
-        ts.append((time.perf_counter() - t0) / number)
-    return statistics.median(ts)
-
-
 def main():
     M, N = 4096, 128
     rng = np.random.default_rng(0)
@@ -71,7 +60,7 @@ def main():
         np.testing.assert_allclose(out.numpy(), want, rtol=1e-4)
         ev = mod.time_evaluator(mod.entry_name, dev, number=100, repeat=7)
         rows.append((label, ev(a, w, out).median))
-    t_np = median_time(lambda: np.convolve(a_np, w_np))
+    t_np = median_time(lambda: np.convolve(a_np, w_np), reps=7, number=50)
     print(f"conv1d M={M} N={N}, {num_threads()} threads (medians of 7 runs)")
     print(f"  np.convolve                    {t_np * 1e6:8.1f} us")
     for label, t in rows:

@@ -6,7 +6,6 @@ inner 32 vectorized, the row-tile loop parallel.
 
 Run: python bench/bench_gemm.py [n]   (medians of >= 5 runs; TVM_NUM_THREADS sets the threads)
 """
-import statistics
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tvmlite as tvm  # noqa: E402
 from tvmlite import te  # noqa: E402
+from _timing import median_time  # noqa: E402
 
 
 def blocked_gemm(n: int, bn: int = 32):
@@ -44,16 +44,6 @@ def blocked_gemm(n: int, bn: int = 32):
     return s, [A, B, C]
 
 
-def median_time(f, reps=5, number=3):
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f()
-        ts.append((time.perf_counter() - t0) / number)
-    return statistics.median(ts)
-
-
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1024
     s, args = blocked_gemm(n)
@@ -69,7 +59,7 @@ def main():
     flops = 2.0 * n ** 3
     ev = mod.time_evaluator(mod.entry_name, tvm.cpu(), number=3, repeat=7)
     t_tvm = ev(a, b, c).median
-    t_np = median_time(lambda: np.matmul(a_np, b_np), reps=7)
+    t_np = median_time(lambda: np.matmul(a_np, b_np), reps=7, number=3)
     dump = subprocess.run(["objdump", "-d", mod.library_path], capture_output=True, text=True)
     fma = sum(1 for ln in dump.stdout.splitlines() if "vfmadd" in ln and "zmm" in ln)
     fma_any = sum(1 for ln in dump.stdout.splitlines() if "vfmadd" in ln)

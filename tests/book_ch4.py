@@ -2,7 +2,6 @@
 the tests (``test_seed_book_ch4.py``) and the benchmarks (``bench/bench_book_ch4.py``)."""
 import numpy as np
 
-import tvmlite as tvm
 from tvmlite import te
 
 import d2ltvm

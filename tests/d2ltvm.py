@@ -1,11 +1,9 @@
 """The ``d2ltvm`` helpers of *Dive into Deep Learning Compiler* (seed 001), as the book defines
 them, with only the import lines changed to tvmlite. MXNet baselines are replaced by numpy in
 the tests that use these helpers."""
-import timeit
 
 import numpy as np
 
-import tvmlite as tvm
 from tvmlite import te, topi
 
 

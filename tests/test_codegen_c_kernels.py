@@ -2,7 +2,6 @@
 
 The builders here (``make_func``, ``vadd``) are shared with the other runtime/codegen tests.
 """
-import math
 
 import numpy as np
 import pytest
@@ -12,8 +11,8 @@ from tvmlite import tir
 from tvmlite.error import TVMError
 from tvmlite.ir import IRModule
 from tvmlite.target.build_c import build
-from tvmlite.tir import (Allocate, AssertStmt, BufferStore, Call, Evaluate, For, ForKind,
-                         IfThenElse, IntImm, LetStmt, SeqStmt, StringImm, Var, decl_buffer)
+from tvmlite.tir import (Allocate, AssertStmt, BufferStore, Call, For, ForKind,
+                         IfThenElse, LetStmt, SeqStmt, StringImm, Var, decl_buffer)
 
 I32 = "int32"
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tvmlite as tvm
-from tvmlite import te, tir
+from tvmlite import te
 from tvmlite.error import TVMError
 from tvmlite.ir import IRModule
 from tvmlite.script import tir as T

@@ -64,7 +64,7 @@ def test_result_and_every_check(modules, kind):
          rf"{fn}: argument 0 \(a\) must be a tvm.nd.NDArray, got numpy.ndarray"),
         (lambda: mod(a, [1.0] * 100, c),
          rf"{fn}: argument 1 \(b\) must be a tvm.nd.NDArray, got list"),
-        (lambda: mod(a, b, 3), rf"argument 2 \(c\) must be a tvm.nd.NDArray, got int"),
+        (lambda: mod(a, b, 3), r"argument 2 \(c\) must be a tvm.nd.NDArray, got int"),
     ]
     for call, msg in cases:
         with pytest.raises(TVMError, match=msg):

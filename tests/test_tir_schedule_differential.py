@@ -3,7 +3,6 @@ factors, compiled with ``tvm.build`` (the C backend) and compared with numpy on 
 the block-level numpy interpreter (``tests/test_te_evaluator.py``) checks the scheduled IR
 itself (bounds, iterator domains, uninitialised reads)."""
 import numpy as np
-import pytest
 
 import tvmlite as tvm
 from tvmlite import te

@@ -10,7 +10,6 @@ import os
 import random
 
 import numpy as np
-import pytest
 
 from tvmlite import te
 from tvmlite.tir.schedule import Schedule, ScheduleError

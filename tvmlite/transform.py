@@ -1,7 +1,6 @@
 """Passes and the pass context (``tvm.transform``)."""
 from __future__ import annotations
 
-import functools
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional
 

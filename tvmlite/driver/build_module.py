@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import OrderedDict
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Sequence
 
 from ..error import TVMError
 from ..ir.module import IRModule

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict
 
 
 def _fields(obj):

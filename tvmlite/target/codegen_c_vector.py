@@ -14,7 +14,7 @@ load never touches memory for an inactive lane.
 """
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import Callable, List
 
 from ..error import TVMError
 from ..ir import dtype as _dt

@@ -14,7 +14,7 @@ from ..error import TVMError
 from ..tir.expr import IterVar, IterVarType, Range, Var
 from ..tir.functor import Mutator
 from ..tir.stmt import For
-from .schedule import INLINE, ROOT, SCOPE, Schedule, Stage, _resolve_leaf
+from .schedule import INLINE, SCOPE, Schedule, Stage, _resolve_leaf
 from .tensor import ComputeOp, PlaceholderOp
 
 

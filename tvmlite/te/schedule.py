@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..error import TVMError
-from ..tir import op as _op
 from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Var
 from ..tir.functor import Mutator, substitute
 from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor

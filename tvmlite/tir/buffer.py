@@ -1,8 +1,7 @@
 """Buffers: a typed, shaped view of memory named by a handle variable."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Tuple
 
 from ..ir import dtype as _dt
 from .expr import IntImm, Node, PrimExpr, Var, node

@@ -6,7 +6,7 @@ as in TVM; ``bool()`` of an ``EQ``/``NE`` node is object identity of its operand
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
 from ..ir import dtype as _dt

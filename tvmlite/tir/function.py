@@ -1,7 +1,7 @@
 """PrimFunc: a function over buffers and scalars."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Tuple
 
 from .buffer import Buffer
 from .expr import Node, Var, node

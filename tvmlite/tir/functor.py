@@ -10,8 +10,7 @@ import dataclasses
 from typing import Any, Callable, Dict
 
 from .buffer import Buffer
-from .expr import IterVar, Node, PrimExpr, Range, Var
-from .stmt import BufferRegion, MatchBufferRegion, Stmt
+from .expr import IterVar, Node, Var
 
 _FIELDS: Dict[type, tuple] = {}
 

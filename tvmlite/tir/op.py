@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins as _b
 import numbers
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from ..ir import dtype as _dt
 from .expr import (

@@ -9,7 +9,6 @@ spaces, a scan of the whole space) picks the next configs to measure.
 from __future__ import annotations
 
 import logging
-import math
 import time
 from typing import Dict, List, Optional, Sequence
 

@@ -5,7 +5,7 @@ from typing import Any, Union
 
 from ..stmt import For
 from .error import fail
-from .state import BlockRV, LoopRV, ScheduleState, replace, with_block, with_loop_body
+from .state import BlockRV, LoopRV, ScheduleState, replace, with_block
 
 
 def annotate(state: ScheduleState, rv: Union[BlockRV, LoopRV], ann_key: str,

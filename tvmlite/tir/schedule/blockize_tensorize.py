@@ -40,7 +40,7 @@ from ..expr import (
 )
 from ..function import PrimFunc
 from ..functor import Mutator, collect_vars, substitute
-from ..stmt import Block, BlockRealize, BufferStore, For, SeqStmt, Stmt
+from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
 from .error import fail
 from .state import (
     BlockRV, LoopRV, ScheduleState, can_prove, const_value, infer_block_regions, is_true,

@@ -2,7 +2,6 @@
 scope."""
 from __future__ import annotations
 
-import dataclasses
 from typing import List, Optional, Sequence
 
 from .. import op as _op

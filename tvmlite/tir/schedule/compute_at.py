@@ -2,11 +2,11 @@
 computing there only the region that loop needs (or provides)."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from .. import op as _op
 from ..buffer import Buffer
-from ..expr import IntImm, IterVar, PrimExpr, Range, Var
+from ..expr import IntImm, PrimExpr, Range, Var
 from ..functor import collect_vars, substitute
 from ..stmt import BlockRealize, For, ForKind, SeqStmt, Stmt
 from .error import fail

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 from ..expr import BufferLoad, IterVarType, Var
 from ..functor import Mutator, collect_vars, substitute
 from ...ir.structural import structural_equal
-from ..stmt import Block, BlockRealize, BufferStore
+from ..stmt import Block, BufferStore
 from .error import fail
 from .state import (
     BlockRV, ScheduleState, buffers_read, buffers_written, can_prove, child_blocks,

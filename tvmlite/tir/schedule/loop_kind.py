@@ -1,7 +1,7 @@
 """``parallel``, ``vectorize``, ``unroll`` and ``bind``: set how a loop runs."""
 from __future__ import annotations
 
-from ..expr import IterVar, IterVarType, Range, Var
+from ..expr import IterVar, IterVarType, Var
 from ..stmt import For, ForKind
 from .error import fail
 from .state import LoopRV, ScheduleState, bound_vars_of_loop, replace

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from ...ir.module import IRModule
-from ..expr import IntImm
 from ..function import PrimFunc
-from ..stmt import Block, BlockRealize, For
+from ..stmt import BlockRealize
 from .error import ScheduleError, fail
 from .state import (
     BlockRV, LoopRV, ScheduleState, child_blocks, buffers_read, buffers_written, loops_above,

@@ -481,7 +481,7 @@ class ReplaceBuffer:
 
     def __call__(self, node):
         from ..functor import Mutator
-        from ..stmt import BufferRegion, MatchBufferRegion
+        from ..stmt import BufferRegion
 
         bmap = self.bmap
 

@@ -24,7 +24,7 @@ Runs on loop-level IR (after block lowering), before flattening.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 from .. import op as _op
 from ..buffer import Buffer

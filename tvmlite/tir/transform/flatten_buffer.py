@@ -18,7 +18,7 @@ from typing import Dict
 
 from .. import op as _op
 from ..buffer import Buffer
-from ..expr import BufferLoad, IntImm, Ramp
+from ..expr import BufferLoad, IntImm
 from ..functor import Mutator
 from ..stmt import Allocate, BufferStore
 

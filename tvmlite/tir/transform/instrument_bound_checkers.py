@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from .. import op as _op
-from ..expr import BufferLoad, Call, IntImm, Select, StringImm
+from ..expr import BufferLoad, IntImm, StringImm
 from ..functor import Mutator, Visitor
-from ..stmt import (AssertStmt, BufferStore, Evaluate, For, IfThenElse, LetStmt, SeqStmt,
-                    Stmt, While)
+from ..stmt import (AssertStmt, LetStmt, Stmt)
 from .flatten_buffer import flat_extent
 
 

@@ -12,7 +12,7 @@ After: ``P`` has strides ``(17, 1)`` — row ``i`` starts at ``17 * i``.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict
 
 from ..buffer import Buffer
 from ..functor import Mutator, Visitor
