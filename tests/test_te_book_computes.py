@@ -7,7 +7,7 @@ import tvmlite as tvm
 from tvmlite import te, topi
 from tvmlite.te.create_prim_func import create_prim_func_with_info
 
-from test_te_evaluator import run
+from tvmlite.runtime.interpreter import run
 
 RNG = np.random.default_rng(1)
 

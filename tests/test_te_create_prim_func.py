@@ -9,7 +9,7 @@ from tvmlite.tir import (
     Block, BlockRealize, BufferLoad, BufferStore, For, IfThenElse, IterVar, LetStmt, SeqStmt,
 )
 
-from test_te_evaluator import run
+from tvmlite.runtime.interpreter import run
 
 RNG = np.random.default_rng(0)
 

@@ -1,13 +1,13 @@
 """Differential tests: each schedule primitive, applied at odd sizes with non-divisible
 factors, compiled with ``tvm.build`` (the C backend) and compared with numpy on random inputs;
-the block-level numpy interpreter (``tests/test_te_evaluator.py``) checks the scheduled IR
+the block-level numpy interpreter (``tvmlite.runtime.interpreter``) checks the scheduled IR
 itself (bounds, iterator domains, uninitialised reads)."""
 import numpy as np
 
 import tvmlite as tvm
 from tvmlite import te
 from tvmlite.tir.schedule import Schedule
-from test_te_evaluator import run as interpret
+from tvmlite.runtime.interpreter import run as interpret
 
 N, M, K = 13, 11, 9
 

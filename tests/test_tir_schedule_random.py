@@ -13,7 +13,7 @@ import numpy as np
 
 from tvmlite import te
 from tvmlite.tir.schedule import Schedule, ScheduleError
-from test_te_evaluator import run as interpret
+from tvmlite.runtime.interpreter import run as interpret
 
 
 def _chain(rng):

@@ -6,7 +6,7 @@ import pytest
 import tvmlite as tvm
 from tvmlite import te, tir, topi
 
-from test_te_evaluator import run
+from tvmlite.runtime.interpreter import run
 
 RNG = np.random.default_rng(2)
 

@@ -1,5 +1,6 @@
-"""A tiny numpy interpreter for block-level PrimFuncs (as ``te.create_prim_func`` makes them),
-used to check TE/TOPI numerics before the compiler exists; plus tests of the interpreter.
+"""The reference executor: a small numpy interpreter for TensorIR PrimFuncs (block-level, as
+``te.create_prim_func`` and the schedule engine make them). It is the oracle of the
+differential tests: it shares no code with lowering or the C backend.
 
 ``run(func, *args)`` executes ``func`` on numpy arrays (outputs are written in place) and
 scalars. Expressions are compiled once into Python closures. Every buffer access is bounds
@@ -11,12 +12,11 @@ import math
 from typing import Any, Callable, Dict
 
 import numpy as np
-import pytest
 
-from tvmlite.ir import dtype as _dt
-from tvmlite.tir import expr as E
-from tvmlite.tir import stmt as S
-from tvmlite.tir.buffer import Buffer
+from ..ir import dtype as _dt
+from ..tir import expr as E
+from ..tir import stmt as S
+from ..tir.buffer import Buffer
 
 
 def _np_dtype(dtype: str):
@@ -287,32 +287,3 @@ class Interpreter:
 def run(func, *args, packed_funcs=None) -> None:
     """Run ``func`` on numpy arrays / scalars; outputs are written in place."""
     Interpreter(packed_funcs).run(func, *args)
-
-
-# ---------------------------------------------------------------------------- self tests
-def test_interpreter_checks_bounds_and_shapes():
-    from tvmlite import te
-
-    A = te.placeholder((4,), name="A")
-    B = te.compute((4,), lambda i: A[i + 1], name="B")
-    f = te.create_prim_func([A, B])
-    with pytest.raises(IndexError, match="out of bounds"):
-        run(f, np.zeros(4, "float32"), np.zeros(4, "float32"))
-    with pytest.raises(ValueError, match="shape"):
-        run(f, np.zeros(5, "float32"), np.zeros(4, "float32"))
-
-
-def test_interpreter_integer_semantics():
-    from tvmlite import te, tir
-
-    A = te.placeholder((4,), "int32", name="A")
-    B = te.compute((4,), lambda i: tir.truncdiv(A[i], 3) + tir.truncmod(A[i], 3) * 10
-                   + A[i] // 3 * 100 + A[i] % 3 * 1000, name="B")
-    C = te.compute((4,), lambda i: A[i].astype("int8"), name="C")
-    f = te.create_prim_func([A, B, C])
-    a = np.array([-7, -1, 5, 300], "int32")
-    b, c = np.zeros(4, "int32"), np.zeros(4, "int8")
-    run(f, a, b, c)
-    np.testing.assert_array_equal(
-        b, np.trunc(a / 3).astype(int) + np.fmod(a, 3) * 10 + a // 3 * 100 + a % 3 * 1000)
-    np.testing.assert_array_equal(c, a.astype("int8"))
