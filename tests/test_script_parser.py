@@ -190,6 +190,40 @@ def main(A):
     T.evaluate(0)
 ''')
     assert "k.py:2:" in msg and "needs a type annotation" in msg
+    msg = _error_of('''@T.prim_func
+def main(A: T.Buffer((4, 4), "float32")):
+    for i in range(4):
+        A[i] = A[i, 0] + A[0]
+''')
+    assert "k.py:4:" in msg and "2 dimensions but is indexed with 1" in msg
+    msg = _error_of('''@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        with T.block("B"):
+            vi = T.axis.spatial(4, i)
+            T.where(vi < 3)
+            A[vi] = T.float32(0)
+''')
+    assert "k.py:6:" in msg and "block iterator 'vi'" in msg
+
+
+def test_abs_cast_and_dtype_limits():
+    @T.prim_func
+    def f(A: T.Buffer((5,), "float32"), B: T.Buffer((5,), "int32")):
+        for i in range(5):
+            with T.block("B"):
+                vi = T.axis.spatial(5, i)
+                B[vi] = (T.cast(T.abs(A[vi]), "int32") + T.abs(vi - 2)
+                         + T.max_value("int8") + T.min_value("int8"))
+
+    import numpy as np
+
+    a = (np.random.default_rng(1).random(5).astype("float32") - 0.5) * 10
+    b = tvm.nd.empty((5,), "int32")
+    tvm.build(f, target="llvm")(tvm.nd.array(a), b)
+    want = np.abs(a).astype("int32") + np.abs(np.arange(5) - 2) - 1
+    np.testing.assert_array_equal(b.numpy(), want)
+    assert_structural_equal(from_source(f.script()), f)
 
 
 def test_decorator_error_reports_file_line():

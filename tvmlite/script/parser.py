@@ -532,6 +532,7 @@ class _Parser:
         if not isinstance(buf, Buffer):
             raise _Error(tgt.value, "only buffer elements can be assigned")
         indices = self.indices(tgt.slice)
+        _check_ndim(tgt, buf, indices)
         value = self.eval(value_node)
         value = _op.convert(value, buf.dtype)
         return BufferStore(buf, value, tuple(indices))
@@ -571,6 +572,12 @@ class _Parser:
                 regions.append(r)
             setattr(frame, d.kind, tuple(regions))
         elif d.kind == "where":
+            # The predicate belongs to the block realize: it sees loop variables only.
+            own = {id(iv.var) for iv in frame.iter_vars}
+            used = [v.name for v in _vars_of(d.value) if id(v) in own]
+            if used:
+                raise _Error(node, f"T.where uses the block iterator {used[0]!r}; the "
+                                   "predicate is written over the loop variables")
             frame.where = d.value
         elif d.kind == "block_attr":
             frame.annotations = _normalize_attrs(d.value)
@@ -741,7 +748,9 @@ class _Parser:
     def load(self, buf: Buffer, slice_node):
         from ..tir.expr import BufferLoad
 
-        return BufferLoad(buf, tuple(self.indices(slice_node)))
+        indices = self.indices(slice_node)
+        _check_ndim(slice_node, buf, indices)
+        return BufferLoad(buf, tuple(indices))
 
     def region_arg(self, node):
         if isinstance(node, (ast.List, ast.Tuple)):
@@ -897,6 +906,12 @@ def _cover(buf: Buffer, accesses: List[tuple], loops: Dict[Var, Range]) -> Buffe
         start = _op.const(lo, dtype) if base is None else _op.add(base, lo)
         ranges.append(Range(start, _op.const(hi - lo + 1, dtype)))
     return BufferRegion(buf, tuple(ranges))
+
+
+def _check_ndim(node, buf: Buffer, indices) -> None:
+    if len(indices) != len(buf.shape):
+        raise _Error(node, f"buffer {buf.name} has {len(buf.shape)} dimensions but is "
+                           f"indexed with {len(indices)}")
 
 
 def _vars_of(e) -> list:

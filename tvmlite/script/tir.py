@@ -462,6 +462,14 @@ def max(a, b) -> PrimExpr:  # noqa: A001
     return _op.max(a, b)
 
 
+def cast(value, dtype: str) -> PrimExpr:
+    """``T.cast(x, "int32")`` (value first, as ``tvm.tir.generic.cast``)."""
+    return _op.cast(dtype, value)
+
+
+abs = _op.abs  # noqa: A001
+min_value = _op.min_value
+max_value = _op.max_value
 truncdiv = _op.truncdiv
 truncmod = _op.truncmod
 floordiv = _op.floordiv
