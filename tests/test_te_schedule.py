@@ -231,3 +231,44 @@ def test_storage_align_pads_the_row_stride():
     assert "T.allocate([271]" in text  # 15 rows of stride 17 plus one of 16
     (a,), (c,) = run(s, [A, C], [(n, n)], [(n, n)])
     np.testing.assert_allclose(c, (a.T + 1) * 2, rtol=1e-6)
+
+
+def test_vectorize_reduction_loop_falls_back_to_serial():
+    A, B, C = matmul(7, 9, 5)
+    s = te.create_schedule(C.op)
+    x, y = C.op.axis
+    (k,) = C.op.reduce_axis
+    s[C].reorder(x, k, y)
+    s[C].vectorize(k)  # a reduction loop cannot be vectorized: TE keeps it serial
+    text = str(tvm.lower(s, [A, B, C]))
+    assert "k_s" in text and "T.vectorized" not in text
+    check_matmul(s, A, B, C, 7, 9, 5)
+
+
+def test_annotation_on_an_iter_var_split_later_is_ignored():
+    A, B, C = matmul(13, 6, 5)
+    s = te.create_schedule(C.op)
+    x, y = C.op.axis
+    s[C].parallel(x)  # x is no loop any more after the split: classic TE ignores this
+    s[C].pragma(y, "my_hint", 1)
+    xo, xi = s[C].split(x, factor=4)
+    yo, yi = s[C].split(y, factor=4)
+    text = str(tvm.lower(s, [A, B, C]))
+    assert "T.parallel" not in text and "my_hint" not in text
+    check_matmul(s, A, B, C, 13, 6, 5)
+
+
+def test_auto_inline_injective_keeps_scheduled_stages():
+    n = 11
+    A = te.placeholder((n,), name="A")
+    P = te.compute((n,), lambda i: A[i] + 1, name="P")
+    Q = te.compute((n,), lambda i: P[i] * 2, name="Q")
+    C = te.compute((n,), lambda i: Q[i] - 3, name="C")
+    s = te.create_schedule(C.op)
+    s[P].split(P.op.axis[0], factor=4)
+    te.schedule.AutoInlineInjective(s)
+    assert s[P].attach_type == 1 and s[Q].attach_type == 2  # root, inline
+    text = str(tvm.lower(s, [A, C]))
+    assert "i_outer" in text
+    (a,), (c,) = run(s, [A, C], [(n,)], [(n,)])
+    np.testing.assert_allclose(c, (a + 1) * 2 - 3, rtol=1e-6)

@@ -8,11 +8,12 @@ At the end every loop takes the variable of the TE IterVar it realises, so the l
 """
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Set, Tuple
 
 from ..error import TVMError
 from ..tir.expr import IterVar, IterVarType, Range, Var
 from ..tir.functor import Mutator
+from ..tir.schedule.error import ScheduleError
 from ..tir.stmt import For
 from .schedule import INLINE, SCOPE, Schedule, Stage, _resolve_leaf
 from .tensor import ComputeOp, PlaceholderOp
@@ -28,7 +29,8 @@ class _RenameLoops(Mutator):
     visit_SizeVar = visit_Var
 
 
-def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict) -> None:
+def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict,
+                 serial: Set[IterVar]) -> None:
     op = st.op
     root_ivs = list(op.axis) + list(op.reduce_axis)
     if len(loops) != len(root_ivs):
@@ -57,13 +59,18 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
             eng.reorder(*[loop_of[iv] for iv in entry[1]])
     for iv, attr in st.iter_var_attrs.items():
         lp = loop_of.get(iv)
-        if lp is None:
+        # as in classic TE, only leaf IterVars are loops: an annotation on an IterVar that
+        # was split or fused afterwards is ignored
+        if lp is None or not any(iv is x for x in st.leaf_iter_vars):
             continue
         t = attr.iter_type
         if t == IterVarType.Parallelized:
             eng.parallel(lp)
         elif t == IterVarType.Vectorized:
-            eng.vectorize(lp)
+            try:
+                eng.vectorize(lp)
+            except ScheduleError:  # TE is lenient: the loop stays serial, named ``…_s``
+                serial.add(iv)
         elif t == IterVarType.Unrolled:
             eng.unroll(lp)
         elif t == IterVarType.Tensorized:
@@ -89,6 +96,7 @@ def apply_stages(sch: Schedule, func, info) -> Tuple[object, Dict[IterVar, Range
     eng = TirSchedule(func)
     loop_of: Dict[IterVar, object] = {}
     ranges: Dict[IterVar, Range] = {}
+    serial: Set[IterVar] = set()
     for st in reversed(sch.stages):
         op = st.op
         if isinstance(op, PlaceholderOp) or op not in info.op2block:
@@ -109,15 +117,16 @@ def apply_stages(sch: Schedule, func, info) -> Tuple[object, Dict[IterVar, Range
             loops = eng.get_loops(block)[-n_axes:] if n_axes else []
         if not isinstance(op, ComputeOp):
             continue
-        _apply_stage(eng, st, block, loops, loop_of, ranges)
+        _apply_stage(eng, st, block, loops, loop_of, ranges, serial)
     vmap: Dict[Var, Var] = {}
     for iv, lp in loop_of.items():
         try:
             node = eng.get(lp)
         except Exception:  # the loop was fused or split away
             continue
-        if isinstance(node, For) and node.loop_var is not iv.var:
-            vmap[node.loop_var] = Var(iv.var.name, node.loop_var.dtype)
+        name = iv.var.name + ("_s" if iv in serial else "")
+        if isinstance(node, For) and (node.loop_var is not iv.var or name != iv.var.name):
+            vmap[node.loop_var] = Var(name, node.loop_var.dtype)
     out = eng.mod["main"]
     if vmap:
         out = out.with_body(_RenameLoops(vmap).visit(out.body))

@@ -435,11 +435,12 @@ def create_schedule(ops) -> Schedule:
 
 
 def AutoInlineInjective(sch: Schedule) -> None:  # noqa: N802  (classic name)
-    """Inline every non-output stage without a reduction (padding, elementwise chains)."""
+    """Inline every non-output stage without a reduction (padding, elementwise chains) that
+    the user has not scheduled (split, fused, reordered or attached), as classic TE does."""
     for st in sch.stages:
         if st.is_output or not isinstance(st.op, ComputeOp) or st.op.reduce_axis:
             continue
-        if st.attach_type == ROOT:
+        if st.attach_type == ROOT and not st._log:
             st.compute_inline()
 
 
