@@ -112,6 +112,18 @@ def test_inferred_regions():
     assert [x.buffer.name for x in r.reads] == ["A"]  # the reduction output is a write only
     assert repr(r.writes[0]) == "B[0]"
 
+    @T.prim_func
+    def g(A: T.Buffer((8,), "float32")):
+        for i in range(8):
+            with T.block("inplace"):
+                vi = T.axis.spatial(8, i)
+                A[vi] = A[vi] * T.float32(2)
+
+    blk = g.body.block.body.body.block
+    # without an init, a buffer both read and written is listed in both (TVM's rule)
+    assert [repr(x) for x in blk.reads] == ["A[vi]"]
+    assert [repr(x) for x in blk.writes] == ["A[vi]"]
+
 
 def test_lowered_constructs():
     @T.prim_func

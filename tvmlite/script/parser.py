@@ -974,8 +974,8 @@ class _AccessCollector(Visitor):
 
 def infer_access_regions(body: Stmt, init: Optional[Stmt], alloc_buffers) -> tuple:
     """TVM's read/write regions of a block: every buffer the body touches (except its own
-    allocations), a point when all accesses agree, else a bounding region; buffers that the
-    block writes are not listed among its reads (as TVM prints reduction blocks)."""
+    allocations), a point when all accesses agree, else a bounding region; in a block with
+    an init (a reduction) the buffers it writes are not listed among its reads, as TVM does."""
     col = _AccessCollector()
     if init is not None:
         col.visit(init)
@@ -984,6 +984,6 @@ def infer_access_regions(body: Stmt, init: Optional[Stmt], alloc_buffers) -> tup
     writes = [_cover(buf, accs, col.loops) for k, (buf, accs) in col.writes.items()
               if k not in local]
     reads = [_cover(buf, accs, col.loops) for k, (buf, accs) in col.reads.items()
-             if k not in local and k not in col.writes]
+             if k not in local and (init is None or k not in col.writes)]
     return tuple(reads), tuple(writes)
 
