@@ -78,8 +78,16 @@ def test_empty_copyfrom_copyto_setitem():
     np.testing.assert_array_equal(b.numpy(), a.numpy())
     with pytest.raises(ValueError, match="shape"):
         a.copyfrom(np.zeros((3, 2), "int32"))
+    # numpy data of another dtype is converted, as TVM's copyfrom does
+    src = np.random.default_rng(3).uniform(-50, 50, (2, 3))
+    a.copyfrom(src)
+    np.testing.assert_array_equal(a.numpy(), src.astype("int32"))
+    f = tvm.nd.empty((2, 3), "float32").copyfrom(src)
+    np.testing.assert_array_equal(f.numpy(), src.astype("float32"))
     with pytest.raises(ValueError, match="dtype"):
-        a.copyfrom(np.zeros((2, 3), "float32"))
+        a.copyfrom(f)
+    with pytest.raises(TypeError, match="dtype"):
+        a.copyfrom(np.array([["a"] * 3] * 2))
     with pytest.raises(ValueError, match="whole array"):
         b[0] = 1
     assert tvm.nd.empty(5).shape == (5,)

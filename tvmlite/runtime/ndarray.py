@@ -128,20 +128,25 @@ class NDArray:
     asnumpy = numpy
 
     def copyfrom(self, source) -> "NDArray":
-        """Copy data from a numpy array, list or NDArray of the same shape into this array."""
+        """Copy data from a numpy array, list or NDArray of the same shape into this array.
+
+        A numpy array or list of another dtype is converted to this array's dtype, as in TVM;
+        an NDArray must have the same dtype.
+        """
         if isinstance(source, NDArray):
             src = source._arr
+            if src.dtype != self._arr.dtype:
+                raise ValueError(f"NDArray dtype {source.dtype} does not match the NDArray "
+                                 f"dtype {self.dtype}")
         else:
             src = np.asarray(source)
-            if not isinstance(source, np.ndarray):
-                src = src.astype(self._arr.dtype)
+            if src.dtype.kind not in "biuf":
+                raise TypeError(f"cannot copy an array of numpy dtype {src.dtype} into an "
+                                f"NDArray")
         if tuple(src.shape) != self.shape:
             raise ValueError(f"array shape do not match the shape of NDArray "
                              f"{tuple(src.shape)} vs {self.shape}")
-        if src.dtype != self._arr.dtype:
-            raise ValueError(f"array dtype {src.dtype} does not match the NDArray dtype "
-                             f"{self.dtype}; convert it with astype first")
-        np.copyto(self._arr, src)
+        np.copyto(self._arr, src, casting="unsafe")
         return self
 
     def copyto(self, target) -> "NDArray":
