@@ -83,6 +83,19 @@ def test_missing_compiler_is_named(tmp_path):
         cc.build_shared_cached("int x;", ["-O2"], cc="no-such-cc-42")
 
 
+def test_failing_compiler_probe_reports_command_and_output(tmp_path):
+    from tvmlite.target.isa import isa_flags
+
+    fake = tmp_path / "broken-cc"
+    fake.write_text("#!/bin/sh\necho 'broken-cc: internal compiler error' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    with pytest.raises(TVMError) as info:
+        isa_flags(None, cc=str(fake))
+    msg = str(info.value)
+    assert "exit code 3" in msg and "broken-cc: internal compiler error" in msg
+    assert f"Command: {fake} -march=native -Q --help=target" in msg
+
+
 def test_create_shared_from_objects(tmp_path):
     src = "int tvml_test_add(int a, int b) { return a + b; }\n"
     cc.create_object(str(tmp_path / "a.o"), src, ["-O2", "-fPIC"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shlex
 import subprocess
 from functools import lru_cache
 from typing import FrozenSet, List, Optional, Tuple
@@ -34,7 +35,8 @@ def _gcc_target(march: str, cc: str) -> Tuple[str, FrozenSet[str]]:
     if res.returncode != 0:
         msg = (res.stderr or res.stdout).strip().splitlines()
         raise TVMError(f"the C compiler does not know the CPU {march!r}: "
-                       f"{msg[0] if msg else 'unknown error'}")
+                       f"{msg[0] if msg else 'no output'} (exit code {res.returncode}).\n"
+                       f"Command: {shlex.join(cmd)}\nCompiler output:\n{res.stdout}{res.stderr}")
     resolved, enabled = march, set()
     for line in res.stdout.splitlines():
         parts = line.split()
