@@ -214,6 +214,8 @@ def test_errors_name_the_primitive():
         s[C].split(C.op.axis[0])
     with pytest.raises(tvm.TVMError, match="compute_at"):
         s[A].compute_at(s[C], C.op.axis[0])
+    with pytest.raises(tvm.TVMError, match="compute_at: cannot attach stage C to itself"):
+        s[C].compute_at(s[C], C.op.axis[0])
     with pytest.raises(tvm.TVMError, match="Cannot find Stage"):
         s[te.placeholder((2,), name="Z")]
     with pytest.raises(tvm.TVMError, match="fuse"):

@@ -237,6 +237,8 @@ class Stage:
             raise TVMError("compute_at: the first argument must be a Stage, e.g. s[C]")
         if isinstance(self.op, PlaceholderOp):
             raise TVMError(f"compute_at: cannot attach placeholder {self.op.name}")
+        if parent is self:
+            raise TVMError(f"compute_at: cannot attach stage {self.op.name} to itself")
         if not any(scope is x for x in parent.all_iter_vars):
             raise TVMError(f"compute_at: {getattr(scope, 'var', scope)!r} is not an IterVar of "
                            f"stage {parent.op.name}")
