@@ -235,6 +235,22 @@ def test_storage_align_pads_the_row_stride():
     np.testing.assert_allclose(c, (a.T + 1) * 2, rtol=1e-6)
 
 
+def test_multi_output_stage_scope_covers_every_output():
+    n = 13
+    A = te.placeholder((n,), name="A")
+    B0, B1 = te.compute((n,), lambda i: (A[i] + 1, A[i] * 2), name="B")
+    s = te.create_schedule(B0.op)
+    assert s[B0] is s[B1]
+    BL = s.cache_write([B0, B1], "local")
+    io, ii = s[B0].split(B0.op.axis[0], factor=4)
+    s[BL[0]].compute_at(s[B0], io)
+    text = str(tvm.lower(s, [A, B0, B1]))
+    assert text.count('"float32", "local")') == 2, text
+    (a,), (b0, b1) = run(s, [A, B0, B1], [(n,)], [(n,), (n,)])
+    np.testing.assert_allclose(b0, a + 1, rtol=1e-6)
+    np.testing.assert_allclose(b1, a * 2, rtol=1e-6)
+
+
 def test_vectorize_reduction_loop_falls_back_to_serial():
     A, B, C = matmul(7, 9, 5)
     s = te.create_schedule(C.op)

@@ -84,9 +84,11 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
             eng.tensorize(loop_of[iv], attr.tensor_intrin)
     for axis, factor, offset in st.storage_aligns:
         idx = next(i for i, a in enumerate(op.axis) if a is axis)
-        eng.storage_align(block, 0, idx, factor, offset)
+        for out in range(op.num_outputs):  # a stage's scope and alignment cover every output
+            eng.storage_align(block, out, idx, factor, offset)
     if st.scope and st.scope != "global":
-        eng.set_scope(block, 0, st.scope)
+        for out in range(op.num_outputs):
+            eng.set_scope(block, out, st.scope)
 
 
 def apply_stages(sch: Schedule, func, info) -> Tuple[object, Dict[IterVar, Range]]:
