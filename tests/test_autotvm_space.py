@@ -198,3 +198,26 @@ def test_unknown_template_and_bad_args():
         autotvm.task.create("nope/none", args=(1,), target="llvm")
     with pytest.raises(autotvm.task.TaskError, match="positionally"):
         conv1d(M=4, N=2)
+
+
+@autotvm.template("test_space/flop_calls")
+def flop_calls(n, kind):
+    A = te.placeholder((n,), name="A")
+    if kind == "ite":
+        B = te.compute((n,), lambda i: tvm.tir.if_then_else(A[i] > 0, A[i] * 2.0,
+                                                             A[i] - 1.0 + 3.0), name="B")
+    elif kind == "exp":
+        B = te.compute((n,), lambda i: te.exp(A[i]) + 1.0, name="B")
+    else:
+        B = te.compute((n,), lambda i: A[i], name="B")
+    return te.create_schedule(B.op), [A, B]
+
+
+def test_flop_counts_calls_by_their_arguments_as_classic_tvm():
+    # classic AutoTVM: a call adds only its arguments (if_then_else: all three of them)
+    assert autotvm.task.create("test_space/flop_calls", args=(10, "ite"), target="llvm").flop \
+        == 10 * (1 + 1 + 2)
+    assert autotvm.task.create("test_space/flop_calls", args=(10, "exp"), target="llvm").flop \
+        == 10 * 1
+    with pytest.raises(autotvm.task.TaskError, match="cfg.add_flop"):
+        autotvm.task.create("test_space/flop_calls", args=(10, "copy"), target="llvm")

@@ -111,11 +111,8 @@ def _count(e) -> int:
     if isinstance(e, E.Select):
         return _count(e.condition) + max(_count(e.true_value), _count(e.false_value))
     if isinstance(e, E.Call):
-        if e.op == "if_then_else":
-            return _count(e.args[0]) + max(_count(e.args[1]), _count(e.args[2]))
-        if e.op in ("likely",):
-            return _count(e.args[0])
-        return 1 + sum(_count(a) for a in e.args if not isinstance(a, E.StringImm))
+        # as classic AutoTVM counts: a call (exp, if_then_else, ...) adds only its arguments
+        return sum(_count(a) for a in e.args)
     if isinstance(e, E.Not):
         return 1 + _count(e.a)
     if hasattr(e, "a") and hasattr(e, "b"):
@@ -125,7 +122,8 @@ def _count(e) -> int:
 
 def compute_flop(sch) -> int:
     """FLOPs of a schedule's compute stages (arithmetic, comparisons, the reduction's combiner;
-    index arithmetic and loads excluded)."""
+    index arithmetic and loads excluded; a call counts its arguments only). A schedule with
+    none raises :class:`TaskError` asking for ``cfg.add_flop``, as classic AutoTVM does."""
     from ..te.tensor import ComputeOp
     from ..tir.expr import IntImm
 
@@ -141,6 +139,9 @@ def compute_flop(sch) -> int:
                                 f"{iv.dom.extent}; call cfg.add_flop in the template")
             n *= int(iv.dom.extent.value)
         total += n * sum(_count(b) for b in op.body)
+    if total == 0:
+        raise TaskError("Cannot find float number operation in this operator. Please use "
+                        "`cfg.add_flop` to manually set FLOP for this operator")
     return total
 
 
@@ -169,8 +170,9 @@ class Task:
         config.flop = 0
         with ApplyConfig(config):
             sch, arg_bufs = self.func(*self.args)
-        if not config.flop:
-            config.flop = compute_flop(sch)
+        if not self.flop:  # counted once, when the task is created
+            config.flop = config.flop or compute_flop(sch)
+            self.flop = config.flop
         return sch, arg_bufs
 
     def __getstate__(self):
