@@ -52,5 +52,10 @@ class TensorIntrin:
                            f"{sorted(_REGISTRY) or 'none'})")
         return out
 
+    @staticmethod
+    def name_of(intrin) -> "str | None":
+        """The name ``intrin`` is registered under, or None."""
+        return next((k for k, v in _REGISTRY.items() if v is intrin), None)
+
     def __repr__(self) -> str:
         return f"TensorIntrin({self.desc.attrs.get('global_symbol', 'desc')})"

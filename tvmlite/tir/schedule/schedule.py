@@ -137,12 +137,16 @@ class Schedule:
 
     def get_child_blocks(self, rv: Union[BlockRV, LoopRV]) -> List[BlockRV]:
         """The blocks directly under a block or loop."""
+        self._func_of(rv)
         node = (self._state.block_path(rv, "get_child_blocks")[-1] if isinstance(rv, BlockRV)
                 else self._state.loop_path(rv, "get_child_blocks")[-1])
         fn = self._state.func_name
-        return [BlockRV(r.block.name_hint, fn) for r in child_blocks(node)]
+        out = [BlockRV(r.block.name_hint, fn) for r in child_blocks(node)]
+        self._trace.record("get_child_blocks", [rv], out)
+        return out
 
     def _scope_siblings(self, rv: BlockRV, prim: str):
+        self._func_of(rv)
         path = self._state.block_path(rv, prim)
         si = scope_index(path)
         scope = path[si] if si >= 0 else None
@@ -159,6 +163,7 @@ class Schedule:
                 continue
             if any(any(b is w for w in buffers_written(r.block)) for b in reads):
                 out.append(BlockRV(r.block.name_hint, block.func_name))
+        self._trace.record("get_producers", [block], out)
         return out
 
     def get_consumers(self, block: BlockRV) -> List[BlockRV]:
@@ -171,6 +176,7 @@ class Schedule:
                 continue
             if any(any(b is w for w in buffers_read(r.block)) for b in writes):
                 out.append(BlockRV(r.block.name_hint, block.func_name))
+        self._trace.record("get_consumers", [block], out)
         return out
 
     # ------------------------------------------------------------------ loops
@@ -285,15 +291,19 @@ class Schedule:
         self._func_of(block)
         out = _cache.cache_read(self._state, block, read_buffer_index, storage_scope,
                                 consumer_blocks)
-        self._trace.record("cache_read", [block], out,
-                           {"read_buffer_index": read_buffer_index,
-                            "storage_scope": storage_scope})
+        attrs = {"read_buffer_index": read_buffer_index, "storage_scope": storage_scope}
+        if consumer_blocks is not None:
+            attrs["consumer_blocks"] = list(consumer_blocks)
+        self._trace.record("cache_read", [block], out, attrs)
         return out
 
     def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str,
                     consumer_blocks: Optional[Sequence[BlockRV]] = None) -> BlockRV:
         """Make ``block`` write into a ``storage_scope`` cache copied out by a new block;
-        returns the copy block."""
+        returns the copy block.
+
+        ``consumer_blocks`` (a later TVM addition) is accepted and has no effect: every
+        consumer keeps reading the copied-out buffer, which gives the same results."""
         self._func_of(block)
         out = _cache.cache_write(self._state, block, write_buffer_index, storage_scope)
         self._trace.record("cache_write", [block], out,
@@ -368,9 +378,12 @@ class Schedule:
             raise TypeError(f"tensorize: expected a TensorIntrin or its registered name, got "
                             f"{type(tensor_intrin).__name__}")
         self._state.mod = state.mod
+        # The trace names a registered intrinsic, so that its Python replays.
+        recorded = tensor_intrin if isinstance(tensor_intrin, str) else TensorIntrin.name_of(
+            intrin) or intrin
         self._trace.record("tensorize", [block_or_loop], None,
-                           {"tensor_intrin": tensor_intrin if isinstance(tensor_intrin, str)
-                            else intrin, "preserve_unit_iters": preserve_unit_iters})
+                           {"tensor_intrin": recorded,
+                            "preserve_unit_iters": preserve_unit_iters})
 
 
 __all__ = ["Schedule", "ScheduleError", "BlockRV", "LoopRV"]

@@ -46,7 +46,7 @@ class Trace:
             if name == "get_block":
                 args = [repr(inputs[0])]
                 attrs = {"func_name": attrs.get("func_name", "main")}
-            args += [f"{k}={_lit(v)}" for k, v in attrs.items()]
+            args += [f"{k}={name_of(v)}" for k, v in attrs.items()]
             call = f"sch.{name}({', '.join(args)})"
             if outputs is None:
                 lines.append(call)
@@ -57,6 +57,38 @@ class Trace:
             else:
                 lines.append(f"{name_of(outputs)} = {call}")
         return lines
+
+    def show(self) -> None:
+        """Print the trace as Python."""
+        print(str(self))
+
+    def apply_to_schedule(self, sch, remove_postproc: bool = False) -> None:
+        """Replay the recorded calls on ``sch`` (a fresh schedule of the same module)."""
+        from .state import BlockRV, LoopRV
+
+        rvs: Dict[Any, Any] = {}
+
+        def new(x):
+            if isinstance(x, (BlockRV, LoopRV)):
+                if x not in rvs:
+                    raise ValueError(f"apply_to_schedule: {x!r} is used before the trace "
+                                     "defines it")
+                return rvs[x]
+            if isinstance(x, (list, tuple)):
+                return type(x)(new(y) for y in x)
+            return x
+
+        for name, inputs, outputs, attrs in self.insts:
+            if name in ("get_block", "work_on"):
+                args = list(inputs)
+            else:
+                args = [new(x) for x in inputs]
+            result = getattr(sch, name)(*args, **{k: new(v) for k, v in attrs.items()})
+            if isinstance(outputs, list):
+                for old, got in zip(outputs, result):
+                    rvs[old] = got
+            elif outputs is not None:
+                rvs[outputs] = result
 
     def __str__(self) -> str:
         return "\n".join(self.as_python())
