@@ -107,6 +107,31 @@ def test_thread_count_from_tvm_num_threads(monkeypatch):
     assert "num_threads(tvml_num_threads())" in src and "__tvmlite_set_num_threads" in src
 
 
+def test_parallel_regions_run_tvm_num_threads_threads(monkeypatch):
+    """Every iteration of a parallel loop records omp_get_num_threads(): the team really has
+    TVM_NUM_THREADS threads (default: the physical cores)."""
+    from tvmlite.driver import build_module as bm
+    from tvmlite.runtime import threading as th
+
+    @T.prim_func
+    def team(B: T.Buffer((64,), "int32")):
+        for i in T.parallel(64):
+            B[i] = T.call_extern("int32", "omp_get_num_threads")
+
+    def team_sizes():
+        bm.clear_build_cache()  # the thread count is passed when a library is loaded
+        f = tvm.build(team)
+        b = tvm.nd.array(np.zeros(64, "int32"))
+        f(b)
+        return set(b.numpy().tolist())
+
+    for n in ("1", "3"):
+        monkeypatch.setenv("TVM_NUM_THREADS", n)
+        assert team_sizes() == {int(n)}
+    monkeypatch.delenv("TVM_NUM_THREADS")
+    assert team_sizes() == {th.physical_cores()}
+
+
 def test_non_power_of_two_vector_type_is_rejected_clearly():
     @T.prim_func
     def f(A: T.Buffer((8,), "float32")):
