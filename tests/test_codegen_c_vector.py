@@ -68,6 +68,90 @@ def test_workspace_placement(n, where):
         assert "tvml_alloc((size_t)(4096) * 4)" in src and "free(t);" in src
 
 
+@T.prim_func
+def _ws_before_parallel(A: T.Buffer((4,), "float32"), n: T.int32):
+    w = T.allocate([n], "float32", "global")
+    w_1 = T.Buffer((n,), data=w)
+    for i in range(n):
+        w_1[i] = T.float32(i)
+    for i in T.parallel(4):
+        assert A[i] >= T.float32(0), "negative input"
+        A[i] = A[i] + w_1[i]
+
+
+@T.prim_func
+def _ws_inside_parallel(A: T.Buffer((4,), "float32"), n: T.int32):
+    for i in T.parallel(4):
+        w = T.allocate([n], "float32", "global")
+        w_1 = T.Buffer((n,), data=w)
+        for j in range(n):
+            w_1[j] = T.float32(j)
+        assert A[i] >= T.float32(0), "negative input"
+        A[i] = A[i] + w_1[i]
+
+
+@T.prim_func
+def _ws_nested(A: T.Buffer((4,), "float32"), n: T.int32):
+    w = T.allocate([n], "float32", "global")
+    w_1 = T.Buffer((n,), data=w)
+    v = T.allocate([2048], "float32", "global")
+    v_1 = T.Buffer((2048,), data=v)
+    for i in range(n):
+        w_1[i] = T.float32(i)
+    for i in range(2048):
+        v_1[i] = T.float32(i)
+    assert A[0] >= T.float32(0), "negative input"
+    A[0] = A[0] + w_1[1] + v_1[2]
+
+
+@pytest.mark.parametrize("func", [_ws_before_parallel, _ws_inside_parallel, _ws_nested],
+                         ids=["before_parallel", "inside_parallel", "nested"])
+def test_heap_workspaces_are_freed_on_error_returns(func, monkeypatch):
+    """A failing assert returns -1 after freeing every live workspace: repeated failing calls
+    leave the heap in use as it was (glibc's mallinfo2; one thread, so one malloc arena)."""
+    import ctypes
+
+    from tvmlite.driver import build_module as bm
+
+    libc = ctypes.CDLL(None)
+    if not hasattr(libc, "mallinfo2"):
+        pytest.skip("needs glibc's mallinfo2")
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(k, ctypes.c_size_t) for k in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+            "fordblks", "keepcost")]
+
+    libc.mallinfo2.restype = MallInfo2
+
+    def in_use():
+        m = libc.mallinfo2()
+        return m.uordblks + m.hblkhd
+
+    monkeypatch.setenv("TVM_NUM_THREADS", "1")
+    bm.clear_build_cache()
+    f = tvm.build(func)
+    src = f.get_source()
+    assert "tvml_alloc((size_t)(n) * 4)" in src
+    if func is _ws_nested:
+        assert "tvml_alloc((size_t)(2048) * 4)" in src  # 8 KiB: over the stack limit
+    n = 1 << 18  # a 1 MiB workspace
+    good = tvm.nd.array(np.ones(4, "float32"))
+    f(good, n)
+    np.testing.assert_allclose(good.numpy(), [1, 2, 3, 4] if func is not _ws_nested
+                               else [4, 1, 1, 1])
+    bad = tvm.nd.array(np.array([1, -1, 1, 1], "float32") if func is not _ws_nested
+                       else np.array([-1, 1, 1, 1], "float32"))
+    for _ in range(2):  # warm up whatever Python allocates on an error
+        with pytest.raises(TVMError, match="negative input"):
+            f(bad, n)
+    before = in_use()
+    for _ in range(8):
+        with pytest.raises(TVMError, match="negative input"):
+            f(bad, n)
+    assert in_use() - before < (1 << 20), "a workspace leaked on the error path"
+
+
 def test_no_stack_arrays_inside_parallel_loops():
     n = 64
     A = te.placeholder((n, 16), name="A")
