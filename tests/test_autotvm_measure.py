@@ -10,7 +10,8 @@ import tvmlite as tvm
 from tvmlite import autotvm, te
 from tvmlite.autotvm import MeasureErrorNo
 
-MODES = ["ok", "raise", "crash_build", "hang_build", "segfault", "spin", "wrong", "ok2"]
+MODES = ["ok", "raise", "crash_build", "hang_build", "segfault", "spin", "wrong", "ok2",
+         "raise_error", "bad_c"]
 
 
 @autotvm.template("test_measure/modes")
@@ -21,6 +22,8 @@ def modes(n):
     A = te.placeholder((n,), name="A")
     if mode == "raise":
         raise ValueError("the template refuses this config")
+    if mode == "raise_error":  # classic: an error noted on the config fails the candidate
+        cfg.raise_error("too large factor for unrolling")
     if mode == "crash_build":
         os.abort()
     if mode == "hang_build":
@@ -30,6 +33,9 @@ def modes(n):
     elif mode == "spin":
         k = te.reduce_axis((0, 1 << 30), name="k")
         B = te.compute((n,), lambda i: te.sum(A[i] * 1.0001, axis=k), name="B")
+    elif mode == "bad_c":  # lowers, but the C compiler cannot build it
+        B = te.compute((n,), lambda i: tvm.tir.call_extern("float32", "no such fn(", A[i]),
+                       name="B")
     elif mode == "wrong":
         B = te.compute((n,), lambda i: A[i] + 2.0, name="B")
     else:
@@ -65,7 +71,10 @@ def test_every_failure_gets_its_error_and_tuning_goes_on(tmp_path):
                    "hang_build": MeasureErrorNo.BUILD_TIMEOUT,
                    "segfault": MeasureErrorNo.RUNTIME_DEVICE,
                    "spin": MeasureErrorNo.RUN_TIMEOUT,
-                   "wrong": MeasureErrorNo.WRONG_ANSWER}
+                   "wrong": MeasureErrorNo.WRONG_ANSWER,
+                   "raise_error": MeasureErrorNo.INSTANTIATION_ERROR,
+                   "bad_c": MeasureErrorNo.COMPILE_HOST}
+    assert "too large factor for unrolling" in got["raise_error"].costs[0]
     assert "refuses this config" in got["raise"].costs[0]
     assert "SIGABRT" in got["crash_build"].costs[0]
     assert "SIGSEGV" in got["segfault"].costs[0]

@@ -75,9 +75,12 @@ def _instantiate(task, index: int):
     cfg = task.config_space.get(index)
     try:
         with task.target:
-            return task.instantiate(cfg)
+            out = task.instantiate(cfg)
     except Exception as e:  # noqa: BLE001  (any template error is the candidate's result)
         raise WorkerError(INSTANTIATION_ERROR, _short_tb(e)) from None
+    if not cfg.valid():  # the template called cfg.raise_error
+        raise WorkerError(INSTANTIATION_ERROR, "InstantiationError: " + "; ".join(cfg.errors))
+    return out
 
 
 def _lower(task, sch, args):
