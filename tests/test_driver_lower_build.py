@@ -132,3 +132,57 @@ def test_build_default_name_and_entry():
     f(a, b, c)
     np.testing.assert_allclose(c.numpy(), a.numpy() + b.numpy())
     assert "default_function" in mod.get_source()
+
+
+@pytest.mark.parametrize("target", ["llvm", "c", "llvm -mcpu=x86-64", tvm.target.Target("llvm")])
+def test_build_schedule_target_strings_and_name(target):
+    A, B, C = _vadd(37)
+    s = te.create_schedule(C.op)
+    mod = tvm.build(s, [A, B, C], target=target, name="vadd")
+    assert "vadd" in mod.get_source()
+    rng = np.random.default_rng(5)
+    a, b = (tvm.nd.array(rng.standard_normal(37).astype("float32")) for _ in range(2))
+    for f in (mod, mod["vadd"], mod[mod.entry_name]):
+        c = tvm.nd.empty((37,))
+        f(a, b, c)
+        np.testing.assert_allclose(c.numpy(), a.numpy() + b.numpy())
+
+
+@pytest.mark.parametrize("opt_level", [0, 3])
+def test_build_under_each_opt_level(opt_level):
+    A, B, C = _vadd(21)
+    s = te.create_schedule(C.op)
+    _, xi = s[C].split(C.op.axis[0], factor=8)
+    s[C].vectorize(xi)
+    with tvm.transform.PassContext(opt_level=opt_level):
+        assert tvm.transform.PassContext.current().opt_level == opt_level
+        f = tvm.build(s, [A, B, C])
+    a, b = (tvm.nd.array(np.random.default_rng(i).random(21, dtype="float32")) for i in (1, 2))
+    c = tvm.nd.empty((21,))
+    f(a, b, c)
+    np.testing.assert_allclose(c.numpy(), a.numpy() + b.numpy())
+
+
+def test_lower_irmodule_of_blocks_gives_flat_loops():
+    A, B, C = _vadd(13)
+    mod = tvm.lower(tvm.IRModule({"main": te.create_prim_func([A, B, C])}))
+
+    @T.prim_func
+    def expected(A: T.Buffer((13,), "float32"), B: T.Buffer((13,), "float32"),
+                 C: T.Buffer((13,), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i in range(13):
+            C[i] = A[i] + B[i]
+
+    tvm.ir.assert_structural_equal(mod["main"], expected)
+
+
+def test_build_te_schedule_bound_to_gpu_threads_for_cpu_names_the_loop():
+    A, B, C = _vadd(64)
+    s = te.create_schedule(C.op)
+    bx, tx = s[C].split(C.op.axis[0], factor=16)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    for target in ("llvm", "c"):
+        with pytest.raises(tvm.TVMError, match=r"i\.outer.*blockIdx\.x"):
+            tvm.build(s, [A, B, C], target=target)
