@@ -46,6 +46,10 @@ def test_array_device_spellings_and_sources():
     lst = tvm.nd.array([[1.0, 2.0], [3.0, 4.0]])
     assert lst.dtype == "float64" and lst.shape == (2, 2)
     assert tvm.nd.array([1, 2], dtype="float32").dtype == "float32"
+    for e in (tvm.nd.empty((2, 3), "int8", tvm.cpu(0)), tvm.nd.empty((2, 3), "int8", ctx=tvm.cpu()),
+              tvm.nd.empty((2, 3), dtype="int8", device=tvm.device("llvm", 0))):
+        assert (e.shape, e.dtype, e.device) == ((2, 3), "int8", tvm.cpu(0))
+        assert e._numpy_view().ctypes.data % 64 == 0
 
 
 def test_zero_dim_and_bool_and_float16():
