@@ -125,7 +125,8 @@ def _run(s, args, inputs, out_shape, disable=False):
     return arrs[-1].numpy(), f
 
 
-@pytest.mark.parametrize("n,factor", [(37, 8), (64, 16), (100, 41), (13, 7), (5, 8)])
+@pytest.mark.parametrize("n,factor", [(37, 8), (64, 16), (100, 41), (13, 7), (5, 8), (10, 3),
+                                      (301, 100), (450, 200)])
 def test_vectorized_elementwise_with_guards_matches_numpy(n, factor):
     A = te.placeholder((n,), name="A")
     B = te.placeholder((n,), name="B")
@@ -137,8 +138,9 @@ def test_vectorized_elementwise_with_guards_matches_numpy(n, factor):
     rng = np.random.default_rng(n)
     a, b = rng.random(n, dtype="float32"), rng.random(n, dtype="float32")
     want = np.exp(a) * b + np.where(np.arange(n) % 3 == 0, a, b)
-    got, _ = _run(s, [A, B, C], [a, b], (n,))
+    got, f = _run(s, [A, B, C], [a, b], (n,))
     np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert "tvml_float32x" in f.get_source()  # any lane count compiles to vector code
     serial, _ = _run(s, [A, B, C], [a, b], (n,), disable=True)
     np.testing.assert_allclose(got, serial, rtol=1e-6)
 
