@@ -23,6 +23,6 @@ from .functor import post_order_visit, substitute
 from . import op
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
 from .tensor_intrin import TensorIntrin
-from . import transform, schedule, ir_builder
+from . import transform, schedule, ir_builder, stmt_functor
 
 __all__ = [n for n in dir() if not n.startswith("_")]

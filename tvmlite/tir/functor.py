@@ -131,6 +131,61 @@ def post_order_visit(node, fvisit: Callable[[Any], None]) -> None:
     _PostOrder(fvisit).visit(node)
 
 
+class _PreOrder(Visitor):
+    def __init__(self, f):
+        self.f = f
+
+    def visit(self, x):
+        if isinstance(x, Node) and not isinstance(x, Buffer) and self.f(x) is False:
+            return
+        super().visit(x)
+
+
+def pre_order_visit(node, fvisit: Callable[[Any], Any]) -> None:
+    """Call ``fvisit`` on every node below ``node`` (parents first); when it returns False the
+    node's children are skipped."""
+    _PreOrder(fvisit).visit(node)
+
+
+def _type_key_names(only_enable) -> set | None:
+    if only_enable is None:
+        return None
+    return {k.rsplit(".", 1)[-1] for k in only_enable}
+
+
+class _IRTransform(Mutator):
+    def __init__(self, preorder, postorder, only_enable):
+        self.pre, self.post = preorder, postorder
+        self.enabled = _type_key_names(only_enable)
+
+    def visit(self, x):
+        if not _is_ir(x) or (self.enabled is not None
+                             and type(x).__name__ not in self.enabled):
+            return super().visit(x)
+        if self.pre is not None:
+            r = self.pre(x)
+            if r is not None:
+                return r
+        y = super().visit(x)
+        if self.post is not None:
+            r = self.post(y)
+            if r is not None:
+                return r
+        return y
+
+
+def ir_transform(node, preorder: Callable | None, postorder: Callable | None,
+                 only_enable=None):
+    """Rewrite ``node`` (TVM's ``tvm.tir.stmt_functor.ir_transform``).
+
+    ``preorder(n)`` runs before ``n``'s children: a non-None result replaces ``n`` and its
+    children are not visited. ``postorder(n)`` runs on the node rebuilt from its rewritten
+    children: a non-None result replaces it. ``only_enable`` limits both to node types given by
+    type key (``"tir.For"``) or class name (``"For"``).
+    """
+    return _IRTransform(preorder, postorder, only_enable).visit(node)
+
+
 def collect_vars(node) -> set:
     """The set of Vars used in ``node`` (buffers not entered)."""
     out = set()
