@@ -3,6 +3,7 @@ factors, compiled with ``tvm.build`` (the C backend) and compared with numpy on 
 the block-level numpy interpreter (``tvmlite.runtime.interpreter``) checks the scheduled IR
 itself (bounds, iterator domains, uninitialised reads)."""
 import numpy as np
+import pytest
 
 import tvmlite as tvm
 from tvmlite import te
@@ -144,3 +145,84 @@ def test_reduction_order_and_rfactor():
     rf = s.rfactor(k1, 2)
     s.parallel(s.get_loops(rf)[0])
     _check(s, ref, [(N, K), (K, M)], (N, M))
+
+
+def test_bind_runs_in_the_interpreter():
+    """GPU-bound loops cannot be built for the CPU: the interpreter runs them (blocks x
+    threads); the C backend refuses with a TVMError."""
+    func, ref = _matmul()
+    s = Schedule(func)
+    i, j, k = s.get_loops(s.get_block("C"))
+    j0, j1 = s.split(j, [None, 4])
+    s.bind(i, "blockIdx.x")
+    s.bind(j1, "threadIdx.x")
+    rng = np.random.default_rng(2)
+    a, b = rng.random((N, K), dtype=np.float32), rng.random((K, M), dtype=np.float32)
+    out = np.zeros((N, M), "float32")
+    interpret(s.mod["main"], a, b, out)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
+    with pytest.raises(tvm.error.TVMError, match="GPU thread"):
+        tvm.build(s.mod, target="llvm")
+
+
+def test_annotate_unannotate_pragmas():
+    func, ref = _matmul()
+    s = Schedule(func)
+    c = s.get_block("C")
+    i, j, k = s.get_loops(c)
+    s.annotate(k, "pragma_unroll_explicit", 1)
+    s.annotate(j, "pragma_auto_unroll_max_step", 16)
+    s.annotate(c, "note", "kept on the block")
+    s.unannotate(j, "pragma_auto_unroll_max_step")
+    _check(s, ref, [(N, K), (K, M)], (N, M))
+
+
+def test_blockize_odd_sizes():
+    func, ref = _matmul()
+    s = Schedule(func)
+    i, j, k = s.get_loops(s.get_block("C"))
+    k0, k1 = s.split(k, [None, 3])
+    s.reorder(k0, i, j, k1)
+    s.blockize(j)  # the j, k1 nest of every (k0, i): a reduction block outside
+    _check(s, ref, [(N, K), (K, M)], (N, M))
+
+
+def test_tensorize_odd_tiles():
+    """A 5x3x7 TIR intrinsic tensorizes a 15x9x7 matmul (odd tiles, odd sizes)."""
+    from tvmlite.script import tir as T
+    from tvmlite.tir import TensorIntrin
+
+    @T.prim_func
+    def desc(a: T.handle, b: T.handle, c: T.handle) -> None:
+        A = T.match_buffer(a, (5, 7), "float32", offset_factor=1)
+        B = T.match_buffer(b, (7, 3), "float32", offset_factor=1)
+        C = T.match_buffer(c, (5, 3), "float32", offset_factor=1)
+        for i, j, k in T.grid(5, 3, 7):
+            with T.block("update"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    @T.prim_func
+    def impl(a: T.handle, b: T.handle, c: T.handle) -> None:
+        A = T.match_buffer(a, (5, 7), "float32", offset_factor=1, strides=[7, 1])
+        B = T.match_buffer(b, (7, 3), "float32", offset_factor=1, strides=[9, 1])
+        C = T.match_buffer(c, (5, 3), "float32", offset_factor=1, strides=[9, 1])
+        for i, j, k in T.grid(5, 3, 7):
+            C[i, j] = C[i, j] + A[i, k] * B[k, j]
+
+    TensorIntrin.register("test_diff_tile5x3x7", desc, impl, override=True)
+    n, m, kk = 15, 9, 7
+    A = te.placeholder((n, kk), name="A")
+    Bm = te.placeholder((kk, m), name="B")
+    r = te.reduce_axis((0, kk), name="k")
+    C = te.compute((n, m), lambda i, j: te.sum(A[i, r] * Bm[r, j], axis=r), name="C")
+    s = Schedule(te.create_prim_func([A, Bm, C]))
+    c = s.get_block("C")
+    i, j, k = s.get_loops(c)
+    i0, i1 = s.split(i, [None, 5])
+    j0, j1 = s.split(j, [None, 3])
+    s.reorder(i0, j0, i1, j1, k)
+    s.decompose_reduction(c, i1)
+    s.tensorize(i1, "test_diff_tile5x3x7")
+    assert 'T.block("C")' not in s.mod.script()  # the tile is the intrinsic's body now
+    _check(s, lambda a, b: a @ b, [(n, kk), (kk, m)], (n, m))
