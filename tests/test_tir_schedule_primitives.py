@@ -1,4 +1,4 @@
-"""Expected-IR tests of every tir.Schedule primitive: TVMScript before, the primitive, TVMScript
+"""Expected-IR tests of every tir.Schedule primitive (blockize and tensorize included): TVMScript before, the primitive, TVMScript
 after, compared with ``assert_structural_equal``."""
 import pytest
 
@@ -304,6 +304,84 @@ def rfactor_after(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,), "float32"))
                 B[vi] = B[vi] + B_rf[vk_1, vi]
 
 
+@T.prim_func
+def blockize_after(A: T.Buffer((10, 7), "float32"), C: T.Buffer((10, 7), "float32")):
+    # with T.block("root"):
+    B = T.alloc_buffer((10, 7))
+    for i_0 in range(5):
+        with T.block("B_o"):
+            vi_o = T.axis.remap("S", [i_0])
+            T.reads(A[vi_o * 2:vi_o * 2 + 2, 0:7])
+            T.writes(B[vi_o * 2:vi_o * 2 + 2, 0:7])
+            for i_1, j in T.grid(2, 7):
+                with T.block("B"):
+                    vi_i, vj_i = T.axis.remap("SS", [i_1, j])
+                    T.reads(A[vi_o * 2 + vi_i, vj_i])
+                    T.writes(B[vi_o * 2 + vi_i, vj_i])
+                    B[vi_o * 2 + vi_i, vj_i] = A[vi_o * 2 + vi_i, vj_i] * T.float32(2)
+    for i, j in T.grid(10, 7):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(B[vi, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+@T.prim_func
+def blockize_reduction_after(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,), "float32")):
+    # with T.block("root"):
+    for i in range(7):
+        with T.block("B_o"):
+            vi_o = T.axis.remap("S", [i])
+            T.reads(B[vi_o], A[vi_o, 0:13])
+            T.writes(B[vi_o])
+            with T.init():
+                with T.block("B_init"):
+                    T.reads()
+                    T.writes(B[vi_o])
+                    B[vi_o] = T.float32(0)
+            for k in range(13):
+                with T.block("B"):
+                    vk_i = T.axis.remap("R", [k])
+                    T.reads(B[vi_o], A[vi_o, vk_i])
+                    T.writes(B[vi_o])
+                    B[vi_o] = B[vi_o] + A[vi_o, vk_i]
+
+
+@T.prim_func
+def double_desc(a: T.handle, b: T.handle) -> None:
+    A = T.match_buffer(a, (2, 7), "float32", offset_factor=1)
+    B = T.match_buffer(b, (2, 7), "float32", offset_factor=1)
+    for i, j in T.grid(2, 7):
+        with T.block("double"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+@T.prim_func
+def double_impl(a: T.handle, b: T.handle) -> None:
+    A = T.match_buffer(a, (2, 7), "float32", offset_factor=1)
+    B = T.match_buffer(b, (2, 7), "float32", offset_factor=1)
+    T.evaluate(T.call_extern("int32", "double14", B.data, B.elem_offset, A.data, A.elem_offset))
+
+
+@T.prim_func
+def tensorize_after(A: T.Buffer((10, 7), "float32"), C: T.Buffer((10, 7), "float32")):
+    # with T.block("root"):
+    B = T.alloc_buffer((10, 7))
+    for i_0 in range(5):
+        with T.block("B_o"):
+            vi_o = T.axis.remap("S", [i_0])
+            T.reads(A[vi_o * 2:vi_o * 2 + 2, 0:7])
+            T.writes(B[vi_o * 2:vi_o * 2 + 2, 0:7])
+            T.call_extern("int32", "double14", B.data, vi_o * 14, A.data, vi_o * 14)
+    for i, j in T.grid(10, 7):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(B[vi, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
 
 def _check(sch, expected):
     got = sch.mod["main"]
@@ -447,3 +525,25 @@ def test_trace_replays():
     replay = Schedule(elementwise)
     exec("\n".join(s.trace.as_python()), {"sch": replay})
     tvm.ir.assert_structural_equal(replay.mod["main"], s.mod["main"])
+
+
+def test_blockize():
+    s = Schedule(elementwise)
+    i, j = _loops(s, "B")
+    i0, i1 = s.split(i, [5, 2])
+    outer = s.blockize(i1)
+    assert outer.name == "B_o"
+    _check(s, blockize_after)
+    s = Schedule(rowsum)
+    i, k = _loops(s, "B")
+    s.blockize(k)
+    _check(s, blockize_reduction_after)
+
+
+def test_tensorize():
+    tvm.tir.TensorIntrin.register("test_double14", double_desc, double_impl, override=True)
+    s = Schedule(elementwise)
+    i, j = _loops(s, "B")
+    i0, i1 = s.split(i, [5, 2])
+    s.tensorize(i1, "test_double14")
+    _check(s, tensorize_after)
