@@ -1,5 +1,5 @@
-"""Expected-IR tests of every tir.Schedule primitive (blockize and tensorize included): TVMScript before, the primitive, TVMScript
-after, compared with ``assert_structural_equal``."""
+"""Expected-IR tests of every tir.Schedule primitive, blockize and tensorize included:
+TVMScript before, the primitive, TVMScript after, compared with ``assert_structural_equal``."""
 import pytest
 
 import tvmlite as tvm
