@@ -117,8 +117,9 @@ def test_split_policies_and_other_knobs():
         assert e.size[0] == -1 and 24 % (e.size[1] * e.size[2]) == 0
     assert sorted(e.size[-1] for e in sp["tile_x"].entities) == [1, 2, 4, 8, 16]
     assert len(sp["order"]) == 6
-    assert len(sp["ann"]) == 2 * 3
-    assert len(task.config_space) == 30 * 5 * 6 * 6
+    # classic: none/unroll/vec on each axis, at most one vectorized: 3 * 3 - 1
+    assert len(sp["ann"]) == 8
+    assert len(task.config_space) == 30 * 5 * 6 * 8
     assert task.flop == 2 * 24 ** 3  # add_flop wins over the counted flops
 
 
@@ -221,3 +222,79 @@ def test_flop_counts_calls_by_their_arguments_as_classic_tvm():
         == 10 * 1
     with pytest.raises(autotvm.task.TaskError, match="cfg.add_flop"):
         autotvm.task.create("test_space/flop_calls", args=(10, "copy"), target="llvm")
+
+
+def test_spaces_and_configs_print_as_in_classic_tvm():
+    task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
+    assert repr(task.config_space) == (
+        "ConfigSpace (len=84, space_map=\n"
+        "   0 tile_i: Split(policy=factors, product=4223, num_outputs=2) len=2\n"
+        "   1 tile_k: Split(policy=factors, product=128, num_outputs=2) len=7\n"
+        "   2 vectorize: OtherOption([True, False]) len=2\n"
+        "   3 unroll: OtherOption([0, 8, 16]) len=3\n)")
+    assert str(task.config_space.get(38)) == \
+        "[('tile_i', [-1, 1]), ('tile_k', [-1, 32]), ('vectorize', True), ('unroll', 8)],None,38"
+    s = ConfigSpace()
+    s.define_reorder("r", [1, 2, 3], policy="all")
+    s.define_annotate("a", [1, 2], policy="try_unroll")
+    assert repr(s).splitlines()[1:3] == ["   0 r: Reorder(policy=all) len=6",
+                                         "   1 a: Annotate(policy=try_unroll) len=4"]
+
+
+def test_annotate_policies_follow_classic_tvm():
+    s = ConfigSpace()
+    s.define_annotate("uv", [1, 2], policy="try_unroll_vec")
+    s.define_annotate("v", [1, 2, 3], policy="try_vec")
+    s.define_annotate("u", [1, 2], policy="unroll")
+    assert [e.anns for e in s.space_map["uv"].entities] == [
+        ["none", "none"], ["none", "unroll"], ["none", "vec"], ["unroll", "none"],
+        ["unroll", "unroll"], ["unroll", "vec"], ["vec", "none"], ["vec", "unroll"]]
+    assert len(s.space_map["v"]) == 4  # nothing, or one of the three axes vectorized
+    assert [e.anns for e in s.space_map["u"].entities] == [["unroll", "unroll"]]
+    with pytest.raises(SpaceError, match="policy"):
+        s.define_annotate("bad", [1], policy="try_fold")
+
+
+def test_annotate_limits_mark_the_config_invalid():
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    xo, xi = s[B].split(B.op.axis[0], factor=16)
+    cfg = autotvm.space.ConfigEntity(0, None, {})
+    ent = autotvm.space.AnnotateEntity(["unroll", "vec"])
+    ent.apply(s, B, [xo, xi], axis_lens=[4, 16], max_unroll=2, vec_size=[4, 8], cfg=cfg)
+    assert not cfg.valid()
+    assert cfg.errors == ["Too large factor for unrolling", "Wrong size of lanes in vectorization"]
+
+
+def test_fallback_takes_first_candidate_and_fallback_split_fits_constraints():
+    from tvmlite.autotvm.space import FallbackConfigEntity
+
+    cfg = FallbackConfigEntity()
+    cfg.define_split("f", 64, num_outputs=2, filter=lambda x: x.size[-1] >= 4)
+    cfg.define_split("c", 10, policy="candidate", num_outputs=2, candidate=[[-1, 5], [2, 5]])
+    cfg.define_split("t", 49, num_outputs=3)
+    cfg.define_split("u", 128, num_outputs=3)
+    cfg.fallback_split("t", [-1, 8, 4])
+    cfg.fallback_split("u", [-1, 8, 4])
+    assert cfg["f"].size == [-1, 4]
+    assert cfg["c"].size == [-1, 5]
+    assert cfg["t"].size == [7, 7, 1]
+    assert cfg["u"].size == [4, 8, 4]
+    # the same fallback config serves the next call: definitions again keep what was set
+    cfg.define_split("t", 49, num_outputs=3)
+    assert cfg["t"].size == [7, 7, 1]
+    assert str(cfg).startswith("[('f', [-1, 4]), ('c', [-1, 5]), ('t', [7, 7, 1])")
+    with pytest.raises(SpaceError, match="not a split knob"):
+        cfg.fallback_split("nope", [-1, 2])
+
+
+def test_fallback_template_computes_the_product():
+    # the fallback of the matmul template takes the first candidates of its knobs
+    with tvm.target.Target("llvm"):
+        s, args = matmul(20)
+    f = tvm.build(s, args, "llvm")
+    a, b = np.random.rand(20, 20).astype("float32"), np.random.rand(20, 20).astype("float32")
+    c = tvm.nd.array(np.zeros((20, 20), "float32"))
+    f(tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4)

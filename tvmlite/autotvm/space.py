@@ -82,7 +82,7 @@ class SplitEntity:
         return hash(tuple(self.size))
 
     def __repr__(self) -> str:
-        return f"sp{self.size}"
+        return str(self.size)
 
 
 class ReorderEntity:
@@ -109,7 +109,7 @@ class ReorderEntity:
         return hash(tuple(self.perm))
 
     def __repr__(self) -> str:
-        return f"re{self.perm}"
+        return str(self.perm)
 
 
 class AnnotateEntity:
@@ -128,15 +128,19 @@ class AnnotateEntity:
         for i, (ax, ann) in enumerate(zip(axes, self.anns)):
             if ann == "none":
                 continue
+            # classic: a limit broken marks the config invalid (cfg.raise_error) and the
+            # annotation is applied anyway; without a cfg the annotation is left out
             if ann == "unroll":
-                if max_unroll is not None and axis_lens is not None and \
-                        axis_lens[i] > max_unroll:
-                    continue
+                if max_unroll and axis_lens is not None and axis_lens[i] > max_unroll:
+                    if cfg is None:
+                        continue
+                    cfg.raise_error("Too large factor for unrolling")
                 sch[op].unroll(ax)
             elif ann == "vec":
-                if vec_size is not None and axis_lens is not None and \
-                        axis_lens[i] not in vec_size:
-                    continue
+                if vec_size and axis_lens is not None and axis_lens[i] not in vec_size:
+                    if cfg is None:
+                        continue
+                    cfg.raise_error("Wrong size of lanes in vectorization")
                 sch[op].vectorize(ax)
             elif ann == "parallel":
                 sch[op].parallel(ax)
@@ -157,7 +161,7 @@ class AnnotateEntity:
         return hash(tuple(self.anns))
 
     def __repr__(self) -> str:
-        return f"an{self.anns}"
+        return str(self.anns)
 
 
 class OtherOptionEntity:
@@ -181,9 +185,11 @@ class TransformSpace:
     """The candidates of one knob."""
 
     kind = ""
+    title = ""
 
     def __init__(self):
         self.entities: List[Any] = []
+        self.policy: Optional[str] = None
 
     def __len__(self) -> int:
         return len(self.entities)
@@ -197,8 +203,8 @@ class TransformSpace:
         except ValueError:
             raise SpaceError(f"{entity!r} is not a candidate of this {self.kind} knob") from None
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(len={len(self)})"
+    def __repr__(self) -> str:  # classic AutoTVM's form
+        return f"{self.title}(policy={self.policy}) len={len(self)}"
 
 
 def _factors(n: int) -> List[int]:
@@ -223,6 +229,11 @@ class SplitSpace(TransformSpace):
     """
 
     kind = "sp"
+    title = "Split"
+
+    def __repr__(self) -> str:
+        return (f"Split(policy={self.policy}, product={self.product}, "
+                f"num_outputs={self.num_outputs}) len={len(self)}")
 
     def __init__(self, axes, policy: str, **kwargs):
         super().__init__()
@@ -286,9 +297,11 @@ class ReorderSpace(TransformSpace):
     """Permutations of a list of axes: policy ``"all"``, ``"identity"`` or ``"candidate"``."""
 
     kind = "re"
+    title = "Reorder"
 
     def __init__(self, axes, policy: str, **kwargs):
         super().__init__()
+        self.policy = policy
         self.num_axis = len(axes)
         if policy == "identity":
             perms = [list(range(self.num_axis))]
@@ -317,13 +330,12 @@ class AnnotateSpace(TransformSpace):
 
     kind = "an"
 
+    title = "Annotate"
+
     def __init__(self, axes, policy: str, **kwargs):
         super().__init__()
+        self.policy = policy
         n = len(axes)
-        per_axis = {"try_unroll": (["none", "unroll"], None),
-                    "try_unroll_vec": (["none", "unroll"], ["none", "unroll", "vec"]),
-                    "try_vec": (["none"], ["none", "vec"]),
-                    "try_parallel": (["none"], ["none", "parallel"])}
         if policy == "candidate":
             cands = kwargs.pop("candidate", None)
             if not cands or any(len(c) != n for c in cands):
@@ -331,15 +343,19 @@ class AnnotateSpace(TransformSpace):
                                  f"annotations")
             self.entities = [AnnotateEntity(c) for c in cands]
             return
-        if policy not in per_axis:
-            raise SpaceError(f"define_annotate: unknown policy {policy!r} (use "
-                             f"{', '.join(per_axis)} or candidate)")
-        inner, last = per_axis[policy]
         if policy == "try_parallel":
             choices = [["none", "parallel"]] + [["none"]] * (n - 1)
-        else:
-            choices = [inner] * (n - 1) + [last or inner] if n else []
-        self.entities = [AnnotateEntity(list(c)) for c in itertools.product(*choices)]
+            self.entities = [AnnotateEntity(list(c)) for c in itertools.product(*choices)]
+            return
+        # classic: "try_unroll_vec" -> every axis tries none/unroll/vec ("try" is "none"),
+        # with at most one vectorized axis
+        anns = policy.replace("try", "none").split("_")
+        if not all(a in ("none", "unroll", "vec") for a in anns):
+            raise SpaceError(f"define_annotate: unknown policy {policy!r} (use try_unroll, "
+                             f"try_vec, try_unroll_vec, unroll, vec, try_parallel or "
+                             f"candidate)")
+        self.entities = [AnnotateEntity(list(c)) for c in itertools.product(anns, repeat=n)
+                         if c.count("vec") <= 1]
 
 
 class OtherOptionSpace(TransformSpace):
@@ -353,6 +369,9 @@ class OtherOptionSpace(TransformSpace):
         if cands is None or len(cands) == 0:
             raise SpaceError("define_knob needs a non-empty list of candidates")
         self.entities = [OtherOptionEntity(c) for c in cands]
+
+    def __repr__(self) -> str:
+        return f"OtherOption({self.entities}) len={len(self)}"
 
 
 _SPACE_OF_KIND = {"sp": SplitSpace, "re": ReorderSpace, "an": AnnotateSpace,
@@ -471,8 +490,12 @@ class ConfigSpace:
     def __repr__(self) -> str:
         lines = [f"ConfigSpace (len={len(self)}, space_map="]
         for i, (name, space) in enumerate(self.space_map.items()):
-            lines.append(f"   {i:2d} {name}: {space}")
+            lines.append(f"  {i:2d} {name}: {space}")
         return "\n".join(lines) + "\n)"
+
+    def _knobs_repr(self) -> str:
+        """``[('tile_i', [-1, 41]), ('unroll', 8)]``: classic AutoTVM's printed knobs."""
+        return "[" + ", ".join(f"({k!r}, {v!r})" for k, v in self._entity_map.items()) + "]"
 
 
 class ConfigEntity(ConfigSpace):
@@ -553,55 +576,57 @@ class ConfigEntity(ConfigSpace):
         return ConfigEntity(index, json_dict.get("code_hash"), entities)
 
     def __repr__(self) -> str:
-        return f"{','.join(f'{k}={v!r}' for k, v in self._entity_map.items())},{self.code_hash},"\
-               f"{self.index}"
+        return f"{self._knobs_repr()},{self.code_hash},{self.index}"
 
     def __str__(self) -> str:
         return repr(self)
 
 
 class FallbackConfigEntity(ConfigSpace):
-    """The config used when no record matches: every knob takes a plain default (no split,
-    first candidate, identity order, no annotation)."""
+    """The config used when no record matches: as in classic AutoTVM, each knob takes the
+    first candidate of its space (filters and candidate lists included); ``fallback_split``
+    or ``cfg[name] = entity`` change one."""
 
     def __init__(self):
         super().__init__()
-        self._collect = False
         self.index = -1
 
     @property
     def is_fallback(self) -> bool:
         return True
 
-    def define_split(self, name, axis, policy="factors", **kwargs):
-        if name not in self._entity_map:
-            n = int(kwargs.get("num_outputs", 2))
-            self._entity_map[name] = SplitEntity([-1] + [1] * (n - 1))
-
-    def define_reorder(self, name, axes, policy, **kwargs):
-        if name not in self._entity_map:
-            self._entity_map[name] = ReorderEntity(list(range(len(axes))))
-
-    def define_annotate(self, name, axes, policy, **kwargs):
-        if name not in self._entity_map:
-            self._entity_map[name] = AnnotateEntity(["none"] * len(axes))
-
-    def define_knob(self, name, candidate):
-        if name not in self._entity_map:
-            cands = list(candidate)
-            if not cands:
-                raise SpaceError("define_knob needs a non-empty list of candidates")
-            self._entity_map[name] = OtherOptionEntity(cands[0])
+    def _add(self, name: str, space: TransformSpace) -> None:
+        # one fallback config serves every call of its workload: the first definition stays,
+        # and so does an entity set with fallback_split or cfg[name] = ...
+        if name not in self.space_map:
+            self.space_map[name] = space
+            self._length = None
+        self._entity_map.setdefault(name, space[0])
 
     def fallback_split(self, name: str, constraints: Sequence[int]) -> None:
-        """Set split knob ``name`` to the given inner factors (outer takes the rest)."""
-        self._entity_map[name] = SplitEntity([-1] + list(constraints)[1:])
+        """Split knob ``name`` by the largest factors within ``constraints`` (the maximum
+        size of each loop, innermost last; ``-1`` for no limit): for an axis of 49,
+        ``[-1, 8, 4]`` gives ``[7, 7, 1]``."""
+        space = self.space_map.get(name)
+        if not isinstance(space, SplitSpace):
+            raise SpaceError(f"fallback_split: {name!r} is not a split knob defined on this "
+                             f"config")
+        if len(constraints) != space.num_outputs:
+            raise SpaceError(f"fallback_split: {name!r} has {space.num_outputs} outputs, got "
+                             f"{len(constraints)} constraints")
+        size = [0] * space.num_outputs
+        rest = space.product
+        for i in reversed(range(space.num_outputs)):
+            limit = math.inf if constraints[i] == -1 else constraints[i]
+            fits = [f for f in _factors(rest) if f <= limit]
+            if not fits:
+                raise SpaceError(f"Cannot find feasible fallback split entity for node: {name}")
+            size[i] = fits[-1]
+            rest //= fits[-1]
+        self._entity_map[name] = SplitEntity(size)
 
     def __setitem__(self, name: str, entity) -> None:
         self._entity_map[name] = entity
 
-    def __len__(self) -> int:
-        return 1
-
     def __repr__(self) -> str:
-        return f"{','.join(f'{k}={v!r}' for k, v in self._entity_map.items())},fallback"
+        return f"{self._knobs_repr()},{self.code_hash}"
