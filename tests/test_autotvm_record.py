@@ -132,3 +132,31 @@ def test_nested_contexts_and_apply_config():
     with best:
         with autotvm.ApplyHistoryBest([]):
             assert DispatchContext.current.query(task.target, task.workload).index == 3
+
+
+def test_a_log_written_by_classic_tvm_loads_and_applies(tmp_path, caplog):
+    def line(index, tile, vec, cost):
+        return json.dumps({
+            "input": ["llvm -keys=cpu -link-params=0 -mcpu=core-avx2", "test_record/scale",
+                      [64], {}],
+            "config": {"index": index, "code_hash": None,
+                       "entity": [["tile", "sp", [-1, tile]], ["vec", "ot", vec]]},
+            "result": [[cost], 0, 0.3, 1600000000.5], "version": 0.2,
+            "tvm_version": "0.8.dev0"})
+
+    p = tmp_path / "classic.log"
+    p.write_text("# tuned with classic TVM\n"
+                 + '{"i": ["llvm", "x", [], {}, [], {}], "r": [[1.0], 0, 0, 0], "v": 0.1}\n'
+                 + line(3, 8, True, 2e-6) + "\n" + line(1, 2, False, 9e-6) + "\n")
+    recs = list(record.load_from_file(str(p)))
+    assert len(recs) == 2
+    inp, res = recs[0]
+    assert str(inp.target) == "llvm -keys=cpu -link-params=0 -mcpu=core-avx2"
+    assert inp.task.workload == ("test_record/scale", 64)
+    assert inp.config["tile"].size == [-1, 8] and res.costs == (2e-6,)
+    assert "version 0.1 is no longer supported" in caplog.text
+    ctx = autotvm.apply_history_best(str(p))
+    cfg = ctx.query(tvm.target.Target("llvm"), ("test_record/scale", 64))
+    assert cfg["tile"].size == [-1, 8] and cfg["vec"].val is True
+    with ctx:
+        _build_and_check(64)

@@ -11,6 +11,7 @@ A failed trial's costs are written as ``[1000000000.0]``.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from typing import Iterable, Iterator, Optional, Tuple
 
@@ -21,6 +22,9 @@ from .task import TASK_TABLE, Task, deserialize_args
 
 AUTOTVM_LOG_VERSION = 0.2
 TVM_VERSION = "0.8.0"
+
+logger = logging.getLogger("autotvm")
+_warned_v01 = False
 
 
 class RecordError(TVMError, ValueError):
@@ -77,17 +81,23 @@ def decode(row: str, protocol: str = "json") -> Optional[Tuple[MeasureInput, Mea
     if protocol != "json":
         raise RecordError(f"unsupported record protocol {protocol!r} (only 'json')")
     row = row.strip()
-    if not row:
+    if not row or row.startswith("#"):  # classic logs may hold comment lines
         return None
     try:
         d = json.loads(row)
+        if isinstance(d, dict) and d.get("v") == 0.1:
+            global _warned_v01
+            if not _warned_v01:
+                logger.warning("AutoTVM log version 0.1 is no longer supported.")
+                _warned_v01 = True
+            return None
         tgt, name, args, _kwargs = d["input"]
         config = ConfigEntity.from_json_dict(d["config"])
         costs, error_no, all_cost, timestamp = d["result"]
     except (ValueError, KeyError, TypeError) as e:
         raise RecordError(f"not an AutoTVM record: {row[:120]!r} ({e})") from None
     task = _make_task(name, deserialize_args(args))
-    target = Target(tgt.split(" -keys")[0] if isinstance(tgt, str) else tgt)
+    target = Target(str(tgt))  # the whole string: -mcpu and the like are kept
     task.target = target
     return (MeasureInput(target, task, config),
             MeasureResult(tuple(costs), int(error_no), float(all_cost), float(timestamp)))
