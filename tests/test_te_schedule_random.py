@@ -46,6 +46,19 @@ def _workload(rng):
 
 def _schedule(rng, s, C, producers, inputs, log):
     st = s[C]
+    early = []
+    if producers and rng.random() < 0.3:
+        # classic TE is declarative: attach first, then split/fuse/reorder the consumer
+        for P in producers:
+            iv = rng.choice(st.leaf_iter_vars)
+            s[P].compute_at(st, iv)
+            early.append(P)
+            log.append(f"{P.op.name}.compute_at({iv.var.name}) (before the splits)")
+    if rng.random() < 0.2:
+        iv = rng.choice(st.leaf_iter_vars)  # annotated, then maybe split: ignored if so
+        if iv.iter_type != 2:
+            st.parallel(iv)
+            log.append(f"parallel({iv.var.name}) (before the splits)")
     for _ in range(rng.randint(0, 4)):
         leaves = list(st.leaf_iter_vars)
         op = rng.choice(["split", "split", "reorder", "fuse", "tile"])
@@ -82,11 +95,17 @@ def _schedule(rng, s, C, producers, inputs, log):
     if spatial and rng.random() < 0.5:
         st.vectorize(spatial[-1])
         log.append(f"vectorize({spatial[-1].var.name})")
+    elif rng.random() < 0.2:
+        iv = st.leaf_iter_vars[-1]  # maybe a reduction loop: stays serial
+        st.vectorize(iv)
+        log.append(f"vectorize({iv.var.name})")
     if rng.random() < 0.3:
         iv = rng.choice(st.leaf_iter_vars)
         st.unroll(iv)
         log.append(f"unroll({iv.var.name})")
     for P in producers:
+        if any(P is e for e in early):
+            continue
         r = rng.random()
         if r < 0.3:
             s[P].compute_inline()
@@ -113,8 +132,12 @@ def test_random_te_schedule(case):
     if rng.random() < 0.25 and C.op.reduce_axis:
         CC = s.cache_write(C, "local")
         log.append("cache_write(C)")
-        xo = s[C].split(C.op.axis[0], factor=rng.randint(1, 8))[0]
-        s[CC].compute_at(s[C], xo)
+        if rng.random() < 0.5:
+            xo = s[C].split(C.op.axis[0], factor=rng.randint(1, 8))[0]
+            s[CC].compute_at(s[C], xo)
+        else:  # attach at x, then split x: the cache follows to x.inner
+            s[CC].compute_at(s[C], C.op.axis[0])
+            s[C].split(C.op.axis[0], factor=rng.randint(1, 8))
         _schedule(rng, s, CC, [], inputs, log)
     else:
         _schedule(rng, s, C, producers, inputs, log)
