@@ -131,6 +131,23 @@ def test_progress_bar_prints_like_the_seed(capsys):
     import re
     assert re.fullmatch(r" Current/Best: +\d+\.\d\d/ +\d+\.\d\d GFLOPS \| Progress: \(8/8\) \| "
                         r"\d+\.\d\d s Done\.\n", last), repr(last)
+    # one line per batch of 4 (classic: " Done." ends the last line, which is not repeated)
+    assert out.count("Progress: (8/8)") == 1 and out.count("\r") == 2
+    assert f"/{tuner.best_flops / 1e9:7.2f} GFLOPS" in last
+
+
+def test_progress_bar_best_counts_records_resumed_from_the_log(tmp_path, capsys):
+    task = _task()
+    log = str(tmp_path / "bowl.log")
+    t1 = autotvm.tuner.GridSearchTuner(task, range_idx=(0, 63))
+    t1.tune(n_trial=64, measure_option=_option(), callbacks=[autotvm.callback.log_to_file(log)])
+    capsys.readouterr()
+    t2 = autotvm.tuner.GridSearchTuner(task, range_idx=(128, 135))
+    t2.tune(n_trial=8, measure_option=_option(),
+            callbacks=[autotvm.callback.log_to_file(log), autotvm.callback.progress_bar(8)])
+    last = capsys.readouterr().out.split("\r")[-1]
+    assert t2.best_flops == t1.best_flops  # the grid's first quarter holds the better configs
+    assert f"/{t1.best_flops / 1e9:7.2f} GFLOPS" in last
 
 
 def test_xgb_tuner_names_the_package_when_xgboost_is_missing(monkeypatch):

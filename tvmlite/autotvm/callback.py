@@ -77,20 +77,26 @@ def progress_bar(total: int, prefix: str = "", si_prefix: str = "G", stream=None
         if state["tuner"] is None:
             state["tuner"] = tuner
         elif tuner is not state["tuner"]:  # the same callback reused for another tuning run
-            state.update(ct=0, cur=0.0, best=0.0, start=time.time(), tuner=tuner)
+            state.update(ct=0, cur=0.0, best=0.0, start=time.time(), tuner=tuner,
+                         printed=False)
+        # as classic AutoTVM: current is the batch's last valid result (0 if none), best is
+        # the tuner's best (records resumed from a log included)
+        state["cur"] = 0.0
         for inp, res in zip(inputs, results):
             state["ct"] += 1
             if res.error_no == 0:
-                flops = inp.task.flop / (sum(res.costs) / len(res.costs))
-                state["cur"] = flops
-                state["best"] = max(state["best"], flops)
-            else:
-                state["cur"] = 0.0
+                state["cur"] = inp.task.flop / (sum(res.costs) / len(res.costs))
+                state["best"] = max(state["best"], state["cur"])
+        state["best"] = max(state["best"], getattr(tuner, "best_flops", 0.0))
+        state["printed"] = True
         _out().write(_line())
         _out().flush()
 
     def _finish(tuner=None):
-        _out().write(_line() + " Done.\n")
+        if tuner is not None:
+            state["best"] = max(state["best"], getattr(tuner, "best_flops", 0.0))
+        # the last line stays as it was printed; a run that measured nothing prints one
+        _out().write((" Done.\n" if state.get("printed") else _line() + " Done.\n"))
         _out().flush()
 
     _callback.finish = _finish
