@@ -120,3 +120,63 @@ def test_partitioned_builds_match_numpy(n, factor):
     f(tvm.nd.array(a), c)
     want = np.concatenate([[-1, -1], a * 2, [-1, -1]]).astype("float32")
     np.testing.assert_allclose(c.numpy(), want, rtol=1e-6)
+
+
+@T.prim_func
+def _tail_37_by_8_parallel(A: T.Buffer((37,), "float32"), C: T.Buffer((37,), "float32")):
+    T.func_attr({"from_legacy_te_schedule": T.bool(True), "tir.noalias": T.bool(True)})
+    for i_outer in T.parallel(5):
+        if i_outer < 4:
+            C[i_outer * 8:i_outer * 8 + 8] = A[i_outer * 8:i_outer * 8 + 8] \
+                * T.Broadcast(T.float32(2), 8)
+        else:
+            C[32:36] = A[32:36] * T.Broadcast(T.float32(2), 4)
+            C[36] = A[36] * T.float32(2)
+
+
+@T.prim_func
+def _tail_17_by_8(A: T.Buffer((17,), "float32"), C: T.Buffer((17,), "float32")):
+    T.func_attr({"from_legacy_te_schedule": T.bool(True), "tir.noalias": T.bool(True)})
+    for i_outer in range(2):
+        C[i_outer * 8:i_outer * 8 + 8] = A[i_outer * 8:i_outer * 8 + 8] \
+            * T.Broadcast(T.float32(2), 8)
+    C[16] = A[16] * T.float32(2)
+
+
+@T.prim_func
+def _tail_125_by_41(A: T.Buffer((125,), "float32"), C: T.Buffer((125,), "float32")):
+    T.func_attr({"from_legacy_te_schedule": T.bool(True), "tir.noalias": T.bool(True)})
+    for i_outer in range(3):
+        C[i_outer * 41:i_outer * 41 + 16] = A[i_outer * 41:i_outer * 41 + 16] \
+            * T.Broadcast(T.float32(2), 16)
+        C[i_outer * 41 + 16:i_outer * 41 + 16 + 16] = A[i_outer * 41 + 16:i_outer * 41 + 16 + 16] \
+            * T.Broadcast(T.float32(2), 16)
+        C[i_outer * 41 + 32:i_outer * 41 + 32 + 8] = A[i_outer * 41 + 32:i_outer * 41 + 32 + 8] \
+            * T.Broadcast(T.float32(2), 8)
+        C[i_outer * 41 + 40] = A[i_outer * 41 + 40] * T.float32(2)
+    C[123:125] = A[123:125] * T.Broadcast(T.float32(2), 2)
+
+
+@pytest.mark.parametrize("n,factor,parallel,expected", [
+    (37, 8, True, _tail_37_by_8_parallel), (17, 8, False, _tail_17_by_8),
+    (125, 41, False, _tail_125_by_41)])
+def test_vectorized_split_tail_is_peeled_into_guard_free_vector_code(n, factor, parallel,
+                                                                     expected):
+    """The vector body has no guard, and the tail of a non-divisible split, however short,
+    is peeled into its own (narrower) guard-free vector code, not a guarded serial loop."""
+    A = te.placeholder((n,), name="A")
+    C = te.compute((n,), lambda i: A[i] * 2.0, name="C")
+    s = te.create_schedule(C.op)
+    o, i = s[C].split(C.op.axis[0], factor=factor)
+    if parallel:
+        s[C].parallel(o)
+    s[C].vectorize(i)
+    with tvm.transform.PassContext(config={"tir.LoopPartition": {"partition_const_loop": True}}):
+        got = tvm.lower(s, [A, C])["main"]
+    tvm.ir.assert_structural_equal(got.with_attr("global_symbol", "main"),
+                                   expected.with_attr("global_symbol", "main"))
+    f = tvm.build(s, [A, C])
+    a = np.random.default_rng(n).random(n, dtype="float32")
+    c = tvm.nd.array(np.zeros(n, "float32"))
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a * 2, rtol=1e-6)

@@ -142,7 +142,10 @@ class _Partitioner(Mutator):
                       allow_override=True)
         return (a, b) if ok else None
 
-    def _pieces(self, atoms, v: Var, lo: int, hi: int, budget: int) -> List[Tuple[int, int]]:
+    def _pieces(self, atoms, v: Var, lo: int, hi: int, budget: int,
+                small: bool = False) -> List[Tuple[int, int]]:
+        """Intervals cutting ``[lo, hi]``; pieces much smaller than the loop only when
+        ``small`` (a vectorized loop: one guard left in it makes all of it serial)."""
         if budget < 3 or lo >= hi:
             return [(lo, hi)]
         self.ana.bind(v, Range(IntImm(v.dtype, lo), IntImm(v.dtype, hi - lo + 1)),
@@ -159,10 +162,11 @@ class _Partitioner(Mutator):
         for x, y in ivs[1:]:
             if max(a, x) <= min(b, y):
                 a, b = max(a, x), min(b, y)
-        if (a, b) == (lo, hi) or (b - a + 1) * 4 < (hi - lo + 1) and b - a < 2:
+        if (a, b) == (lo, hi) or not small and (b - a + 1) * 4 < (hi - lo + 1) and b - a < 2:
             return [(lo, hi)]
-        left = self._pieces(atoms, v, lo, a - 1, budget - 2) if a > lo else []
-        right = self._pieces(atoms, v, b + 1, hi, budget - 1 - len(left)) if b < hi else []
+        left = self._pieces(atoms, v, lo, a - 1, budget - 2, small) if a > lo else []
+        right = self._pieces(atoms, v, b + 1, hi, budget - 1 - len(left), small) \
+            if b < hi else []
         return left + [(a, b)] + right
 
     # ------------------------------------------------------------------ statements
@@ -175,7 +179,8 @@ class _Partitioner(Mutator):
         col = _Conditions(self.ana)
         col.visit(op.body)
         atoms = [a for a in col.atoms if _mentions(a, v)]
-        pieces = self._pieces(atoms, v, lo, hi, MAX_PIECES) if atoms else [(lo, hi)]
+        pieces = self._pieces(atoms, v, lo, hi, MAX_PIECES, op.kind == ForKind.VECTORIZED) \
+            if atoms else [(lo, hi)]
         self.ana.bind(v, Range(op.min, op.extent), allow_override=True)
         if len(pieces) == 1:
             return self._descend(op)

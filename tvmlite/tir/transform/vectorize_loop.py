@@ -262,7 +262,12 @@ def vectorize_for(loop: S.For) -> S.Stmt:
     n = int(loop.extent.value)
     v = loop.loop_var
     if n <= 1:
-        return substitute(loop.body, {v: loop.min}) if n == 1 else S.Evaluate(_int("int32", 0))
+        if n == 0:
+            return S.Evaluate(_int("int32", 0))
+        from .simplify import simplify_stmt
+
+        # fold the now-constant indices and guards (a one-lane tail piece: ``C[36]``)
+        return simplify_stmt(substitute(loop.body, {v: loop.min}))
     if n > MAX_LANES or n & (n - 1):
         from ...arith.analyzer import Analyzer
 
