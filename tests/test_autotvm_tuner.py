@@ -198,3 +198,19 @@ def test_loop_nest_features_have_a_fixed_length_and_tell_configs_apart():
         feats.append(loop_nest_features(tvm.lower(s, args)))
     assert all(len(f) == FEATURE_LEN for f in feats)
     assert len({tuple(f) for f in feats}) == 4
+
+
+def test_debug_logging_prints_classic_trial_lines_instead_of_the_bar(caplog, capsys):
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="autotvm")
+    task = _task()
+    tuner = autotvm.tuner.GridSearchTuner(task)
+    tuner.tune(n_trial=4, measure_option=_option(),
+               callbacks=[autotvm.callback.progress_bar(4)])
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("No: ")]
+    assert len(lines) == 4
+    import re
+    assert re.fullmatch(r"No: 1\tGFLOPS: \d+\.\d\d/\d+\.\d\d\tresult: MeasureResult\(costs=.*"
+                        r"\t\[\('a', 0\), \('b', 0\), \('c', 0\)\],None,0", lines[0]), lines[0]
+    assert "Current/Best" not in capsys.readouterr().out

@@ -2,6 +2,7 @@
 ``callback(tuner, inputs, results)`` after every measured batch."""
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -55,6 +56,12 @@ class Monitor:
         return list(self.timestamps)
 
 
+def _debug_mode() -> bool:
+    """Classic AutoTVM prints the bar only while the ``autotvm`` logger has no level set; at
+    DEBUG the tuner's per-trial lines take its place."""
+    return logging.getLogger("autotvm").level >= logging.DEBUG
+
+
 def progress_bar(total: int, prefix: str = "", si_prefix: str = "G", stream=None) -> Callable:
     """Print ``Current/Best: x/y GFLOPS | Progress: (i/total) | t s`` after every batch, and
     `` Done.`` when tuning ends."""
@@ -88,6 +95,8 @@ def progress_bar(total: int, prefix: str = "", si_prefix: str = "G", stream=None
                 state["cur"] = inp.task.flop / (sum(res.costs) / len(res.costs))
                 state["best"] = max(state["best"], state["cur"])
         state["best"] = max(state["best"], getattr(tuner, "best_flops", 0.0))
+        if _debug_mode():
+            return
         state["printed"] = True
         _out().write(_line())
         _out().flush()
@@ -95,6 +104,8 @@ def progress_bar(total: int, prefix: str = "", si_prefix: str = "G", stream=None
     def _finish(tuner=None):
         if tuner is not None:
             state["best"] = max(state["best"], getattr(tuner, "best_flops", 0.0))
+        if _debug_mode():
+            return
         # the last line stays as it was printed; a run that measured nothing prints one
         _out().write((" Done.\n" if state.get("printed") else _line() + " Done.\n"))
         _out().flush()

@@ -124,10 +124,14 @@ class Tuner:
                 self._note(inp, res, i + k)
                 if res.error_no == 0:
                     error_ct = 0
+                    flops = inp.task.flop / float(np.mean(res.costs))
                 else:
                     error_ct += 1
-                    logger.debug("trial %d (%s) failed: error %d: %s", i + k, inp.config,
-                                 res.error_no, res.costs[0])
+                    flops = 0.0
+                # classic AutoTVM's per-trial line (shown with the autotvm logger at DEBUG)
+                logger.debug("No: %d\tGFLOPS: %.2f/%.2f\tresult: %s\t%s", i + k + 1,
+                             flops / 1e9, self.best_flops / 1e9,
+                             res if res.error_no == 0 else res.costs[0], inp.config)
             i += len(results)
             self.ttl = min(early_stopping + self.best_iter, n_trial) - i
             self.update(inputs, results)
