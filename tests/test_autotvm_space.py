@@ -144,6 +144,12 @@ def test_split_options():
     assert sorted(e.size[-1] for e in s.space_map["b"].entities) == [1, 2, 3, 4, 6, 8, 12]
     s.define_split("c", 10, policy="candidate", num_outputs=2, candidate=[[-1, 5], [2, 5]])
     assert [e.size for e in s.space_map["c"].entities] == [[-1, 5], [2, 5]]
+    # classic no_tail: power2 factors that divide 12; factor pairs whose product fits in 12
+    s2 = ConfigSpace()
+    s2.define_split("p", 12, policy="power2", num_outputs=2, no_tail=True)
+    s2.define_split("f", 12, policy="factors", num_outputs=3, no_tail=False)
+    assert [e.size for e in s2.space_map["p"].entities] == [[-1, 1], [-1, 2], [-1, 4]]
+    assert len(s2.space_map["f"]) == 21
     s.define_knob("k", [1, 2, 3])
     assert s["k"].val == 1
     assert len(s) == 4 * 7 * 2 * 3

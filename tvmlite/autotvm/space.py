@@ -245,6 +245,8 @@ class SplitSpace(TransformSpace):
         self.max_factor = self.product if max_factor is None else int(max_factor)
         fil = kwargs.pop("filter", None)
         candidate = kwargs.pop("candidate", None)
+        # classic: no_tail keeps only splits whose factors divide the extent
+        no_tail = kwargs.pop("no_tail", None)
         if kwargs:
             raise SpaceError(f"define_split: unknown arguments {sorted(kwargs)}")
         if self.num_outputs < 1:
@@ -270,7 +272,7 @@ class SplitSpace(TransformSpace):
                 raise SpaceError(f"define_split: unknown policy {policy!r} (use factors, power2, "
                                  f"verbose or candidate)")
             cands = [c for c in cands if c <= self.max_factor]
-            self._generate(cands, exact)
+            self._generate(cands, exact if no_tail is None else bool(no_tail))
         if fil is not None:
             self.entities = [e for e in self.entities if fil(e)]
         if not self.entities:
