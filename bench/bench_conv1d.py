@@ -62,9 +62,9 @@ def main():
         rows.append((label, ev(a, w, out).median))
     t_np = median_time(lambda: np.convolve(a_np, w_np), reps=7, number=50)
     print(f"conv1d M={M} N={N}, {num_threads()} threads (medians of 7 runs)")
-    print(f"  np.convolve                    {t_np * 1e6:8.1f} us")
+    print(f"  {'np.convolve':<37} {t_np * 1e6:8.1f} us")
     for label, t in rows:
-        print(f"  tvmlite {label:<24} {t * 1e6:8.1f} us   {t_np / t:5.2f}x numpy's speed")
+        print(f"  tvmlite {label:<28} {t * 1e6:8.1f} us   {t_np / t:5.2f}x numpy's speed")
 
 
 if __name__ == "__main__":
