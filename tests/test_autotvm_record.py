@@ -98,6 +98,13 @@ def test_apply_history_best_takes_best_valid_record(tmp_path):
     # records can be given as (input, result) pairs too
     with autotvm.apply_history_best(recs) as ctx:
         assert ctx.query(tvm.target.Target("llvm"), task.workload).index == 5
+    # or as an open log file, alone or in a list (classic accepts file-like objects)
+    with open(log) as fh:
+        assert autotvm.apply_history_best(fh).query(
+            tvm.target.Target("llvm"), task.workload).index == 5
+    with open(log) as fh:
+        assert autotvm.apply_history_best([fh]).query(
+            tvm.target.Target("llvm"), task.workload).index == 5
     # pick_best keeps one line per workload
     best = tmp_path / "best.log"
     record.pick_best(str(log), str(best))

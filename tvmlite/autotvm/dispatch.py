@@ -93,14 +93,16 @@ class ApplyHistoryBest(DispatchContext):
             self.load(records)
 
     def load(self, records) -> None:
-        from .record import load_from_file
+        from .record import decode, load_from_file
 
-        if _is_pathlike(records):
+        if _is_pathlike(records) or hasattr(records, "read"):
             records = [records]
         items = []
         for r in records:
             if _is_pathlike(r):
                 items.extend(load_from_file(r))
+            elif hasattr(r, "read"):  # an open log file, as classic TVM accepts
+                items.extend(rec for rec in map(decode, r) if rec is not None)
             else:
                 items.append(r)
         for inp, res in items:
