@@ -235,6 +235,24 @@ def test_storage_align_pads_the_row_stride():
     np.testing.assert_allclose(c, (a.T + 1) * 2, rtol=1e-6)
 
 
+def test_storage_align_of_a_per_tile_cache_keeps_it_per_tile():
+    n = 19
+    A = te.placeholder((n, n), name="A")
+    C = te.compute((n, n), lambda i, j: A[j, i] * 2, name="C")
+    s = te.create_schedule(C.op)
+    AA = s.cache_read(A, "local", [C])
+    io, jo, ii, ji = s[C].tile(*C.op.axis, 8, 8)
+    s[C].parallel(io)
+    s[AA].compute_at(s[C], jo)
+    s[AA].storage_align(AA.op.axis[0], 8, 1)
+    text = str(tvm.lower(s, [A, C]))
+    # an 8x8 tile with row stride 9, allocated inside the tile loop (not 19 rows of 25)
+    assert 'T.allocate([71], "float32", "local")' in text and "ax0 * 9 + ax1" in text, text
+    assert text.index("for j_outer") < text.index("T.allocate")
+    (a,), (c,) = run(s, [A, C], [(n, n)], [(n, n)])
+    np.testing.assert_allclose(c, a.T * 2, rtol=1e-6)
+
+
 def test_multi_output_stage_scope_covers_every_output():
     n = 13
     A = te.placeholder((n,), name="A")

@@ -30,7 +30,9 @@ from .. import op as _op
 from ..buffer import Buffer
 from ..expr import BufferLoad, IntImm, Range, Var
 from ..functor import Mutator, Visitor
+from ..schedule.storage_align import ATTR as ALIGN_ATTR, aligned_strides
 from ..stmt import Allocate, BufferStore, For
+from .flatten_buffer import flat_extent
 
 
 class _Accesses(Visitor):
@@ -88,7 +90,7 @@ class _Rewrite(Mutator):
     def visit_For(self, s):
         new = self.generic(s)
         if s is self.anchor:
-            body = Allocate(self.alloc.buffer_var, self.alloc.dtype, self.new.shape,
+            body = Allocate(self.alloc.buffer_var, self.alloc.dtype, self.alloc.extents,
                             self.alloc.condition, new.body, self.alloc.annotations,
                             self.alloc.scope)
             new = For(new.loop_var, new.min, new.extent, new.kind, body, new.thread_binding,
@@ -102,14 +104,18 @@ class _Compact(Mutator):
 
     def visit_Allocate(self, a):
         body = self.visit(a.body)
+        # storage_align's (axis, factor, offset) entries, left here by lower_blocks: the
+        # shrunk buffer is aligned again
+        aligns = (a.annotations or {}).get(ALIGN_ATTR)
+        if aligns is not None:
+            anns = {k: v for k, v in a.annotations.items() if k != ALIGN_ATTR} or None
+            a = Allocate(a.buffer_var, a.dtype, a.extents, a.condition, a.body, anns, a.scope)
         col = _Accesses(a.buffer_var)
         col.opaque = False
         col.visit(body)
-        if col.opaque or not col.found:
-            return a if body is a.body else Allocate(
-                a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations, a.scope)
-        buf = col.found[0][0]
-        if buf.strides:  # laid out on purpose (storage_align): keep it
+        buf = col.found[0][0] if col.found else None
+        # opaque, unused, or laid out on purpose without a known alignment: keep it
+        if col.opaque or buf is None or (buf.strides and not aligns):
             return a if body is a.body else Allocate(
                 a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations, a.scope)
         # the innermost loop enclosing every access
@@ -136,7 +142,8 @@ class _Compact(Mutator):
             region = [s.to_range(self.ana) for s in sets]
         except (ValueError, TypeError):
             region = None
-        shape, offsets = list(a.extents), [IntImm(e.dtype, 0) for e in a.extents]
+        full_shape = tuple(buf.shape) if buf.strides else tuple(a.extents)
+        shape, offsets = list(full_shape), [IntImm(e.dtype, 0) for e in full_shape]
         if region is not None and len(region) == len(shape):
             for d, r in enumerate(region):
                 ext = self.ana.simplify(r.extent)
@@ -146,16 +153,18 @@ class _Compact(Mutator):
                     shape[d] = ext
                     offsets[d] = self.ana.simplify(r.min)
         if anchor is None and all(o is None or (isinstance(o, IntImm) and o.value == 0)
-                                  for o in offsets) and tuple(shape) == tuple(a.extents):
+                                  for o in offsets) and tuple(shape) == full_shape:
             return a if body is a.body else Allocate(
                 a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations, a.scope)
-        new_buf = Buffer(buf.data, buf.dtype, tuple(shape), (), buf.elem_offset, buf.name,
+        strides = tuple(aligned_strides(shape, aligns)) if aligns else ()
+        new_buf = Buffer(buf.data, buf.dtype, tuple(shape), strides, buf.elem_offset, buf.name,
                          buf.data_alignment, buf.offset_factor, buf.scope_name)
-        new_alloc = Allocate(a.buffer_var, a.dtype, tuple(shape), a.condition, body,
+        extents = (flat_extent(new_buf),) if strides else tuple(shape)
+        new_alloc = Allocate(a.buffer_var, a.dtype, extents, a.condition, body,
                              a.annotations, a.scope)
         out = _Rewrite(a.buffer_var, new_buf, offsets, anchor, new_alloc).visit(body)
         if anchor is None:
-            return Allocate(a.buffer_var, a.dtype, tuple(shape), a.condition, out,
+            return Allocate(a.buffer_var, a.dtype, extents, a.condition, out,
                             a.annotations, a.scope)
         return out
 

@@ -21,10 +21,15 @@ from .. import op as _op
 from ..expr import IntImm, IterVarType
 from ..functor import Mutator, substitute
 from ..stmt import Allocate, IfThenElse, SeqStmt
+from ..schedule.storage_align import ATTR as ALIGN_ATTR
 from .flatten_buffer import flat_extent
+from .storage_align import collect_aligns
 
 
 class _LowerBlocks(Mutator):
+    def __init__(self, aligns=None):
+        self.aligns = aligns or {}
+
     def visit_BlockRealize(self, realize):
         block = realize.block
         vmap = {iv.var: v for iv, v in zip(block.iter_vars, realize.iter_values)}
@@ -41,7 +46,9 @@ class _LowerBlocks(Mutator):
         body = substitute(body, vmap)
         for buf in reversed(block.alloc_buffers):
             extents = (flat_extent(buf),) if buf.strides else buf.shape
-            body = Allocate(buf.data, buf.dtype, extents, IntImm("bool", 1), body, None,
+            align = self.aligns.get(id(buf))
+            anns = {ALIGN_ATTR: [list(a) for a in align[1]]} if align else None
+            body = Allocate(buf.data, buf.dtype, extents, IntImm("bool", 1), body, anns,
                             buf.scope())
         pred = realize.predicate
         if not (isinstance(pred, IntImm) and pred.value):
@@ -51,4 +58,4 @@ class _LowerBlocks(Mutator):
 
 def lower_blocks(body, func=None):
     """Turn every BlockRealize into plain statements (see the module docstring)."""
-    return _LowerBlocks().visit(body)
+    return _LowerBlocks(collect_aligns(body)).visit(body)

@@ -39,6 +39,15 @@ class _Replace(Mutator):
         return self.bmap.get(id(b), b)
 
 
+def collect_aligns(body) -> Dict[int, tuple]:
+    """``id(buffer) -> (buffer, [(axis, factor, offset), ...])`` for every buffer a block of
+    ``body`` aligns (``lower_blocks`` keeps them on the ``Allocate`` so that compaction can
+    re-align the shrunk buffer)."""
+    col = _Collect()
+    col.visit(body)
+    return col.aligns
+
+
 def apply_storage_align(body, func=None):
     """Replace aligned buffers by strided ones (see the module docstring)."""
     col = _Collect()
