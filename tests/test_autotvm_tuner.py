@@ -214,3 +214,42 @@ def test_debug_logging_prints_classic_trial_lines_instead_of_the_bar(caplog, cap
     assert re.fullmatch(r"No: 1\tGFLOPS: \d+\.\d\d/\d+\.\d\d\tresult: MeasureResult\(costs=.*"
                         r"\t\[\('a', 0\), \('b', 0\), \('c', 0\)\],None,0", lines[0]), lines[0]
     assert "Current/Best" not in capsys.readouterr().out
+
+
+@autotvm.template("test_tuner/scale2d")
+def scale2d(n):
+    from tvmlite import te
+
+    cfg = autotvm.get_config()
+    A = te.placeholder((n, n), name="A")
+    B = te.compute((n, n), lambda i, j: A[i, j] * 2.0 + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    i, j = B.op.axis
+    cfg.define_split("ti", i, num_outputs=2)
+    cfg.define_split("tj", j, num_outputs=2)
+    io, ii = cfg["ti"].apply(s, B, i)
+    jo, ji = cfg["tj"].apply(s, B, j)
+    s[B].reorder(io, jo, ii, ji)
+    return s, [A, B]
+
+
+def test_xgb_tuner_resumes_from_its_log_with_loop_nest_features(tmp_path):
+    pytest.importorskip("xgboost", reason="XGBTuner needs xgboost (pip install xgboost-cpu)")
+    task = autotvm.task.create("test_tuner/scale2d", args=(24,), target="llvm")
+    log = str(tmp_path / "scale2d.log")
+    option = autotvm.measure_option(builder=autotvm.LocalBuilder(n_parallel=2),
+                                    runner=autotvm.LocalRunner(number=1, repeat=1))
+    t1 = autotvm.tuner.XGBTuner(task, seed=0)
+    t1.tune(n_trial=12, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
+    # run again on the same log (a notebook cell run twice): the model learns the resumed
+    # records, which needs loop-nest features from the build workers
+    t2 = autotvm.tuner.XGBTuner(task, seed=0)
+    t2.tune(n_trial=12, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
+    assert t2.stats["resumed"] == 12 and t2.stats["trains"] >= 1
+    recs = list(autotvm.record.load_from_file(log))
+    assert len(recs) == 24 and len({r[0].config.index for r in recs}) == 24
+    # records loaded by hand before tune wait for the builder instead of failing
+    t3 = autotvm.tuner.XGBTuner(task, seed=0)
+    t3.load_history(autotvm.record.load_from_file(log))
+    t3.tune(n_trial=4, measure_option=option)
+    assert len(t3.visited) == 28

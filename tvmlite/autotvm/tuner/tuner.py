@@ -103,9 +103,10 @@ class Tuner:
             raise ValueError("n_trial must not be negative")
         t_start = time.perf_counter()
         callbacks = list(callbacks)
-        self._resume_from_logs(callbacks)
         measure_batch = create_measure_batch(self.task, measure_option)
         self.prepare(measure_batch)
+        # after prepare: a model tuner learns from the resumed records with its builder's help
+        self._resume_from_logs(callbacks)
         builder, runner = measure_batch.builder, measure_batch.runner
         b0, r0 = builder.stats["build_s"], runner.stats["run_s"]
         n_parallel = measure_batch.n_parallel

@@ -282,7 +282,11 @@ class XGBTuner(Tuner):
                 fc.clear()
         self.n_since_train += len(inputs)
         every = self.retrain_every or max(8, getattr(self, "_batch", 1))
-        if self.n_since_train >= every and len(self.xs) >= 4 and max(self.ys) > 0:
+        # records loaded (load_history) before tune gave the loop-nest features a builder
+        # wait for the first update inside tune
+        can_featurize = self.features.feature_type == "knob" or builder is not None
+        if self.n_since_train >= every and len(self.xs) >= 4 and max(self.ys) > 0 and \
+                can_featurize:
             t0 = time.perf_counter()
             f0 = self.features.seconds
             self.model.fit(self.xs, self.ys)
