@@ -308,3 +308,13 @@ def test_auto_inline_injective_keeps_scheduled_stages():
     assert "i_outer" in text
     (a,), (c,) = run(s, [A, C], [(n,)], [(n,)])
     np.testing.assert_allclose(c, (a + 1) * 2 - 3, rtol=1e-6)
+
+
+@pytest.mark.parametrize("tag", ["vthread", "cthread"])
+def test_virtual_threads_run_serially_on_cpu(tag):
+    A, B, C = matmul(12, 10, 7)
+    s = te.create_schedule(C.op)
+    xo, xi = s[C].split(C.op.axis[0], nparts=3)
+    s[C].bind(xo, te.thread_axis(tag))
+    assert "thread_binding" not in str(tvm.lower(s, [A, B, C]))  # a serial loop after lowering
+    check_matmul(s, A, B, C, 12, 10, 7)

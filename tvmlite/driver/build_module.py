@@ -68,6 +68,7 @@ def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) 
         (None, _t.LowerReductionInit()),
         (None, _t.StorageAlign()),
         (None, _t.LowerBlocks()),
+        (None, _t.LowerVirtualThread()),
         (1, None),
         (None, _t.CompactBufferAllocation()),
         (None, _t.FlattenBuffer()),

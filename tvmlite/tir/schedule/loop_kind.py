@@ -8,7 +8,7 @@ from .state import LoopRV, ScheduleState, bound_vars_of_loop, replace
 
 _THREAD_TAGS = {
     "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z",
-    "vthread", "vthread.x", "vthread.y", "vthread.z",
+    "vthread", "vthread.x", "vthread.y", "vthread.z", "cthread",
 }
 
 

@@ -3,6 +3,7 @@ runs them in order."""
 from .function_pass import prim_func_pass, stmt_pass
 from .lower_reduction_init import lower_reduction_init
 from .lower_blocks import lower_blocks
+from .lower_virtual_thread import lower_virtual_thread
 from .storage_align import apply_storage_align
 from .flatten_buffer import flatten_buffer
 from .compact_buffer import compact_buffer_allocation
@@ -18,6 +19,10 @@ def LowerReductionInit():  # noqa: N802  (TVM's pass-constructor naming)
 
 def StorageAlign():  # noqa: N802
     return stmt_pass(apply_storage_align, "tir.StorageAlign")
+
+
+def LowerVirtualThread():  # noqa: N802
+    return stmt_pass(lower_virtual_thread, "tir.LowerVirtualThread")
 
 
 def LowerBlocks():  # noqa: N802
