@@ -12,21 +12,11 @@ from typing import Dict, List, Set, Tuple
 
 from ..error import TVMError
 from ..tir.expr import IterVar, IterVarType, Range, Var
-from ..tir.functor import Mutator
+from ..tir.functor import substitute
 from ..tir.schedule.error import ScheduleError
 from ..tir.stmt import For
 from .schedule import INLINE, SCOPE, Schedule, Stage, _resolve_leaf
 from .tensor import ComputeOp, PlaceholderOp
-
-
-class _RenameLoops(Mutator):
-    def __init__(self, vmap: Dict[Var, Var]):
-        self.vmap = vmap
-
-    def visit_Var(self, v):
-        return self.vmap.get(v, v)
-
-    visit_SizeVar = visit_Var
 
 
 def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict,
@@ -131,5 +121,5 @@ def apply_stages(sch: Schedule, func, info) -> Tuple[object, Dict[IterVar, Range
             vmap[node.loop_var] = Var(name, node.loop_var.dtype)
     out = eng.mod["main"]
     if vmap:
-        out = out.with_body(_RenameLoops(vmap).visit(out.body))
+        out = out.with_body(substitute(out.body, vmap))
     return out, ranges

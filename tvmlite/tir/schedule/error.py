@@ -14,3 +14,16 @@ class ScheduleError(TVMError):
 def fail(primitive: str, what: str, condition: str) -> "ScheduleError":
     """Build the error for ``primitive`` applied to ``what`` (a block or loop description)."""
     return ScheduleError(f"ScheduleError: {primitive}: {what}: {condition}")
+
+
+def allocated_write(state, block, buffer_index, prim: str, what: str, action: str):
+    """The ``buffer_index``-th buffer ``block`` writes; it must be allocated in the function
+    (not a parameter), since ``action`` changes how it is stored."""
+    if not isinstance(buffer_index, int) or not 0 <= buffer_index < len(block.writes):
+        raise fail(prim, what, f"buffer_index {buffer_index!r} is out of range (the block "
+                   f"writes {len(block.writes)} buffers)")
+    buf = block.writes[buffer_index].buffer
+    if state.is_output_buffer(buf):
+        raise fail(prim, what, f'"{buf.name}" is a function parameter; only an allocated '
+                   f"buffer can {action}")
+    return buf

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from .cache_read_write import check_scope
-from .error import fail
+from .error import allocated_write
 from .state import BlockRV, ReplaceBuffer, ScheduleState
 
 
@@ -27,13 +27,7 @@ def set_scope(state: ScheduleState, block_rv: BlockRV, buffer_index: int,
     block = path[-1].block
     what = f'block "{block.name_hint}"'
     check_scope(prim, what, storage_scope)
-    if not isinstance(buffer_index, int) or not 0 <= buffer_index < len(block.writes):
-        raise fail(prim, what, f"buffer_index {buffer_index!r} is out of range (the block "
-                   f"writes {len(block.writes)} buffers)")
-    buf = block.writes[buffer_index].buffer
-    if state.is_output_buffer(buf):
-        raise fail(prim, what, f'"{buf.name}" is a function parameter; only an allocated '
-                   "buffer can change scope")
+    buf = allocated_write(state, block, buffer_index, prim, what, "change scope")
     if buf.scope() == storage_scope:
         return
     new = dataclasses.replace(buf, scope_name=storage_scope)

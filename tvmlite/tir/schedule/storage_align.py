@@ -5,7 +5,7 @@ from typing import List, Sequence
 
 from .. import op as _op
 from ..expr import IntImm, PrimExpr
-from .error import fail
+from .error import allocated_write, fail
 from .state import BlockRV, ScheduleState, replace, with_block
 
 ATTR = "buffer_dim_align"
@@ -35,13 +35,7 @@ def storage_align(state: ScheduleState, block_rv: BlockRV, buffer_index: int, ax
     realize = path[-1]
     block = realize.block
     what = f'block "{block.name_hint}"'
-    if not isinstance(buffer_index, int) or not 0 <= buffer_index < len(block.writes):
-        raise fail(prim, what, f"buffer_index {buffer_index!r} is out of range (the block "
-                   f"writes {len(block.writes)} buffers)")
-    buf = block.writes[buffer_index].buffer
-    if state.is_output_buffer(buf):
-        raise fail(prim, what, f'"{buf.name}" is a function parameter; only an allocated '
-                   "buffer can be aligned")
+    buf = allocated_write(state, block, buffer_index, prim, what, "be aligned")
     ndim = len(buf.shape)
     if not isinstance(axis, int) or not -ndim <= axis < ndim:
         raise fail(prim, what, f"axis {axis!r} is out of range for the {ndim}-dimensional "
