@@ -241,3 +241,16 @@ def test_ir_transform_preorder_replaces_without_descending():
     assert out is stub
     same = tvm.tir.stmt_functor.ir_transform(func.body, None, lambda n: None)
     assert same is func.body
+
+
+def test_bound_checker_in_a_vectorized_parallel_schedule():
+    A = te.placeholder((16,), name="A")
+    B = te.compute((18,), lambda i: A[i] * 2, name="B")  # the last two read past A
+    s = te.create_schedule(B.op)
+    xo, xi = s[B].split(B.op.axis[0], factor=8)
+    s[B].parallel(xo)
+    s[B].vectorize(xi)
+    with tvm.transform.PassContext(config={"tir.instrument_bound_checkers": True}):
+        f = tvm.build(s, [A, B])
+    with pytest.raises(tvm.TVMError, match="Out-of-bounds"):
+        f(tvm.nd.array(np.ones(16, "float32")), tvm.nd.empty((18,), "float32"))

@@ -75,11 +75,12 @@ def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) 
         (None, _t.Simplify()),
         (2, None),
     ]
+    if ctx.config.get("tir.instrument_bound_checkers"):
+        # on scalar code, before loops are unrolled or vectorized (a checked loop runs scalar)
+        steps.append((None, _t.InstrumentBoundCheckers()))
     if _partition_const_loops(ctx, for_build):
         steps.append((None, _t.LoopPartition()))
     steps += [(None, _t.UnrollLoop()), (None, _t.VectorizeLoop())]
-    if ctx.config.get("tir.instrument_bound_checkers"):
-        steps.append((None, _t.InstrumentBoundCheckers()))
     steps.append((3, None))
     for phase, p in steps:
         passes = _user_passes(ctx, phase) if phase is not None else [p]
