@@ -10,13 +10,14 @@ import tvmlite as tvm
 from tvmlite import te
 
 N_CASES = int(os.environ.get("TVMLITE_RANDOM_CASES", "24"))
+DTYPES = ["float32", "float64", "int32", "int8", "float16"]
 
 
 def _workload(rng):
     kind = rng.choice(["chain", "matmul", "conv"])
     if kind == "chain":
         n, m = rng.randint(3, 40), rng.randint(3, 40)
-        A = te.placeholder((n, m), name="A")
+        A = te.placeholder((n, m), name="A", dtype=rng.choice(DTYPES))
         P = te.compute((n, m), lambda i, j: A[i, j] * 2 + 1, name="P")
         C = te.compute((n, m), lambda i, j: P[i, j] * P[i, j] - A[i, j], name="C")
 
@@ -26,8 +27,9 @@ def _workload(rng):
         return [A], C, [P], ref
     if kind == "matmul":
         n, m, l = (rng.randint(2, 40) for _ in range(3))
-        A = te.placeholder((n, l), name="A")
-        B = te.placeholder((l, m), name="B")
+        dt = rng.choice(DTYPES[:4])  # numpy's float16 matmul accumulates more precisely
+        A = te.placeholder((n, l), name="A", dtype=dt)
+        B = te.placeholder((l, m), name="B", dtype=dt)
         k = te.reduce_axis((0, l), name="k")
         C = te.compute((n, m), lambda x, y: te.sum(A[x, k] * B[k, y], axis=k), name="C")
         return [A, B], C, [], lambda a, b: a @ b
@@ -146,8 +148,12 @@ def test_random_te_schedule(case):
     with tvm.transform.PassContext(config=config):
         f = tvm.build(s, inputs + [C])
     np_rng = np.random.default_rng(case)
-    ins = [np_rng.standard_normal([int(d) for d in t.shape]).astype("float32") for t in inputs]
-    out = tvm.nd.empty([int(d) for d in C.shape], "float32")
+    ins = [(np_rng.integers(-5, 6, [int(d) for d in t.shape]) if "int" in t.dtype else
+            np_rng.standard_normal([int(d) for d in t.shape])).astype(t.dtype) for t in inputs]
+    out = tvm.nd.empty([int(d) for d in C.shape], C.dtype)
     f(*[tvm.nd.array(x) for x in ins], out)
-    np.testing.assert_allclose(out.numpy(), ref(*ins), rtol=1e-4, atol=1e-4,
-                               err_msg="schedule: " + "; ".join(log))
+    with np.errstate(over="ignore"):
+        want = ref(*ins).astype(C.dtype)
+    tol = 2e-2 if C.dtype == "float16" else 1e-4
+    np.testing.assert_allclose(out.numpy(), want, rtol=tol, atol=tol,
+                               err_msg=f"{C.dtype} schedule: " + "; ".join(log))

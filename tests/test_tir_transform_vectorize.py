@@ -179,3 +179,21 @@ def test_vector_code_uses_explicit_vector_types():
     np.testing.assert_allclose(got, a * 2 + 1, rtol=1e-6)
     src = f.get_source()
     assert "vector_size(64)" in src and "tvml_float32x16_u" in src
+
+
+def test_float16_vector_loop_falls_back_to_serial():
+    import numpy as np
+    import tvmlite as tvm
+    from tvmlite import te
+
+    A = te.placeholder((37,), name="A", dtype="float16")
+    B = te.compute((37,), lambda i: A[i] * 2 + 1, name="B")
+    s = te.create_schedule(B.op)
+    xo, xi = s[B].split(B.op.axis[0], factor=8)
+    s[B].vectorize(xi)
+    assert "_s" in str(tvm.lower(s, [A, B]))
+    f = tvm.build(s, [A, B])
+    a = np.random.rand(37).astype("float16")
+    b = tvm.nd.empty((37,), "float16")
+    f(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a * 2 + 1, rtol=1e-3)

@@ -32,7 +32,7 @@ from typing import Dict, List, Optional
 from ...ir import dtype as _dt
 from .. import expr as E
 from .. import stmt as S
-from ..functor import Mutator, substitute
+from ..functor import Mutator, post_order_visit, substitute
 from .fresh_copy import fresh_copy
 
 MAX_LANES = 64
@@ -289,11 +289,25 @@ def vectorize_for(loop: S.For) -> S.Stmt:
                 parts.append(vectorize_for(inner))
             start += p * reps
         return S.SeqStmt.flatten(*parts)
+    if _has_float16(loop.body):  # the C backend has no float16 vector type
+        return _serial(loop)
     try:
         out = _Vectorizer(v, loop.min, n).s(loop.body)
     except _CannotVectorize:
         return _serial(loop)
     return _SplitWide().visit(out)
+
+
+def _has_float16(body) -> bool:
+    found = []
+
+    def f(x):
+        dt = getattr(x, "dtype", None)
+        if isinstance(dt, str) and _dt.element(dt) == "float16":
+            found.append(x)
+
+    post_order_visit(body, f)
+    return bool(found)
 
 
 # ---------------------------------------------------------------------------- machine-wide parts
