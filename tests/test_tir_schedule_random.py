@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 
+import tvmlite
 from tvmlite import te
 from tvmlite.tir.schedule import Schedule, ScheduleError
 from tvmlite.runtime.interpreter import run as interpret
@@ -103,8 +104,9 @@ def _step(s, rng):
     return op
 
 
-def run_case(seed: int, steps: int = 6):
-    """Apply up to ``steps`` random primitives; returns the ones that succeeded."""
+def run_case(seed: int, steps: int = 6, build: bool = False):
+    """Apply up to ``steps`` random primitives; returns the ones that succeeded. With
+    ``build`` the scheduled module is also compiled (lowering + C backend) and checked."""
     rng = random.Random(seed)
     args, ref = rng.choice([_chain, _matmul, _conv])(rng)
     s = Schedule(te.create_prim_func(args))
@@ -122,6 +124,11 @@ def run_case(seed: int, steps: int = 6):
     try:
         interpret(s.mod["main"], *ins, out)
         np.testing.assert_allclose(out, ref(*ins), rtol=1e-4, atol=1e-4)
+        if build:
+            rt = tvmlite.build(s.mod, target="llvm")
+            got = tvmlite.nd.array(np.zeros_like(out))
+            rt(*[tvmlite.nd.array(x) for x in ins], got)
+            np.testing.assert_allclose(got.numpy(), ref(*ins), rtol=1e-4, atol=1e-4)
     except Exception as e:
         raise AssertionError(f"seed {seed}, primitives {done}:\n{s.trace}\n"
                              f"{s.mod['main'].script()}") from e
@@ -140,6 +147,6 @@ def test_random_schedules_long():
     n = int(os.environ.get("TVMLITE_SCHEDULE_FUZZ", "20"))
     counts = {}
     for seed in range(1000, 1000 + n):
-        for op in run_case(seed, steps=8):
+        for op in run_case(seed, steps=8, build=True):
             counts[op] = counts.get(op, 0) + 1
     print(f"{n} random schedules correct; primitives applied: {counts}")

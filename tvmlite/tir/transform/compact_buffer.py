@@ -31,6 +31,7 @@ from ..buffer import Buffer
 from ..expr import BufferLoad, IntImm, Range, Var
 from ..functor import Mutator, Visitor
 from ..schedule.storage_align import ATTR as ALIGN_ATTR, aligned_strides
+from .lower_blocks import CARRY_ATTR
 from ..stmt import Allocate, BufferStore, For
 from .flatten_buffer import flat_extent
 
@@ -106,10 +107,12 @@ class _Compact(Mutator):
         body = self.visit(a.body)
         # storage_align's (axis, factor, offset) entries, left here by lower_blocks: the
         # shrunk buffer is aligned again
-        aligns = (a.annotations or {}).get(ALIGN_ATTR)
-        if aligns is not None:
-            anns = {k: v for k, v in a.annotations.items() if k != ALIGN_ATTR} or None
-            a = Allocate(a.buffer_var, a.dtype, a.extents, a.condition, a.body, anns, a.scope)
+        anns = a.annotations or {}
+        aligns = anns.get(ALIGN_ATTR)
+        carry = set(anns.get(CARRY_ATTR, ()))
+        if aligns is not None or carry:
+            rest = {k: v for k, v in anns.items() if k not in (ALIGN_ATTR, CARRY_ATTR)} or None
+            a = Allocate(a.buffer_var, a.dtype, a.extents, a.condition, a.body, rest, a.scope)
         col = _Accesses(a.buffer_var)
         col.opaque = False
         col.visit(body)
@@ -125,6 +128,11 @@ class _Compact(Mutator):
             while n < min(len(common), len(loops)) and common[n] is loops[n]:
                 n += 1
             common = common[:n]
+        # never inside a loop that accumulates into the buffer across its iterations
+        for n, lp in enumerate(common):
+            if lp.loop_var in carry:
+                common = common[:n]
+                break
         anchor = common[-1] if common else None
         # the region accessed below the anchor
         region = None

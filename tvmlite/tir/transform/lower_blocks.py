@@ -17,22 +17,46 @@ A remaining ``T.init`` (one not hoisted by ``lower_reduction_init``) runs under
 """
 from __future__ import annotations
 
+from typing import Dict
+
 from .. import op as _op
 from ..expr import IntImm, IterVarType
-from ..functor import Mutator, substitute
+from ...ir.structural import structural_equal
+from ..functor import Mutator, collect_vars, substitute
 from ..stmt import Allocate, IfThenElse, SeqStmt
 from ..schedule.storage_align import ATTR as ALIGN_ATTR
 from .flatten_buffer import flat_extent
 from .storage_align import collect_aligns
 
 
+# Allocate annotation: loops that carry a reduction into the buffer across their iterations.
+# Buffer compaction must not move the allocation inside them (it would restart the sum).
+CARRY_ATTR = "tvmlite.carry_loops"
+
+
 class _LowerBlocks(Mutator):
     def __init__(self, aligns=None):
         self.aligns = aligns or {}
+        self.carry: Dict[int, set] = {}
 
     def visit_BlockRealize(self, realize):
         block = realize.block
         vmap = {iv.var: v for iv, v in zip(block.iter_vars, realize.iter_values)}
+        red_loops, all_loops = set(), set()
+        for iv, v in zip(block.iter_vars, realize.iter_values):
+            vs = collect_vars(v)
+            all_loops |= vs
+            if iv.iter_type == IterVarType.CommReduce:
+                red_loops |= vs
+        for w in block.writes:
+            carried = set(red_loops)
+            # reading the buffer it writes elsewhere than it writes (a scan): every loop
+            # around the block may carry values between iterations
+            if any(r.buffer is w.buffer and not structural_equal(r.region, w.region)
+                   for r in block.reads):
+                carried |= all_loops
+            if carried:
+                self.carry.setdefault(id(w.buffer.data), set()).update(carried)
         body = self.visit(block.body)
         if block.init is not None:
             first = IntImm("bool", 1)
@@ -47,7 +71,10 @@ class _LowerBlocks(Mutator):
         for buf in reversed(block.alloc_buffers):
             extents = (flat_extent(buf),) if buf.strides else buf.shape
             align = self.aligns.get(id(buf))
-            anns = {ALIGN_ATTR: [list(a) for a in align[1]]} if align else None
+            anns = {ALIGN_ATTR: [list(a) for a in align[1]]} if align else {}
+            if self.carry.get(id(buf.data)):
+                anns[CARRY_ATTR] = tuple(self.carry[id(buf.data)])
+            anns = anns or None
             body = Allocate(buf.data, buf.dtype, extents, IntImm("bool", 1), body, anns,
                             buf.scope())
         pred = realize.predicate
