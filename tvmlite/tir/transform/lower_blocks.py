@@ -21,7 +21,6 @@ from typing import Dict
 
 from .. import op as _op
 from ..expr import IntImm, IterVarType
-from ...ir.structural import structural_equal
 from ..functor import Mutator, collect_vars, substitute
 from ..stmt import Allocate, IfThenElse, SeqStmt
 from ..schedule.storage_align import ATTR as ALIGN_ATTR
@@ -42,21 +41,13 @@ class _LowerBlocks(Mutator):
     def visit_BlockRealize(self, realize):
         block = realize.block
         vmap = {iv.var: v for iv, v in zip(block.iter_vars, realize.iter_values)}
-        red_loops, all_loops = set(), set()
+        red_loops = set()
         for iv, v in zip(block.iter_vars, realize.iter_values):
-            vs = collect_vars(v)
-            all_loops |= vs
             if iv.iter_type == IterVarType.CommReduce:
-                red_loops |= vs
-        for w in block.writes:
-            carried = set(red_loops)
-            # reading the buffer it writes elsewhere than it writes (a scan): every loop
-            # around the block may carry values between iterations
-            if any(r.buffer is w.buffer and not structural_equal(r.region, w.region)
-                   for r in block.reads):
-                carried |= all_loops
-            if carried:
-                self.carry.setdefault(id(w.buffer.data), set()).update(carried)
+                red_loops |= collect_vars(v)
+        if red_loops:
+            for w in block.writes:
+                self.carry.setdefault(id(w.buffer.data), set()).update(red_loops)
         body = self.visit(block.body)
         if block.init is not None:
             first = IntImm("bool", 1)
