@@ -51,7 +51,7 @@ def canonical(dtype) -> str:
     return canonical(str(np.dtype(dtype)))
 
 
-_ALIASES = {"float": "float32", "int": "int32", "double": "float64", "float": "float32"}
+_ALIASES = {"float": "float32", "int": "int32", "double": "float64"}
 
 
 @lru_cache(maxsize=None)
