@@ -125,3 +125,15 @@ def test_min_repeat_ms_and_cache_flush_are_honoured():
         assert len(res.costs) == 3
         # three measurements of at least 20 ms each
         assert time.perf_counter() - t0 >= 0.06
+
+
+def test_local_builder_accepts_the_classic_arguments():
+    from tvmlite import autotvm
+
+    b = autotvm.LocalBuilder(timeout=5, n_parallel=1, build_kwargs=None, build_func="default",
+                             do_fork=True, runtime=None)
+    assert b.timeout == 5
+    with pytest.raises(ValueError, match="build_kwargs"):
+        autotvm.LocalBuilder(build_kwargs={"binds": {}})
+    with pytest.raises(ValueError, match="runtime"):
+        autotvm.LocalBuilder(runtime=object())

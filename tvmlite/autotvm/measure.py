@@ -97,10 +97,18 @@ class LocalBuilder(Builder):
     ``timeout`` seconds."""
 
     def __init__(self, timeout: float = 10, n_parallel: Optional[int] = None,
-                 build_func: str = "default"):
+                 build_kwargs: Optional[dict] = None, build_func: str = "default",
+                 do_fork: bool = False, runtime=None):
         super().__init__(timeout, n_parallel)
         if build_func not in ("default", "so"):
             raise ValueError(f"LocalBuilder: unsupported build_func {build_func!r}")
+        if build_kwargs:
+            raise ValueError(f"LocalBuilder: build_kwargs {sorted(build_kwargs)} are not "
+                             "supported (tvmlite builds with tvm.build's defaults)")
+        if runtime is not None:
+            raise ValueError("LocalBuilder: runtime= (microTVM) is not supported")
+        # do_fork is accepted for compatibility: builds always run in spawned workers
+        self.do_fork = do_fork
         self._blob: Optional[bytes] = None
         self._key = None
         self.want_features = False
