@@ -43,8 +43,8 @@ from ..functor import Mutator, collect_vars, substitute
 from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
 from .error import fail
 from .state import (
-    BlockRV, LoopRV, ScheduleState, can_prove, const_value, infer_block_regions, is_true,
-    loop_domains, replace, simplify,
+    BlockRV, LoopRV, ScheduleState, can_prove, const_value, infer_block_regions, is_one,
+    is_true, loop_domains, replace, simplify,
 )
 
 
@@ -62,9 +62,26 @@ def _perfect_nest(loop: For, prim: str) -> Tuple[List[For], BlockRealize]:
 
 
 def _divide_binding(iv: IterVar, value: PrimExpr, inner: Dict[Var, Range],
-                    outer: Dict[Var, Range], prim: str, what: str):
+                    outer: Dict[Var, Range], prim: str, what: str,
+                    preserve_unit_iters: bool = True):
     """``(outer_binding, outer_extent, inner_binding, inner_extent)`` with
-    ``value == outer_binding * inner_extent + inner_binding``; a part is None when absent."""
+    ``value == outer_binding * inner_extent + inner_binding``; a part is None when absent.
+
+    With ``preserve_unit_iters`` a part of extent 1 stays (bound to its unit loops, which are
+    not simplified away); without it such a part is absent: its only value, 0, is folded into
+    the other part, and an iterator with both parts absent is the constant 0."""
+    ob, on, ib, inn = _divide(iv, value, inner, outer, prim, what, preserve_unit_iters)
+    if preserve_unit_iters:
+        return ob, on, ib, inn
+    if ib is not None and inn == 1:
+        ib = None
+    if ob is not None and on == 1:
+        ob = None
+    return ob, on, ib, inn
+
+
+def _divide(iv: IterVar, value: PrimExpr, inner: Dict[Var, Range], outer: Dict[Var, Range],
+            prim: str, what: str, keep_unit_loops: bool):
     vs = collect_vars(value)
     ext = const_value(simplify(iv.dom.extent))
     if not (isinstance(iv.dom.min, IntImm) and iv.dom.min.value == 0) or ext is None:
@@ -73,8 +90,10 @@ def _divide_binding(iv: IterVar, value: PrimExpr, inner: Dict[Var, Range],
         return value, ext, None, 1
     if not any(v not in inner for v in vs):
         return None, 1, value, ext
+    # a unit loop stays in the inner binding when unit iterators are preserved
+    sdom = {v: r for v, r in inner.items() if not (keep_unit_loops and is_one(r.extent))}
     in_part = simplify(substitute(value, {v: IntImm(v.dtype, 0) for v in vs if v not in inner}),
-                       inner)
+                       sdom)
     out_part = simplify(_op.sub(value, in_part), {**outer, **inner})
     if any(v in inner for v in collect_vars(out_part)):
         raise fail(prim, what, f"the binding of {iv.var.name} ({value}) cannot be divided into "
@@ -92,8 +111,12 @@ def _divide_binding(iv: IterVar, value: PrimExpr, inner: Dict[Var, Range],
     return simplify(_op.floordiv(out_part, n), outer), ext // n, in_part, n
 
 
-def blockize(state: ScheduleState, loop_rv: LoopRV) -> BlockRV:
-    """Wrap the nest from ``loop`` down to its single block in a new outer block; returns it."""
+def blockize(state: ScheduleState, loop_rv: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
+    """Wrap the nest from ``loop`` down to its single block in a new outer block; returns it.
+
+    With ``preserve_unit_iters`` (TVM's default) iterators of extent 1 are kept in both blocks
+    (e.g. ``vi_i = T.axis.spatial(1, i_1)`` over a unit loop ``i_1``), so an intrinsic whose
+    description has unit loops still lines up; without it they are folded away."""
     prim = "blockize"
     path = state.loop_path(loop_rv, prim)
     loop = path[-1]
@@ -108,18 +131,23 @@ def blockize(state: ScheduleState, loop_rv: LoopRV) -> BlockRV:
     in_vals: List[PrimExpr] = []
     vmap: Dict[Var, PrimExpr] = {}
     for iv, value in zip(block.iter_vars, realize.iter_values):
-        ob, on, ib, inn = _divide_binding(iv, value, inner, outer, prim, what)
+        ob, on, ib, inn = _divide_binding(iv, value, inner, outer, prim, what,
+                                          preserve_unit_iters)
+        dt = iv.var.dtype
         vo = vi = None
         if ob is not None:
-            vo = IterVar(Range.from_min_extent(0, on), Var(iv.var.name + "_o", iv.var.dtype), iv.iter_type)
+            vo = IterVar(Range.from_min_extent(0, on), Var(iv.var.name + "_o", dt), iv.iter_type)
             out_ivs.append(vo)
             out_vals.append(ob)
         if ib is not None:
-            vi = IterVar(Range.from_min_extent(0, inn), Var(iv.var.name + "_i", iv.var.dtype), iv.iter_type)
+            vi = IterVar(Range.from_min_extent(0, inn), Var(iv.var.name + "_i", dt),
+                         iv.iter_type)
             in_ivs.append(vi)
             in_vals.append(ib)
         if vo is not None and vi is not None:
             vmap[iv.var] = _op.add(_op.mul(vo.var, inn), vi.var)
+        elif vo is None and vi is None:
+            vmap[iv.var] = IntImm(dt, 0)
         else:
             vmap[iv.var] = (vo if vo is not None else vi).var
     pred = realize.predicate
@@ -327,7 +355,7 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
             raise fail(prim, what, f"loop {lp.loop_var.name} has extent {lp.extent}, the "
                        f"intrinsic's loop {dl.loop_var.name} {dl.extent}")
         vmap[dl.loop_var] = lp.loop_var
-    d_types = sorted(iv.iter_type for iv in d_real.block.iter_vars)
+    d_types = _iter_kinds(d_real.block)
     dom = {**loop_domains(path), **{iv.var: iv.dom for iv in block.iter_vars},
            **{lp.loop_var: Range(lp.min, lp.extent) for lp in loops}}
     desc_bufs = [desc.buffer_map[p] for p in desc.params if p in desc.buffer_map]
@@ -338,7 +366,7 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
     try:
         if not is_true(s.predicate) or not is_true(d_real.predicate):
             raise _Mismatch("the block has a predicate (a non-divisible split?)")
-        if d_types != sorted(iv.iter_type for iv in s.block.iter_vars):
+        if d_types != _iter_kinds(s.block):
             raise _Mismatch("the iterator kinds (spatial/reduce) differ")
         m.eq(d_body, x_body)
         if d_init is not None:
@@ -359,6 +387,13 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
             continue
         out.append((m.bmap[id(d)], m.start[id(d)]))
     return out, d_init is not None
+
+
+def _iter_kinds(block: Block) -> List[IterVarType]:
+    """The kinds of ``block``'s iterators, sorted; unit iterators (one value, so they change
+    nothing the block computes) are left out, whether the block kept them or not."""
+    return sorted(iv.iter_type for iv in block.iter_vars
+                  if const_value(simplify(iv.dom.extent)) != 1)
 
 
 def _flat_init(init: Stmt) -> Stmt:

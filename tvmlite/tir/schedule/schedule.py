@@ -346,9 +346,9 @@ class Schedule:
     # ------------------------------------------------------------------ tensorization
     def blockize(self, loop: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
         """Wrap the loops from ``loop`` down to their single block in a new outer block;
-        returns it."""
+        returns it. ``preserve_unit_iters`` keeps block iterators of extent 1."""
         self._func_of(loop)
-        out = _bt.blockize(self._state, loop)
+        out = _bt.blockize(self._state, loop, preserve_unit_iters)
         self._trace.record("blockize", [loop], out,
                            {"preserve_unit_iters": preserve_unit_iters})
         return out
@@ -365,7 +365,8 @@ class Schedule:
         intrin = (TensorIntrin.get(tensor_intrin) if isinstance(tensor_intrin, str)
                   else tensor_intrin)
         state = self._state.copy()
-        block = (_bt.blockize(state, block_or_loop) if isinstance(block_or_loop, LoopRV)
+        block = (_bt.blockize(state, block_or_loop, preserve_unit_iters)
+                 if isinstance(block_or_loop, LoopRV)
                  else block_or_loop)
         if isinstance(intrin, TensorIntrin):
             impl = intrin.impl
