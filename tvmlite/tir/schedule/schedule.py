@@ -154,28 +154,24 @@ class Schedule:
         return path[-1], sibs
 
     def get_producers(self, block: BlockRV) -> List[BlockRV]:
-        """Blocks of the same scope that write a buffer ``block`` reads."""
+        """Blocks of the same scope, before ``block`` in program order, that write a buffer
+        ``block`` reads (TVM's read-after-write dependences)."""
         me, sibs = self._scope_siblings(block, "get_producers")
         reads = buffers_read(me.block)
-        out = []
-        for r in sibs:
-            if r is me:
-                continue
-            if any(any(b is w for w in buffers_written(r.block)) for b in reads):
-                out.append(BlockRV(r.block.name_hint, block.func_name))
+        pos = next(k for k, r in enumerate(sibs) if r is me)
+        out = [BlockRV(r.block.name_hint, block.func_name) for r in sibs[:pos]
+               if any(any(b is w for w in buffers_written(r.block)) for b in reads)]
         self._trace.record("get_producers", [block], out)
         return out
 
     def get_consumers(self, block: BlockRV) -> List[BlockRV]:
-        """Blocks of the same scope that read a buffer ``block`` writes."""
+        """Blocks of the same scope, after ``block`` in program order, that read a buffer
+        ``block`` writes."""
         me, sibs = self._scope_siblings(block, "get_consumers")
         writes = buffers_written(me.block)
-        out = []
-        for r in sibs:
-            if r is me:
-                continue
-            if any(any(b is w for w in buffers_read(r.block)) for b in writes):
-                out.append(BlockRV(r.block.name_hint, block.func_name))
+        pos = next(k for k, r in enumerate(sibs) if r is me)
+        out = [BlockRV(r.block.name_hint, block.func_name) for r in sibs[pos + 1:]
+               if any(any(b is w for w in buffers_read(r.block)) for b in writes)]
         self._trace.record("get_consumers", [block], out)
         return out
 
