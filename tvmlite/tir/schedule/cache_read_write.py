@@ -187,7 +187,8 @@ def _replace_sub(root, path, new):
 
 
 def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int,
-                storage_scope: str) -> BlockRV:
+                storage_scope: str, consumer_blocks: Optional[Sequence[BlockRV]] = None
+                ) -> BlockRV:
     """Make ``block`` write the ``write_buffer_index``-th buffer it writes into a new
     ``storage_scope`` buffer, copied back by a new block right after it. Returns the copy
     block.
@@ -210,6 +211,10 @@ def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int
             with T.block("C_local"):
                 v0, v1 = T.axis.remap("SS", [ax0, ax1])
                 C[v0, v1] = C_local[v0, v1]
+
+    With ``consumer_blocks``, those consumers (blocks of the same scope after ``block``)
+    read ``C_local`` directly; the other consumers keep reading ``C``, which the copy block
+    still writes.
     """
     prim = "cache_write"
     path = state.block_path(block_rv, prim)
@@ -245,11 +250,40 @@ def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int
             raise fail(prim, what, f'block "{r.block.name_hint}" reads "{buf.name}" inside '
                        "or before the loop nest of the block; the copy-out cannot be placed "
                        "between them")
+    rb = ReplaceBuffer({buf: new})
     p = find_path(top, lambda x: x is realize)
-    new_realize = ReplaceBuffer({buf: new})(realize)
-    items[pos] = _replace_sub(top, p, new_realize)
+    items[pos] = _replace_sub(top, p, rb(realize))
+    for r in _cache_consumers(prim, what, sibs, realize, buf, consumer_blocks):
+        k = _top_index(items, r)
+        items[k] = _replace_sub(items[k], find_path(items[k], lambda x, r=r: x is r), rb(r))
     new_body = SeqStmt.flatten(*items[:pos + 1], nest, *items[pos + 1:])
     new_scope = with_block(scope_node, body=new_body,
                            alloc_buffers=scope_node.block.alloc_buffers + (new,))
     replace(state, find_path(state.body, lambda x: x is scope_node), new_scope)
     return BlockRV(name, block_rv.func_name)
+
+
+def _cache_consumers(prim: str, what: str, sibs: Sequence[BlockRealize], realize: BlockRealize,
+                     buf: Buffer, consumer_blocks: Optional[Sequence[BlockRV]]
+                     ) -> List[BlockRealize]:
+    """The sibling blocks named in ``consumer_blocks`` (each must read ``buf``)."""
+    if consumer_blocks is None:
+        return []
+    if isinstance(consumer_blocks, BlockRV) or not isinstance(consumer_blocks, (list, tuple)):
+        raise TypeError(f"{prim}: consumer_blocks must be a list of BlockRVs, got "
+                        f"{type(consumer_blocks).__name__}")
+    out = []
+    for rv in consumer_blocks:
+        if not isinstance(rv, BlockRV):
+            raise TypeError(f"{prim}: consumer_blocks must hold BlockRVs, got "
+                            f"{type(rv).__name__}")
+        found = [r for r in sibs if r.block.name_hint == rv.name]
+        if not found:
+            raise fail(prim, what, f'consumer block "{rv.name}" is not in the block\'s scope')
+        r = found[0]
+        if r is realize or not any(b is buf for b in buffers_read(r.block)):
+            raise fail(prim, what, f'block "{rv.name}" does not read "{buf.name}", so it is '
+                       "not a consumer")
+        if all(x is not r for x in out):
+            out.append(r)
+    return out

@@ -298,13 +298,15 @@ class Schedule:
         """Make ``block`` write into a ``storage_scope`` cache copied out by a new block;
         returns the copy block.
 
-        ``consumer_blocks`` (a later TVM addition) is accepted and has no effect: every
-        consumer keeps reading the copied-out buffer, which gives the same results."""
+        The blocks in ``consumer_blocks`` read the cache directly; the other consumers keep
+        reading the original buffer, which the copy block writes back."""
         self._func_of(block)
-        out = _cache.cache_write(self._state, block, write_buffer_index, storage_scope)
-        self._trace.record("cache_write", [block], out,
-                           {"write_buffer_index": write_buffer_index,
-                            "storage_scope": storage_scope})
+        out = _cache.cache_write(self._state, block, write_buffer_index, storage_scope,
+                                 consumer_blocks)
+        attrs = {"write_buffer_index": write_buffer_index, "storage_scope": storage_scope}
+        if consumer_blocks is not None:
+            attrs["consumer_blocks"] = list(consumer_blocks)
+        self._trace.record("cache_write", [block], out, attrs)
         return out
 
     def storage_align(self, block: BlockRV, buffer_index: int, axis: int, factor: int,
