@@ -322,7 +322,8 @@ class Binding:
 
 
 def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
-                    prim: str = "tensorize", split_reduction_ok: bool = False) -> Tuple[List[Optional[Tuple[Buffer, list]]], bool]:
+                    prim: str = "tensorize", split_reduction_ok: bool = False
+                    ) -> Tuple[List[Optional[Tuple[Buffer, list]]], bool]:
     """Check the outer block at ``path[-1]`` computes ``desc``; returns, per description
     parameter, ``(buffer, start indices)`` (None when unused) and whether ``desc`` has an
     init."""
