@@ -14,6 +14,9 @@ import numpy as np
 import tvmlite as tvm
 from tvmlite import autotvm, te
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from test_seed_conv1d_schedules import make_conv1d_cpu_scheduler_v4  # noqa: E402
+
 
 @autotvm.template("tutorial/conv1d_auto_tune")
 def conv1d_auto_tune(M, N):
@@ -42,21 +45,6 @@ def conv1d_auto_tune(M, N):
         s[B].unroll(i_inner)
     s[A_local].compute_at(s[B], i_outer)
     s[W_local].compute_at(s[B], i_outer)
-    return s, [A, W, B]
-
-
-def v4(M, N, factor=8):
-    """Seed 000's best hand schedule."""
-    A = te.placeholder((M,), name="A", dtype="float32")
-    W = te.placeholder((N,), name="W", dtype="float32")
-    k = te.reduce_axis((0, N), name="k")
-    B = te.compute((M + N - 1,), lambda n: te.sum(tvm.tir.if_then_else(
-        tvm.tir.all(n - k >= 0, n - k < M), A[n - k] * W[k], tvm.tir.const(0.0, "float32")),
-        axis=k), name="B")
-    s = te.create_schedule(B.op)
-    outer, inner = s[B].split(B.op.axis[0], factor=factor)
-    s[B].parallel(outer)
-    s[B].vectorize(inner)
     return s, [A, W, B]
 
 
@@ -92,7 +80,8 @@ def main(trials: int = 50) -> None:
         return r.median, r.min
 
     t_auto = timed(func)
-    t_v4 = timed(tvm.build(*v4(M, N), target="llvm"))
+    _, A4, W4, B4 = make_conv1d_cpu_scheduler_v4(M, N)
+    t_v4 = timed(tvm.build(_, [A4, W4, B4], target="llvm"))
     reps = 200
     t1 = time.perf_counter()
     for _ in range(reps):
