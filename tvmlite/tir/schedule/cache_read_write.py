@@ -34,12 +34,9 @@ def cache_buffer(buf: Buffer, scope: str) -> Buffer:
 
 
 def _scope(state: ScheduleState, path):
-    """(scope realize, path to it) of the block at ``path[-1]``, creating a root block when
-    the function has none."""
+    """(scope realize, path to it) of the block at ``path[-1]`` (the function has a root
+    block: call ``ensure_root_block`` first)."""
     si = scope_index(path)
-    if si < 0:
-        ensure_root_block(state)
-        return state.body, [state.body]
     return path[si], list(path[:si + 1])
 
 
@@ -129,7 +126,7 @@ def cache_read(state: ScheduleState, block_rv: BlockRV, read_buffer_index: int,
         raise fail(prim, what, f"read_buffer_index {read_buffer_index!r} is out of range (the "
                    f"block reads {len(block.reads)} buffers)")
     buf = block.reads[read_buffer_index].buffer
-    _scope(state, path)
+    ensure_root_block(state)  # the new buffer is allocated in the root block
     path = state.block_path(block_rv, prim)
     scope_node, spath = _scope(state, path)
     sibs = child_blocks(scope_node)
@@ -226,7 +223,7 @@ def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int
         raise fail(prim, what, f"write_buffer_index {write_buffer_index!r} is out of range "
                    f"(the block writes {len(block.writes)} buffers)")
     buf = block.writes[write_buffer_index].buffer
-    scope_node, spath = _scope(state, path)
+    ensure_root_block(state)  # the new buffer is allocated in the root block
     path = state.block_path(block_rv, prim)
     realize = path[-1]
     scope_node, spath = _scope(state, path)
