@@ -14,10 +14,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-import tvmlite as tvm  # noqa: E402
-from tvmlite.runtime.threading import num_threads  # noqa: E402
 import book_ch4 as b  # noqa: E402
 from _timing import median_time  # noqa: E402
+
+import tvmlite as tvm  # noqa: E402
+from tvmlite.runtime.threading import num_threads  # noqa: E402
 
 win = np.lib.stride_tricks.sliding_window_view
 
@@ -95,7 +96,7 @@ def main():
         np.testing.assert_allclose(nd_out.numpy(), want, rtol=1e-3, atol=1e-3)
         ev = mod.time_evaluator(mod.entry_name, tvm.cpu(), min_repeat_ms=20, repeat=5)
         t = ev(*nd_in, nd_out).median
-        tn = median_time(lambda: ref(*ins))
+        tn = median_time(lambda ref=ref, ins=ins: ref(*ins))
         print(f"  {label:<28}{t * 1e3:9.3f} ms{flops / t / 1e9:9.1f}{tn * 1e3:9.3f} ms"
               f"{flops / tn / 1e9:9.1f}{tn / t:15.2f}x")
 

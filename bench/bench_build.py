@@ -46,7 +46,7 @@ def main():
 
         tvm.build(*small_kernel(tvm, te, 4))  # warm: ISA resolution, compiler identity
         uncached, lower_only, repeated = [], [], []
-        for r, factor in enumerate((8, 16, 32, 64, 2)):
+        for _r, factor in enumerate((8, 16, 32, 64, 2)):
             s, args = small_kernel(tvm, te, factor)
             t0 = time.perf_counter()
             tvm.lower(s, args)

@@ -16,11 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from _timing import median_time  # noqa: E402
+from test_seed_conv1d_schedules import make_conv1d_cpu_scheduler_v4  # noqa: E402
+
 import tvmlite as tvm  # noqa: E402
 from tvmlite import te  # noqa: E402
 from tvmlite.runtime.threading import num_threads  # noqa: E402
-from test_seed_conv1d_schedules import make_conv1d_cpu_scheduler_v4  # noqa: E402
-from _timing import median_time  # noqa: E402
 
 
 def hand_schedule(M: int, N: int, lanes: int = 64):

@@ -15,9 +15,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import median_time  # noqa: E402
+
 import tvmlite as tvm  # noqa: E402
 from tvmlite import te  # noqa: E402
-from _timing import median_time  # noqa: E402
 
 
 def blocked_gemm(n: int, bn: int = 32):

@@ -16,11 +16,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from test_seed_004_tensorir import MyModule  # noqa: E402  (seed 004's module)
+
 import tvmlite as tvm  # noqa: E402
 from tvmlite import te  # noqa: E402
 from tvmlite.ir.structural import structural_equal  # noqa: E402
 from tvmlite.script import tir as T  # noqa: E402
-from test_seed_004_tensorir import MyModule  # noqa: E402  (seed 004's module)
 
 
 def seed_schedule(reorder: bool):

@@ -1,10 +1,9 @@
 """The CPU schedules of the book's chapter 4 (§4.3–4.11), as the book writes them; shared by
 the tests (``test_seed_book_ch4.py``) and the benchmarks (``bench/bench_book_ch4.py``)."""
+import d2ltvm
 import numpy as np
 
 from tvmlite import te
-
-import d2ltvm
 
 # §4.3 vector add -------------------------------------------------------------------------
 

@@ -5,8 +5,16 @@ import pytest
 
 from tvmlite import tir
 from tvmlite.arith import (
-    Analyzer, IntervalSet, IntSet, eval_set, intersect, is_neg_inf, is_pos_inf, relax_region,
-    pos_inf, union,
+    Analyzer,
+    IntervalSet,
+    IntSet,
+    eval_set,
+    intersect,
+    is_neg_inf,
+    is_pos_inf,
+    pos_inf,
+    relax_region,
+    union,
 )
 from tvmlite.ir import Range, structural_equal
 

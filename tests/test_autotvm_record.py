@@ -42,8 +42,8 @@ def test_encode_is_classic_json_and_round_trips():
     d = json.loads(line)
     assert d["input"] == ["llvm", "test_record/scale", [64], {}]
     assert d["config"]["index"] == 9
-    assert d["config"]["entity"] == [["tile", "sp", [-1, task.config_space.get(9)["tile"].size[-1]]],
-                                     ["vec", "ot", True]]
+    tile = task.config_space.get(9)["tile"].size[-1]
+    assert d["config"]["entity"] == [["tile", "sp", [-1, tile]], ["vec", "ot", True]]
     assert d["result"][:2] == [[1.5e-6], 0]
     assert d["version"] == 0.2 and "tvm_version" in d
     inp2, res2 = record.decode(line)

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from tvmlite import autotvm
-from tvmlite.autotvm.measure import BuildResult, Builder, MeasureResult, Runner
+from tvmlite.autotvm.measure import Builder, BuildResult, MeasureResult, Runner
 
 DIMS = (8, 8, 4)
 BEST = (5, 2, 1)
@@ -186,9 +186,10 @@ def test_xgb_simulated_annealing_on_a_larger_space():
 
 
 def test_loop_nest_features_have_a_fixed_length_and_tell_configs_apart():
+    from test_autotvm_space import conv1d  # noqa: F401  (registers the template)
+
     import tvmlite as tvm
     from tvmlite.autotvm.feature import FEATURE_LEN, loop_nest_features
-    from test_autotvm_space import conv1d  # noqa: F401  (registers the template)
 
     task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
     feats = []

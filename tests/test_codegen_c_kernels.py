@@ -11,8 +11,20 @@ from tvmlite import tir
 from tvmlite.error import TVMError
 from tvmlite.ir import IRModule
 from tvmlite.target.build_c import build
-from tvmlite.tir import (Allocate, AssertStmt, BufferStore, Call, For, ForKind,
-                         IfThenElse, LetStmt, SeqStmt, StringImm, Var, decl_buffer)
+from tvmlite.tir import (
+    Allocate,
+    AssertStmt,
+    BufferStore,
+    Call,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
+    StringImm,
+    Var,
+    decl_buffer,
+)
 
 I32 = "int32"
 
@@ -305,10 +317,10 @@ def test_min_max_select_let_cast_and_bitwise():
 def test_float_constants_exact_inf_nan():
     vals = [0.1, 1e-30, 3.4e38, float("inf"), float("-inf"), float("nan"), -0.0]
     for dtype in ("float32", "float64"):
-        O = decl_buffer((len(vals),), dtype, "o")
-        body = SeqStmt(tuple(BufferStore(O, tir.FloatImm(dtype, v), (c(k),))
+        out = decl_buffer((len(vals),), dtype, "o")
+        body = SeqStmt(tuple(BufferStore(out, tir.FloatImm(dtype, v), (c(k),))
                              for k, v in enumerate(vals)))
-        mod = build_one(make_func([O], body))
+        mod = build_one(make_func([out], body))
         o = tvm.nd.empty((len(vals),), dtype)
         mod(o)
         np.testing.assert_array_equal(o.numpy(), np.array(vals, dtype))

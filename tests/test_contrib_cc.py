@@ -4,14 +4,13 @@ import os
 
 import numpy as np
 import pytest
+from test_codegen_c_kernels import build_one, loop, make_func
 
 import tvmlite as tvm
 from tvmlite import tir
 from tvmlite.contrib import cc, tar, utils
 from tvmlite.error import CompileError, TVMError
 from tvmlite.tir import BufferStore, Var, decl_buffer
-
-from test_codegen_c_kernels import build_one, loop, make_func
 
 
 def scale_kernel(k: float):

@@ -3,13 +3,12 @@ import ctypes
 
 import numpy as np
 import pytest
+from test_codegen_c_kernels import build_one, flat, loop, make_func, vadd
 
 import tvmlite as tvm
 from tvmlite.error import TVMError
 from tvmlite.runtime.ndarray import from_numpy_view
 from tvmlite.tir import BufferStore, Var, decl_buffer
-
-from test_codegen_c_kernels import build_one, flat, loop, make_func, vadd
 
 
 def matrix_copy():

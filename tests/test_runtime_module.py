@@ -4,6 +4,7 @@ import threading
 
 import numpy as np
 import pytest
+from test_codegen_c_kernels import build_one, loop, make_func, vadd
 
 import tvmlite as tvm
 from tvmlite import tir
@@ -11,8 +12,6 @@ from tvmlite.contrib import utils
 from tvmlite.error import TVMError
 from tvmlite.runtime.module import BenchmarkResult
 from tvmlite.tir import BufferStore, Evaluate, SeqStmt, Var, decl_buffer
-
-from test_codegen_c_kernels import build_one, loop, make_func, vadd
 
 
 def test_register_and_get_global_func():

@@ -10,7 +10,13 @@ from tvmlite.script import ir as I
 from tvmlite.script import tir as T
 from tvmlite.tir.expr import Add, FloatImm, IntImm, IterVar, Ramp, Var
 from tvmlite.tir.stmt import (
-    Allocate, BlockRealize, BufferStore, For, ForKind, IfThenElse, LetStmt,
+    Allocate,
+    BlockRealize,
+    BufferStore,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
 )
 
 N = 64

@@ -1,16 +1,37 @@
 """TVMScript printer: expressions, statements and functions print as modern TVM does."""
 import tvmlite as tvm
 from tvmlite import tir
+from tvmlite.script.printer import astext
 from tvmlite.tir import op
 from tvmlite.tir.expr import (
-    Broadcast, BufferLoad, FloatImm, IntImm, IterVar, Let, Max, Mod, Ramp, Range, Select,
-    SizeVar, StringImm, Var,
+    Broadcast,
+    BufferLoad,
+    FloatImm,
+    IntImm,
+    IterVar,
+    Let,
+    Max,
+    Mod,
+    Ramp,
+    Range,
+    Select,
+    SizeVar,
+    StringImm,
+    Var,
 )
 from tvmlite.tir.stmt import (
-    Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt,
-    SeqStmt, While,
+    Allocate,
+    AssertStmt,
+    AttrStmt,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
+    While,
 )
-from tvmlite.script.printer import astext
 
 
 def i32(v):
@@ -145,7 +166,7 @@ def test_lowered_function_matches_seed_style():
 
 
 def test_private_and_renamed_functions():
-    i = Var("i")
+    Var("i")
     A = tir.decl_buffer((4,), "float32", "A")
     pa = Var("A", "handle")
     body = BufferStore(A, FloatImm("float32", 0.0), (i32(0),))

@@ -7,8 +7,17 @@ from tvmlite.script import tir as T
 from tvmlite.tir import op
 from tvmlite.tir.expr import FloatImm, IntImm, IterVar, Ramp, SizeVar, StringImm, Var
 from tvmlite.tir.stmt import (
-    Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt,
-    SeqStmt, While,
+    Allocate,
+    AssertStmt,
+    AttrStmt,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
+    While,
 )
 
 

@@ -1,15 +1,18 @@
 """Every IR the seed programs produce round-trips through TVMScript: the scheduled TensorIR
 function and its lowered form both print, parse back and compare structurally equal."""
+import book_ch4 as b
+import d2ltvm
 import pytest
+from test_seed_conv1d_schedules import (
+    make_conv1d_cpu_scheduler_v0,
+    make_conv1d_cpu_scheduler_v2,
+    make_conv1d_cpu_scheduler_v3,
+    make_conv1d_cpu_scheduler_v4,
+    template_schedule,
+)
 
 import tvmlite as tvm
 from tvmlite.te.schedule import schedule_to_prim_func
-
-import book_ch4 as b
-import d2ltvm
-from test_seed_conv1d_schedules import (
-    make_conv1d_cpu_scheduler_v0, make_conv1d_cpu_scheduler_v2, make_conv1d_cpu_scheduler_v3,
-    make_conv1d_cpu_scheduler_v4, template_schedule)
 
 
 def _programs():

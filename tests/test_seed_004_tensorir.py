@@ -135,7 +135,7 @@ def test_build_run_and_time_named_functions():
     f_timer_after = rt_lib_after.time_evaluator("mm_relu", tvm.cpu(), number=1, repeat=1)
     assert f_timer_before(a_nd, b_nd, c_nd).mean > 0
     assert f_timer_after(a_nd, b_nd, c_nd).mean > 0
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):
         rt_lib["no_such_function"]
 
 

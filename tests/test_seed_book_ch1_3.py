@@ -1,11 +1,10 @@
 """Book (seed 001) §1.2 and chapters 2 and 3, as written, with numpy in place of MXNet."""
+import d2ltvm
 import numpy as np
 import pytest
 
 import tvmlite as tvm
 from tvmlite import te
-
-import d2ltvm
 
 
 # ----------------------------------------------------------------------------- §1.2
@@ -185,8 +184,11 @@ def test_2_4_reductions():
     np.testing.assert_allclose(a.prod(axis=1), b.asnumpy(), atol=1e-5)
 
     k = te.reduce_axis((0, m), name='k')
+    def reduce_rows(red):
+        return te.compute((n,), lambda i: red(A[i, k], axis=k), name='b')
+
     for red, ref in ((te.max, np.max), (te.min, np.min)):
-        B = te.compute((n,), lambda i: red(A[i, k], axis=k), name='b')
+        B = reduce_rows(red)
         b = tvm.nd.array(np.empty((3,), dtype='float32'))
         tvm.build(te.create_schedule(B.op), [A, B])(tvm.nd.array(a), b)
         np.testing.assert_equal(b.asnumpy(), ref(a, axis=1))

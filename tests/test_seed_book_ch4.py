@@ -1,12 +1,11 @@
 """The book's CPU schedules (§4.3–4.11) build and agree with numpy, including odd sizes where
 tiles do not divide."""
+import book_ch4 as b
+import d2ltvm
 import numpy as np
 import pytest
 
 import tvmlite as tvm
-
-import book_ch4 as b
-import d2ltvm
 
 
 def _run(sch, args, inputs, out_shape):

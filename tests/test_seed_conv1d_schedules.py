@@ -2,11 +2,10 @@
 15 pytest cases, with only the import lines changed."""
 import numpy as np
 import pytest
+from test_seed_conv1d_unscheduled import make_conv1d_cpu_scheduler_v0
 
 import tvmlite as tvm
 from tvmlite import te
-
-from test_seed_conv1d_unscheduled import make_conv1d_cpu_scheduler_v0
 
 
 def make_conv1d_cpu_scheduler_v1(M, N, verbose=False):
@@ -121,8 +120,8 @@ dev = tvm.device('llvm', 0)
 
 
 def make_conv1d_cpu_func(M, N):
-    s, A, W, O = make_conv1d_cpu_scheduler_v4(M, N)
-    func = tvm.build(s, [A, W, O], "llvm")
+    s, A, W, Out = make_conv1d_cpu_scheduler_v4(M, N)
+    func = tvm.build(s, [A, W, Out], "llvm")
     return func
 
 

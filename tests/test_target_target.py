@@ -1,14 +1,13 @@
 """Target parsing and the ISA a CPU build is compiled for."""
 import numpy as np
 import pytest
+from test_codegen_c_kernels import build_one, vadd
 
 import tvmlite as tvm
 from tvmlite.error import TVMError
 from tvmlite.target import Target
 from tvmlite.target.build_c import compile_flags
 from tvmlite.target.isa import missing_features
-
-from test_codegen_c_kernels import build_one, vadd
 
 
 def test_parse_kinds_attrs_keys():

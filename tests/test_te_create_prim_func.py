@@ -4,12 +4,19 @@ import pytest
 
 from tvmlite import te, tir
 from tvmlite.error import TVMError
+from tvmlite.runtime.interpreter import run
 from tvmlite.te.create_prim_func import create_prim_func_with_info
 from tvmlite.tir import (
-    Block, BlockRealize, BufferLoad, BufferStore, For, IfThenElse, IterVar, LetStmt, SeqStmt,
+    Block,
+    BlockRealize,
+    BufferLoad,
+    BufferStore,
+    For,
+    IfThenElse,
+    IterVar,
+    LetStmt,
+    SeqStmt,
 )
-
-from tvmlite.runtime.interpreter import run
 
 RNG = np.random.default_rng(0)
 

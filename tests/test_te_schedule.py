@@ -108,7 +108,7 @@ def test_compute_at_follows_later_splits_and_fuses():
     i, j = C.op.axis
     s[P].compute_at(s[C], i)  # attach first ...
     io, ii = s[C].split(i, factor=8)  # ... then split: P follows to the inner loop
-    f = s[C].fuse(io, ii)
+    s[C].fuse(io, ii)
     (a,), (c,) = run(s, [A, C], [(n, n)], [(n, n)])
     np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)
 

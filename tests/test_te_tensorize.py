@@ -159,7 +159,7 @@ def test_missing_kernel_source_fails_at_link_time():
     s[C].reorder(x, yo, yi, z)
     s[C].tensorize(yi, _gemv_intrin(16, L, with_reset=True))
     s[C].pragma(x, "import_c", "int gemv_reset(float *cc, int m) { return 0; }\n")
-    with pytest.raises(Exception):
+    with pytest.raises(tvm.TVMError):
         f = tvm.build(s, [A, B, C], target="llvm", name="gemv_missing")
         f(tvm.nd.empty((N, L)), tvm.nd.empty((M, L)), tvm.nd.empty((N, M)))
 

@@ -7,8 +7,8 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import te
-from tvmlite.tir.schedule import Schedule
 from tvmlite.runtime.interpreter import run as interpret
+from tvmlite.tir.schedule import Schedule
 
 N, M, K = 13, 11, 9
 

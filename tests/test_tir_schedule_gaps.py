@@ -65,7 +65,7 @@ def mm_unit_blockized_folded(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5),
                     T.reads()
                     T.writes(C[vi_o, vj_o])
                     C[vi_o, vj_o] = T.float32(0)
-            for i_1, j_1, k_1 in T.grid(1, 1, 3):
+            for _i_1, _j_1, k_1 in T.grid(1, 1, 3):
                 with T.block("C"):
                     vk_i = T.axis.reduce(3, k_1)
                     T.reads(C[vi_o, vj_o], A[vi_o, vk_o * 3 + vk_i], B[vk_o * 3 + vk_i, vj_o])

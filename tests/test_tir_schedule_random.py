@@ -13,8 +13,8 @@ import numpy as np
 
 import tvmlite
 from tvmlite import te
-from tvmlite.tir.schedule import Schedule, ScheduleError
 from tvmlite.runtime.interpreter import run as interpret
+from tvmlite.tir.schedule import Schedule, ScheduleError
 
 
 def _chain(rng):

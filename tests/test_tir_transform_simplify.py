@@ -4,8 +4,17 @@ from tvmlite.arith import Analyzer
 from tvmlite.ir import IRModule, Range, structural_equal
 from tvmlite.tir import expr as E
 from tvmlite.tir.stmt import (
-    AttrStmt, Block, BlockRealize, BufferRegion, BufferStore, Evaluate, For, ForKind, IfThenElse,
-    LetStmt, SeqStmt,
+    AttrStmt,
+    Block,
+    BlockRealize,
+    BufferRegion,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
 )
 from tvmlite.tir.transform.simplify import Simplify, simplify_stmt
 

@@ -19,13 +19,13 @@ def test_inner_loop_stays_inside_the_vector_body():
     def before(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
         for i in range(8):
             for j in T.vectorized(8):
-                for k in range(3):
+                for _k in range(3):
                     B[i * 8 + j] = B[i * 8 + j] + A[i * 8 + j] * T.float32(2)
 
     @T.prim_func
     def expected(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
         for i in range(8):
-            for k in range(3):
+            for _k in range(3):
                 B[i * 8:i * 8 + 8] = B[i * 8:i * 8 + 8] \
                     + A[i * 8:i * 8 + 8] * T.Broadcast(T.float32(2), 8)
 
@@ -183,6 +183,7 @@ def test_vector_code_uses_explicit_vector_types():
 
 def test_float16_vector_loop_falls_back_to_serial():
     import numpy as np
+
     import tvmlite as tvm
     from tvmlite import te
 

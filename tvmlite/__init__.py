@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import importlib
 
-from .error import TVMError
 from . import ir, tir
+from .error import TVMError
 from .ir import IRModule
 
 __version__ = "0.1.0"

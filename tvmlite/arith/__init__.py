@@ -3,8 +3,16 @@ integer sets and region relaxing."""
 from .analyzer import Analyzer, ModularSet, is_index_dtype
 from .bound import ConstIntBound
 from .int_set import (
-    IntervalSet, IntSet, eval_set, intersect, is_neg_inf, is_pos_inf, neg_inf, pos_inf,
-    relax_region, union,
+    IntervalSet,
+    IntSet,
+    eval_set,
+    intersect,
+    is_neg_inf,
+    is_pos_inf,
+    neg_inf,
+    pos_inf,
+    relax_region,
+    union,
 )
 
 __all__ = [

@@ -20,9 +20,38 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from ..ir import dtype as _dt
 from ..tir import op as _op
 from ..tir.expr import (
-    EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Call, Cast, Div, FloatImm, FloorDiv, FloorMod,
-    IntImm, IterVar, Max, Min, Mod, Mul, Node, Not, Or, PrimExpr, Ramp, Range, Select, SizeVar,
-    StringImm, Sub, Var,
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Broadcast,
+    Call,
+    Cast,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    IterVar,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Node,
+    Not,
+    Or,
+    PrimExpr,
+    Ramp,
+    Range,
+    Select,
+    SizeVar,
+    StringImm,
+    Sub,
+    Var,
 )
 from ..tir.functor import node_fields
 from . import bound as _b
@@ -196,7 +225,7 @@ class Analyzer:
         coeffs = [Poly.constant(p.dtype, 0) for _ in vs]
         base = Poly.constant(p.dtype, p.const)
         targets = {("v", v): n for n, v in enumerate(vs)}
-        for m, (cf, atoms, keys) in p.terms.items():
+        for _m, (cf, atoms, keys) in p.terms.items():
             hits = [n for n, k in enumerate(keys) if k in targets]
             if len(hits) > 1:
                 return []
@@ -313,7 +342,7 @@ class Analyzer:
     def _derive_bounds(self, f: Poly) -> None:
         """From ``f <= 0`` tighten the bound of each variable term of ``f``."""
         items = list(f.terms.items())
-        for i, (m, (a, atoms, _)) in enumerate(items):
+        for i, (_m, (a, atoms, _)) in enumerate(items):
             if len(atoms) != 1 or not isinstance(atoms[0], _VARS) or atoms[0] in self._subst:
                 continue
             v = atoms[0]
@@ -485,7 +514,7 @@ class Analyzer:
 
     def _div_to_mod(self, p: Poly) -> Poly:
         """``c*x - c*d*(x // d) -> c*(x % d)`` for an atom ``x`` and a constant ``d > 0``."""
-        for m, (cf, atoms, keys) in p.terms.items():
+        for m, (cf, atoms, _keys) in p.terms.items():
             if len(atoms) != 1 or type(atoms[0]) is not FloorDiv:
                 continue
             a = atoms[0]

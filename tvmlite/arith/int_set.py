@@ -12,7 +12,16 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..tir import op as _op
 from ..tir.expr import (
-    FloorDiv, FloorMod, IntImm, IterVar, Max, Min, PrimExpr, Range, SizeVar, Var,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    IterVar,
+    Max,
+    Min,
+    PrimExpr,
+    Range,
+    SizeVar,
+    Var,
 )
 from ..tir.functor import collect_vars
 from .analyzer import Analyzer, _to_expr, is_index_dtype

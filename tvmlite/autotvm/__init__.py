@@ -7,10 +7,22 @@ runner; ``autotvm.callback.log_to_file`` records them and ``apply_history_best``
 best one when the template is called again.
 """
 from . import callback, record, space, task, tuner
-from .dispatch import (ApplyConfig, ApplyHistoryBest, DispatchContext, FallbackContext,
-                       apply_history_best)
-from .measure import (LocalBuilder, LocalRunner, MeasureErrorNo, MeasureInput, MeasureResult,
-                      create_measure_batch, measure_option)
+from .dispatch import (
+    ApplyConfig,
+    ApplyHistoryBest,
+    DispatchContext,
+    FallbackContext,
+    apply_history_best,
+)
+from .measure import (
+    LocalBuilder,
+    LocalRunner,
+    MeasureErrorNo,
+    MeasureInput,
+    MeasureResult,
+    create_measure_batch,
+    measure_option,
+)
 from .space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 from .task import get_config, template
 

@@ -221,7 +221,7 @@ class LocalRunner(Runner):
             build_results: Sequence[BuildResult]) -> List[MeasureResult]:
         t0 = time.perf_counter()
         out: List[MeasureResult] = []
-        for inp, br in zip(measure_inputs, build_results):
+        for _inp, br in zip(measure_inputs, build_results):
             now = time.time()
             if br.error is not None:
                 out.append(MeasureResult((br.error[1],), int(br.error[0]), br.time_cost, now))
@@ -269,7 +269,7 @@ def create_measure_batch(task, option: Dict[str, Any]):
     # start the worker processes now, side by side (each takes a moment to import)
     for m in (builder, runner):
         if hasattr(m, "pool"):
-            m.pool
+            _ = m.pool
     if getattr(runner, "check_correctness", False):
         runner.ref_path = builder.reference()
 

@@ -226,8 +226,9 @@ def _serve(inp: Connection, out: Connection) -> None:
         if kind == "exit":
             return
         if kind == "task":
-            from .serialize import loads_function  # noqa: F401  (tasks unpickle through it)
             import pickle
+
+            from .serialize import loads_function  # noqa: F401  (tasks unpickle through it)
 
             _TASKS[msg[1]] = pickle.loads(msg[2])
             continue

@@ -14,10 +14,10 @@ from typing import Any, Dict, Optional, Sequence
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..ir.structural import structural_equal
+from ..tir import transform as _t
 from ..tir.function import PrimFunc
 from ..tir.stmt import Stmt
 from ..transform import PassContext
-from ..tir import transform as _t
 
 
 def _user_passes(ctx: PassContext, phase: int):
@@ -26,7 +26,8 @@ def _user_passes(ctx: PassContext, phase: int):
         try:
             ph, p = item
         except (TypeError, ValueError):
-            raise TVMError(f"tir.add_lower_pass entries must be (phase, pass), got {item!r}")
+            raise TVMError(
+                f"tir.add_lower_pass entries must be (phase, pass), got {item!r}") from None
         if ph == phase:
             out.append(p)
     return out
@@ -157,7 +158,8 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
     kind = tgt.kind.name
     if kind not in ("llvm", "c"):
         raise TVMError(f"target {kind!r} is not supported yet by tvmlite")
-    from ..target.build_c import build as build_c, compile_flags
+    from ..target.build_c import build as build_c
+    from ..target.build_c import compile_flags
 
     mod = _to_module(inputs, args, name, binds)
     key = _cache_key(mod, tgt, compile_flags(tgt))

@@ -54,8 +54,8 @@ class _Equal:
             raise _Mismatch(path, a, b, "different variables")
 
     def eq(self, a, b, path: str):
-        from ..tir.expr import Var
         from ..tir.buffer import Buffer
+        from ..tir.expr import Var
 
         if a is b:
             if isinstance(a, (Var, Buffer)):
@@ -152,8 +152,8 @@ def structural_hash(node, map_free_vars: bool = True) -> int:
 
 
 def _hash_into(x, h, ids):
-    from ..tir.expr import Var
     from ..tir.buffer import Buffer
+    from ..tir.expr import Var
 
     if isinstance(x, Var):
         n = ids.setdefault(id(x), len(ids))

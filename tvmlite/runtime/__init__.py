@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import importlib.util
 
-from .device import Device, context, cpu, cuda, device, ext_dev, gpu
 from . import ndarray
+from .device import Device, context, cpu, cuda, device, ext_dev, gpu
+from .module import BenchmarkResult, Module, load_module
 from .ndarray import NDArray
 from .packed_func import PackedFunc, get_global_func, list_global_func_names, register_func
-from .module import BenchmarkResult, Module, load_module
 
 nd = ndarray
 

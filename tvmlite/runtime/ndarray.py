@@ -12,7 +12,8 @@ import numpy as np
 
 from ..error import TVMError
 from ..ir import dtype as _dt
-from .device import CPU, Device, cpu, device as _make_device
+from .device import CPU, Device, cpu
+from .device import device as _make_device
 
 ALIGNMENT = 64
 

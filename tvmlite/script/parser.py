@@ -23,13 +23,35 @@ from ..ir.structural import structural_equal
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
-    Add, IntImm, IterVar, IterVarType, Mul, PrimExpr, Ramp, Range, Sub, Var,
+    Add,
+    IntImm,
+    IterVar,
+    IterVarType,
+    Mul,
+    PrimExpr,
+    Ramp,
+    Range,
+    Sub,
+    Var,
 )
 from ..tir.function import PrimFunc
 from ..tir.functor import Visitor, post_order_visit, substitute
 from ..tir.stmt import (
-    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferRegion, BufferStore, Evaluate,
-    For, ForKind, IfThenElse, LetStmt, Stmt, SeqStmt, While,
+    Allocate,
+    AssertStmt,
+    AttrStmt,
+    Block,
+    BlockRealize,
+    BufferRegion,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
+    Stmt,
+    While,
 )
 from . import ir as _I
 from . import tir as _T

@@ -15,15 +15,63 @@ from ..ir.module import IRModule
 from ..ir.structural import structural_equal
 from ..tir.buffer import Buffer
 from ..tir.expr import (
-    EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, BufferLoad, Call, Cast, CommReducer, Div,
-    FloatImm, FloorDiv, FloorMod, IntImm, IterVar, IterVarType, Let, Max, Min, Mod, Mul, Not,
-    Or, PrimExpr, ProducerLoad, Ramp, Range, Reduce, Select, SizeVar, StringImm, Sub, Var,
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Broadcast,
+    BufferLoad,
+    Call,
+    Cast,
+    CommReducer,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    IterVar,
+    IterVarType,
+    Let,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    PrimExpr,
+    ProducerLoad,
+    Ramp,
+    Range,
+    Reduce,
+    Select,
+    SizeVar,
+    StringImm,
+    Sub,
+    Var,
 )
 from ..tir.function import PrimFunc
 from ..tir.functor import post_order_visit
 from ..tir.stmt import (
-    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferRegion, BufferStore, Evaluate,
-    For, ForKind, IfThenElse, LetStmt, MatchBufferRegion, SeqStmt, Stmt, While,
+    Allocate,
+    AssertStmt,
+    AttrStmt,
+    Block,
+    BlockRealize,
+    BufferRegion,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    MatchBufferRegion,
+    SeqStmt,
+    Stmt,
+    While,
 )
 from .tir import ITER_TYPE_NAMES, MATH_OPS
 
@@ -318,7 +366,7 @@ class _Printer:
                 inner = chain[-1].body
                 outer_vars = {id(c.loop_var) for c in chain}
                 used = []
-                post_order_visit(inner.extent, lambda n: used.append(id(n))
+                post_order_visit(inner.extent, lambda n, used=used: used.append(id(n))
                                  if isinstance(n, Var) else None)
                 if outer_vars & set(used):
                     break
@@ -670,7 +718,7 @@ class _FreeVars:
         self.params = buffer_map
 
     def run(self, body, implicit) -> List[Var]:
-        for p, b in self.params.items():
+        for _p, b in self.params.items():
             self.buffer(b)
         for b in implicit:
             self.buffer(b)

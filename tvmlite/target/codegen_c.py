@@ -343,7 +343,7 @@ class _FunctionPrinter(VectorPrinterMixin):
             else:
                 sig.append(self._scalar_param(i, p))
         # bind shape variables at their first occurrence, then check everything else
-        for i, p, buf in tensors:
+        for _i, _p, buf in tensors:
             self._bind_dims(buf, "shape", buf.shape)
             if buf.strides:
                 self._bind_dims(buf, "strides", buf.strides)
@@ -351,7 +351,7 @@ class _FunctionPrinter(VectorPrinterMixin):
                 n = self.bind_name(buf.elem_offset)
                 self.emit(f"{c_type(buf.elem_offset.dtype)} {n} = ({c_type(buf.elem_offset.dtype)})"
                           f"({self._t(buf)}->byte_offset / {max(_dt.bits(buf.dtype), 8) // 8});")
-        for i, p, buf in tensors:
+        for _i, _p, buf in tensors:
             self._check_dims(buf, "shape", buf.shape)
             self._check_strides(buf)
             if not isinstance(buf.elem_offset, E.Var):

@@ -66,7 +66,7 @@ class VectorPrinterMixin:
         M = self.ct(_mask_dtype(L))
         name = f"tvml_{kind}_{dtype}" + (f"_{idx_dtype}" if idx_dtype else "")
         loop = f"for (int l = 0; l < {L}; ++l)"
-        I = self.ct(idx_dtype) if idx_dtype else ""
+        IT = self.ct(idx_dtype) if idx_dtype else ""
         bodies = {
             "bcast": (f"{T} {name}({E_} x)", f"{T} r; {loop} r[l] = x; return r;"),
             "ramp": (f"{T} {name}({E_} b, {E_} s)",
@@ -77,11 +77,11 @@ class VectorPrinterMixin:
                        f"{T} r; {loop} r[l] = m[l] ? t[l] : f[l]; return r;"),
             "mload": (f"{T} {name}(const {E_}* p, int64_t b, {M} m)",
                       f"{T} r = {{0}}; {loop} if (m[l]) r[l] = p[b + l]; return r;"),
-            "gather": (f"{T} {name}(const {E_}* p, {I} i)",
+            "gather": (f"{T} {name}(const {E_}* p, {IT} i)",
                        f"{T} r; {loop} r[l] = p[i[l]]; return r;"),
-            "mgather": (f"{T} {name}(const {E_}* p, {I} i, {M} m)",
+            "mgather": (f"{T} {name}(const {E_}* p, {IT} i, {M} m)",
                         f"{T} r = {{0}}; {loop} if (m[l]) r[l] = p[i[l]]; return r;"),
-            "scatter": (f"void {name}({E_}* p, {I} i, {T} v)", f"{loop} p[i[l]] = v[l];"),
+            "scatter": (f"void {name}({E_}* p, {IT} i, {T} v)", f"{loop} p[i[l]] = v[l];"),
         }
         head, body = bodies[kind]
         return self.cg.helper(name, f"static inline TVML_UNUSED {head} {{ {body} }}\n")

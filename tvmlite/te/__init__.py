@@ -3,24 +3,89 @@
 TE is a front end: ``te.compute`` builds operation objects and ``te.create_prim_func`` turns
 them into a TensorIR ``PrimFunc``; schedules act on that function.
 """
-from ..tir.op import (  # noqa: F401  (the expression helpers classic te offers)
-    abs, acos, all, any, asin, atan, ceil, comm_reducer, const, cos, cosh, div, erf, exp,
-    exp2, exp10, fabs, floor, floordiv, floormod, fmod, if_then_else, indexdiv, indexmod,
-    isnan, likely, log, log1p, log2, log10, max, max_value, min, min_value, nearbyint,
-    popcount, pow, power, reinterpret, round, rsqrt, shift_left, shift_right, sigmoid, sin,
-    sinh, sqrt, sum, tan, tanh, trunc, truncdiv, truncmod, call_extern, call_intrin,
-    call_packed, call_pure_extern,
-)
-from ..tir.op import cast  # noqa: F401
 from ..tir.expr import IterVar, Reduce, Var  # noqa: F401
+from ..tir.op import (  # noqa: F401  (the expression helpers classic te offers)
+    abs,
+    acos,
+    all,
+    any,
+    asin,
+    atan,
+    call_extern,
+    call_intrin,
+    call_packed,
+    call_pure_extern,
+    cast,  # noqa: F401
+    ceil,
+    comm_reducer,
+    const,
+    cos,
+    cosh,
+    div,
+    erf,
+    exp,
+    exp2,
+    exp10,
+    fabs,
+    floor,
+    floordiv,
+    floormod,
+    fmod,
+    if_then_else,
+    indexdiv,
+    indexmod,
+    isnan,
+    likely,
+    log,
+    log1p,
+    log2,
+    log10,
+    max,
+    max_value,
+    min,
+    min_value,
+    nearbyint,
+    popcount,
+    pow,
+    power,
+    reinterpret,
+    round,
+    rsqrt,
+    shift_left,
+    shift_right,
+    sigmoid,
+    sin,
+    sinh,
+    sqrt,
+    sum,
+    tan,
+    tanh,
+    trunc,
+    truncdiv,
+    truncmod,
+)
 from . import tensor  # noqa: F401
-from .tensor import (  # noqa: F401
-    BaseComputeOp, ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor, TensorSlice,
-)
-from .operation import (  # noqa: F401
-    TagScope, compute, extern, placeholder, reduce_axis, size_var, tag_scope, thread_axis, var,
-)
 from .create_prim_func import create_prim_func  # noqa: F401
-from .tensor_intrin import TensorIntrin, decl_tensor_intrin  # noqa: F401
-from .schedule import Schedule, Stage, create_schedule  # noqa: F401
+from .operation import (  # noqa: F401
+    TagScope,
+    compute,
+    extern,
+    placeholder,
+    reduce_axis,
+    size_var,
+    tag_scope,
+    thread_axis,
+    var,
+)
 from .schedule import *  # noqa: F401,F403
+from .schedule import Schedule, Stage, create_schedule  # noqa: F401
+from .tensor import (  # noqa: F401
+    BaseComputeOp,
+    ComputeOp,
+    ExternOp,
+    Operation,
+    PlaceholderOp,
+    Tensor,
+    TensorSlice,
+)
+from .tensor_intrin import TensorIntrin, decl_tensor_intrin  # noqa: F401

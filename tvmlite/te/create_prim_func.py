@@ -15,14 +15,46 @@ from ..ir import dtype as _dt
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
-    EQ, GE, GT, LE, LT, NE, Add, And, BufferLoad, Call, Div, FloorDiv, FloorMod, IntImm,
-    IterVar, IterVarType, Max, Min, Mod, Mul, Or, PrimExpr, ProducerLoad, Range, Reduce, Sub,
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    BufferLoad,
+    Call,
+    Div,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    IterVar,
+    IterVarType,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Or,
+    PrimExpr,
+    ProducerLoad,
+    Range,
+    Reduce,
+    Sub,
     Var,
 )
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, Visitor, collect_vars, substitute
 from ..tir.stmt import (
-    Block, BlockRealize, BufferRegion, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt,
+    Block,
+    BlockRealize,
+    BufferRegion,
+    BufferStore,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
     Stmt,
 )
 from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor, expr_equal

@@ -10,7 +10,14 @@ from ..ir import dtype as _dt
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
-    IntImm, IterVar, IterVarType, PrimExpr, Range, Reduce, SizeVar, Var,
+    IntImm,
+    IterVar,
+    IterVarType,
+    PrimExpr,
+    Range,
+    Reduce,
+    SizeVar,
+    Var,
 )
 from ..tir.functor import post_order_visit
 from ..tir.stmt import Evaluate, Stmt

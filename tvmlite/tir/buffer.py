@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Tuple
 
 from ..ir import dtype as _dt
-from .expr import IntImm, Node, PrimExpr, Var, node
 from . import op as _op
+from .expr import IntImm, Node, PrimExpr, Var, node
 
 
 @node

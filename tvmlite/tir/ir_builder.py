@@ -19,7 +19,16 @@ from . import op as _op
 from .buffer import Buffer, decl_buffer
 from .expr import BufferLoad, IntImm, PrimExpr, Var
 from .stmt import (
-    Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt,
+    Allocate,
+    AttrStmt,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
+    Stmt,
     While,
 )
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Callable, List, Tuple
 
 from ..ir import dtype as _dt
-from ..tir import op as _op
-from ..tir.expr import IntImm, PrimExpr
 from ..te.operation import compute
 from ..te.tensor import Tensor, TensorSlice
+from ..tir import op as _op
+from ..tir.expr import IntImm, PrimExpr
 from . import tag
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Callable
 
 from ..ir import dtype as _dt
-from ..tir import op as _op
-from ..tir.expr import PrimExpr
 from ..te.operation import compute
 from ..te.tensor import Tensor
+from ..tir import op as _op
+from ..tir.expr import PrimExpr
 from . import tag
 
 

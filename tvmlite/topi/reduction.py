@@ -2,9 +2,9 @@
 reduce axes ``k<dim>``, tag "comm_reduce")."""
 from __future__ import annotations
 
-from ..tir import op as _op
 from ..te.operation import compute, reduce_axis
 from ..te.tensor import Tensor
+from ..tir import op as _op
 from . import tag
 
 _prod = _op.comm_reducer(lambda x, y: _op.mul(x, y), lambda t: _op.const(1, t), name="prod")

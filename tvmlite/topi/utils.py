@@ -48,7 +48,7 @@ def prod(dims) -> PrimExpr:
 def ravel_index(indices, shape) -> PrimExpr:
     """Row-major flat index of ``indices`` in ``shape``."""
     idx = None
-    for i, (x, n) in enumerate(zip(indices, shape)):
+    for _i, (x, n) in enumerate(zip(indices, shape)):
         idx = x if idx is None else _op.add(_op.mul(idx, n), x)
     return _op.convert(0) if idx is None else idx
 

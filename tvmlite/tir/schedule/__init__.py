@@ -1,7 +1,7 @@
 """The TensorIR schedule engine (``tvm.tir.Schedule``): every primitive, implemented once."""
 from .error import ScheduleError
-from .state import BlockRV, LoopRV, ScheduleState
 from .schedule import Schedule
+from .state import BlockRV, LoopRV, ScheduleState
 from .trace import Trace
 
 __all__ = ["Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "Trace"]

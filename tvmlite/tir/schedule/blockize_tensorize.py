@@ -36,15 +36,31 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from .. import op as _op
 from ..buffer import Buffer
 from ..expr import (
-    BufferLoad, Call, IntImm, IterVar, IterVarType, PrimExpr, Range, Var,
+    BufferLoad,
+    Call,
+    IntImm,
+    IterVar,
+    IterVarType,
+    PrimExpr,
+    Range,
+    Var,
 )
 from ..function import PrimFunc
 from ..functor import Mutator, collect_vars, substitute
 from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
 from .error import fail
 from .state import (
-    BlockRV, LoopRV, ScheduleState, can_prove, const_value, infer_block_regions, is_one,
-    is_true, loop_domains, replace, simplify,
+    BlockRV,
+    LoopRV,
+    ScheduleState,
+    can_prove,
+    const_value,
+    infer_block_regions,
+    is_one,
+    is_true,
+    loop_domains,
+    replace,
+    simplify,
 )
 
 

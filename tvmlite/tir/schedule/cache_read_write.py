@@ -10,9 +10,22 @@ from ..expr import IntImm, IterVar, IterVarType, Range, Var
 from ..stmt import Block, BlockRealize, BufferRegion, BufferStore, For, ForKind, SeqStmt, Stmt
 from .error import fail
 from .state import (
-    BlockRV, ScheduleState, ReplaceBuffer, access_region, buffers_read, buffers_written,
-    child_blocks, ensure_root_block, find_path, loop_domains, realize_accesses, replace,
-    scope_index, simplify, union_regions, with_block,
+    BlockRV,
+    ReplaceBuffer,
+    ScheduleState,
+    access_region,
+    buffers_read,
+    buffers_written,
+    child_blocks,
+    ensure_root_block,
+    find_path,
+    loop_domains,
+    realize_accesses,
+    replace,
+    scope_index,
+    simplify,
+    union_regions,
+    with_block,
 )
 
 VALID_SCOPES = ("global", "shared", "shared.dyn", "local", "warp", "global.texture")

@@ -11,10 +11,28 @@ from ..functor import collect_vars, substitute
 from ..stmt import BlockRealize, For, ForKind, SeqStmt, Stmt
 from .error import fail
 from .state import (
-    BlockRV, LoopRV, ScheduleState, access_region, buffers_read, buffers_written, can_prove,
-    child_blocks, collect_accesses, conj, const_value, exclusive_subtree, find_path,
-    is_true, loop_domains, realize_accesses, replace, scope_index, simplify, union_regions,
-    with_loop_body, analyzer,
+    BlockRV,
+    LoopRV,
+    ScheduleState,
+    access_region,
+    analyzer,
+    buffers_read,
+    buffers_written,
+    can_prove,
+    child_blocks,
+    collect_accesses,
+    conj,
+    const_value,
+    exclusive_subtree,
+    find_path,
+    is_true,
+    loop_domains,
+    realize_accesses,
+    replace,
+    scope_index,
+    simplify,
+    union_regions,
+    with_loop_body,
 )
 
 
@@ -234,7 +252,7 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
     ana = analyzer(outer)
     dom = dict(outer)
     values, new_loops, pred = [], [], IntImm("bool", 1)
-    for k, (iv, (mn, ext, constrained)) in enumerate(zip(block.iter_vars, ranges)):
+    for _k, (iv, (mn, ext, constrained)) in enumerate(zip(block.iter_vars, ranges)):
         ext = simplify(ext, outer)
         if not isinstance(ext, IntImm):
             hi = ana.const_int_bound(ext).max_value

@@ -5,14 +5,23 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Optional
 
+from ...ir.structural import structural_equal
 from ..expr import BufferLoad, IterVarType, Var
 from ..functor import Mutator, collect_vars, substitute
-from ...ir.structural import structural_equal
 from ..stmt import Block, BufferStore
 from .error import fail
 from .state import (
-    BlockRV, ScheduleState, buffers_read, buffers_written, can_prove, child_blocks,
-    exclusive_subtree, infer_block_regions, remove_alloc, replace, scope_index,
+    BlockRV,
+    ScheduleState,
+    buffers_read,
+    buffers_written,
+    can_prove,
+    child_blocks,
+    exclusive_subtree,
+    infer_block_regions,
+    remove_alloc,
+    replace,
+    scope_index,
 )
 
 

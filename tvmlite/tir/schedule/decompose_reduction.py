@@ -5,7 +5,13 @@ from ..stmt import SeqStmt
 from ..transform.lower_reduction_init import hoist_init
 from .error import fail
 from .state import (
-    BlockRV, LoopRV, ScheduleState, find_path, loops_above, replace, _with_child,
+    BlockRV,
+    LoopRV,
+    ScheduleState,
+    _with_child,
+    find_path,
+    loops_above,
+    replace,
 )
 
 

@@ -7,14 +7,35 @@ from typing import Callable, Dict, List, Tuple
 from .. import op as _op
 from ..buffer import Buffer
 from ..expr import (
-    Add, And, BufferLoad, IntImm, IterVar, IterVarType, Max, Min, Mul, PrimExpr, Range, Var,
+    Add,
+    And,
+    BufferLoad,
+    IntImm,
+    IterVar,
+    IterVarType,
+    Max,
+    Min,
+    Mul,
+    PrimExpr,
+    Range,
+    Var,
 )
 from ..functor import collect_vars, substitute
 from ..stmt import Block, BlockRealize, BufferStore, For, SeqStmt, Stmt
 from .error import fail
 from .state import (
-    BlockRV, LoopRV, ScheduleState, add_alloc, child_blocks, conj, find_path,
-    infer_block_regions, loop_domains, loops_above, replace, simplify,
+    BlockRV,
+    LoopRV,
+    ScheduleState,
+    add_alloc,
+    child_blocks,
+    conj,
+    find_path,
+    infer_block_regions,
+    loop_domains,
+    loops_above,
+    replace,
+    simplify,
 )
 
 _COMBINERS: Dict[type, Callable] = {Add: _op.add, Mul: _op.mul, Min: _op.min, Max: _op.max}

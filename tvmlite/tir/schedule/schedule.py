@@ -12,18 +12,57 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 from ...ir.module import IRModule
 from ..function import PrimFunc
 from ..stmt import BlockRealize
+from . import (
+    annotate as _annotate,
+)
+from . import (
+    blockize_tensorize as _bt,
+)
+from . import (
+    cache_read_write as _cache,
+)
+from . import (
+    compute_at as _ca,
+)
+from . import (
+    compute_inline as _ci,
+)
+from . import (
+    decompose_reduction as _dr,
+)
+from . import (
+    fuse as _fuse,
+)
+from . import (
+    loop_kind as _lk,
+)
+from . import (
+    reorder as _reorder,
+)
+from . import (
+    rfactor as _rf,
+)
+from . import (
+    set_scope as _ss,
+)
+from . import (
+    split as _split,
+)
+from . import (
+    storage_align as _sa,
+)
 from .error import ScheduleError, fail
 from .state import (
-    BlockRV, LoopRV, ScheduleState, child_blocks, buffers_read, buffers_written, loops_above,
+    BlockRV,
+    LoopRV,
+    ScheduleState,
+    buffers_read,
+    buffers_written,
+    child_blocks,
+    loops_above,
     scope_index,
 )
 from .trace import Trace
-from . import (
-    annotate as _annotate, blockize_tensorize as _bt, cache_read_write as _cache, compute_at as _ca,
-    compute_inline as _ci, decompose_reduction as _dr, fuse as _fuse, loop_kind as _lk,
-    reorder as _reorder, rfactor as _rf, set_scope as _ss, split as _split,
-    storage_align as _sa,
-)
 
 
 class Schedule:

@@ -8,7 +8,13 @@ from ..expr import IntImm, PrimExpr, Range, Var
 from ..stmt import For, ForKind
 from .error import fail
 from .state import (
-    LoopRV, ScheduleState, can_prove, const_value, loop_domains, rebind_blocks, replace,
+    LoopRV,
+    ScheduleState,
+    can_prove,
+    const_value,
+    loop_domains,
+    rebind_blocks,
+    replace,
     simplify,
 )
 

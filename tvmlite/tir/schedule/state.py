@@ -22,8 +22,18 @@ from ..expr import BufferLoad, IntImm, IterVarType, PrimExpr, Range, Var
 from ..function import PrimFunc
 from ..functor import Visitor, substitute
 from ..stmt import (
-    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, Evaluate, For,
-    IfThenElse, LetStmt, SeqStmt, Stmt,
+    Allocate,
+    AssertStmt,
+    AttrStmt,
+    Block,
+    BlockRealize,
+    BufferStore,
+    Evaluate,
+    For,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
+    Stmt,
 )
 from .error import ScheduleError, fail
 

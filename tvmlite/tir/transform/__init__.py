@@ -1,16 +1,16 @@
 """TIR passes (``tvm.tir.transform``). Each pass is a small module; ``tvmlite.driver.lower``
 runs them in order."""
+from .compact_buffer import compact_buffer_allocation
+from .flatten_buffer import flatten_buffer
 from .function_pass import prim_func_pass, stmt_pass
-from .lower_reduction_init import lower_reduction_init
+from .instrument_bound_checkers import instrument_bound_checkers
+from .loop_partition import LoopPartition, loop_partition
 from .lower_blocks import lower_blocks
+from .lower_reduction_init import lower_reduction_init
 from .lower_virtual_thread import lower_virtual_thread
 from .storage_align import apply_storage_align
-from .flatten_buffer import flatten_buffer
-from .compact_buffer import compact_buffer_allocation
-from .instrument_bound_checkers import instrument_bound_checkers
-from .vectorize_loop import VectorizeLoop, vectorize_loop
-from .loop_partition import LoopPartition, loop_partition
 from .unroll_loop import UnrollLoop, unroll_loop
+from .vectorize_loop import VectorizeLoop, vectorize_loop
 
 
 def LowerReductionInit():  # noqa: N802  (TVM's pass-constructor naming)

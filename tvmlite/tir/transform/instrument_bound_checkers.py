@@ -14,7 +14,7 @@ from typing import List, Tuple
 from .. import op as _op
 from ..expr import BufferLoad, IntImm, StringImm
 from ..functor import Mutator, Visitor
-from ..stmt import (AssertStmt, LetStmt, Stmt)
+from ..stmt import AssertStmt, LetStmt, Stmt
 from .flatten_buffer import flat_extent
 
 

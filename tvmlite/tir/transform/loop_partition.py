@@ -15,7 +15,7 @@ Before (seed 000's v4, M=4096, N=128)::
         for n_inner in T.vectorized(8):
             for k in range(128):
                 if T.likely(n_outer * 8 + n_inner < 4223):
-                    B[...] = B[...] + T.if_then_else(0 <= n - k and n - k < 4096, A[n - k] * W[k], 0)
+                    B[...] += T.if_then_else(0 <= n - k and n - k < 4096, A[n - k] * W[k], 0)
 
 After::
 
@@ -40,11 +40,22 @@ from typing import List, Optional, Tuple
 
 from ...arith.analyzer import Analyzer, is_index_dtype
 from ..expr import (
-    GE, GT, LE, LT, And, Call, IntImm, Not, Or, PrimExpr, Range, Var,
+    GE,
+    GT,
+    LE,
+    LT,
+    And,
+    Call,
+    IntImm,
+    Not,
+    Or,
+    PrimExpr,
+    Range,
+    Var,
 )
 from ..functor import Mutator, Visitor
-from .fresh_copy import fresh_copy
 from ..stmt import For, ForKind, IfThenElse, SeqStmt, Stmt
+from .fresh_copy import fresh_copy
 from .simplify import simplify_stmt
 
 MAX_PIECES = 6  # pieces per loop; each piece copies the loop body
@@ -186,7 +197,7 @@ class _Partitioner(Mutator):
             return self._descend(op)
         if op.kind == ForKind.PARALLEL:
             chain = None
-            for a, b in reversed(pieces):
+            for _a, b in reversed(pieces):
                 body = fresh_copy(op.body, {})
                 chain = body if chain is None else IfThenElse(v < IntImm(v.dtype, b + 1), body,
                                                               chain)

@@ -22,11 +22,10 @@ from typing import Dict
 from .. import op as _op
 from ..expr import IntImm, IterVarType
 from ..functor import Mutator, collect_vars, substitute
-from ..stmt import Allocate, IfThenElse, SeqStmt
 from ..schedule.storage_align import ATTR as ALIGN_ATTR
+from ..stmt import Allocate, IfThenElse, SeqStmt
 from .flatten_buffer import flat_extent
 from .storage_align import collect_aligns
-
 
 # Allocate annotation: loops that carry a reduction into the buffer across their iterations.
 # Buffer compaction must not move the allocation inside them (it would restart the sum).

@@ -16,7 +16,16 @@ from ...arith.analyzer import Analyzer, is_index_dtype
 from ..expr import Call, IntImm, IterVar, Not, PrimExpr, Range
 from ..functor import Mutator
 from ..stmt import (
-    AttrStmt, Block, Evaluate, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt, is_no_op,
+    AttrStmt,
+    Block,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
+    Stmt,
+    is_no_op,
 )
 
 

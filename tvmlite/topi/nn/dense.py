@@ -4,9 +4,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ...error import TVMError
-from ...tir import op as _op
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor
+from ...tir import op as _op
 from .. import tag
 
 

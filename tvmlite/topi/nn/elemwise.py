@@ -1,9 +1,9 @@
 """Elementwise activations (``topi.nn.relu`` …)."""
 from __future__ import annotations
 
-from ...tir import op as _op
 from ...te.operation import compute
 from ...te.tensor import Tensor
+from ...tir import op as _op
 from .. import tag
 
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ...tir import op as _op
-from ...tir.expr import PrimExpr
 from ...te.operation import compute
 from ...te.tensor import Tensor
+from ...tir import op as _op
+from ...tir.expr import PrimExpr
 from .. import tag
 from ..utils import equal_const_int
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from ...error import TVMError
-from ...tir import op as _op
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor
+from ...tir import op as _op
 from .. import tag
 from ..utils import get_const_int
 from .pad import pad

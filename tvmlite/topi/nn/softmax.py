@@ -1,9 +1,9 @@
 """Softmax along one axis (``topi.nn.softmax``)."""
 from __future__ import annotations
 
-from ...tir import op as _op
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor
+from ...tir import op as _op
 
 
 def softmax(x: Tensor, axis: int = -1) -> Tensor:
