@@ -164,7 +164,7 @@ class Schedule:
             x = stack.pop()
             if isinstance(x, (list, tuple)):
                 stack.extend(x)
-            elif self._removed.get(id(x)) is x:
+            elif isinstance(x, (BlockRV, LoopRV)) and self._removed.get(id(x)) is x:
                 what = (f'block "{x.name}"' if isinstance(x, BlockRV)
                         else f'loop "{x.var.name}"')
                 raise fail(prim, what, "the handle was removed by remove_rv")
