@@ -71,14 +71,15 @@ def _check_int(x, what: str) -> int:
 
 def _all_or_nothing(method: Callable) -> Callable:
     """Run a scheduling call of a :class:`Stage` or :class:`Schedule` all-or-nothing: the
-    schedule's bookkeeping (stages, their IterVars, relations, attributes, the dataflow) is
-    saved before and restored in place when the call raises, as classic TE leaves a schedule
-    unchanged by a refused call. The saved state is a shallow copy of a few lists per stage."""
+    bookkeeping it may change (a Stage method: that stage's IterVars, relations and
+    attributes; a Schedule method: every stage and the dataflow) is saved before and restored
+    in place when the call raises, as classic TE leaves a schedule unchanged by a refused
+    call. The saved state is a shallow copy of a few lists per stage."""
     @functools.wraps(method)
     def run(self, *args, **kwargs):
-        sch = self.sch if isinstance(self, Stage) else self
-        saved = [_fields(sch)]
-        for st in sch.stages:
+        stages = [self] if isinstance(self, Stage) else self.stages
+        saved = [] if isinstance(self, Stage) else [_fields(self)]
+        for st in stages:
             saved.append(_fields(st))
             saved.extend(_fields(a) for a in st.iter_var_attrs.values())
         try:
