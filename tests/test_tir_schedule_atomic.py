@@ -255,6 +255,19 @@ def _case_reverse_compute_at(s):
         lambda: s.reverse_compute_at(s.get_block("C"), s.get_loops(s.get_block("B"))[0])
 
 
+def test_compute_at_index_other_than_default_refused():
+    func, shapes, out_shapes, ref = _chain()
+    sch = Schedule(func)
+    b, c = sch.get_block("B"), sch.get_block("C")
+    ci, _ = sch.get_loops(c)
+    _refuse(sch, lambda: sch.compute_at(b, ci, index=0), "compute_at", "index=0")
+    bi, _ = sch.get_loops(b)
+    _refuse(sch, lambda: sch.reverse_compute_at(c, bi, index=-2),
+            "reverse_compute_at", "index=-2")
+    sch.compute_at(b, ci, index=-1)
+    _build_matches(sch, shapes, out_shapes, ref)
+
+
 def _case_reverse_compute_at_loops(s):
     ci, _ = s.get_loops(s.get_block("C"))
     b = s.get_block("B")

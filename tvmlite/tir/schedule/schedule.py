@@ -99,6 +99,14 @@ def _with_example(*primitives: Callable) -> Callable:
     return deco
 
 
+def _check_index(prim: str, block: BlockRV, loop: LoopRV, index: int) -> None:
+    if index != -1:
+        raise fail(prim, f'block "{getattr(block, "name", block)}" at loop '
+                   f'"{getattr(getattr(loop, "var", None), "name", loop)}"',
+                   f"index={index!r} is not supported (only -1: the block goes next to its "
+                   "consumers or producers)")
+
+
 class Schedule:
     """A TensorIR schedule over an IRModule or PrimFunc (``tvm.tir.Schedule``).
 
@@ -622,6 +630,7 @@ class Schedule:
             The new loops around the block, outermost first.
         """
         self._func_of(block)
+        _check_index("compute_at", block, loop, index)
         out = _ca.compute_at(self._state, block, loop, preserve_unit_loops)
         self._trace.record("compute_at", [block, loop], None,
                            {"preserve_unit_loops": preserve_unit_loops})
@@ -643,8 +652,9 @@ class Schedule:
         preserve_unit_loops : bool
             Keep the new loops of extent 1.
         index : int
-            Classic TVM's position among the loop's children; tvmlite always places the block
-            before its first consumer (TVM's default, -1), so other values are ignored.
+            Classic TVM's insertion position among the loop's children. Only the default, -1,
+            is supported (the block goes just before its first consumer); other values are
+            refused rather than ignored.
         """
         self.compute_at_loops(block, loop, preserve_unit_loops, index)
 
@@ -665,6 +675,7 @@ class Schedule:
             The new loops around the block, outermost first.
         """
         self._func_of(block)
+        _check_index("reverse_compute_at", block, loop, index)
         out = _ca.reverse_compute_at(self._state, block, loop, preserve_unit_loops)
         self._trace.record("reverse_compute_at", [block, loop], None,
                            {"preserve_unit_loops": preserve_unit_loops})
@@ -686,8 +697,9 @@ class Schedule:
         preserve_unit_loops : bool
             Keep the new loops of extent 1.
         index : int
-            Classic TVM's position among the loop's children; tvmlite always places the block
-            after its last producer (TVM's default, -1), so other values are ignored.
+            Classic TVM's insertion position among the loop's children. Only the default, -1,
+            is supported (the block goes just after its last producer); other values are
+            refused rather than ignored.
         """
         self.reverse_compute_at_loops(block, loop, preserve_unit_loops, index)
 
