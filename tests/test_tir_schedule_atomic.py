@@ -444,6 +444,19 @@ def test_sibling_overwrite_refused_by_compute_inline():
     _build_matches(sch, shapes, out_shapes, ref)
 
 
+def test_trace_replay_all_or_nothing():
+    func, shapes, out_shapes, ref = _chain()
+    sch = Schedule(func)
+    i, _ = sch.get_loops(sch.get_block("C"))
+    sch.split(i, [None, 4])
+    sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0])
+    other = Schedule(func)
+    other.compute_inline(other.get_block("B"))  # the replayed get_block("B") will fail
+    _refuse(other, lambda: sch.trace.apply_to_schedule(other), "get_block", 'block "B"')
+    other.parallel(other.get_loops(other.get_block("C"))[0])
+    _build_matches(other, shapes, out_shapes, ref)
+
+
 # --------------------------------------------------------------------------- settings
 def test_remove_rv_only_drops_that_handle_and_is_traced():
     func, shapes, out_shapes, ref = _chain()

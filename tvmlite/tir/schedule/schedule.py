@@ -47,36 +47,10 @@ RV = Union[BlockRV, LoopRV]
 
 
 def _all_or_nothing(method: Callable) -> Callable:
-    """Run a public method of :class:`Schedule` as one transaction.
-
-    The IR is immutable and every primitive installs a new module through
-    ``ScheduleState.set_body``, so the snapshot is three references (module, function worked
-    on, trace length). On any exception they are restored and a :class:`ScheduleError` gets
-    the schedule's ``error_render_level``; on success the ``debug_mask`` checks run. Calls
-    nested inside a running method (``compute_at`` → ``compute_at_loops``) join its
-    transaction.
-    """
+    """Make a public method of :class:`Schedule` one transaction (:meth:`Schedule._atomic`)."""
     @functools.wraps(method)
     def run(self: "Schedule", *args, **kwargs):
-        if self._running:
-            return method(self, *args, **kwargs)
-        state, insts = self._state, self._trace.insts
-        mod, func_name, n_insts = state.mod, state.func_name, len(insts)
-        self._running = True
-        try:
-            self._check_live(method.__name__, args, kwargs.values())
-            out = method(self, *args, **kwargs)
-            if self._debug_mask:
-                self._verify(method.__name__)
-            return out
-        except BaseException as err:
-            state.mod, state.func_name = mod, func_name
-            del insts[n_insts:]
-            if isinstance(err, ScheduleError):
-                err.render(self._error_render_level)
-            raise
-        finally:
-            self._running = False
+        return self._atomic(method.__name__, method, (self, *args), kwargs)
 
     return run
 
@@ -164,6 +138,36 @@ class Schedule:
         self._running = False
 
     # ------------------------------------------------------------------ transactions
+    def _atomic(self, name: str, fn: Callable, args: tuple, kwargs: dict):
+        """``fn(*args, **kwargs)`` all-or-nothing: the one commit/rollback of the schedule.
+
+        The IR is immutable and every primitive installs a new module through
+        ``ScheduleState.set_body``, so the snapshot is three references (module, function
+        worked on, trace length). On any exception they are restored and a
+        :class:`ScheduleError` gets the schedule's ``error_render_level``; on success the
+        ``debug_mask`` checks run. Calls nested inside a running one (``compute_at`` →
+        ``compute_at_loops``, the calls of a trace replay) join its transaction.
+        """
+        if self._running:
+            return fn(*args, **kwargs)
+        state, insts = self._state, self._trace.insts
+        mod, func_name, n_insts = state.mod, state.func_name, len(insts)
+        self._running = True
+        try:
+            self._check_live(name, args, kwargs.values())
+            out = fn(*args, **kwargs)
+            if self._debug_mask:
+                self._verify(name)
+            return out
+        except BaseException as err:
+            state.mod, state.func_name = mod, func_name
+            del insts[n_insts:]
+            if isinstance(err, ScheduleError):
+                err.render(self._error_render_level)
+            raise
+        finally:
+            self._running = False
+
     def _check_live(self, prim: str, args, kwargs) -> None:
         if not self._removed:
             return
