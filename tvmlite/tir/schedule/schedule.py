@@ -619,6 +619,7 @@ class Schedule:
 
     # ------------------------------------------------------------------ compute location
     @_all_or_nothing
+    @_with_example(_ca.compute_at)
     def compute_at_loops(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False,
                          index: int = -1) -> List[LoopRV]:
         """:meth:`compute_at`, returning the loops it created for the block.
@@ -663,6 +664,7 @@ class Schedule:
         self.compute_at_loops(block, loop, preserve_unit_loops, index)
 
     @_all_or_nothing
+    @_with_example(_ca.reverse_compute_at)
     def reverse_compute_at_loops(self, block: BlockRV, loop: LoopRV,
                                  preserve_unit_loops: bool = False,
                                  index: int = -1) -> List[LoopRV]:
