@@ -14,7 +14,8 @@ while the cache stage gets fresh ``x.c`` IterVars.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import functools
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..error import TVMError
 from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Var
@@ -68,6 +69,42 @@ def _check_int(x, what: str) -> int:
     return x
 
 
+def _all_or_nothing(method: Callable) -> Callable:
+    """Run a scheduling call of a :class:`Stage` or :class:`Schedule` all-or-nothing: the
+    bookkeeping it may change (a Stage method: that stage's IterVars, relations and
+    attributes; a Schedule method: every stage and the dataflow) is saved before and restored
+    in place when the call raises, as classic TE leaves a schedule unchanged by a refused
+    call. The saved state is a shallow copy of a few lists per stage."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        stages = [self] if isinstance(self, Stage) else self.stages
+        saved = [] if isinstance(self, Stage) else [_fields(self)]
+        for st in stages:
+            saved.append(_fields(st))
+            saved.extend(_fields(a) for a in st.iter_var_attrs.values())
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException:
+            for obj, fields in saved:
+                for name, value, contents in fields:
+                    if isinstance(value, list):
+                        value[:] = contents
+                    elif isinstance(value, dict):
+                        value.clear()
+                        value.update(contents)
+                    setattr(obj, name, value)
+            raise
+
+    return run
+
+
+def _fields(obj) -> tuple:
+    """``obj`` with its attributes and a copy of the contents of those that are lists or
+    dicts (restored in place, so that references the user holds stay right)."""
+    return obj, [(k, v, list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict)
+                  else None) for k, v in vars(obj).items()]
+
+
 class Stage:
     """The schedule of one operation (``s[C]``)."""
 
@@ -114,6 +151,7 @@ class Stage:
         return IterVar(None, Var(name, like.var.dtype), like.iter_type, like.thread_tag)
 
     # ------------------------------------------------------------------ loop structure
+    @_all_or_nothing
     def split(self, parent: IterVar, factor=None, nparts=None) -> Tuple[IterVar, IterVar]:
         """Split ``parent`` into ``(outer, inner)``; ``inner`` has extent ``factor`` (or
         ``outer`` has extent ``nparts``). A non-divisible split guards the tail."""
@@ -134,6 +172,7 @@ class Stage:
         self._log.append(("split", parent, outer, inner, factor and n, nparts and n))
         return outer, inner
 
+    @_all_or_nothing
     def fuse(self, *args) -> IterVar:
         """Fuse consecutive leaf IterVars into one (``x.y.fused``)."""
         if len(args) == 1 and isinstance(args[0], (list, tuple)):
@@ -159,6 +198,7 @@ class Stage:
             fused = new
         return fused
 
+    @_all_or_nothing
     def reorder(self, *args) -> None:
         """Put the given leaf IterVars in this order (the others keep their places)."""
         if len(args) == 1 and isinstance(args[0], (list, tuple)):
@@ -170,6 +210,7 @@ class Stage:
             self.leaf_iter_vars[pos] = a
         self._log.append(("reorder", tuple(args)))
 
+    @_all_or_nothing
     def tile(self, x_parent, y_parent, x_factor, y_factor):
         """Tile two axes: returns ``(x_outer, y_outer, x_inner, y_inner)``."""
         xo, xi = self.split(x_parent, factor=x_factor)
@@ -182,18 +223,22 @@ class Stage:
         self._leaf_index(iv, prim)
         self._attr(iv).iter_type = t  # the last annotation wins
 
+    @_all_or_nothing
     def parallel(self, var: IterVar) -> None:
         """Run the loop in parallel (OpenMP on CPU)."""
         self._set_type(var, IterVarType.Parallelized, "parallel")
 
+    @_all_or_nothing
     def vectorize(self, var: IterVar) -> None:
         """Vectorize the loop (a loop that cannot be vectorized stays a serial ``_s`` loop)."""
         self._set_type(var, IterVarType.Vectorized, "vectorize")
 
+    @_all_or_nothing
     def unroll(self, var: IterVar) -> None:
         """Unroll the loop fully."""
         self._set_type(var, IterVarType.Unrolled, "unroll")
 
+    @_all_or_nothing
     def bind(self, ivar: IterVar, thread_ivar: IterVar) -> None:
         """Bind the loop to a GPU thread axis (``te.thread_axis("threadIdx.x")``)."""
         self._leaf_index(ivar, "bind")
@@ -203,6 +248,7 @@ class Stage:
         a.iter_type = IterVarType.ThreadIndex
         a.bind_thread = thread_ivar
 
+    @_all_or_nothing
     def pragma(self, var: IterVar, pragma_type: str, pragma_value=None) -> None:
         """Attach a pragma (``auto_unroll_max_step``, ``unroll_explicit``, …) to the loop."""
         self._leaf_index(var, "pragma")
@@ -213,9 +259,11 @@ class Stage:
             a.pragma_keys.append(pragma_type)
             a.pragma_values.append(pragma_value)
 
+    @_all_or_nothing
     def prefetch(self, tensor, var, offset) -> None:
         self._leaf_index(var, "prefetch")  # a hint; the C backend ignores it
 
+    @_all_or_nothing
     def storage_align(self, axis: IterVar, factor: int, offset: int) -> None:
         """Pad the stride of ``axis``'s dimension so ``stride % factor == offset``."""
         if not any(axis is x for x in getattr(self.op, "axis", ())):
@@ -223,14 +271,17 @@ class Stage:
         self.storage_aligns.append((axis, _check_int(factor, "factor"),
                                     _check_int(offset, "offset")))
 
+    @_all_or_nothing
     def double_buffer(self) -> None:
         self.double_buffered = True
 
+    @_all_or_nothing
     def set_scope(self, scope: str) -> None:
         """Store this stage's output in ``scope`` ("global", "shared", "local" …)."""
         self.scope = scope
 
     # ------------------------------------------------------------------ attachment
+    @_all_or_nothing
     def compute_at(self, parent: "Stage", scope: IterVar) -> None:
         """Compute this stage inside ``parent``'s loop ``scope``."""
         if not isinstance(parent, Stage):
@@ -244,6 +295,7 @@ class Stage:
                            f"stage {parent.op.name}")
         self.attach_type, self.attach_stage, self.attach_ivar = SCOPE, parent, scope
 
+    @_all_or_nothing
     def compute_inline(self) -> None:
         """Inline this stage into its consumers."""
         if isinstance(self.op, PlaceholderOp):
@@ -251,11 +303,13 @@ class Stage:
         self.attach_type = INLINE
         self.attach_stage = self.attach_ivar = None
 
+    @_all_or_nothing
     def compute_root(self) -> None:
         """Compute this stage at the root (undo compute_at/compute_inline)."""
         self.attach_type = ROOT
         self.attach_stage = self.attach_ivar = None
 
+    @_all_or_nothing
     def tensorize(self, var: IterVar, tensor_intrin) -> None:
         self._leaf_index(var, "tensorize")
         a = self._attr(var)
@@ -359,6 +413,7 @@ class Schedule:
         self.stage_map[new] = st
         self.outputs = [new if o is old else o for o in self.outputs]
 
+    @_all_or_nothing
     def cache_read(self, tensor: Tensor, scope: str, readers) -> Tensor:
         """A cache of ``tensor`` in ``scope`` read by ``readers`` instead of ``tensor``."""
         from .operation import compute
@@ -393,6 +448,7 @@ class Schedule:
         self.stage_map[op] = st
         return pos + 1
 
+    @_all_or_nothing
     def cache_write(self, tensor, scope: str):
         """Compute ``tensor`` into a cache in ``scope``; ``s[tensor]`` becomes the copy-out."""
         tensors = list(tensor) if isinstance(tensor, (list, tuple)) else [tensor]
@@ -424,6 +480,7 @@ class Schedule:
         outs = [cache_op.output(i) for i in range(cache_op.num_outputs)]
         return outs[0] if len(outs) == 1 else outs
 
+    @_all_or_nothing
     def rfactor(self, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
         """Factor a reduction over ``axis`` into a partial-result tensor (classic rfactor)."""
         from .rfactor import rfactor

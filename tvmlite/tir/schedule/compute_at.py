@@ -305,7 +305,9 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
         pos = next(i for i, s in enumerate(items) if _contains(s, names))
         mine_read = read
         for s in items[pos:]:
-            for r in child_blocks(s):
+            # a block directly in the loop body is itself a sibling (child_blocks of a
+            # BlockRealize are the blocks inside it)
+            for r in [s] if isinstance(s, BlockRealize) else child_blocks(s):
                 if any(any(w is b for w in buffers_written(r.block)) for b in mine_read):
                     raise fail(prim, what, f'block "{r.block.name_hint}", which produces '
                                "an input of the block, comes after its first consumer "

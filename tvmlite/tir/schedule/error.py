@@ -3,17 +3,35 @@ from __future__ import annotations
 
 from ...error import TVMError
 
+RENDER_LEVELS = ("detail", "fast", "none")
+
 
 class ScheduleError(TVMError):
     """An illegal schedule request (``tvm.tir.ScheduleError``).
 
-    The message names the primitive, the block or loop, and the violated condition.
+    The message names the primitive, the block or loop, and the violated condition; the same
+    three parts are kept as ``primitive``, ``what`` and ``condition``.
     """
+
+    def __init__(self, message: str, primitive: str = "", what: str = "",
+                 condition: str = ""):
+        super().__init__(message)
+        self.primitive, self.what, self.condition = primitive, what, condition
+
+    def render(self, level: str) -> None:
+        """Set the message for ``error_render_level`` ``level`` (classic TVM's levels):
+        "detail" names primitive, block or loop and condition; "fast" the primitive and the
+        condition; "none" is ``ScheduleError: (not rendered)``."""
+        if level == "none":
+            self.args = ("ScheduleError: (not rendered)",)
+        elif level == "fast" and self.primitive:
+            self.args = (f"ScheduleError: {self.primitive}: {self.condition}",)
 
 
 def fail(primitive: str, what: str, condition: str) -> "ScheduleError":
     """Build the error for ``primitive`` applied to ``what`` (a block or loop description)."""
-    return ScheduleError(f"ScheduleError: {primitive}: {what}: {condition}")
+    return ScheduleError(f"ScheduleError: {primitive}: {what}: {condition}", primitive, what,
+                         condition)
 
 
 def allocated_write(state, block, buffer_index, prim: str, what: str, action: str):

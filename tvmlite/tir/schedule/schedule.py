@@ -1,57 +1,35 @@
 """``tvm.tir.Schedule``: TVM's TensorIR schedule API over the engine's primitives.
 
 Every primitive lives in its own module; this class resolves handles, forwards, and records
-the call in the trace. Methods named ``*_loops`` (:meth:`Schedule.compute_at_loops`,
-:meth:`Schedule.reverse_compute_at_loops`) are the engine's extension returning the loops a
-primitive created, for the TE facade.
+the call in the trace. Every public method is all-or-nothing (:func:`_all_or_nothing`): a
+refused call raises and leaves module, trace and handles exactly as they were. Methods named
+``*_loops`` (:meth:`Schedule.compute_at_loops`, :meth:`Schedule.reverse_compute_at_loops`) are
+the engine's extension returning the loops a primitive created, for the TE facade.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Union
+import functools
+import inspect
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
-from ...ir.module import IRModule
+from ...error import InternalError
+from ...ir.module import GlobalVar, IRModule
 from ..function import PrimFunc
-from ..stmt import BlockRealize
-from . import (
-    annotate as _annotate,
-)
-from . import (
-    blockize_tensorize as _bt,
-)
-from . import (
-    cache_read_write as _cache,
-)
-from . import (
-    compute_at as _ca,
-)
-from . import (
-    compute_inline as _ci,
-)
-from . import (
-    decompose_reduction as _dr,
-)
-from . import (
-    fuse as _fuse,
-)
-from . import (
-    loop_kind as _lk,
-)
-from . import (
-    reorder as _reorder,
-)
-from . import (
-    rfactor as _rf,
-)
-from . import (
-    set_scope as _ss,
-)
-from . import (
-    split as _split,
-)
-from . import (
-    storage_align as _sa,
-)
-from .error import ScheduleError, fail
+from ..stmt import Block, BlockRealize, For
+from . import annotate as _annotate
+from . import blockize_tensorize as _bt
+from . import cache_read_write as _cache
+from . import compute_at as _ca
+from . import compute_inline as _ci
+from . import decompose_reduction as _dr
+from . import fuse as _fuse
+from . import loop_kind as _lk
+from . import reorder as _reorder
+from . import rfactor as _rf
+from . import set_scope as _ss
+from . import split as _split
+from . import storage_align as _sa
+from .error import RENDER_LEVELS, ScheduleError, fail
 from .state import (
     BlockRV,
     LoopRV,
@@ -61,16 +39,80 @@ from .state import (
     child_blocks,
     loops_above,
     scope_index,
+    walk_stmts,
 )
 from .trace import Trace
 
+RV = Union[BlockRV, LoopRV]
+
+
+def _all_or_nothing(method: Callable) -> Callable:
+    """Make a public method of :class:`Schedule` one transaction (:meth:`Schedule._atomic`)."""
+    @functools.wraps(method)
+    def run(self: "Schedule", *args, **kwargs):
+        return self._atomic(method.__name__, method, (self, *args), kwargs)
+
+    return run
+
+
+def _with_example(*primitives: Callable) -> Callable:
+    """Append the before/after example of the engine functions ``primitives`` to the
+    method's docstring, so that it is written once, in the primitive's module."""
+    def deco(method: Callable) -> Callable:
+        examples = []
+        for fn in primitives:
+            doc = inspect.getdoc(fn) or ""
+            k = doc.find("Before")
+            if k >= 0:
+                examples.append(doc[k:])
+        if examples:
+            method.__doc__ = (inspect.cleandoc(method.__doc__ or "")
+                              + "\n\nExamples\n--------\n" + "\n\n".join(examples))
+        return method
+
+    return deco
+
+
+def _check_index(prim: str, block: BlockRV, loop: LoopRV, index: int) -> None:
+    if index != -1:
+        raise fail(prim, f'block "{getattr(block, "name", block)}" at loop '
+                   f'"{getattr(getattr(loop, "var", None), "name", loop)}"',
+                   f"index={index!r} is not supported (only -1: the block goes next to its "
+                   "consumers or producers)")
+
 
 class Schedule:
-    """A TensorIR schedule over an IRModule or PrimFunc (``tvm.tir.Schedule``)."""
+    """A TensorIR schedule over an IRModule or PrimFunc (``tvm.tir.Schedule``).
 
-    def __init__(self, mod: Union[IRModule, PrimFunc], *, seed: Optional[int] = None,
-                 debug_mask: Union[str, int] = "none", error_render_level: str = "detail",
-                 enable_check: bool = True):
+    Parameters
+    ----------
+    mod : IRModule or PrimFunc
+        The program to schedule (copied; the argument is left as it is). Primitives work on
+        ``main`` when the module has it, else on its first PrimFunc (see :meth:`work_on`).
+    debug_mask : str or int
+        ``"none"`` (default, or 0) or ``"all"`` (or any non-zero int): after every primitive
+        check the invariants the handles rely on (block names unique, every loop variable
+        bound by one loop). Classic TVM's bits select sref-tree and cached-flag checks;
+        tvmlite keeps neither, so all non-zero masks mean the same check.
+    error_render_level : str
+        How a :class:`ScheduleError` message is rendered: ``"detail"`` (default: primitive,
+        block or loop, and condition), ``"fast"`` (primitive and condition) or ``"none"``
+        (``ScheduleError: (not rendered)``). tvmlite does not print the IR in the message:
+        after a refusal :meth:`show` prints it unchanged.
+
+    Notes
+    -----
+    Classic TVM's ``seed`` and ``enable_check`` are not accepted: tvmlite has no sampling
+    primitives (``sample_perfect_tile``, ``sample_categorical``) for a seed to drive, and every
+    legality check always runs, since an unchecked primitive can compute a wrong answer.
+
+    Every method is all-or-nothing: a refused call raises :class:`ScheduleError` (or
+    ``TypeError`` for a wrong kind of argument) and leaves :attr:`mod`, :attr:`trace` and
+    every handle as they were.
+    """
+
+    def __init__(self, mod: Union[IRModule, PrimFunc], *, debug_mask: Union[str, int] = "none",
+                 error_render_level: str = "detail"):
         if isinstance(mod, PrimFunc):
             mod = IRModule({"main": mod})
         if not isinstance(mod, IRModule):
@@ -79,34 +121,116 @@ class Schedule:
         names = [k for k, f in mod.functions.items() if isinstance(f, PrimFunc)]
         if not names:
             raise ValueError("Schedule: the module has no PrimFunc")
+        if error_render_level not in RENDER_LEVELS:
+            raise ValueError(f"Schedule: error_render_level must be one of {RENDER_LEVELS}, "
+                             f"got {error_render_level!r}")
+        if debug_mask in ("all", "none"):
+            debug_mask = -1 if debug_mask == "all" else 0
+        elif isinstance(debug_mask, bool) or not isinstance(debug_mask, int):
+            raise ValueError(f'Schedule: debug_mask must be "all", "none" or an int, got '
+                             f"{debug_mask!r}")
         func_name = "main" if "main" in names else names[0]
         self._state = ScheduleState(mod.copy(), func_name)
         self._trace = Trace()
-        self._names: Dict[int, str] = {}
+        self._debug_mask: int = debug_mask
+        self._error_render_level = error_render_level
+        self._removed: Dict[int, Any] = {}  # id -> handle dropped by remove_rv
+        self._running = False
+
+    # ------------------------------------------------------------------ transactions
+    def _atomic(self, name: str, fn: Callable, args: tuple, kwargs: dict):
+        """``fn(*args, **kwargs)`` all-or-nothing: the one commit/rollback of the schedule.
+
+        The IR is immutable and every primitive installs a new module through
+        ``ScheduleState.set_body``, so the snapshot is three references (module, function
+        worked on, trace length). On any exception they are restored and a
+        :class:`ScheduleError` gets the schedule's ``error_render_level``; on success the
+        ``debug_mask`` checks run. Calls nested inside a running one (``compute_at`` →
+        ``compute_at_loops``, the calls of a trace replay) join its transaction.
+        """
+        if self._running:
+            return fn(*args, **kwargs)
+        state, insts = self._state, self._trace.insts
+        mod, func_name, n_insts = state.mod, state.func_name, len(insts)
+        self._running = True
+        try:
+            self._check_live(name, args, kwargs.values())
+            out = fn(*args, **kwargs)
+            if self._debug_mask:
+                self._verify(name)
+            return out
+        except BaseException as err:
+            state.mod, state.func_name = mod, func_name
+            del insts[n_insts:]
+            if isinstance(err, ScheduleError):
+                err.render(self._error_render_level)
+            raise
+        finally:
+            self._running = False
+
+    def _check_live(self, prim: str, args, kwargs) -> None:
+        if not self._removed:
+            return
+        stack = list(args) + list(kwargs)
+        while stack:
+            x = stack.pop()
+            if isinstance(x, (list, tuple)):
+                stack.extend(x)
+            elif isinstance(x, (BlockRV, LoopRV)) and self._removed.get(id(x)) is x:
+                what = (f'block "{x.name}"' if isinstance(x, BlockRV)
+                        else f'loop "{x.var.name}"')
+                raise fail(prim, what, "the handle was removed by remove_rv")
+
+    def _verify(self, prim: str) -> None:
+        """The ``debug_mask`` check: block names and loop variables are unique."""
+        names: set = set()
+        loop_vars: set = set()
+        problems: List[str] = []
+
+        def visit(s):
+            if isinstance(s, BlockRealize):
+                if s.block.name_hint in names:
+                    problems.append(f'two blocks are named "{s.block.name_hint}"')
+                names.add(s.block.name_hint)
+            elif isinstance(s, For):
+                if id(s.loop_var) in loop_vars:
+                    problems.append(f'two loops bind variable "{s.loop_var.name}"')
+                loop_vars.add(id(s.loop_var))
+
+        walk_stmts(self._state.body, visit)
+        if problems:
+            raise InternalError(f"{prim}: debug_mask check failed: {'; '.join(problems)}")
 
     # ------------------------------------------------------------------ basics
     @property
     def mod(self) -> IRModule:
-        """The scheduled module."""
+        """The scheduled module (a new object after every primitive that changes it)."""
         return self._state.mod
 
     @property
     def state(self) -> ScheduleState:
+        """The engine's state: the module and the function primitives work on."""
         return self._state
 
     @property
     def trace(self) -> Trace:
-        """The primitives applied so far (printable as Python)."""
+        """The primitives applied so far (printable as Python); refused calls are not in it."""
         return self._trace
 
     @property
-    def func_working_on(self):
-        from ...ir.module import GlobalVar
-
+    def func_working_on(self) -> GlobalVar:
+        """The function that :meth:`get_block` looks in."""
         return GlobalVar(self._state.func_name)
 
+    @_all_or_nothing
     def work_on(self, func_name: str) -> None:
-        """Make later ``get_block`` calls look in ``func_name``."""
+        """Make later :meth:`get_block` calls look in ``func_name``.
+
+        Parameters
+        ----------
+        func_name : str
+            The name of a PrimFunc of the module.
+        """
         if func_name not in self._state.mod or not isinstance(self._state.mod[func_name],
                                                               PrimFunc):
             raise ValueError(f"work_on: {func_name!r} is not a PrimFunc of the module")
@@ -114,14 +238,25 @@ class Schedule:
         self._trace.record("work_on", [func_name], None)
 
     def copy(self) -> "Schedule":
-        """An independent schedule with the same state; handles remain valid in both."""
+        """An independent schedule with the same state, trace and settings; handles remain
+        valid in both.
+
+        Returns
+        -------
+        Schedule
+            The copy; primitives applied to either do not affect the other.
+        """
         new = Schedule.__new__(Schedule)
         new._state = self._state.copy()
         new._trace = self._trace.copy()
-        new._names = dict(self._names)
+        new._debug_mask = self._debug_mask
+        new._error_render_level = self._error_render_level
+        new._removed = dict(self._removed)
+        new._running = False
         return new
 
     def show(self) -> None:
+        """Print the scheduled module as TVMScript."""
         print(self.mod.script())
 
     def _func_of(self, rv) -> None:
@@ -129,8 +264,21 @@ class Schedule:
         if fn is not None and fn != self._state.func_name and fn in self._state.mod:
             self._state.func_name = fn
 
-    def get(self, rv: Union[BlockRV, LoopRV]):
-        """The current Block or For node of a handle."""
+    @_all_or_nothing
+    def get(self, rv: RV) -> Union[Block, For]:
+        """The current node of a handle.
+
+        Parameters
+        ----------
+        rv : BlockRV or LoopRV
+            The handle.
+
+        Returns
+        -------
+        Block or For
+            The block or loop the handle names now (nodes are immutable: a later primitive
+            makes a new node, so call ``get`` again after it).
+        """
         self._func_of(rv)
         if isinstance(rv, BlockRV):
             return self._state.block_path(rv, "get")[-1].block
@@ -138,44 +286,105 @@ class Schedule:
             return self._state.loop_path(rv, "get")[-1]
         raise TypeError(f"get: expected a BlockRV or LoopRV, got {type(rv).__name__}")
 
-    def get_sref(self, rv):
+    def get_sref(self, rv: RV) -> Union[Block, For]:
+        """Classic TVM's ``get_sref``: tvmlite has no sref tree, so this is :meth:`get`.
+
+        Parameters
+        ----------
+        rv : BlockRV or LoopRV
+            The handle.
+
+        Returns
+        -------
+        Block or For
+            The node the handle names now.
+        """
         return self.get(rv)
 
-    def remove_rv(self, rv) -> None:
-        pass
+    @_all_or_nothing
+    def remove_rv(self, rv: RV) -> None:
+        """Drop a handle from the schedule's symbol table; using it later is an error.
+
+        Parameters
+        ----------
+        rv : BlockRV or LoopRV
+            The handle to drop. Other handles to the same block or loop (e.g. a later
+            ``get_block`` of the same name) stay valid.
+        """
+        if not isinstance(rv, (BlockRV, LoopRV)):
+            raise TypeError(f"remove_rv: expected a BlockRV or LoopRV, got {type(rv).__name__}")
+        self._removed[id(rv)] = rv
+        self._trace.record("remove_rv", [rv], None)
 
     # ------------------------------------------------------------------ queries
+    @_all_or_nothing
     def get_block(self, name: str, func_name: Optional[str] = None) -> BlockRV:
-        """The block called ``name`` in ``func_name`` (default: the function worked on)."""
+        """The block called ``name``.
+
+        Parameters
+        ----------
+        name : str
+            The block's name (unique within a function).
+        func_name : str, optional
+            The function to look in (it becomes the function worked on); default the
+            function worked on.
+
+        Returns
+        -------
+        BlockRV
+            A handle to the block.
+        """
         if func_name is not None:
             if func_name not in self._state.mod:
                 raise ValueError(f"get_block: no function {func_name!r} in the module")
             self._state.func_name = func_name
         fn = self._state.func_name
         count = []
-        from .state import walk_stmts
-
         walk_stmts(self._state.body, lambda s: count.append(s) if isinstance(
             s, BlockRealize) and s.block.name_hint == name else None)
         if not count:
-            raise fail("get_block", f'block "{name}"', f'no block of that name in function '
-                       f'"{fn}"')
+            raise fail("get_block", f'block "{name}"', f"Cannot find a block with the name: "
+                       f'{name} (no block of that name in function "{fn}")')
         if len(count) > 1:
             raise fail("get_block", f'block "{name}"', f"{len(count)} blocks have that name")
         rv = BlockRV(name, fn)
         self._trace.record("get_block", [name], rv, {"func_name": fn})
         return rv
 
+    @_all_or_nothing
     def get_loops(self, block: BlockRV) -> List[LoopRV]:
-        """The loops above ``block`` up to its enclosing block, outermost first."""
+        """The loops above ``block`` up to its enclosing block.
+
+        Parameters
+        ----------
+        block : BlockRV
+            The block.
+
+        Returns
+        -------
+        list of LoopRV
+            Outermost first.
+        """
         self._func_of(block)
         path = self._state.block_path(block, "get_loops")
         out = [LoopRV(lp.loop_var, block.func_name) for lp in loops_above(path)]
         self._trace.record("get_loops", [block], out)
         return out
 
-    def get_child_blocks(self, rv: Union[BlockRV, LoopRV]) -> List[BlockRV]:
-        """The blocks directly under a block or loop."""
+    @_all_or_nothing
+    def get_child_blocks(self, rv: RV) -> List[BlockRV]:
+        """The blocks directly under a block or loop (not those nested in another block).
+
+        Parameters
+        ----------
+        rv : BlockRV or LoopRV
+            The parent.
+
+        Returns
+        -------
+        list of BlockRV
+            In program order.
+        """
         self._func_of(rv)
         node = (self._state.block_path(rv, "get_child_blocks")[-1] if isinstance(rv, BlockRV)
                 else self._state.loop_path(rv, "get_child_blocks")[-1])
@@ -192,9 +401,21 @@ class Schedule:
         sibs = child_blocks(scope) if scope is not None else child_blocks(self._state.body)
         return path[-1], sibs
 
+    @_all_or_nothing
     def get_producers(self, block: BlockRV) -> List[BlockRV]:
-        """Blocks of the same scope, before ``block`` in program order, that write a buffer
-        ``block`` reads (TVM's read-after-write dependences)."""
+        """The blocks of the same scope, before ``block`` in program order, that write a
+        buffer ``block`` reads (TVM's read-after-write dependences).
+
+        Parameters
+        ----------
+        block : BlockRV
+            The consumer.
+
+        Returns
+        -------
+        list of BlockRV
+            In program order.
+        """
         me, sibs = self._scope_siblings(block, "get_producers")
         reads = buffers_read(me.block)
         pos = next(k for k, r in enumerate(sibs) if r is me)
@@ -203,9 +424,21 @@ class Schedule:
         self._trace.record("get_producers", [block], out)
         return out
 
+    @_all_or_nothing
     def get_consumers(self, block: BlockRV) -> List[BlockRV]:
-        """Blocks of the same scope, after ``block`` in program order, that read a buffer
-        ``block`` writes."""
+        """The blocks of the same scope, after ``block`` in program order, that read a buffer
+        ``block`` writes.
+
+        Parameters
+        ----------
+        block : BlockRV
+            The producer.
+
+        Returns
+        -------
+        list of BlockRV
+            In program order.
+        """
         me, sibs = self._scope_siblings(block, "get_consumers")
         writes = buffers_written(me.block)
         pos = next(k for k, r in enumerate(sibs) if r is me)
@@ -215,17 +448,51 @@ class Schedule:
         return out
 
     # ------------------------------------------------------------------ loops
+    @_all_or_nothing
+    @_with_example(_split.split)
     def split(self, loop: LoopRV, factors: Sequence[Optional[Any]],
               preserve_unit_iters: bool = True) -> List[LoopRV]:
-        """Split ``loop`` by ``factors`` (one may be None); returns the new loops."""
+        """Split ``loop`` into a nest of loops whose extents are ``factors``.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            The loop to split (it is gone afterwards).
+        factors : list of int or None
+            The extents, outermost first; at most one None, inferred. A product larger than
+            the extent guards the tail with a predicate.
+        preserve_unit_iters : bool
+            Keep iterators of extent 1 in the block bindings.
+
+        Returns
+        -------
+        list of LoopRV
+            The new loops, outermost first.
+        """
         self._func_of(loop)
         out = _split.split(self._state, loop, list(factors), preserve_unit_iters)
         self._trace.record("split", [loop], out, {"factors": list(factors),
                                                    "preserve_unit_iters": preserve_unit_iters})
         return out
 
+    @_all_or_nothing
+    @_with_example(_fuse.fuse)
     def fuse(self, *loops: LoopRV, preserve_unit_iters: bool = True) -> LoopRV:
-        """Fuse consecutive loops; returns the fused loop."""
+        """Fuse consecutive loops of one nest into one.
+
+        Parameters
+        ----------
+        *loops : LoopRV
+            The loops, outermost first (or one list of them); each the only child of the
+            previous.
+        preserve_unit_iters : bool
+            Keep iterators of extent 1 in the block bindings.
+
+        Returns
+        -------
+        LoopRV
+            The fused loop.
+        """
         if len(loops) == 1 and isinstance(loops[0], (list, tuple)):
             loops = tuple(loops[0])
         if loops:
@@ -235,8 +502,17 @@ class Schedule:
                            {"preserve_unit_iters": preserve_unit_iters})
         return out
 
+    @_all_or_nothing
+    @_with_example(_reorder.reorder)
     def reorder(self, *ordered_loops: LoopRV) -> None:
-        """Reorder loops of one nest into the given order."""
+        """Reorder loops of one nest into the given order.
+
+        Parameters
+        ----------
+        *ordered_loops : LoopRV
+            The loops in their new order (or one list of them); loops of the nest not given
+            keep their places.
+        """
         if len(ordered_loops) == 1 and isinstance(ordered_loops[0], (list, tuple)):
             ordered_loops = tuple(ordered_loops[0])
         if ordered_loops:
@@ -244,85 +520,246 @@ class Schedule:
         _reorder.reorder(self._state, ordered_loops)
         self._trace.record("reorder", list(ordered_loops), None)
 
+    @_all_or_nothing
+    @_with_example(_lk.parallel)
     def parallel(self, loop: LoopRV) -> None:
+        """Run the iterations of a data-parallel loop in parallel threads.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            A loop bound only to data-parallel block iterators.
+        """
         self._func_of(loop)
         _lk.parallel(self._state, loop)
         self._trace.record("parallel", [loop], None)
 
+    @_all_or_nothing
+    @_with_example(_lk.vectorize)
     def vectorize(self, loop: LoopRV) -> None:
+        """Mark a data-parallel loop to become vector operations.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            A loop bound only to data-parallel block iterators.
+        """
         self._func_of(loop)
         _lk.vectorize(self._state, loop)
         self._trace.record("vectorize", [loop], None)
 
+    @_all_or_nothing
+    @_with_example(_lk.unroll)
     def unroll(self, loop: LoopRV) -> None:
+        """Mark a loop to be unrolled.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            The loop.
+        """
         self._func_of(loop)
         _lk.unroll(self._state, loop)
         self._trace.record("unroll", [loop], None)
 
+    @_all_or_nothing
+    @_with_example(_lk.bind)
     def bind(self, loop: LoopRV, thread_axis: str) -> None:
+        """Bind a loop to a GPU thread axis.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            The loop.
+        thread_axis : str
+            ``"threadIdx.x"``, ``"blockIdx.y"``, ``"vthread"``, ...
+        """
         self._func_of(loop)
         _lk.bind(self._state, loop, thread_axis)
         self._trace.record("bind", [loop], None, {"thread_axis": thread_axis})
 
-    def annotate(self, block_or_loop: Union[BlockRV, LoopRV], ann_key: str,
-                 ann_val: Any) -> None:
+    @_all_or_nothing
+    @_with_example(_annotate.annotate)
+    def annotate(self, block_or_loop: RV, ann_key: str, ann_val: Any) -> None:
+        """Set an annotation on a loop or block (a later one with the same key replaces it).
+
+        Parameters
+        ----------
+        block_or_loop : BlockRV or LoopRV
+            What to annotate.
+        ann_key : str
+            The key, e.g. ``"pragma_unroll_explicit"``.
+        ann_val : object
+            The value (an int, str, float or PrimExpr).
+        """
         self._func_of(block_or_loop)
         _annotate.annotate(self._state, block_or_loop, ann_key, ann_val)
         self._trace.record("annotate", [block_or_loop], None,
                            {"ann_key": ann_key, "ann_val": ann_val})
 
-    def unannotate(self, block_or_loop: Union[BlockRV, LoopRV], ann_key: str) -> None:
+    @_all_or_nothing
+    def unannotate(self, block_or_loop: RV, ann_key: str) -> None:
+        """Remove an annotation from a loop or block (the reverse of :meth:`annotate`).
+
+        Parameters
+        ----------
+        block_or_loop : BlockRV or LoopRV
+            What to unannotate; it must have ``ann_key``.
+        ann_key : str
+            The key.
+
+        Examples
+        --------
+        Before: ``for i in T.serial(8, annotations={"pragma_unroll": 1}):`` — After
+        ``unannotate(i, "pragma_unroll")``: ``for i in range(8):``
+        """
         self._func_of(block_or_loop)
         _annotate.unannotate(self._state, block_or_loop, ann_key)
         self._trace.record("unannotate", [block_or_loop], None, {"ann_key": ann_key})
 
     # ------------------------------------------------------------------ compute location
+    @_all_or_nothing
+    @_with_example(_ca.compute_at)
     def compute_at_loops(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False,
                          index: int = -1) -> List[LoopRV]:
-        """``compute_at`` returning the loops it created for the block, outermost first."""
+        """:meth:`compute_at`, returning the loops it created for the block.
+
+        Parameters
+        ----------
+        block, loop, preserve_unit_loops, index
+            As for :meth:`compute_at`.
+
+        Returns
+        -------
+        list of LoopRV
+            The new loops around the block, outermost first.
+        """
         self._func_of(block)
+        _check_index("compute_at", block, loop, index)
         out = _ca.compute_at(self._state, block, loop, preserve_unit_loops)
         self._trace.record("compute_at", [block, loop], None,
                            {"preserve_unit_loops": preserve_unit_loops})
         return out
 
+    @_all_or_nothing
+    @_with_example(_ca.compute_at)
     def compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False,
                    index: int = -1) -> None:
-        """Move a producer block under ``loop`` of its consumers, computing only the region
-        they need there."""
+        """Move a producer block under ``loop`` of its consumers, computing per iteration
+        only the region they need there.
+
+        Parameters
+        ----------
+        block : BlockRV
+            The producer; the only writer of what it produces, not an output of the function.
+        loop : LoopRV
+            A loop above every consumer of the block, in the same block scope.
+        preserve_unit_loops : bool
+            Keep the new loops of extent 1.
+        index : int
+            Classic TVM's insertion position among the loop's children. Only the default, -1,
+            is supported (the block goes just before its first consumer); other values are
+            refused rather than ignored.
+        """
         self.compute_at_loops(block, loop, preserve_unit_loops, index)
 
+    @_all_or_nothing
+    @_with_example(_ca.reverse_compute_at)
     def reverse_compute_at_loops(self, block: BlockRV, loop: LoopRV,
                                  preserve_unit_loops: bool = False,
                                  index: int = -1) -> List[LoopRV]:
-        """``reverse_compute_at`` returning the loops it created, outermost first."""
+        """:meth:`reverse_compute_at`, returning the loops it created for the block.
+
+        Parameters
+        ----------
+        block, loop, preserve_unit_loops, index
+            As for :meth:`reverse_compute_at`.
+
+        Returns
+        -------
+        list of LoopRV
+            The new loops around the block, outermost first.
+        """
         self._func_of(block)
+        _check_index("reverse_compute_at", block, loop, index)
         out = _ca.reverse_compute_at(self._state, block, loop, preserve_unit_loops)
         self._trace.record("reverse_compute_at", [block, loop], None,
                            {"preserve_unit_loops": preserve_unit_loops})
         return out
 
+    @_all_or_nothing
+    @_with_example(_ca.reverse_compute_at)
     def reverse_compute_at(self, block: BlockRV, loop: LoopRV,
                            preserve_unit_loops: bool = False, index: int = -1) -> None:
-        """Move a consumer block under ``loop`` of its producers."""
+        """Move a consumer block under ``loop`` of its producers, computing per iteration the
+        part of its domain whose inputs that iteration produced.
+
+        Parameters
+        ----------
+        block : BlockRV
+            The consumer.
+        loop : LoopRV
+            A loop above every producer of the block, in the same block scope.
+        preserve_unit_loops : bool
+            Keep the new loops of extent 1.
+        index : int
+            Classic TVM's insertion position among the loop's children. Only the default, -1,
+            is supported (the block goes just after its last producer); other values are
+            refused rather than ignored.
+        """
         self.reverse_compute_at_loops(block, loop, preserve_unit_loops, index)
 
+    @_all_or_nothing
+    @_with_example(_ci.compute_inline)
     def compute_inline(self, block: BlockRV) -> None:
-        """Inline a producer block into its consumers."""
+        """Inline a producer block into its consumers.
+
+        Parameters
+        ----------
+        block : BlockRV
+            A block storing one value per iteration, with no reduction.
+        """
         self._func_of(block)
         _ci.compute_inline(self._state, block)
         self._trace.record("compute_inline", [block], None)
 
+    @_all_or_nothing
+    @_with_example(_ci.reverse_compute_inline)
     def reverse_compute_inline(self, block: BlockRV) -> None:
-        """Inline a consumer block into its producer."""
+        """Inline a consumer block into its only producer.
+
+        Parameters
+        ----------
+        block : BlockRV
+            A block with no reduction reading one buffer element per iteration.
+        """
         self._func_of(block)
         _ci.reverse_compute_inline(self._state, block)
         self._trace.record("reverse_compute_inline", [block], None)
 
     # ------------------------------------------------------------------ caches & buffers
+    @_all_or_nothing
+    @_with_example(_cache.cache_read)
     def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
                    consumer_blocks: Optional[Sequence[BlockRV]] = None) -> BlockRV:
-        """Add a block copying a buffer ``block`` reads into ``storage_scope``; returns it."""
+        """Add a block copying a buffer ``block`` reads into a cache in ``storage_scope``.
+
+        Parameters
+        ----------
+        block : BlockRV
+            A block reading the buffer.
+        read_buffer_index : int
+            Which of the block's reads (its ``reads`` order).
+        storage_scope : str
+            ``"global"``, ``"shared"``, ``"local"``, ...
+        consumer_blocks : list of BlockRV, optional
+            The blocks to read the cache instead of the buffer; default every reader.
+
+        Returns
+        -------
+        BlockRV
+            The copy block.
+        """
         self._func_of(block)
         out = _cache.cache_read(self._state, block, read_buffer_index, storage_scope,
                                 consumer_blocks)
@@ -332,13 +769,29 @@ class Schedule:
         self._trace.record("cache_read", [block], out, attrs)
         return out
 
+    @_all_or_nothing
+    @_with_example(_cache.cache_write)
     def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str,
                     consumer_blocks: Optional[Sequence[BlockRV]] = None) -> BlockRV:
-        """Make ``block`` write into a ``storage_scope`` cache copied out by a new block;
-        returns the copy block.
+        """Make ``block`` write into a cache in ``storage_scope``, copied out by a new block.
 
-        The blocks in ``consumer_blocks`` read the cache directly; the other consumers keep
-        reading the original buffer, which the copy block writes back."""
+        Parameters
+        ----------
+        block : BlockRV
+            The writer.
+        write_buffer_index : int
+            Which of the block's writes.
+        storage_scope : str
+            ``"global"``, ``"shared"``, ``"local"``, ...
+        consumer_blocks : list of BlockRV, optional
+            Blocks that read the cache directly; the other consumers keep reading the
+            original buffer, which the copy block writes back.
+
+        Returns
+        -------
+        BlockRV
+            The copy block.
+        """
         self._func_of(block)
         out = _cache.cache_write(self._state, block, write_buffer_index, storage_scope,
                                  consumer_blocks)
@@ -348,60 +801,177 @@ class Schedule:
         self._trace.record("cache_write", [block], out, attrs)
         return out
 
+    @_all_or_nothing
+    @_with_example(_sa.storage_align)
     def storage_align(self, block: BlockRV, buffer_index: int, axis: int, factor: int,
                       offset: int) -> None:
-        """Pad the stride of ``axis`` of a buffer ``block`` writes to ``k * factor + offset``."""
+        """Pad the stride of ``axis`` of a buffer ``block`` writes to ``k * factor + offset``.
+
+        Parameters
+        ----------
+        block : BlockRV
+            The writer.
+        buffer_index : int
+            Which of the block's writes; it must be allocated in the function.
+        axis : int
+            The dimension whose stride is padded.
+        factor, offset : int
+            ``0 <= offset < factor``.
+        """
         self._func_of(block)
         _sa.storage_align(self._state, block, buffer_index, axis, factor, offset)
         self._trace.record("storage_align", [block], None,
                            {"buffer_index": buffer_index, "axis": axis, "factor": factor,
                             "offset": offset})
 
+    @_all_or_nothing
+    @_with_example(_ss.set_scope)
     def set_scope(self, block: BlockRV, buffer_index: int, storage_scope: str) -> None:
-        """Set the storage scope of a buffer ``block`` writes."""
+        """Set the storage scope of a buffer ``block`` writes.
+
+        Parameters
+        ----------
+        block : BlockRV
+            The writer.
+        buffer_index : int
+            Which of the block's writes; it must be allocated in the function.
+        storage_scope : str
+            ``"global"``, ``"shared"``, ``"local"``, ...
+        """
         self._func_of(block)
         _ss.set_scope(self._state, block, buffer_index, storage_scope)
         self._trace.record("set_scope", [block], None,
                            {"buffer_index": buffer_index, "storage_scope": storage_scope})
 
     # ------------------------------------------------------------------ reductions
+    @_all_or_nothing
+    @_with_example(_dr.decompose_reduction)
     def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
-        """Move the init of a reduction block into its own block before ``loop``; returns
-        the init block."""
+        """Move the init of a reduction block into its own block before ``loop``.
+
+        Parameters
+        ----------
+        block : BlockRV
+            A block with ``T.init()``.
+        loop : LoopRV
+            A loop above the block, outside every reduction loop of it.
+
+        Returns
+        -------
+        BlockRV
+            The init block.
+        """
         self._func_of(block)
         out = _dr.decompose_reduction(self._state, block, loop)
         self._trace.record("decompose_reduction", [block, loop], out)
         return out
 
+    @_all_or_nothing
+    @_with_example(_rf.rfactor)
     def rfactor(self, loop: LoopRV, factor_axis: int) -> BlockRV:
-        """Factor a reduction over ``loop`` into a partial-result block; returns it."""
+        """Factor a reduction over ``loop`` into a block of partial results and a block
+        reducing them.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            A loop bound to reduction iterators of one reduction block.
+        factor_axis : int
+            Where the new dimension goes in the partial-result buffer.
+
+        Returns
+        -------
+        BlockRV
+            The partial-result (``rf``) block.
+        """
         self._func_of(loop)
         out = _rf.rfactor(self._state, loop, factor_axis)
         self._trace.record("rfactor", [loop], out, {"factor_axis": factor_axis})
         return out
 
     # ------------------------------------------------------------------ tensorization
+    @_all_or_nothing
     def blockize(self, loop: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
-        """Wrap the loops from ``loop`` down to their single block in a new outer block;
-        returns it. ``preserve_unit_iters`` keeps block iterators of extent 1."""
+        """Wrap the loops from ``loop`` down to their single block in a new outer block.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            The top of a perfect nest over one block.
+        preserve_unit_iters : bool
+            Keep block iterators of extent 1 (so an intrinsic description with unit loops
+            still lines up); without it they are folded away.
+
+        Returns
+        -------
+        BlockRV
+            The outer block, named after the inner one with ``_o``.
+
+        Examples
+        --------
+        Before::
+
+            for i_0, i_1 in T.grid(2, 4):
+                with T.block("B"):
+                    vi = T.axis.spatial(8, i_0 * 4 + i_1)
+                    B[vi] = A[vi] * 2.0
+
+        After ``blockize(i_1)``::
+
+            for i_0 in range(2):
+                with T.block("B_o"):
+                    vi_o = T.axis.spatial(2, i_0)
+                    for i_1 in range(4):
+                        with T.block("B"):
+                            vi_i = T.axis.spatial(4, i_1)
+                            B[vi_o * 4 + vi_i] = A[vi_o * 4 + vi_i] * 2.0
+        """
         self._func_of(loop)
         out = _bt.blockize(self._state, loop, preserve_unit_iters)
         self._trace.record("blockize", [loop], out,
                            {"preserve_unit_iters": preserve_unit_iters})
         return out
 
-    def tensorize(self, block_or_loop: Union[BlockRV, LoopRV], tensor_intrin,
+    @_all_or_nothing
+    def tensorize(self, block_or_loop: RV, tensor_intrin: Any,
                   preserve_unit_iters: bool = True) -> None:
-        """Replace a block (or the block ``blockize`` makes of a loop) by an intrinsic.
+        """Replace a block (or the block :meth:`blockize` makes of a loop) by an intrinsic.
 
-        ``tensor_intrin`` is the name of a registered ``tir.TensorIntrin`` (or the object
-        itself, or a ``te.decl_tensor_intrin`` result)."""
+        Parameters
+        ----------
+        block_or_loop : BlockRV or LoopRV
+            The block whose computation matches the intrinsic's description, or the loop to
+            blockize first.
+        tensor_intrin : str or TensorIntrin
+            The name of a registered ``tir.TensorIntrin``, the object itself, or a
+            ``te.decl_tensor_intrin`` result.
+        preserve_unit_iters : bool
+            As for :meth:`blockize`.
+
+        Examples
+        --------
+        Before (``i_1`` a loop of 4 over ``C[vi] = C[vi] + A[vi] * B[vi]``)::
+
+            for i_0, i_1 in T.grid(2, 4):
+                with T.block("C"):
+                    ...
+
+        After ``tensorize(i_1, "dot4")``::
+
+            for i_0 in range(2):
+                with T.block("C_o"):
+                    vi_o = T.axis.spatial(2, i_0)
+                    ...  # the body of the intrinsic's implementation, on C[vi_o * 4:...]
+        """
         from ..tensor_intrin import TensorIntrin
 
         self._func_of(block_or_loop)
         intrin = (TensorIntrin.get(tensor_intrin) if isinstance(tensor_intrin, str)
                   else tensor_intrin)
-        state = self._state.copy()
+        if not isinstance(intrin, TensorIntrin) and not hasattr(intrin, "as_engine_intrin"):
+            raise TypeError(f"tensorize: expected a TensorIntrin or its registered name, got "
+                            f"{type(tensor_intrin).__name__}")
+        state = self._state
         block = (_bt.blockize(state, block_or_loop, preserve_unit_iters)
                  if isinstance(block_or_loop, LoopRV)
                  else block_or_loop)
@@ -409,13 +979,9 @@ class Schedule:
             impl = intrin.impl
             bufs = [impl.buffer_map.get(p) for p in impl.params]
             _bt.tensorize_block(state, block, intrin.desc, bufs, impl)
-        elif hasattr(intrin, "as_engine_intrin"):
+        else:
             desc, bufs, body, reset, update = intrin.as_engine_intrin()
             _bt.tensorize_block(state, block, desc, bufs, body, reset, update)
-        else:
-            raise TypeError(f"tensorize: expected a TensorIntrin or its registered name, got "
-                            f"{type(tensor_intrin).__name__}")
-        self._state.mod = state.mod
         # The trace names a registered intrinsic, so that its Python replays.
         recorded = tensor_intrin if isinstance(tensor_intrin, str) else TensorIntrin.name_of(
             intrin) or intrin

@@ -5,18 +5,21 @@ from typing import Any, Dict, List, Optional
 
 
 class Trace:
-    """Calls in order: ``(primitive, inputs, outputs, attrs)``."""
+    """Calls in order: ``(primitive, inputs, outputs, attrs)``; a refused call is not
+    recorded (``Schedule`` drops what it recorded when the call raises)."""
 
     def __init__(self):
         self.insts: List[tuple] = []
 
     def copy(self) -> "Trace":
+        """An independent trace with the same calls."""
         t = Trace()
         t.insts = list(self.insts)
         return t
 
     def record(self, name: str, inputs: List[Any], outputs: Any,
                attrs: Optional[Dict[str, Any]] = None) -> None:
+        """Append the call ``name(*inputs, **attrs)`` that returned ``outputs``."""
         self.insts.append((name, list(inputs), outputs, dict(attrs or {})))
 
     def __len__(self) -> int:
@@ -63,7 +66,20 @@ class Trace:
         print(str(self))
 
     def apply_to_schedule(self, sch, remove_postproc: bool = False) -> None:
-        """Replay the recorded calls on ``sch`` (a fresh schedule of the same module)."""
+        """Replay the recorded calls on ``sch`` (a fresh schedule of the same module), all or
+        nothing: when a call is refused, ``sch`` is left as it was before the replay.
+
+        Parameters
+        ----------
+        sch : Schedule
+            The schedule to apply the calls to.
+        remove_postproc : bool
+            Classic TVM's flag for meta-schedule postprocessors; tvmlite records none, so it
+            changes nothing.
+        """
+        sch._atomic("apply_to_schedule", self._replay, (sch,), {})
+
+    def _replay(self, sch) -> None:
         from .state import BlockRV, LoopRV
 
         rvs: Dict[Any, Any] = {}
