@@ -31,6 +31,7 @@ from .. import expr as E
 from .. import stmt as S
 from ..functor import Mutator
 from .fresh_copy import fresh_copy
+from .function_pass import PrimFuncPass, stmt_pass
 
 EXPLICIT_LIMIT = 16
 _BIG = 1 << 30
@@ -115,8 +116,6 @@ def unroll_loop(body: S.Stmt, func=None, auto_max_step: Optional[int] = None,
     return _Unroller(auto_max_step, explicit_unroll).visit(body)
 
 
-def UnrollLoop():  # noqa: N802
+def UnrollLoop() -> PrimFuncPass:  # noqa: N802
     """The ``tir.UnrollLoop`` pass."""
-    from .function_pass import stmt_pass
-
     return stmt_pass(unroll_loop, "tir.UnrollLoop")

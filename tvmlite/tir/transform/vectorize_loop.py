@@ -34,6 +34,7 @@ from .. import expr as E
 from .. import stmt as S
 from ..functor import Mutator, post_order_visit, substitute
 from .fresh_copy import fresh_copy
+from .function_pass import PrimFuncPass, stmt_pass
 
 MAX_LANES = 64
 
@@ -408,9 +409,7 @@ def vectorize_loop(body: S.Stmt, func=None, enabled: Optional[bool] = None) -> S
     return _VectorizeLoops(enabled).visit(body)
 
 
-def VectorizeLoop(enable_vectorize: bool = True):  # noqa: N802
+def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:  # noqa: N802
     """The ``tir.VectorizeLoop`` pass."""
-    from .function_pass import stmt_pass
-
     return stmt_pass(lambda body, func: vectorize_loop(
         body, func, None if enable_vectorize else False), "tir.VectorizeLoop")
