@@ -59,13 +59,12 @@ def bench_mm_relu():
 
 
 MyModule = matmul_relu_module()  # seed 004's module
-matmul_script = matmul(1024, 1024, 1024, "matmul")
 
 BN, KF = 32, 4
 
 
-def tir_matmul():
-    sch = tvm.tir.Schedule(matmul_script)
+def tir_matmul(n):
+    sch = tvm.tir.Schedule(matmul(n, n, n, "matmul"))
     blk = sch.get_block("C")
     i, j, k = sch.get_loops(blk)
     io, ii = sch.split(i, factors=[None, BN])
@@ -96,9 +95,7 @@ def te_matmul(n):
 
 
 def bench_matmul(n=1024):
-    if n != 1024:
-        raise SystemExit("the TVMScript matmul is written for n = 1024")
-    tir_mod = tir_matmul()
+    tir_mod = tir_matmul(n)
     s, targs = te_matmul(n)
     te_mod = tvm.lower(s, targs, name="matmul")
     tir_low = tvm.lower(tir_mod)
