@@ -55,9 +55,8 @@ def test_instrument_sees_every_pass_in_order():
     assert tvm.transform.PassContext.current().instruments == []
 
 
-def test_should_run_skips_a_pass_unless_required():
+def test_should_run_skips_a_pass_unless_required(rng):
     s, A, B = _vectorized()
-    rng = np.random.default_rng(5)
     a = tvm.nd.array(rng.standard_normal(64).astype("float32"))
     rec = Recorder(skip=["tir.VectorizeLoop"])
     with tvm.transform.PassContext(instruments=[rec]):

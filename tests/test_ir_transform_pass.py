@@ -16,8 +16,7 @@ def _scaled(n=37, factor=8):
     return s, A, B
 
 
-def _check_scaled(f, n=37, seed=0):
-    rng = np.random.default_rng(seed)
+def _check_scaled(f, rng, n=37):
     a = tvm.nd.array(rng.standard_normal(n).astype("float32"))
     b = tvm.nd.empty((n,), "float32")
     f(a, b)
@@ -67,7 +66,7 @@ def test_plain_function_with_default_arguments_runs_once():
     assert calls == ["PrimFunc"]
 
 
-def test_stmt_function_lower_pass_is_classified_by_signature():
+def test_stmt_function_lower_pass_is_classified_by_signature(rng):
     seen = []
 
     def on_body(stmt):  # the pre-0.8 form: a statement in, a statement out
@@ -78,7 +77,7 @@ def test_stmt_function_lower_pass_is_classified_by_signature():
     with tvm.transform.PassContext(config={"tir.add_lower_pass": [(1, on_body)]}):
         f = tvm.build(s, [A, B])
     assert seen == ["For"]
-    _check_scaled(f)
+    _check_scaled(f, rng)
 
     def two(a, b):
         return a
@@ -98,7 +97,7 @@ def test_stmt_function_lower_pass_is_classified_by_signature():
             tvm.lower(s, [A, B])
 
 
-def test_low_level_custom_pass_tutorial_vectorize8():
+def test_low_level_custom_pass_tutorial_vectorize8(rng):
     """The classic tutorial: a pass that splits innermost loops by 8 and vectorizes them,
     registered as ``prim_func_pass(vectorize8, opt_level=0)``."""
     loops = []
@@ -133,7 +132,7 @@ def test_low_level_custom_pass_tutorial_vectorize8():
         text = tvm.lower(s, [A, B]).script()
         f = tvm.build(s, [A, B])
     assert "T.Broadcast" in text and "i_outer" in text
-    _check_scaled(f, n)
+    _check_scaled(f, rng, n)
 
 
 def test_builtin_passes_run_on_an_irmodule_as_tvm_lower_does():
@@ -164,7 +163,7 @@ def test_pipeline_is_a_list_of_passes():
     assert names[names.index("tir.Simplify") + 1] == "mine"
 
 
-def test_opt_level_required_and_disabled_passes():
+def test_opt_level_required_and_disabled_passes(rng):
     calls = []
 
     @tvm.tir.transform.prim_func_pass(opt_level=3, name="late")
@@ -185,7 +184,7 @@ def test_opt_level_required_and_disabled_passes():
         text = tvm.lower(s, [A, B]).script()
         f = tvm.build(s, [A, B])
     assert "T.vectorized(8)" in text and "T.Broadcast" not in text
-    _check_scaled(f, 64)
+    _check_scaled(f, rng, 64)
     assert "T.Broadcast" in tvm.lower(s, [A, B]).script()
 
 
