@@ -237,3 +237,10 @@ def test_pass_errors_name_the_pass():
         tvm.transform.Sequential([forgot_return, len])
     with pytest.raises(tvm.TVMError, match="transform_module"):
         tvm.transform.module_pass(type("NoMethod", (), {}))
+
+
+def test_print_ir_pass_prints_and_returns_the_module(capsys):
+    mod = tvm.IRModule({"main": _add_one})
+    assert tvm.transform.PrintIR("before lowering")(mod) is mod
+    err = capsys.readouterr().err
+    assert err.startswith("# PrintIR: before lowering\n") and 'T.block("B")' in err

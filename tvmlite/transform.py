@@ -4,10 +4,11 @@ from .ir.transform import (
     Pass,
     PassContext,
     PassInfo,
+    PrintIR,
     Sequential,
     module_pass,
     register_pass_config,
 )
 
-__all__ = ["ModulePass", "Pass", "PassContext", "PassInfo", "Sequential", "module_pass",
+__all__ = ["ModulePass", "Pass", "PassContext", "PassInfo", "PrintIR", "Sequential", "module_pass",
            "register_pass_config"]

@@ -11,6 +11,7 @@ this module knows no pass by name.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -145,6 +146,18 @@ def module_pass(pass_func: Optional[Callable] = None, opt_level: int = 0,
     """
     return make_pass_decorator(ModulePass, "transform_module", "module_pass", pass_func,
                                opt_level, name, required)
+
+
+def PrintIR(header: str = "", show_meta_data: bool = False) -> Pass:  # noqa: N802
+    """A pass printing the module's TVMScript to stderr, headed by ``header``, and returning
+    it unchanged (TVM's ``tvm.transform.PrintIR``; ``show_meta_data`` is accepted and
+    ignored: the script has no metadata section)."""
+
+    def show(mod: IRModule, ctx: "PassContext") -> IRModule:
+        print(f"# PrintIR: {header}\n{mod.script()}", file=sys.stderr)
+        return mod
+
+    return ModulePass(show, "PrintIR")
 
 
 class PassContext:
