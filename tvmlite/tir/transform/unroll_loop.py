@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ...ir.transform import PassContext
 from .. import expr as E
 from .. import stmt as S
 from ..functor import Mutator
@@ -106,8 +107,6 @@ def unroll_loop(body: S.Stmt, func=None, auto_max_step: Optional[int] = None,
                 explicit_unroll: Optional[bool] = None) -> S.Stmt:
     """Unroll the loops of ``body`` (see the module docstring)."""
     if auto_max_step is None or explicit_unroll is None:
-        from ...transform import PassContext
-
         cfg = PassContext.current().config.get("tir.UnrollLoop") or {}
         if auto_max_step is None:
             auto_max_step = int(cfg.get("auto_max_step", 0))

@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ...ir import dtype as _dt
+from ...ir.transform import PassContext
 from .. import expr as E
 from .. import stmt as S
 from ..functor import Mutator, post_order_visit, substitute
@@ -403,8 +404,6 @@ class _VectorizeLoops(Mutator):
 def vectorize_loop(body: S.Stmt, func=None, enabled: Optional[bool] = None) -> S.Stmt:
     """Vectorize every ``vectorized`` loop of ``body`` (see the module docstring)."""
     if enabled is None:
-        from ...transform import PassContext
-
         enabled = not PassContext.current().config.get("tir.disable_vectorize", False)
     return _VectorizeLoops(enabled).visit(body)
 
