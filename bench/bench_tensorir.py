@@ -16,12 +16,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from test_seed_004_tensorir import MyModule  # noqa: E402  (seed 004's module)
+from programs import matmul, matmul_relu_module  # noqa: E402
 
 import tvmlite as tvm  # noqa: E402
 from tvmlite import te  # noqa: E402
 from tvmlite.ir.structural import structural_equal  # noqa: E402
-from tvmlite.script import tir as T  # noqa: E402
 
 
 def seed_schedule(reorder: bool):
@@ -59,23 +58,13 @@ def bench_mm_relu():
         print(f"  {label:45s} {t * 1e6:9.1f} us   x{base / t:5.2f} vs untransformed")
 
 
-@T.prim_func
-def matmul_script(A: T.Buffer[(1024, 1024), "float32"], B: T.Buffer[(1024, 1024), "float32"],
-                  C: T.Buffer[(1024, 1024), "float32"]):
-    T.func_attr({"global_symbol": "matmul", "tir.noalias": True})
-    for i, j, k in T.grid(1024, 1024, 1024):
-        with T.block("C"):
-            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-            with T.init():
-                C[vi, vj] = T.float32(0)
-            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-
+MyModule = matmul_relu_module()  # seed 004's module
 
 BN, KF = 32, 4
 
 
-def tir_matmul():
-    sch = tvm.tir.Schedule(matmul_script)
+def tir_matmul(n):
+    sch = tvm.tir.Schedule(matmul(n, n, n, "matmul"))
     blk = sch.get_block("C")
     i, j, k = sch.get_loops(blk)
     io, ii = sch.split(i, factors=[None, BN])
@@ -106,9 +95,7 @@ def te_matmul(n):
 
 
 def bench_matmul(n=1024):
-    if n != 1024:
-        raise SystemExit("the TVMScript matmul is written for n = 1024")
-    tir_mod = tir_matmul()
+    tir_mod = tir_matmul(n)
     s, targs = te_matmul(n)
     te_mod = tvm.lower(s, targs, name="matmul")
     tir_low = tvm.lower(tir_mod)

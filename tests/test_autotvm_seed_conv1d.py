@@ -6,61 +6,11 @@ import numpy as np
 import pytest
 
 import tvmlite as tvm
-from tvmlite import autotvm, te
+from tvmlite import autotvm
 
 pytest.importorskip("xgboost", reason="seed 000 tunes with XGBTuner: pip install xgboost-cpu")
 
-
-@autotvm.template("tutorial/conv1d_auto_tune")
-def conv1d_auto_tune(M, N):
-    A = te.placeholder((M,), name="A", dtype="float32")
-    W = te.placeholder((N,), name="W", dtype="float32")
-    k = te.reduce_axis((0, N), name="k")
-
-    B = te.compute(
-        (M + N - 1,),
-        lambda i: te.sum(
-            tvm.tir.if_then_else(
-                tvm.tir.all(i - k >= 0, i - k < M),
-                A[i - k] * W[k],
-                tvm.tir.const(0.0, "float32")
-            ),
-            axis=k
-        ),
-        name="B"
-    )
-
-    s = te.create_schedule(B.op)
-    cfg = autotvm.get_config()
-    i = B.op.axis[0]
-    k_ = B.op.reduce_axis[0]
-
-    # define search space
-    cfg.define_split("tile_i", i, num_outputs=2, filter=lambda x: x.size[-1] <= 64)
-    cfg.define_split("tile_k", k_, num_outputs=2, filter=lambda x: x.size[-1] <= 64)
-    cfg.define_knob("vectorize", [True, False])
-    cfg.define_knob("unroll", [0, 8, 16])
-
-    # schedule according to config
-    A_local = s.cache_read(A, "local", [B])
-    W_local = s.cache_read(W, "local", [B])
-
-    i_outer, i_inner = cfg["tile_i"].apply(s, B, i)
-    k_outer, k_inner = cfg["tile_k"].apply(s, B, k_)
-
-    s[B].parallel(i_outer)
-
-    if cfg["vectorize"].val:
-        s[B].vectorize(i_inner)
-
-    unroll_factor = cfg["unroll"].val
-    if unroll_factor > 0:
-        s[B].unroll(i_inner)
-
-    s[A_local].compute_at(s[B], i_outer)
-    s[W_local].compute_at(s[B], i_outer)
-
-    return s, [A, W, B]
+from programs import conv1d_auto_tune  # noqa: E402  (seed 000's template, as written)
 
 
 def tune_conv1d(M, N, trials=200, log_file="conv1d.log"):

@@ -3,41 +3,11 @@ import logging
 
 import numpy as np
 import pytest
+from programs import conv1d_auto_tune as conv1d  # seed 000's template
 
 import tvmlite as tvm
 from tvmlite import autotvm, te
 from tvmlite.autotvm.space import ConfigSpace, SpaceError
-
-
-@autotvm.template("test_space/conv1d")
-def conv1d(M, N):
-    """Seed 000's template, as written."""
-    A = te.placeholder((M,), name="A", dtype="float32")
-    W = te.placeholder((N,), name="W", dtype="float32")
-    k = te.reduce_axis((0, N), name="k")
-    B = te.compute((M + N - 1,), lambda i: te.sum(tvm.tir.if_then_else(
-        tvm.tir.all(i - k >= 0, i - k < M), A[i - k] * W[k], tvm.tir.const(0.0, "float32")),
-        axis=k), name="B")
-    s = te.create_schedule(B.op)
-    cfg = autotvm.get_config()
-    i = B.op.axis[0]
-    k_ = B.op.reduce_axis[0]
-    cfg.define_split("tile_i", i, num_outputs=2, filter=lambda x: x.size[-1] <= 64)
-    cfg.define_split("tile_k", k_, num_outputs=2, filter=lambda x: x.size[-1] <= 64)
-    cfg.define_knob("vectorize", [True, False])
-    cfg.define_knob("unroll", [0, 8, 16])
-    A_local = s.cache_read(A, "local", [B])
-    W_local = s.cache_read(W, "local", [B])
-    i_outer, i_inner = cfg["tile_i"].apply(s, B, i)
-    k_outer, k_inner = cfg["tile_k"].apply(s, B, k_)
-    s[B].parallel(i_outer)
-    if cfg["vectorize"].val:
-        s[B].vectorize(i_inner)
-    if cfg["unroll"].val > 0:
-        s[B].unroll(i_inner)
-    s[A_local].compute_at(s[B], i_outer)
-    s[W_local].compute_at(s[B], i_outer)
-    return s, [A, W, B]
 
 
 @autotvm.template("test_space/matmul")
@@ -71,8 +41,8 @@ def _conv_check(func, M, N):
 
 
 def test_seed_conv1d_space_has_84_configs():
-    task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
-    assert task.name == "test_space/conv1d"
+    task = autotvm.task.create("tutorial/conv1d_auto_tune", args=(4096, 128), target="llvm")
+    assert task.name == "tutorial/conv1d_auto_tune"
     assert task.args == (4096, 128)
     assert len(task.config_space) == 84
     sp = task.config_space.space_map
@@ -86,7 +56,7 @@ def test_seed_conv1d_space_has_84_configs():
 
 @pytest.mark.parametrize("index", [0, 13, 50, 83])
 def test_configs_of_the_space_compute_the_convolution(index):
-    task = autotvm.task.create("test_space/conv1d", args=(300, 20), target="llvm")
+    task = autotvm.task.create("tutorial/conv1d_auto_tune", args=(300, 20), target="llvm")
     cfg = task.config_space.get(index)
     assert cfg.index == index
     with tvm.target.Target("llvm"):
@@ -95,7 +65,7 @@ def test_configs_of_the_space_compute_the_convolution(index):
 
 
 def test_index_decodes_first_knob_fastest():
-    task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
+    task = autotvm.task.create("tutorial/conv1d_auto_tune", args=(4096, 128), target="llvm")
     space = task.config_space
     for idx in (0, 1, 2, 17, 83):
         knobs = space.knob_indices(idx)
@@ -164,7 +134,7 @@ def test_split_options():
 
 
 def test_split_entity_apply_and_size():
-    task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
+    task = autotvm.task.create("tutorial/conv1d_auto_tune", args=(4096, 128), target="llvm")
     cfg = task.config_space.get(1)
     assert cfg["tile_i"].size[-1] in (1, 41)
     assert cfg["vectorize"].val is True
@@ -179,9 +149,9 @@ def test_fallback_warns_once_per_workload(caplog):
         conv1d(38, 5)
     msgs = [r.getMessage() for r in caplog.records if "Cannot find config" in r.getMessage()]
     assert len(msgs) == 2
-    assert msgs[0] == ("Cannot find config for target=llvm, workload=('test_space/conv1d', 37, "
-                       "5). A fallback configuration is used, which may bring great "
-                       "performance regression.")
+    assert msgs[0] == ("Cannot find config for target=llvm, "
+                       "workload=('tutorial/conv1d_auto_tune', 37, 5). A fallback "
+                       "configuration is used, which may bring great performance regression.")
     _conv_check(tvm.build(s, args, "llvm"), 37, 5)
 
 
@@ -231,7 +201,7 @@ def test_flop_counts_calls_by_their_arguments_as_classic_tvm():
 
 
 def test_spaces_and_configs_print_as_in_classic_tvm():
-    task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
+    task = autotvm.task.create("tutorial/conv1d_auto_tune", args=(4096, 128), target="llvm")
     assert repr(task.config_space) == (
         "ConfigSpace (len=84, space_map=\n"
         "   0 tile_i: Split(policy=factors, product=4223, num_outputs=2) len=2\n"

@@ -4,6 +4,7 @@ import sys
 import time
 
 import pytest
+from programs import conv1d_auto_tune  # noqa: F401  (registers seed 000's template)
 
 from tvmlite import autotvm
 from tvmlite.autotvm.measure import Builder, BuildResult, MeasureResult, Runner
@@ -186,12 +187,10 @@ def test_xgb_simulated_annealing_on_a_larger_space():
 
 
 def test_loop_nest_features_have_a_fixed_length_and_tell_configs_apart():
-    from test_autotvm_space import conv1d  # noqa: F401  (registers the template)
-
     import tvmlite as tvm
     from tvmlite.autotvm.feature import FEATURE_LEN, loop_nest_features
 
-    task = autotvm.task.create("test_space/conv1d", args=(4096, 128), target="llvm")
+    task = autotvm.task.create("tutorial/conv1d_auto_tune", args=(4096, 128), target="llvm")
     feats = []
     for idx in (0, 1, 29, 83):
         with task.target:

@@ -17,6 +17,9 @@ _CHILD = textwrap.dedent(r"""
     import tvmlite as tvm
     from tvmlite import te
 
+    sys.path.insert(0, "tests")  # run from the repository root
+    from programs import conv1d_v4  # seed 000's v4
+
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
@@ -37,20 +40,6 @@ _CHILD = textwrap.dedent(r"""
         arr = np.frombuffer((ctypes.c_char * nbytes).from_address(start), values.dtype)
         arr[:] = values
         return tvm.nd.from_numpy_view(arr)
-
-    def conv1d_v4(M, N, factor):
-        # seed 000's v4: if_then_else guards A[n - k] on both ends of A
-        A = te.placeholder((M,), name="A")
-        W = te.placeholder((N,), name="W")
-        k = te.reduce_axis((0, N), name="k")
-        B = te.compute((M + N - 1,), lambda n: te.sum(tvm.tir.if_then_else(
-            tvm.tir.all(n - k >= 0, n - k < M), A[n - k] * W[k],
-            tvm.tir.const(0.0, "float32")), axis=k), name="B")
-        s = te.create_schedule(B.op)
-        o, i = s[B].split(B.op.axis[0], factor=factor)
-        s[B].parallel(o)
-        s[B].vectorize(i)
-        return s, [A, W, B]
 
     def strided_exp(M, factor):
         # strided (gathered) loads under a lane-varying guard, through a lane-wise call; the

@@ -27,13 +27,12 @@ def run_scale(mod, k):
     np.testing.assert_allclose(c.numpy(), np.arange(16) * np.float32(k))
 
 
-def test_disk_cache_hit_does_not_invoke_compiler(tmp_path, monkeypatch):
-    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))
+def test_disk_cache_hit_does_not_invoke_compiler(tmp_cache_dir, monkeypatch):
     k = float(np.random.default_rng().random())
     before = cc.stats["compiles"]
     run_scale(build_one(scale_kernel(k)), k)
     assert cc.stats["compiles"] == before + 1
-    assert len(list(tmp_path.glob("*.so"))) == 1
+    assert len(list(tmp_cache_dir.glob("*.so"))) == 1
 
     def no_compiler(*args, **kwargs):
         raise AssertionError("the compiler ran on a cache hit")
@@ -58,8 +57,7 @@ def test_concurrent_builds_of_the_same_kernel(tmp_path):
     assert sorted(os.listdir(tmp_path)) == names[:1]  # no temporary files left behind
 
 
-def test_compiler_failure_raises_compile_error_with_command_and_output(tmp_path, monkeypatch):
-    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))
+def test_compiler_failure_raises_compile_error_with_command_and_output(tmp_cache_dir):
     A = decl_buffer((4,), "float32", "a")
     i = Var("i", "int32")
     # expf takes one argument: math.h makes this a compile error
@@ -69,7 +67,7 @@ def test_compiler_failure_raises_compile_error_with_command_and_output(tmp_path,
     msg = str(info.value)
     assert "Command:" in msg and "-O3" in msg and "expf" in msg and "error" in msg
     assert isinstance(info.value, TVMError)
-    assert list(tmp_path.glob("*.so")) == []
+    assert list(tmp_cache_dir.glob("*.so")) == []
 
 
 def test_missing_compiler_is_named(tmp_path):

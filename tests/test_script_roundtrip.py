@@ -1,4 +1,6 @@
 """print -> from_source -> structurally equal, for TensorIR, lowered IR and symbolic shapes."""
+from programs import matmul_relu_module
+
 import tvmlite as tvm
 from tvmlite import tir
 from tvmlite.ir import assert_structural_equal
@@ -33,28 +35,8 @@ def i32(v):
     return IntImm("int32", v)
 
 
-# Seed 004's MyModule, verbatim (old T.Buffer[...] syntax).
-@tvm.script.ir_module
-class MyModule:
-    @T.prim_func
-    def mm_relu(A: T.Buffer[(128, 128), "float32"],
-                B: T.Buffer[(128, 128), "float32"],
-                C: T.Buffer[(128, 128), "float32"]):
-        T.func_attr({"global_symbol": "mm_relu", "tir.noalias": True})
-        Y = T.alloc_buffer((128, 128), dtype="float32")
-        for i, j, k in T.grid(128, 128, 128):
-            with T.block("Y"):
-                vi = T.axis.spatial(128, i)
-                vj = T.axis.spatial(128, j)
-                vk = T.axis.reduce(128, k)
-                with T.init():
-                    Y[vi, vj] = T.float32(0)
-                Y[vi, vj] = Y[vi, vj] + A[vi, vk] * B[vk, vj]
-        for i, j in T.grid(128, 128):
-            with T.block("C"):
-                vi = T.axis.spatial(128, i)
-                vj = T.axis.spatial(128, j)
-                C[vi, vj] = T.max(Y[vi, vj], T.float32(0))
+# Seed 004's MyModule in its own (old T.Buffer[...]) syntax
+MyModule = matmul_relu_module()
 
 
 def test_seed_004_module():

@@ -4,6 +4,7 @@ the block-level numpy interpreter (``tvmlite.runtime.interpreter``) checks the s
 itself (bounds, iterator domains, uninitialised reads)."""
 import numpy as np
 import pytest
+from programs import matmul_desc
 
 import tvmlite as tvm
 from tvmlite import te
@@ -192,15 +193,7 @@ def test_tensorize_odd_tiles():
     from tvmlite.script import tir as T
     from tvmlite.tir import TensorIntrin
 
-    @T.prim_func
-    def desc(a: T.handle, b: T.handle, c: T.handle) -> None:
-        A = T.match_buffer(a, (5, 7), "float32", offset_factor=1)
-        B = T.match_buffer(b, (7, 3), "float32", offset_factor=1)
-        C = T.match_buffer(c, (5, 3), "float32", offset_factor=1)
-        for i, j, k in T.grid(5, 3, 7):
-            with T.block("update"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    desc = matmul_desc(5, 3, 7)
 
     @T.prim_func
     def impl(a: T.handle, b: T.handle, c: T.handle) -> None:

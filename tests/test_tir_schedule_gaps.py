@@ -2,6 +2,7 @@
 cache_write's consumer_blocks, and program order in get_producers / get_consumers."""
 import numpy as np
 import pytest
+from programs import matmul, matmul_desc
 
 import tvmlite as tvm
 from tvmlite.ir import assert_structural_equal
@@ -120,18 +121,7 @@ def test_blockize_drops_unit_outer_iter_when_not_preserved():
 
 
 # --------------------------------------------------------------------------- tensorize
-@T.prim_func
-def dot113_desc(a: T.handle, b: T.handle, c: T.handle) -> None:
-    A = T.match_buffer(a, (1, 3), "float32", offset_factor=1)
-    B = T.match_buffer(b, (3, 1), "float32", offset_factor=1)
-    C = T.match_buffer(c, (1, 1), "float32", offset_factor=1)
-    with T.block("root"):
-        T.reads(C[0:1, 0:1], A[0:1, 0:3], B[0:3, 0:1])
-        T.writes(C[0:1, 0:1])
-        for i, j, k in T.grid(1, 1, 3):
-            with T.block("update"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+dot113_desc = matmul_desc(1, 1, 3)
 
 
 @T.prim_func
@@ -152,15 +142,7 @@ def dot113_impl(a: T.handle, b: T.handle, c: T.handle) -> None:
 TensorIntrin.register("test_dot_1x1x3", dot113_desc, dot113_impl, override=True)
 
 
-@T.prim_func
-def mm_odd(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float32"],
-           C: T.Buffer[(7, 5), "float32"]):
-    for i, j, k in T.grid(7, 5, 9):
-        with T.block("C"):
-            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-            with T.init():
-                C[vi, vj] = T.float32(0)
-            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+mm_odd = matmul(7, 9, 5, "mm_odd")
 
 
 @T.prim_func

@@ -1,6 +1,7 @@
 """tir.Schedule.blockize / tensorize and tir.TensorIntrin."""
 import numpy as np
 import pytest
+from programs import matmul, matmul_desc
 
 import tvmlite as tvm
 from tvmlite.ir.structural import structural_equal
@@ -8,19 +9,7 @@ from tvmlite.script import tir as T
 from tvmlite.tir import ScheduleError, TensorIntrin
 from tvmlite.tir.functor import post_order_visit
 
-
-@T.prim_func
-def gemm_desc(a: T.handle, b: T.handle, c: T.handle) -> None:
-    A = T.match_buffer(a, (4, 4), "float32", offset_factor=1)
-    B = T.match_buffer(b, (4, 4), "float32", offset_factor=1)
-    C = T.match_buffer(c, (4, 4), "float32", offset_factor=1)
-    with T.block("root"):
-        T.reads(C[0:4, 0:4], A[0:4, 0:4], B[0:4, 0:4])
-        T.writes(C[0:4, 0:4])
-        for i, j, k in T.grid(4, 4, 4):
-            with T.block("update"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+gemm_desc = matmul_desc(4, 4, 4)
 
 
 @T.prim_func
@@ -89,16 +78,7 @@ TensorIntrin.register("test_gemm4x4", gemm_desc, gemm_impl, override=True)
 TensorIntrin.register("test_gemm4x4_init", gemm_init_desc, gemm_init_impl, override=True)
 
 
-@T.prim_func
-def mm(A: T.Buffer[(64, 64), "float32"], B: T.Buffer[(64, 64), "float32"],
-       C: T.Buffer[(64, 64), "float32"]):
-    T.func_attr({"global_symbol": "mm", "tir.noalias": True})
-    for i, j, k in T.grid(64, 64, 64):
-        with T.block("C"):
-            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-            with T.init():
-                C[vi, vj] = T.float32(0)
-            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+mm = matmul(64, 64, 64)
 
 
 def _tiled(tile_k=4):
@@ -216,15 +196,7 @@ def test_tensorize_desc_with_init_rejects_wrong_nests():
 
 
 def test_tensorize_desc_with_init_whole_reduction():
-    @T.prim_func
-    def mm4(A: T.Buffer[(64, 4), "float32"], B: T.Buffer[(4, 64), "float32"],
-            C: T.Buffer[(64, 64), "float32"]):
-        for i, j, k in T.grid(64, 64, 4):
-            with T.block("C"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                with T.init():
-                    C[vi, vj] = T.float32(0)
-                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    mm4 = matmul(64, 4, 64, "mm4")
 
     @T.prim_func
     def impl(a: T.handle, b: T.handle, c: T.handle) -> None:
@@ -272,15 +244,7 @@ def test_tensorize_errors_leave_schedule_unchanged():
     with pytest.raises(ScheduleError, match="compact but the region"):
         sch4.tensorize(i1, "test_compact")
 
-    @T.prim_func
-    def mm_f64(A: T.Buffer[(8, 8), "float64"], B: T.Buffer[(8, 8), "float64"],
-               C: T.Buffer[(8, 8), "float64"]):
-        for i, j, k in T.grid(8, 8, 8):
-            with T.block("C"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                with T.init():
-                    C[vi, vj] = T.float64(0)
-                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    mm_f64 = matmul(8, 8, 8, "mm_f64", "float64")
     s5 = tvm.tir.Schedule(mm_f64)
     i, j, k = s5.get_loops(s5.get_block("C"))
     i0, i1 = s5.split(i, [None, 4])

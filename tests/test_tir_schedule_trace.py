@@ -2,41 +2,15 @@
 ``Trace.apply_to_schedule`` both replay to a structurally equal module."""
 import numpy as np
 import pytest
+from programs import matmul_desc, matmul_relu_module
 
 import tvmlite as tvm
 from tvmlite.ir.structural import structural_equal
 from tvmlite.script import tir as T
 from tvmlite.tir import TensorIntrin
 
-
-@tvm.script.ir_module
-class Mod:
-    @T.prim_func
-    def mm_relu(A: T.Buffer[(24, 20), "float32"], B: T.Buffer[(20, 28), "float32"],
-                C: T.Buffer[(24, 28), "float32"]):
-        T.func_attr({"global_symbol": "mm_relu", "tir.noalias": True})
-        Y = T.alloc_buffer((24, 28), dtype="float32")
-        for i, j, k in T.grid(24, 28, 20):
-            with T.block("Y"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                with T.init():
-                    Y[vi, vj] = T.float32(0)
-                Y[vi, vj] = Y[vi, vj] + A[vi, vk] * B[vk, vj]
-        for i, j in T.grid(24, 28):
-            with T.block("C"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                C[vi, vj] = T.max(Y[vi, vj], T.float32(0))
-
-
-@T.prim_func
-def tile_desc(a: T.handle, b: T.handle, c: T.handle) -> None:
-    A = T.match_buffer(a, (4, 4), "float32", offset_factor=1)
-    B = T.match_buffer(b, (4, 4), "float32", offset_factor=1)
-    C = T.match_buffer(c, (4, 4), "float32", offset_factor=1)
-    for i, j, k in T.grid(4, 4, 4):
-        with T.block("update"):
-            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+Mod = matmul_relu_module(24, 20, 28)
+tile_desc = matmul_desc(4, 4, 4)
 
 
 @T.prim_func

@@ -1,6 +1,7 @@
 """LoopPartition: expected IR (TVMScript) and partitioned builds against numpy."""
 import numpy as np
 import pytest
+from programs import conv1d_v4
 
 import tvmlite as tvm
 from tvmlite import te
@@ -84,17 +85,7 @@ def test_condition_never_provable_leaves_the_loop_alone():
 
 def test_seed_v4_main_body_is_guard_free():
     """Most n_outer iterations of seed 000's v4 run without guard or if_then_else."""
-    M, N = 4096, 128
-    A = te.placeholder((M,), name="A")
-    W = te.placeholder((N,), name="W")
-    k = te.reduce_axis((0, N), name="k")
-    B = te.compute((M + N - 1,), lambda n: te.sum(tvm.tir.if_then_else(
-        tvm.tir.all(n - k >= 0, n - k < M), A[n - k] * W[k], tvm.tir.const(0.0, "float32")),
-        axis=k), name="B")
-    s = te.create_schedule(B.op)
-    o, i = s[B].split(B.op.axis[0], factor=8)
-    s[B].parallel(o)
-    s[B].vectorize(i)
+    s, (A, W, B) = conv1d_v4(4096, 128, 8)
     with tvm.transform.PassContext(config={"tir.LoopPartition": {"partition_const_loop": True},
                                            "tir.disable_vectorize": True}):
         text = tvm.lower(s, [A, W, B]).script()

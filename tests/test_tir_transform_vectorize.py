@@ -1,6 +1,7 @@
 """VectorizeLoop: expected IR (TVMScript) and vectorized-vs-serial results against numpy."""
 import numpy as np
 import pytest
+from programs import conv1d_v4
 
 import tvmlite as tvm
 from tvmlite import te
@@ -148,16 +149,7 @@ def test_vectorized_elementwise_with_guards_matches_numpy(n, factor):
 @pytest.mark.parametrize("M,N,factor", [(37, 5, 8), (4096, 128, 8), (50, 9, 41), (3, 11, 4)])
 def test_guarded_loads_never_touch_inactive_lanes(M, N, factor):
     """Seed 000's v4: the if_then_else guards A[n - k]; the vector code must not read past A."""
-    A = te.placeholder((M,), name="A")
-    W = te.placeholder((N,), name="W")
-    k = te.reduce_axis((0, N), name="k")
-    B = te.compute((M + N - 1,), lambda n: te.sum(tvm.tir.if_then_else(
-        tvm.tir.all(n - k >= 0, n - k < M), A[n - k] * W[k], tvm.tir.const(0.0, "float32")),
-        axis=k), name="B")
-    s = te.create_schedule(B.op)
-    o, i = s[B].split(B.op.axis[0], factor=factor)
-    s[B].parallel(o)
-    s[B].vectorize(i)
+    s, (A, W, B) = conv1d_v4(M, N, factor)
     rng = np.random.default_rng(M)
     a, w = rng.random(M, dtype="float32"), rng.random(N, dtype="float32")
     got, f = _run(s, [A, W, B], [a, w], (M + N - 1,))

@@ -1,52 +1,27 @@
 """The lowering pipeline and ``tvm.build``.
 
-``lower_primfunc`` is the whole pipeline, one pass after another; set the PassContext config
-``tvmlite.print_ir_after_all`` (or the environment variable ``TVMLITE_PRINT_IR=1``) to print
-the IR after every pass.
+``lower_passes`` is the whole pipeline: one ordered list of passes, run on the IRModule as one
+:class:`~tvmlite.ir.transform.Sequential`. The ``tir.add_lower_pass`` config inserts user
+passes after each phase. Print the IR after every pass with the PassContext config
+``tvmlite.print_ir_after_all`` or ``TVMLITE_PRINT_IR=1`` (a ``PrintAfterAll`` instrument); time
+the passes with ``PassContext(instruments=[tvm.ir.instrument.PassTimingInstrument()])``.
 """
 from __future__ import annotations
 
-import os
-import sys
 from collections import OrderedDict
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..ir.structural import structural_equal
+from ..ir.transform import Pass, PassContext, Sequential
 from ..tir import transform as _t
 from ..tir.function import PrimFunc
-from ..tir.stmt import Stmt
-from ..transform import PassContext
 
 
-def _user_passes(ctx: PassContext, phase: int):
-    out = []
-    for item in ctx.config.get("tir.add_lower_pass", []):
-        try:
-            ph, p = item
-        except (TypeError, ValueError):
-            raise TVMError(
-                f"tir.add_lower_pass entries must be (phase, pass), got {item!r}") from None
-        if ph == phase:
-            out.append(p)
-    return out
-
-
-def _apply(p, func: PrimFunc, name: str, ctx: PassContext) -> PrimFunc:
-    """Run a pass on one function: a Pass, or a plain ``f(func, mod, ctx)`` callable."""
-    from ..transform import Pass
-
-    if isinstance(p, Pass):
-        out = p(IRModule({name: func}))
-        return out[name] if isinstance(out, IRModule) else out
-    if callable(p):
-        try:
-            return p(func, IRModule({name: func}), ctx)
-        except TypeError:
-            res = p(func.body)
-            return func.with_body(res) if isinstance(res, Stmt) else res
-    raise TVMError(f"{p!r} is not a pass")
+def _phase(ctx: PassContext, phase: int) -> List[Pass]:
+    """The user passes ``tir.add_lower_pass`` puts after phase ``phase``."""
+    return [p for ph, p in ctx.converted("tir.add_lower_pass", ()) if ph == phase]
 
 
 def _partition_const_loops(ctx: PassContext, for_build: bool) -> bool:
@@ -55,42 +30,43 @@ def _partition_const_loops(ctx: PassContext, for_build: bool) -> bool:
     return for_build if flag is None else bool(flag)
 
 
-def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) -> PrimFunc:
-    """Lower one PrimFunc (blocks → loops → flat buffers → simplified) in the current
-    PassContext.
+def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
+    """The lowering pipeline in ``ctx``, in order (blocks → loops → flat buffers → simplified
+    → partitioned, unrolled, vectorized).
 
     Loops with constant bounds are partitioned (guard-free main bodies) when building, or when
     the config ``tir.LoopPartition: {"partition_const_loop": True}`` asks for it; ``tvm.lower``
     alone prints the classic form (guards kept, as the seeds show)."""
-    ctx = PassContext.current()
-    show = ctx.config.get("tvmlite.print_ir_after_all") or os.environ.get("TVMLITE_PRINT_IR")
-    steps = [
-        (0, None),
-        (None, _t.LowerReductionInit()),
-        (None, _t.StorageAlign()),
-        (None, _t.LowerBlocks()),
-        (None, _t.LowerVirtualThread()),
-        (1, None),
-        (None, _t.CompactBufferAllocation()),
-        (None, _t.FlattenBuffer()),
-        (None, _t.Simplify()),
-        (2, None),
-    ]
-    if ctx.config.get("tir.instrument_bound_checkers"):
+    checked = bool(ctx.config.get("tir.instrument_bound_checkers"))
+    return [
+        *_phase(ctx, 0),
+        _t.LowerReductionInit(),
+        _t.StorageAlign(),
+        _t.LowerBlocks(),
+        _t.LowerVirtualThread(),
+        *_phase(ctx, 1),
+        _t.CompactBufferAllocation(),
+        _t.FlattenBuffer(),
+        _t.Simplify(),
+        *_phase(ctx, 2),
         # on scalar code, before loops are unrolled or vectorized (a checked loop runs scalar)
-        steps.append((None, _t.InstrumentBoundCheckers()))
-    if _partition_const_loops(ctx, for_build):
-        steps.append((None, _t.LoopPartition()))
-    steps += [(None, _t.UnrollLoop()), (None, _t.VectorizeLoop())]
-    steps.append((3, None))
-    for phase, p in steps:
-        passes = _user_passes(ctx, phase) if phase is not None else [p]
-        for q in passes:
-            func = _apply(q, func, name, ctx)
-            if show:
-                pname = getattr(q, "name", getattr(q, "__name__", repr(q)))
-                print(f"# IR after {pname}\n{func.script()}", file=sys.stderr)
-    return func
+        *([_t.InstrumentBoundCheckers()] if checked else []),
+        *([_t.LoopPartition()] if _partition_const_loops(ctx, for_build) else []),
+        _t.UnrollLoop(),
+        _t.VectorizeLoop(),
+        *_phase(ctx, 3),
+    ]
+
+
+def lower_module(mod: IRModule, for_build: bool = False) -> IRModule:
+    """Run the lowering pipeline on every PrimFunc of ``mod`` in the current PassContext."""
+    ctx = PassContext.current()
+    return Sequential(lower_passes(ctx, for_build), name="tvmlite.lower")(mod)
+
+
+def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) -> PrimFunc:
+    """Lower one PrimFunc in the current PassContext (see :func:`lower_passes`)."""
+    return lower_module(IRModule({name: func}), for_build)[name]
 
 
 def _schedule_to_func(sch, args, name: str, binds) -> PrimFunc:
@@ -132,14 +108,10 @@ def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
     simple_mode : accepted for compatibility (the printed form is always TVMScript)
     """
     mod = _to_module(inputs, args, name, binds)
-    out = IRModule({}, mod.attrs)
-    for fname, func in mod.functions.items():
-        if isinstance(func, PrimFunc):
-            if "global_symbol" not in func.attrs:
-                func = func.with_attr("global_symbol", fname)
-            func = lower_primfunc(func, fname, _for_build)
-        out[fname] = func
-    return out
+    mod = IRModule({fname: func.with_attr("global_symbol", fname)
+                    if isinstance(func, PrimFunc) and "global_symbol" not in func.attrs
+                    else func for fname, func in mod.functions.items()}, mod.attrs)
+    return lower_module(mod, _for_build)
 
 
 def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host=None,
@@ -221,8 +193,7 @@ def _cache_key(mod: IRModule, tgt, flags) -> Optional[tuple]:
     from ..ir.structural import structural_hash
 
     ctx = PassContext.current()
-    if os.environ.get("TVMLITE_PRINT_IR") or ctx.config.get("tvmlite.print_ir_after_all") \
-            or ctx.instruments:
+    if ctx.instruments:  # they must see the passes run (PrintAfterAll among them)
         return None
     funcs = []
     for fname, func in mod.functions.items():

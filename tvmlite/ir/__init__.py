@@ -1,8 +1,8 @@
 """Nodes and utilities shared by every IR level (``tvm.ir``)."""
 from ..tir.expr import Node, PrimExpr, Range
-from . import dtype
+from . import dtype, instrument, transform
 from .module import GlobalVar, IRModule
 from .structural import assert_structural_equal, structural_equal, structural_hash
 
 __all__ = ["Node", "PrimExpr", "Range", "GlobalVar", "IRModule", "assert_structural_equal",
-           "structural_equal", "structural_hash", "dtype"]
+           "structural_equal", "structural_hash", "dtype", "instrument", "transform"]

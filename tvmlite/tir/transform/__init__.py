@@ -1,47 +1,82 @@
-"""TIR passes (``tvm.tir.transform``). Each pass is a small module; ``tvmlite.driver.lower``
-runs them in order."""
+"""TIR passes (``tvm.tir.transform``): each a :class:`PrimFuncPass` built by a constructor
+with TVM's name (``Simplify()``, ``VectorizeLoop()`` …), callable on an IRModule or a PrimFunc.
+Each pass is a small module; ``tvmlite.driver.build_module`` lists them in order."""
+from ...ir.transform import register_pass_config
 from .compact_buffer import compact_buffer_allocation
 from .flatten_buffer import flatten_buffer
-from .function_pass import prim_func_pass, stmt_pass
+from .function_pass import (
+    PrimFuncPass,
+    as_lower_pass,
+    lower_pass_entries,
+    prim_func_pass,
+    stmt_pass,
+)
 from .instrument_bound_checkers import instrument_bound_checkers
 from .loop_partition import LoopPartition, loop_partition
 from .lower_blocks import lower_blocks
 from .lower_reduction_init import lower_reduction_init
 from .lower_virtual_thread import lower_virtual_thread
+from .simplify import Simplify
 from .storage_align import apply_storage_align
 from .unroll_loop import UnrollLoop, unroll_loop
 from .vectorize_loop import VectorizeLoop, vectorize_loop
 
+for _key, _kind in [("tir.disable_vectorize", bool), ("tir.disable_assert", bool),
+                    ("tir.instrument_bound_checkers", bool), ("tir.noalias", bool),
+                    ("tir.UnrollLoop", dict), ("tir.LoopPartition", dict),
+                    ("tir.detect_global_barrier", bool), ("tir.debug_keep_trivial_loop", bool)]:
+    register_pass_config(_key, _kind)
+# a list of (phase 0-3, pass) run by tvm.lower after the built-in passes of that phase
+register_pass_config("tir.add_lower_pass", list, lower_pass_entries)
 
-def LowerReductionInit():  # noqa: N802  (TVM's pass-constructor naming)
+
+def LowerReductionInit() -> PrimFuncPass:  # noqa: N802  (TVM's pass-constructor naming)
+    """Put each block's ``T.init`` before its reduction loops."""
     return stmt_pass(lower_reduction_init, "tir.LowerReductionInit")
 
 
-def StorageAlign():  # noqa: N802
+LowerInitBlock = LowerReductionInit  # TVM's name
+
+
+def StorageAlign() -> PrimFuncPass:  # noqa: N802
+    """Apply the ``storage_align`` annotations to the buffers they name."""
     return stmt_pass(apply_storage_align, "tir.StorageAlign")
 
 
-def LowerVirtualThread():  # noqa: N802
+def LowerVirtualThread() -> PrimFuncPass:  # noqa: N802
+    """Turn ``vthread`` loops into serial loops."""
     return stmt_pass(lower_virtual_thread, "tir.LowerVirtualThread")
 
 
-def LowerBlocks():  # noqa: N802
+InjectVirtualThread = LowerVirtualThread  # TVM's name
+
+
+def LowerBlocks() -> PrimFuncPass:  # noqa: N802
+    """Blocks become loops: bindings substituted, predicates as guards, allocations hoisted."""
     return stmt_pass(lower_blocks, "tir.LowerBlocks")
 
 
-def CompactBufferAllocation():  # noqa: N802
+def CompactBufferAllocation() -> PrimFuncPass:  # noqa: N802
+    """Shrink intermediate buffers to the region their loops access."""
     return stmt_pass(compact_buffer_allocation, "tir.CompactBufferAllocation")
 
 
-def FlattenBuffer():  # noqa: N802
+def FlattenBuffer() -> PrimFuncPass:  # noqa: N802
+    """Multi-dimensional buffer accesses become flat ones."""
     return stmt_pass(flatten_buffer, "tir.FlattenBuffer")
 
 
-def InstrumentBoundCheckers():  # noqa: N802
+def InstrumentBoundCheckers() -> PrimFuncPass:  # noqa: N802
+    """Guard each buffer access with a bounds check raising ``Out-of-bounds``."""
     return stmt_pass(instrument_bound_checkers, "tir.InstrumentBoundCheckers")
 
 
-def Simplify():  # noqa: N802
-    from .simplify import simplify_stmt
-
-    return stmt_pass(lambda body, func: simplify_stmt(body), "tir.Simplify")
+__all__ = [
+    "PrimFuncPass", "prim_func_pass", "stmt_pass", "as_lower_pass", "lower_pass_entries",
+    "LowerReductionInit", "LowerInitBlock", "StorageAlign", "LowerVirtualThread",
+    "InjectVirtualThread", "LowerBlocks", "CompactBufferAllocation", "FlattenBuffer",
+    "Simplify", "InstrumentBoundCheckers", "LoopPartition", "UnrollLoop", "VectorizeLoop",
+    "compact_buffer_allocation", "flatten_buffer", "instrument_bound_checkers",
+    "loop_partition", "lower_blocks", "lower_reduction_init", "lower_virtual_thread",
+    "apply_storage_align", "unroll_loop", "vectorize_loop",
+]

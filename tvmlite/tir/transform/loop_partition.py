@@ -56,6 +56,7 @@ from ..expr import (
 from ..functor import Mutator, Visitor
 from ..stmt import For, ForKind, IfThenElse, SeqStmt, Stmt
 from .fresh_copy import fresh_copy
+from .function_pass import PrimFuncPass, stmt_pass
 from .simplify import simplify_stmt
 
 MAX_PIECES = 6  # pieces per loop; each piece copies the loop body
@@ -251,8 +252,6 @@ def loop_partition(body: Stmt, func=None) -> Stmt:
     return _Partitioner().visit(body)
 
 
-def LoopPartition():  # noqa: N802
+def LoopPartition() -> PrimFuncPass:  # noqa: N802
     """The ``tir.LoopPartition`` pass."""
-    from .function_pass import stmt_pass
-
     return stmt_pass(loop_partition, "tir.LoopPartition")

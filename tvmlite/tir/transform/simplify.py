@@ -27,6 +27,7 @@ from ..stmt import (
     Stmt,
     is_no_op,
 )
+from .function_pass import PrimFuncPass, stmt_pass
 
 
 def _no_op() -> Evaluate:
@@ -124,8 +125,6 @@ def simplify_stmt(stmt: Stmt, analyzer: Optional[Analyzer] = None) -> Stmt:
     return _StmtSimplifier(analyzer if analyzer is not None else Analyzer()).visit(stmt)
 
 
-def Simplify():  # noqa: N802  (TVM's pass-constructor naming)
+def Simplify() -> PrimFuncPass:  # noqa: N802  (TVM's pass-constructor naming)
     """The ``tir.Simplify`` pass: PrimFunc -> PrimFunc, IRModule -> IRModule."""
-    from .function_pass import stmt_pass
-
     return stmt_pass(lambda body, func: simplify_stmt(body), "tir.Simplify")

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ...ir.transform import PassContext
 from .. import expr as E
 from .. import stmt as S
 from ..functor import Mutator
 from .fresh_copy import fresh_copy
+from .function_pass import PrimFuncPass, stmt_pass
 
 EXPLICIT_LIMIT = 16
 _BIG = 1 << 30
@@ -105,8 +107,6 @@ def unroll_loop(body: S.Stmt, func=None, auto_max_step: Optional[int] = None,
                 explicit_unroll: Optional[bool] = None) -> S.Stmt:
     """Unroll the loops of ``body`` (see the module docstring)."""
     if auto_max_step is None or explicit_unroll is None:
-        from ...transform import PassContext
-
         cfg = PassContext.current().config.get("tir.UnrollLoop") or {}
         if auto_max_step is None:
             auto_max_step = int(cfg.get("auto_max_step", 0))
@@ -115,8 +115,6 @@ def unroll_loop(body: S.Stmt, func=None, auto_max_step: Optional[int] = None,
     return _Unroller(auto_max_step, explicit_unroll).visit(body)
 
 
-def UnrollLoop():  # noqa: N802
+def UnrollLoop() -> PrimFuncPass:  # noqa: N802
     """The ``tir.UnrollLoop`` pass."""
-    from .function_pass import stmt_pass
-
     return stmt_pass(unroll_loop, "tir.UnrollLoop")

@@ -30,10 +30,12 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ...ir import dtype as _dt
+from ...ir.transform import PassContext
 from .. import expr as E
 from .. import stmt as S
 from ..functor import Mutator, post_order_visit, substitute
 from .fresh_copy import fresh_copy
+from .function_pass import PrimFuncPass, stmt_pass
 
 MAX_LANES = 64
 
@@ -402,15 +404,11 @@ class _VectorizeLoops(Mutator):
 def vectorize_loop(body: S.Stmt, func=None, enabled: Optional[bool] = None) -> S.Stmt:
     """Vectorize every ``vectorized`` loop of ``body`` (see the module docstring)."""
     if enabled is None:
-        from ...transform import PassContext
-
         enabled = not PassContext.current().config.get("tir.disable_vectorize", False)
     return _VectorizeLoops(enabled).visit(body)
 
 
-def VectorizeLoop(enable_vectorize: bool = True):  # noqa: N802
+def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:  # noqa: N802
     """The ``tir.VectorizeLoop`` pass."""
-    from .function_pass import stmt_pass
-
     return stmt_pass(lambda body, func: vectorize_loop(
         body, func, None if enable_vectorize else False), "tir.VectorizeLoop")
