@@ -33,8 +33,20 @@ from .common import (
     is_index_dtype,
 )
 from .poly import Poly
+from .rules import fire, rules
 
 _INTERN_IDS = itertools.count()
+
+rules({"canonical": {
+    "fold_const": "3 + 4*2 -> 11",
+    "cancel": "x + y - x -> y",
+    "distribute": "(x + 2)*3 -> x*3 + 6",
+    "subst_var": "x -> e after bind(x, e)",
+    "const_var": "x -> 5 when x is bound to [5, 5]",
+    "cast_const": "int64(3) -> 3i64",
+    "cast_push": "int64(x + 1) -> int64(x) + 1i64 when x + 1 fits int32",
+    "fold_float": "2f * 3f -> 6f",
+}})
 
 
 
@@ -114,15 +126,25 @@ class CanonicalMixin:
         t = type(e)
         if t is IntImm:
             p = Poly.constant(e.dtype, e.value)
-        elif t is Add:
-            p = self._merge_divmod(self._lin(e.a).add(self._lin(e.b)))
-        elif t is Sub:
-            p = self._merge_divmod(self._lin(e.a).sub(self._lin(e.b)))
+        elif t is Add or t is Sub:
+            pa, pb = self._lin(e.a), self._lin(e.b)
+            p = pa.add(pb, 1 if t is Add else -1)
+            if not p.terms:
+                if pa.terms or pb.terms or type(e.a) is IntImm or type(e.b) is IntImm:
+                    fire("canonical.fold_const" if not pa.terms else "canonical.cancel")
+            elif len(p.terms) < len(pa.terms) + len(pb.terms):
+                fire("canonical.cancel")
+            p = self._merge_divmod(p)
         elif t is Mul:
             pa, pb = self._lin(e.a), self._lin(e.b)
             p = pa.mul(pb)
             if pa.terms and pb.terms:
                 p = self._merge_divmod(p)
+            if not p.terms:
+                fire("canonical.fold_const")
+            elif len(pa.terms) + (pa.const != 0) > 1 and (pb.terms or pb.const != 1) \
+                    or len(pb.terms) + (pb.const != 0) > 1 and (pa.terms or pa.const != 1):
+                fire("canonical.distribute")
         elif t is Var or t is SizeVar:
             p = self._lin_var(e)
         else:
@@ -167,9 +189,11 @@ class CanonicalMixin:
         if s is not None:
             if s.dtype != v.dtype:
                 s = _op.cast(v.dtype, s)
+            fire("canonical.subst_var")
             return self._lin(s)
         b = self._var_bound.get(v)
         if b is not None and b[0] == b[1]:
+            fire("canonical.const_var")
             return Poly.constant(v.dtype, b[0])
         return Poly.atom(v.dtype, v, ("v", v))
 
@@ -178,12 +202,14 @@ class CanonicalMixin:
         pv = self._lin(e.value)
         dt = e.dtype
         if pv.is_const:
+            fire("canonical.cast_const")
             return Poly.constant(dt, _op.cast(dt, IntImm(e.value.dtype, pv.const)).value)
         lo, hi = self._bound(pv)
         tlo, thi = _b.dtype_range(dt)
         if not (tlo <= lo and hi <= thi):
             s = Cast(dt, self._expr(pv))
             return Poly.atom(dt, s, self._key(s))
+        fire("canonical.cast_push")
         out = Poly.constant(dt, pv.const)
         for c, atoms, _ in pv.terms.values():
             term = Poly.constant(dt, c)
@@ -202,6 +228,7 @@ class CanonicalMixin:
         s = self._subst.get(e)
         if s is not None:
             self._observed.add(e)
+            fire("canonical.subst_var")
             return s
         return e
 
@@ -216,6 +243,7 @@ class CanonicalMixin:
                 return v
         folded = _op._fold(t, sa, sb)
         if folded is not None:
+            fire("canonical.fold_float")
             return folded
         if sa is e.a and sb is e.b:
             return e

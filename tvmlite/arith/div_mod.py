@@ -14,6 +14,24 @@ from ..tir.expr import (
 )
 from .bound import is_finite
 from .poly import Poly, mono_key
+from .rules import fire, rules
+
+rules({"div_mod": {
+    "fold_const": "7 // 2 -> 3",
+    "by_one": "x // 1 -> x, x % 1 -> 0",
+    "common_factor": "(x*4 + 2) // 6 -> (x*2 + 1) // 3",
+    "split_multiple": "(x*8 + 11) // 8 -> x + 1, (x*8 + y) // 8 -> x + y // 8",
+    "bound_collapse": "(x*8 + y) // 8 -> x for 0 <= y < 8",
+    "gcd_split": "(x*4 + y) // 8 -> x // 2 for 0 <= y < 4",
+    "nested_div": "x // 4 // 2 -> x // 8",
+    "nested_mod": "x % 16 % 8 -> x % 8",
+    "symbolic": "(x*n + y) // n -> x for 0 <= y < n",
+    "in_range": "y % n -> y, y // n -> 0 for 0 <= y < n",
+    "merge": "x // 8 * 8 + x % 8 -> x",
+    "div_to_mod": "x - x // 8 * 8 -> x % 8",
+    "trunc_exact": "truncdiv(x*4, 2) -> x*2",
+    "trunc_to_floor": "truncdiv(x, 4) -> x // 4 for x >= 0",
+}})
 
 
 def _tdiv_int(x: int, c: int) -> int:
@@ -42,6 +60,7 @@ class DivModMixin:
                 continue
             terms = {k: v for k, v in p.terms.items() if k != m and k != nm}
             mod = self._fmod_const(num, d).scale(other[0])
+            fire("div_mod.div_to_mod")
             return Poly(p.dtype, terms, p.const).add(mod)
         return p
 
@@ -75,6 +94,7 @@ class DivModMixin:
                 for ra, rk in zip(rest_a, rest_k):
                     rest = rest.mul(Poly.atom(p.dtype, ra, rk))
                 merged = Poly(p.dtype, terms, p.const).add(rest.mul(self._lin(a.a)))
+                fire("div_mod.merge")
                 return self._merge_divmod(merged)
         return self._div_to_mod(p) if len(p.terms) >= 2 else p
 
@@ -115,8 +135,10 @@ class DivModMixin:
             if c == 0:
                 return self._atom(FloorDiv, pa, pb)
             if pa.is_const:
+                fire("div_mod.fold_const")
                 return Poly.constant(pa.dtype, pa.const // c)
             if c == 1:
+                fire("div_mod.by_one")
                 return pa
             if c < 0:
                 return self._atom(FloorDiv, pa, pb)
@@ -125,38 +147,49 @@ class DivModMixin:
         if qr is not None:
             q, rem = qr
             if rem.is_const and rem.const == 0:
+                fire("div_mod.symbolic")
                 return q
             if self._in_zero_to(rem, pb):
+                fire("div_mod.symbolic")
                 return q
         elif self._in_zero_to(pa, pb):
+            fire("div_mod.in_range")
             return Poly.constant(pa.dtype, 0)
         return self._atom(FloorDiv, pa, pb)
 
     def _fdiv_const(self, pa: Poly, c: int) -> Poly:
         dt = pa.dtype
         if pa.is_const:
+            fire("div_mod.fold_const")
             return Poly.constant(dt, pa.const // c)
         g = gcd(gcd(pa.coeff_gcd(), pa.const), c)
         if g > 1:
+            fire("div_mod.common_factor")
             pa, c = pa.exact_div(g), c // g
             if c == 1:
                 return pa
         q, r = self._split_terms(pa, c)
         k = pa.const
         if not r.terms:
+            fire("div_mod.split_multiple")
             return q.add_const(k // c)
         lo, hi = self._bound(r)
         if is_finite(lo) and is_finite(hi) and (lo + k) // c == (hi + k) // c:
+            fire("div_mod.bound_collapse")
             return q.add_const((lo + k) // c)
         split = self._gcd_split(r, k, c)
         if split is not None:
             a, _, g2 = split
+            fire("div_mod.gcd_split")
             return q.add(self._fdiv_const(a, c // g2))
         inner = r.single_atom()
         if inner is not None and type(inner) is FloorDiv and type(inner.b) is IntImm \
                 and inner.b.value > 0:
             c1 = inner.b.value
+            fire("div_mod.nested_div")
             return q.add(self._fdiv_const(self._lin(inner.a).add_const(k * c1), c1 * c))
+        if q.terms:
+            fire("div_mod.split_multiple")
         atom = self._atom(FloorDiv, r.add_const(k % c), Poly.constant(dt, c))
         return q.add(atom).add_const(k // c)
 
@@ -166,8 +199,10 @@ class DivModMixin:
             if c == 0:
                 return self._atom(FloorMod, pa, pb)
             if pa.is_const:
+                fire("div_mod.fold_const")
                 return Poly.constant(pa.dtype, pa.const % c)
             if c == 1 or c == -1:
+                fire("div_mod.by_one")
                 return Poly.constant(pa.dtype, 0)
             if c < 0:
                 return self._atom(FloorMod, pa, pb)
@@ -176,38 +211,50 @@ class DivModMixin:
         if qr is not None:
             _, rem = qr
             if rem.is_const and rem.const == 0:
+                fire("div_mod.symbolic")
                 return rem
             if self._in_zero_to(rem, pb):
+                fire("div_mod.symbolic")
                 return rem
+            fire("div_mod.symbolic")
             return self._atom(FloorMod, rem, pb)
         if self._in_zero_to(pa, pb):
+            fire("div_mod.in_range")
             return pa
         return self._atom(FloorMod, pa, pb)
 
     def _fmod_const(self, pa: Poly, c: int) -> Poly:
         dt = pa.dtype
         if pa.is_const:
+            fire("div_mod.fold_const")
             return Poly.constant(dt, pa.const % c)
         g = gcd(gcd(pa.coeff_gcd(), pa.const), c)
         if g > 1:
+            fire("div_mod.common_factor")
             if c == g:
                 return Poly.constant(dt, 0)
             return self._fmod_const(pa.exact_div(g), c // g).scale(g)
-        _, r = self._split_terms(pa, c)
+        q, r = self._split_terms(pa, c)
         k = pa.const % c
         if not r.terms:
+            fire("div_mod.split_multiple")
             return Poly.constant(dt, k)
         lo, hi = self._bound(r)
         if is_finite(lo) and is_finite(hi) and (lo + k) // c == (hi + k) // c:
+            fire("div_mod.bound_collapse")
             return r.add_const(k - c * ((lo + k) // c))
         split = self._gcd_split(r, k, c)
         if split is not None:
             a, b, g2 = split
+            fire("div_mod.gcd_split")
             return self._fmod_const(a, c // g2).scale(g2).add(b)
         inner = r.single_atom()
         if inner is not None and type(inner) is FloorMod and type(inner.b) is IntImm \
                 and inner.b.value > 0 and inner.b.value % c == 0:
+            fire("div_mod.nested_mod")
             return self._fmod_const(self._lin(inner.a).add_const(k), c)
+        if q.terms or k != pa.const:
+            fire("div_mod.split_multiple")
         return self._atom(FloorMod, r.add_const(k), Poly.constant(dt, c))
 
     def _split_symbolic(self, pa: Poly, pb: Poly):
@@ -256,14 +303,19 @@ class DivModMixin:
         if pb.is_const and pb.const != 0:
             c = pb.const
             if pa.is_const:
+                fire("div_mod.fold_const")
                 return Poly.constant(pa.dtype, _tdiv_int(pa.const, c))
             if c == 1:
+                fire("div_mod.by_one")
                 return pa
             if pa.const % c == 0 and pa.coeff_gcd() % c == 0:
+                fire("div_mod.trunc_exact")
                 return pa.exact_div(c)
             if c > 0 and self._bound(pa)[0] >= 0:
+                fire("div_mod.trunc_to_floor")
                 return self._fdiv_const(pa, c)
         elif not pb.is_const and self._bound(pa)[0] >= 0 and self._bound(pb)[0] > 0:
+            fire("div_mod.trunc_to_floor")
             return self._fdiv(pa, pb)
         return self._atom(Div, pa, pb)
 
@@ -271,11 +323,15 @@ class DivModMixin:
         if pb.is_const and pb.const != 0:
             c = pb.const
             if pa.is_const:
+                fire("div_mod.fold_const")
                 return Poly.constant(pa.dtype, pa.const - c * _tdiv_int(pa.const, c))
             if c in (1, -1) or (pa.const % c == 0 and pa.coeff_gcd() % c == 0):
+                fire("div_mod.trunc_exact")
                 return Poly.constant(pa.dtype, 0)
             if c > 0 and self._bound(pa)[0] >= 0:
+                fire("div_mod.trunc_to_floor")
                 return self._fmod_const(pa, c)
         elif not pb.is_const and self._bound(pa)[0] >= 0 and self._bound(pb)[0] > 0:
+            fire("div_mod.trunc_to_floor")
             return self._fmod(pa, pb)
         return self._atom(Mod, pa, pb)

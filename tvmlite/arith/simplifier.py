@@ -42,7 +42,10 @@ from .context import ContextMixin
 from .div_mod import DivModMixin
 from .min_max import MinMaxMixin
 from .prove import ProveMixin
+from .rules import fire, rules
 from .select_cast import SelectCastMixin
+
+rules({"context": {"known_fact": "c -> true inside constraint_scope(c)"}})
 
 _CACHE_LIMIT = 200_000   # memo entries before a long-lived analyzer starts afresh
 
@@ -166,6 +169,7 @@ class Simplifier(ContextMixin, CanonicalMixin, DivModMixin, MinMaxMixin, ProveMi
         if self._truths and r.dtype == "bool" and type(r) is not IntImm:
             v = self._truths.get(self._key(r))
             if v is not None:
+                fire("context.known_fact")
                 r = as_bool(v)
         self._memo[id(e)] = (e, r)
         if r is not e:
