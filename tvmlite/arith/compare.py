@@ -31,7 +31,7 @@ rules({
         "fold_const": "3 < 4 -> true, x + 1 == x + 1 -> true",
         "prove_true": "x < x + 1 -> true, i < n for i in [0, n)",
         "prove_false": "x + 1 <= x -> false",
-        "prove_ne": "x*2 == x*2 + 1 -> false",
+        "prove_ne": "x*2 == y*2 + 1 -> false",
         "divide_gcd": "x*4 < 9 -> x < 3",
         "cancel_common": "x + y < x + 5 -> y < 5",
     },
