@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
+from ..tir import op as _op
 from ..tir.expr import Add, Broadcast, Cast, IntImm, IterVar, Mul, PrimExpr, Ramp, Sub
 from ..tir.functor import collect_vars
 from .common import VARS, is_index_dtype, to_expr
@@ -33,6 +34,26 @@ class LinearForm(NamedTuple):
             elif var in collect_vars(atom):
                 return None
         return c
+
+    def to_expr(self, dtype: str, with_const: bool = True) -> Optional[PrimExpr]:
+        """Rebuild ``sum(atom * coef) [+ const]`` in term order, negative terms subtracted
+        (``i*2 - j + 3``); None when nothing is left (no terms, and no constant asked for or
+        a zero one)."""
+        out: Optional[PrimExpr] = None
+        for atom, k in self.terms:
+            if out is None:
+                out = atom if k == 1 else _op.mul(atom, IntImm(atom.dtype, k))
+            elif k > 0:
+                out = _op.add(out, atom if k == 1 else _op.mul(atom, IntImm(atom.dtype, k)))
+            elif k < 0:
+                out = _op.sub(out, atom if k == -1 else _op.mul(atom, IntImm(atom.dtype, -k)))
+        if not with_const or self.const == 0:
+            return out
+        if out is None:
+            return IntImm(dtype, self.const)
+        if self.const > 0:
+            return _op.add(out, IntImm(out.dtype, self.const))
+        return _op.sub(out, IntImm(out.dtype, -self.const))
 
 
 def linear_form(expr: PrimExpr, look_through: bool = False) -> LinearForm:
