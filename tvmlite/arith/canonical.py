@@ -28,10 +28,7 @@ from ..tir.expr import (
 )
 from ..tir.functor import node_fields
 from . import bound as _b
-from .common import (
-    INT_ARITH_SET,
-    is_index_dtype,
-)
+from .common import INT_ARITH_SET, is_index_dtype
 from .poly import Poly
 from .rules import fire, rules
 
@@ -49,9 +46,11 @@ rules({"canonical": {
 }})
 
 
-
 class CanonicalMixin:
-    """Turn integer expressions into canonical polynomials and back."""
+    """Turn integer expressions into canonical polynomials and back (rules ``canonical.*``).
+
+    Atoms that are divisions, modulos or min/max are handed to :mod:`.div_mod` and
+    :mod:`.min_max`; anything else is simplified by the dispatch of :mod:`.simplifier`."""
 
     def _key(self, e) -> Any:
         """A hashable key equal for expressions this analyzer considers identical: the

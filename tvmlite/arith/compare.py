@@ -17,12 +17,7 @@ from ..tir.expr import (
     Or,
     PrimExpr,
 )
-from .common import (
-    FALSE,
-    TRUE,
-    as_bool,
-    is_index_dtype,
-)
+from .common import FALSE, TRUE, as_bool, is_index_dtype
 from .poly import Poly
 from .rules import fire, rules
 
@@ -50,7 +45,7 @@ rules({
 
 
 class CompareMixin:
-    """Rewrites of comparisons, ``and``, ``or`` and ``not``."""
+    """Rewrites of comparisons, ``and``, ``or`` and ``not`` (rules ``compare.*``, ``logic.*``)."""
 
     def _simp_cmp(self, e):
         t = type(e)

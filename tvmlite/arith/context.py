@@ -20,19 +20,15 @@ from ..tir.expr import (
 )
 from . import bound as _b
 from .bound import NEG_INF, POS_INF, Interval, is_finite
-from .common import (
-    VARS,
-    is_index_dtype,
-    to_expr,
-)
+from .common import VARS, is_index_dtype, to_expr
 from .poly import Poly
 
 _RECURSION_LIMIT = 20_000
 
 
-
 class ContextMixin:
-    """State of an analyzer and the facts it knows."""
+    """State of an analyzer and the facts it knows (no rewrites; ``context.known_fact`` fires in
+    :meth:`~.simplifier.Simplifier._simp`)."""
 
     def __init__(self):
         if sys.getrecursionlimit() < _RECURSION_LIMIT:  # deep (long unrolled) expressions

@@ -40,7 +40,8 @@ def _tdiv_int(x: int, c: int) -> int:
 
 
 class DivModMixin:
-    """Rewrites of ``//``, ``%``, ``truncdiv`` and ``truncmod`` on polynomials."""
+    """Rewrites of ``//``, ``%``, ``truncdiv`` and ``truncmod`` on polynomials (rules
+    ``div_mod.*``); ranges come from :mod:`.prove`."""
 
     def _div_to_mod(self, p: Poly) -> Poly:
         """``c*x - c*d*(x // d) -> c*(x % d)`` for an atom ``x`` and a constant ``d > 0``."""

@@ -15,7 +15,7 @@ rules({"min_max": {
 
 
 class MinMaxMixin:
-    """Rewrites of ``min`` and ``max``."""
+    """Rewrites of ``min`` and ``max`` (rules ``min_max.*``)."""
 
     def _minmax(self, cls, pa: Poly, pb: Poly) -> Poly:
         d = pa.sub(pb)

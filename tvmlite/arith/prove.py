@@ -19,10 +19,7 @@ from ..tir.expr import (
 )
 from . import bound as _b
 from .bound import Interval
-from .common import (
-    INT_ARITH_SET,
-    is_index_dtype,
-)
+from .common import INT_ARITH_SET, is_index_dtype
 from .poly import Poly
 
 

@@ -22,9 +22,7 @@ from ..tir.expr import (
     Sub,
 )
 from ..tir.functor import node_fields, post_order_visit
-from .common import (
-    is_index_dtype,
-)
+from .common import is_index_dtype
 from .poly import Poly
 from .rules import fire, rules
 
@@ -55,9 +53,9 @@ rules({
 _MAX_BRANCH_DEPTH = 3    # nested if_then_else branches simplified under their condition
 
 
-
 class SelectCastMixin:
-    """Rewrites of selects, calls, casts and vector (Ramp/Broadcast) arithmetic."""
+    """Rewrites of selects, calls, casts and vector (Ramp/Broadcast) arithmetic (rules
+    ``select.*``, ``if_then_else.*``, ``likely.*``, ``cast.*``, ``vector.*``)."""
 
     def _simp_select(self, e):
         c = self._simp(e.condition)

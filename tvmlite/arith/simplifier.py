@@ -9,6 +9,19 @@ ranges (:mod:`.compare`, :mod:`.prove`). Floating point expressions are only con
 Results are memoized per context (:mod:`.context`): binding a variable the cache has already
 looked at, or entering a constraint scope, starts a fresh cache. Each rewrite has a name
 (:mod:`.rules`); ``rewrite_stats()`` counts which ones fired.
+
+Rule families by module:
+
+- ``canonical``: ``canonical.*`` (``x + y - x -> y``)
+- ``div_mod``: ``div_mod.*`` (``(x*8 + y) // 8 -> x`` for ``0 <= y < 8``)
+- ``min_max``: ``min_max.*`` (``min(x, x + 1) -> x``)
+- ``compare``: ``compare.*``, ``logic.*`` (``i < 3 && i < 4 -> i < 3``)
+- ``select_cast``: ``select.*``, ``if_then_else.*``, ``likely.*``, ``cast.*``, ``vector.*``
+  (``select(c, a, a) -> a``)
+- ``simplifier``: ``context.known_fact`` (``c -> true`` inside ``constraint_scope(c)``)
+
+``prove`` (bounds, ``p <= 0`` proofs) and ``context`` (bindings, facts, memo tables) rewrite
+nothing themselves. ``tvmlite.arith.rules.RULES`` lists every rule with its example.
 """
 from __future__ import annotations
 
