@@ -14,15 +14,13 @@ from .int_set import (
     relax_region,
     union,
 )
+from .linear import LinearForm, detect_linear_equation, linear_form
+from .rules import RewriteStats, rewrite_stats
 
 __all__ = [
     "Analyzer", "ConstIntBound", "ModularSet", "IntSet", "IntervalSet", "eval_set", "union",
     "intersect", "relax_region", "pos_inf", "neg_inf", "is_pos_inf", "is_neg_inf",
-    "is_index_dtype", "detect_linear_equation",
+    "is_index_dtype", "detect_linear_equation", "linear_form", "LinearForm", "rewrite_stats",
+    "RewriteStats",
 ]
 
-
-def detect_linear_equation(expr, var_list):
-    """``[c0, ..., cn-1, base]`` with ``expr == sum(ci * vi) + base``; ``[]`` if not linear
-    (``tvm.arith.detect_linear_equation``)."""
-    return Analyzer().detect_linear_equation(expr, var_list)

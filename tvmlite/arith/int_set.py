@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ..ir.structural import structural_equal
 from ..tir import op as _op
 from ..tir.expr import (
     FloorDiv,
@@ -24,9 +25,10 @@ from ..tir.expr import (
     Var,
 )
 from ..tir.functor import collect_vars
-from .analyzer import Analyzer, _to_expr, is_index_dtype
 from .bound import NEG_INF, POS_INF, ConstIntBound, is_finite
+from .common import is_index_dtype, to_expr
 from .poly import Poly
+from .simplifier import Simplifier
 
 pos_inf = Var("pos_inf", "handle")
 neg_inf = Var("neg_inf", "handle")
@@ -48,7 +50,7 @@ class IntSet:
     @staticmethod
     def single_point(point) -> "IntervalSet":
         """The set holding exactly ``point``."""
-        p = _to_expr(point)
+        p = to_expr(point)
         return IntervalSet(p, p)
 
     @staticmethod
@@ -56,7 +58,7 @@ class IntSet:
         """``[rng.min, rng.min + rng.extent - 1]``."""
         if not isinstance(rng, Range):
             raise TypeError(f"IntSet.from_range expects a Range, got {type(rng).__name__}")
-        ana = Analyzer()
+        ana = Simplifier()
         mn = ana.simplify(rng.min)
         if isinstance(rng.extent, IntImm) and rng.extent.value == 1:
             return IntervalSet(mn, mn)
@@ -77,8 +79,8 @@ class IntervalSet(IntSet):
     __slots__ = ("min_value", "max_value")
 
     def __init__(self, min_value, max_value):
-        self.min_value = _to_expr(min_value)
-        self.max_value = _to_expr(max_value)
+        self.min_value = to_expr(min_value)
+        self.max_value = to_expr(max_value)
 
     def __repr__(self) -> str:
         def show(e):
@@ -113,8 +115,6 @@ class IntervalSet(IntSet):
             return a is not pos_inf and a is not neg_inf
         if a is pos_inf or a is neg_inf or b is pos_inf or b is neg_inf:
             return False
-        from ..ir.structural import structural_equal
-
         return structural_equal(a, b, map_free_vars=False)
 
     def point_value(self) -> PrimExpr:
@@ -122,11 +122,11 @@ class IntervalSet(IntSet):
             raise ValueError("the set is not a single point")
         return self.min_value
 
-    def to_range(self, analyzer: Optional[Analyzer] = None) -> Range:
+    def to_range(self, analyzer: Optional[Simplifier] = None) -> Range:
         """``Range(min, max - min + 1)``; raises ValueError when unbounded."""
         if not (self.has_lower_bound() and self.has_upper_bound()):
             raise ValueError(f"cannot make a Range of the unbounded set {self!r}")
-        ana = analyzer or Analyzer()
+        ana = analyzer or Simplifier()
         mn = self.min_value
         return Range(mn, ana.simplify(_op.add(_op.sub(self.max_value, mn), 1)))
 
@@ -154,7 +154,7 @@ class _Evaluator:
     """Interval evaluation of a canonical polynomial inside a context where the relaxed
     variables are bound to their domains."""
 
-    def __init__(self, ana: Analyzer, sets: Dict[Var, IntervalSet]):
+    def __init__(self, ana: Simplifier, sets: Dict[Var, IntervalSet]):
         self.ana = ana
         self.sets = sets
         self._deps: Dict[int, bool] = {}
@@ -249,11 +249,11 @@ def _cast(e: PrimExpr, dtype: str) -> PrimExpr:
     return e if e.dtype == dtype else _op.cast(dtype, e)
 
 
-def eval_set(expr, dom_map: DomMap, analyzer: Optional[Analyzer] = None) -> IntervalSet:
+def eval_set(expr, dom_map: DomMap, analyzer: Optional[Simplifier] = None) -> IntervalSet:
     """The interval ``expr`` covers when each variable of ``dom_map`` ranges over its set
     (a Range, an IntSet, or an expression for a single point); other variables are fixed."""
-    ana = analyzer or Analyzer()
-    e = _to_expr(expr)
+    ana = analyzer or Simplifier()
+    e = to_expr(expr)
     sets = _normalize_dom(dom_map)
     if not is_index_dtype(e.dtype):
         if not any(v in sets for v in collect_vars(e)):
@@ -282,12 +282,12 @@ def eval_set(expr, dom_map: DomMap, analyzer: Optional[Analyzer] = None) -> Inte
                        pos_inf if hi_e is None else ana.simplify(hi_e))
 
 
-def union(sets: Sequence[IntervalSet], analyzer: Optional[Analyzer] = None) -> IntervalSet:
+def union(sets: Sequence[IntervalSet], analyzer: Optional[Simplifier] = None) -> IntervalSet:
     """The smallest interval holding every set of ``sets``."""
     return _combine(sets, analyzer, True)
 
 
-def intersect(sets: Sequence[IntervalSet], analyzer: Optional[Analyzer] = None) -> IntervalSet:
+def intersect(sets: Sequence[IntervalSet], analyzer: Optional[Simplifier] = None) -> IntervalSet:
     """The interval common to every set of ``sets``."""
     return _combine(sets, analyzer, False)
 
@@ -296,7 +296,7 @@ def _combine(sets, analyzer, is_union):
     sets = list(sets)
     if not sets:
         raise ValueError("union/intersect needs at least one set")
-    ana = analyzer or Analyzer()
+    ana = analyzer or Simplifier()
     lo, hi = sets[0].min_value, sets[0].max_value
     for s in sets[1:]:
         a, b = s.min_value, s.max_value
@@ -312,10 +312,10 @@ def _combine(sets, analyzer, is_union):
 
 
 def relax_region(indices: Sequence, dom_map: DomMap,
-                 analyzer: Optional[Analyzer] = None) -> List[Range]:
+                 analyzer: Optional[Simplifier] = None) -> List[Range]:
     """The region ``[min, min + extent)`` per dimension that a buffer access at ``indices``
     covers while the variables of ``dom_map`` range over their domains."""
-    ana = analyzer or Analyzer()
+    ana = analyzer or Simplifier()
     out = []
     for idx in indices:
         if isinstance(idx, Range):  # an access region: relax both ends

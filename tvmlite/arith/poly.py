@@ -10,6 +10,7 @@ wrote it.
 """
 from __future__ import annotations
 
+from math import gcd
 from typing import Any, Dict, Tuple
 
 from ..tir.expr import Add, IntImm, Mul, PrimExpr, Sub
@@ -131,8 +132,6 @@ class Poly:
 
     def coeff_gcd(self) -> int:
         """gcd of the coefficients (0 when there are none)."""
-        from math import gcd
-
         g = 0
         for c, _, _ in self.terms.values():
             g = gcd(g, c)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..arith.linear import linear_form
 from ..tir import expr as E
 from ..tir import stmt as S
 
@@ -32,45 +33,7 @@ def _const(e) -> Optional[int]:
 
 def _coef(e, v) -> Optional[int]:
     """The coefficient of ``v`` in a linear index (None when not linear in ``v``)."""
-    if isinstance(e, E.Var):
-        return 1 if e is v else 0
-    if isinstance(e, (E.IntImm, E.FloatImm)):
-        return 0
-    if isinstance(e, E.Add):
-        a, b = _coef(e.a, v), _coef(e.b, v)
-        return None if a is None or b is None else a + b
-    if isinstance(e, E.Sub):
-        a, b = _coef(e.a, v), _coef(e.b, v)
-        return None if a is None or b is None else a - b
-    if isinstance(e, E.Mul):
-        ca, cb = _const(e.a), _const(e.b)
-        if cb is not None:
-            a = _coef(e.a, v)
-            return None if a is None else a * cb
-        if ca is not None:
-            b = _coef(e.b, v)
-            return None if b is None else b * ca
-        return None if _uses(e, v) else 0
-    if isinstance(e, E.Ramp):
-        return _coef(e.base, v)
-    if isinstance(e, E.Broadcast):
-        return _coef(e.value, v)
-    if isinstance(e, E.Cast):
-        return _coef(e.value, v)
-    return None if _uses(e, v) else 0
-
-
-def _uses(e, v) -> bool:
-    from ..tir.functor import post_order_visit
-
-    found = [False]
-
-    def f(x):
-        if x is v:
-            found[0] = True
-
-    post_order_visit(e, f)
-    return found[0]
+    return linear_form(e, look_through=True).coeff_of(v)
 
 
 class _Walker:

@@ -17,21 +17,19 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from ..arith.linear import linear_form
 from ..error import DiagnosticError, TVMError
 from ..ir.module import IRModule
 from ..ir.structural import structural_equal
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
-    Add,
     IntImm,
     IterVar,
     IterVarType,
-    Mul,
     PrimExpr,
     Ramp,
     Range,
-    Sub,
     Var,
 )
 from ..tir.function import PrimFunc
@@ -842,26 +840,6 @@ _EXPR_CMPS = {
 
 
 # --------------------------------------------------------------------------- access regions
-def _linear(e):
-    """``e`` as ``(const, [(atom, coef), ...])`` over +, - and * by constants, else None."""
-    if isinstance(e, IntImm):
-        return e.value, []
-    if isinstance(e, (Add, Sub)):
-        a, b = _linear(e.a), _linear(e.b)
-        if a is None or b is None:
-            return None
-        s = 1 if isinstance(e, Add) else -1
-        return a[0] + s * b[0], a[1] + [(t, s * c) for t, c in b[1]]
-    if isinstance(e, Mul):
-        for x, y in ((e.a, e.b), (e.b, e.a)):
-            if isinstance(y, IntImm):
-                a = _linear(x)
-                if a is None:
-                    return None
-                return a[0] * y.value, [(t, c * y.value) for t, c in a[1]]
-    return 0, [(e, 1)]
-
-
 def _same_terms(t1, t2) -> bool:
     if len(t1) != len(t2):
         return False
@@ -881,10 +859,7 @@ def _bound(rng: Range, loops: Dict[Var, Range]):
     relaxed."""
     if not isinstance(rng.extent, IntImm):
         return None
-    lin = _linear(rng.min)
-    if lin is None:
-        return None
-    const, terms = lin
+    const, terms = linear_form(rng.min)
     lo, hi = const, const + rng.extent.value - 1
     base = []
     for atom, coef in terms:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..arith.linear import linear_form
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import op as _op
@@ -183,21 +184,8 @@ for _cls in _REBUILD:
 
 def _split_const(e: PrimExpr):
     """``base + c`` -> (base, c); a constant -> (None, c)."""
-    c = 0
-    while True:
-        if isinstance(e, IntImm):
-            return None, c + e.value
-        if isinstance(e, Add) and isinstance(e.b, IntImm):
-            c += e.b.value
-            e = e.a
-        elif isinstance(e, Add) and isinstance(e.a, IntImm):
-            c += e.a.value
-            e = e.b
-        elif isinstance(e, Sub) and isinstance(e.b, IntImm):
-            c -= e.b.value
-            e = e.a
-        else:
-            return e, c
+    form = linear_form(e)
+    return form.to_expr(e.dtype, with_const=False), form.const
 
 
 def _same(a, b) -> bool:
