@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
+from ..error import TVMError
 from ..ir import dtype as _dt
+
+_INF = float("inf")
 
 
 def node(cls):
@@ -184,6 +187,30 @@ class Var(PrimExpr):
 @node
 class SizeVar(Var):
     """A variable known to be non-negative (a shape size)."""
+
+
+class ConstRangeError(TVMError, ValueError):
+    """A literal its dtype cannot hold (classic TVM's ``ValueError: Literal value ...``)."""
+
+
+def check_literal(value, dtype: str) -> None:
+    """Raise :class:`ConstRangeError` unless scalar ``dtype`` can hold ``value`` exactly.
+
+    Used where users write constants (``tir.const``, TVMScript literals, Python numbers mixed
+    with expressions); the IR's own arithmetic wraps or reasons in unbounded integers.
+    inf and nan are representable by every float type; finite values beyond its range are not.
+    """
+    if _dt.is_float(dtype):
+        v = float(value)
+        if v != v or v in (_INF, -_INF) or _dt.bits(dtype) == 64:
+            return
+    elif _dt.is_integral(dtype) and not _dt.is_bool(dtype):
+        v = int(value)
+    else:
+        return
+    lo, hi = _dt.min_value(dtype), _dt.max_value(dtype)
+    if not lo <= v <= hi:
+        raise ConstRangeError(f"Literal value {value} is out of range for {dtype} [{lo}, {hi}]")
 
 
 @node
