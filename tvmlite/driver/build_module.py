@@ -69,6 +69,7 @@ def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) 
         (None, _t.LowerReductionInit()),
         (None, _t.StorageAlign()),
         (None, _t.LowerBlocks()),
+        (None, _t.VerifyStaticBounds(not ctx.config.get("tir.instrument_bound_checkers"))),
         (None, _t.LowerVirtualThread()),
         (1, None),
         (None, _t.CompactBufferAllocation()),

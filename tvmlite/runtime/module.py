@@ -507,7 +507,7 @@ def validate_elf(data: bytes, path: str, kind: str) -> None:
     garbage offsets (SIGSEGV); this turns both into a :class:`TVMError` naming the file.
     """
     def bad(why: str) -> TVMError:
-        return TVMError(f"load_module: {path} is not a valid {kind}: {why}")
+        return TVMError(f"load_module: cannot load {path}: not a valid {kind}: {why}")
 
     if len(data) < 16 or data[:4] != b"\x7fELF":
         raise bad(f"no ELF magic number (file of {len(data)} bytes)")
@@ -570,12 +570,12 @@ def _probe_load(lib: str, path: str) -> str:
                         "import ctypes, sys; ctypes.CDLL(sys.argv[1])", lib],
                        capture_output=True, timeout=120)
     if r.returncode < 0:
-        raise TVMError(f"load_module: {path} is not a valid shared library: loading it kills "
-                       f"the process (signal {-r.returncode})")
+        raise TVMError(f"load_module: cannot load {path}: not a valid shared library: "
+                       f"loading it kills the process (signal {-r.returncode})")
     if r.returncode:
         err = r.stderr.decode(errors="replace").strip().splitlines()
         why = err[-1].replace(lib, "").strip(": ") if err else f"exit status {r.returncode}"
-        raise TVMError(f"load_module: {path} is not a valid shared library: {why}")
+        raise TVMError(f"load_module: cannot load {path}: not a valid shared library: {why}")
     return lib
 
 
@@ -595,7 +595,7 @@ def _link_objects(objects: Dict[str, bytes], path: str) -> str:
     except CompileError as e:
         lines = [ln for ln in str(e).splitlines() if "error" in ln.lower()]
         why = lines[0].strip() if lines else "the linker failed"
-        raise TVMError(f"load_module: the object files in {path} cannot be linked into a "
+        raise TVMError(f"load_module: cannot load {path}: its object files do not link into a "
                        f"library: {why}") from None
 
 
@@ -605,7 +605,7 @@ def _untar_checked(path: str, directory: str) -> None:
     try:
         _tar.untar(path, directory)
     except (tarfile.TarError, EOFError, OSError) as e:
-        raise TVMError(f"load_module: {path} is not a valid tar archive: {e}") from None
+        raise TVMError(f"load_module: cannot load {path}: not a valid tar archive: {e}") from None
 
 
 def load_module(path: str, fmt: str = "") -> Module:

@@ -11,6 +11,7 @@ from .lower_virtual_thread import lower_virtual_thread
 from .storage_align import apply_storage_align
 from .unroll_loop import UnrollLoop, unroll_loop
 from .vectorize_loop import VectorizeLoop, vectorize_loop
+from .verify_static_bounds import StaticCheckError, verify_static_bounds
 
 
 def LowerReductionInit():  # noqa: N802  (TVM's pass-constructor naming)
@@ -27,6 +28,11 @@ def LowerVirtualThread():  # noqa: N802
 
 def LowerBlocks():  # noqa: N802
     return stmt_pass(lower_blocks, "tir.LowerBlocks")
+
+
+def VerifyStaticBounds(check_bounds: bool = True):  # noqa: N802
+    return stmt_pass(lambda body, func: verify_static_bounds(body, func, check_bounds),
+                     "tir.VerifyStaticBounds")
 
 
 def CompactBufferAllocation():  # noqa: N802
