@@ -450,7 +450,7 @@ def _link_cached(objects: Dict[str, bytes]) -> str:
         h.update(name.encode() + b"\0" + objects[name])
     h.update(cc.compiler_identity().encode())
     out = cc.cache_dir() / f"link-{h.hexdigest()[:32]}.so"
-    if out.exists():
+    if out.exists() and cached_library_ok(out):
         return str(out)
     d = tempfile.mkdtemp(dir=cc.cache_dir())
     try:
@@ -477,7 +477,7 @@ def _content_addressed(data: bytes) -> str:
     from ..contrib import cc
 
     out = cc.cache_dir() / f"lib-{hashlib.sha256(data).hexdigest()[:32]}.so"
-    if not out.exists():
+    if not (out.exists() and out.stat().st_size == len(data)):
         _atomic_write(str(out), data)
     return str(out)
 
@@ -577,6 +577,19 @@ def _probe_load(lib: str, path: str) -> str:
         why = err[-1].replace(lib, "").strip(": ") if err else f"exit status {r.returncode}"
         raise TVMError(f"load_module: cannot load {path}: not a valid shared library: {why}")
     return lib
+
+
+def cached_library_ok(path) -> bool:
+    """Whether a kernel-cache entry is a whole shared library (entries are written to a
+    temporary file and renamed, but a crash of the machine or a full disk can still leave a
+    short file; such an entry is rebuilt, never loaded)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        validate_elf(data, str(path), "shared library")
+    except (OSError, TVMError):
+        return False
+    return True
 
 
 def _read(path: str) -> bytes:
