@@ -11,6 +11,7 @@ import sys
 from collections import OrderedDict
 from typing import Any, Dict, Optional, Sequence
 
+from ..deep_recursion import deep
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..ir.structural import structural_equal
@@ -119,6 +120,7 @@ def _to_module(inputs, args, name: str, binds) -> IRModule:
                    "PrimFunc or an IRModule")
 
 
+@deep
 def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
           binds: Optional[Dict[Any, Any]] = None, simple_mode: bool = False,
           _for_build: bool = False) -> IRModule:
@@ -143,6 +145,7 @@ def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
     return out
 
 
+@deep
 def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host=None,
           runtime=None, name: str = "default_function", binds=None):
     """Compile to a runtime Module (``tvm.build``); ``target`` defaults to the current target

@@ -660,7 +660,8 @@ def load_module(path: str, fmt: str = "") -> Module:
                     objects[n] = _read(os.path.join(d, n))
                     validate_elf(objects[n], f"{path}:{n}", "object file")
             if not objects:
-                raise TVMError(f"load_module: {path} holds no object files or library")
+                raise TVMError(f"load_module: cannot load {path}: it holds no object files "
+                               "or library")
             return Module(_link_objects(objects, path), objects=objects)
         finally:
             shutil.rmtree(d, ignore_errors=True)

@@ -257,11 +257,30 @@ class Cast(PrimExpr):
 
 # --------------------------------------------------------------------------- binary
 class BinaryOpExpr(PrimExpr):
-    __slots__ = ()
+    __slots__ = ("_dtype_memo",)
 
     @property
     def dtype(self) -> str:
-        return self.a.dtype
+        # the type of the left operand, found without recursion and remembered: a chain of
+        # 10,000 additions must neither overflow the stack nor cost O(depth) per query
+        try:
+            return self._dtype_memo
+        except AttributeError:
+            pass
+        chain = []
+        x = self
+        while isinstance(x, BinaryOpExpr):
+            try:
+                d = x._dtype_memo
+                break
+            except AttributeError:
+                chain.append(x)
+                x = x.a
+        else:
+            d = x.dtype
+        for y in chain:
+            object.__setattr__(y, "_dtype_memo", d)
+        return d
 
 
 @node
