@@ -63,15 +63,27 @@ def test_good_files_still_load(exported):
         np.testing.assert_allclose(b.numpy(), a * 2 + 1)
 
 
+def test_a_flipped_byte_is_caught_by_the_export_checksum(exported, tmp_path):
+    for ext in ("so", "o"):
+        data = bytearray(open(exported[ext], "rb").read())
+        data[len(data) // 3] ^= 0x10
+        p = tmp_path / f"flipped.{ext}"
+        p.write_bytes(bytes(data))
+        with pytest.raises(tvm.TVMError, match="corrupted"):
+            tvm.runtime.load_module(str(p))
+
+
 def test_elf_for_another_machine_or_type_is_refused(exported, tmp_path):
-    so = bytearray(open(exported["so"], "rb").read())
+    from tvmlite.runtime.module import unseal
+
+    so = bytearray(unseal(open(exported["so"], "rb").read(), "k.so"))
     so[18] ^= 0xFF   # e_machine
     p = tmp_path / "other.so"
     p.write_bytes(bytes(so))
     with pytest.raises(tvm.TVMError, match="ELF machine"):
         tvm.runtime.load_module(str(p))
     p2 = tmp_path / "obj_as_so.so"
-    p2.write_bytes(open(exported["o"], "rb").read())
+    p2.write_bytes(unseal(open(exported["o"], "rb").read(), "k.o"))
     with pytest.raises(tvm.TVMError, match="ELF type 1"):
         tvm.runtime.load_module(str(p2))
 

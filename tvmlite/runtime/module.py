@@ -232,6 +232,10 @@ def _timer():
     return lib, fn
 
 
+class FunctionNotFoundError(TVMError, AttributeError):
+    """``mod[name]`` of a function the module does not hold (an AttributeError, as in TVM)."""
+
+
 class Module:
     """A compiled module (``tvm.runtime.Module``): call it, index it, save and export it."""
 
@@ -302,7 +306,7 @@ class Module:
         if f is None:
             sig = self._meta["functions"].get(name)
             if sig is None:
-                raise AttributeError(f"Module has no function '{name}' (it has "
+                raise FunctionNotFoundError(f"Module has no function '{name}' (it has "
                                      f"{self.function_names})")
             cfn = getattr(self._lib, name)
             cfn.argtypes = [_ARGV, _CODES, ctypes.c_int32]
@@ -352,6 +356,15 @@ class Module:
         shutil.copyfile(self._path, p)
         return [p]
 
+    def _sealed_object_files(self, directory: str) -> List[str]:
+        paths = self._object_files(directory)
+        for p in paths:
+            with open(p, "rb") as fh:
+                data = fh.read()
+            with open(p, "wb") as fh:
+                fh.write(seal(data))
+        return paths
+
     def save(self, file_name: str, fmt: str = "") -> None:
         """Save the C source (``.c``) or an object file (``.o``)."""
         from ..contrib import cc
@@ -369,7 +382,8 @@ class Module:
             try:
                 tmp = os.path.join(d, "lib.o")
                 cc.create_object(tmp, self._source, self._flags())
-                os.replace(tmp, file_name)
+                with open(tmp, "rb") as fh:
+                    _atomic_write(file_name, seal(fh.read()))
             finally:
                 shutil.rmtree(d, ignore_errors=True)
         else:
@@ -386,7 +400,7 @@ class Module:
         if use_tar:
             d = tempfile.mkdtemp()
             try:
-                _tar.tar(file_name, self._object_files(d))
+                _tar.tar(file_name, self._sealed_object_files(d))
             finally:
                 shutil.rmtree(d, ignore_errors=True)
             return
@@ -396,7 +410,7 @@ class Module:
         # a new file (new inode) replaces any old one, so a process that has the old library
         # loaded keeps working and a later load sees the new one
         with open(self._path, "rb") as fh:
-            _atomic_write(file_name, fh.read())
+            _atomic_write(file_name, seal(fh.read()))
 
     # ------------------------------------------------------------------ timing
     def time_evaluator(self, func_name: str, dev=None, number: int = 10, repeat: int = 1,
@@ -499,6 +513,31 @@ def _host_elf_ident() -> Tuple[int, int, int]:
     return (2 if struct.calcsize("P") == 8 else 1), (1 if sys.byteorder == "little" else 2), 0
 
 
+_SEAL = b"\0TVMLITE-SHA256:"
+_SEAL_LEN = len(_SEAL) + 64 + 1
+
+
+def seal(data: bytes) -> bytes:
+    """``data`` with a trailer holding its SHA-256 (loaders and linkers ignore bytes after the
+    ELF contents): a file corrupted after export is refused by :func:`unseal`, not run."""
+    if data.endswith(b"\n") and data[-_SEAL_LEN:].startswith(_SEAL):
+        data = data[:-_SEAL_LEN]
+    return data + _SEAL + hashlib.sha256(data).hexdigest().encode() + b"\n"
+
+
+def unseal(data: bytes, path: str) -> bytes:
+    """Check and drop the trailer :func:`seal` added (files without one are returned as
+    they are)."""
+    tail = data[-_SEAL_LEN:]
+    if len(data) >= _SEAL_LEN and tail.startswith(_SEAL) and tail.endswith(b"\n"):
+        body = data[:-_SEAL_LEN]
+        if hashlib.sha256(body).hexdigest().encode() != tail[len(_SEAL):-1]:
+            raise TVMError(f"load_module: cannot load {path}: the file is corrupted (its "
+                           "SHA-256 does not match the one written when it was exported)")
+        return body
+    return data
+
+
 def validate_elf(data: bytes, path: str, kind: str) -> None:
     """Check that ``data`` (the bytes of ``path``) is an ELF ``kind`` ("shared library" or
     "object file") for this machine whose headers and sections lie within the file.
@@ -541,6 +580,8 @@ def validate_elf(data: bytes, path: str, kind: str) -> None:
                   f"{len(data)} bytes (truncated?)")
     if want == _ET_DYN and not e_phnum:
         raise bad("no program headers")
+    if not e_shnum:
+        raise bad("no section headers")
     for k in range(e_phnum):
         at = e_phoff + k * phsize
         if wide:
@@ -550,6 +591,7 @@ def validate_elf(data: bytes, path: str, kind: str) -> None:
         if p_offset + p_filesz > len(data):
             raise bad(f"segment {k} (offset {p_offset}, {p_filesz} bytes) lies outside the "
                       f"file of {len(data)} bytes (truncated?)")
+    typed = 0
     for k in range(e_shnum):
         at = e_shoff + k * shsize
         if wide:
@@ -559,6 +601,9 @@ def validate_elf(data: bytes, path: str, kind: str) -> None:
         if sh_type != _SHT_NOBITS and sh_offset + sh_size > len(data):
             raise bad(f"section {k} (offset {sh_offset}, {sh_size} bytes) lies outside the "
                       f"file of {len(data)} bytes (truncated?)")
+        typed += sh_type != 0
+    if not typed:
+        raise bad("the section headers are empty (zero-filled?)")
 
 
 def _probe_load(lib: str, path: str) -> str:
@@ -637,11 +682,11 @@ def load_module(path: str, fmt: str = "") -> Module:
         raise TVMError(f"load_module: {path!r} is not a regular file")
     fmt = fmt or os.path.splitext(path)[1].lstrip(".")
     if fmt in ("so", "dylib", "dll"):
-        data = _read(path)
+        data = unseal(_read(path), path)
         validate_elf(data, path, "shared library")
         return Module(_probe_load(_content_addressed(data), path))
     if fmt == "o":
-        objects = {"lib0.o": _read(path)}
+        objects = {"lib0.o": unseal(_read(path), path)}
         validate_elf(objects["lib0.o"], path, "object file")
         return Module(_link_objects(objects, path), objects=objects)
     if fmt == "tar":
@@ -651,13 +696,13 @@ def load_module(path: str, fmt: str = "") -> Module:
             names = sorted(os.listdir(d))
             libs = [n for n in names if n.endswith(".so")]
             if libs:
-                data = _read(os.path.join(d, libs[0]))
+                data = unseal(_read(os.path.join(d, libs[0])), f"{path}:{libs[0]}")
                 validate_elf(data, f"{path}:{libs[0]}", "shared library")
                 return Module(_probe_load(_content_addressed(data), f"{path}:{libs[0]}"))
             objects = {}
             for n in names:
                 if n.endswith(".o"):
-                    objects[n] = _read(os.path.join(d, n))
+                    objects[n] = unseal(_read(os.path.join(d, n)), f"{path}:{n}")
                     validate_elf(objects[n], f"{path}:{n}", "object file")
             if not objects:
                 raise TVMError(f"load_module: cannot load {path}: it holds no object files "

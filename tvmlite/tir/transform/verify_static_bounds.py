@@ -1,10 +1,10 @@
 """Refuse, at build time, what is provably wrong at run time (beyond classic TVM).
 
-- A buffer access outside the buffer: the index is bounded with the loop ranges, the enclosing
-  conditions (``if``, ``T.likely`` block predicates, ``if_then_else``/``Select`` branches, the
-  right side of ``&&``/``||``) known to the analyzer. When that cannot show it in bounds, a
-  witness is searched among the corners of the loop ranges: an iteration that every enclosing
-  condition lets through and whose index is outside the shape. Only a witness is reported, so
+- A buffer access outside the buffer: the index is bounded with the loop ranges (arith's
+  constant interval analysis). When that cannot show it in bounds, a witness is searched among
+  the corners of the loop ranges: an iteration that every enclosing condition (``if``,
+  ``T.likely`` block predicates, ``if_then_else``/``Select`` branches, the right side of
+  ``&&``/``||``) lets through and whose index is outside the shape. Only a witness is reported, so
   a guarded or merely unprovable access is never flagged (``tir.instrument_bound_checkers``
   remains the run-time check, and when it is on this pass leaves bounds to it).
 - Integer division or modulo by a divisor that simplifies to zero (C would trap).
@@ -57,24 +57,21 @@ class _Checker(Visitor):
         self.conds: List[PrimExpr] = []            # conditions true where we are
         self.lets: List[Tuple[Var, PrimExpr]] = []
         self.opaque = 0                            # inside a While: reachability unknown
-        self.unreachable = 0                       # under a provably false condition
         self._interp = None
 
     # ------------------------------------------------------------------ context
     def _under(self, cond: PrimExpr, visit) -> None:
-        if self.ana.can_prove(_op.logical_not(cond)):
-            self.unreachable += 1
-            try:
-                visit()
-            finally:
-                self.unreachable -= 1
-            return
+        # conditions are only recorded: the witness search evaluates them, and a finding is
+        # dropped when one is provably false (dead code); handing each to the analyzer as a
+        # constraint would cost more than the rest of the pass
         self.conds.append(cond)
         try:
-            with self.ana.constraint_scope(cond):
-                visit()
+            visit()
         finally:
             self.conds.pop()
+
+    def _dead(self) -> bool:
+        return any(self.ana.can_prove(_op.logical_not(c)) for c in self.conds)
 
     def visit_For(self, op: For) -> None:
         self.visit(op.min)
@@ -156,10 +153,10 @@ class _Checker(Visitor):
     # ------------------------------------------------------------------ checks
     def _divide(self, op) -> None:
         self.generic(op)
-        if self.unreachable or not _dt.is_integral(op.dtype):
+        if not _dt.is_integral(op.dtype):
             return
         b = self.ana.simplify(op.b)
-        if isinstance(b, IntImm) and b.value == 0:
+        if isinstance(b, IntImm) and b.value == 0 and not self._dead():
             what = {Div: "division", FloorDiv: "division", Mod: "modulo",
                     FloorMod: "modulo"}[type(op)]
             raise StaticCheckError(
@@ -177,7 +174,7 @@ class _Checker(Visitor):
         self._access(op.buffer, op.indices, "writes")
 
     def _access(self, buf, indices, verb: str) -> None:
-        if not self.check_bounds or self.opaque or self.unreachable:
+        if not self.check_bounds or self.opaque:
             return
         if len(indices) != len(buf.shape):
             return
