@@ -110,3 +110,12 @@ def test_failed_tuning_run_keeps_the_log(tmp_path):
         tuner.tune(n_trial="3", measure_option=autotvm.measure_option(),
                    callbacks=[autotvm.callback.log_to_file(str(p))])
     assert p.read_text() == GOOD + "\n"
+
+
+def test_log_cut_short_by_a_crash_keeps_new_records_readable(tmp_path):
+    p = tmp_path / "cut.log"
+    p.write_text(GOOD + "\n" + GOOD[:50])          # the run before died mid-line
+    inp, res = record.decode(GOOD)
+    autotvm.callback.log_to_file(str(p))(None, [inp], [res])
+    recs = list(record.load_from_file(str(p), skip_invalid=True))
+    assert len(recs) == 2 and p.read_text().startswith(GOOD + "\n" + GOOD[:50] + "\n")

@@ -200,13 +200,17 @@ def check_literal(value, dtype: str) -> None:
     with expressions); the IR's own arithmetic wraps or reasons in unbounded integers.
     inf and nan are representable by every float type; finite values beyond its range are not.
     """
-    if _dt.is_float(dtype):
-        v = float(value)
-        if v != v or v in (_INF, -_INF) or _dt.bits(dtype) == 64:
-            return
-    elif _dt.is_integral(dtype) and not _dt.is_bool(dtype):
-        v = int(value)
-    else:
+    integral = _dt.is_integral(dtype) and not _dt.is_bool(dtype)
+    if not (_dt.is_float(dtype) or integral):
+        return
+    try:
+        v = float(value) if _dt.is_float(dtype) else value
+        if integral and not isinstance(value, int):
+            v = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"a constant of dtype {dtype} needs a finite number, got "
+                        f"{value!r}") from None
+    if _dt.is_float(dtype) and (v != v or v in (_INF, -_INF) or _dt.bits(dtype) == 64):
         return
     lo, hi = _dt.min_value(dtype), _dt.max_value(dtype)
     if not lo <= v <= hi:

@@ -9,6 +9,8 @@
   remains the run-time check, and when it is on this pass leaves bounds to it).
 - Integer division or modulo by a divisor that simplifies to zero (C would trap).
 - A loop whose range cannot be counted in its variable's dtype.
+- A store of a value whose type is not the buffer's (a ``"handle"`` buffer given floats):
+  the C compiler would reject it with its own words.
 
 The pass runs on the lowered-block form (after ``LowerBlocks``), where shapes are still the
 user's and every predicate is an ``IfThenElse``.
@@ -171,6 +173,13 @@ class _Checker(Visitor):
 
     def visit_BufferStore(self, op: BufferStore) -> None:
         self.generic(op)
+        vt, bt = _dt.element(op.value.dtype), _dt.element(op.buffer.dtype)
+        if vt != bt:
+            ind = ", ".join(str(i) for i in op.indices)
+            raise StaticCheckError(
+                f"{self.func_name}: {op.buffer.name}[{ind}] = ... stores a {vt} value into a "
+                f"buffer of dtype {bt}{self._loops_text()}; cast the value or fix the "
+                "buffer's dtype")
         self._access(op.buffer, op.indices, "writes")
 
     def _access(self, buf, indices, verb: str) -> None:
