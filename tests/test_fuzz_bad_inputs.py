@@ -32,7 +32,7 @@ import traceback
 FAMILIES = ("constructor", "call_args", "tvmscript", "loaded_file", "autotvm")
 # MemoryError: numpy's "Unable to allocate 1.00 TiB for an array with shape (...)"
 CLEAR_TYPES = ("TVMError", "ValueError", "TypeError", "MemoryError")
-CI_CASES = int(os.environ.get("TVMLITE_FUZZ_CASES", "150"))
+CI_CASES = int(os.environ.get("TVMLITE_FUZZ_CASES", "500"))
 CI_SEED = int(os.environ.get("TVMLITE_FUZZ_SEED", "20261124"))
 
 BAD_VALUES = [None, -1, 0, 1, 3, 2**31, 2**63, 2**64, -2**40, 1.5, float("nan"), float("inf"),
@@ -285,6 +285,7 @@ def case_loaded_file(rng: random.Random, ctx: dict):
     m = tvm.runtime.load_module(p)
     a, b = np.arange(9, dtype="float32"), tvm.nd.empty((9,))
     m(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a * 2 + 1)  # what loads must be the same kernel
 
 
 GOOD_RECORD = {
