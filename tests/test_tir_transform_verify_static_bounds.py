@@ -145,3 +145,15 @@ def test_instrument_bound_checkers_keeps_the_run_time_check():
         f = tvm.build(te.create_schedule(B.op), [A, B])
     with pytest.raises(tvm.TVMError, match="Out-of-bounds"):
         f(tvm.nd.array(np.ones(16, "float32")), tvm.nd.empty((18,), "float32"))
+
+
+def test_int32_index_overflow_under_a_guard_is_refused():
+    f = from_source('''
+@T.prim_func
+def f(A: T.Buffer((10,), "float32")):
+    for i, j in T.grid(65536, 65536):
+        if i * 65536 + j < 10:
+            A[i * 65536 + j] = T.float32(1)
+''')
+    msg = _build_err(f)
+    assert "overflows int32" in msg and "A[i * 65536 + j]" in msg

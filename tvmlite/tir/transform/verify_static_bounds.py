@@ -199,10 +199,15 @@ class _Checker(Visitor):
                 env, value = hit
                 at = ", ".join(f"{v.name} = {env[v]}" for v in env)
                 ind = ", ".join(str(i) for i in indices)
+                why = ""
+                if b.max_value > _dt.max_value(idx.dtype) or \
+                        b.min_value < _dt.min_value(idx.dtype):
+                    why = (f"; the index overflows {idx.dtype} (its range is [{b.min_value}, "
+                           f"{b.max_value}]): compute it in int64")
                 raise StaticCheckError(
                     f"{self.func_name}: out-of-bounds access: {buf.name}[{ind}] {verb} index "
                     f"{value} of dimension {dim} (extent {n.value}) when {at}"
-                    f"{self._loops_text()}")
+                    f"{self._loops_text()}{why}")
 
     def _loops_text(self) -> str:
         if not self.loops:
