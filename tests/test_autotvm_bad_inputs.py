@@ -119,3 +119,15 @@ def test_log_cut_short_by_a_crash_keeps_new_records_readable(tmp_path):
     autotvm.callback.log_to_file(str(p))(None, [inp], [res])
     recs = list(record.load_from_file(str(p), skip_invalid=True))
     assert len(recs) == 2 and p.read_text().startswith(GOOD + "\n" + GOOD[:50] + "\n")
+
+
+@pytest.mark.parametrize("tuner", ["RandomTuner", "GridSearchTuner", "GATuner", "XGBTuner"])
+@pytest.mark.parametrize("task", [None, "fuzz/add", 3, {}])
+def test_tuners_reject_what_is_not_a_task(tuner, task):
+    with pytest.raises(TypeError, match="task must be an autotvm Task"):
+        getattr(autotvm.tuner, tuner)(task)
+
+
+def test_decode_of_a_non_string_names_it():
+    with pytest.raises(TypeError, match="line of text"):
+        record.decode(None)

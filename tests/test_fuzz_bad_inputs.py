@@ -310,7 +310,26 @@ def case_autotvm(rng: random.Random, ctx: dict):
     from tvmlite import autotvm
     from tvmlite.autotvm import record
 
-    kind = rng.randrange(4)
+    kind = rng.randrange(5)
+    if kind == 4:
+        if "task" not in ctx:
+            _register_template()
+            ctx["task"] = autotvm.task.create("fuzz/add", args=(16,), target="llvm")
+        v = _pick(rng, BAD_VALUES)
+        what = rng.randrange(5)
+        if what == 0:
+            getattr(autotvm.tuner, _pick(rng, ["RandomTuner", "GridSearchTuner", "GATuner",
+                                               "XGBTuner"]))(v)
+        elif what == 1:
+            autotvm.task.create(_pick(rng, ["fuzz/add", "no/such", v]),
+                                args=_pick(rng, [(16,), (v,), v]), target="llvm")
+        elif what == 2:
+            record.decode(v)
+        elif what == 3:
+            autotvm.apply_history_best(v)
+        else:
+            list(record.load_from_file(v))
+        return
     if kind <= 1:
         d = copy.deepcopy(GOOD_RECORD)
         paths = list(_paths(d))[1:]

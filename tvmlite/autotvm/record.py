@@ -80,6 +80,8 @@ def decode(row: str, protocol: str = "json") -> Optional[Tuple[MeasureInput, Mea
 
     if protocol != "json":
         raise RecordError(f"unsupported record protocol {protocol!r} (only 'json')")
+    if not isinstance(row, str):
+        raise TypeError(f"decode: a record is a line of text, got {row!r}")
     row = row.strip()
     if not row or row.startswith("#"):  # classic logs may hold comment lines
         return None

@@ -19,6 +19,9 @@ class Tuner:
     (``update``)."""
 
     def __init__(self, task, **kwargs):
+        if not hasattr(task, "config_space"):
+            raise TypeError(f"{type(self).__name__}: task must be an autotvm Task (from "
+                            f"autotvm.task.create), got {task!r}")
         if task.config_space is None:
             raise ValueError("the task has no config space: create it with "
                              "autotvm.task.create(name, args, target)")
