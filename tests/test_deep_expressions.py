@@ -83,3 +83,20 @@ def test_beyond_the_raised_limit_is_a_tvmerror_naming_it(monkeypatch):
     C = te.compute((5,), lambda i: _chain(A[i], 3000), name="C")
     with pytest.raises(tvm.TVMError, match="nested too deeply.*RECURSION_LIMIT"):
         tvm.lower(te.create_schedule(C.op), [A, C])
+
+
+def test_deep_tvmscript_parses_prints_builds_and_is_right():
+    from tvmlite.script import from_source
+
+    expr = " + ".join(["A[i]"] * DEPTH)
+    f = from_source(f'''
+@T.prim_func
+def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+    for i in range(4):
+        B[i] = {expr}
+''')
+    assert f.script().count("A[i]") == DEPTH
+    m = tvm.build(f)
+    a, b = np.random.rand(4).astype("float32"), tvm.nd.empty((4,))
+    m(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a.astype("float64") * DEPTH, rtol=1e-3)
