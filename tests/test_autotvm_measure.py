@@ -29,7 +29,9 @@ def modes(n):
     if mode == "hang_build":
         time.sleep(600)
     if mode == "segfault":
-        B = te.compute((n,), lambda i: A[i + (1 << 30)], name="B")
+        # a data-dependent index (A holds small values): beyond the static bounds check
+        B = te.compute((n,), lambda i: A[i + (1 << 30) + (A[i] * 0.0).astype("int32")],
+                       name="B")
     elif mode == "spin":
         k = te.reduce_axis((0, 1 << 30), name="k")
         B = te.compute((n,), lambda i: te.sum(A[i] * 1.0001, axis=k), name="B")

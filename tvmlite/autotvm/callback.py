@@ -18,9 +18,14 @@ def log_to_file(file_out, protocol: str = "json") -> Callable:
 
     def _callback(tuner, inputs, results):
         if isinstance(file_out, (str, bytes, os.PathLike)):
-            with open(file_out, "a") as fh:
-                for inp, res in zip(inputs, results):
-                    fh.write(encode(inp, res, protocol) + "\n")
+            text = "".join(encode(inp, res, protocol) + "\n" for inp, res in zip(inputs, results))
+            with open(file_out, "a+b") as fh:
+                # a line cut short by an earlier crash must not swallow the first new record
+                if fh.tell() > 0:
+                    fh.seek(-1, os.SEEK_END)
+                    if fh.read(1) != b"\n":
+                        text = "\n" + text
+                fh.write(text.encode())
         else:
             for inp, res in zip(inputs, results):
                 file_out.write(encode(inp, res, protocol) + "\n")

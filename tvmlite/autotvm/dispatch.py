@@ -100,7 +100,7 @@ class ApplyHistoryBest(DispatchContext):
         items = []
         for r in records:
             if _is_pathlike(r):
-                items.extend(load_from_file(r))
+                items.extend(load_from_file(r, skip_invalid=True))
             elif hasattr(r, "read"):  # an open log file, as classic TVM accepts
                 items.extend(rec for rec in map(decode, r) if rec is not None)
             else:

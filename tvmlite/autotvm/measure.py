@@ -16,6 +16,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..error import TVMError
 from . import worker as _w
+from .argcheck import check_int, check_number
 
 
 class MeasureErrorNo(enum.IntEnum):
@@ -79,9 +80,8 @@ class Builder:
     """Base of builders: ``build(measure_inputs) -> [BuildResult]``."""
 
     def __init__(self, timeout: float = 10, n_parallel: Optional[int] = None):
-        if timeout <= 0:
-            raise ValueError("builder timeout must be positive")
-        self.timeout = float(timeout)
+        self.timeout = check_number(timeout, "builder timeout", positive=True)
+        check_int(n_parallel, "n_parallel", allow_none=True)
         self.n_parallel = int(n_parallel or os.cpu_count() or 1)
         if self.n_parallel < 1:
             raise ValueError("n_parallel must be at least 1")
@@ -174,9 +174,7 @@ class Runner:
     """Base of runners: ``run(measure_inputs, build_results) -> [MeasureResult]``."""
 
     def __init__(self, timeout: float = 10, n_parallel: Optional[int] = None):
-        if timeout <= 0:
-            raise ValueError("runner timeout must be positive")
-        self.timeout = float(timeout)
+        self.timeout = check_number(timeout, "runner timeout", positive=True)
         self.n_parallel = n_parallel or 1
         self.task = None
         self.stats = {"run_s": 0.0}
@@ -199,12 +197,15 @@ class LocalRunner(Runner):
                  enable_cpu_cache_flush: bool = False, check_correctness: bool = False,
                  module_loader=None):
         super().__init__(timeout, 1)
+        number = check_int(number, "LocalRunner: number")
+        repeat = check_int(repeat, "LocalRunner: repeat")
         if number < 1 or repeat < 1:
             raise ValueError("LocalRunner: number and repeat must be at least 1")
-        self.number = int(number)
-        self.repeat = int(repeat)
-        self.min_repeat_ms = float(min_repeat_ms)
-        self.cooldown_interval = float(cooldown_interval)
+        self.number = number
+        self.repeat = repeat
+        self.min_repeat_ms = check_number(min_repeat_ms, "LocalRunner: min_repeat_ms", 0)
+        self.cooldown_interval = check_number(cooldown_interval, "LocalRunner: cooldown_interval",
+                                              0)
         self.enable_cpu_cache_flush = bool(enable_cpu_cache_flush)
         self.check_correctness = bool(check_correctness)
         self.ref_path: Optional[str] = None

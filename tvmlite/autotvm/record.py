@@ -80,6 +80,8 @@ def decode(row: str, protocol: str = "json") -> Optional[Tuple[MeasureInput, Mea
 
     if protocol != "json":
         raise RecordError(f"unsupported record protocol {protocol!r} (only 'json')")
+    if not isinstance(row, str):
+        raise TypeError(f"decode: a record is a line of text, got {row!r}")
     row = row.strip()
     if not row or row.startswith("#"):  # classic logs may hold comment lines
         return None
@@ -94,26 +96,63 @@ def decode(row: str, protocol: str = "json") -> Optional[Tuple[MeasureInput, Mea
         tgt, name, args, _kwargs = d["input"]
         config = ConfigEntity.from_json_dict(d["config"])
         costs, error_no, all_cost, timestamp = d["result"]
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as e:
         raise RecordError(f"not an AutoTVM record: {row[:120]!r} ({e})") from None
-    task = _make_task(name, deserialize_args(args))
-    target = Target(str(tgt))  # the whole string: -mcpu and the like are kept
+    result = _check_result(costs, error_no, all_cost, timestamp, row)
+    if not isinstance(name, str) or not isinstance(tgt, str):
+        raise RecordError(f"not an AutoTVM record: {row[:120]!r} (the input must be "
+                          "[target string, task name, args, kwargs])")
+    try:
+        task = _make_task(name, deserialize_args(args))
+        target = Target(str(tgt))  # the whole string: -mcpu and the like are kept
+    except (TVMError, ValueError, KeyError, TypeError, AttributeError, IndexError) as e:
+        raise RecordError(f"not an AutoTVM record: {row[:120]!r} ({e})") from None
     task.target = target
-    return (MeasureInput(target, task, config),
-            MeasureResult(tuple(costs), int(error_no), float(all_cost), float(timestamp)))
+    return MeasureInput(target, task, config), result
 
 
-def load_from_file(filename) -> Iterator[Tuple[MeasureInput, MeasureResult]]:
-    """The records of a log file, in order."""
+def _check_result(costs, error_no, all_cost, timestamp, row: str) -> MeasureResult:
+    """The ``result`` field, checked: numeric costs for a valid trial, an integer error_no."""
+    def bad(why: str) -> RecordError:
+        return RecordError(f"not an AutoTVM record: {row[:120]!r} ({why})")
+
+    if isinstance(error_no, bool) or not isinstance(error_no, int) or error_no < 0:
+        raise bad(f"error_no must be a non-negative integer, got {error_no!r}")
+    if not isinstance(costs, list) or not costs:
+        raise bad(f"costs must be a non-empty list, got {costs!r}")
+    if error_no == 0:
+        for c in costs:
+            if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0 \
+                    or c == float("inf"):
+                raise bad(f"cost {c!r} of a valid trial is not a non-negative number")
+    for what, v in (("all_cost", all_cost), ("timestamp", timestamp)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise bad(f"{what} must be a number, got {v!r}")
+    return MeasureResult(tuple(costs), error_no, float(all_cost), float(timestamp))
+
+
+def load_from_file(filename, skip_invalid: bool = False
+                   ) -> Iterator[Tuple[MeasureInput, MeasureResult]]:
+    """The records of a log file, in order.
+
+    An unreadable line raises :class:`RecordError` naming ``file:line``; with
+    ``skip_invalid`` it is skipped with a warning naming it instead (a log cut short by a
+    crash keeps its good records usable).
+    """
+    if not isinstance(filename, (str, os.PathLike)):
+        raise TypeError(f"load_from_file: filename must be a path, got {filename!r}")
     filename = os.fspath(filename)
     if not os.path.exists(filename):
         raise RecordError(f"record file {filename!r} does not exist")
-    with open(filename) as fh:
+    with open(filename, encoding="utf-8", errors="replace") as fh:
         for lineno, line in enumerate(fh, 1):
             try:
                 rec = decode(line)
             except RecordError as e:
-                raise RecordError(f"{filename}:{lineno}: {e}") from None
+                if not skip_invalid:
+                    raise RecordError(f"{filename}:{lineno}: {e}") from None
+                logger.warning("skipping unreadable line %s:%d: %s", filename, lineno, e)
+                continue
             if rec is not None:
                 yield rec
 
@@ -128,7 +167,7 @@ def save_to_file(filename, records: Iterable[Tuple[MeasureInput, MeasureResult]]
 def pick_best(in_file, out_file) -> None:
     """Write the best valid record of each workload of ``in_file`` to ``out_file``."""
     best = {}
-    for inp, res in load_from_file(in_file):
+    for inp, res in load_from_file(in_file, skip_invalid=True):
         if res.error_no != 0:
             continue
         key = (str(inp.target), inp.task.workload)

@@ -573,7 +573,7 @@ class ConfigEntity(ConfigSpace):
                 if kind not in _ENTITY_OF_KIND:
                     raise SpaceError(f"unknown knob kind {kind!r} in a record")
                 entities[name] = _ENTITY_OF_KIND[kind](val)
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, OverflowError) as e:
             raise SpaceError(f"malformed config in a record: {json_dict!r} ({e})") from None
         return ConfigEntity(index, json_dict.get("code_hash"), entities)
 

@@ -93,7 +93,9 @@ def build_shared_cached(source: str, flags: Sequence[str], extra_key: str = "",
     key = cache_key(source, flags, extra_key, cc)
     d = cache_dir()
     out = d / f"{key}.so"
-    if out.exists():
+    from ..runtime.module import cached_library_ok
+
+    if out.exists() and cached_library_ok(out):
         return str(out)
     fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".so", dir=d)
     os.close(fd)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Sequence
 
+from ..deep_recursion import deep
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..ir.structural import structural_equal
@@ -43,6 +44,7 @@ def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
         _t.LowerReductionInit(),
         _t.StorageAlign(),
         _t.LowerBlocks(),
+        _t.VerifyStaticBounds(not checked),
         _t.LowerVirtualThread(),
         *_phase(ctx, 1),
         _t.CompactBufferAllocation(),
@@ -94,6 +96,7 @@ def _to_module(inputs, args, name: str, binds) -> IRModule:
                    "PrimFunc or an IRModule")
 
 
+@deep
 def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
           binds: Optional[Dict[Any, Any]] = None, simple_mode: bool = False,
           _for_build: bool = False) -> IRModule:
@@ -114,6 +117,7 @@ def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
     return lower_module(mod, _for_build)
 
 
+@deep
 def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host=None,
           runtime=None, name: str = "default_function", binds=None):
     """Compile to a runtime Module (``tvm.build``); ``target`` defaults to the current target

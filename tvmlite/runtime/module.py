@@ -13,10 +13,13 @@ import json
 import os
 import shutil
 import statistics
+import struct
+import sys
+import tarfile
 import tempfile
 import threading
 from functools import lru_cache
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..error import TVMError
 from .ndarray import NDArray
@@ -229,6 +232,10 @@ def _timer():
     return lib, fn
 
 
+class FunctionNotFoundError(TVMError, AttributeError):
+    """``mod[name]`` of a function the module does not hold (an AttributeError, as in TVM)."""
+
+
 class Module:
     """A compiled module (``tvm.runtime.Module``): call it, index it, save and export it."""
 
@@ -299,7 +306,7 @@ class Module:
         if f is None:
             sig = self._meta["functions"].get(name)
             if sig is None:
-                raise AttributeError(f"Module has no function '{name}' (it has "
+                raise FunctionNotFoundError(f"Module has no function '{name}' (it has "
                                      f"{self.function_names})")
             cfn = getattr(self._lib, name)
             cfn.argtypes = [_ARGV, _CODES, ctypes.c_int32]
@@ -349,6 +356,15 @@ class Module:
         shutil.copyfile(self._path, p)
         return [p]
 
+    def _sealed_object_files(self, directory: str) -> List[str]:
+        paths = self._object_files(directory)
+        for p in paths:
+            with open(p, "rb") as fh:
+                data = fh.read()
+            with open(p, "wb") as fh:
+                fh.write(seal(data))
+        return paths
+
     def save(self, file_name: str, fmt: str = "") -> None:
         """Save the C source (``.c``) or an object file (``.o``)."""
         from ..contrib import cc
@@ -366,7 +382,8 @@ class Module:
             try:
                 tmp = os.path.join(d, "lib.o")
                 cc.create_object(tmp, self._source, self._flags())
-                os.replace(tmp, file_name)
+                with open(tmp, "rb") as fh:
+                    _atomic_write(file_name, seal(fh.read()))
             finally:
                 shutil.rmtree(d, ignore_errors=True)
         else:
@@ -383,7 +400,7 @@ class Module:
         if use_tar:
             d = tempfile.mkdtemp()
             try:
-                _tar.tar(file_name, self._object_files(d))
+                _tar.tar(file_name, self._sealed_object_files(d))
             finally:
                 shutil.rmtree(d, ignore_errors=True)
             return
@@ -393,7 +410,7 @@ class Module:
         # a new file (new inode) replaces any old one, so a process that has the old library
         # loaded keeps working and a later load sees the new one
         with open(self._path, "rb") as fh:
-            _atomic_write(file_name, fh.read())
+            _atomic_write(file_name, seal(fh.read()))
 
     # ------------------------------------------------------------------ timing
     def time_evaluator(self, func_name: str, dev=None, number: int = 10, repeat: int = 1,
@@ -447,7 +464,7 @@ def _link_cached(objects: Dict[str, bytes]) -> str:
         h.update(name.encode() + b"\0" + objects[name])
     h.update(cc.compiler_identity().encode())
     out = cc.cache_dir() / f"link-{h.hexdigest()[:32]}.so"
-    if out.exists():
+    if out.exists() and cached_library_ok(out):
         return str(out)
     d = tempfile.mkdtemp(dir=cc.cache_dir())
     try:
@@ -474,43 +491,223 @@ def _content_addressed(data: bytes) -> str:
     from ..contrib import cc
 
     out = cc.cache_dir() / f"lib-{hashlib.sha256(data).hexdigest()[:32]}.so"
-    if not out.exists():
+    if not (out.exists() and out.stat().st_size == len(data)):
         _atomic_write(str(out), data)
     return str(out)
 
 
-def load_module(path: str, fmt: str = "") -> Module:
-    """Load a module exported as ``.so``, ``.tar`` or ``.o`` (``tvm.runtime.load_module``)."""
+_ET_REL, _ET_DYN = 1, 3
+_SHT_NOBITS = 8
+
+
+def _host_elf_ident() -> Tuple[int, int, int]:
+    """(class, data encoding, machine) of this process's own executable."""
+    try:
+        with open(sys.executable, "rb") as fh:
+            head = fh.read(20)
+    except OSError:
+        head = b""
+    if head[:4] == b"\x7fELF":
+        order = "<" if head[5] == 1 else ">"
+        return head[4], head[5], struct.unpack(order + "H", head[18:20])[0]
+    return (2 if struct.calcsize("P") == 8 else 1), (1 if sys.byteorder == "little" else 2), 0
+
+
+_SEAL = b"\0TVMLITE-SHA256:"
+_SEAL_LEN = len(_SEAL) + 64 + 1
+
+
+def seal(data: bytes) -> bytes:
+    """``data`` with a trailer holding its SHA-256 (loaders and linkers ignore bytes after the
+    ELF contents): a file corrupted after export is refused by :func:`unseal`, not run."""
+    if data.endswith(b"\n") and data[-_SEAL_LEN:].startswith(_SEAL):
+        data = data[:-_SEAL_LEN]
+    return data + _SEAL + hashlib.sha256(data).hexdigest().encode() + b"\n"
+
+
+def unseal(data: bytes, path: str) -> bytes:
+    """Check and drop the trailer :func:`seal` added (files without one are returned as
+    they are)."""
+    tail = data[-_SEAL_LEN:]
+    if len(data) >= _SEAL_LEN and tail.startswith(_SEAL) and tail.endswith(b"\n"):
+        body = data[:-_SEAL_LEN]
+        if hashlib.sha256(body).hexdigest().encode() != tail[len(_SEAL):-1]:
+            raise TVMError(f"load_module: cannot load {path}: the file is corrupted (its "
+                           "SHA-256 does not match the one written when it was exported)")
+        return body
+    return data
+
+
+def validate_elf(data: bytes, path: str, kind: str) -> None:
+    """Check that ``data`` (the bytes of ``path``) is an ELF ``kind`` ("shared library" or
+    "object file") for this machine whose headers and sections lie within the file.
+
+    Loading a truncated or garbage library maps pages past its end (SIGBUS) or follows
+    garbage offsets (SIGSEGV); this turns both into a :class:`TVMError` naming the file.
+    """
+    def bad(why: str) -> TVMError:
+        return TVMError(f"load_module: cannot load {path}: not a valid {kind}: {why}")
+
+    if len(data) < 16 or data[:4] != b"\x7fELF":
+        raise bad(f"no ELF magic number (file of {len(data)} bytes)")
+    cls, enc, machine = _host_elf_ident()
+    if data[4] != cls:
+        raise bad(f"ELF class {data[4]} (expected {cls}, {8 * struct.calcsize('P')}-bit)")
+    if data[5] != enc:
+        raise bad(f"ELF data encoding {data[5]} (expected {enc})")
+    o = "<" if enc == 1 else ">"
+    wide = cls == 2
+    ehsize = 64 if wide else 52
+    if len(data) < ehsize:
+        raise bad(f"truncated ELF header ({len(data)} of {ehsize} bytes)")
+    if wide:
+        (e_type, e_machine, _, _, e_phoff, e_shoff, _, _, e_phentsize, e_phnum, e_shentsize,
+         e_shnum, _) = struct.unpack(o + "HHIQQQIHHHHHH", data[16:64])
+    else:
+        (e_type, e_machine, _, _, e_phoff, e_shoff, _, _, e_phentsize, e_phnum, e_shentsize,
+         e_shnum, _) = struct.unpack(o + "HHIIIIIHHHHHH", data[16:52])
+    want = _ET_DYN if kind == "shared library" else _ET_REL
+    if e_type != want:
+        raise bad(f"ELF type {e_type} (expected {want})")
+    if machine and e_machine != machine:
+        raise bad(f"built for ELF machine {e_machine}, this machine is {machine}")
+    phsize, shsize = (56, 64) if wide else (32, 40)
+    if e_phnum and (e_phentsize != phsize or e_phoff + e_phnum * phsize > len(data)):
+        raise bad(f"program headers ({e_phnum} at offset {e_phoff}) lie outside the file of "
+                  f"{len(data)} bytes (truncated?)")
+    if e_shnum and (e_shentsize != shsize or e_shoff + e_shnum * shsize > len(data)):
+        raise bad(f"section headers ({e_shnum} at offset {e_shoff}) lie outside the file of "
+                  f"{len(data)} bytes (truncated?)")
+    if want == _ET_DYN and not e_phnum:
+        raise bad("no program headers")
+    if not e_shnum:
+        raise bad("no section headers")
+    for k in range(e_phnum):
+        at = e_phoff + k * phsize
+        if wide:
+            _, _, p_offset, _, _, p_filesz = struct.unpack(o + "IIQQQQ", data[at:at + 40])
+        else:
+            _, p_offset, _, _, p_filesz = struct.unpack(o + "IIIII", data[at:at + 20])
+        if p_offset + p_filesz > len(data):
+            raise bad(f"segment {k} (offset {p_offset}, {p_filesz} bytes) lies outside the "
+                      f"file of {len(data)} bytes (truncated?)")
+    typed = 0
+    for k in range(e_shnum):
+        at = e_shoff + k * shsize
+        if wide:
+            _, sh_type, _, _, sh_offset, sh_size = struct.unpack(o + "IIQQQQ", data[at:at + 40])
+        else:
+            _, sh_type, _, _, sh_offset, sh_size = struct.unpack(o + "IIIIII", data[at:at + 24])
+        if sh_type != _SHT_NOBITS and sh_offset + sh_size > len(data):
+            raise bad(f"section {k} (offset {sh_offset}, {sh_size} bytes) lies outside the "
+                      f"file of {len(data)} bytes (truncated?)")
+        typed += sh_type != 0
+    if not typed:
+        raise bad("the section headers are empty (zero-filled?)")
+
+
+def _probe_load(lib: str, path: str) -> str:
+    """dlopen ``lib`` (a copy of ``path``) in a child process first: headers can be valid
+    while the dynamic section is garbage, and then the loader itself crashes."""
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-I", "-S", "-c",
+                        "import ctypes, sys; ctypes.CDLL(sys.argv[1])", lib],
+                       capture_output=True, timeout=120)
+    if r.returncode < 0:
+        raise TVMError(f"load_module: cannot load {path}: not a valid shared library: "
+                       f"loading it kills the process (signal {-r.returncode})")
+    if r.returncode:
+        err = r.stderr.decode(errors="replace").strip().splitlines()
+        why = err[-1].replace(lib, "").strip(": ") if err else f"exit status {r.returncode}"
+        raise TVMError(f"load_module: cannot load {path}: not a valid shared library: {why}")
+    return lib
+
+
+def cached_library_ok(path) -> bool:
+    """Whether a kernel-cache entry is a whole shared library (entries are written to a
+    temporary file and renamed, but a crash of the machine or a full disk can still leave a
+    short file; such an entry is rebuilt, never loaded)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        validate_elf(data, str(path), "shared library")
+    except (OSError, TVMError):
+        return False
+    return True
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as e:
+        raise TVMError(f"load_module: cannot read {path}: {e}") from None
+
+
+def _link_objects(objects: Dict[str, bytes], path: str) -> str:
+    from ..error import CompileError
+
+    try:
+        return _link_cached(objects)
+    except CompileError as e:
+        lines = [ln for ln in str(e).splitlines() if "error" in ln.lower()]
+        why = lines[0].strip() if lines else "the linker failed"
+        raise TVMError(f"load_module: cannot load {path}: its object files do not link into a "
+                       f"library: {why}") from None
+
+
+def _untar_checked(path: str, directory: str) -> None:
     from ..contrib import tar as _tar
 
+    try:
+        _tar.untar(path, directory)
+    except (tarfile.TarError, EOFError, OSError) as e:
+        raise TVMError(f"load_module: cannot load {path}: not a valid tar archive: {e}") from None
+
+
+def load_module(path: str, fmt: str = "") -> Module:
+    """Load a module exported as ``.so``, ``.tar`` or ``.o`` (``tvm.runtime.load_module``).
+
+    The file is validated first (ELF headers and sizes, tar members): a truncated, zero-filled
+    or garbage file is a :class:`TVMError` naming it.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"load_module: path must be a str or os.PathLike, got "
+                        f"{type(path).__name__}")
     path = os.fspath(path)
     if not os.path.exists(path):
         raise TVMError(f"load_module: file {path!r} does not exist")
+    if not os.path.isfile(path):
+        raise TVMError(f"load_module: {path!r} is not a regular file")
     fmt = fmt or os.path.splitext(path)[1].lstrip(".")
     if fmt in ("so", "dylib", "dll"):
-        with open(path, "rb") as fh:
-            return Module(_content_addressed(fh.read()))
+        data = unseal(_read(path), path)
+        validate_elf(data, path, "shared library")
+        return Module(_probe_load(_content_addressed(data), path))
     if fmt == "o":
-        with open(path, "rb") as fh:
-            objects = {"lib0.o": fh.read()}
-        return Module(_link_cached(objects), objects=objects)
+        objects = {"lib0.o": unseal(_read(path), path)}
+        validate_elf(objects["lib0.o"], path, "object file")
+        return Module(_link_objects(objects, path), objects=objects)
     if fmt == "tar":
         d = tempfile.mkdtemp()
         try:
-            _tar.untar(path, d)
+            _untar_checked(path, d)
             names = sorted(os.listdir(d))
             libs = [n for n in names if n.endswith(".so")]
             if libs:
-                with open(os.path.join(d, libs[0]), "rb") as fh:
-                    return Module(_content_addressed(fh.read()))
+                data = unseal(_read(os.path.join(d, libs[0])), f"{path}:{libs[0]}")
+                validate_elf(data, f"{path}:{libs[0]}", "shared library")
+                return Module(_probe_load(_content_addressed(data), f"{path}:{libs[0]}"))
             objects = {}
             for n in names:
                 if n.endswith(".o"):
-                    with open(os.path.join(d, n), "rb") as fh:
-                        objects[n] = fh.read()
+                    objects[n] = unseal(_read(os.path.join(d, n)), f"{path}:{n}")
+                    validate_elf(objects[n], f"{path}:{n}", "object file")
             if not objects:
-                raise TVMError(f"load_module: {path} holds no object files or library")
-            return Module(_link_cached(objects), objects=objects)
+                raise TVMError(f"load_module: cannot load {path}: it holds no object files "
+                               "or library")
+            return Module(_link_objects(objects, path), objects=objects)
         finally:
             shutil.rmtree(d, ignore_errors=True)
     raise TVMError(f"load_module: unsupported file type {path!r} (expected .so, .tar or .o)")

@@ -6,6 +6,7 @@ once, so passing it to a compiled function costs one pointer store.
 from __future__ import annotations
 
 import ctypes
+import math
 from typing import Optional
 
 import numpy as np
@@ -211,6 +212,8 @@ def empty(shape, dtype: str = "float32", device=None, ctx=None) -> NDArray:
     if any(s < 0 for s in shape):
         raise ValueError(f"negative dimension in shape {shape}")
     dtype = _dt.canonical(dtype)
+    if math.prod(shape) * _dt.nbytes(dtype) > 1 << 48:
+        raise ValueError(f"shape {shape} of {dtype} is too large to allocate")
     return NDArray(_aligned_empty(shape, _np_dtype(dtype)), dev, dtype)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from ..arith.linear import linear_form
+from ..deep_recursion import deep
 from ..error import DiagnosticError, TVMError
 from ..ir.module import IRModule
 from ..ir.structural import structural_equal
@@ -65,6 +66,7 @@ _SPECIAL_NAMES = {"range": _T.serial}
 
 
 # --------------------------------------------------------------------------- entry points
+@deep
 def from_source(source: str, filename: str = "<tvmscript>"):
     """Parse TVMScript text: an ``@I.ir_module`` class gives an IRModule, a function a
     PrimFunc."""
@@ -132,6 +134,12 @@ def parse_prim_func(func, private: bool = False, depth: int = 1) -> PrimFunc:
         return func
     env = _caller_env(depth, func)
     text, filename, offset = _source_of(func)
+    return _parse_function_text(text, filename, offset, env, private)
+
+
+@deep
+def _parse_function_text(text: str, filename: str, offset: int, env: Dict[str, Any],
+                         private: bool) -> PrimFunc:
     parser = _Parser(text, filename, offset, env)
     try:
         tree = ast.parse(text, filename)

@@ -10,6 +10,7 @@ import math
 import re
 from typing import Dict, List, Optional
 
+from ..deep_recursion import deep
 from ..ir import dtype as _dt
 from ..ir.module import IRModule
 from ..ir.structural import structural_equal
@@ -96,6 +97,7 @@ _AXIS_KINDS = {IterVarType.DataPar: "spatial", IterVarType.CommReduce: "reduce",
 _RESERVED = {"T", "I", "range", "True", "False", "None"}
 
 
+@deep
 def astext(node, **kwargs) -> str:
     """TVMScript text of an IRModule, PrimFunc, statement, expression or other IR node."""
     p = _Printer()

@@ -4,10 +4,10 @@ from __future__ import annotations
 import os
 from typing import List, Tuple, Union
 
-from ..error import TVMError
+from ..error import CompileError, TVMError
 from ..ir.module import IRModule
 from ..tir.function import PrimFunc
-from .codegen_c import CodeGenC
+from .codegen_c import CodeGenC, explain_symbol_clash
 from .target import Target
 
 BASE_FLAGS = ("-O3", "-std=gnu11", "-fPIC", "-shared", "-ffp-contract=fast", "-fno-math-errno",
@@ -75,7 +75,15 @@ def build(mod: Union[IRModule, PrimFunc], target: Union[Target, str] = "llvm"):
         raise TVMError(f"the C backend builds for llvm/c targets, not {target.kind.name}")
     source, flags, isa = generate_source(mod, target)
     flags += imported_objects(mod, flags)
-    path = build_shared_cached(source, flags, isa)
+    try:
+        path = build_shared_cached(source, flags, isa)
+    except CompileError as e:
+        funcs = mod.functions.items() if isinstance(mod, IRModule) else [("", mod)]
+        clash = explain_symbol_clash(str(e), [str(f.attrs.get("global_symbol", n))
+                                              for n, f in funcs])
+        if clash:
+            raise TVMError(clash) from None
+        raise
     return Module(path, source=source)
 
 

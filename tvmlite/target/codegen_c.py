@@ -202,6 +202,17 @@ def float_literal(value: float, dtype: str) -> str:
     return f"({lit})" if lit.startswith("-") else lit
 
 
+def explain_symbol_clash(message: str, symbols) -> Optional[str]:
+    """When the C compiler's ``message`` says a function name clashes with a declaration of
+    the C library, the user-facing explanation; else None."""
+    for sym in symbols:
+        for q in ("‘%s’" % sym, "'%s'" % sym):
+            if f"conflicting types for {q}" in message or f"{q} redeclared" in message:
+                return (f"function name {sym!r} clashes with the C library's {sym}; give the "
+                        "function another name")
+    return None
+
+
 class CodeGenC:
     """Prints lowered PrimFuncs as one C translation unit."""
 
@@ -218,8 +229,10 @@ class CodeGenC:
         symbol = str(func.attrs.get("global_symbol", name or "default_function"))
         if not re.fullmatch(r"[A-Za-z_]\w*", symbol):
             raise TVMError(f"global_symbol {symbol!r} is not a valid C identifier")
-        if symbol in self.metadata or symbol.startswith("__tvmlite"):
-            raise TVMError(f"duplicate or reserved function name {symbol!r}")
+        if symbol in self.metadata or symbol.startswith(("__tvmlite", "tvml_")) \
+                or symbol in _C_KEYWORDS and symbol != "main":
+            raise TVMError(f"duplicate or reserved function name {symbol!r} (C keywords, "
+                           "common C library names and the tvml_ prefix are reserved)")
         printer = _FunctionPrinter(self, symbol, func)
         self._funcs.append(printer.print_function())
         self.metadata[symbol] = printer.signature

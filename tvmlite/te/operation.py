@@ -119,6 +119,8 @@ def thread_axis(dom=None, tag: str = "", name: str = "", span=None) -> IterVar:
 # ---------------------------------------------------------------------------- placeholder
 def placeholder(shape, dtype: Optional[str] = None, name: str = "placeholder") -> Tensor:
     """A symbolic input tensor (``te.placeholder``); dtype defaults to float32."""
+    if not isinstance(name, str):
+        raise TypeError(f"placeholder: name must be a str, got {name!r}")
     dtype = "float32" if dtype is None else _dt.canonical(dtype)
     return PlaceholderOp(name, _convert_shape(shape), dtype).output(0)
 
@@ -183,6 +185,8 @@ def compute(shape, fcompute: Callable, name: str = "compute", tag: str = "",
     A tuple-valued ``fcompute`` (e.g. a tuple reducer such as argmax) gives several outputs,
     returned as a tuple of Tensors.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"compute: name must be a str, got {name!r}")
     if TagScope._current is not None and not tag:
         tag = TagScope._current.tag
     shape = _convert_shape(shape)

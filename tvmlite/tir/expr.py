@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
+from ..error import TVMError
 from ..ir import dtype as _dt
+
+_INF = float("inf")
 
 
 def node(cls):
@@ -186,6 +189,34 @@ class SizeVar(Var):
     """A variable known to be non-negative (a shape size)."""
 
 
+class ConstRangeError(TVMError, ValueError):
+    """A literal its dtype cannot hold (classic TVM's ``ValueError: Literal value ...``)."""
+
+
+def check_literal(value, dtype: str) -> None:
+    """Raise :class:`ConstRangeError` unless scalar ``dtype`` can hold ``value`` exactly.
+
+    Used where users write constants (``tir.const``, TVMScript literals, Python numbers mixed
+    with expressions); the IR's own arithmetic wraps or reasons in unbounded integers.
+    inf and nan are representable by every float type; finite values beyond its range are not.
+    """
+    integral = _dt.is_integral(dtype) and not _dt.is_bool(dtype)
+    if not (_dt.is_float(dtype) or integral):
+        return
+    try:
+        v = float(value) if _dt.is_float(dtype) else value
+        if integral and not isinstance(value, int):
+            v = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"a constant of dtype {dtype} needs a finite number, got "
+                        f"{value!r}") from None
+    if _dt.is_float(dtype) and (v != v or v in (_INF, -_INF) or _dt.bits(dtype) == 64):
+        return
+    lo, hi = _dt.min_value(dtype), _dt.max_value(dtype)
+    if not lo <= v <= hi:
+        raise ConstRangeError(f"Literal value {value} is out of range for {dtype} [{lo}, {hi}]")
+
+
 @node
 class IntImm(PrimExpr):
     dtype: str
@@ -230,11 +261,30 @@ class Cast(PrimExpr):
 
 # --------------------------------------------------------------------------- binary
 class BinaryOpExpr(PrimExpr):
-    __slots__ = ()
+    __slots__ = ("_dtype_memo",)
 
     @property
     def dtype(self) -> str:
-        return self.a.dtype
+        # the type of the left operand, found without recursion and remembered: a chain of
+        # 10,000 additions must neither overflow the stack nor cost O(depth) per query
+        try:
+            return self._dtype_memo
+        except AttributeError:
+            pass
+        chain = []
+        x = self
+        while isinstance(x, BinaryOpExpr):
+            try:
+                d = x._dtype_memo
+                break
+            except AttributeError:
+                chain.append(x)
+                x = x.a
+        else:
+            d = x.dtype
+        for y in chain:
+            object.__setattr__(y, "_dtype_memo", d)
+        return d
 
 
 @node

@@ -116,35 +116,42 @@ def substitute(node, vmap: Dict[Var, Any]):
     return _Substitute(vmap).visit(node)
 
 
-class _PostOrder(Visitor):
-    def __init__(self, f):
-        self.f = f
-
-    def visit(self, x):
-        super().visit(x)
-        if isinstance(x, Node):
-            self.f(x)
+def _children(x) -> list:
+    if isinstance(x, Buffer):
+        return []
+    return [v for v in (getattr(x, n) for n in node_fields(type(x)))
+            if isinstance(v, (Node, tuple))]
 
 
 def post_order_visit(node, fvisit: Callable[[Any], None]) -> None:
-    """Call ``fvisit`` on every node below ``node`` (children first)."""
-    _PostOrder(fvisit).visit(node)
+    """Call ``fvisit`` on every node below ``node`` (children first).
 
-
-class _PreOrder(Visitor):
-    def __init__(self, f):
-        self.f = f
-
-    def visit(self, x):
-        if isinstance(x, Node) and not isinstance(x, Buffer) and self.f(x) is False:
-            return
-        super().visit(x)
+    An explicit stack, not recursion: expressions nested 10,000 deep are fine."""
+    stack = [(node, False)]
+    while stack:
+        x, done = stack.pop()
+        if isinstance(x, tuple):
+            stack.extend((y, False) for y in reversed(x))
+        elif isinstance(x, Node):
+            if done:
+                fvisit(x)
+            else:
+                stack.append((x, True))
+                stack.extend((y, False) for y in reversed(_children(x)))
 
 
 def pre_order_visit(node, fvisit: Callable[[Any], Any]) -> None:
     """Call ``fvisit`` on every node below ``node`` (parents first); when it returns False the
-    node's children are skipped."""
-    _PreOrder(fvisit).visit(node)
+    node's children are skipped. An explicit stack, as :func:`post_order_visit`."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, tuple):
+            stack.extend(reversed(x))
+        elif isinstance(x, Node):
+            if not isinstance(x, Buffer) and fvisit(x) is False:
+                continue
+            stack.extend(reversed(_children(x)))
 
 
 def _type_key_names(only_enable) -> set | None:

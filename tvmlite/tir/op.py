@@ -46,6 +46,7 @@ from .expr import (
     StringImm,
     Sub,
     Var,
+    check_literal,
 )
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -65,6 +66,7 @@ def const(value, dtype: str | None = None, span=None) -> PrimExpr:
     dtype = _dt.canonical(dtype)
     if _dt.lanes(dtype) != 1:
         return Broadcast(const(value, _dt.element(dtype)), _dt.lanes(dtype))
+    check_literal(value, dtype)
     if _dt.is_float(dtype):
         return FloatImm(dtype, float(value))
     if _dt.is_bool(dtype):
@@ -95,8 +97,10 @@ def convert(value, dtype_hint: str | None = None) -> PrimExpr:
         if dtype_hint is not None:
             h = _dt.element(dtype_hint)
             if _dt.is_float(h):
+                check_literal(value, h)
                 return FloatImm(h, float(value))
             if isinstance(value, numbers.Integral) and _dt.is_integral(h) and not _dt.is_bool(h):
+                check_literal(value, h)
                 return IntImm(h, int(value))
         if hasattr(value, "dtype"):  # numpy scalar
             return const(value.item(), str(value.dtype))

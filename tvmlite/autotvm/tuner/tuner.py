@@ -19,6 +19,9 @@ class Tuner:
     (``update``)."""
 
     def __init__(self, task, **kwargs):
+        if not hasattr(task, "config_space"):
+            raise TypeError(f"{type(self).__name__}: task must be an autotvm Task (from "
+                            f"autotvm.task.create), got {task!r}")
         if task.config_space is None:
             raise ValueError("the task has no config space: create it with "
                              "autotvm.task.create(name, args, target)")
@@ -88,7 +91,7 @@ class Tuner:
         for cb in callbacks:
             path = getattr(cb, "log_file", None)
             if isinstance(path, (str, os.PathLike)) and os.path.exists(path):
-                n = self.load_history(load_from_file(path))
+                n = self.load_history(load_from_file(path, skip_invalid=True))
                 if n:
                     logger.info("resumed %d trials of %s from %s", n, self.task.name, path)
 
@@ -99,8 +102,17 @@ class Tuner:
         Configs already in a ``log_to_file`` callback's file are not measured again.
         Stops early after ``early_stopping`` trials without improvement.
         """
-        if n_trial < 0:
-            raise ValueError("n_trial must not be negative")
+        from ..argcheck import check_int
+
+        n_trial = check_int(n_trial, "tune: n_trial", 0)
+        early_stopping = check_int(early_stopping, "tune: early_stopping", 0, allow_none=True)
+        if not isinstance(measure_option, dict) or \
+                not {"builder", "runner"} <= set(measure_option):
+            raise TypeError("tune: measure_option must be the dict autotvm.measure_option() "
+                            f"returns, got {measure_option!r}")
+        if callable(callbacks) or not isinstance(callbacks, (list, tuple)) or \
+                not all(callable(cb) for cb in callbacks):
+            raise TypeError(f"tune: callbacks must be a list of callables, got {callbacks!r}")
         t_start = time.perf_counter()
         callbacks = list(callbacks)
         measure_batch = create_measure_batch(self.task, measure_option)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
+from ...ir import dtype as _dt
 from .. import op as _op
 from ..expr import IntImm, PrimExpr, Range, Var
 from ..stmt import For, ForKind
@@ -66,7 +67,17 @@ def split(state: ScheduleState, loop_rv: LoopRV, factors: Sequence[Optional[obje
             raise fail(prim, what, f"factors must be positive, got {e.value}")
         if not e.dtype.startswith(("int", "uint")):
             raise fail(prim, what, f"factor {f!r} is not an integer")
+        if isinstance(e, IntImm) and e.value > _dt.max_value(dt):
+            raise fail(prim, what, f"factor {e.value} does not fit the loop variable's dtype "
+                       f"{dt} (at most {_dt.max_value(dt)})")
         facs.append(_op.cast(dt, e) if e.dtype != dt else e)
+    const_product = 1
+    for f in facs:
+        if isinstance(f, IntImm):
+            const_product *= f.value
+    if const_product > _dt.max_value(dt):
+        raise fail(prim, what, f"the product of the factors ({const_product}) does not fit the "
+                   f"loop variable's dtype {dt} (at most {_dt.max_value(dt)})")
     known = IntImm(dt, 1)
     for f in facs:
         if f is not None:

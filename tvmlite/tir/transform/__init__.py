@@ -20,6 +20,7 @@ from .simplify import Simplify
 from .storage_align import apply_storage_align
 from .unroll_loop import UnrollLoop, unroll_loop
 from .vectorize_loop import VectorizeLoop, vectorize_loop
+from .verify_static_bounds import StaticCheckError, verify_static_bounds
 
 for _key, _kind in [("tir.disable_vectorize", bool), ("tir.disable_assert", bool),
                     ("tir.instrument_bound_checkers", bool), ("tir.noalias", bool),
@@ -54,6 +55,12 @@ InjectVirtualThread = LowerVirtualThread  # TVM's name
 def LowerBlocks() -> PrimFuncPass:  # noqa: N802
     """Blocks become loops: bindings substituted, predicates as guards, allocations hoisted."""
     return stmt_pass(lower_blocks, "tir.LowerBlocks")
+
+
+def VerifyStaticBounds(check_bounds: bool = True) -> PrimFuncPass:  # noqa: N802
+    """Refuse provably out-of-bounds accesses, zero divisors and dtype overflows at build."""
+    return stmt_pass(lambda body, func: verify_static_bounds(body, func, check_bounds),
+                     "tir.VerifyStaticBounds")
 
 
 def CompactBufferAllocation() -> PrimFuncPass:  # noqa: N802
