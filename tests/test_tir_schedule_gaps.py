@@ -30,8 +30,7 @@ def mm_unit_blockized(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float
     for i_0, j_0, k_0 in T.grid(7, 5, 3):
         with T.block("C_o"):
             vi_o, vj_o, vk_o = T.axis.remap("SSR", [i_0, j_0, k_0])
-            T.reads(C[vi_o, vj_o], A[vi_o, vk_o * 3:vk_o * 3 + 3],
-                    B[vk_o * 3:vk_o * 3 + 3, vj_o])
+            T.reads(A[vi_o, vk_o * 3:vk_o * 3 + 3], B[vk_o * 3:vk_o * 3 + 3, vj_o])
             T.writes(C[vi_o, vj_o])
             with T.init():
                 for i_1, j_1 in T.grid(1, 1):
@@ -57,8 +56,7 @@ def mm_unit_blockized_folded(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5),
     for i_0, j_0, k_0 in T.grid(7, 5, 3):
         with T.block("C_o"):
             vi_o, vj_o, vk_o = T.axis.remap("SSR", [i_0, j_0, k_0])
-            T.reads(C[vi_o, vj_o], A[vi_o, vk_o * 3:vk_o * 3 + 3],
-                    B[vk_o * 3:vk_o * 3 + 3, vj_o])
+            T.reads(A[vi_o, vk_o * 3:vk_o * 3 + 3], B[vk_o * 3:vk_o * 3 + 3, vj_o])
             T.writes(C[vi_o, vj_o])
             with T.init():
                 with T.block("C_init"):
@@ -170,8 +168,7 @@ def mm_odd_tensorized(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float
     for i_0, j_0, k_0 in T.grid(7, 5, 3):
         with T.block("C_o"):
             vi_o, vj_o, vk_o = T.axis.remap("SSR", [i_0, j_0, k_0])
-            T.reads(C[vi_o, vj_o], A[vi_o, vk_o * 3:vk_o * 3 + 3],
-                    B[vk_o * 3:vk_o * 3 + 3, vj_o])
+            T.reads(A[vi_o, vk_o * 3:vk_o * 3 + 3], B[vk_o * 3:vk_o * 3 + 3, vj_o])
             T.writes(C[vi_o, vj_o])
             with T.init():
                 for i_1, j_1 in T.grid(1, 1):

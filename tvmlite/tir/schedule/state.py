@@ -448,32 +448,6 @@ def buffers_read(block: Block) -> List[Buffer]:
     return out
 
 
-def infer_block_regions(block: Block, dom: Optional[Dict[Var, Range]] = None):
-    """Recompute a block's ``reads``/``writes`` from its body (regions in terms of its own
-    iterators). A buffer both written and read by an update (``C = C + ...``) is listed in
-    both, as TVM does."""
-    from ..stmt import BufferRegion
-
-    dom = dict(dom or {})
-    for iv in block.iter_vars:
-        dom[iv.var] = iv.dom
-    acc = collect_accesses(block)
-    out = []
-    for is_write in (False, True):
-        regs = []
-        seen: List[Buffer] = []
-        for a in acc:
-            if a.is_write == is_write and all(b is not a.buffer for b in seen):
-                seen.append(a.buffer)
-        for buf in seen:
-            region = []
-            for r in access_region(acc, buf, {}, dom, writes=is_write):
-                region.append(Range(r.min, r.extent))
-            regs.append(BufferRegion(buf, tuple(region)))
-        out.append(tuple(regs))
-    return out[0], out[1]
-
-
 def with_block(realize: BlockRealize, **changes) -> BlockRealize:
     return dataclasses.replace(realize, block=dataclasses.replace(realize.block, **changes))
 

@@ -1,0 +1,10 @@
+"""Analyses of TensorIR (``tvm.tir.analysis``)."""
+from .regions import (
+    block_access_regions,
+    block_regions,
+    read_modify_write_buffers,
+    reads_with_update,
+)
+
+__all__ = ["block_access_regions", "block_regions", "read_modify_write_buffers",
+           "reads_with_update"]
