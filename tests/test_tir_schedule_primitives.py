@@ -275,7 +275,7 @@ def decompose_reduction_after(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,),
         for k in range(13):
             with T.block("B"):
                 vi, vk = T.axis.remap("SR", [i, k])
-                T.reads(A[vi, vk])
+                T.reads(B[vi], A[vi, vk])
                 T.writes(B[vi])
                 B[vi] = B[vi] + A[vi, vk]
 

@@ -58,6 +58,7 @@ from ..tir.stmt import (
     SeqStmt,
     Stmt,
 )
+from .graph import post_dfs_order
 from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
 
 
@@ -78,33 +79,6 @@ class CreateInfo:
     op2block: Dict[Operation, str] = field(default_factory=dict)
     iter_var_map: Dict[IterVar, Tuple[IterVar, Var]] = field(default_factory=dict)
     ops: List[Operation] = field(default_factory=list)
-
-
-# ---------------------------------------------------------------------------- graph
-def _post_dfs_order(roots: Sequence[Operation]) -> List[Operation]:
-    order: List[Operation] = []
-    state: Dict[int, int] = {}  # 1 = visiting, 2 = done
-    for root in roots:
-        stack = [(root, iter(root.input_tensors))]
-        if state.get(id(root)) == 2:
-            continue
-        state[id(root)] = 1
-        while stack:
-            op, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                stack.pop()
-                state[id(op)] = 2
-                order.append(op)
-                continue
-            child = nxt.op
-            st = state.get(id(child))
-            if st == 1:
-                raise TVMError(f"operation {child.name} depends on itself (cycle in the graph)")
-            if st is None:
-                state[id(child)] = 1
-                stack.append((child, iter(child.input_tensors)))
-    return order
 
 
 # ---------------------------------------------------------------------------- rewriting
@@ -248,7 +222,7 @@ class _Builder:
         for a in self.args:
             if not isinstance(a, (Tensor, Var)):
                 raise TypeError(f"create_prim_func arguments must be Tensors or Vars, got {a!r}")
-        order = _post_dfs_order([t.op for t in self.arg_tensors + self.outputs])
+        order = post_dfs_order([t.op for t in self.arg_tensors + self.outputs])
         self.info.ops = order
         # Extern ops bring their own input buffers for placeholders (as TVM binds them).
         for op in order:

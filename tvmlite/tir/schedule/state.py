@@ -148,41 +148,68 @@ class ScheduleState:
 
 
 # --------------------------------------------------------------------------- tree utilities
-def children(s: Stmt) -> List[Stmt]:
-    """Direct statement children of ``s`` (a block's ``init`` is not entered)."""
-    if isinstance(s, SeqStmt):
-        return list(s.seq)
-    if isinstance(s, BlockRealize):
-        return [s.block]
-    if isinstance(s, IfThenElse):
-        return [s.then_case] + ([s.else_case] if s.else_case is not None else [])
-    if isinstance(s, (For, Block, LetStmt, AttrStmt, Allocate, AssertStmt)):
-        return [s.body]
-    return []
+class StmtWalker(Visitor):
+    """A parents-first walk over the statements under a node (expressions, regions and a
+    block's ``init`` are not entered). ``enter(stmt)`` returning False skips the statement's
+    children; ``leave(stmt)`` follows them."""
+
+    def enter(self, s: Stmt) -> bool:
+        return True
+
+    def leave(self, s: Stmt) -> None:
+        pass
+
+    def visit(self, x) -> None:
+        if isinstance(x, Stmt):
+            if self.enter(x) is not False:
+                super().visit(x)
+            self.leave(x)
+        elif isinstance(x, tuple):
+            super().visit(x)
+
+    def visit_Block(self, b: Block) -> None:
+        self.visit(b.body)
+
+
+class _Each(StmtWalker):
+    def __init__(self, f: Callable[[Stmt], None]):
+        self.f = f
+
+    def enter(self, s):
+        self.f(s)
+        return True
 
 
 def walk_stmts(s: Stmt, f: Callable[[Stmt], None]) -> None:
     """Call ``f`` on every statement under ``s``, parents first."""
-    f(s)
-    for c in children(s):
-        walk_stmts(c, f)
+    _Each(f).visit(s)
+
+
+class _PathFinder(StmtWalker):
+    def __init__(self, match: Callable[[Stmt], bool]):
+        self.match = match
+        self.path: List[Stmt] = []
+        self.found: Optional[List[Stmt]] = None
+
+    def enter(self, s):
+        if self.found is not None:
+            return False
+        self.path.append(s)
+        if self.match(s):
+            self.found = list(self.path)
+            return False
+        return True
+
+    def leave(self, s):
+        if self.found is None:
+            self.path.pop()
 
 
 def find_path(root: Stmt, match: Callable[[Stmt], bool]) -> Optional[List[Stmt]]:
     """The path ``[root, ..., node]`` to the first node satisfying ``match``."""
-    path: List[Stmt] = []
-
-    def rec(s):
-        path.append(s)
-        if match(s):
-            return True
-        for c in children(s):
-            if rec(c):
-                return True
-        path.pop()
-        return False
-
-    return list(path) if rec(root) else None
+    finder = _PathFinder(match)
+    finder.visit(root)
+    return finder.found
 
 
 def _with_child(parent: Stmt, old: Stmt, new: Optional[Stmt]) -> Stmt:
@@ -244,20 +271,23 @@ def loop_domains(path: Iterable[Stmt]) -> Dict[Var, Range]:
     return {s.loop_var: Range(s.min, s.extent) for s in path if isinstance(s, For)}
 
 
+class _ChildBlocks(StmtWalker):
+    def __init__(self, top: Stmt):
+        self.top = top
+        self.out: List[BlockRealize] = []
+
+    def enter(self, s):
+        if isinstance(s, BlockRealize) and s is not self.top:
+            self.out.append(s)
+            return False
+        return True
+
+
 def child_blocks(s: Stmt) -> List[BlockRealize]:
     """The BlockRealizes under ``s`` not nested inside another block, in program order."""
-    out: List[BlockRealize] = []
-
-    def rec(x):
-        if isinstance(x, BlockRealize):
-            out.append(x)
-            return
-        for c in children(x):
-            rec(c)
-
-    for c in children(s) if isinstance(s, (Block, BlockRealize)) else [s]:
-        rec(c)
-    return out
+    walker = _ChildBlocks(s)
+    walker.visit(s)
+    return walker.out
 
 
 def exclusive_subtree(path: Sequence[Stmt]) -> int:
