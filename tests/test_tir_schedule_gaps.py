@@ -37,13 +37,14 @@ def mm_unit_blockized(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float
                     with T.block("C_init"):
                         vi_init, vj_init = T.axis.remap("SS", [i_1, j_1])
                         T.reads()
-                        T.writes(C[vi_o, vj_o])
+                        T.writes(C[vi_o + vi_init, vj_o + vj_init])
                         C[vi_o + vi_init, vj_o + vj_init] = T.float32(0)
             for i_1, j_1, k_1 in T.grid(1, 1, 3):
                 with T.block("C"):
                     vi_i, vj_i, vk_i = T.axis.remap("SSR", [i_1, j_1, k_1])
-                    T.reads(C[vi_o, vj_o], A[vi_o, vk_o * 3 + vk_i], B[vk_o * 3 + vk_i, vj_o])
-                    T.writes(C[vi_o, vj_o])
+                    T.reads(C[vi_o + vi_i, vj_o + vj_i], A[vi_o + vi_i, vk_o * 3 + vk_i],
+                            B[vk_o * 3 + vk_i, vj_o + vj_i])
+                    T.writes(C[vi_o + vi_i, vj_o + vj_i])
                     C[vi_o + vi_i, vj_o + vj_i] = (C[vi_o + vi_i, vj_o + vj_i]
                                                    + A[vi_o + vi_i, vk_o * 3 + vk_i]
                                                    * B[vk_o * 3 + vk_i, vj_o + vj_i])
@@ -175,7 +176,7 @@ def mm_odd_tensorized(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float
                     with T.block("C_init"):
                         vi_init, vj_init = T.axis.remap("SS", [i_1, j_1])
                         T.reads()
-                        T.writes(C[vi_o, vj_o])
+                        T.writes(C[vi_o + vi_init, vj_o + vj_init])
                         C[vi_o + vi_init, vj_o + vj_init] = T.float32(0)
             C[vi_o, vj_o] = (C[vi_o, vj_o] + A[vi_o, vk_o * 3] * B[vk_o * 3, vj_o]
                              + A[vi_o, vk_o * 3 + 1] * B[vk_o * 3 + 1, vj_o]
