@@ -3,8 +3,6 @@ from .regions import (
     block_access_regions,
     block_regions,
     read_modify_write_buffers,
-    reads_with_update,
 )
 
-__all__ = ["block_access_regions", "block_regions", "read_modify_write_buffers",
-           "reads_with_update"]
+__all__ = ["block_access_regions", "block_regions", "read_modify_write_buffers"]

@@ -10,9 +10,10 @@ Convention (classic TVMScript's)
   its first access (``init`` first), except buffers allocated inside the block.
 - **A block with an init (a reduction) does not list the buffers it writes among its reads**:
   ``C[i] = C[i] + A[i, k]`` under ``T.init()`` reads ``[A]`` and writes ``[C]``. The
-  read-modify-write is implied by the init; analyses that need it (dependences, rfactor,
-  blockize…) ask :func:`read_modify_write_buffers`. A block without an init that updates a
-  buffer in place lists it in both.
+  read-modify-write is implied by the init: :func:`read_modify_write_buffers` names it, and
+  the schedule's dependence checks (``buffers_read``) take a block's body accesses, which hold
+  it. A block without an init that updates a buffer in place (``decompose_reduction``'s
+  update) lists it in both.
 - Regions are in terms of the block's iterators (and variables free in the block). Loops inside
   the block are relaxed to their ranges; a nested block contributes its declared regions with
   its bindings substituted.
@@ -167,15 +168,5 @@ def read_modify_write_buffers(block: Block) -> List[Buffer]:
     return [buf for buf, _ in col.writes.values()]
 
 
-def reads_with_update(block: Block) -> List[Buffer]:
-    """Every buffer ``block`` reads, the read-modify-write of a reduction included."""
-    out = [r.buffer for r in block.reads]
-    for b in read_modify_write_buffers(block):
-        if all(x is not b for x in out):
-            out.append(b)
-    return out
-
-
-__all__ = ["block_access_regions", "block_regions", "read_modify_write_buffers",
-           "reads_with_update"]
+__all__ = ["block_access_regions", "block_regions", "read_modify_write_buffers"]
 
