@@ -171,6 +171,25 @@ class StmtWalker(Visitor):
         self.visit(b.body)
 
 
+class _Children(StmtWalker):
+    def __init__(self, top: Stmt):
+        self.top = top
+        self.out: List[Stmt] = []
+
+    def enter(self, s):
+        if s is self.top:
+            return True
+        self.out.append(s)
+        return False
+
+
+def children(s: Stmt) -> List[Stmt]:
+    """Direct statement children of ``s`` (a block's ``init`` is not entered)."""
+    walker = _Children(s)
+    walker.visit(s)
+    return walker.out
+
+
 class _Each(StmtWalker):
     def __init__(self, f: Callable[[Stmt], None]):
         self.f = f
