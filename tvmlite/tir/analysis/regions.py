@@ -23,7 +23,7 @@ Convention (classic TVMScript's)
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...arith import Analyzer
 from ...arith.int_set import relax_region
@@ -93,19 +93,20 @@ class _Accesses(Visitor):
 
 
 def _cover(buf: Buffer, accesses: List[tuple], loops: Dict[Var, Range],
-           ana: Analyzer) -> BufferRegion:
+           analyzer: Callable[[], Analyzer]) -> BufferRegion:
     """The region covering ``accesses`` (tuples of Ranges) of ``buf``."""
     ranges = []
     for d, shape in enumerate(buf.shape):
         rs = [acc[d] for acc in accesses]
         first = rs[0]
         inner = {v: loops[v] for r in rs for v in collect_vars(r.min) | collect_vars(r.extent)
-                 if v in loops}
+                 if v in loops} if loops else {}
         if not inner and all(structural_equal(r, first, map_free_vars=False) for r in rs[1:]):
             ranges.append(first)
             continue
+        ana = analyzer()
         try:
-            relaxed = relax_region(rs, inner, ana)
+            relaxed = relax_region(rs, inner, ana) if inner else rs
         except ValueError:
             relaxed = None
         if relaxed:
@@ -141,9 +142,15 @@ def block_access_regions(body: Stmt, init: Optional[Stmt] = None,
         col.visit(init)
     col.visit(body)
     local = col.local | {id(b) for b in alloc_buffers}
-    ana = Analyzer()
-    for v, r in (dom or {}).items():
-        ana.bind(v, r)
+    made: List[Analyzer] = []
+
+    def ana() -> Analyzer:  # made on first use: most regions need no arithmetic
+        if not made:
+            made.append(Analyzer())
+            for v, r in (dom or {}).items():
+                made[0].bind(v, r)
+        return made[0]
+
     writes = tuple(_cover(buf, accs, col.loops, ana) for k, (buf, accs) in col.writes.items()
                    if k not in local)
     reads = tuple(_cover(buf, accs, col.loops, ana) for k, (buf, accs) in col.reads.items()
