@@ -1,8 +1,9 @@
 """The read and write regions of a block: the one access-region analysis of tvmlite.
 
 ``create_prim_func`` (TE), the TVMScript parser (a block without ``T.reads``/``T.writes``)
-and every schedule primitive that builds or rewrites a block take a block's regions from
-:func:`block_access_regions`.
+and the schedule primitives that recompute a block's regions (rfactor, blockize/tensorize,
+compute_inline, reverse_compute_inline, decompose_reduction) take them from here;
+``tests/test_tir_analysis_regions.py`` checks that every primitive's blocks agree with it.
 
 Convention (classic TVMScript's)
 --------------------------------
@@ -18,7 +19,7 @@ Convention (classic TVMScript's)
   the block are relaxed to their ranges; a nested block contributes its declared regions with
   its bindings substituted.
 - Per dimension: when every access agrees and uses no inner loop, the index as written (a
-  point); otherwise the union of the relaxed accesses when its extent is a constant or there is
+  point, not simplified, so TE's and the parser's regions print as their accesses); otherwise the union of the relaxed accesses when its extent is a constant or there is
   one access; otherwise the whole dimension.
 """
 from __future__ import annotations
