@@ -19,8 +19,9 @@ Convention (classic TVMScript's)
   the block are relaxed to their ranges; a nested block contributes its declared regions with
   its bindings substituted.
 - Per dimension: when every access agrees and uses no inner loop, the index as written (a
-  point, not simplified, so TE's and the parser's regions print as their accesses); otherwise the union of the relaxed accesses when its extent is a constant or there is
-  one access; otherwise the whole dimension.
+  point, not simplified, so TE's and the parser's regions print as their accesses);
+  otherwise the union of the relaxed accesses when its extent is a constant or there is one
+  access; otherwise the whole dimension.
 """
 from __future__ import annotations
 
