@@ -150,20 +150,19 @@ class ScheduleState:
 # --------------------------------------------------------------------------- tree utilities
 class StmtWalker(Visitor):
     """A parents-first walk over the statements under a node (expressions, regions and a
-    block's ``init`` are not entered). ``enter(stmt)`` returning False skips the statement's
-    children; ``leave(stmt)`` follows them."""
+    block's ``init`` are not entered): ``enter(stmt)`` is called on each and a false result
+    skips the statement's children; ``leave(stmt)`` follows them."""
 
-    def enter(self, s: Stmt) -> bool:
-        return True
-
-    def leave(self, s: Stmt) -> None:
-        pass
+    def __init__(self, enter: Callable[[Stmt], bool], leave: Optional[Callable] = None):
+        self.enter = enter
+        self.leave = leave
 
     def visit(self, x) -> None:
         if isinstance(x, Stmt):
-            if self.enter(x) is not False:
+            if self.enter(x):
                 super().visit(x)
-            self.leave(x)
+            if self.leave is not None:
+                self.leave(x)
         elif isinstance(x, tuple):
             super().visit(x)
 
@@ -171,64 +170,34 @@ class StmtWalker(Visitor):
         self.visit(b.body)
 
 
-class _Children(StmtWalker):
-    def __init__(self, top: Stmt):
-        self.top = top
-        self.out: List[Stmt] = []
-
-    def enter(self, s):
-        if s is self.top:
-            return True
-        self.out.append(s)
-        return False
-
-
 def children(s: Stmt) -> List[Stmt]:
     """Direct statement children of ``s`` (a block's ``init`` is not entered)."""
-    walker = _Children(s)
-    walker.visit(s)
-    return walker.out
-
-
-class _Each(StmtWalker):
-    def __init__(self, f: Callable[[Stmt], None]):
-        self.f = f
-
-    def enter(self, s):
-        self.f(s)
-        return True
+    out: List[Stmt] = []
+    StmtWalker(lambda x: x is s or out.append(x)).visit(s)
+    return out
 
 
 def walk_stmts(s: Stmt, f: Callable[[Stmt], None]) -> None:
     """Call ``f`` on every statement under ``s``, parents first."""
-    _Each(f).visit(s)
-
-
-class _PathFinder(StmtWalker):
-    def __init__(self, match: Callable[[Stmt], bool]):
-        self.match = match
-        self.path: List[Stmt] = []
-        self.found: Optional[List[Stmt]] = None
-
-    def enter(self, s):
-        if self.found is not None:
-            return False
-        self.path.append(s)
-        if self.match(s):
-            self.found = list(self.path)
-            return False
-        return True
-
-    def leave(self, s):
-        if self.found is None:
-            self.path.pop()
+    StmtWalker(lambda x: f(x) or True).visit(s)
 
 
 def find_path(root: Stmt, match: Callable[[Stmt], bool]) -> Optional[List[Stmt]]:
     """The path ``[root, ..., node]`` to the first node satisfying ``match``."""
-    finder = _PathFinder(match)
-    finder.visit(root)
-    return finder.found
+    path: List[Stmt] = []
+    found: List[List[Stmt]] = []
+
+    def enter(x):
+        if found:
+            return False
+        path.append(x)
+        if match(x):
+            found.append(list(path))
+            return False
+        return True
+
+    StmtWalker(enter, lambda x: None if found else path.pop()).visit(root)
+    return found[0] if found else None
 
 
 def _with_child(parent: Stmt, old: Stmt, new: Optional[Stmt]) -> Stmt:
@@ -290,23 +259,18 @@ def loop_domains(path: Iterable[Stmt]) -> Dict[Var, Range]:
     return {s.loop_var: Range(s.min, s.extent) for s in path if isinstance(s, For)}
 
 
-class _ChildBlocks(StmtWalker):
-    def __init__(self, top: Stmt):
-        self.top = top
-        self.out: List[BlockRealize] = []
+def child_blocks(s: Stmt) -> List[BlockRealize]:
+    """The BlockRealizes under ``s`` not nested inside another block, in program order."""
+    out: List[BlockRealize] = []
 
-    def enter(self, s):
-        if isinstance(s, BlockRealize) and s is not self.top:
-            self.out.append(s)
+    def enter(x):
+        if isinstance(x, BlockRealize) and x is not s:
+            out.append(x)
             return False
         return True
 
-
-def child_blocks(s: Stmt) -> List[BlockRealize]:
-    """The BlockRealizes under ``s`` not nested inside another block, in program order."""
-    walker = _ChildBlocks(s)
-    walker.visit(s)
-    return walker.out
+    StmtWalker(enter).visit(s)
+    return out
 
 
 def exclusive_subtree(path: Sequence[Stmt]) -> int:
