@@ -31,21 +31,21 @@ def mm_unit_blockized(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float
     for i_0, j_0, k_0 in T.grid(7, 5, 3):
         with T.block("C_o"):
             vi_o, vj_o, vk_o = T.axis.remap("SSR", [i_0, j_0, k_0])
-            T.reads(C[vi_o, vj_o], A[vi_o, vk_o * 3:vk_o * 3 + 3],
-                    B[vk_o * 3:vk_o * 3 + 3, vj_o])
+            T.reads(A[vi_o, vk_o * 3:vk_o * 3 + 3], B[vk_o * 3:vk_o * 3 + 3, vj_o])
             T.writes(C[vi_o, vj_o])
             with T.init():
                 for i_1, j_1 in T.grid(1, 1):
                     with T.block("C_init"):
                         vi_init, vj_init = T.axis.remap("SS", [i_1, j_1])
                         T.reads()
-                        T.writes(C[vi_o, vj_o])
+                        T.writes(C[vi_o + vi_init, vj_o + vj_init])
                         C[vi_o + vi_init, vj_o + vj_init] = T.float32(0)
             for i_1, j_1, k_1 in T.grid(1, 1, 3):
                 with T.block("C"):
                     vi_i, vj_i, vk_i = T.axis.remap("SSR", [i_1, j_1, k_1])
-                    T.reads(C[vi_o, vj_o], A[vi_o, vk_o * 3 + vk_i], B[vk_o * 3 + vk_i, vj_o])
-                    T.writes(C[vi_o, vj_o])
+                    T.reads(C[vi_o + vi_i, vj_o + vj_i], A[vi_o + vi_i, vk_o * 3 + vk_i],
+                            B[vk_o * 3 + vk_i, vj_o + vj_i])
+                    T.writes(C[vi_o + vi_i, vj_o + vj_i])
                     C[vi_o + vi_i, vj_o + vj_i] = (C[vi_o + vi_i, vj_o + vj_i]
                                                    + A[vi_o + vi_i, vk_o * 3 + vk_i]
                                                    * B[vk_o * 3 + vk_i, vj_o + vj_i])
@@ -58,8 +58,7 @@ def mm_unit_blockized_folded(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5),
     for i_0, j_0, k_0 in T.grid(7, 5, 3):
         with T.block("C_o"):
             vi_o, vj_o, vk_o = T.axis.remap("SSR", [i_0, j_0, k_0])
-            T.reads(C[vi_o, vj_o], A[vi_o, vk_o * 3:vk_o * 3 + 3],
-                    B[vk_o * 3:vk_o * 3 + 3, vj_o])
+            T.reads(A[vi_o, vk_o * 3:vk_o * 3 + 3], B[vk_o * 3:vk_o * 3 + 3, vj_o])
             T.writes(C[vi_o, vj_o])
             with T.init():
                 with T.block("C_init"):
@@ -152,15 +151,14 @@ def mm_odd_tensorized(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float
     for i_0, j_0, k_0 in T.grid(7, 5, 3):
         with T.block("C_o"):
             vi_o, vj_o, vk_o = T.axis.remap("SSR", [i_0, j_0, k_0])
-            T.reads(C[vi_o, vj_o], A[vi_o, vk_o * 3:vk_o * 3 + 3],
-                    B[vk_o * 3:vk_o * 3 + 3, vj_o])
+            T.reads(A[vi_o, vk_o * 3:vk_o * 3 + 3], B[vk_o * 3:vk_o * 3 + 3, vj_o])
             T.writes(C[vi_o, vj_o])
             with T.init():
                 for i_1, j_1 in T.grid(1, 1):
                     with T.block("C_init"):
                         vi_init, vj_init = T.axis.remap("SS", [i_1, j_1])
                         T.reads()
-                        T.writes(C[vi_o, vj_o])
+                        T.writes(C[vi_o + vi_init, vj_o + vj_init])
                         C[vi_o + vi_init, vj_o + vj_init] = T.float32(0)
             C[vi_o, vj_o] = (C[vi_o, vj_o] + A[vi_o, vk_o * 3] * B[vk_o * 3, vj_o]
                              + A[vi_o, vk_o * 3 + 1] * B[vk_o * 3 + 1, vj_o]

@@ -275,7 +275,7 @@ def decompose_reduction_after(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,),
         for k in range(13):
             with T.block("B"):
                 vi, vk = T.axis.remap("SR", [i, k])
-                T.reads(A[vi, vk])
+                T.reads(B[vi], A[vi, vk])
                 T.writes(B[vi])
                 B[vi] = B[vi] + A[vi, vk]
 
@@ -289,7 +289,7 @@ def rfactor_after(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,), "float32"))
             with T.block("B_rf"):
                 vk_1, vi, vk_0 = T.axis.remap("SSR", [k_1, i, k_0])
                 T.where(k_0 * 4 + k_1 < 13)
-                T.reads(B_rf[vk_1, vi], A[vi, vk_0 * 4 + vk_1])
+                T.reads(A[vi, vk_0 * 4 + vk_1])
                 T.writes(B_rf[vk_1, vi])
                 with T.init():
                     B_rf[vk_1, vi] = T.float32(0)
@@ -297,7 +297,7 @@ def rfactor_after(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,), "float32"))
         for k_1 in range(4):
             with T.block("B"):
                 vi, vk_1 = T.axis.remap("SR", [i, k_1])
-                T.reads(B[vi], B_rf[vk_1, vi])
+                T.reads(B_rf[vk_1, vi])
                 T.writes(B[vi])
                 with T.init():
                     B[vi] = T.float32(0)
@@ -333,7 +333,7 @@ def blockize_reduction_after(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,), 
     for i in range(7):
         with T.block("B_o"):
             vi_o = T.axis.remap("S", [i])
-            T.reads(B[vi_o], A[vi_o, 0:13])
+            T.reads(A[vi_o, 0:13])
             T.writes(B[vi_o])
             with T.init():
                 with T.block("B_init"):

@@ -10,6 +10,14 @@ from typing import NamedTuple
 
 # DLPack type codes
 INT, UINT, FLOAT, HANDLE, BFLOAT = 0, 1, 2, 3, 4
+TYPE_CODE_NAMES = {INT: "int", UINT: "uint", FLOAT: "float", HANDLE: "handle", BFLOAT: "bfloat"}
+
+# Argument type codes of the packed calling convention (TVM's TVMArgTypeCode), shared by the
+# code generator (the checks in the generated C) and the runtime (packing, call_packed); the
+# codes below 3 are the DLPack codes above.
+ARG_INT, ARG_FLOAT, ARG_HANDLE, ARG_NULL, ARG_DLTENSOR, ARG_STR = INT, FLOAT, HANDLE, 4, 7, 11
+ARG_TYPE_NAMES = {ARG_INT: "int", ARG_FLOAT: "float", ARG_HANDLE: "handle", ARG_NULL: "null",
+                  ARG_DLTENSOR: "DLTensor*", ARG_STR: "str"}
 
 _RE = re.compile(r"^(int|uint|float|bfloat|bool|handle)(\d*)(?:x(\d+))?$")
 

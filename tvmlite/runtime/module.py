@@ -22,11 +22,12 @@ from functools import lru_cache
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..error import TVMError
+from ..ir import dtype as _dt
 from .ndarray import NDArray
 from .packed_func import CALLBACK_ADDRESS, PackedFunc, take_pending_error
 
 ENTRY_NAME = "__tvm_main__"
-_KIND_CODE = {"tensor": 7, "int": 0, "float": 2}
+_KIND_CODE = {"tensor": _dt.ARG_DLTENSOR, "int": _dt.ARG_INT, "float": _dt.ARG_FLOAT}
 _ARGV = ctypes.POINTER(ctypes.c_void_p)
 _CODES = ctypes.POINTER(ctypes.c_int32)
 
@@ -106,12 +107,13 @@ class CompiledFunc(PackedFunc):
         for i, x in enumerate(args):
             if n != self._n:  # the generated C reports the count mismatch
                 if isinstance(x, NDArray):
-                    a[i], codes[i] = x._dlptr, 7
+                    a[i], codes[i] = x._dlptr, _dt.ARG_DLTENSOR
                 elif isinstance(x, (int, float)):
                     box = ctypes.c_double(x) if isinstance(x, float) else ctypes.c_int64(x)
-                    a[i], codes[i] = ctypes.addressof(box), 2 if isinstance(x, float) else 0
+                    a[i] = ctypes.addressof(box)
+                    codes[i] = _dt.ARG_FLOAT if isinstance(x, float) else _dt.ARG_INT
                 else:
-                    a[i], codes[i] = None, 4
+                    a[i], codes[i] = None, _dt.ARG_NULL
                 keep.append(x if isinstance(x, NDArray) else a[i])
                 if isinstance(x, (int, float)):
                     keep.append(box)
@@ -120,7 +122,7 @@ class CompiledFunc(PackedFunc):
             if kind == "tensor":
                 if not isinstance(x, NDArray):
                     raise self._type_error(i, x)
-                a[i], codes[i] = x._dlptr, 7
+                a[i], codes[i] = x._dlptr, _dt.ARG_DLTENSOR
                 keep.append(x)
                 continue
             box = [ctypes.c_int64() if kind == "int" else ctypes.c_double()]

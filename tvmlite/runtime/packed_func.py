@@ -6,11 +6,13 @@ import threading
 from typing import Callable, Dict, Optional
 
 from ..error import TVMError
+from ..ir.dtype import ARG_DLTENSOR as DLTENSOR
+from ..ir.dtype import ARG_FLOAT as FLOAT
+from ..ir.dtype import ARG_HANDLE as HANDLE
+from ..ir.dtype import ARG_INT as INT
+from ..ir.dtype import ARG_STR as STR
 
 _REGISTRY: Dict[str, "PackedFunc"] = {}
-
-# type codes of the calling convention
-INT, FLOAT, HANDLE, DLTENSOR, STR = 0, 2, 3, 7, 11
 
 
 class PackedFunc:

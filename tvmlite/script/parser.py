@@ -17,12 +17,11 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from ..arith.linear import linear_form
 from ..deep_recursion import deep
 from ..error import DiagnosticError, TVMError
 from ..ir.module import IRModule
-from ..ir.structural import structural_equal
 from ..tir import op as _op
+from ..tir.analysis import block_access_regions
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
     IntImm,
@@ -34,7 +33,7 @@ from ..tir.expr import (
     Var,
 )
 from ..tir.function import PrimFunc
-from ..tir.functor import Visitor, post_order_visit, substitute
+from ..tir.functor import post_order_visit
 from ..tir.stmt import (
     Allocate,
     AssertStmt,
@@ -457,7 +456,8 @@ class _Parser:
             self.blocks.pop()
         reads, writes = frame.reads, frame.writes
         if reads is None or writes is None:
-            r, w = infer_access_regions(body, frame.init, frame.alloc_buffers)
+            dom = {iv.var: iv.dom for iv in frame.iter_vars}
+            r, w = block_access_regions(body, frame.init, frame.alloc_buffers, dom)
             reads = r if reads is None else reads
             writes = w if writes is None else writes
         pred = frame.where if frame.where is not None else IntImm("bool", 1)
@@ -848,69 +848,6 @@ _EXPR_CMPS = {
 
 
 # --------------------------------------------------------------------------- access regions
-def _same_terms(t1, t2) -> bool:
-    if len(t1) != len(t2):
-        return False
-    rest = list(t2)
-    for atom, coef in t1:
-        for j, (a2, c2) in enumerate(rest):
-            if c2 == coef and structural_equal(atom, a2, map_free_vars=False):
-                del rest[j]
-                break
-        else:
-            return False
-    return True
-
-
-def _bound(rng: Range, loops: Dict[Var, Range]):
-    """``(terms, lo, hi)`` with ``rng`` inside ``sum(terms) + [lo, hi]``, inner loops
-    relaxed."""
-    if not isinstance(rng.extent, IntImm):
-        return None
-    const, terms = linear_form(rng.min)
-    lo, hi = const, const + rng.extent.value - 1
-    base = []
-    for atom, coef in terms:
-        dom = loops.get(atom) if isinstance(atom, Var) else None
-        if dom is not None:
-            if not (isinstance(dom.min, IntImm) and isinstance(dom.extent, IntImm)):
-                return None
-            a, b = coef * dom.min.value, coef * (dom.min.value + dom.extent.value - 1)
-            lo, hi = lo + min(a, b), hi + max(a, b)
-        elif coef:
-            base.append((atom, coef))
-    return base, lo, hi
-
-
-def _cover(buf: Buffer, accesses: List[tuple], loops: Dict[Var, Range]) -> BufferRegion:
-    """The region covering ``accesses`` (tuples of Ranges) of ``buf``."""
-    ranges = []
-    for d in range(len(buf.shape)):
-        rs = [acc[d] for acc in accesses]
-        first = rs[0]
-        uses_loop = any(isinstance(v, Var) and v in loops
-                        for r in rs for v in _vars_of(r.min))
-        if not uses_loop and all(structural_equal(r, first, map_free_vars=False)
-                                 for r in rs[1:]):
-            ranges.append(first)
-            continue
-        bounds = [_bound(r, loops) for r in rs]
-        ok = all(b is not None for b in bounds) and all(
-            _same_terms(b[0], bounds[0][0]) for b in bounds[1:])
-        if not ok:
-            shape = buf.shape[d]
-            ranges.append(Range(_op.const(0, shape.dtype), shape))
-            continue
-        lo = min(b[1] for b in bounds)
-        hi = max(b[2] for b in bounds)
-        base = None
-        for atom, coef in bounds[0][0]:
-            term = atom if coef == 1 else _op.mul(atom, coef)
-            base = term if base is None else _op.add(base, term)
-        dtype = first.min.dtype
-        start = _op.const(lo, dtype) if base is None else _op.add(base, lo)
-        ranges.append(Range(start, _op.const(hi - lo + 1, dtype)))
-    return BufferRegion(buf, tuple(ranges))
 
 
 def _check_ndim(node, buf: Buffer, indices) -> None:
@@ -923,72 +860,3 @@ def _vars_of(e) -> list:
     out = []
     post_order_visit(e, lambda n: out.append(n) if isinstance(n, Var) else None)
     return out
-
-
-class _AccessCollector(Visitor):
-    def __init__(self):
-        self.reads: Dict[int, tuple] = {}
-        self.writes: Dict[int, tuple] = {}
-        self.loops: Dict[Var, Range] = {}
-        self.local: set = set()
-
-    @staticmethod
-    def _add(table, buf, ranges):
-        entry = table.get(id(buf))
-        if entry is None:
-            table[id(buf)] = (buf, [tuple(ranges)])
-        else:
-            entry[1].append(tuple(ranges))
-
-    @staticmethod
-    def _point(indices):
-        out = []
-        for i in indices:
-            if isinstance(i, Ramp) and isinstance(i.stride, IntImm) and i.stride.value == 1:
-                out.append(Range(i.base, _op.const(i.lanes, i.base.dtype)))
-            else:
-                out.append(Range(i, _op.const(1, i.dtype)))
-        return out
-
-    def visit_BufferLoad(self, e):
-        self.generic(e)
-        self._add(self.reads, e.buffer, self._point(e.indices))
-
-    def visit_BufferStore(self, s):
-        self.visit(s.value)
-        self.visit(s.indices)
-        self._add(self.writes, s.buffer, self._point(s.indices))
-
-    def visit_For(self, f):
-        self.loops[f.loop_var] = Range(f.min, f.extent)
-        self.generic(f)
-
-    def visit_BlockRealize(self, r):
-        self.visit(r.iter_values)
-        self.visit(r.predicate)
-        blk = r.block
-        vmap = {iv.var: v for iv, v in zip(blk.iter_vars, r.iter_values)}
-        for buf in blk.alloc_buffers:
-            self.local.add(id(buf))
-        for table, regions in ((self.reads, blk.reads), (self.writes, blk.writes)):
-            for reg in regions:
-                self._add(table, reg.buffer,
-                          [Range(substitute(x.min, vmap), substitute(x.extent, vmap))
-                           for x in reg.region])
-
-
-def infer_access_regions(body: Stmt, init: Optional[Stmt], alloc_buffers) -> tuple:
-    """TVM's read/write regions of a block: every buffer the body touches (except its own
-    allocations), a point when all accesses agree, else a bounding region; in a block with
-    an init (a reduction) the buffers it writes are not listed among its reads, as TVM does."""
-    col = _AccessCollector()
-    if init is not None:
-        col.visit(init)
-    col.visit(body)
-    local = col.local | {id(b) for b in alloc_buffers}
-    writes = [_cover(buf, accs, col.loops) for k, (buf, accs) in col.writes.items()
-              if k not in local]
-    reads = [_cover(buf, accs, col.loops) for k, (buf, accs) in col.reads.items()
-             if k not in local and (init is None or k not in col.writes)]
-    return tuple(reads), tuple(writes)
-

@@ -24,7 +24,6 @@ from ..tir.buffer import Buffer
 from ..tir.function import PrimFunc
 from .codegen_c_vector import VectorPrinterMixin
 
-TYPE_INT, TYPE_FLOAT, TYPE_HANDLE, TYPE_DLTENSOR = 0, 2, 3, 7
 STACK_ALLOC_LIMIT = 4096
 
 _C_KEYWORDS = frozenset("""
@@ -66,10 +65,8 @@ static TVML_UNUSED __attribute__((format(printf, 1, 2))) void tvml_set_err(const
 }
 
 static TVML_UNUSED const char* tvml_dtype_str(tvml_dtype_t t, char* buf, size_t n) {
-  const char* kind = t.code == 0 ? "int" : t.code == 1 ? (t.bits == 1 ? "bool" : "uint")
-                   : t.code == 2 ? "float" : t.code == 3 ? "handle" : t.code == 4 ? "bfloat"
-                   : "unknown";
-  if (t.code == 1 && t.bits == 1) snprintf(buf, n, "bool");
+  const char* kind = @DTYPE_NAMES@;
+  if (t.code == @UINT@ && t.bits == 1) snprintf(buf, n, "bool");
   else snprintf(buf, n, "%s%d", kind, (int)t.bits);
   if (t.lanes != 1) {
     size_t k = 0;
@@ -89,8 +86,7 @@ static TVML_UNUSED const char* tvml_dev_str(tvml_device_t d, char* buf, size_t n
 }
 
 static TVML_UNUSED const char* tvml_type_code_str(int32_t c) {
-  return c == 0 ? "int" : c == 2 ? "float" : c == 3 ? "handle" : c == 4 ? "null"
-       : c == 7 ? "DLTensor*" : c == 11 ? "str" : "object";
+  return @ARG_TYPE_NAMES@;
 }
 
 /* malloc: the result aliases no other pointer, so restrict arguments and workspaces are
@@ -101,6 +97,17 @@ static TVML_UNUSED __attribute__((malloc, assume_aligned(64))) void* tvml_alloc(
   return p;
 }
 """
+
+
+def _c_names(var: str, names: dict, default: str) -> str:
+    """A C conditional expression naming the code held in ``var``."""
+    return "".join(f'{var} == {c} ? "{n}" : ' for c, n in names.items()) + f'"{default}"'
+
+
+PREAMBLE = (PREAMBLE
+            .replace("@ARG_TYPE_NAMES@", _c_names("c", _dt.ARG_TYPE_NAMES, "object"))
+            .replace("@DTYPE_NAMES@", _c_names("t.code", _dt.TYPE_CODE_NAMES, "unknown"))
+            .replace("@UINT@", str(_dt.UINT)))
 
 # Parallel regions use the thread count the runtime sets when it loads the library
 # (TVM_NUM_THREADS or the physical cores, see runtime/threading.py); OpenMP's default otherwise.
@@ -395,7 +402,8 @@ class _FunctionPrinter(VectorPrinterMixin):
                                       or _dt.is_bool(dt)):
             raise TVMError(f"{self.symbol}: parameter {p.name} has unsupported dtype {dt}")
         is_f = _dt.is_float(dt)
-        code, kind, src = (TYPE_FLOAT, "float", "double") if is_f else (TYPE_INT, "int", "int64_t")
+        code, kind, src = ((_dt.ARG_FLOAT, "float", "double") if is_f
+                           else (_dt.ARG_INT, "int", "int64_t"))
         self.emit_fail(f"type_codes[{i}] != {code}",
                        f"{self.symbol}: Argument {_pct(p.name)} is expected to be {kind}, got "
                        f"%s", f"tvml_type_code_str(type_codes[{i}])")
@@ -408,7 +416,7 @@ class _FunctionPrinter(VectorPrinterMixin):
         self._tensor_names[buf] = t
         name = _pct(buf.name)
         sym = self.symbol
-        self.emit_fail(f"type_codes[{i}] != {TYPE_DLTENSOR}",
+        self.emit_fail(f"type_codes[{i}] != {_dt.ARG_DLTENSOR}",
                        f"{sym}: Argument {name} is expected to be a tensor (DLTensor*), got %s",
                        f"tvml_type_code_str(type_codes[{i}])")
         self.emit(f"DLTensor* {t} = (DLTensor*)args[{i}];")
@@ -649,21 +657,21 @@ class _FunctionPrinter(VectorPrinterMixin):
                 off = "" if _is_zero(a.elem_offset) else f" + ({self.expr(a.elem_offset)})"
                 self.emit(f"DLTensor {t} = {{(void*)({data}{off}), {{1, 0}}, {nd}, "
                           f"{{{code}, {bits}, {lanes}}}, {sh}, NULL, 0}};")
-                self.emit(f"{pa}[{k}] = &{t}; {pc}[{k}] = {TYPE_DLTENSOR};")
+                self.emit(f"{pa}[{k}] = &{t}; {pc}[{k}] = {_dt.ARG_DLTENSOR};")
             elif isinstance(a, E.StringImm):
                 self.emit(f"{pa}[{k}] = (void*){c_string(a.value)}; {pc}[{k}] = 11;")
             elif a.dtype == "handle":
                 h = self.fresh("ph")
                 self.emit(f"void* {h} = (void*)({self.expr(a)});")
-                self.emit(f"{pa}[{k}] = &{h}; {pc}[{k}] = {TYPE_HANDLE};")
+                self.emit(f"{pa}[{k}] = &{h}; {pc}[{k}] = {_dt.ARG_HANDLE};")
             elif _dt.is_float(a.dtype):
                 h = self.fresh("pf")
                 self.emit(f"double {h} = (double)({self.expr(a)});")
-                self.emit(f"{pa}[{k}] = &{h}; {pc}[{k}] = {TYPE_FLOAT};")
+                self.emit(f"{pa}[{k}] = &{h}; {pc}[{k}] = {_dt.ARG_FLOAT};")
             else:
                 h = self.fresh("pi")
                 self.emit(f"int64_t {h} = (int64_t)({self.expr(a)});")
-                self.emit(f"{pa}[{k}] = &{h}; {pc}[{k}] = {TYPE_INT};")
+                self.emit(f"{pa}[{k}] = &{h}; {pc}[{k}] = {_dt.ARG_INT};")
         name = c_string(fname)
         self.emit_fail("__tvmlite_packed_cb == 0",
                        f"{self.symbol}: call_packed({_pct(fname)}): no runtime to call into")

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..arith.linear import linear_form
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import op as _op
+from ..tir.analysis import block_access_regions
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
     EQ,
@@ -58,10 +58,8 @@ from ..tir.stmt import (
     SeqStmt,
     Stmt,
 )
-from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor, expr_equal
-
-# TVM leaves the output of a reduction block (one with an init) out of its reads.
-_REDUCTION_READS_OUTPUT = False
+from .graph import post_dfs_order
+from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
 
 
 @dataclass
@@ -81,33 +79,6 @@ class CreateInfo:
     op2block: Dict[Operation, str] = field(default_factory=dict)
     iter_var_map: Dict[IterVar, Tuple[IterVar, Var]] = field(default_factory=dict)
     ops: List[Operation] = field(default_factory=list)
-
-
-# ---------------------------------------------------------------------------- graph
-def _post_dfs_order(roots: Sequence[Operation]) -> List[Operation]:
-    order: List[Operation] = []
-    state: Dict[int, int] = {}  # 1 = visiting, 2 = done
-    for root in roots:
-        stack = [(root, iter(root.input_tensors))]
-        if state.get(id(root)) == 2:
-            continue
-        state[id(root)] = 1
-        while stack:
-            op, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                stack.pop()
-                state[id(op)] = 2
-                order.append(op)
-                continue
-            child = nxt.op
-            st = state.get(id(child))
-            if st == 1:
-                raise TVMError(f"operation {child.name} depends on itself (cycle in the graph)")
-            if st is None:
-                state[id(child)] = 1
-                stack.append((child, iter(child.input_tensors)))
-    return order
 
 
 # ---------------------------------------------------------------------------- rewriting
@@ -182,61 +153,6 @@ for _cls in _REBUILD:
     setattr(_Retype, "visit_" + _cls.__name__, _Retype._binary)
 
 
-def _split_const(e: PrimExpr):
-    """``base + c`` -> (base, c); a constant -> (None, c)."""
-    form = linear_form(e)
-    return form.to_expr(e.dtype, with_const=False), form.const
-
-
-def _same(a, b) -> bool:
-    if a is None or b is None:
-        return a is b
-    return expr_equal(a, b)
-
-
-class _AccessCollector(Visitor):
-    """Buffer accesses of a block body, in first-visit order."""
-
-    def __init__(self):
-        self.reads: Dict[Buffer, List[Tuple[PrimExpr, ...]]] = {}
-        self.writes: Dict[Buffer, List[Tuple[PrimExpr, ...]]] = {}
-
-    def visit_BufferLoad(self, e: BufferLoad):
-        self.generic(e)
-        self.reads.setdefault(e.buffer, []).append(e.indices)
-
-    def visit_BufferStore(self, s: BufferStore):
-        self.visit(s.value)
-        self.visit(s.indices)
-        self.writes.setdefault(s.buffer, []).append(s.indices)
-
-
-def _region(buf: Buffer, accesses: List[Tuple[PrimExpr, ...]]) -> BufferRegion:
-    """The bounding region of point accesses: per dimension, one index, indices differing by
-    constants, or else the whole dimension."""
-    ranges = []
-    for d, extent in enumerate(buf.shape):
-        idx = [a[d] for a in accesses]
-        first = idx[0]
-        if all(_same(x, first) for x in idx[1:]):
-            ranges.append(Range(first, IntImm(first.dtype, 1)))
-            continue
-        parts = [_split_const(x) for x in idx]
-        base = parts[0][0]
-        if all(_same(p[0], base) for p in parts[1:]):
-            lo = min(p[1] for p in parts)
-            hi = max(p[1] for p in parts)
-            dt = first.dtype
-            if base is None:
-                start = IntImm(dt, lo)
-            else:
-                start = _op.add(base, lo) if lo >= 0 else _op.sub(base, -lo)
-            ranges.append(Range(start, IntImm(dt, hi - lo + 1)))
-            continue
-        ranges.append(Range(IntImm(extent.dtype, 0), extent))
-    return BufferRegion(buf, tuple(ranges))
-
-
 def _full_region(buf: Buffer) -> BufferRegion:
     return BufferRegion.full_region(buf)
 
@@ -287,7 +203,7 @@ class _Builder:
         for a in self.args:
             if not isinstance(a, (Tensor, Var)):
                 raise TypeError(f"create_prim_func arguments must be Tensors or Vars, got {a!r}")
-        order = _post_dfs_order([t.op for t in self.arg_tensors + self.outputs])
+        order = post_dfs_order([t.op for t in self.arg_tensors + self.outputs])
         self.info.ops = order
         # Extern ops bring their own input buffers for placeholders (as TVM binds them).
         for op in order:
@@ -422,7 +338,8 @@ class _Builder:
         else:
             body = SeqStmt.flatten(*[_store(b, conv.convert(e), idx)
                                      for b, e in zip(outs, op.body)])
-        reads, writes = self._regions(body, init)
+        dom = {iv.var: iv.dom for iv in block_ivs}
+        reads, writes = block_access_regions(body, init, (), dom)
         name = self.fresh_block_name(op.name)
         self.info.op2block[op] = name
         annotations = self._annotations(op)
@@ -444,17 +361,6 @@ class _Builder:
                 v = type(v)(self.t2b.get(x, x) if isinstance(x, Tensor) else x for x in v)
             out[k] = v
         return out
-
-    def _regions(self, body: Stmt, init: Optional[Stmt]):
-        acc = _AccessCollector()
-        acc.visit(body)
-        writes = tuple(_region(b, a) for b, a in acc.writes.items())
-        reads = []
-        for b, a in acc.reads.items():
-            if init is not None and b in acc.writes and not _REDUCTION_READS_OUTPUT:
-                continue
-            reads.append(_region(b, a))
-        return tuple(reads), writes
 
     # ------------------------------------------------------------------ extern
     def extern_stmt(self, op: ExternOp) -> Stmt:

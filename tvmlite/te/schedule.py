@@ -20,6 +20,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..error import TVMError
 from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Var
 from ..tir.functor import Mutator, substitute
+from .graph import post_dfs_order
 from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
 
 # attach types (classic TE's AttachType)
@@ -343,22 +344,6 @@ def _replace_inputs(op: Operation, vmap: Dict[Tensor, Tensor]) -> Operation:
     return op
 
 
-def _post_order(ops: Sequence[Operation]) -> List[Operation]:
-    order, seen = [], set()
-
-    def visit(op):
-        if id(op) in seen:
-            return
-        seen.add(id(op))
-        for t in op.input_tensors:
-            visit(t.op)
-        order.append(op)
-
-    for o in ops:
-        visit(o)
-    return order
-
-
 class Schedule:
     """The schedule of a set of output operations (``te.create_schedule``)."""
 
@@ -372,7 +357,7 @@ class Schedule:
             self.outputs.append(o)
         self.stages: List[Stage] = []
         self.stage_map: Dict[Operation, Stage] = {}
-        for op in _post_order(self.outputs):
+        for op in post_dfs_order(self.outputs):
             st = Stage(op, self)
             st.is_output = any(op is o for o in self.outputs)
             self.stages.append(st)

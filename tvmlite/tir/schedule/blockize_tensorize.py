@@ -34,6 +34,7 @@ import dataclasses
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import op as _op
+from ..analysis import block_regions
 from ..buffer import Buffer
 from ..expr import (
     BufferLoad,
@@ -55,7 +56,6 @@ from .state import (
     ScheduleState,
     can_prove,
     const_value,
-    infer_block_regions,
     is_one,
     is_true,
     loop_domains,
@@ -173,7 +173,7 @@ def blockize(state: ScheduleState, loop_rv: LoopRV, preserve_unit_iters: bool = 
     body = substitute(block.body, vmap)
     new_inner = dataclasses.replace(block, iter_vars=tuple(in_ivs), body=body, init=None)
     dom = {iv.var: iv.dom for iv in out_ivs}
-    reads, writes = infer_block_regions(new_inner, dom)
+    reads, writes = block_regions(new_inner, dom)
     new_inner = dataclasses.replace(new_inner, reads=reads, writes=writes)
     nest: Stmt = BlockRealize(tuple(in_vals), in_pred, new_inner)
     for lp in reversed(loops):
@@ -183,7 +183,7 @@ def blockize(state: ScheduleState, loop_rv: LoopRV, preserve_unit_iters: bool = 
         init = _init_nest(state, block, loops, in_ivs, in_vals, vmap, dom, prim, what)
     name = state.fresh_block_name(block.name_hint + "_o")
     ob = Block(tuple(out_ivs), (), (), name, nest, init)
-    reads, writes = infer_block_regions(ob, outer)
+    reads, writes = block_regions(ob, outer)
     ob = dataclasses.replace(ob, reads=reads, writes=writes)
     replace(state, path, BlockRealize(tuple(out_vals), out_pred, ob))
     return BlockRV(name, state.func_name)
@@ -213,7 +213,7 @@ def _init_nest(state, block, loops, in_ivs, in_vals, vmap, dom, prim, what) -> S
     init_body = substitute(substitute(block.init, vmap), m)
     ib = Block(tuple(ivs), (), (), state.fresh_block_name(block.name_hint + "_init"),
                init_body)
-    reads, writes = infer_block_regions(ib, dom)
+    reads, writes = block_regions(ib, dom)
     # the init nest gets its own loop variables: a Var is defined by one loop only
     fresh = {lp.loop_var: Var(lp.loop_var.name, lp.loop_var.dtype) for lp in loops
              if lp.loop_var in sp_vars}

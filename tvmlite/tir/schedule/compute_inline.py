@@ -6,6 +6,7 @@ import dataclasses
 from typing import Dict, List, Optional
 
 from ...ir.structural import structural_equal
+from ..analysis import block_regions
 from ..expr import BufferLoad, IterVarType, Var
 from ..functor import Mutator, collect_vars, substitute
 from ..stmt import Block, BufferStore
@@ -18,7 +19,6 @@ from .state import (
     can_prove,
     child_blocks,
     exclusive_subtree,
-    infer_block_regions,
     remove_alloc,
     replace,
     scope_index,
@@ -70,7 +70,7 @@ class _InlineLoads(Mutator):
         b2 = self.generic(b)
         if b2 is b or not any(r.buffer is self.buf for r in b.reads):
             return b2
-        reads, _ = infer_block_regions(b2)
+        reads, _ = block_regions(b2)
         return dataclasses.replace(b2, reads=reads)
 
 
@@ -215,7 +215,7 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
 
     new_store = substitute(_Repl().visit(store), vmap)
     nb = dataclasses.replace(pblock, body=new_store)
-    reads, writes = infer_block_regions(nb)
+    reads, writes = block_regions(nb)
     nb = dataclasses.replace(nb, reads=reads, writes=writes)
     k = exclusive_subtree(path)
     replace(state, path[:k + 1], None)

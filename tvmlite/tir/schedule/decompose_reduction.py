@@ -1,6 +1,7 @@
 """``decompose_reduction``: give a reduction block's init its own block before a loop."""
 from __future__ import annotations
 
+from ..analysis import block_regions
 from ..stmt import SeqStmt
 from ..transform.lower_reduction_init import hoist_init
 from .error import fail
@@ -12,6 +13,7 @@ from .state import (
     find_path,
     loops_above,
     replace,
+    with_block,
 )
 
 
@@ -59,6 +61,8 @@ def decompose_reduction(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV
     if isinstance(res, str):
         raise fail(prim, what, res)
     _, nest, update = res
+    # without its init the update reads back what it writes (tir.analysis's convention)
+    update = with_block(update, reads=block_regions(update.block)[0])
     names = state.block_names()
     init_name = nest_name = block.name_hint + "_init"
     k = 1

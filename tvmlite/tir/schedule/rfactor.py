@@ -5,6 +5,7 @@ import dataclasses
 from typing import Callable, Dict, List, Tuple
 
 from .. import op as _op
+from ..analysis import block_regions
 from ..buffer import Buffer
 from ..expr import (
     Add,
@@ -31,7 +32,6 @@ from .state import (
     child_blocks,
     conj,
     find_path,
-    infer_block_regions,
     loop_domains,
     loops_above,
     replace,
@@ -179,7 +179,7 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
     rf_block_name = state.fresh_block_name(f"{block.name_hint}_rf")
     rf_block = Block(all_ivs, (), (), rf_block_name, rf_body, rf_init, (), (),
                      block.annotations)
-    reads, writes = infer_block_regions(rf_block)
+    reads, writes = block_regions(rf_block)
     rf_block = dataclasses.replace(rf_block, reads=reads, writes=writes)
     rf_realize = BlockRealize(all_vals, realize.predicate, rf_block)
 
@@ -224,7 +224,7 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
     wb_init = BufferStore(buf, identity, out_idx)
     wb_block = Block(tuple(wb_ivs), (), (), block.name_hint, wb_body, wb_init, (), (),
                      block.annotations)
-    reads, writes = infer_block_regions(wb_block)
+    reads, writes = block_regions(wb_block)
     wb_block = dataclasses.replace(wb_block, reads=reads, writes=writes)
     wb: Stmt = BlockRealize(tuple(wb_vals), pred, wb_block)
     for lp, nv in reversed(copied):

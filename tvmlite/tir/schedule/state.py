@@ -148,41 +148,56 @@ class ScheduleState:
 
 
 # --------------------------------------------------------------------------- tree utilities
+class StmtWalker(Visitor):
+    """A parents-first walk over the statements under a node (expressions, regions and a
+    block's ``init`` are not entered): ``enter(stmt)`` is called on each and a false result
+    skips the statement's children; ``leave(stmt)`` follows them."""
+
+    def __init__(self, enter: Callable[[Stmt], bool], leave: Optional[Callable] = None):
+        self.enter = enter
+        self.leave = leave
+
+    def visit(self, x) -> None:
+        if isinstance(x, Stmt):
+            if self.enter(x):
+                super().visit(x)
+            if self.leave is not None:
+                self.leave(x)
+        elif isinstance(x, tuple):
+            super().visit(x)
+
+    def visit_Block(self, b: Block) -> None:
+        self.visit(b.body)
+
+
 def children(s: Stmt) -> List[Stmt]:
     """Direct statement children of ``s`` (a block's ``init`` is not entered)."""
-    if isinstance(s, SeqStmt):
-        return list(s.seq)
-    if isinstance(s, BlockRealize):
-        return [s.block]
-    if isinstance(s, IfThenElse):
-        return [s.then_case] + ([s.else_case] if s.else_case is not None else [])
-    if isinstance(s, (For, Block, LetStmt, AttrStmt, Allocate, AssertStmt)):
-        return [s.body]
-    return []
+    out: List[Stmt] = []
+    StmtWalker(lambda x: x is s or out.append(x)).visit(s)
+    return out
 
 
 def walk_stmts(s: Stmt, f: Callable[[Stmt], None]) -> None:
     """Call ``f`` on every statement under ``s``, parents first."""
-    f(s)
-    for c in children(s):
-        walk_stmts(c, f)
+    StmtWalker(lambda x: f(x) or True).visit(s)
 
 
 def find_path(root: Stmt, match: Callable[[Stmt], bool]) -> Optional[List[Stmt]]:
     """The path ``[root, ..., node]`` to the first node satisfying ``match``."""
     path: List[Stmt] = []
+    found: List[List[Stmt]] = []
 
-    def rec(s):
-        path.append(s)
-        if match(s):
-            return True
-        for c in children(s):
-            if rec(c):
-                return True
-        path.pop()
-        return False
+    def enter(x):
+        if found:
+            return False
+        path.append(x)
+        if match(x):
+            found.append(list(path))
+            return False
+        return True
 
-    return list(path) if rec(root) else None
+    StmtWalker(enter, lambda x: None if found else path.pop()).visit(root)
+    return found[0] if found else None
 
 
 def _with_child(parent: Stmt, old: Stmt, new: Optional[Stmt]) -> Stmt:
@@ -248,15 +263,13 @@ def child_blocks(s: Stmt) -> List[BlockRealize]:
     """The BlockRealizes under ``s`` not nested inside another block, in program order."""
     out: List[BlockRealize] = []
 
-    def rec(x):
-        if isinstance(x, BlockRealize):
+    def enter(x):
+        if isinstance(x, BlockRealize) and x is not s:
             out.append(x)
-            return
-        for c in children(x):
-            rec(c)
+            return False
+        return True
 
-    for c in children(s) if isinstance(s, (Block, BlockRealize)) else [s]:
-        rec(c)
+    StmtWalker(enter).visit(s)
     return out
 
 
@@ -446,32 +459,6 @@ def buffers_read(block: Block) -> List[Buffer]:
         if all(b is not r.buffer for b in out):
             out.append(r.buffer)
     return out
-
-
-def infer_block_regions(block: Block, dom: Optional[Dict[Var, Range]] = None):
-    """Recompute a block's ``reads``/``writes`` from its body (regions in terms of its own
-    iterators). A buffer both written and read by an update (``C = C + ...``) is listed in
-    both, as TVM does."""
-    from ..stmt import BufferRegion
-
-    dom = dict(dom or {})
-    for iv in block.iter_vars:
-        dom[iv.var] = iv.dom
-    acc = collect_accesses(block)
-    out = []
-    for is_write in (False, True):
-        regs = []
-        seen: List[Buffer] = []
-        for a in acc:
-            if a.is_write == is_write and all(b is not a.buffer for b in seen):
-                seen.append(a.buffer)
-        for buf in seen:
-            region = []
-            for r in access_region(acc, buf, {}, dom, writes=is_write):
-                region.append(Range(r.min, r.extent))
-            regs.append(BufferRegion(buf, tuple(region)))
-        out.append(tuple(regs))
-    return out[0], out[1]
 
 
 def with_block(realize: BlockRealize, **changes) -> BlockRealize:

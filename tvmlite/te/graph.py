@@ -1,0 +1,44 @@
+"""Walks over the TE operation graph."""
+from __future__ import annotations
+
+from typing import Dict, List, Sequence
+
+from ..error import TVMError
+from .tensor import Operation
+
+
+def post_dfs_order(roots: Sequence[Operation]) -> List[Operation]:
+    """Every operation ``roots`` depend on (themselves included), each once, inputs before
+    their consumers (depth first, inputs in order; iterative, so deep graphs are fine).
+
+    Raises
+    ------
+    TVMError
+        When an operation depends on itself.
+    """
+    order: List[Operation] = []
+    state: Dict[int, int] = {}  # 1 = on the stack, 2 = done
+    for root in roots:
+        if state.get(id(root)) == 2:
+            continue
+        state[id(root)] = 1
+        stack = [(root, iter(root.input_tensors))]
+        while stack:
+            op, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                stack.pop()
+                state[id(op)] = 2
+                order.append(op)
+                continue
+            child = nxt.op
+            st = state.get(id(child))
+            if st == 1:
+                raise TVMError(f"operation {child.name} depends on itself (cycle in the graph)")
+            if st is None:
+                state[id(child)] = 1
+                stack.append((child, iter(child.input_tensors)))
+    return order
+
+
+__all__ = ["post_dfs_order"]
