@@ -518,7 +518,7 @@ def test_debug_mask_checks_and_rolls_back(monkeypatch):
     _build_matches(sch, shapes, out_shapes, ref)
 
     def broken_unroll(state, loop):  # a buggy primitive: duplicates the whole body
-        state.set_body(SeqStmt([state.body, state.body]))
+        state.set_body(SeqStmt((state.body, state.body)))
 
     monkeypatch.setattr(schedule_module._lk, "unroll", broken_unroll)
     _refuse(sch, lambda: sch.unroll(j), "debug_mask check failed", "two blocks",
