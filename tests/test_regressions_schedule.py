@@ -137,3 +137,90 @@ def test_te_rfactor_where_with_split():
         ko, ki = s[B].split(B.op.reduce_axis[0], factor=4)
         s.rfactor(B, ko)
     _check_te(make, sched, ref)
+
+
+# ---- reverse_compute_at: padding consumers, partial producers
+
+def _pad_chain(n=7, m=11):
+    def make():
+        A = te.placeholder((n,), name="A")
+        B = te.compute((n,), lambda i: A[i] * 2.0, name="B")
+        C = te.compute((m,), lambda i: tir.if_then_else(
+            tir.all(1 <= i, i < n + 1), B[i - 1], 0.5), name="C")
+        return [A, C], 1
+
+    def ref(a):
+        out = np.full(m, 0.5, "float32")
+        out[1:n + 1] = 2 * a
+        return out
+    return make, ref
+
+
+def test_reverse_compute_at_padding_consumer_is_refused():
+    make, _ = _pad_chain()
+    args, _ = make()
+    sch = Schedule(te.create_prim_func(args))
+    (i,) = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match=r'reverse_compute_at.*"C".*cover'):
+        sch.reverse_compute_at(sch.get_block("C"), i)
+
+
+def test_te_compute_at_padding_producer():
+    make, ref = _pad_chain()
+
+    def sched(s, args):
+        C = args[1]
+        B = C.op.input_tensors[0]
+        xo, _ = s[C].split(C.op.axis[0], factor=4)
+        s[B].compute_at(s[C], xo)
+    _check_te(make, sched, ref)
+
+
+def test_reverse_compute_at_under_producer_reduction_loop_is_refused():
+    def make():
+        A = te.placeholder((4, 5), name="A")
+        k = te.reduce_axis((0, 5), "k")
+        B = te.compute((4,), lambda i: te.sum(A[i, k], axis=k), name="B")
+        C = te.compute((4,), lambda i: B[i] * 2.0, name="C")
+        return [A, C], 1
+    args, _ = make()
+    sch = Schedule(te.create_prim_func(args))
+    _, k = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match=r'reverse_compute_at.*"C".*"k".*partial'):
+        sch.reverse_compute_at(sch.get_block("C"), k)
+    # at the spatial loop it is legal and right
+    _check_tir(make, lambda s: s.reverse_compute_at(
+        s.get_block("C"), s.get_loops(s.get_block("B"))[0]), lambda a: 2 * a.sum(axis=1))
+
+
+@pytest.mark.parametrize("factor", [1, 3])
+def test_reverse_compute_at_reduction_consumer(factor):
+    def make():
+        A = te.placeholder((7,), name="A")
+        k = te.reduce_axis((0, 7), "k")
+        B = te.compute((7,), lambda i: A[i] * 2.0, name="B")
+        C = te.compute((1,), lambda i: te.sum(B[k], axis=k), name="C")
+        return [A, C], 1
+
+    def sched(s):
+        (i,) = s.get_loops(s.get_block("B"))
+        io, _ = s.split(i, factors=[None, factor])
+        s.reverse_compute_at(s.get_block("C"), io)
+    _check_tir(make, sched, lambda a: np.array([2 * a.sum()], "float32"))
+
+
+def test_reverse_compute_at_symbolic_split():
+    n = tir.Var("n", "int32")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 2.0, name="B")
+    C = te.compute((n,), lambda i: B[i] + 1.0, name="C")
+    func = te.create_prim_func([A, C])
+    sch = Schedule(func)
+    (i,) = sch.get_loops(sch.get_block("B"))
+    io, _ = sch.split(i, factors=[None, 4])
+    sch.reverse_compute_at(sch.get_block("C"), io)
+    for size in (1, 9, 13):
+        a = np.random.default_rng(size).random(size, dtype=np.float32)
+        for mod in (tvm.IRModule({"main": func}), sch.mod):
+            (got,) = _run(mod, [a], [(size,)])
+            np.testing.assert_allclose(got, 2 * a + 1, rtol=1e-6)
