@@ -8,7 +8,6 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import te, tir
-from tvmlite.error import TVMError
 from tvmlite.tir.schedule import Schedule
 from tvmlite.tir.schedule.error import ScheduleError
 
@@ -224,3 +223,80 @@ def test_reverse_compute_at_symbolic_split():
         for mod in (tvm.IRModule({"main": func}), sch.mod):
             (got,) = _run(mod, [a], [(size,)])
             np.testing.assert_allclose(got, 2 * a + 1, rtol=1e-6)
+
+
+# ---- symbolic extents
+
+def _sym_sizes():
+    return (1, 6, 13)
+
+
+def _run_sym(mods, make_inputs, ref):
+    for m in _sym_sizes():
+        ins = make_inputs(m)
+        want = ref(*ins)
+        outs = [_run(mod, ins, [want.shape])[0] for mod in mods]
+        np.testing.assert_allclose(outs[0], want, rtol=1e-5, atol=1e-5)
+        for o in outs[1:]:
+            np.testing.assert_allclose(o, outs[0], rtol=1e-5, atol=1e-5)
+
+
+def _sym_row_sum():
+    n = tir.Var("n", "int32")
+    A = te.placeholder((5, n), name="A")
+    k = te.reduce_axis((0, n), "k")
+    B = te.compute((5,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    C = te.compute((5,), lambda i: B[i] * 2.0, name="C")
+    return A, B, C
+
+
+def test_compute_at_symbolic_reduction_extent():
+    A, B, C = _sym_row_sum()
+    func = te.create_prim_func([A, C])
+    sch = Schedule(func)
+    sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0])
+    assert "2147483647" not in sch.mod.script()
+    s = te.create_schedule(C.op)
+    s[B].compute_at(s[C], C.op.axis[0])
+    assert "2147483647" not in str(tvm.lower(s, [A, C]))
+    base = te.create_schedule(C.op)
+    rng = np.random.default_rng(1)
+    _run_sym([tvm.lower(base, [A, C]), sch.mod, tvm.lower(s, [A, C])],
+             lambda m: [rng.random((5, m), dtype=np.float32)], lambda a: 2 * a.sum(axis=1))
+
+
+def _sym_scale():
+    n = tir.Var("n", "int32")
+    A = te.placeholder((3, n), name="A")
+    B = te.compute((3, n), lambda i, j: A[i, j] * 2.0, name="B")
+    return A, B
+
+
+def test_fuse_symbolic_extent_with_caches():
+    A, B = _sym_scale()
+    func = te.create_prim_func([A, B])
+    sch = Schedule(func)
+    fo, _ = sch.split(sch.fuse(*sch.get_loops(sch.get_block("B"))), factors=[None, 8])
+    sch.compute_at(sch.cache_read(sch.get_block("B"), 0, "global"), fo)
+    sch.cache_write(sch.get_block("B"), 0, "global")
+    s = te.create_schedule(B.op)
+    AA = s.cache_read(A, "global", [B])
+    BB = s.cache_write(B, "global")
+    fo2, _ = s[B].split(s[B].fuse(*s[B].op.axis), factor=8)
+    s[BB].compute_at(s[B], fo2)
+    s[AA].compute_at(s[B], fo2)
+    lowered = [tvm.lower(sch.mod), tvm.lower(s, [A, B])]
+    for m in lowered:
+        assert "2147483648" not in str(m) and "allocate([0]" not in str(m)
+    base = te.create_schedule(B.op)
+    rng = np.random.default_rng(2)
+    _run_sym([tvm.lower(base, [A, B])] + lowered,
+             lambda m: [rng.random((3, m), dtype=np.float32)], lambda a: 2 * a)
+
+
+def test_fuse_extent_beyond_int32_is_refused():
+    A = te.placeholder((1 << 16, 1 << 16), name="A", dtype="int8")
+    B = te.compute(A.shape, lambda i, j: A[i, j] + tir.const(1, "int8"), name="B")
+    sch = Schedule(te.create_prim_func([A, B]))
+    with pytest.raises(ScheduleError, match=r'fuse.*"i".*does not fit'):
+        sch.fuse(*sch.get_loops(sch.get_block("B")))

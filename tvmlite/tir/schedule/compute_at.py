@@ -258,13 +258,8 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
     for _k, (iv, (mn, ext, constrained)) in enumerate(zip(block.iter_vars, ranges)):
         ext = simplify(ext, outer)
         true_ext = ext
-        if not isinstance(ext, IntImm):
-            hi = ana.const_int_bound(ext).max_value
-            dmax = const_value(simplify(iv.dom.extent, outer))
-            if dmax is not None and (hi is None or hi > dmax):
-                hi = dmax
-            if hi is not None and abs(hi) < (1 << 40):
-                ext = IntImm(ext.dtype, max(int(hi), 1))
+        if not isinstance(ext, IntImm) and collect_vars(ext) & set(outer):
+            ext = _loop_extent(ext, simplify(iv.dom.extent, outer), outer, ana)
         dt = iv.var.dtype
         if const_value(ext) == 1 and not preserve_unit_loops:
             val = simplify(mn, dom)
@@ -322,6 +317,29 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
     new_body = SeqStmt.flatten(*items[:pos], nest, *items[pos:])
     replace(state, lpath, with_loop_body(loop, new_body))
     return [LoopRV(lp.loop_var, loop_rv.func_name) for lp in new_loops]
+
+
+def _loop_extent(ext: PrimExpr, dom_ext: PrimExpr, outer: Dict[Var, Range], ana) -> PrimExpr:
+    """A loop extent covering ``ext`` (which varies with the loops in ``outer``) at every
+    iteration: a constant when one is known, else a bound symbolic in the function's
+    parameters only, never above the iterator's domain extent ``dom_ext``. The loop's
+    iterations past ``ext`` are cut by the block predicate. A bound that only the dtype
+    gives (``2**31 - 1`` for an int32 parameter) is no bound."""
+    from ...arith import eval_set
+    from ...ir.dtype import bits as dtype_bits
+
+    dmax = const_value(dom_ext)
+    bits = dtype_bits(ext.dtype)
+    hi = ana.const_int_bound(ext).max_value
+    if hi is not None and hi < (1 << (bits - 2)):
+        return IntImm(ext.dtype, max(min(int(hi), dmax) if dmax is not None else int(hi), 1))
+    if dmax is not None:
+        return IntImm(ext.dtype, max(dmax, 1))
+    up = eval_set(ext, outer).max_value
+    if isinstance(up, PrimExpr) and not (collect_vars(up) & set(outer)) and can_prove(
+            _op.le(up, dom_ext), outer):
+        return simplify(up, outer)
+    return dom_ext
 
 
 def _check_complete_producers(producers, lpath, prim: str, what: str) -> None:
