@@ -300,3 +300,65 @@ def test_fuse_extent_beyond_int32_is_refused():
     sch = Schedule(te.create_prim_func([A, B]))
     with pytest.raises(ScheduleError, match=r'fuse.*"i".*does not fit'):
         sch.fuse(*sch.get_loops(sch.get_block("B")))
+
+
+# ---- reduction init hoisting keeps the spatial part of the block predicate
+
+def _guarded_row_sum():
+    from tvmlite.script import tir as T
+
+    @T.prim_func
+    def func(A: T.Buffer((5, 4), "float32"), B: T.Buffer((4,), "float32")):
+        for io, k in T.grid(5, 4):
+            with T.block("B"):
+                vi = T.axis.spatial(4, io)
+                vk = T.axis.reduce(4, k)
+                T.where(io * 4 + k < 16)  # excludes io == 4 at every k, also at k == 0
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+    return func
+
+
+@pytest.mark.parametrize("decompose", [False, True])
+def test_reduction_init_keeps_predicate_over_outer_loops(decompose):
+    func = _guarded_row_sum()
+    mod = tvm.IRModule({"main": func})
+    if decompose:
+        sch = Schedule(func)
+        sch.decompose_reduction(sch.get_block("B"), sch.get_loops(sch.get_block("B"))[1])
+        mod = sch.mod
+    a = np.random.default_rng(3).random((5, 4), dtype=np.float32)
+    with tvm.transform.PassContext(config={"tir.instrument_bound_checkers": True}):
+        f = tvm.build(mod, target="llvm")
+    b = tvm.nd.array(np.full(4, GARBAGE, "float32"))
+    f(tvm.nd.array(a), b)  # an init of B[4] is out of bounds: TVMError
+    np.testing.assert_allclose(b.numpy(), a[:4].sum(axis=1), rtol=1e-6)
+
+
+def test_split_rfactor_compute_at_matches_unscheduled():
+    def make():
+        A = te.placeholder((13, 17), name="A")
+        k = te.reduce_axis((0, 17), "k")
+        B = te.compute((13,), lambda i: te.sum(A[i, k], axis=k, init=0.25), name="B")
+        return [A, B], 1
+
+    def ref(a):
+        return a.sum(axis=1) + 0.25
+
+    def te_sched(s, args):
+        B = args[1]
+        _, ki = s[B].split(B.op.reduce_axis[0], factor=4)
+        BF = s.rfactor(B, ki, factor_axis=1)
+        io, _ = s[B].split(s[B].op.axis[0], factor=3)
+        s[BF].compute_at(s[B], io)
+
+    def tir_sched(s):
+        i, k = s.get_loops(s.get_block("B"))
+        ko, ki = s.split(k, factors=[None, 4])
+        s.reorder(ko, ki, i)
+        rf = s.rfactor(ki, 1)
+        io, _ = s.split(s.get_loops(s.get_block("B"))[0], factors=[None, 3])
+        s.compute_at(rf, io)
+    _check_te(make, te_sched, ref)
+    _check_tir(make, tir_sched, ref)
