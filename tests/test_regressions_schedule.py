@@ -8,6 +8,7 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import te, tir
+from tvmlite.error import TVMError
 from tvmlite.tir.schedule import Schedule
 from tvmlite.tir.schedule.error import ScheduleError
 
@@ -362,3 +363,45 @@ def test_split_rfactor_compute_at_matches_unscheduled():
         s.compute_at(rf, io)
     _check_te(make, te_sched, ref)
     _check_tir(make, tir_sched, ref)
+
+
+# ---- TE reorder, then cache_write of a reduction
+
+def _row_sum(n=7, m=9):
+    def make():
+        A = te.placeholder((n, m), name="A")
+        k = te.reduce_axis((0, m), "k")
+        B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k, init=0.5), name="B")
+        return [A, B], 1
+    return make, lambda a: a.sum(axis=1) + 0.5
+
+
+@pytest.mark.parametrize("order", ["identity", "reduce_outer"])
+def test_reorder_then_cache_write(order):
+    make, ref = _row_sum()
+
+    def te_sched(s, args):
+        B = args[1]
+        i, k = B.op.axis[0], B.op.reduce_axis[0]
+        s[B].reorder(*((i, k) if order == "identity" else (k, i)))
+        BC = s.cache_write(B, "global")
+        io, _ = s[B].split(s[B].op.axis[0], factor=3)
+        if order == "identity":
+            s[BC].compute_at(s[B], io)
+
+    def tir_sched(s):
+        i, k = s.get_loops(s.get_block("B"))
+        s.reorder(*((i, k) if order == "identity" else (k, i)))
+        s.cache_write(s.get_block("B"), 0, "global")
+    _check_te(make, te_sched, ref)
+    _check_tir(make, tir_sched, ref)
+
+
+def test_cache_write_after_split_is_a_clear_error():
+    make, _ = _row_sum()
+    args, _ = make()
+    B = args[1]
+    s = te.create_schedule(B.op)
+    s[B].split(B.op.axis[0], factor=2)
+    with pytest.raises(TVMError, match="cache_write"):
+        s.cache_write(B, "global")
