@@ -359,7 +359,7 @@ def _check_complete_producers(producers, lpath, prim: str, what: str) -> None:
                            "ends")
 
 
-_ENUMERATE_LIMIT = 1 << 16
+_ENUMERATE_LIMIT = 1 << 14
 
 
 def _check_covered(block, spans, lpath, prim: str, what: str) -> None:
