@@ -2,8 +2,10 @@
 
 GCC 12.2 at ``-O3 -march=native`` if-converts and vectorizes this 4x5 nest after peeling the
 outer loop completely and reuses the first row's blend mask for every row: 6 of 20 outputs
-wrong from correct C. The backend's flags (``BASE_FLAGS``) must keep it away, for the exact
-kernel and for the same program written in TE."""
+wrong from correct C. The backend's flags (``BASE_FLAGS``) must keep it away: the exact
+kernel (restrict parameters, as in the report) is compiled with them and fails without
+``-fno-tree-loop-if-convert``; the same program written in TE guards the generated C, whose
+shape (restrict locals after the argument checks) may change."""
 import ctypes
 
 import numpy as np
