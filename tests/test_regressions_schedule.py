@@ -405,3 +405,23 @@ def test_cache_write_after_split_is_a_clear_error():
     s[B].split(B.op.axis[0], factor=2)
     with pytest.raises(TVMError, match="cache_write"):
         s.cache_write(B, "global")
+
+
+@pytest.mark.parametrize("symbolic", [False, True])
+@pytest.mark.parametrize("at", [0, 1, 2])
+def test_reverse_compute_at_2d_tiles_still_allowed(symbolic, at):
+    """The coverage check must not refuse ordinary tiles (constant or symbolic shapes)."""
+    n = tir.Var("n", "int32") if symbolic else 13
+    m = tir.Var("m", "int32") if symbolic else 11
+    A = te.placeholder((n, m), name="A")
+    B = te.compute((n, m), lambda i, j: A[i, j] * 2.0, name="B")
+    C = te.compute((n, m), lambda i, j: B[i, j] + 1.0, name="C")
+    sch = Schedule(te.create_prim_func([A, C]))
+    i, j = sch.get_loops(sch.get_block("B"))
+    io, ii = sch.split(i, factors=[None, 4])
+    jo, ji = sch.split(j, factors=[None, 3])
+    sch.reorder(io, jo, ii, ji)
+    sch.reverse_compute_at(sch.get_block("C"), [io, jo, ii][at])
+    a = np.random.default_rng(at).random((13, 11), dtype=np.float32)
+    (got,) = _run(sch.mod, [a], [(13, 11)])
+    np.testing.assert_allclose(got, 2 * a + 1, rtol=1e-6)
