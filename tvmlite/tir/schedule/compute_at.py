@@ -331,7 +331,16 @@ def _loop_extent(ext: PrimExpr, dom_ext: PrimExpr, outer: Dict[Var, Range], ana)
     dmax = const_value(dom_ext)
     bits = dtype_bits(ext.dtype)
     hi = ana.const_int_bound(ext).max_value
-    if hi is not None and hi < (1 << (bits - 2)):
+    # a constant bound is real when it does not come from the parameters' dtype range: it
+    # stays the same with every parameter confined to a small range
+    params = set(collect_vars(ext))
+    for r in outer.values():
+        params |= collect_vars(r.min) | collect_vars(r.extent)
+    params -= set(outer)
+    small = analyzer({**{v: Range(IntImm(v.dtype, 0), IntImm(v.dtype, 1 << 12))
+                         for v in params}, **outer})
+    if hi is not None and hi < (1 << (bits - 2)) and (
+            not params or small.const_int_bound(ext).max_value == hi):
         return IntImm(ext.dtype, max(min(int(hi), dmax) if dmax is not None else int(hi), 1))
     if dmax is not None:
         return IntImm(ext.dtype, max(dmax, 1))
