@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ..ir import dtype as _dt
 from ..ir.structural import structural_equal
 from ..tir import op as _op
 from ..tir.expr import (
@@ -311,6 +312,16 @@ def _combine(sets, analyzer, is_union):
     return IntervalSet(lo, hi)
 
 
+def _at_dtype_limit(s: IntervalSet) -> bool:
+    """An end at its dtype's limit is no bound: it only says the analysis knew nothing (e.g.
+    ``floormod(x, n)`` with ``n`` of unknown sign); its extent would wrap around the dtype."""
+    for e in (s.min_value, s.max_value):
+        bits = _dt.bits(e.dtype) if isinstance(e, IntImm) else 0
+        if bits >= 32 and abs(e.value) >= (1 << (bits - 1)) - 1:
+            return True
+    return False
+
+
 def relax_region(indices: Sequence, dom_map: DomMap,
                  analyzer: Optional[Simplifier] = None) -> List[Range]:
     """The region ``[min, min + extent)`` per dimension that a buffer access at ``indices``
@@ -323,7 +334,7 @@ def relax_region(indices: Sequence, dom_map: DomMap,
                        eval_set(_op.sub(_op.add(idx.min, idx.extent), 1), dom_map, ana)], ana)
         else:
             s = eval_set(idx, dom_map, ana)
-        if not (s.has_lower_bound() and s.has_upper_bound()):
+        if not (s.has_lower_bound() and s.has_upper_bound()) or _at_dtype_limit(s):
             raise ValueError(f"cannot bound access index #{len(out)} over the given domains")
         out.append(s.to_range(ana))
     return out

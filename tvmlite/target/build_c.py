@@ -10,8 +10,15 @@ from ..tir.function import PrimFunc
 from .codegen_c import CodeGenC, explain_symbol_clash
 from .target import Target
 
+# -fno-tree-loop-if-convert: GCC 12.2 at -O3 -march=native miscompiles loops whose body is a
+# select (``o[i*5+j] = (float)i > a[..] ? a[..] : b[..]`` in a 4x5 nest: it peels the outer
+# loop, if-converts and vectorizes, and reuses the first row's blend mask for every row; see
+# tests/test_target_build_c_miscompile.py). Not if-converting keeps such loops scalar and
+# keeps GCC's loop vectorizer for straight-line loops, which schedules without an explicit
+# ``vectorize`` rely on (-fno-tree-loop-vectorize costs 7-11x on the book's reorder/parallel
+# matmul); tvmlite vectorizes guarded and select code itself (masked or lane loops).
 BASE_FLAGS = ("-O3", "-std=gnu11", "-fPIC", "-shared", "-ffp-contract=fast", "-fno-math-errno",
-              "-Wno-unused-label", "-Wno-unused-variable")
+              "-fno-tree-loop-if-convert", "-Wno-unused-label", "-Wno-unused-variable")
 # added only when the code has a parallel loop: linking libgomp costs ~20 ms of build time
 OPENMP_FLAG = "-fopenmp"
 

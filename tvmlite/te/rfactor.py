@@ -85,11 +85,16 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
     cond = _op.logical_and(body0.condition, _op.all(*conds)) if conds else body0.condition
     src = tuple(substitute(s, vmap) for s in body0.source)
     cond = substitute(cond, {**vmap, **leaf_map})
-    init = tuple(substitute(s, vmap) for s in body0.init)
-    bodies = [Reduce(body0.combiner, src, tuple(red), cond, i, init) if red else
-              src[i] for i in range(len(op.body))]
-    if not red:  # nothing left to reduce: BF is elementwise
+    # Partials start from the reducer's identity; a user ``init`` belongs to the final stage
+    # only (once per output element, as classic TVM does), never to every partial.
+    ident = body0.combiner.identity_element
+    if red:
+        bodies = [Reduce(body0.combiner, src, tuple(red), cond, i, ())
+                  for i in range(len(op.body))]
+    elif _is_true(cond):  # nothing left to reduce: BF is elementwise
         bodies = list(src)
+    else:  # ... but keeps the condition: a masked-out partial is the identity
+        bodies = [_op.if_then_else(cond, src[i], ident[i]) for i in range(len(op.body))]
     bf = ComputeOp(op.name + ".rf", op.tag, op.attrs, bf_axis, bodies)
     # B now reduces BF over the factored axis
     rv = IterVar(Range(IntImm("int32", 0), IntImm("int32", ext[axis])),
@@ -97,7 +102,7 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
     idx = [iv.var for iv in op.axis]
     loads = tuple(bf.output(i)(*(idx[:factor_axis] + [rv.var] + idx[factor_axis:]))
                   for i in range(bf.num_outputs))
-    new_bodies = [Reduce(body0.combiner, loads, (rv,), IntImm("bool", 1), i, ())
+    new_bodies = [Reduce(body0.combiner, loads, (rv,), IntImm("bool", 1), i, body0.init)
                   for i in range(len(op.body))]
     new_op = ComputeOp(op.name, op.tag, op.attrs, op.axis, new_bodies)
     # stage bookkeeping
@@ -120,6 +125,10 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
     sch._replace_dataflow({o: new_op.output(i) for i, o in enumerate(old_outs)}, pos + 2)
     outs = [bf.output(i) for i in range(bf.num_outputs)]
     return outs[0] if len(outs) == 1 else outs
+
+
+def _is_true(cond) -> bool:
+    return isinstance(cond, IntImm) and bool(cond.value)
 
 
 def _touches_reduce(entry) -> bool:

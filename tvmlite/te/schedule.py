@@ -461,6 +461,15 @@ class Schedule:
         self._set_op(st, copy)
         st.all_iter_vars = list(op.axis)
         st.leaf_iter_vars = list(op.axis)
+        # a reorder made before (the only structural call allowed here) moves with the
+        # computation, onto the cache's IterVars; the copy-out stage starts afresh
+        ivmap = dict(zip(op.axis, new_axis))
+        for entry in st._log:
+            if entry[0] != "reorder":
+                raise TVMError(f"cache_write: schedule {op.name} after cache_write, not "
+                               f"before ({entry[0]} was called first)")
+            cst.reorder(*[ivmap.get(iv, iv) for iv in entry[1]])
+        st._log = []
         self._replace_dataflow({o: copy.output(i) for i, o in enumerate(old_outs)}, pos + 2)
         outs = [cache_op.output(i) for i in range(cache_op.num_outputs)]
         return outs[0] if len(outs) == 1 else outs

@@ -6,7 +6,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from .. import op as _op
 from ..buffer import Buffer
-from ..expr import IntImm, PrimExpr, Range, Var
+from ..expr import IntImm, IterVarType, PrimExpr, Range, Var
 from ..functor import collect_vars, substitute
 from ..stmt import BlockRealize, For, ForKind, SeqStmt, Stmt
 from .error import fail
@@ -25,6 +25,7 @@ from .state import (
     const_value,
     exclusive_subtree,
     find_path,
+    is_reduction_block,
     is_true,
     loop_domains,
     realize_accesses,
@@ -197,6 +198,7 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
                 related.extend(r for r in inside if all(r is not x for x in related))
         if not related:
             raise fail(prim, what, "no producer of the block is under the loop")
+        _check_complete_producers(related, lpath, prim, what)
         for b in written:
             readers = [r for r in others if any(x is b for x in buffers_read(r.block))]
             for r in readers:
@@ -252,15 +254,12 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
     ana = analyzer(outer)
     dom = dict(outer)
     values, new_loops, pred = [], [], IntImm("bool", 1)
+    spans = []  # (iterator, min, true extent, extent of the new loop) of constrained iterators
     for _k, (iv, (mn, ext, constrained)) in enumerate(zip(block.iter_vars, ranges)):
         ext = simplify(ext, outer)
-        if not isinstance(ext, IntImm):
-            hi = ana.const_int_bound(ext).max_value
-            dmax = const_value(simplify(iv.dom.extent, outer))
-            if dmax is not None and (hi is None or hi > dmax):
-                hi = dmax
-            if hi is not None and abs(hi) < (1 << 40):
-                ext = IntImm(ext.dtype, max(int(hi), 1))
+        true_ext = ext
+        if not isinstance(ext, IntImm) and collect_vars(ext) & set(outer):
+            ext = _loop_extent(ext, simplify(iv.dom.extent, outer), outer, ana)
         dt = iv.var.dtype
         if const_value(ext) == 1 and not preserve_unit_loops:
             val = simplify(mn, dom)
@@ -271,11 +270,14 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
             val = simplify(_op.add(mn, v), dom)
         values.append(val)
         if constrained:
+            spans.append((iv, simplify(mn, outer), true_ext, ext))
             lo_c = _op.ge(val, iv.dom.min)
             hi_c = _op.lt(val, _op.add(iv.dom.min, iv.dom.extent))
             for c in (lo_c, hi_c):
                 if not can_prove(c, dom):
                     pred = conj(pred, c)
+    if reverse:
+        _check_covered(block, spans, lpath, prim, what)
     # carry the block's own predicate (e.g. a guard from a split reduction loop) over to the
     # new loops, through iterators bound to a single loop variable
     if not is_true(realize.predicate):
@@ -317,3 +319,202 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
     new_body = SeqStmt.flatten(*items[:pos], nest, *items[pos:])
     replace(state, lpath, with_loop_body(loop, new_body))
     return [LoopRV(lp.loop_var, loop_rv.func_name) for lp in new_loops]
+
+
+def _loop_extent(ext: PrimExpr, dom_ext: PrimExpr, outer: Dict[Var, Range], ana) -> PrimExpr:
+    """A loop extent covering ``ext`` (which varies with the loops in ``outer``) at every
+    iteration: a constant when one is known, else a bound symbolic in the function's
+    parameters only, never above the iterator's domain extent ``dom_ext``. The loop's
+    iterations past ``ext`` are cut by the block predicate. A bound that only the dtype
+    gives (``2**31 - 1`` for an int32 parameter) is no bound."""
+    from ...arith import eval_set
+    from ...ir.dtype import bits as dtype_bits
+
+    dmax = const_value(dom_ext)
+    bits = dtype_bits(ext.dtype)
+    hi = ana.const_int_bound(ext).max_value
+    # a constant bound is real when it does not come from the parameters' dtype range: it
+    # stays the same with every parameter confined to a small range
+    params = set(collect_vars(ext))
+    for r in outer.values():
+        params |= collect_vars(r.min) | collect_vars(r.extent)
+    params -= set(outer)
+    small = analyzer({**{v: Range(IntImm(v.dtype, 0), IntImm(v.dtype, 1 << 12))
+                         for v in params}, **outer})
+    if hi is not None and hi < (1 << (bits - 2)) and (
+            not params or small.const_int_bound(ext).max_value == hi):
+        return IntImm(ext.dtype, max(min(int(hi), dmax) if dmax is not None else int(hi), 1))
+    if dmax is not None:
+        return IntImm(ext.dtype, max(dmax, 1))
+    up = eval_set(ext, outer).max_value
+    if isinstance(up, PrimExpr) and not (collect_vars(up) & set(outer)) and can_prove(
+            _op.le(up, dom_ext), outer):
+        return simplify(up, outer)
+    return dom_ext
+
+
+def _check_complete_producers(producers, lpath, prim: str, what: str) -> None:
+    """A consumer moved under a loop reads, per iteration, what its producers wrote in that
+    iteration; that must be final. A reduction producer whose reduction iterators the loop (or
+    a loop around it) drives holds partial values until the loop ends."""
+    loop_vars = {x.loop_var for x in lpath if isinstance(x, For)}
+    for r in producers:
+        for iv, val in zip(r.block.iter_vars, r.iter_values):
+            if iv.iter_type != IterVarType.CommReduce:
+                continue
+            hit = collect_vars(val) & loop_vars
+            if hit:
+                raise fail(prim, what, f'loop "{next(iter(hit)).name}" drives reduction '
+                           f'iterator "{iv.var.name}" of producer block '
+                           f'"{r.block.name_hint}", whose values are partial until that loop '
+                           "ends")
+
+
+_ENUMERATE_LIMIT = 1 << 14
+
+
+def _check_covered(block, spans, lpath, prim: str, what: str) -> None:
+    """The iterations a consumer gets under the loop (one range per constrained iterator,
+    solved from what each iteration produces) must together cover its whole domain: an
+    iteration that reads nothing produced under the loop (a padding element) would otherwise
+    never run. A reduction consumer must moreover get each iteration exactly once."""
+    if not spans:
+        return
+    loops = [x for x in lpath if isinstance(x, For)]
+    reduction = is_reduction_block(block)
+    if all(const_value(lp.extent) is not None and const_value(lp.min) is not None
+           for lp in loops) and all(const_value(iv.dom.extent) is not None
+                                     and const_value(iv.dom.min) is not None
+                                     for iv, *_ in spans):
+        n_iter = 1
+        for lp in loops:
+            n_iter *= max(const_value(lp.extent), 0)
+        n_dom = 1
+        for iv, *_ in spans:
+            n_dom *= max(const_value(iv.dom.extent), 0)
+        if n_iter <= _ENUMERATE_LIMIT and n_dom <= 64 * _ENUMERATE_LIMIT:
+            ok = _covered_by_enumeration(loops, spans, reduction)
+            if ok is not None:
+                if not ok:
+                    raise fail(prim, what, _cover_reason(reduction))
+                return
+    if not _covered_linear(loops, spans, reduction):
+        raise fail(prim, what, _cover_reason(reduction) + " (or it cannot be proved)")
+
+
+def _cover_reason(reduction: bool) -> str:
+    if reduction:
+        return ("the loop's iterations would not run each iteration of the reduction block "
+                "exactly once")
+    return ("the loop's iterations do not cover the block's whole domain (some of its "
+            "elements, e.g. padding, read nothing produced under the loop and would never "
+            "be written)")
+
+
+def _covered_by_enumeration(loops, spans, reduction: bool):
+    """Exact check for constant loop nests: mark each iteration's box; None if an extent
+    cannot be evaluated."""
+    import itertools
+
+    import numpy as np
+
+    from ...runtime.interpreter import Interpreter
+
+    interp = Interpreter()
+    fns = [(interp.expr(mn), interp.expr(te), interp.expr(ne)) for _, mn, te, ne in spans]
+    lo = [const_value(iv.dom.min) for iv, *_ in spans]
+    shape = tuple(const_value(iv.dom.extent) for iv, *_ in spans)
+    true_hits = np.zeros(shape, np.int64)
+    run_hits = np.zeros(shape, np.int64)
+    grids = [range(const_value(lp.min), const_value(lp.min) + const_value(lp.extent))
+             for lp in loops]
+    for point in itertools.product(*grids):
+        for lp, v in zip(loops, point):
+            interp.env[lp.loop_var] = v
+        t_box, r_box = [], []
+        for (f_mn, f_te, f_ne), l0, n in zip(fns, lo, shape):
+            try:
+                mn, te, ne = int(f_mn()), int(f_te()), int(f_ne())
+            except (RuntimeError, TypeError, ValueError):
+                return None
+            t_box.append(slice(min(max(mn - l0, 0), n), min(max(mn + te - l0, 0), n)))
+            r_box.append(slice(min(max(mn - l0, 0), n), min(max(mn + ne - l0, 0), n)))
+        true_hits[tuple(t_box)] += 1
+        run_hits[tuple(r_box)] += 1
+    if reduction:
+        return bool((run_hits == 1).all())
+    return bool((true_hits >= 1).all())
+
+
+def _covered_linear(loops, spans, reduction: bool) -> bool:
+    """Symbolic check: each iterator's range start is linear in loop variables its own (no two
+    iterators share one), consecutive iterations' ranges touch or overlap (are disjoint tiles
+    for a reduction), and the first and last reach the domain's ends."""
+    from ...arith import detect_linear_equation
+
+    dom = loop_domains(loops)
+    used: set = set()
+    for iv, mn, te, ne in spans:
+        vs = [lp.loop_var for lp in loops if lp.loop_var in collect_vars(mn)]
+        if set(vs) & used or (collect_vars(te) & {lp.loop_var for lp in loops}
+                              and reduction):
+            return False
+        used.update(vs)
+        coef = detect_linear_equation(mn, vs) if vs else [mn]
+        if not coef or not all(const_value(c) is not None for c in coef[:-1]):
+            return False
+        first, last, span = {}, {}, []
+        for lp, c in zip((lp for lp in loops if lp.loop_var in vs), coef[:-1]):
+            a = const_value(c)
+            if a <= 0:
+                return False
+            first[lp.loop_var] = lp.min
+            last[lp.loop_var] = _op.sub(_op.add(lp.min, lp.extent), 1)
+            span.append((a, lp))
+        # contiguity: innermost stride first, each stride within what the smaller ones span
+        reach = te
+        for a, lp in sorted(span, key=lambda x: x[0]):
+            if reduction:
+                if not (const_value(ne) == a and can_prove(_op.eq(te, ne), dom)):
+                    return False
+            elif not can_prove(_op.le(a, reach), dom):
+                return False
+            reach = _op.add(reach, _op.mul(a, _op.sub(lp.extent, 1)))
+        end = _op.add(iv.dom.min, iv.dom.extent)
+        if not can_prove(_op.le(substitute(mn, first), iv.dom.min), dom):
+            return False
+        if not _prove_nonneg(simplify(_op.sub(substitute(_op.add(mn, te), last), end), dom),
+                             dom):
+            return False
+    return True
+
+
+def _prove_nonneg(e: PrimExpr, dom, depth: int = 3) -> bool:
+    """``e >= 0``, also through ``floordiv(x, c)`` with a constant ``c > 0``, which the
+    simplifier keeps as an opaque atom: ``c * floordiv(x, c)`` lies in ``[x - c + 1, x]``
+    (enough for the ``ceildiv`` extents that split gives loops)."""
+    from ...arith import detect_linear_equation
+    from ..expr import FloorDiv
+    from ..functor import Mutator, post_order_visit
+
+    if can_prove(_op.ge(e, 0), dom):
+        return True
+    atoms = []
+    post_order_visit(e, lambda x: atoms.append(x) if isinstance(x, FloorDiv)
+                     and (const_value(x.b) or 0) > 0 else None)
+    if not atoms or depth == 0:
+        return False
+    atom = atoms[0]
+    c = const_value(atom.b)
+    q = Var("q", atom.dtype)
+
+    class _Sub(Mutator):
+        def visit_FloorDiv(self, x):
+            return q if x is atom else self.generic(x)
+
+    coef = detect_linear_equation(_Sub().visit(e), [q])
+    if not coef or const_value(coef[0]) is None or const_value(coef[0]) % c:
+        return False
+    k = const_value(coef[0]) // c
+    low = _op.sub(atom.a, c - 1) if k > 0 else atom.a  # c * q >= x - c + 1; c * q <= x
+    return _prove_nonneg(simplify(_op.add(_op.mul(k, low), coef[1]), dom), dom, depth - 1)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
+from ...ir.dtype import bits as dtype_bits
 from .. import op as _op
 from ..expr import IntImm, Range, Var
 from ..stmt import For, ForKind
@@ -59,6 +60,13 @@ def fuse(state: ScheduleState, loop_rvs: Sequence[LoopRV],
     total = IntImm(dt, 1)
     for lp in loops:
         total = _op.mul(total, lp.extent)
+    if all(isinstance(lp.extent, IntImm) for lp in loops):
+        n = 1
+        for lp in loops:
+            n *= lp.extent.value
+        if n >= 1 << (dtype_bits(dt) - 1):  # the product would wrap around
+            raise fail(prim, ", ".join(f'loop "{lp.loop_var.name}"' for lp in loops),
+                       f"the fused extent {n} does not fit the loops' dtype {dt}")
     total = simplify(total, outer_dom)
     fused = Var("_".join(lp.loop_var.name for lp in loops) + "_fused", dt)
     vmap = {}

@@ -39,6 +39,11 @@ from .state import (
 )
 
 _COMBINERS: Dict[type, Callable] = {Add: _op.add, Mul: _op.mul, Min: _op.min, Max: _op.max}
+# the combiner's identity: what each partial starts from (a user init may be anything; it
+# belongs to the write-back block only, once per output element)
+_IDENTITIES: Dict[type, Callable[[str], PrimExpr]] = {
+    Add: lambda dt: _op.const(0, dt), Mul: lambda dt: _op.const(1, dt),
+    Min: _op.max_value, Max: _op.min_value}
 
 
 def _conjuncts(e) -> list:
@@ -173,7 +178,7 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
             ivmap[iv.var] = substitute(val, lvmap)
     rf_idx = tuple(idx[:fa]) + (vr,) + tuple(idx[fa:])
     rf_body = BufferStore(rf_buf, comb(rf_buf[rf_idx], substitute(rhs, ivmap)), rf_idx)
-    rf_init = BufferStore(rf_buf, identity, rf_idx)
+    rf_init = BufferStore(rf_buf, _IDENTITIES[type(block.body.value)](buf.dtype), rf_idx)
     all_ivs = tuple(new_ivs) + tuple(iv for iv, _ in sp_ivs) + tuple(iv for iv, _ in red_ivs)
     all_vals = tuple(new_vals) + tuple(v for _, v in sp_ivs) + tuple(lv for _, lv in red_ivs)
     rf_block_name = state.fresh_block_name(f"{block.name_hint}_rf")

@@ -433,7 +433,10 @@ def access_region(accesses: List[Access], buffer: Buffer, relax: Dict[Var, Range
     for a in accesses:
         if a.buffer is not buffer or (writes is not None and a.is_write != writes):
             continue
-        regions.append(relax_indices(a.indices, {**relax, **a.inner}, outer))
+        try:
+            regions.append(relax_indices(a.indices, {**relax, **a.inner}, outer))
+        except ValueError:  # an index no interval bounds (floormod by a symbolic extent)
+            regions.append([Range(IntImm("int32", 0), n) for n in buffer.shape])
     if not regions:
         return None
     return union_regions(regions, {**outer, **relax})

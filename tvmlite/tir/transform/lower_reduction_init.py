@@ -77,16 +77,22 @@ def hoist_init(realize: BlockRealize, loops: List[For], index=None):
     both = red_loop_vars & sp_loop_vars & inner_vars
     if both:
         return (f'loop "{next(iter(both)).name}" feeds both spatial and reduction iterators')
+    # The init runs where the block runs at the reduction loops' first iteration, so a
+    # conjunct over reduction loops is kept with those loops at their minimum: it may still
+    # exclude spatial points through outer loops (``io * 4 + k < 16`` excludes ``io == 4``).
+    at_min = {lp.loop_var: lp.min for lp in inner if lp.loop_var in red_loop_vars}
     kept = []
     for c in _conjuncts(realize.predicate):
         cv = collect_vars(c) & inner_vars
         if cv & red_loop_vars:
             if cv & sp_loop_vars:
                 return "the block predicate mixes spatial and reduction loops"
-            continue
+            c = substitute(c, at_min)
+            cv = collect_vars(c) & inner_vars
         if cv - sp_loop_vars:
             return "the block predicate uses a loop that binds no block iterator"
-        kept.append(c)
+        if not (isinstance(c, IntImm) and c.value):
+            kept.append(c)
     # copy the spatial loops below the hoist point, with fresh variables
     vmap: Dict[Var, Var] = {}
     copied = []
