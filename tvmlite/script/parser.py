@@ -68,13 +68,8 @@ _SPECIAL_NAMES = {"range": _T.serial}
 def from_source(source: str, filename: str = "<tvmscript>"):
     """Parse TVMScript text: an ``@I.ir_module`` class gives an IRModule, a function a
     PrimFunc."""
-    env = {"T": _T, "I": _I}
-    try:
-        import tvmlite
-
-        env["tvm"] = tvmlite
-    except ImportError:  # pragma: no cover
-        pass
+    # the root package is loaded before any of its modules; user code may name it ``tvm``
+    env = {"T": _T, "I": _I, "tvm": sys.modules[__name__.partition(".")[0]]}
     text = textwrap.dedent(source)
     parser = _Parser(text, filename, 0, env)
     try:

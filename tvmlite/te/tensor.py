@@ -6,6 +6,7 @@ an extern op. Indexing a tensor, ``A[i, j]``, builds a :class:`tvmlite.tir.Produ
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..ir import dtype as _dt
@@ -230,10 +231,21 @@ class Tensor:
         return _topi().negative(self)
 
 
-def _topi():
-    from .. import topi
+# Tensor arithmetic is topi's broadcast operators (classic TVM binds them the same way):
+# topi registers itself here on import, so te never imports topi.
+_TOPI = None
 
-    return topi
+
+def register_tensor_ops(namespace) -> None:
+    """Make ``namespace.add``, ``.subtract``, ... the operators of ``Tensor`` (topi does)."""
+    global _TOPI
+    _TOPI = namespace
+
+
+def _topi():
+    if _TOPI is None:  # first tensor arithmetic: the root package loads topi on first use
+        _ = sys.modules[__name__.partition(".")[0]].topi  # tvmlite.__getattr__ loads it
+    return _TOPI
 
 
 class TensorSlice(ExprOp):

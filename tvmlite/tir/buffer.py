@@ -12,6 +12,7 @@ from .expr import IntImm, Node, PrimExpr, Var, node
 class Buffer(Node):
     """A multi-dimensional view of ``data``; ``strides`` empty means compact row-major."""
 
+    _structural_def = "buffer"  # structural_equal maps it by binding (ir/structural.py)
     data: Var
     dtype: str
     shape: Tuple[PrimExpr, ...]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
 from ..ir import dtype as _dt
+from ..ir.printing import astext
 
 
 def node(cls):
@@ -23,13 +24,9 @@ class Node:
     __slots__ = ()
 
     def __repr__(self) -> str:
-        from ..script.printer import astext
-
         return astext(self)
 
     def script(self, **kwargs) -> str:
-        from ..script.printer import astext
-
         return astext(self, **kwargs)
 
     def same_as(self, other) -> bool:
@@ -173,6 +170,7 @@ class PrimExpr(ExprOp, Node):
 class Var(PrimExpr):
     """A variable, identified by object (not by name)."""
 
+    _structural_def = "var"  # structural_equal maps it by binding (ir/structural.py)
     name: str = "v"
     dtype: str = "int32"
 
