@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..stmt import SeqStmt
-from ..transform.lower_reduction_init import hoist_init
+from ..stmt_util import hoist_init
 from .error import fail
 from .state import (
     BlockRV,

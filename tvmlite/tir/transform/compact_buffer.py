@@ -30,9 +30,8 @@ from .. import op as _op
 from ..buffer import Buffer
 from ..expr import BufferLoad, IntImm, Range, Var
 from ..functor import Mutator, Visitor, collect_vars
-from ..schedule.storage_align import ATTR as ALIGN_ATTR
-from ..schedule.storage_align import aligned_strides
 from ..stmt import Allocate, BufferStore, For
+from ..stmt_util import ALIGN_ATTR, aligned_strides
 from .flatten_buffer import flat_extent
 from .lower_blocks import CARRY_ATTR
 
