@@ -94,7 +94,7 @@ def _lower(task, sch, args):
 
 
 def _compile(task, mod) -> str:
-    from ..target.build_c import build as build_c
+    from ..codegen.build_c import build as build_c
 
     try:
         return build_c(mod, task.target).library_path

@@ -18,9 +18,13 @@ import threading
 from functools import lru_cache
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from ..contrib import cc
+from ..contrib import tar as _tar
+from ..contrib.cc import build_shared_cached
 from ..error import TVMError
 from .ndarray import NDArray
 from .packed_func import CALLBACK_ADDRESS, PackedFunc, take_pending_error
+from .threading import configure_library
 
 ENTRY_NAME = "__tvm_main__"
 _KIND_CODE = {"tensor": 7, "int": 0, "float": 2}
@@ -219,8 +223,6 @@ int32_t tvmlite_time(void* f, void** args, int32_t* codes, int32_t n, int64_t nu
 
 @lru_cache(maxsize=None)
 def _timer():
-    from ..contrib.cc import build_shared_cached
-
     lib = ctypes.CDLL(build_shared_cached(_TIMER_SOURCE, ["-O2", "-fPIC", "-shared"]))
     fn = lib.tvmlite_time
     fn.argtypes = [ctypes.c_void_p, _ARGV, _CODES, ctypes.c_int32, ctypes.c_int64,
@@ -253,7 +255,6 @@ class Module:
         self._get_err.argtypes = []
         cb = ctypes.c_void_p.in_dll(self._lib, "__tvmlite_packed_cb")
         cb.value = CALLBACK_ADDRESS
-        from .threading import configure_library
 
         configure_library(self._lib)
         self._funcs: Dict[str, CompiledFunc] = {}
@@ -331,8 +332,6 @@ class Module:
         return list(self._meta.get("cflags", ["-O3", "-fPIC"]))
 
     def _object_files(self, directory: str) -> List[str]:
-        from ..contrib import cc
-
         if self._source is not None:
             path = os.path.join(directory, "lib0.o")
             cc.create_object(path, self._source, self._flags())
@@ -351,8 +350,6 @@ class Module:
 
     def save(self, file_name: str, fmt: str = "") -> None:
         """Save the C source (``.c``) or an object file (``.o``)."""
-        from ..contrib import cc
-
         fmt = fmt or os.path.splitext(file_name)[1].lstrip(".")
         if fmt in ("c", "cc", "source"):
             if self._source is None:
@@ -376,8 +373,6 @@ class Module:
     def export_library(self, file_name: str, fcompile: Optional[Callable] = None,
                        addons=None, workspace_dir: Optional[str] = None, **kwargs) -> None:
         """Export as a shared library (``.so``) or a tar archive of object files (``.tar``)."""
-        from ..contrib import tar as _tar
-
         file_name = os.fspath(file_name)
         use_tar = file_name.endswith(".tar") or getattr(fcompile, "output_format", "") == "tar"
         if use_tar:
@@ -440,8 +435,6 @@ def _atomic_write(path: str, data: bytes) -> None:
 
 def _link_cached(objects: Dict[str, bytes]) -> str:
     """Link object files into a shared library in the build cache (keyed by their bytes)."""
-    from ..contrib import cc
-
     h = hashlib.sha256()
     for name in sorted(objects):
         h.update(name.encode() + b"\0" + objects[name])
@@ -471,8 +464,6 @@ def _content_addressed(data: bytes) -> str:
     dlopen returns an already-loaded library when the path matches, so a library replaced at
     the same path must be loaded under a new name to be seen at all.
     """
-    from ..contrib import cc
-
     out = cc.cache_dir() / f"lib-{hashlib.sha256(data).hexdigest()[:32]}.so"
     if not out.exists():
         _atomic_write(str(out), data)
@@ -481,8 +472,6 @@ def _content_addressed(data: bytes) -> str:
 
 def load_module(path: str, fmt: str = "") -> Module:
     """Load a module exported as ``.so``, ``.tar`` or ``.o`` (``tvm.runtime.load_module``)."""
-    from ..contrib import tar as _tar
-
     path = os.fspath(path)
     if not os.path.exists(path):
         raise TVMError(f"load_module: file {path!r} does not exist")
