@@ -1,7 +1,7 @@
 """``decompose_reduction``: give a reduction block's init its own block before a loop."""
 from __future__ import annotations
 
-from ..stmt import SeqStmt
+from ..stmt import BlockRealize, SeqStmt
 from ..stmt_util import hoist_init
 from .error import fail
 from .state import (
@@ -86,7 +86,6 @@ def decompose_reduction(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV
 def _rename(nest, name):
     import dataclasses
 
-    from ..stmt import BlockRealize
 
     p = find_path(nest, lambda s: isinstance(s, BlockRealize))
     r = p[-1]
