@@ -6,6 +6,7 @@ import threading
 from typing import Callable, Dict, Optional
 
 from ..error import TVMError
+from .ndarray import from_dltensor
 
 _REGISTRY: Dict[str, "PackedFunc"] = {}
 
@@ -77,8 +78,6 @@ PACKED_CB_TYPE = ctypes.CFUNCTYPE(
 
 def _convert_arg(ptr: int, code: int):
     if code == DLTENSOR:
-        from .ndarray import from_dltensor
-
         return from_dltensor(ptr)
     if code == INT:
         return ctypes.c_int64.from_address(ptr).value

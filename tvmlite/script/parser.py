@@ -24,6 +24,7 @@ from ..ir.structural import structural_equal
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
+    BufferLoad,
     IntImm,
     IterVar,
     IterVarType,
@@ -761,8 +762,6 @@ class _Parser:
         return out
 
     def load(self, buf: Buffer, slice_node):
-        from ..tir.expr import BufferLoad
-
         indices = self.indices(slice_node)
         _check_ndim(slice_node, buf, indices)
         return BufferLoad(buf, tuple(indices))

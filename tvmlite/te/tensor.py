@@ -11,7 +11,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..ir import dtype as _dt
 from ..tir import op as _op
-from ..tir.expr import ExprOp, IntImm, IterVar, PrimExpr, ProducerLoad, Var
+from ..tir.buffer import Buffer
+from ..tir.expr import ExprOp, IntImm, IterVar, PrimExpr, ProducerLoad, Reduce, Var
+from ..tir.functor import post_order_visit
 
 
 def _dim_str(e) -> str:
@@ -37,7 +39,6 @@ def expr_equal(a, b) -> bool:
         return len(a) == len(b) and all(expr_equal(x, y) for x, y in zip(a, b))
     if not hasattr(a, "__dataclass_fields__"):
         return a == b if isinstance(a, (int, float, str, type(None))) else False
-    from ..tir.buffer import Buffer
 
     if isinstance(a, Buffer):
         return False
@@ -334,8 +335,6 @@ class ComputeOp(BaseComputeOp):
 
     def __init__(self, name: str, tag: str, attrs, axis: Sequence[IterVar],
                  body: Sequence[PrimExpr]):
-        from ..tir.expr import Reduce
-
         body = tuple(body)
         reduce_axis = body[0].axis if body and isinstance(body[0], Reduce) else ()
         super().__init__(name, tag, attrs, axis, reduce_axis)
@@ -371,8 +370,6 @@ class ExternOp(Operation):
 
 def collect_input_tensors(exprs) -> List[Tensor]:
     """Tensors loaded (``ProducerLoad``) in ``exprs``, each once, in first-use order."""
-    from ..tir.functor import post_order_visit
-
     seen: Dict[int, Tensor] = {}
 
     def f(x):

@@ -456,9 +456,7 @@ class CommReducer(Node):
     identity_element: Tuple[PrimExpr, ...]
 
     def __call__(self, *args):
-        from .op import _reducer_call
-
-        return _reducer_call(self, *args)
+        return _op._reducer_call(self, *args)
 
 
 @node
@@ -530,4 +528,11 @@ class IterVar(ExprOp, Node):
         return self.var.dtype
 
 
-from . import op as _op  # noqa: E402  (operators are defined in terms of the nodes above)
+# The operators above build their nodes through tir.op, which is defined in terms of these
+# nodes: tir.op installs itself here when it loads (``import tvmlite`` loads it).
+_op: Any = None
+
+
+def _install_op(module) -> None:
+    global _op
+    _op = module
