@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-from . import ir, script, tir
+from . import ir, tir
 from .error import TVMError
 from .ir import IRModule
 
