@@ -12,10 +12,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tvmlite import tir  # noqa: E402
+from tvmlite.codegen.build_c import build, generate_source  # noqa: E402
 from tvmlite.contrib import cc  # noqa: E402
 from tvmlite.ir import IRModule  # noqa: E402
 from tvmlite.target import Target  # noqa: E402
-from tvmlite.target.build_c import build, generate_source  # noqa: E402
 
 
 def kernel(k, parallel=True):

@@ -13,8 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tvmlite as tvm  # noqa: E402
 from tvmlite import tir  # noqa: E402
+from tvmlite.codegen.build_c import build  # noqa: E402
 from tvmlite.ir import IRModule  # noqa: E402
-from tvmlite.target.build_c import build  # noqa: E402
 
 
 def vadd(n):

@@ -8,7 +8,7 @@ import numpy as np
 
 import tvmlite as tvm
 from tvmlite import te
-from tvmlite.runtime.module import cached_library_ok
+from tvmlite.contrib.elf import cached_library_ok
 
 SCRIPT = textwrap.dedent('''
     import sys, numpy as np, tvmlite as tvm

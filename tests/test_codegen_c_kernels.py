@@ -8,9 +8,9 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import tir
+from tvmlite.codegen.build_c import build
 from tvmlite.error import TVMError
 from tvmlite.ir import IRModule
-from tvmlite.target.build_c import build
 from tvmlite.tir import (
     Allocate,
     AssertStmt,

@@ -4,11 +4,11 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import te
+from tvmlite.codegen.build_c import build, generate_source
 from tvmlite.error import TVMError
 from tvmlite.ir import IRModule
 from tvmlite.script import tir as T
 from tvmlite.target import Target
-from tvmlite.target.build_c import build, generate_source
 
 
 def _build(func):

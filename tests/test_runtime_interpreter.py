@@ -1,9 +1,9 @@
-"""The reference interpreter (``tvmlite.runtime.interpreter``): bounds checks and exact integer
+"""The reference interpreter (``tvmlite.tir.interpreter``): bounds checks and exact integer
 semantics."""
 import numpy as np
 import pytest
 
-from tvmlite.runtime.interpreter import run
+from tvmlite.tir.interpreter import run
 
 
 def test_interpreter_checks_bounds_and_shapes():

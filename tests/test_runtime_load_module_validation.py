@@ -74,7 +74,7 @@ def test_a_flipped_byte_is_caught_by_the_export_checksum(exported, tmp_path):
 
 
 def test_elf_for_another_machine_or_type_is_refused(exported, tmp_path):
-    from tvmlite.runtime.module import unseal
+    from tvmlite.contrib.elf import unseal
 
     so = bytearray(unseal(open(exported["so"], "rb").read(), "k.so"))
     so[18] ^= 0xFF   # e_machine

@@ -4,9 +4,9 @@ import pytest
 from test_codegen_c_kernels import build_one, vadd
 
 import tvmlite as tvm
+from tvmlite.codegen.build_c import compile_flags
 from tvmlite.error import TVMError
 from tvmlite.target import Target
-from tvmlite.target.build_c import compile_flags
 from tvmlite.target.isa import missing_features
 
 
@@ -48,8 +48,8 @@ def test_llvm_means_host_native_and_isa_in_key():
 
 
 def test_openmp_only_for_parallel_code():
+    from tvmlite.codegen.build_c import generate_source
     from tvmlite.ir import IRModule
-    from tvmlite.target.build_c import generate_source
     from tvmlite.tir import ForKind
 
     serial = generate_source(IRModule({"f": vadd(8)}), Target("llvm"))[1]

@@ -5,8 +5,8 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import te, topi
-from tvmlite.runtime.interpreter import run
 from tvmlite.te.create_prim_func import create_prim_func_with_info
+from tvmlite.tir.interpreter import run
 
 RNG = np.random.default_rng(1)
 

@@ -4,7 +4,6 @@ import pytest
 
 from tvmlite import te, tir
 from tvmlite.error import TVMError
-from tvmlite.runtime.interpreter import run
 from tvmlite.te.create_prim_func import create_prim_func_with_info
 from tvmlite.tir import (
     Block,
@@ -17,6 +16,7 @@ from tvmlite.tir import (
     LetStmt,
     SeqStmt,
 )
+from tvmlite.tir.interpreter import run
 
 RNG = np.random.default_rng(0)
 

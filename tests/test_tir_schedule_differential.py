@@ -1,6 +1,6 @@
 """Differential tests: each schedule primitive, applied at odd sizes with non-divisible
 factors, compiled with ``tvm.build`` (the C backend) and compared with numpy on random inputs;
-the block-level numpy interpreter (``tvmlite.runtime.interpreter``) checks the scheduled IR
+the block-level numpy interpreter (``tvmlite.tir.interpreter``) checks the scheduled IR
 itself (bounds, iterator domains, uninitialised reads)."""
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ from programs import matmul_desc
 
 import tvmlite as tvm
 from tvmlite import te
-from tvmlite.runtime.interpreter import run as interpret
+from tvmlite.tir.interpreter import run as interpret
 from tvmlite.tir.schedule import Schedule
 
 N, M, K = 13, 11, 9

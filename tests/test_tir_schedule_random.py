@@ -13,7 +13,7 @@ import numpy as np
 
 import tvmlite
 from tvmlite import te
-from tvmlite.runtime.interpreter import run as interpret
+from tvmlite.tir.interpreter import run as interpret
 from tvmlite.tir.schedule import Schedule, ScheduleError
 
 

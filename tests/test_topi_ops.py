@@ -5,7 +5,7 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import te, tir, topi
-from tvmlite.runtime.interpreter import run
+from tvmlite.tir.interpreter import run
 
 RNG = np.random.default_rng(2)
 

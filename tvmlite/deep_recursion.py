@@ -27,12 +27,15 @@ _active = 0
 _saved_limit = 0
 
 
-def _thread_locals() -> List[threading.local]:
-    """The thread-local contexts a worker thread must see as the caller does."""
-    from .target.target import _STATE
-    from .transform import PassContext
+_CONTEXTS: List[threading.local] = []
 
-    return [PassContext._local, _STATE]
+
+def register_thread_local(local: threading.local) -> threading.local:
+    """Register a thread-local context (the current PassContext, Target, ...) that a deep
+    worker thread must see as its caller does; the owning module registers it at import, so
+    this leaf module needs to import none of them."""
+    _CONTEXTS.append(local)
+    return local
 
 
 def _enter() -> None:
@@ -56,7 +59,7 @@ def run_deep(fn: Callable, *args, **kwargs):
     """Call ``fn(*args, **kwargs)`` in a thread with a big stack and a raised recursion limit
     (contexts such as the current PassContext and Target carried over), and return its result
     or raise its error."""
-    locals_ = _thread_locals()
+    locals_ = list(_CONTEXTS)
     snapshot = [dict(vars(loc)) for loc in locals_]
     out: dict = {}
 

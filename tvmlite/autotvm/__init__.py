@@ -7,13 +7,8 @@ runner; ``autotvm.callback.log_to_file`` records them and ``apply_history_best``
 best one when the template is called again.
 """
 from . import callback, record, space, task, tuner
-from .dispatch import (
-    ApplyConfig,
-    ApplyHistoryBest,
-    DispatchContext,
-    FallbackContext,
-    apply_history_best,
-)
+from .apply_history_best import ApplyHistoryBest, apply_history_best
+from .dispatch import ApplyConfig, DispatchContext, FallbackContext
 from .measure import (
     LocalBuilder,
     LocalRunner,

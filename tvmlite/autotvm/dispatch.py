@@ -7,9 +7,9 @@ once per workload that no tuned record was found.
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any, Dict, Tuple
 
+from ..target import Target
 from .space import ConfigSpace, FallbackConfigEntity
 
 logger = logging.getLogger("autotvm")
@@ -20,8 +20,6 @@ def _target_keys(target) -> Tuple[str, ...]:
         return ()
     keys = getattr(target, "keys", None)
     if keys is None:
-        from ..target import Target
-
         keys = Target(str(target)).keys
     return tuple(keys)
 
@@ -74,64 +72,6 @@ class ApplyConfig(DispatchContext):
         self._config = cfg
 
 
-def _is_pathlike(x) -> bool:
-    return isinstance(x, (str, bytes, os.PathLike))
-
-
-class ApplyHistoryBest(DispatchContext):
-    """Give each workload the best valid record of a log (``autotvm.apply_history_best``).
-
-    ``records``: a log file name, a list of file names, or an iterable of
-    ``(MeasureInput, MeasureResult)`` pairs.
-    """
-
-    def __init__(self, records):
-        super().__init__()
-        self.best_by_targetkey: Dict[Tuple[str, Tuple], Tuple[Any, Any]] = {}
-        self._best_user: Dict[Tuple[str, Tuple], Any] = {}
-        if records is not None:
-            self.load(records)
-
-    def load(self, records) -> None:
-        from .record import decode, load_from_file
-
-        if _is_pathlike(records) or hasattr(records, "read"):
-            records = [records]
-        items = []
-        for r in records:
-            if _is_pathlike(r):
-                items.extend(load_from_file(r, skip_invalid=True))
-            elif hasattr(r, "read"):  # an open log file, as classic TVM accepts
-                items.extend(rec for rec in map(decode, r) if rec is not None)
-            else:
-                items.append(r)
-        for inp, res in items:
-            if res.error_no != 0:
-                continue
-            cost = sum(res.costs) / len(res.costs)
-            for key in _target_keys(inp.target) or ("",):
-                k = (key, inp.task.workload)
-                old = self.best_by_targetkey.get(k)
-                if old is None or cost < sum(old[1].costs) / len(old[1].costs):
-                    self.best_by_targetkey[k] = (inp, res)
-
-    def _query_inside(self, target, workload):
-        if workload is None:
-            return None
-        keys = _target_keys(target) or tuple({k for k, _ in self.best_by_targetkey})
-        for key in keys:
-            k = (key, workload)
-            if k in self._best_user:
-                return self._best_user[k]
-            if k in self.best_by_targetkey:
-                return self.best_by_targetkey[k][0].config
-        return None
-
-    def update(self, target, workload, cfg) -> None:
-        for key in _target_keys(target) or ("",):
-            self._best_user[(key, workload)] = cfg
-
-
 class FallbackContext(DispatchContext):
     """The root context: a default config per workload, with a one-time warning."""
 
@@ -164,8 +104,3 @@ class FallbackContext(DispatchContext):
 
 
 DispatchContext.current = FallbackContext()
-
-
-def apply_history_best(records) -> ApplyHistoryBest:
-    """``with autotvm.apply_history_best("tune.log"): ...`` — use the best tuned configs."""
-    return ApplyHistoryBest(records)

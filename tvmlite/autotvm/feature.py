@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..arith.linear import linear_form
 from ..tir import expr as E
 from ..tir import stmt as S
+from ..tir.functor import post_order_visit
 
 MAX_LOOPS = 8
 MAX_BUFFERS = 4
@@ -77,8 +78,6 @@ class _Walker:
 
 
 def _accesses(store: S.BufferStore) -> List[Tuple[str, Sequence]]:
-    from ..tir.functor import post_order_visit
-
     out: Dict[str, Sequence] = {store.buffer.name: store.indices}
 
     def f(x):

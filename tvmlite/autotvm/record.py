@@ -16,9 +16,10 @@ import os
 from typing import Iterable, Iterator, Optional, Tuple
 
 from ..error import TVMError
+from ..target import Target
 from .measure import MeasureInput, MeasureResult
 from .space import ConfigEntity
-from .task import TASK_TABLE, Task, deserialize_args
+from .task import TASK_TABLE, Task, args_to_workload, deserialize_args, serialize_arg
 
 AUTOTVM_LOG_VERSION = 0.2
 TVM_VERSION = "0.8.0"
@@ -35,8 +36,6 @@ class _RecordTask:
     """The task of a record whose template is not registered in this process."""
 
     def __init__(self, name: str, args):
-        from .task import args_to_workload
-
         self.name = name
         self.args = tuple(args)
         self.workload = args_to_workload(self.args, name)
@@ -68,7 +67,6 @@ def encode(inp: MeasureInput, result: MeasureResult, protocol: str = "json") -> 
 def _jsonable(x):
     if isinstance(x, (list, tuple)):
         return [_jsonable(a) for a in x]
-    from .task import serialize_arg
 
     return _jsonable(serialize_arg(x)) if not isinstance(x, (int, float, str, type(None))) \
         else x
@@ -76,8 +74,6 @@ def _jsonable(x):
 
 def decode(row: str, protocol: str = "json") -> Optional[Tuple[MeasureInput, MeasureResult]]:
     """Parse one record line (None for a blank line)."""
-    from ..target import Target
-
     if protocol != "json":
         raise RecordError(f"unsupported record protocol {protocol!r} (only 'json')")
     if not isinstance(row, str):

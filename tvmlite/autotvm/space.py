@@ -14,7 +14,9 @@ import itertools
 import math
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
+from .. import te
 from ..error import TVMError
+from ..tir.expr import IntImm
 
 
 class SpaceError(TVMError, ValueError):
@@ -31,8 +33,6 @@ def _extent_of(axis) -> int:
         return axis
     dom = getattr(axis, "dom", None)
     if dom is not None:
-        from ..tir.expr import IntImm
-
         ext = dom.extent
         if isinstance(ext, IntImm):
             return int(ext.value)
@@ -123,7 +123,6 @@ class AnnotateEntity:
               cfg=None, source=None) -> list:
         if len(axes) != len(self.anns):
             raise SpaceError(f"annotate knob over {len(self.anns)} axes applied to {len(axes)}")
-        from .. import te
 
         for i, (ax, ann) in enumerate(zip(axes, self.anns)):
             if ann == "none":

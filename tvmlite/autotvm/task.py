@@ -6,7 +6,12 @@ import math
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from ..error import TVMError
+from ..target import Target
+from ..te.tensor import ComputeOp, Tensor
+from ..tir import expr as E
+from ..tir.expr import FloatImm, IntImm, Var
 from .dispatch import ApplyConfig, DispatchContext
+from .serialize import dumps_function, loads_function
 from .space import ConfigEntity, ConfigSpace
 
 # template name -> the template function as written (not the dispatching wrapper)
@@ -20,9 +25,6 @@ class TaskError(TVMError, ValueError):
 # ---------------------------------------------------------------------------------- workloads
 def serialize_arg(x: Any) -> Any:
     """An argument as it appears in a workload: tensors become ``('TENSOR', shape, dtype)``."""
-    from ..te.tensor import Tensor
-    from ..tir.expr import FloatImm, IntImm, Var
-
     if isinstance(x, Tensor):
         return ("TENSOR", tuple(serialize_arg(d) for d in x.shape), x.dtype)
     if isinstance(x, (list, tuple)):
@@ -73,7 +75,6 @@ def template(task_name: str, func: Optional[Callable] = None):
             if kwargs:
                 raise TaskError(f"template {task_name}: pass arguments positionally (they "
                                 f"make up the workload)")
-            from ..target import Target
 
             workload = args_to_workload(args, task_name)
             cfg = DispatchContext.current.query(Target.current(allow_none=True), workload)
@@ -88,15 +89,11 @@ def template(task_name: str, func: Optional[Callable] = None):
 
 def get_config():
     """The config of the template being instantiated (``cfg = autotvm.get_config()``)."""
-    from ..target import Target
-
     return DispatchContext.current.query(Target.current(allow_none=True), None)
 
 
 # -------------------------------------------------------------------------------------- flops
 def _count(e) -> int:
-    from ..tir import expr as E
-
     if isinstance(e, (E.IntImm, E.FloatImm, E.Var, E.StringImm)):
         return 0
     if isinstance(e, (E.ProducerLoad, E.BufferLoad)):
@@ -124,9 +121,6 @@ def compute_flop(sch) -> int:
     """FLOPs of a schedule's compute stages (arithmetic, comparisons, the reduction's combiner;
     index arithmetic and loads excluded; a call counts its arguments only). A schedule with
     none raises :class:`TaskError` asking for ``cfg.add_flop``, as classic AutoTVM does."""
-    from ..te.tensor import ComputeOp
-    from ..tir.expr import IntImm
-
     total = 0
     for stage in sch.stages:
         op = stage.op
@@ -176,17 +170,12 @@ class Task:
         return sch, arg_bufs
 
     def __getstate__(self):
-        from .serialize import dumps_function
-
         state = dict(self.__dict__)
         state["func"] = dumps_function(self.func)
         state["target"] = str(self.target) if self.target is not None else None
         return state
 
     def __setstate__(self, state):
-        from ..target import Target
-        from .serialize import loads_function
-
         state = dict(state)
         state["func"] = loads_function(state["func"])
         TASK_TABLE.setdefault(state["name"], state["func"])
@@ -202,8 +191,6 @@ class Task:
 def create(task_name: str, args: Sequence[Any], target="llvm", target_host=None) -> Task:
     """A tuning task: the template ``task_name`` on ``args`` for ``target``, with its
     ``config_space`` and ``flop`` count."""
-    from ..target import Target
-
     task = Task(task_name, args)
     task.target = target if isinstance(target, Target) else Target(target)
     task.target_host = target_host

@@ -19,6 +19,17 @@ import traceback
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from .. import te
+from ..alias import _FINDER, install
+from ..codegen.build_c import build as build_c
+from ..driver import lower
+from ..runtime import ndarray as nd
+from ..runtime.device import cpu
+from ..runtime.module import Module
+from ..te.tensor import PlaceholderOp, Tensor
+from ..tir.expr import IntImm
+from .feature import loop_nest_features
+
 # MeasureErrorNo values (kept here so a worker need not import the measure module)
 INSTANTIATION_ERROR = 1
 COMPILE_HOST = 2
@@ -46,16 +57,11 @@ def _short_tb(e: BaseException) -> str:
 
 
 def _outputs(args) -> List[int]:
-    from ..te.tensor import PlaceholderOp, Tensor
-
     return [i for i, a in enumerate(args)
             if isinstance(a, Tensor) and not isinstance(a.op, PlaceholderOp)]
 
 
 def _arg_specs(args) -> List[Tuple[Tuple[int, ...], str, bool]]:
-    from ..te.tensor import Tensor
-    from ..tir.expr import IntImm
-
     outs = set(_outputs(args))
     specs = []
     for i, a in enumerate(args):
@@ -84,8 +90,6 @@ def _instantiate(task, index: int):
 
 
 def _lower(task, sch, args):
-    from ..driver import lower
-
     try:
         with task.target:
             return lower(sch, args, name="default_function")
@@ -94,8 +98,6 @@ def _lower(task, sch, args):
 
 
 def _compile(task, mod) -> str:
-    from ..target.build_c import build as build_c
-
     try:
         return build_c(mod, task.target).library_path
     except Exception as e:  # noqa: BLE001
@@ -104,8 +106,6 @@ def _compile(task, mod) -> str:
 
 def do_build(key, index: int, want_features: bool) -> dict:
     """Instantiate, lower and compile one config; its loop-nest features come along."""
-    from .feature import loop_nest_features
-
     task = _TASKS[key]
     t0 = time.perf_counter()
     sch, args = _instantiate(task, index)
@@ -119,8 +119,6 @@ def do_build(key, index: int, want_features: bool) -> dict:
 
 def do_features(key, indices: Sequence[int]) -> List[Optional[List[float]]]:
     """Loop-nest features of several configs (None for one that does not lower)."""
-    from .feature import loop_nest_features
-
     task = _TASKS[key]
     out = []
     for i in indices:
@@ -135,8 +133,6 @@ def do_features(key, indices: Sequence[int]) -> List[Optional[List[float]]]:
 def do_build_reference(key) -> dict:
     """The template's outputs under a plain schedule (no primitives), for correctness
     checks."""
-    from .. import te
-
     task = _TASKS[key]
     sch, args = _instantiate(task, 0)
     outs = [args[i] for i in _outputs(args)]
@@ -148,7 +144,6 @@ def do_build_reference(key) -> dict:
 def _random_args(specs, seed: int):
     import numpy as np
 
-    from ..runtime import ndarray as nd
 
     rng = np.random.default_rng(seed)
     arrays = []
@@ -166,8 +161,6 @@ def _random_args(specs, seed: int):
 
 
 def _load(path: str):
-    from ..runtime.module import Module
-
     try:
         return Module(path)
     except Exception as e:  # noqa: BLE001
@@ -179,7 +172,6 @@ def do_run(path: str, specs, number: int, repeat: int, min_repeat_ms: float,
     """Time one built candidate (native timer); check it against the reference if asked."""
     import numpy as np
 
-    from ..runtime.device import cpu
 
     mod = _load(path)
     args = _random_args(specs, 0)
@@ -228,7 +220,6 @@ def _serve(inp: Connection, out: Connection) -> None:
         if kind == "task":
             import pickle
 
-            from .serialize import loads_function  # noqa: F401  (tasks unpickle through it)
 
             _TASKS[msg[1]] = pickle.loads(msg[2])
             continue
@@ -254,8 +245,6 @@ def main() -> None:
         if p not in sys.path:
             sys.path.insert(0, p)
     if alias:
-        from ..alias import install
-
         install()
     _serve(inp, out)
 
@@ -269,8 +258,6 @@ class Worker:
     """One worker process and its pipe."""
 
     def __init__(self):
-        from ..alias import _FINDER
-
         env = dict(os.environ)
         root = _package_root()
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH")

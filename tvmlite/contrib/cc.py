@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from ..error import CompileError, TVMError
+from .elf import cached_library_ok
 
 DEFAULT_CC = os.environ.get("TVMLITE_CC", "gcc")
 
@@ -93,8 +94,6 @@ def build_shared_cached(source: str, flags: Sequence[str], extra_key: str = "",
     key = cache_key(source, flags, extra_key, cc)
     d = cache_dir()
     out = d / f"{key}.so"
-    from ..runtime.module import cached_library_ok
-
     if out.exists() and cached_library_ok(out):
         return str(out)
     fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".so", dir=d)

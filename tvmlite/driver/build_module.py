@@ -11,11 +11,15 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Sequence
 
+from ..codegen.build_c import build as build_c
+from ..codegen.build_c import compile_flags
 from ..deep_recursion import deep
 from ..error import TVMError
 from ..ir.module import IRModule
-from ..ir.structural import structural_equal
+from ..ir.structural import structural_equal, structural_hash
 from ..ir.transform import Pass, PassContext, Sequential
+from ..target import Target
+from ..te.schedule import Schedule, schedule_to_prim_func
 from ..tir import transform as _t
 from ..tir.function import PrimFunc
 
@@ -72,16 +76,12 @@ def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) 
 
 
 def _schedule_to_func(sch, args, name: str, binds) -> PrimFunc:
-    from ..te.schedule import schedule_to_prim_func
-
     func = schedule_to_prim_func(sch, args, binds)
     return func.with_attr({"global_symbol": name, "from_legacy_te_schedule": True,
                            "tir.noalias": True})
 
 
 def _to_module(inputs, args, name: str, binds) -> IRModule:
-    from ..te.schedule import Schedule
-
     if isinstance(inputs, Schedule):
         if args is None:
             raise TVMError("lowering a schedule needs the argument list (tensors and vars)")
@@ -122,8 +122,6 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
           runtime=None, name: str = "default_function", binds=None):
     """Compile to a runtime Module (``tvm.build``); ``target`` defaults to the current target
     or ``"llvm"`` (the host CPU through the C backend)."""
-    from ..target import Target
-
     if isinstance(target, dict):
         if len(target) != 1:
             raise TVMError("building for several targets at once is not supported")
@@ -134,9 +132,6 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
     kind = tgt.kind.name
     if kind not in ("llvm", "c"):
         raise TVMError(f"target {kind!r} is not supported yet by tvmlite")
-    from ..target.build_c import build as build_c
-    from ..target.build_c import compile_flags
-
     mod = _to_module(inputs, args, name, binds)
     key = _cache_key(mod, tgt, compile_flags(tgt))
     hit = _BUILD_CACHE.get(key) if key is not None else None
@@ -194,8 +189,6 @@ def _names(func: PrimFunc) -> tuple:
 
 
 def _cache_key(mod: IRModule, tgt, flags) -> Optional[tuple]:
-    from ..ir.structural import structural_hash
-
     ctx = PassContext.current()
     if ctx.instruments:  # they must see the passes run (PrintAfterAll among them)
         return None

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, Optional, Union
 
+from .printing import astext
+
 
 class GlobalVar:
     """The name of a function in an IRModule."""
@@ -81,8 +83,6 @@ class IRModule:
         return IRModule(self.functions, self.attrs)
 
     def script(self, **kwargs) -> str:
-        from ..script.printer import astext
-
         return astext(self, **kwargs)
 
     def show(self) -> None:

@@ -9,12 +9,17 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 
 def _fields(obj):
     return dataclasses.fields(obj) if dataclasses.is_dataclass(obj) else ()
 
+
+def _def_kind(x) -> Optional[str]:
+    """``"var"`` or ``"buffer"`` for nodes that compare by binding (their class sets
+    ``_structural_def``: ``tir.Var``, ``tir.Buffer``), else None; keeps ir free of tir."""
+    return getattr(type(x), "_structural_def", None)
 
 class _Mismatch(Exception):
     def __init__(self, path: str, lhs, rhs, why: str):
@@ -54,11 +59,8 @@ class _Equal:
             raise _Mismatch(path, a, b, "different variables")
 
     def eq(self, a, b, path: str):
-        from ..tir.buffer import Buffer
-        from ..tir.expr import Var
-
         if a is b:
-            if isinstance(a, (Var, Buffer)):
+            if _def_kind(a) is not None:
                 self.lmap.setdefault(id(a), b)
                 self.rmap.setdefault(id(b), a)
             return
@@ -67,9 +69,9 @@ class _Equal:
                     and not isinstance(a, bool) and a == b:
                 return
             raise _Mismatch(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
-        if isinstance(a, Var):
+        if _def_kind(a) == "var":
             return self.var(a, b, path)
-        if isinstance(a, Buffer):
+        if _def_kind(a) == "buffer":
             mb = self.lmap.get(id(a))
             if mb is not None:
                 if mb is not b:
@@ -98,7 +100,7 @@ class _Equal:
         fs = _fields(a)
         if fs:
             for f in fs:
-                if f.name == "name" and isinstance(a, Buffer):
+                if f.name == "name" and _def_kind(a) == "buffer":
                     continue  # as in TVM, a buffer's name is not part of its structure
                 self.eq(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
             return
@@ -152,17 +154,14 @@ def structural_hash(node, map_free_vars: bool = True) -> int:
 
 
 def _hash_into(x, h, ids):
-    from ..tir.buffer import Buffer
-    from ..tir.expr import Var
-
-    if isinstance(x, Var):
+    if _def_kind(x) == "var":
         n = ids.setdefault(id(x), len(ids))
         h.update(f"V{n}:{x.dtype};".encode())
         return
-    if isinstance(x, Buffer) and id(x) in ids:
+    if _def_kind(x) == "buffer" and id(x) in ids:
         h.update(f"B{ids[id(x)]};".encode())
         return
-    if isinstance(x, Buffer):
+    if _def_kind(x) == "buffer":
         ids[id(x)] = len(ids)
     if isinstance(x, (tuple, list)):
         h.update(f"[{len(x)}".encode())
@@ -181,7 +180,7 @@ def _hash_into(x, h, ids):
     if fs:
         h.update(type(x).__name__.encode())
         for f in fs:
-            if f.name == "name" and isinstance(x, Buffer):
+            if f.name == "name" and _def_kind(x) == "buffer":
                 continue
             _hash_into(getattr(x, f.name), h, ids)
         return

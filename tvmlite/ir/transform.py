@@ -15,6 +15,7 @@ import sys
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
+from ..deep_recursion import register_thread_local
 from ..error import TVMError
 from .instrument import PassInstrument, PrintAfterAll
 from .module import IRModule
@@ -176,7 +177,7 @@ class PassContext:
         environment) adds a :class:`tvmlite.ir.instrument.PrintAfterAll`.
     """
 
-    _local = threading.local()
+    _local = register_thread_local(threading.local())
 
     def __init__(self, opt_level: int = 2, required_pass=None, disabled_pass=None,
                  trace=None, config: Optional[Dict[str, Any]] = None, instruments=None):

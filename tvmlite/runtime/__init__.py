@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib.util
 
 from . import ndarray
-from .device import Device, context, cpu, cuda, device, ext_dev, gpu
+from .device import Device, context, cpu, cuda, cuda_available, device, ext_dev, gpu
 from .module import BenchmarkResult, Module, load_module
 from .ndarray import NDArray
 from .packed_func import PackedFunc, get_global_func, list_global_func_names, register_func
@@ -18,8 +18,6 @@ def enabled(target: str) -> bool:
     if name in ("llvm", "c", "cpu", "stackvm"):
         return True
     if name in ("cuda", "gpu", "nvptx"):
-        from .device import cuda_available
-
         return cuda_available()
     if name == "rpc":
         return importlib.util.find_spec("tvmlite.rpc") is not None

@@ -13,18 +13,23 @@ import json
 import os
 import shutil
 import statistics
-import struct
+import subprocess
 import sys
 import tarfile
 import tempfile
 import threading
 from functools import lru_cache
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from ..error import TVMError
+from ..contrib import cc
+from ..contrib import tar as _tar
+from ..contrib.cc import build_shared_cached
+from ..contrib.elf import cached_library_ok, seal, unseal, validate_elf
+from ..error import CompileError, TVMError
 from ..ir import dtype as _dt
 from .ndarray import NDArray
 from .packed_func import CALLBACK_ADDRESS, PackedFunc, take_pending_error
+from .threading import configure_library
 
 ENTRY_NAME = "__tvm_main__"
 _KIND_CODE = {"tensor": _dt.ARG_DLTENSOR, "int": _dt.ARG_INT, "float": _dt.ARG_FLOAT}
@@ -224,8 +229,6 @@ int32_t tvmlite_time(void* f, void** args, int32_t* codes, int32_t n, int64_t nu
 
 @lru_cache(maxsize=None)
 def _timer():
-    from ..contrib.cc import build_shared_cached
-
     lib = ctypes.CDLL(build_shared_cached(_TIMER_SOURCE, ["-O2", "-fPIC", "-shared"]))
     fn = lib.tvmlite_time
     fn.argtypes = [ctypes.c_void_p, _ARGV, _CODES, ctypes.c_int32, ctypes.c_int64,
@@ -262,7 +265,6 @@ class Module:
         self._get_err.argtypes = []
         cb = ctypes.c_void_p.in_dll(self._lib, "__tvmlite_packed_cb")
         cb.value = CALLBACK_ADDRESS
-        from .threading import configure_library
 
         configure_library(self._lib)
         self._funcs: Dict[str, CompiledFunc] = {}
@@ -340,8 +342,6 @@ class Module:
         return list(self._meta.get("cflags", ["-O3", "-fPIC"]))
 
     def _object_files(self, directory: str) -> List[str]:
-        from ..contrib import cc
-
         if self._source is not None:
             path = os.path.join(directory, "lib0.o")
             cc.create_object(path, self._source, self._flags())
@@ -369,8 +369,6 @@ class Module:
 
     def save(self, file_name: str, fmt: str = "") -> None:
         """Save the C source (``.c``) or an object file (``.o``)."""
-        from ..contrib import cc
-
         fmt = fmt or os.path.splitext(file_name)[1].lstrip(".")
         if fmt in ("c", "cc", "source"):
             if self._source is None:
@@ -395,8 +393,6 @@ class Module:
     def export_library(self, file_name: str, fcompile: Optional[Callable] = None,
                        addons=None, workspace_dir: Optional[str] = None, **kwargs) -> None:
         """Export as a shared library (``.so``) or a tar archive of object files (``.tar``)."""
-        from ..contrib import tar as _tar
-
         file_name = os.fspath(file_name)
         use_tar = file_name.endswith(".tar") or getattr(fcompile, "output_format", "") == "tar"
         if use_tar:
@@ -459,8 +455,6 @@ def _atomic_write(path: str, data: bytes) -> None:
 
 def _link_cached(objects: Dict[str, bytes]) -> str:
     """Link object files into a shared library in the build cache (keyed by their bytes)."""
-    from ..contrib import cc
-
     h = hashlib.sha256()
     for name in sorted(objects):
         h.update(name.encode() + b"\0" + objects[name])
@@ -490,129 +484,15 @@ def _content_addressed(data: bytes) -> str:
     dlopen returns an already-loaded library when the path matches, so a library replaced at
     the same path must be loaded under a new name to be seen at all.
     """
-    from ..contrib import cc
-
     out = cc.cache_dir() / f"lib-{hashlib.sha256(data).hexdigest()[:32]}.so"
     if not (out.exists() and out.stat().st_size == len(data)):
         _atomic_write(str(out), data)
     return str(out)
 
 
-_ET_REL, _ET_DYN = 1, 3
-_SHT_NOBITS = 8
-
-
-def _host_elf_ident() -> Tuple[int, int, int]:
-    """(class, data encoding, machine) of this process's own executable."""
-    try:
-        with open(sys.executable, "rb") as fh:
-            head = fh.read(20)
-    except OSError:
-        head = b""
-    if head[:4] == b"\x7fELF":
-        order = "<" if head[5] == 1 else ">"
-        return head[4], head[5], struct.unpack(order + "H", head[18:20])[0]
-    return (2 if struct.calcsize("P") == 8 else 1), (1 if sys.byteorder == "little" else 2), 0
-
-
-_SEAL = b"\0TVMLITE-SHA256:"
-_SEAL_LEN = len(_SEAL) + 64 + 1
-
-
-def seal(data: bytes) -> bytes:
-    """``data`` with a trailer holding its SHA-256 (loaders and linkers ignore bytes after the
-    ELF contents): a file corrupted after export is refused by :func:`unseal`, not run."""
-    if data.endswith(b"\n") and data[-_SEAL_LEN:].startswith(_SEAL):
-        data = data[:-_SEAL_LEN]
-    return data + _SEAL + hashlib.sha256(data).hexdigest().encode() + b"\n"
-
-
-def unseal(data: bytes, path: str) -> bytes:
-    """Check and drop the trailer :func:`seal` added (files without one are returned as
-    they are)."""
-    tail = data[-_SEAL_LEN:]
-    if len(data) >= _SEAL_LEN and tail.startswith(_SEAL) and tail.endswith(b"\n"):
-        body = data[:-_SEAL_LEN]
-        if hashlib.sha256(body).hexdigest().encode() != tail[len(_SEAL):-1]:
-            raise TVMError(f"load_module: cannot load {path}: the file is corrupted (its "
-                           "SHA-256 does not match the one written when it was exported)")
-        return body
-    return data
-
-
-def validate_elf(data: bytes, path: str, kind: str) -> None:
-    """Check that ``data`` (the bytes of ``path``) is an ELF ``kind`` ("shared library" or
-    "object file") for this machine whose headers and sections lie within the file.
-
-    Loading a truncated or garbage library maps pages past its end (SIGBUS) or follows
-    garbage offsets (SIGSEGV); this turns both into a :class:`TVMError` naming the file.
-    """
-    def bad(why: str) -> TVMError:
-        return TVMError(f"load_module: cannot load {path}: not a valid {kind}: {why}")
-
-    if len(data) < 16 or data[:4] != b"\x7fELF":
-        raise bad(f"no ELF magic number (file of {len(data)} bytes)")
-    cls, enc, machine = _host_elf_ident()
-    if data[4] != cls:
-        raise bad(f"ELF class {data[4]} (expected {cls}, {8 * struct.calcsize('P')}-bit)")
-    if data[5] != enc:
-        raise bad(f"ELF data encoding {data[5]} (expected {enc})")
-    o = "<" if enc == 1 else ">"
-    wide = cls == 2
-    ehsize = 64 if wide else 52
-    if len(data) < ehsize:
-        raise bad(f"truncated ELF header ({len(data)} of {ehsize} bytes)")
-    if wide:
-        (e_type, e_machine, _, _, e_phoff, e_shoff, _, _, e_phentsize, e_phnum, e_shentsize,
-         e_shnum, _) = struct.unpack(o + "HHIQQQIHHHHHH", data[16:64])
-    else:
-        (e_type, e_machine, _, _, e_phoff, e_shoff, _, _, e_phentsize, e_phnum, e_shentsize,
-         e_shnum, _) = struct.unpack(o + "HHIIIIIHHHHHH", data[16:52])
-    want = _ET_DYN if kind == "shared library" else _ET_REL
-    if e_type != want:
-        raise bad(f"ELF type {e_type} (expected {want})")
-    if machine and e_machine != machine:
-        raise bad(f"built for ELF machine {e_machine}, this machine is {machine}")
-    phsize, shsize = (56, 64) if wide else (32, 40)
-    if e_phnum and (e_phentsize != phsize or e_phoff + e_phnum * phsize > len(data)):
-        raise bad(f"program headers ({e_phnum} at offset {e_phoff}) lie outside the file of "
-                  f"{len(data)} bytes (truncated?)")
-    if e_shnum and (e_shentsize != shsize or e_shoff + e_shnum * shsize > len(data)):
-        raise bad(f"section headers ({e_shnum} at offset {e_shoff}) lie outside the file of "
-                  f"{len(data)} bytes (truncated?)")
-    if want == _ET_DYN and not e_phnum:
-        raise bad("no program headers")
-    if not e_shnum:
-        raise bad("no section headers")
-    for k in range(e_phnum):
-        at = e_phoff + k * phsize
-        if wide:
-            _, _, p_offset, _, _, p_filesz = struct.unpack(o + "IIQQQQ", data[at:at + 40])
-        else:
-            _, p_offset, _, _, p_filesz = struct.unpack(o + "IIIII", data[at:at + 20])
-        if p_offset + p_filesz > len(data):
-            raise bad(f"segment {k} (offset {p_offset}, {p_filesz} bytes) lies outside the "
-                      f"file of {len(data)} bytes (truncated?)")
-    typed = 0
-    for k in range(e_shnum):
-        at = e_shoff + k * shsize
-        if wide:
-            _, sh_type, _, _, sh_offset, sh_size = struct.unpack(o + "IIQQQQ", data[at:at + 40])
-        else:
-            _, sh_type, _, _, sh_offset, sh_size = struct.unpack(o + "IIIIII", data[at:at + 24])
-        if sh_type != _SHT_NOBITS and sh_offset + sh_size > len(data):
-            raise bad(f"section {k} (offset {sh_offset}, {sh_size} bytes) lies outside the "
-                      f"file of {len(data)} bytes (truncated?)")
-        typed += sh_type != 0
-    if not typed:
-        raise bad("the section headers are empty (zero-filled?)")
-
-
 def _probe_load(lib: str, path: str) -> str:
     """dlopen ``lib`` (a copy of ``path``) in a child process first: headers can be valid
     while the dynamic section is garbage, and then the loader itself crashes."""
-    import subprocess
-
     r = subprocess.run([sys.executable, "-I", "-S", "-c",
                         "import ctypes, sys; ctypes.CDLL(sys.argv[1])", lib],
                        capture_output=True, timeout=120)
@@ -626,19 +506,6 @@ def _probe_load(lib: str, path: str) -> str:
     return lib
 
 
-def cached_library_ok(path) -> bool:
-    """Whether a kernel-cache entry is a whole shared library (entries are written to a
-    temporary file and renamed, but a crash of the machine or a full disk can still leave a
-    short file; such an entry is rebuilt, never loaded)."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        validate_elf(data, str(path), "shared library")
-    except (OSError, TVMError):
-        return False
-    return True
-
-
 def _read(path: str) -> bytes:
     try:
         with open(path, "rb") as fh:
@@ -648,8 +515,6 @@ def _read(path: str) -> bytes:
 
 
 def _link_objects(objects: Dict[str, bytes], path: str) -> str:
-    from ..error import CompileError
-
     try:
         return _link_cached(objects)
     except CompileError as e:
@@ -660,8 +525,6 @@ def _link_objects(objects: Dict[str, bytes], path: str) -> str:
 
 
 def _untar_checked(path: str, directory: str) -> None:
-    from ..contrib import tar as _tar
-
     try:
         _tar.untar(path, directory)
     except (tarfile.TarError, EOFError, OSError) as e:

@@ -11,6 +11,7 @@ from ..ir.dtype import ARG_FLOAT as FLOAT
 from ..ir.dtype import ARG_HANDLE as HANDLE
 from ..ir.dtype import ARG_INT as INT
 from ..ir.dtype import ARG_STR as STR
+from .ndarray import from_dltensor
 
 _REGISTRY: Dict[str, "PackedFunc"] = {}
 
@@ -79,8 +80,6 @@ PACKED_CB_TYPE = ctypes.CFUNCTYPE(
 
 def _convert_arg(ptr: int, code: int):
     if code == DLTENSOR:
-        from .ndarray import from_dltensor
-
         return from_dltensor(ptr)
     if code == INT:
         return ctypes.c_int64.from_address(ptr).value

@@ -24,6 +24,7 @@ from ..tir import op as _op
 from ..tir.analysis import block_access_regions
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import (
+    BufferLoad,
     IntImm,
     IterVar,
     IterVarType,
@@ -69,13 +70,8 @@ _SPECIAL_NAMES = {"range": _T.serial}
 def from_source(source: str, filename: str = "<tvmscript>"):
     """Parse TVMScript text: an ``@I.ir_module`` class gives an IRModule, a function a
     PrimFunc."""
-    env = {"T": _T, "I": _I}
-    try:
-        import tvmlite
-
-        env["tvm"] = tvmlite
-    except ImportError:  # pragma: no cover
-        pass
+    # the root package is loaded before any of its modules; user code may name it ``tvm``
+    env = {"T": _T, "I": _I, "tvm": sys.modules[__name__.partition(".")[0]]}
     text = textwrap.dedent(source)
     parser = _Parser(text, filename, 0, env)
     try:
@@ -774,8 +770,6 @@ class _Parser:
         return out
 
     def load(self, buf: Buffer, slice_node):
-        from ..tir.expr import BufferLoad
-
         indices = self.indices(slice_node)
         _check_ndim(slice_node, buf, indices)
         return BufferLoad(buf, tuple(indices))

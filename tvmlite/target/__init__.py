@@ -1,4 +1,5 @@
-"""Targets (``tvm.target``) and the C backend. Kept light: ``tvm.build`` imports it."""
+"""Targets (``tvm.target``): Target, tags and the ISA description (``isa``); code generation
+for them is ``tvmlite.codegen``. Kept light: ``tvm.build`` imports it."""
 from .target import Target, TargetKind, arm_cpu, create, cuda
 
 __all__ = ["Target", "TargetKind", "create", "cuda", "arm_cpu"]

@@ -8,6 +8,7 @@ import subprocess
 from functools import lru_cache
 from typing import FrozenSet, List, Optional, Tuple
 
+from ..contrib.cc import DEFAULT_CC, _which
 from ..error import TVMError
 
 # -m flags that select instructions the compiler may emit for ordinary code. Other flags gcc
@@ -24,8 +25,6 @@ _MCPU_ALIASES = {"generic": "x86-64", "x86-64": "x86-64", "core-avx2": "core-avx
 @lru_cache(maxsize=None)
 def _gcc_target(march: str, cc: str) -> Tuple[str, FrozenSet[str]]:
     """(resolved -march value, enabled -m flags) for ``gcc -march=<march>``."""
-    from ..contrib.cc import _which
-
     cmd = [_which(cc), f"-march={march}", "-Q", "--help=target"]
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -54,8 +53,6 @@ def _compute_flags(flags: FrozenSet[str]) -> FrozenSet[str]:
 
 def missing_features(mcpu: str, cc: Optional[str] = None) -> List[str]:
     """Instruction-set features code built for ``-march=mcpu`` needs that this host lacks."""
-    from ..contrib.cc import DEFAULT_CC
-
     cc = cc or DEFAULT_CC
     _, host = _gcc_target("native", cc)
     _, want = _gcc_target(_MCPU_ALIASES.get(mcpu, mcpu), cc)
@@ -69,8 +66,6 @@ def isa_flags(mcpu: Optional[str] = None, cc: Optional[str] = None) -> Tuple[Tup
     ``mcpu=None`` (or ``"native"``) means this host. Raises TVMError when the host cannot run
     code built for ``mcpu``.
     """
-    from ..contrib.cc import DEFAULT_CC
-
     cc = cc or DEFAULT_CC
     march = "native" if mcpu in (None, "", "native") else _MCPU_ALIASES.get(mcpu, mcpu)
     resolved, flags = _gcc_target(march, cc)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Dict, Optional, Union
 
+from ..deep_recursion import register_thread_local
 from ..error import TVMError
 
 
@@ -34,7 +35,7 @@ _KINDS = {
 }
 _ALIASES = {"gpu": "cuda", "cpu": "llvm"}
 
-_STATE = threading.local()
+_STATE = register_thread_local(threading.local())
 
 
 def _parse_value(v: str) -> Any:

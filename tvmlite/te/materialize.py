@@ -13,9 +13,10 @@ from typing import Dict, List, Set, Tuple
 from ..error import TVMError
 from ..tir.expr import IterVar, IterVarType, Range, Var
 from ..tir.functor import substitute
+from ..tir.schedule import Schedule as TirSchedule
 from ..tir.schedule.error import ScheduleError
 from ..tir.stmt import For
-from .schedule import INLINE, SCOPE, Schedule, Stage, _resolve_leaf
+from .stage import INLINE, SCOPE, Stage, _resolve_leaf
 from .tensor import ComputeOp, PlaceholderOp
 
 
@@ -81,10 +82,9 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
             eng.set_scope(block, out, st.scope)
 
 
-def apply_stages(sch: Schedule, func, info) -> Tuple[object, Dict[IterVar, Range]]:
-    """Apply every stage of ``sch`` to ``func`` (made by create_prim_func with ``info``)."""
-    from ..tir.schedule import Schedule as TirSchedule
-
+def apply_stages(sch, func, info) -> Tuple[object, Dict[IterVar, Range]]:
+    """Apply every stage of the te.Schedule ``sch`` to ``func`` (made by create_prim_func with
+    ``info``)."""
     eng = TirSchedule(func)
     loop_of: Dict[IterVar, object] = {}
     ranges: Dict[IterVar, Range] = {}

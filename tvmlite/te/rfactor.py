@@ -17,6 +17,7 @@ from ..error import TVMError
 from ..tir import op as _op
 from ..tir.expr import IntImm, IterVar, IterVarType, Range, Reduce, Var
 from ..tir.functor import substitute
+from .stage import Fuse, Split, Stage
 from .tensor import ComputeOp
 
 
@@ -28,8 +29,6 @@ def _const(e, what):
 
 
 def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
-    from .schedule import Fuse, Split, Stage
-
     st = sch[tensor]
     op = st.op
     if not isinstance(op, ComputeOp) or not op.reduce_axis:

@@ -14,308 +14,25 @@ while the cache stage gets fresh ``x.c`` IterVars.
 """
 from __future__ import annotations
 
-import functools
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence
 
 from ..error import TVMError
-from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Var
+from ..tir.expr import IterVar, ProducerLoad, Range, Var
 from ..tir.functor import Mutator, substitute
+from .create_prim_func import create_prim_func_with_info
 from .graph import post_dfs_order
+from .materialize import apply_stages
+from .operation import compute
+from .rfactor import rfactor as _rfactor
+from .stage import (
+    ROOT,
+    Fuse,
+    IterVarAttr,
+    Split,
+    Stage,
+    _all_or_nothing,
+)
 from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
-
-# attach types (classic TE's AttachType)
-ROOT, INLINE, INLINED_ALREADY, SCOPE = 1, 2, 3, 4
-
-
-class IterVarRelation:
-    """Base of the relations between a stage's IterVars."""
-
-
-class Split(IterVarRelation):
-    def __init__(self, parent, outer, inner, factor, nparts):
-        self.parent, self.outer, self.inner = parent, outer, inner
-        self.factor, self.nparts = factor, nparts
-
-    def __repr__(self):
-        return f"Split({self.parent.var.name} -> {self.outer.var.name}, {self.inner.var.name})"
-
-
-class Fuse(IterVarRelation):
-    def __init__(self, outer, inner, fused):
-        self.outer, self.inner, self.fused = outer, inner, fused
-
-    def __repr__(self):
-        return f"Fuse({self.outer.var.name}, {self.inner.var.name} -> {self.fused.var.name})"
-
-
-class IterVarAttr:
-    """What the schedule says about one IterVar (``stage.iter_var_attrs[iv]``)."""
-
-    def __init__(self):
-        self.iter_type: int = IterVarType.DataPar
-        self.bind_thread: Optional[IterVar] = None
-        self.pragma_keys: List[str] = []
-        self.pragma_values: List[Any] = []
-        self.tensor_intrin = None
-
-    def __repr__(self):
-        return f"IterVarAttr(iter_type={self.iter_type}, bind_thread={self.bind_thread})"
-
-
-def _check_int(x, what: str) -> int:
-    if isinstance(x, IntImm):
-        return x.value
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise TVMError(f"{what} must be a constant integer, got {x!r}")
-    return x
-
-
-def _all_or_nothing(method: Callable) -> Callable:
-    """Run a scheduling call of a :class:`Stage` or :class:`Schedule` all-or-nothing: the
-    bookkeeping it may change (a Stage method: that stage's IterVars, relations and
-    attributes; a Schedule method: every stage and the dataflow) is saved before and restored
-    in place when the call raises, as classic TE leaves a schedule unchanged by a refused
-    call. The saved state is a shallow copy of a few lists per stage."""
-    @functools.wraps(method)
-    def run(self, *args, **kwargs):
-        stages = [self] if isinstance(self, Stage) else self.stages
-        saved = [] if isinstance(self, Stage) else [_fields(self)]
-        for st in stages:
-            saved.append(_fields(st))
-            saved.extend(_fields(a) for a in st.iter_var_attrs.values())
-        try:
-            return method(self, *args, **kwargs)
-        except BaseException:
-            for obj, fields in saved:
-                for name, value, contents in fields:
-                    if isinstance(value, list):
-                        value[:] = contents
-                    elif isinstance(value, dict):
-                        value.clear()
-                        value.update(contents)
-                    setattr(obj, name, value)
-            raise
-
-    return run
-
-
-def _fields(obj) -> tuple:
-    """``obj`` with its attributes and a copy of the contents of those that are lists or
-    dicts (restored in place, so that references the user holds stay right)."""
-    return obj, [(k, v, list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict)
-                  else None) for k, v in vars(obj).items()]
-
-
-class Stage:
-    """The schedule of one operation (``s[C]``)."""
-
-    def __init__(self, op: Operation, sch: "Schedule"):
-        self.op = op
-        self.origin_op = op
-        self.sch = sch
-        root = list(getattr(op, "axis", ())) + list(getattr(op, "reduce_axis", ()))
-        self.all_iter_vars: List[IterVar] = list(root)
-        self.leaf_iter_vars: List[IterVar] = list(root)
-        self.relations: List[IterVarRelation] = []
-        self.iter_var_attrs: Dict[IterVar, IterVarAttr] = {}
-        self.attach_type = ROOT
-        self.attach_ivar: Optional[IterVar] = None
-        self.attach_stage: Optional[Stage] = None
-        self.scope = ""
-        self.is_output = False
-        self.double_buffered = False
-        self.storage_aligns: List[Tuple[IterVar, int, int]] = []
-        self._log: List[tuple] = []  # structural calls in order, replayed on the engine
-
-    def __repr__(self):
-        return f"stage({self.op.name}, {type(self.op).__name__})"
-
-    # ------------------------------------------------------------------ helpers
-    def _leaf_index(self, iv, prim: str) -> int:
-        if not isinstance(iv, IterVar):
-            raise TVMError(f"{prim}: expected an IterVar of stage {self.op.name}, got {iv!r}")
-        for i, x in enumerate(self.leaf_iter_vars):
-            if x is iv:
-                return i
-        known = any(x is iv for x in self.all_iter_vars)
-        why = "it has already been split or fused" if known else "it is not an axis of this stage"
-        raise TVMError(f"{prim}: cannot find IterVar {iv.var.name} in the leaf IterVars of stage "
-                       f"{self.op.name} ({why})")
-
-    def _attr(self, iv) -> IterVarAttr:
-        a = self.iter_var_attrs.get(iv)
-        if a is None:
-            a = self.iter_var_attrs[iv] = IterVarAttr()
-        return a
-
-    def _new_iv(self, name: str, like: IterVar) -> IterVar:
-        return IterVar(None, Var(name, like.var.dtype), like.iter_type, like.thread_tag)
-
-    # ------------------------------------------------------------------ loop structure
-    @_all_or_nothing
-    def split(self, parent: IterVar, factor=None, nparts=None) -> Tuple[IterVar, IterVar]:
-        """Split ``parent`` into ``(outer, inner)``; ``inner`` has extent ``factor`` (or
-        ``outer`` has extent ``nparts``). A non-divisible split guards the tail."""
-        i = self._leaf_index(parent, "split")
-        if (factor is None) == (nparts is None):
-            raise TVMError("split: give exactly one of factor and nparts")
-        n = _check_int(factor if factor is not None else nparts,
-                       "split factor" if factor is not None else "split nparts")
-        if n <= 0:
-            raise TVMError(f"split: {'factor' if factor is not None else 'nparts'} must be "
-                           f"positive, got {n}")
-        name = parent.var.name
-        outer = self._new_iv(name + ".outer", parent)
-        inner = self._new_iv(name + ".inner", parent)
-        self.leaf_iter_vars[i:i + 1] = [outer, inner]
-        self.all_iter_vars += [outer, inner]
-        self.relations.append(Split(parent, outer, inner, factor and n, nparts and n))
-        self._log.append(("split", parent, outer, inner, factor and n, nparts and n))
-        return outer, inner
-
-    @_all_or_nothing
-    def fuse(self, *args) -> IterVar:
-        """Fuse consecutive leaf IterVars into one (``x.y.fused``)."""
-        if len(args) == 1 and isinstance(args[0], (list, tuple)):
-            args = tuple(args[0])
-        if not args:
-            raise TVMError("fuse: needs at least one IterVar")
-        fused = args[0]
-        self._leaf_index(fused, "fuse")
-        for nxt in args[1:]:
-            i, j = self._leaf_index(fused, "fuse"), self._leaf_index(nxt, "fuse")
-            if j != i + 1:
-                raise TVMError(f"fuse: can only fuse IterVars that are consecutive in the loop "
-                               f"order; {fused.var.name} and {nxt.var.name} are not")
-            red = [x.iter_type == IterVarType.CommReduce for x in (fused, nxt)]
-            if red[0] != red[1]:
-                raise TVMError(f"fuse: cannot fuse data-parallel and reduction IterVars "
-                               f"({fused.var.name}, {nxt.var.name})")
-            new = self._new_iv(f"{fused.var.name}.{nxt.var.name}.fused", fused)
-            self.leaf_iter_vars[i:i + 2] = [new]
-            self.all_iter_vars.append(new)
-            self.relations.append(Fuse(fused, nxt, new))
-            self._log.append(("fuse", fused, nxt, new))
-            fused = new
-        return fused
-
-    @_all_or_nothing
-    def reorder(self, *args) -> None:
-        """Put the given leaf IterVars in this order (the others keep their places)."""
-        if len(args) == 1 and isinstance(args[0], (list, tuple)):
-            args = tuple(args[0])
-        idx = [self._leaf_index(a, "reorder") for a in args]
-        if len(set(idx)) != len(idx):
-            raise TVMError("reorder: an IterVar appears twice")
-        for pos, a in zip(sorted(idx), args):
-            self.leaf_iter_vars[pos] = a
-        self._log.append(("reorder", tuple(args)))
-
-    @_all_or_nothing
-    def tile(self, x_parent, y_parent, x_factor, y_factor):
-        """Tile two axes: returns ``(x_outer, y_outer, x_inner, y_inner)``."""
-        xo, xi = self.split(x_parent, factor=x_factor)
-        yo, yi = self.split(y_parent, factor=y_factor)
-        self.reorder(xo, yo, xi, yi)
-        return xo, yo, xi, yi
-
-    # ------------------------------------------------------------------ annotations
-    def _set_type(self, iv, t: int, prim: str):
-        self._leaf_index(iv, prim)
-        self._attr(iv).iter_type = t  # the last annotation wins
-
-    @_all_or_nothing
-    def parallel(self, var: IterVar) -> None:
-        """Run the loop in parallel (OpenMP on CPU)."""
-        self._set_type(var, IterVarType.Parallelized, "parallel")
-
-    @_all_or_nothing
-    def vectorize(self, var: IterVar) -> None:
-        """Vectorize the loop (a loop that cannot be vectorized stays a serial ``_s`` loop)."""
-        self._set_type(var, IterVarType.Vectorized, "vectorize")
-
-    @_all_or_nothing
-    def unroll(self, var: IterVar) -> None:
-        """Unroll the loop fully."""
-        self._set_type(var, IterVarType.Unrolled, "unroll")
-
-    @_all_or_nothing
-    def bind(self, ivar: IterVar, thread_ivar: IterVar) -> None:
-        """Bind the loop to a GPU thread axis (``te.thread_axis("threadIdx.x")``)."""
-        self._leaf_index(ivar, "bind")
-        if not isinstance(thread_ivar, IterVar) or not thread_ivar.thread_tag:
-            raise TVMError("bind: the second argument must be a te.thread_axis")
-        a = self._attr(ivar)
-        a.iter_type = IterVarType.ThreadIndex
-        a.bind_thread = thread_ivar
-
-    @_all_or_nothing
-    def pragma(self, var: IterVar, pragma_type: str, pragma_value=None) -> None:
-        """Attach a pragma (``auto_unroll_max_step``, ``unroll_explicit``, …) to the loop."""
-        self._leaf_index(var, "pragma")
-        a = self._attr(var)
-        if pragma_type in a.pragma_keys:
-            a.pragma_values[a.pragma_keys.index(pragma_type)] = pragma_value
-        else:
-            a.pragma_keys.append(pragma_type)
-            a.pragma_values.append(pragma_value)
-
-    @_all_or_nothing
-    def prefetch(self, tensor, var, offset) -> None:
-        self._leaf_index(var, "prefetch")  # a hint; the C backend ignores it
-
-    @_all_or_nothing
-    def storage_align(self, axis: IterVar, factor: int, offset: int) -> None:
-        """Pad the stride of ``axis``'s dimension so ``stride % factor == offset``."""
-        if not any(axis is x for x in getattr(self.op, "axis", ())):
-            raise TVMError(f"storage_align: {axis!r} is not a root axis of {self.op.name}")
-        self.storage_aligns.append((axis, _check_int(factor, "factor"),
-                                    _check_int(offset, "offset")))
-
-    @_all_or_nothing
-    def double_buffer(self) -> None:
-        self.double_buffered = True
-
-    @_all_or_nothing
-    def set_scope(self, scope: str) -> None:
-        """Store this stage's output in ``scope`` ("global", "shared", "local" …)."""
-        self.scope = scope
-
-    # ------------------------------------------------------------------ attachment
-    @_all_or_nothing
-    def compute_at(self, parent: "Stage", scope: IterVar) -> None:
-        """Compute this stage inside ``parent``'s loop ``scope``."""
-        if not isinstance(parent, Stage):
-            raise TVMError("compute_at: the first argument must be a Stage, e.g. s[C]")
-        if isinstance(self.op, PlaceholderOp):
-            raise TVMError(f"compute_at: cannot attach placeholder {self.op.name}")
-        if parent is self:
-            raise TVMError(f"compute_at: cannot attach stage {self.op.name} to itself")
-        if not any(scope is x for x in parent.all_iter_vars):
-            raise TVMError(f"compute_at: {getattr(scope, 'var', scope)!r} is not an IterVar of "
-                           f"stage {parent.op.name}")
-        self.attach_type, self.attach_stage, self.attach_ivar = SCOPE, parent, scope
-
-    @_all_or_nothing
-    def compute_inline(self) -> None:
-        """Inline this stage into its consumers."""
-        if isinstance(self.op, PlaceholderOp):
-            raise TVMError(f"compute_inline: cannot inline placeholder {self.op.name}")
-        self.attach_type = INLINE
-        self.attach_stage = self.attach_ivar = None
-
-    @_all_or_nothing
-    def compute_root(self) -> None:
-        """Compute this stage at the root (undo compute_at/compute_inline)."""
-        self.attach_type = ROOT
-        self.attach_stage = self.attach_ivar = None
-
-    @_all_or_nothing
-    def tensorize(self, var: IterVar, tensor_intrin) -> None:
-        self._leaf_index(var, "tensorize")
-        a = self._attr(var)
-        a.iter_type = IterVarType.Tensorized
-        a.tensor_intrin = tensor_intrin
 
 
 class _Rebind(Mutator):
@@ -401,8 +118,6 @@ class Schedule:
     @_all_or_nothing
     def cache_read(self, tensor: Tensor, scope: str, readers) -> Tensor:
         """A cache of ``tensor`` in ``scope`` read by ``readers`` instead of ``tensor``."""
-        from .operation import compute
-
         if not isinstance(tensor, Tensor):
             raise TVMError(f"cache_read: expected a Tensor, got {tensor!r}")
         readers = readers if isinstance(readers, (list, tuple)) else [readers]
@@ -477,9 +192,7 @@ class Schedule:
     @_all_or_nothing
     def rfactor(self, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
         """Factor a reduction over ``axis`` into a partial-result tensor (classic rfactor)."""
-        from .rfactor import rfactor
-
-        return rfactor(self, tensor, axis, factor_axis)
+        return _rfactor(self, tensor, axis, factor_axis)
 
 
 def create_schedule(ops) -> Schedule:
@@ -512,29 +225,12 @@ def schedule_to_prim_func(sch: Schedule, args: Sequence[Any], binds=None):
     return _materialize(sch, args, binds)[0]
 
 
-def _resolve_leaf(stage: Stage, iv: IterVar) -> IterVar:
-    """Follow an attach IterVar through later splits (→ inner) and fuses (→ fused)."""
-    while not any(iv is x for x in stage.leaf_iter_vars):
-        nxt = None
-        for r in stage.relations:
-            if isinstance(r, Split) and r.parent is iv:
-                nxt = r.inner
-            elif isinstance(r, Fuse) and (r.outer is iv or r.inner is iv):
-                nxt = r.fused
-        if nxt is None:
-            raise TVMError(f"compute_at: IterVar {iv.var.name} is no loop of {stage.op.name}")
-        iv = nxt
-    return iv
-
-
 def _scheduled(sch: Schedule) -> bool:
     return any(st._log or st.iter_var_attrs or st.attach_type != ROOT or st.scope
                or st.storage_aligns for st in sch.stages)
 
 
 def _materialize(sch: Schedule, args, binds):
-    from .create_prim_func import create_prim_func_with_info
-
     if args is None:  # InferBound: every placeholder and output
         args = [st.op.output(i) for st in sch.stages if isinstance(st.op, PlaceholderOp)
                 for i in range(st.op.num_outputs)]
@@ -550,8 +246,6 @@ def _materialize(sch: Schedule, args, binds):
                 if iv.dom is not None:
                     ranges[iv] = iv.dom
         return func, ranges
-    from .materialize import apply_stages
-
     return apply_stages(sch, func, info)
 
 

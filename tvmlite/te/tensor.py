@@ -6,11 +6,14 @@ an extern op. Indexing a tensor, ``A[i, j]``, builds a :class:`tvmlite.tir.Produ
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..ir import dtype as _dt
 from ..tir import op as _op
-from ..tir.expr import ExprOp, IntImm, IterVar, PrimExpr, ProducerLoad, Var
+from ..tir.buffer import Buffer
+from ..tir.expr import ExprOp, IntImm, IterVar, PrimExpr, ProducerLoad, Reduce, Var
+from ..tir.functor import post_order_visit
 
 
 def _dim_str(e) -> str:
@@ -36,7 +39,6 @@ def expr_equal(a, b) -> bool:
         return len(a) == len(b) and all(expr_equal(x, y) for x, y in zip(a, b))
     if not hasattr(a, "__dataclass_fields__"):
         return a == b if isinstance(a, (int, float, str, type(None))) else False
-    from ..tir.buffer import Buffer
 
     if isinstance(a, Buffer):
         return False
@@ -230,10 +232,21 @@ class Tensor:
         return _topi().negative(self)
 
 
-def _topi():
-    from .. import topi
+# Tensor arithmetic is topi's broadcast operators (classic TVM binds them the same way):
+# topi registers itself here on import, so te never imports topi.
+_TOPI = None
 
-    return topi
+
+def register_tensor_ops(namespace) -> None:
+    """Make ``namespace.add``, ``.subtract``, ... the operators of ``Tensor`` (topi does)."""
+    global _TOPI
+    _TOPI = namespace
+
+
+def _topi():
+    if _TOPI is None:  # first tensor arithmetic: the root package loads topi on first use
+        _ = sys.modules[__name__.partition(".")[0]].topi  # tvmlite.__getattr__ loads it
+    return _TOPI
 
 
 class TensorSlice(ExprOp):
@@ -322,8 +335,6 @@ class ComputeOp(BaseComputeOp):
 
     def __init__(self, name: str, tag: str, attrs, axis: Sequence[IterVar],
                  body: Sequence[PrimExpr]):
-        from ..tir.expr import Reduce
-
         body = tuple(body)
         reduce_axis = body[0].axis if body and isinstance(body[0], Reduce) else ()
         super().__init__(name, tag, attrs, axis, reduce_axis)
@@ -359,8 +370,6 @@ class ExternOp(Operation):
 
 def collect_input_tensors(exprs) -> List[Tensor]:
     """Tensors loaded (``ProducerLoad``) in ``exprs``, each once, in first-use order."""
-    from ..tir.functor import post_order_visit
-
     seen: Dict[int, Tensor] = {}
 
     def f(x):

@@ -12,6 +12,7 @@ from ..error import TVMError
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import PrimExpr
 from ..tir.stmt import Evaluate, Stmt
+from .create_prim_func import create_prim_func
 from .tensor import ComputeOp, Operation, Tensor
 
 
@@ -46,8 +47,6 @@ class TensorIntrin:
         """``(desc PrimFunc, impl buffers per desc parameter, body, reset, update)`` for the
         engine's tensorize."""
         if self._desc is None:
-            from .create_prim_func import create_prim_func
-
             self._desc = create_prim_func(list(self.inputs) + list(self.op.outputs))
         return (self._desc, list(self.buffers), self.body, self.reduce_init,
                 self.reduce_update)

@@ -5,13 +5,14 @@ from typing import Tuple
 
 from ..ir import dtype as _dt
 from . import op as _op
-from .expr import IntImm, Node, PrimExpr, Var, node
+from .expr import BufferLoad, Call, IntImm, Node, PrimExpr, Var, node
 
 
 @node
 class Buffer(Node):
     """A multi-dimensional view of ``data``; ``strides`` empty means compact row-major."""
 
+    _structural_def = "buffer"  # structural_equal maps it by binding (ir/structural.py)
     data: Var
     dtype: str
     shape: Tuple[PrimExpr, ...]
@@ -31,15 +32,11 @@ class Buffer(Node):
         return len(self.shape)
 
     def __getitem__(self, indices):
-        from .expr import BufferLoad
-
         if not isinstance(indices, tuple):
             indices = (indices,)
         return BufferLoad(self, tuple(_op.convert(i) for i in indices))
 
     def vload(self, begin, dtype=None):
-        from .expr import BufferLoad
-
         begin = begin if isinstance(begin, (list, tuple)) else (begin,)
         return BufferLoad(self, tuple(_op.convert(i) for i in begin))
 
@@ -52,8 +49,6 @@ class Buffer(Node):
     def access_ptr(self, access_mask="rw", ptr_type="handle", content_lanes=1, offset=0,
                    extent=None):
         """A pointer to the buffer's first element (plus ``offset`` elements)."""
-        from .expr import Call
-
         off = _op.add(self.elem_offset, offset)
         return Call("handle", "address_of_elem", (self, off))
 

@@ -11,6 +11,7 @@ from typing import Any, Optional, Tuple
 
 from ..error import TVMError
 from ..ir import dtype as _dt
+from ..ir.printing import astext
 
 _INF = float("inf")
 
@@ -26,13 +27,9 @@ class Node:
     __slots__ = ()
 
     def __repr__(self) -> str:
-        from ..script.printer import astext
-
         return astext(self)
 
     def script(self, **kwargs) -> str:
-        from ..script.printer import astext
-
         return astext(self, **kwargs)
 
     def same_as(self, other) -> bool:
@@ -176,6 +173,7 @@ class PrimExpr(ExprOp, Node):
 class Var(PrimExpr):
     """A variable, identified by object (not by name)."""
 
+    _structural_def = "var"  # structural_equal maps it by binding (ir/structural.py)
     name: str = "v"
     dtype: str = "int32"
 
@@ -508,9 +506,7 @@ class CommReducer(Node):
     identity_element: Tuple[PrimExpr, ...]
 
     def __call__(self, *args):
-        from .op import _reducer_call
-
-        return _reducer_call(self, *args)
+        return _op._reducer_call(self, *args)
 
 
 @node
@@ -582,4 +578,11 @@ class IterVar(ExprOp, Node):
         return self.var.dtype
 
 
-from . import op as _op  # noqa: E402  (operators are defined in terms of the nodes above)
+# The operators above build their nodes through tir.op, which is defined in terms of these
+# nodes: tir.op installs itself here when it loads (``import tvmlite`` loads it).
+_op: Any = None
+
+
+def _install_op(module) -> None:
+    global _op
+    _op = module

@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict
 
 from .buffer import Buffer
 from .expr import IterVar, Node, Var
+from .op import convert
 
 _FIELDS: Dict[type, tuple] = {}
 
@@ -110,7 +111,6 @@ def substitute(node, vmap: Dict[Var, Any]):
     """Replace variables by expressions (``vmap`` keyed by Var objects)."""
     if not vmap:
         return node
-    from .op import convert
 
     vmap = {k.var if isinstance(k, IterVar) else k: convert(v) for k, v in vmap.items()}
     return _Substitute(vmap).visit(node)

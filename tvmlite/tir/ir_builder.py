@@ -31,6 +31,7 @@ from .stmt import (
     Stmt,
     While,
 )
+from .transform.flatten_buffer import flat_extent
 
 _KINDS = {"serial": ForKind.SERIAL, "parallel": ForKind.PARALLEL,
           "vectorize": ForKind.VECTORIZED, "vectorized": ForKind.VECTORIZED,
@@ -186,8 +187,6 @@ class IRBuilder:
     def buffer_ptr(self, buf: Buffer, shape: Optional[Sequence] = None) -> BufferVar:
         """Element access to an existing buffer (``ib.buffer_ptr(A)[i] = ...``)."""
         if shape is None:
-            from .transform.flatten_buffer import flat_extent
-
             shape = [flat_extent(buf)] if len(buf.shape) != 1 or buf.strides else buf.shape
         return BufferVar(self, decl_buffer(shape, buf.dtype, buf.name, data=buf.data))
 

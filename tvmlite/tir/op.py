@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import builtins as _b
 import numbers
+import sys as _sys
 from typing import Callable, Sequence
 
 from ..ir import dtype as _dt
+from . import expr as _expr
 from .expr import (
     EQ,
     GE,
@@ -707,5 +709,7 @@ max = comm_reducer(_max, min_value, name="max")  # noqa: A001
 def _is_exprlike(x) -> bool:
     return isinstance(x, (ExprOp, numbers.Number))
 
+
+_expr._install_op(_sys.modules[__name__])  # PrimExpr operators call this module
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,5 +1,8 @@
 """TOPI, the tensor operator inventory (``tvm.topi``): NumPy-style operators built with
 ``te.compute``."""
+import sys as _sys
+
+from ..te import tensor as _te_tensor
 from . import nn, tag, testing, utils  # noqa: F401
 from .broadcast import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
@@ -7,3 +10,5 @@ from .reduction import *  # noqa: F401,F403
 from .transform import *  # noqa: F401,F403
 
 util = utils  # classic spelling (``topi.util.get_const_tuple``)
+
+_te_tensor.register_tensor_ops(_sys.modules[__name__])  # ``A + B`` on tensors is topi.add

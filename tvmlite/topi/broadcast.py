@@ -9,7 +9,7 @@ from typing import Callable, List, Tuple
 
 from ..ir import dtype as _dt
 from ..te.operation import compute
-from ..te.tensor import Tensor, TensorSlice
+from ..te.tensor import Tensor, TensorSlice, _dim_equal
 from ..tir import op as _op
 from ..tir.expr import IntImm, PrimExpr
 from . import tag
@@ -20,8 +20,6 @@ def _is_one(e) -> bool:
 
 
 def _same_dim(a, b) -> bool:
-    from ..te.tensor import _dim_equal
-
     return _dim_equal(a, b)
 
 

@@ -9,6 +9,7 @@ from typing import Callable, List, Optional, Sequence
 import numpy as np
 
 from ..measure import MeasureInput, MeasureResult, create_measure_batch
+from ..record import load_from_file
 from ..space import ConfigEntity
 
 logger = logging.getLogger("autotvm")
@@ -86,8 +87,6 @@ class Tuner:
         return len(inputs)
 
     def _resume_from_logs(self, callbacks) -> None:
-        from ..record import load_from_file
-
         for cb in callbacks:
             path = getattr(cb, "log_file", None)
             if isinstance(path, (str, os.PathLike)) and os.path.exists(path):

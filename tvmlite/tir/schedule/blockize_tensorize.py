@@ -33,6 +33,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ...arith.int_set import relax_region
+from ...ir.module import IRModule
 from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
@@ -114,7 +116,6 @@ def _divide(iv: IterVar, value: PrimExpr, inner: Dict[Var, Range], outer: Dict[V
     if any(v in inner for v in collect_vars(out_part)):
         raise fail(prim, what, f"the binding of {iv.var.name} ({value}) cannot be divided into "
                    "a part over the outer loops plus a part over the inner ones")
-    from ...arith.int_set import relax_region
 
     rng = relax_region([in_part], inner)[0]
     lo, n = simplify(rng.min, inner), const_value(simplify(rng.extent, inner))
@@ -233,8 +234,6 @@ class _Mismatch(Exception):
 def _desc_outer(func: PrimFunc, what: str) -> Block:
     """The description as one outer block (its loop nest blockized, as the scheduled side
     is), so bodies and inits compare alike."""
-    from ...ir.module import IRModule
-
     body = func.body
     if isinstance(body, BlockRealize) and not body.block.iter_vars:
         body = body.block.body

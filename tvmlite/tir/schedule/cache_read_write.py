@@ -13,6 +13,7 @@ from .state import (
     BlockRV,
     ReplaceBuffer,
     ScheduleState,
+    _with_child,
     access_region,
     buffers_read,
     buffers_written,
@@ -188,8 +189,6 @@ def cache_read(state: ScheduleState, block_rv: BlockRV, read_buffer_index: int,
 
 
 def _replace_sub(root, path, new):
-    from .state import _with_child
-
     cur = new
     for i in range(len(path) - 1, 0, -1):
         cur = _with_child(path[i - 1], path[i], cur)

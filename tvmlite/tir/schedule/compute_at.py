@@ -2,12 +2,16 @@
 computing there only the region that loop needs (or provides)."""
 from __future__ import annotations
 
+import itertools
 from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
 
 from .. import op as _op
 from ..buffer import Buffer
 from ..expr import IntImm, IterVarType, PrimExpr, Range, Var
 from ..functor import collect_vars, substitute
+from ..interpreter import Interpreter
 from ..stmt import BlockRealize, For, ForKind, SeqStmt, Stmt
 from .error import fail
 from .state import (
@@ -414,12 +418,6 @@ def _cover_reason(reduction: bool) -> str:
 def _covered_by_enumeration(loops, spans, reduction: bool):
     """Exact check for constant loop nests: mark each iteration's box; None if an extent
     cannot be evaluated."""
-    import itertools
-
-    import numpy as np
-
-    from ...runtime.interpreter import Interpreter
-
     interp = Interpreter()
     fns = [(interp.expr(mn), interp.expr(te), interp.expr(ne)) for _, mn, te, ne in spans]
     lo = [const_value(iv.dom.min) for iv, *_ in spans]

@@ -6,9 +6,10 @@ import dataclasses
 from typing import Dict, List, Optional
 
 from ...ir.structural import structural_equal
+from .. import op as _op
 from ..analysis import block_regions
 from ..expr import BufferLoad, IterVarType, Var
-from ..functor import Mutator, collect_vars, substitute
+from ..functor import Mutator, collect_vars, post_order_visit, substitute
 from ..stmt import Block, BufferStore
 from .error import fail
 from .state import (
@@ -19,6 +20,7 @@ from .state import (
     can_prove,
     child_blocks,
     exclusive_subtree,
+    find_path,
     remove_alloc,
     replace,
     scope_index,
@@ -180,7 +182,6 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     def f(e):
         if isinstance(e, BufferLoad) and e.buffer is buf:
             loads.append(e)
-    from ..functor import post_order_visit
 
     post_order_visit(store, f)
     idx = loads[0].indices
@@ -200,7 +201,6 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     piv = {iv.var: iv for iv in pblock.iter_vars}
     for cv, pv in zip(cvars, pvars):
         a, b = civ[cv].dom, piv[pv].dom
-        from .. import op as _op
 
         if not (can_prove(_op.eq(a.min, b.min)) and can_prove(_op.eq(a.extent, b.extent))):
             raise fail(prim, what, f'iterator "{cv.name}" does not cover the same range as '
@@ -219,7 +219,6 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     nb = dataclasses.replace(nb, reads=reads, writes=writes)
     k = exclusive_subtree(path)
     replace(state, path[:k + 1], None)
-    from .state import find_path
 
     ppath = find_path(state.body, lambda s: s is producer)
     replace(state, ppath, dataclasses.replace(producer, block=nb))

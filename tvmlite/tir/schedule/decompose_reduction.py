@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..analysis import block_regions
-from ..stmt import SeqStmt
-from ..transform.lower_reduction_init import hoist_init
+from ..stmt import BlockRealize, SeqStmt
+from ..stmt_util import hoist_init
 from .error import fail
 from .state import (
     BlockRV,
@@ -90,7 +90,6 @@ def decompose_reduction(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV
 def _rename(nest, name):
     import dataclasses
 
-    from ..stmt import BlockRealize
 
     p = find_path(nest, lambda s: isinstance(s, BlockRealize))
     r = p[-1]

@@ -6,6 +6,7 @@ from typing import List, Sequence
 from ...ir.dtype import bits as dtype_bits
 from .. import op as _op
 from ..expr import IntImm, Range, Var
+from ..functor import collect_vars
 from ..stmt import For, ForKind
 from .error import fail
 from .state import LoopRV, ScheduleState, loop_domains, rebind_blocks, replace, simplify
@@ -49,7 +50,6 @@ def fuse(state: ScheduleState, loop_rvs: Sequence[LoopRV],
         if not (isinstance(lp.min, IntImm) and lp.min.value == 0):
             raise fail(prim, f'loop "{lp.loop_var.name}"', "the loop must start at 0")
     inner_vars = {lp.loop_var for lp in loops}
-    from ..functor import collect_vars
 
     for lp in loops:
         if collect_vars(lp.extent) & inner_vars:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Dict, List, Tuple
 
+from ...ir.structural import structural_equal
 from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
@@ -82,8 +83,6 @@ def _match_reduction(block: Block, prim: str, what: str):
 
 
 def _same(a, b) -> bool:
-    from ...ir.structural import structural_equal
-
     return a is b or structural_equal(a, b, map_free_vars=False)
 
 

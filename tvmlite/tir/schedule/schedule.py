@@ -16,6 +16,7 @@ from ...error import InternalError
 from ...ir.module import GlobalVar, IRModule
 from ..function import PrimFunc
 from ..stmt import Block, BlockRealize, For
+from ..tensor_intrin import TensorIntrin
 from . import annotate as _annotate
 from . import blockize_tensorize as _bt
 from . import cache_read_write as _cache
@@ -963,8 +964,6 @@ class Schedule:
                     vi_o = T.axis.spatial(2, i_0)
                     ...  # the body of the intrinsic's implementation, on C[vi_o * 4:...]
         """
-        from ..tensor_intrin import TensorIntrin
-
         self._func_of(block_or_loop)
         intrin = (TensorIntrin.get(tensor_intrin) if isinstance(tensor_intrin, str)
                   else tensor_intrin)

@@ -15,18 +15,21 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from ...arith import Analyzer
+from ...arith.int_set import relax_region
 from ...ir.module import IRModule
 from .. import op as _op
 from ..buffer import Buffer
 from ..expr import BufferLoad, IntImm, IterVarType, PrimExpr, Range, Var
 from ..function import PrimFunc
-from ..functor import Visitor, substitute
+from ..functor import Mutator, Visitor, collect_vars, substitute
 from ..stmt import (
     Allocate,
     AssertStmt,
     AttrStmt,
     Block,
     BlockRealize,
+    BufferRegion,
     BufferStore,
     Evaluate,
     For,
@@ -310,8 +313,6 @@ def conj(a: PrimExpr, b: PrimExpr) -> PrimExpr:
 # --------------------------------------------------------------------------- arithmetic
 def analyzer(dom: Optional[Dict[Var, Range]] = None):
     """An ``arith.Analyzer`` with ``dom``'s variables bound to their ranges."""
-    from ...arith import Analyzer
-
     ana = Analyzer()
     for v, r in (dom or {}).items():
         ana.bind(v, r)
@@ -333,8 +334,6 @@ def relax_indices(indices: Sequence[PrimExpr], relax: Dict[Var, Range],
                   outer: Dict[Var, Range]) -> List[Range]:
     """The region ``indices`` cover when the variables of ``relax`` sweep their ranges (the
     variables of ``outer`` stay symbolic; their ranges help simplification)."""
-    from ...arith.int_set import relax_region
-
     rs = relax_region(list(indices), relax)
     out = []
     for r in rs:
@@ -480,9 +479,6 @@ class ReplaceBuffer:
         self.bmap = bmap
 
     def __call__(self, node):
-        from ..functor import Mutator
-        from ..stmt import BufferRegion
-
         bmap = self.bmap
 
         class _M(Mutator):
@@ -586,8 +582,6 @@ def rebind_blocks(s: Stmt, vmap: Dict[Var, PrimExpr], outer: Dict[Var, Range],
 
 def bound_vars_of_loop(s: Stmt, var: Var) -> List[Tuple[BlockRealize, List]]:
     """For each outermost block under ``s``: the block iterators whose binding uses ``var``."""
-    from ..functor import collect_vars
-
     out = []
     for r in child_blocks(s):
         ivs = [iv for iv, v in zip(r.block.iter_vars, r.iter_values) if var in collect_vars(v)]

@@ -1,14 +1,9 @@
 """``storage_align``: pad a buffer's strides (to avoid shared-memory bank conflicts)."""
 from __future__ import annotations
 
-from typing import List, Sequence
-
-from .. import op as _op
-from ..expr import IntImm, PrimExpr
+from ..stmt_util import ALIGN_ATTR as ATTR
 from .error import allocated_write, fail
 from .state import BlockRV, ScheduleState, replace, with_block
-
-ATTR = "buffer_dim_align"
 
 
 def storage_align(state: ScheduleState, block_rv: BlockRV, buffer_index: int, axis: int,
@@ -51,20 +46,3 @@ def storage_align(state: ScheduleState, block_rv: BlockRV, buffer_index: int, ax
     entries.append([buffer_index, axis, factor, offset])
     anns[ATTR] = entries
     replace(state, path, with_block(realize, annotations=anns))
-
-
-def aligned_strides(shape: Sequence[PrimExpr], aligns: Sequence[Sequence[int]]
-                    ) -> List[PrimExpr]:
-    """Strides (in elements) of a buffer of ``shape`` with ``aligns`` entries ``(axis,
-    factor, offset)`` applied, innermost dimension contiguous."""
-    by_axis = {a: (f, o) for a, f, o in aligns}
-    strides: List[PrimExpr] = [IntImm("int32", 1)] * len(shape)
-    acc: PrimExpr = IntImm("int32", 1)
-    for d in range(len(shape) - 1, -1, -1):
-        if d in by_axis:
-            f, o = by_axis[d]
-            # smallest s >= acc with s % f == o
-            acc = _op.add(_op.mul(_op.floordiv(_op.add(_op.sub(acc, o), f - 1), f), f), o)
-        strides[d] = acc
-        acc = _op.mul(acc, shape[d])
-    return strides

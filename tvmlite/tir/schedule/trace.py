@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from ..expr import IntImm, PrimExpr
+from .state import BlockRV, LoopRV
+
 
 class Trace:
     """Calls in order: ``(primitive, inputs, outputs, attrs)``; a refused call is not
@@ -27,8 +30,6 @@ class Trace:
 
     def as_python(self) -> List[str]:
         """The calls as lines of Python over a schedule called ``sch``."""
-        from .state import BlockRV, LoopRV
-
         names: Dict[Any, str] = {}
         counters = {"b": 0, "l": 0}
 
@@ -80,8 +81,6 @@ class Trace:
         sch._atomic("apply_to_schedule", self._replay, (sch,), {})
 
     def _replay(self, sch) -> None:
-        from .state import BlockRV, LoopRV
-
         rvs: Dict[Any, Any] = {}
 
         def new(x):
@@ -113,8 +112,6 @@ class Trace:
 
 
 def _lit(v) -> str:
-    from ..expr import IntImm, PrimExpr
-
     if isinstance(v, IntImm):
         return str(v.value)
     if isinstance(v, (list, tuple)):

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
+from ...arith import Analyzer, relax_region, union
+from ...arith.int_set import IntSet
 from .. import op as _op
 from ..buffer import Buffer
-from ..expr import BufferLoad, IntImm, Range, Var
+from ..expr import BufferLoad, Call, IntImm, Range, Var
 from ..functor import Mutator, Visitor, collect_vars
-from ..schedule.storage_align import ATTR as ALIGN_ATTR
-from ..schedule.storage_align import aligned_strides
 from ..stmt import Allocate, BufferStore, For
+from ..stmt_util import ALIGN_ATTR, aligned_strides
 from .flatten_buffer import flat_extent
 from .lower_blocks import CARRY_ATTR
 
@@ -215,16 +216,11 @@ class _Compact(Mutator):
 
 
 def _strip_likely(e):
-    from ..expr import Call
-
     return e.args[0] if isinstance(e, Call) and e.op == "likely" else e
 
 
 def _region_of(ana, accesses, depth: int):
     """The union region of ``accesses`` with the loops below ``depth`` relaxed, or None."""
-    from ...arith import relax_region, union
-    from ...arith.int_set import IntSet
-
     sets = None
     try:
         for _, indices, loops, _, _ in accesses:
@@ -238,6 +234,4 @@ def _region_of(ana, accesses, depth: int):
 
 def compact_buffer_allocation(body, func=None):
     """Relocate and shrink intermediate buffers (see the module docstring)."""
-    from ...arith import Analyzer
-
     return _Compact(Analyzer()).visit(body)

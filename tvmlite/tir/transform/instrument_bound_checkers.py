@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
+from ...arith import Analyzer
 from .. import op as _op
-from ..expr import BufferLoad, IntImm, StringImm
+from ..expr import BufferLoad, IntImm, Range, StringImm
 from ..functor import Mutator, Visitor
 from ..stmt import AssertStmt, LetStmt, Stmt
 from .flatten_buffer import flat_extent
@@ -78,9 +79,6 @@ class _Instrument(Mutator):
         return stmt
 
     def visit_For(self, s):
-        from ...ir.module import IRModule  # noqa: F401  (keeps import order simple)
-        from ..expr import Range
-
         self.analyzer.bind(s.loop_var, Range(s.min, s.extent))
         return self.generic(s)
 
@@ -102,6 +100,4 @@ class _Instrument(Mutator):
 
 def instrument_bound_checkers(body, func=None):
     """Insert bound-check asserts before buffer accesses (see the module docstring)."""
-    from ...arith import Analyzer
-
     return _Instrument(Analyzer()).visit(body)

@@ -53,7 +53,7 @@ from ..expr import (
     Range,
     Var,
 )
-from ..functor import Mutator, Visitor
+from ..functor import Mutator, Visitor, post_order_visit
 from ..stmt import For, ForKind, IfThenElse, SeqStmt, Stmt
 from .fresh_copy import fresh_copy
 from .function_pass import PrimFuncPass, stmt_pass
@@ -240,8 +240,6 @@ class _Partitioner(Mutator):
 
 
 def _mentions(e, v: Var) -> bool:
-    from ..functor import post_order_visit
-
     hit = []
     post_order_visit(e, lambda n: hit.append(1) if n is v else None)
     return bool(hit)

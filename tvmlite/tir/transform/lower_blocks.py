@@ -22,8 +22,8 @@ from typing import Dict
 from .. import op as _op
 from ..expr import IntImm, IterVarType
 from ..functor import Mutator, collect_vars, substitute
-from ..schedule.storage_align import ATTR as ALIGN_ATTR
 from ..stmt import Allocate, IfThenElse, SeqStmt
+from ..stmt_util import ALIGN_ATTR
 from .flatten_buffer import flat_extent
 from .storage_align import collect_aligns
 

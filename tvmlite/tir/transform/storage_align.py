@@ -16,7 +16,8 @@ from typing import Dict
 
 from ..buffer import Buffer
 from ..functor import Mutator, Visitor
-from ..schedule.storage_align import ATTR, aligned_strides
+from ..stmt_util import ALIGN_ATTR as ATTR
+from ..stmt_util import aligned_strides
 
 
 class _Collect(Visitor):

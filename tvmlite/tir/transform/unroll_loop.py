@@ -33,6 +33,7 @@ from .. import stmt as S
 from ..functor import Mutator
 from .fresh_copy import fresh_copy
 from .function_pass import PrimFuncPass, stmt_pass
+from .simplify import simplify_stmt
 
 EXPLICIT_LIMIT = 16
 _BIG = 1 << 30
@@ -54,8 +55,6 @@ def _steps(s) -> int:
 
 
 def _unrolled(op: S.For, body: S.Stmt) -> S.Stmt:
-    from .simplify import simplify_stmt
-
     lo, n = op.min.value, op.extent.value
     v = op.loop_var
     return S.SeqStmt.flatten(*[simplify_stmt(fresh_copy(body, {v: E.IntImm(v.dtype, lo + k)}))

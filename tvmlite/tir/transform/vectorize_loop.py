@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
+from ...arith.analyzer import Analyzer
 from ...ir import dtype as _dt
 from ...ir.transform import PassContext
 from .. import expr as E
@@ -36,6 +37,7 @@ from .. import stmt as S
 from ..functor import Mutator, post_order_visit, substitute
 from .fresh_copy import fresh_copy
 from .function_pass import PrimFuncPass, stmt_pass
+from .simplify import simplify_stmt
 
 MAX_LANES = 64
 
@@ -71,8 +73,6 @@ class _Vectorizer:
     """Rewrites the body of one vectorized loop (raises _CannotVectorize when it cannot)."""
 
     def __init__(self, var: E.Var, base: E.PrimExpr, lanes: int):
-        from ...arith.analyzer import Analyzer
-
         self.ana = Analyzer()
         self.lanes = lanes
         self.vmap: Dict[E.Var, E.PrimExpr] = {var: E.Ramp(base, _int(var.dtype, 1), lanes)}
@@ -230,8 +230,6 @@ class _Vectorizer:
 
 
 def _reads(e, data) -> bool:
-    from ..functor import post_order_visit
-
     hit = []
     post_order_visit(e, lambda n: hit.append(1) if isinstance(n, E.BufferLoad)
                      and n.buffer.data is data else None)
@@ -266,13 +264,10 @@ def vectorize_for(loop: S.For) -> S.Stmt:
     if n <= 1:
         if n == 0:
             return S.Evaluate(_int("int32", 0))
-        from .simplify import simplify_stmt
 
         # fold the now-constant indices and guards (a one-lane tail piece: ``C[36]``)
         return simplify_stmt(substitute(loop.body, {v: loop.min}))
     if n > MAX_LANES or n & (n - 1):
-        from ...arith.analyzer import Analyzer
-
         ana = Analyzer()
         parts, start = [], 0
         for p, reps in _pow2_pieces(n):
@@ -350,8 +345,6 @@ class _SplitWide(Mutator):
     parts are independent operations (several accumulators in flight, none spilled)."""
 
     def __init__(self):
-        from ...arith.analyzer import Analyzer
-
         self.ana = Analyzer()
 
     def visit_BufferStore(self, op: S.BufferStore):

@@ -41,6 +41,7 @@ from ..expr import (
     Var,
 )
 from ..functor import Visitor, collect_vars
+from ..interpreter import Interpreter
 from ..stmt import AssertStmt, BufferStore, For, IfThenElse, LetStmt, Stmt, While
 
 _MAX_WITNESS_VARS = 12  # 2**12 corner points at most per access
@@ -269,8 +270,6 @@ class _Checker(Visitor):
 
     def _interpreter(self):
         if self._interp is None:
-            from ...runtime.interpreter import Interpreter
-
             self._interp = Interpreter()
         return self._interp
 

@@ -5,7 +5,7 @@ from typing import Optional
 
 from ...error import TVMError
 from ...te.operation import compute, reduce_axis
-from ...te.tensor import Tensor
+from ...te.tensor import Tensor, _dim_equal
 from ...tir import op as _op
 from ..utils import get_const_int
 from .pad import pad
@@ -33,8 +33,6 @@ def conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
     dh, dw = _pair(dilation, "dilation")
     batch, in_channel, in_h, in_w = Input.shape
     num_filter, channel, kh, kw = Filter.shape
-    from ...te.tensor import _dim_equal
-
     if not _dim_equal(in_channel, channel):
         raise TVMError(f"conv2d_nchw: Input has {in_channel} channels, Filter {channel}")
     dkh = (get_const_int(kh) - 1) * dh + 1

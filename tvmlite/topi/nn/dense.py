@@ -5,7 +5,7 @@ from typing import Optional
 
 from ...error import TVMError
 from ...te.operation import compute, reduce_axis
-from ...te.tensor import Tensor
+from ...te.tensor import Tensor, _dim_equal
 from ...tir import op as _op
 from .. import tag
 
@@ -22,8 +22,6 @@ def dense(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
     out_dtype = out_dtype or data.dtype
     batch, in_dim = data.shape
     out_dim, in_dim_w = weight.shape
-    from ...te.tensor import _dim_equal
-
     if not _dim_equal(in_dim, in_dim_w):
         raise TVMError(f"dense: data has {in_dim} input features but weight has {in_dim_w}")
     k = reduce_axis((0, in_dim), name="k")

@@ -19,6 +19,7 @@ from typing import Callable, List
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import expr as E
+from .c_text import _strip, c_type
 
 _ARITH = {E.Add: "+", E.Sub: "-", E.Mul: "*"}
 _CMP = {E.EQ: "==", E.NE: "!=", E.LT: "<", E.LE: "<=", E.GT: ">", E.GE: ">="}
@@ -34,8 +35,6 @@ class VectorPrinterMixin:
     # ------------------------------------------------------------------ types and helpers
     def ct(self, dtype: str) -> str:
         """The C type of ``dtype``, declaring vector typedefs on first use."""
-        from .codegen_c import c_type
-
         lanes = _dt.lanes(dtype)
         if lanes == 1:
             return c_type(dtype)
@@ -57,8 +56,6 @@ class VectorPrinterMixin:
 
     def vhelper(self, kind: str, dtype: str, idx_dtype: str = "") -> str:
         """Name of the helper ``kind`` for vector ``dtype`` (defined on first use)."""
-        from .codegen_c import c_type
-
         T = self.ct(dtype)
         L = _dt.lanes(dtype)
         el = _dt.element(dtype)
@@ -196,8 +193,6 @@ class VectorPrinterMixin:
 
     def vector_store(self, s) -> str:
         """C text of a store with a vector index."""
-        from .codegen_c import _strip
-
         idx = self._vindex(s)
         ptr = self.buffer_ptr(s.buffer)
         dt = s.value.dtype
@@ -209,8 +204,6 @@ class VectorPrinterMixin:
     def vector_ite(self, e: E.Call) -> str:
         cond, t, f = e.args
         if _dt.lanes(cond.dtype) == 1:
-            from .codegen_c import _strip
-
             return f"({_strip(self.expr(cond))} ? {self.expr(t)} : {self.expr(f)})"
         dt = e.dtype
         L = _dt.lanes(dt)

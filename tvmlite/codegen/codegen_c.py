@@ -22,6 +22,7 @@ from ..tir import expr as E
 from ..tir import stmt as S
 from ..tir.buffer import Buffer
 from ..tir.function import PrimFunc
+from .c_text import _strip, c_type
 from .codegen_c_vector import VectorPrinterMixin
 
 STACK_ALLOC_LIMIT = 4096
@@ -126,24 +127,6 @@ _LIBM_UNARY = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", 
 _LIBM_BINARY = ("pow", "fmod", "atan2", "hypot", "copysign", "nextafter", "fmin", "fmax", "ldexp")
 _LIBM_NAMES = frozenset(n + s for n in _LIBM_UNARY + _LIBM_BINARY + ("round", "lround")
                         for s in ("", "f", "l")) | frozenset({"abs", "labs", "llabs"})
-
-
-def c_type(dtype: str) -> str:
-    """The C type of a scalar dtype."""
-    if dtype == "handle":
-        return "void*"
-    d = _dt.parse(dtype)
-    if d.lanes != 1:
-        return f"tvml_{dtype}"
-    if d.code == _dt.UINT and d.bits == 1:
-        return "_Bool"
-    if d.code == _dt.INT:
-        return f"int{d.bits}_t"
-    if d.code == _dt.UINT:
-        return f"uint{d.bits}_t"
-    if d.code == _dt.FLOAT:
-        return {16: "_Float16", 32: "float", 64: "double"}[d.bits]
-    raise TVMError(f"dtype {dtype} is not supported by the C backend")
 
 
 def c_string(s: str) -> str:
@@ -939,23 +922,6 @@ class _FunctionPrinter(VectorPrinterMixin):
                       for x in args]
             self.cg.declare(fname, f"{ret} {fname}({', '.join(ptypes) or 'void'});\n")
         return f"{fname}({', '.join(texts)})"
-
-
-def _strip(s: str) -> str:
-    """Drop one pair of redundant outer parentheses."""
-    if len(s) >= 2 and s[0] == "(" and s[-1] == ")":
-        depth = 0
-        for i, ch in enumerate(s):
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-                if depth == 0 and i != len(s) - 1:
-                    return s
-        if s.startswith("({"):
-            return s
-        return s[1:-1]
-    return s
 
 
 def _is_zero(e) -> bool:

@@ -14,9 +14,9 @@ from typing import Any, Callable, Dict
 import numpy as np
 
 from ..ir import dtype as _dt
-from ..tir import expr as E
-from ..tir import stmt as S
-from ..tir.buffer import Buffer
+from . import expr as E
+from . import stmt as S
+from .buffer import Buffer
 
 
 def _np_dtype(dtype: str):

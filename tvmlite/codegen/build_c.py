@@ -4,16 +4,21 @@ from __future__ import annotations
 import os
 from typing import List, Tuple, Union
 
+from ..contrib.cc import build_shared_cached, cache_dir, cache_key, create_object
 from ..error import CompileError, TVMError
 from ..ir.module import IRModule
+from ..runtime.module import Module
+from ..target.isa import isa_flags
+from ..target.target import Target
 from ..tir.function import PrimFunc
+from ..tir.functor import post_order_visit
+from ..tir.stmt import AttrStmt, For
 from .codegen_c import CodeGenC, explain_symbol_clash
-from .target import Target
 
 # -fno-tree-loop-if-convert: GCC 12.2 at -O3 -march=native miscompiles loops whose body is a
 # select (``o[i*5+j] = (float)i > a[..] ? a[..] : b[..]`` in a 4x5 nest: it peels the outer
 # loop, if-converts and vectorizes, and reuses the first row's blend mask for every row; see
-# tests/test_target_build_c_miscompile.py). Not if-converting keeps such loops scalar and
+# tests/test_codegen_build_c_miscompile.py). Not if-converting keeps such loops scalar and
 # keeps GCC's loop vectorizer for straight-line loops, which schedules without an explicit
 # ``vectorize`` rely on (-fno-tree-loop-vectorize costs 7-11x on the book's reorder/parallel
 # matmul); tvmlite vectorizes guarded and select code itself (masked or lane loops).
@@ -35,8 +40,6 @@ def _check_triple(target: Target) -> None:
 
 def compile_flags(target: Target) -> Tuple[List[str], str]:
     """Compiler flags for ``target`` and the resolved ISA string (part of the cache key)."""
-    from .isa import isa_flags
-
     _check_triple(target)
     mcpu = target.attrs.get("mcpu")
     isa, resolved = isa_flags(str(mcpu) if mcpu not in (None, True) else None)
@@ -74,9 +77,6 @@ def generate_source(mod: Union[IRModule, PrimFunc], target: Target) -> Tuple[str
 
 def build(mod: Union[IRModule, PrimFunc], target: Union[Target, str] = "llvm"):
     """Compile a lowered IRModule for the CPU and load it (``runtime.Module``)."""
-    from ..contrib.cc import build_shared_cached
-    from ..runtime.module import Module
-
     target = target if isinstance(target, Target) else Target(target)
     if target.kind.name not in ("llvm", "c"):
         raise TVMError(f"the C backend builds for llvm/c targets, not {target.kind.name}")
@@ -100,9 +100,6 @@ IMPORT_C_KEYS = ("pragma_import_c",)
 def imported_c_sources(mod: Union[IRModule, PrimFunc]) -> List[str]:
     """C sources attached with the ``import_c`` pragma (``s[C].pragma(x, "import_c", src)``
     or ``sch.annotate(loop, "pragma_import_c", src)``), in program order, without repeats."""
-    from ..tir.functor import post_order_visit
-    from ..tir.stmt import AttrStmt, For
-
     funcs = [mod] if isinstance(mod, PrimFunc) else [
         f for f in mod.functions.values() if isinstance(f, PrimFunc)]
     out: List[str] = []
@@ -135,8 +132,6 @@ def imported_c_sources(mod: Union[IRModule, PrimFunc]) -> List[str]:
 
 def imported_objects(mod: Union[IRModule, PrimFunc], flags: List[str]) -> List[str]:
     """Compile each imported C source to an object file in the cache; their paths (to link)."""
-    from ..contrib.cc import cache_dir, cache_key, create_object
-
     objs = []
     for src in imported_c_sources(mod):
         obj = cache_dir() / f"import_{cache_key(src, flags)}.o"

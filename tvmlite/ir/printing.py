@@ -1,0 +1,30 @@
+"""The text-printer hook of the IR: ``script()``, ``repr`` and ``str`` of every node print
+through the printer registered here.
+
+``tvmlite.script`` registers the TVMScript printer when it is imported; the first print loads
+it through the root package's lazy loader (as ``tvm.script`` does), so ``import tvmlite`` stays
+fast and ``ir`` and the ``tir`` nodes never import the printer that sits above them.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Callable, Optional
+
+from ..error import TVMError
+
+_PRINTER: Optional[Callable[..., str]] = None
+
+
+def register_printer(printer: Callable[..., str]) -> None:
+    """Make ``printer(node, **kwargs) -> str`` the text form of every IR node."""
+    global _PRINTER
+    _PRINTER = printer
+
+
+def astext(node, **kwargs) -> str:
+    """Text of ``node`` by the registered printer (TVMScript, loaded on first use)."""
+    if _PRINTER is None:  # first print: tvmlite.__getattr__ loads tvmlite.script, which registers
+        _ = sys.modules[__name__.partition(".")[0]].script
+    if _PRINTER is None:
+        raise TVMError("no IR printer is registered: import tvmlite.script")
+    return _PRINTER(node, **kwargs)
