@@ -12,8 +12,8 @@ import numpy as np
 
 import tvmlite as tvm
 from tvmlite import te, tir
-from tvmlite.contrib.cc import build_shared_cached
 from tvmlite.codegen.build_c import compile_flags
+from tvmlite.contrib.cc import build_shared_cached
 from tvmlite.target.target import Target
 
 KERNEL = r"""
