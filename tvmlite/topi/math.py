@@ -84,9 +84,11 @@ def cast(x, dtype: str):
 
 def _fast_exp_expr(v: PrimExpr) -> PrimExpr:
     """``exp(v)`` for float32 by range reduction ``v = n*ln2 + f`` (``|f| <= ln2/2``), a degree-7
-    polynomial for ``exp(f)`` and ``2**n`` built in the exponent bits."""
+    polynomial for ``exp(f)`` and ``2**n`` built in the exponent bits (as ``2 * 2**(n-1)``, so
+    that ``n = 128`` at the top of the range stays finite). Inputs are clamped to
+    ``[-86.6, 88.376]``: below, the result is ~1e-38 instead of smaller."""
     c = lambda x: _op.const(x, "float32")  # noqa: E731
-    x = _op._max(_op._min(v, c(88.3762626647949)), c(-88.3762626647949))
+    x = _op._max(_op._min(v, c(88.3762626647949)), c(-86.6))
     n = _op.floor(_op.add(_op.mul(x, c(1.44269504088896341)), c(0.5)))
     f = _op.sub(x, _op.mul(n, c(0.693359375)))
     f = _op.sub(f, _op.mul(n, c(-2.12194440e-4)))
@@ -95,9 +97,9 @@ def _fast_exp_expr(v: PrimExpr) -> PrimExpr:
                  5.0000001201e-1):
         p = _op.add(_op.mul(p, f), c(coef))
     p = _op.add(_op.add(_op.mul(_op.mul(p, f), f), f), c(1.0))
-    bits = _op.shift_left(_op.add(_op.cast("int32", n), _op.const(127, "int32")),
+    bits = _op.shift_left(_op.add(_op.cast("int32", n), _op.const(126, "int32")),
                           _op.const(23, "int32"))
-    return _op.mul(p, _op.reinterpret("float32", bits))
+    return _op.mul(_op.mul(p, c(2.0)), _op.reinterpret("float32", bits))
 
 
 def _need_f32(x: Tensor, name: str) -> Tensor:

@@ -157,17 +157,16 @@ def split(ary: Tensor, indices_or_sections, axis: int = 0) -> list:
             raise TopiError(f"split: indices {idx} must be sorted and within [0, {size}]")
         bounds = [0] + idx + [size]
         name = "T_split"
-    outs = []
-    for lo, hi in zip(bounds, bounds[1:]):
+    def piece(lo: int, hi: int) -> Tensor:
         shape = list(ary.shape)
         shape[axis] = hi - lo
 
-        def f(*i, lo=lo):
+        def f(*i):
             idx = list(i)
             idx[axis] = i[axis] + lo
             return ary(*idx)
-        outs.append(compute(shape, f, name=name, tag=tag.INJECTIVE, varargs_names=_ax(n)))
-    return outs
+        return compute(shape, f, name=name, tag=tag.INJECTIVE, varargs_names=_ax(n))
+    return [piece(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
 
 
 def take(a: Tensor, indices, axis: Optional[int] = None, batch_dims: int = 0,
