@@ -1,6 +1,6 @@
 """TOPI, the tensor operator inventory (``tvm.topi``): NumPy-style operators built with
 ``te.compute``."""
-from . import generic, image, nn, tag, testing, utils  # noqa: F401
+from . import generic, image, nn, tag, testing, utils, x86  # noqa: F401
 from .broadcast import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403

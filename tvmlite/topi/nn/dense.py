@@ -9,7 +9,7 @@ from ...te.tensor import Tensor, _dim_equal
 from ...tir import op as _op
 from ...tir.expr import IntImm
 from .. import tag
-from ..utils import TopiError
+from ..utils import TopiError, get_const_int
 
 
 def dense(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
@@ -36,6 +36,34 @@ def dense(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
             raise TopiError(f"dense: bias has {bias.shape[0]} entries for {out_dim} outputs")
         mat = compute((batch, out_dim),
                       lambda i, j: _op.add(mat[i, j], bias[j].astype(out_dtype)),
+                      tag=tag.BROADCAST)
+    return mat
+
+
+def dense_pack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+               out_dtype: Optional[str] = None) -> Tensor:
+    """``dense`` with a packed weight: data ``(M, K)``, weight ``(N // bn, K, bn)`` (the
+    ``(N, K)`` weight in layout ``NK{bn}n``) -> ``(M, N)``. Stage ``T_dense_pack``, tag
+    "dense_pack"; the bias is a separate broadcast stage."""
+    op = "dense_pack"
+    if data.ndim != 2 or weight.ndim != 3:
+        raise TopiError(f"{op}: data must be 2-D and weight 3-D (N//bn, K, bn), got "
+                        f"{data.ndim}-D and {weight.ndim}-D")
+    out_dtype = out_dtype or data.dtype
+    m, k_dim = data.shape
+    n_chunk, k_w, bn = weight.shape
+    if not _dim_equal(k_dim, k_w):
+        raise TopiError(f"{op}: data has {k_dim} input features but weight has {k_w}")
+    bn_v = get_const_int(bn)
+    n = _op.mul(n_chunk, bn)
+    k = reduce_axis((0, k_dim), name="k")
+    mat = compute((m, n), lambda y, x: _op.sum(
+        data[y, k].astype(out_dtype) * weight[x // bn_v, k, x % bn_v].astype(out_dtype),
+        axis=k), name="T_dense_pack", tag="dense_pack")
+    if bias is not None:
+        if bias.ndim != 1 or not _dim_equal(bias.shape[0], n):
+            raise TopiError(f"{op}: bias must be 1-D of length {n}")
+        mat = compute((m, n), lambda i, j: _op.add(mat[i, j], bias[j].astype(out_dtype)),
                       tag=tag.BROADCAST)
     return mat
 

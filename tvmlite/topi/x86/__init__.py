@@ -1,0 +1,19 @@
+"""x86 schedules and AutoTVM templates (``topi.x86``)."""
+from .dense import (
+    config_of,
+    dense_nopack,
+    dense_pack,
+    schedule_dense_nopack,
+    schedule_dense_pack,
+)
+from .injective import (
+    schedule_broadcast,
+    schedule_concatenate,
+    schedule_elemwise,
+    schedule_injective,
+    schedule_injective_from_existing,
+)
+
+__all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_concatenate",
+           "schedule_elemwise", "schedule_broadcast", "dense_nopack", "dense_pack",
+           "schedule_dense_nopack", "schedule_dense_pack", "config_of"]
