@@ -1,4 +1,5 @@
 """x86 schedules and AutoTVM templates (``topi.x86``)."""
+from .conv2d import conv2d_NCHWc, schedule_conv2d_NCHWc
 from .dense import (
     config_of,
     dense_nopack,
@@ -16,4 +17,5 @@ from .injective import (
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_concatenate",
            "schedule_elemwise", "schedule_broadcast", "dense_nopack", "dense_pack",
-           "schedule_dense_nopack", "schedule_dense_pack", "config_of"]
+           "schedule_dense_nopack", "schedule_dense_pack", "config_of", "conv2d_NCHWc",
+           "schedule_conv2d_NCHWc"]
