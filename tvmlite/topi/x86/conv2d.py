@@ -32,6 +32,10 @@ def conv2d_NCHWc(data: Tensor, kernel: Tensor, strides, padding, dilation, layou
         # ~24 accumulators of oc_bn lanes stay in the 32 vector registers of AVX-512
         cfg.fallback_split("tile_ow", [-1, largest_factor(ow, max(24 * 16 // oc_bn, 1))])
         cfg["unroll_kw"] = OtherOptionEntity(False)
+    kh, kw, ic_total = (get_const_int(x) for x in (kernel.shape[2], kernel.shape[3],
+                                                    data.shape[1] * data.shape[4]))
+    cfg.add_flop(2 * get_const_int(out.shape[0]) * get_const_int(out.shape[1]) * oc_bn
+                 * get_const_int(out.shape[2]) * ow * ic_total * kh * kw)
     out.op.attrs["workload"] = workload
     return out
 

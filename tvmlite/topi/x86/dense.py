@@ -54,6 +54,7 @@ def dense_nopack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
         cfg.fallback_split("tile_x", [-1, 4])
         cfg.fallback_split("tile_k", [-1, vector_lanes(data.dtype)])
     out = dense(data, weight, bias, out_dtype)
+    cfg.add_flop(2 * m * n * k)
     out.op.attrs["workload"] = workload
     return out
 
@@ -114,6 +115,7 @@ def dense_pack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
     packed = layout_transform(weight, "NK", f"NK{bn}n")
     packed.op.name = "packed_weight"
     out = _nn_dense_pack(data, packed, bias, out_dtype)
+    cfg.add_flop(2 * m * n * k)
     out.op.attrs["workload"] = workload
     return out
 

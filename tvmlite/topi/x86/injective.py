@@ -11,31 +11,46 @@ from .utils import vector_lanes
 _PARALLEL_MIN = 1 << 14
 
 
+def _vector_split(extent: int, lanes: int):
+    """The inner vector width for an axis of ``extent``: a multiple of ``lanes`` (or half of
+    it) that divides the extent, the whole axis when it is short, else None."""
+    for width in (lanes * 4, lanes * 2, lanes, lanes // 2):
+        if width > 1 and extent % width == 0 and extent >= width:
+            return width
+    return extent if 1 < extent <= lanes * 4 else None
+
+
 def schedule_injective_from_existing(sch: Schedule, out) -> Schedule:
-    """Fuse all but the innermost axis of ``out`` into one parallel loop and vectorize the
-    innermost one by the vector width."""
-    axes = list(sch[out].op.axis)
+    """Fuse the outer axes of ``out`` into one parallel loop and vectorize the innermost by
+    a width that divides it (the vector body then needs no guard); when none does, the
+    whole nest is fused and split by the vector width if that divides it."""
+    stage = sch[out]
+    axes = list(stage.op.axis)
     lanes = vector_lanes(out.dtype)
-    total = 1
-    for a in axes:
-        ext = a.dom.extent
-        total = total * ext.value if isinstance(ext, IntImm) and total else 0
-    inner = axes[-1]
-    ext = inner.dom.extent
-    if len(axes) == 1:
-        if isinstance(ext, IntImm) and ext.value > lanes:
-            outer, vec = sch[out].split(inner, factor=lanes)
-            sch[out].vectorize(vec)
-            if total >= _PARALLEL_MIN:
-                sch[out].parallel(outer)
+    exts = [a.dom.extent.value if isinstance(a.dom.extent, IntImm) else None for a in axes]
+    total = 0 if None in exts else 1
+    for e in exts:
+        total *= e or 1
+    width = _vector_split(exts[-1], lanes) if exts[-1] else None
+    flat = next((w for w in (lanes, lanes // 2) if w > 1 and total and total % w == 0), None)
+    if width is None and flat is not None:
+        fused = stage.fuse(*axes) if len(axes) > 1 else axes[0]
+        outer, vec = stage.split(fused, factor=flat)
+        stage.vectorize(vec)
+        if total >= _PARALLEL_MIN:
+            stage.parallel(outer)
         return sch
-    outer = sch[out].fuse(*axes[:-1]) if len(axes) > 2 else axes[0]
-    if total >= _PARALLEL_MIN:
-        sch[out].parallel(outer)
-    if isinstance(ext, IntImm) and ext.value > 1:
-        if ext.value > lanes:
-            _, inner = sch[out].split(inner, factor=lanes)
-        sch[out].vectorize(inner)
+    inner = axes[-1]
+    outer = None
+    if width is not None and width < exts[-1]:
+        outer_inner, inner = stage.split(inner, factor=width)
+        outer = stage.fuse(*axes[:-1], outer_inner) if len(axes) > 1 else outer_inner
+    elif len(axes) > 1:
+        outer = stage.fuse(*axes[:-1]) if len(axes) > 2 else axes[0]
+    if outer is not None and total >= _PARALLEL_MIN:
+        stage.parallel(outer)
+    if width is not None:
+        stage.vectorize(inner)
     return sch
 
 
