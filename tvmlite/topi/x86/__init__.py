@@ -1,4 +1,5 @@
 """x86 schedules and AutoTVM templates (``topi.x86``)."""
+from .batch_matmul import batch_matmul, schedule_batch_matmul
 from .conv2d import conv2d_NCHWc, schedule_conv2d_NCHWc
 from .dense import (
     config_of,
@@ -7,6 +8,7 @@ from .dense import (
     schedule_dense_nopack,
     schedule_dense_pack,
 )
+from .depthwise_conv2d import depthwise_conv2d_NCHWc, schedule_depthwise_conv2d_NCHWc
 from .injective import (
     schedule_broadcast,
     schedule_concatenate,
@@ -18,4 +20,5 @@ from .injective import (
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_concatenate",
            "schedule_elemwise", "schedule_broadcast", "dense_nopack", "dense_pack",
            "schedule_dense_nopack", "schedule_dense_pack", "config_of", "conv2d_NCHWc",
-           "schedule_conv2d_NCHWc"]
+           "schedule_conv2d_NCHWc", "depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_NCHWc",
+           "batch_matmul", "schedule_batch_matmul"]
