@@ -250,3 +250,41 @@ def test_batch_matmul_x86(sa, sb, ta, tb):
             s, bufs = task.instantiate(task.config_space.get(i))
         np.testing.assert_allclose(run(s, bufs, [a, b]), want, rtol=1e-4, atol=1e-4,
                                    err_msg=f"config {i}")
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NCHW4c"])
+@pytest.mark.parametrize("pool_type,cip,ceil", [("max", True, True), ("avg", False, True),
+                                                ("avg", True, False)])
+def test_schedule_pool(layout, pool_type, cip, ceil):
+    x = _rand(2, 8, 9, 7)
+    data = x if layout == "NCHW" else _pack_data(x, 4)
+    X = te.placeholder(data.shape, name="X")
+    Y = topi.nn.pool2d(X, (3, 2), (2, 1), (1, 1), (1, 0, 1, 1), pool_type, ceil_mode=ceil,
+                       layout=layout, count_include_pad=cip)
+    want = ref.pool2d_ref(x, (3, 2), (2, 1), (1, 1), (1, 0, 1, 1), pool_type, ceil, cip)
+    s = topi.x86.schedule_pool(Y, layout)
+    lowered = str(tvm.lower(s, [X, Y]))
+    assert "T.parallel(" in lowered and "pad_temp" not in lowered  # padding inlined
+    got = run(s, [X, Y], [data])
+    np.testing.assert_allclose(got if layout == "NCHW" else _unpack(got), want, rtol=1e-5,
+                               atol=1e-6)
+    for size in ((4, 3), (9, 7)):
+        A = topi.nn.adaptive_pool(X, size, pool_type, layout)
+        got = run(topi.x86.schedule_adaptive_pool(A, layout), [X, A], [data])
+        np.testing.assert_allclose(got if layout == "NCHW" else _unpack(got),
+                                   ref.adaptive_pool(x, size, pool_type), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,axis", [((3, 37), -1), ((2, 5, 48), 2), ((4, 6, 5), 1)])
+def test_schedule_softmax_and_reduce(shape, axis):
+    x = _rand(*shape) * 3
+    X = te.placeholder(shape, name="X")
+    S = topi.nn.softmax(X, axis)
+    np.testing.assert_allclose(run(topi.x86.schedule_softmax(S), [X, S], [x]),
+                               ref.softmax_python(x, axis), rtol=1e-5, atol=1e-6)
+    L = topi.nn.log_softmax(X, axis)
+    np.testing.assert_allclose(run(topi.x86.schedule_softmax(L), [X, L], [x]),
+                               ref.log_softmax_python(x, axis), rtol=1e-5, atol=1e-5)
+    R = topi.max(topi.nn.relu(X), axis=axis)
+    np.testing.assert_allclose(run(topi.x86.schedule_reduce(R), [X, R], [x]),
+                               np.maximum(x, 0).max(axis=axis), rtol=1e-6)
