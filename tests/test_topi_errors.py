@@ -82,6 +82,8 @@ WT = te.placeholder((4, 2, 3, 3), name="WT")
     (lambda: topi.layout_transform(X, "NCHW", "NCHW4d"), "layout_transform"),
     (lambda: topi.layout_transform(X, "NCHW", "NCH"), "layout_transform"),
     (lambda: topi.take(X, 0, mode="raise"), "take: mode"),
+    (lambda: topi.nn.pad(X, [0, 0, -1, 0]), "pad: negative padding -1"),
+    (lambda: topi.nn.pad(X, [0, 0, 1]), "pad: Input dimension and pad_before"),
 ])
 def test_declaration_errors(call, match):
     with pytest.raises(tvm.TVMError, match=match):

@@ -288,3 +288,41 @@ def test_schedule_softmax_and_reduce(shape, axis):
     R = topi.max(topi.nn.relu(X), axis=axis)
     np.testing.assert_allclose(run(topi.x86.schedule_reduce(R), [X, R], [x]),
                                np.maximum(x, 0).max(axis=axis), rtol=1e-6)
+
+
+@pytest.mark.parametrize("c,f,h,w,k,stride,pad,epi", [(5, 7, 9, 8, 3, 1, 1, True),
+                                                      (16, 32, 11, 13, 3, 2, (0, 1), False),
+                                                      (32, 20, 7, 7, 1, 1, 0, True)])
+def test_conv2d_nchw_packs_in_kernel(c, f, h, w, k, stride, pad, epi):
+    x, wt, b = _rand(1, c, h, w), _rand(f, c, k, k), _rand(f)
+    X, W = te.placeholder(x.shape, name="X"), te.placeholder(wt.shape, name="W")
+    B = te.placeholder((f, 1, 1), name="B")
+    out = topi.x86.conv2d_nchw(X, W, stride, pad, 1)
+    args, arrays = [X, W], [x, wt]
+    if epi:
+        out = topi.nn.relu(topi.add(out, B))
+        args.append(B)
+        arrays.append(b.reshape(f, 1, 1))
+    want = ref.conv2d_nchw_python(x, wt, stride, pad)
+    if epi:
+        want = np.maximum(want + b[None, :, None, None], 0)
+    got = run(topi.x86.schedule_conv2d_nchw(out), args + [out], arrays)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_conv2d_NCHWc_template_on_nchw_args_tunes_the_blocks():
+    c, f, h, w = 6, 8, 7, 9
+    X, W = te.placeholder((1, c, h, w), name="X"), te.placeholder((f, c, 3, 3), name="W")
+    task = autotvm.task.create("conv2d_NCHWc.x86",
+                               args=(X, W, 1, 1, 1, "NCHW", "NCHW", "float32"), target="llvm")
+    assert {"tile_ic", "tile_oc", "tile_ow", "unroll_kw"} == set(task.config_space.space_map)
+    x, wt = _rand(1, c, h, w), _rand(f, c, 3, 3)
+    want = ref.conv2d_nchw_python(x, wt, 1, 1)
+    for i in _space_points(task, 4):
+        cfg = task.config_space.get(i)
+        with tvm.target.Target("llvm"):
+            s, bufs = task.instantiate(cfg)
+        obn = cfg["tile_oc"].size[-1]
+        assert [int(d) for d in bufs[-1].shape] == [1, f // obn, h, w, obn]
+        got = _unpack(run(s, bufs, [x, wt]))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=f"config {i}")
