@@ -326,3 +326,14 @@ def test_conv2d_NCHWc_template_on_nchw_args_tunes_the_blocks():
         assert [int(d) for d in bufs[-1].shape] == [1, f // obn, h, w, obn]
         got = _unpack(run(s, bufs, [x, wt]))
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=f"config {i}")
+
+
+def test_batch_norm_x86_injective():
+    x = _rand(2, 7, 5, 33)
+    g, b, m, v = _rand(7), _rand(7), _rand(7), np.abs(_rand(7)) + 0.5
+    X = te.placeholder(x.shape, name="X")
+    P = [te.placeholder((7,), name=n) for n in "gbmv"]
+    out = topi.nn.batch_norm(X, *P, axis=1, epsilon=1e-3)[0]
+    got = run(topi.x86.schedule_injective(out), [X, *P, out], [x, g, b, m, v])
+    want = ref.batch_norm(x, g, b, m, v, 1, 1e-3, True, True)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

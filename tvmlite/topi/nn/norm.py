@@ -23,7 +23,8 @@ def batch_norm(data: Tensor, gamma: Tensor, beta: Tensor, moving_mean: Tensor,
                momentum: Optional[float] = None) -> List[Tensor]:
     """Inference batch normalisation along ``axis`` (default 1):
     ``(x - mean) / sqrt(var + eps) * gamma + beta`` in one stage ``T_batch_norm`` (tag
-    "broadcast"). Returns ``[out, moving_mean, moving_var]`` as classic TOPI does."""
+    "broadcast") as ``x * scale[c] + shift[c]`` with the per-channel ``scale`` and ``shift``
+    computed first. Returns ``[out, moving_mean, moving_var]`` as classic TOPI does."""
     op = "batch_norm"
     if training:
         raise TopiError(f"{op}: training=True is not supported (inference only)")
@@ -37,14 +38,20 @@ def batch_norm(data: Tensor, gamma: Tensor, beta: Tensor, moving_mean: Tensor,
         if not isinstance(t, Tensor) or t.ndim != 1 or not _dim_equal(t.shape[0], c):
             raise TopiError(f"{op}: {name} must be 1-D of length {c} (data axis {axis})")
     dt = data.dtype
+    # per-channel scale and shift first (C square roots, not one per element); their tag is
+    # not injective, so schedules keep them as small stages of their own
+    def scale_of(ch):
+        inv = _op.rsqrt(_op.add(moving_var[ch], _op.const(eps, dt)))
+        return _op.mul(inv, gamma[ch]) if scale else inv
+    k_scale = compute((c,), scale_of, name="T_batch_norm_scale", tag="batch_norm_param")
+
+    def shift_of(ch):
+        sh = _op.neg(_op.mul(moving_mean[ch], k_scale[ch]))
+        return _op.add(sh, beta[ch]) if center else sh
+    k_shift = compute((c,), shift_of, name="T_batch_norm_shift", tag="batch_norm_param")
 
     def f(*i):
-        ch = i[axis]
-        inv = _op.rsqrt(_op.add(moving_var[ch], _op.const(eps, dt)))
-        if scale:
-            inv = _op.mul(inv, gamma[ch])
-        out = _op.mul(_op.sub(data(*i), moving_mean[ch]), inv)
-        return _op.add(out, beta[ch]) if center else out
+        return _op.add(_op.mul(data(*i), k_scale[i[axis]]), k_shift[i[axis]])
     out = compute(data.shape, f, name="T_batch_norm", tag=tag.BROADCAST)
     return [out, moving_mean, moving_var]
 
