@@ -155,6 +155,9 @@ def test_softmax_log_softmax(axis):
     S = topi.nn.softmax(X, axis)
     assert S.op.tag == "softmax_output"
     check(S, [X], [x], ref.softmax_python(x, axis), topi.generic.schedule_softmax, atol=1e-6)
+    F = topi.nn.fast_softmax(X, axis)
+    assert F.op.tag == "fast_softmax_output"
+    check(F, [X], [x], ref.softmax_python(x, axis), topi.generic.schedule_softmax, atol=1e-6)
     L = topi.nn.log_softmax(X, axis)
     assert L.op.tag == "log_softmax_output"
     check(L, [X], [x], ref.log_softmax_python(x, axis), topi.generic.schedule_softmax)

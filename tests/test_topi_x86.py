@@ -282,6 +282,9 @@ def test_schedule_softmax_and_reduce(shape, axis):
     S = topi.nn.softmax(X, axis)
     np.testing.assert_allclose(run(topi.x86.schedule_softmax(S), [X, S], [x]),
                                ref.softmax_python(x, axis), rtol=1e-5, atol=1e-6)
+    F = topi.nn.fast_softmax(X, axis)
+    np.testing.assert_allclose(run(topi.x86.schedule_softmax(F), [X, F], [x]),
+                               ref.softmax_python(x, axis), rtol=1e-5, atol=1e-6)
     L = topi.nn.log_softmax(X, axis)
     np.testing.assert_allclose(run(topi.x86.schedule_softmax(L), [X, L], [x]),
                                ref.log_softmax_python(x, axis), rtol=1e-5, atol=1e-5)

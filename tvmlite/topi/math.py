@@ -8,7 +8,7 @@ from ..ir import dtype as _dt
 from ..te.operation import compute
 from ..te.tensor import Tensor
 from ..tir import op as _op
-from ..tir.expr import PrimExpr
+from ..tir.expr import Let, PrimExpr, Var
 from . import tag
 
 
@@ -88,18 +88,20 @@ def _fast_exp_expr(v: PrimExpr) -> PrimExpr:
     that ``n = 128`` at the top of the range stays finite). Inputs are clamped to
     ``[-86.6, 88.376]``: below, the result is ~1e-38 instead of smaller."""
     c = lambda x: _op.const(x, "float32")  # noqa: E731
-    x = _op._max(_op._min(v, c(88.3762626647949)), c(-86.6))
-    n = _op.floor(_op.add(_op.mul(x, c(1.44269504088896341)), c(0.5)))
-    f = _op.sub(x, _op.mul(n, c(0.693359375)))
-    f = _op.sub(f, _op.mul(n, c(-2.12194440e-4)))
+    xv, nv, fv = Var("fx", "float32"), Var("fn", "float32"), Var("ff", "float32")
     p = c(1.9875691500e-4)
     for coef in (1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
                  5.0000001201e-1):
-        p = _op.add(_op.mul(p, f), c(coef))
-    p = _op.add(_op.add(_op.mul(_op.mul(p, f), f), f), c(1.0))
-    bits = _op.shift_left(_op.add(_op.cast("int32", n), _op.const(126, "int32")),
+        p = _op.add(_op.mul(p, fv), c(coef))
+    p = _op.add(_op.add(_op.mul(_op.mul(p, fv), fv), fv), c(1.0))
+    bits = _op.shift_left(_op.add(_op.cast("int32", nv), _op.const(126, "int32")),
                           _op.const(23, "int32"))
-    return _op.mul(_op.mul(p, c(2.0)), _op.reinterpret("float32", bits))
+    body = _op.mul(_op.mul(p, c(2.0)), _op.reinterpret("float32", bits))
+    f = _op.sub(_op.sub(xv, _op.mul(nv, c(0.693359375))), _op.mul(nv, c(-2.12194440e-4)))
+    n = _op.floor(_op.add(_op.mul(xv, c(1.44269504088896341)), c(0.5)))
+    x = _op._max(_op._min(v, c(88.3762626647949)), c(-86.6))
+    # let-bound so that each intermediate is computed once
+    return Let(xv, x, Let(nv, n, Let(fv, f, body)))
 
 
 def _need_f32(x: Tensor, name: str) -> Tensor:

@@ -14,14 +14,13 @@ from .flatten import batch_flatten, flatten
 from .norm import batch_norm, layer_norm, lrn
 from .pad import pad
 from .pooling import adaptive_pool, global_pool, pool2d
-from .softmax import log_softmax, softmax
+from .softmax import fast_softmax, log_softmax, softmax
 from .upsampling import upsampling
 from .utils import get_pad_tuple
 
 __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_matmul", "conv2d",
            "conv2d_nchw", "conv2d_nhwc", "conv2d_NCHWc", "group_conv2d_nchw",
            "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
-           "conv2d_transpose_nchw", "dilate",
-           "pool2d", "global_pool", "adaptive_pool", "softmax", "log_softmax", "batch_norm",
-           "layer_norm", "lrn", "upsampling", "flatten", "batch_flatten", "get_pad_tuple",
-           "utils"]
+           "conv2d_transpose_nchw", "dilate", "pool2d", "global_pool", "adaptive_pool", "softmax",
+           "fast_softmax", "log_softmax", "batch_norm", "layer_norm", "lrn", "upsampling",
+           "flatten", "batch_flatten", "get_pad_tuple", "utils"]

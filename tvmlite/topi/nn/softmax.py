@@ -31,16 +31,30 @@ def _max_and_expsum(x: Tensor, axis: int, op: str):
     return axis, red_shape, k2, full, red, names, maxelem
 
 
-def softmax(x: Tensor, axis: int = -1) -> Tensor:
-    """``exp(x - max) / sum(exp(x - max))`` along ``axis``; four stages ``T_softmax_*``, the
-    last tagged "softmax_output"."""
-    axis, red_shape, k2, full, red, names, maxelem = _max_and_expsum(x, axis, "softmax")
-    exp = compute(x.shape, lambda *i: _op.exp(_op.sub(x(*i), maxelem(*red(i)))),
+def _softmax(x: Tensor, axis: int, fexp, op: str, out_tag: str) -> Tensor:
+    axis, red_shape, k2, full, red, names, maxelem = _max_and_expsum(x, axis, op)
+    exp = compute(x.shape, lambda *i: fexp(_op.sub(x(*i), maxelem(*red(i)))),
                   name="T_softmax_exp")
     expsum = compute(red_shape, lambda *i: _op.sum(exp(*full(i, k2.var)), axis=k2),
                      name="T_softmax_expsum", varargs_names=names)
     return compute(x.shape, lambda *i: _op.div(exp(*i), expsum(*red(i))),
-                   name="T_softmax_norm", tag="softmax_output", attrs={"axis": axis})
+                   name="T_softmax_norm", tag=out_tag, attrs={"axis": axis})
+
+
+def softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """``exp(x - max) / sum(exp(x - max))`` along ``axis``; four stages ``T_softmax_*``, the
+    last tagged "softmax_output"."""
+    return _softmax(x, axis, _op.exp, "softmax", "softmax_output")
+
+
+def fast_softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """:func:`softmax` with ``topi.fast_exp``'s vectorizable polynomial exponential (float32;
+    tag "fast_softmax_output")."""
+    from ..math import _fast_exp_expr
+
+    if isinstance(x, Tensor) and x.dtype != "float32":
+        raise TopiError(f"fast_softmax: float32 only, got {x.dtype}")
+    return _softmax(x, axis, _fast_exp_expr, "fast_softmax", "fast_softmax_output")
 
 
 def log_softmax(x: Tensor, axis: int = -1) -> Tensor:

@@ -64,8 +64,9 @@ schedule_adaptive_pool = schedule_pool
 
 
 def schedule_softmax(outs: Outs) -> Schedule:
-    """softmax / log_softmax along the last axis: rows parallel, each row's max,
-    exponentials and sum computed inside the row loop, the normalisation vectorized."""
+    """softmax / fast_softmax / log_softmax along the last axis: rows parallel, each row's
+    max, exponentials and sum computed inside the row loop, exponentials and normalisation
+    vectorized."""
     outs = _outs(outs)
     s = _default_schedule(outs, True)
     for out in outs:
@@ -73,8 +74,10 @@ def schedule_softmax(outs: Outs) -> Schedule:
         if axis != out.ndim - 1 or out.ndim < 2:
             continue
         outer, rest = _parallel_outer(s, out, out.ndim - 1)
-        for t in _softmax_stages(out):
-            s[t].compute_at(s[out], outer)
+        for op in _softmax_stages(out):
+            s[op].compute_at(s[out], outer)
+            if op.name == "T_softmax_exp":
+                _vectorize_last(s, op.output(0), s[op].op.axis[-1])
         _vectorize_last(s, out, rest[-1])
     return s
 
