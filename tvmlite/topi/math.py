@@ -8,7 +8,7 @@ from ..ir import dtype as _dt
 from ..te.operation import compute
 from ..te.tensor import Tensor
 from ..tir import op as _op
-from ..tir.expr import PrimExpr
+from ..tir.expr import Let, PrimExpr, Var
 from . import tag
 
 
@@ -82,6 +82,69 @@ def cast(x, dtype: str):
     return _op.cast(dtype, x)
 
 
-__all__ = ["sqrt", "rsqrt", "exp", "log", "log2", "log10", "tanh", "sigmoid", "sin", "cos",
+def _fast_exp_expr(v: PrimExpr) -> PrimExpr:
+    """``exp(v)`` for float32 by range reduction ``v = n*ln2 + f`` (``|f| <= ln2/2``), a degree-7
+    polynomial for ``exp(f)`` and ``2**n`` built in the exponent bits (as ``2 * 2**(n-1)``, so
+    that ``n = 128`` at the top of the range stays finite). Inputs are clamped to
+    ``[-86.6, 88.376]``: below, the result is ~1e-38 instead of smaller."""
+    c = lambda x: _op.const(x, "float32")  # noqa: E731
+    xv, nv, fv = Var("fx", "float32"), Var("fn", "float32"), Var("ff", "float32")
+    p = c(1.9875691500e-4)
+    for coef in (1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+                 5.0000001201e-1):
+        p = _op.add(_op.mul(p, fv), c(coef))
+    p = _op.add(_op.add(_op.mul(_op.mul(p, fv), fv), fv), c(1.0))
+    bits = _op.shift_left(_op.add(_op.cast("int32", nv), _op.const(126, "int32")),
+                          _op.const(23, "int32"))
+    body = _op.mul(_op.mul(p, c(2.0)), _op.reinterpret("float32", bits))
+    f = _op.sub(_op.sub(xv, _op.mul(nv, c(0.693359375))), _op.mul(nv, c(-2.12194440e-4)))
+    n = _op.floor(_op.add(_op.mul(xv, c(1.44269504088896341)), c(0.5)))
+    x = _op._max(_op._min(v, c(88.3762626647949)), c(-86.6))
+    # let-bound so that each intermediate is computed once
+    return Let(xv, x, Let(nv, n, Let(fv, f, body)))
+
+
+def _need_f32(x: Tensor, name: str) -> Tensor:
+    x = _check(x, name)
+    if x.dtype != "float32":
+        raise TypeError(f"topi.{name} supports float32 only, got {x.dtype}")
+    return x
+
+
+def fast_exp(x: Tensor) -> Tensor:
+    """``exp`` by a float32 polynomial (relative error ~1e-7; stage ``T_fast_exp``)."""
+    x = _need_f32(x, "fast_exp")
+    return compute(x.shape, lambda *i: _fast_exp_expr(x(*i)), name="T_fast_exp",
+                   tag=tag.ELEMWISE)
+
+
+def fast_tanh(x: Tensor) -> Tensor:
+    """``tanh`` as ``1 - 2 / (fast_exp(2x) + 1)`` (float32; stage ``T_fast_tanh``)."""
+    x = _need_f32(x, "fast_tanh")
+    one, two = _op.const(1.0, "float32"), _op.const(2.0, "float32")
+    return compute(x.shape, lambda *i: _op.sub(one, _op.div(two, _op.add(
+        _fast_exp_expr(_op.mul(two, x(*i))), one))), name="T_fast_tanh", tag=tag.ELEMWISE)
+
+
+def fast_erf(x: Tensor) -> Tensor:
+    """``erf`` by Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7 before rounding;
+    float32; stage ``T_fast_erf``)."""
+    x = _need_f32(x, "fast_erf")
+    c = lambda v: _op.const(v, "float32")  # noqa: E731
+
+    def f(*i):
+        v = x(*i)
+        a = _op.abs(v)
+        t = _op.div(c(1.0), _op.add(c(1.0), _op.mul(c(0.3275911), a)))
+        p = c(1.061405429)
+        for coef in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+            p = _op.add(_op.mul(p, t), c(coef))
+        y = _op.sub(c(1.0), _op.mul(_op.mul(p, t), _fast_exp_expr(_op.neg(_op.mul(a, a)))))
+        return _op.if_then_else(_op.lt(v, c(0.0)), _op.neg(y), y)
+    return compute(x.shape, f, name="T_fast_erf", tag=tag.ELEMWISE)
+
+
+__all__ = ["fast_exp", "fast_tanh", "fast_erf", "sqrt", "rsqrt", "exp", "log", "log2", "log10",
+           "tanh", "sigmoid", "sin", "cos",
            "erf", "abs", "floor", "ceil", "round", "trunc", "isnan", "negative", "identity",
            "logical_not", "bitwise_not", "sign", "clip", "cast"]

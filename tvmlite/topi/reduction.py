@@ -5,7 +5,9 @@ from __future__ import annotations
 from ..te.operation import compute, reduce_axis
 from ..te.tensor import Tensor
 from ..tir import op as _op
+from ..tir.expr import Select
 from . import tag
+from .utils import ravel_index
 
 _prod = _op.comm_reducer(lambda x, y: _op.mul(x, y), lambda t: _op.const(1, t), name="prod")
 
@@ -78,4 +80,56 @@ def prod(data: Tensor, axis=None, keepdims: bool = False) -> Tensor:
     return _comm_reduce(data, axis, keepdims, _prod, "prod")
 
 
-__all__ = ["sum", "max", "min", "prod"]
+def _arg_reduce(data: Tensor, axis, keepdims: bool, select_last_index: bool, is_max: bool,
+                what: str) -> Tensor:
+    if not isinstance(data, Tensor):
+        raise TypeError(f"topi.{what} expects a Tensor, got {data!r}")
+    n = data.ndim
+    red = _axes(axis, n)
+    raxes = {k: reduce_axis((0, data.shape[k]), name=f"k{k}") for k in red}
+    shape = [1 if k in raxes else data.shape[k] for k in range(n) if keepdims or k not in raxes]
+    better = _op.gt if is_max else _op.lt
+
+    def fcombine(x, y):
+        take_x = better(x[1], y[1])
+        tie = _op.eq(x[1], y[1])
+        earlier = _op.gt(x[0], y[0]) if select_last_index else _op.lt(x[0], y[0])
+        pick = _op.logical_or(take_x, _op.logical_and(tie, earlier))
+        return Select(pick, x[0], y[0]), Select(pick, x[1], y[1])
+
+    def fidentity(t0, t1):
+        return _op.const(-1, t0), (_op.min_value(t1) if is_max else _op.max_value(t1))
+
+    reducer = _op.comm_reducer(fcombine, fidentity, name=what)
+
+    def f(*i):
+        idx, pos = [], 0
+        for k in range(n):
+            if k in raxes:
+                idx.append(raxes[k].var)
+                pos += keepdims
+            else:
+                idx.append(i[pos])
+                pos += 1
+        flat = ravel_index([raxes[k].var for k in red], [data.shape[k] for k in red])
+        return reducer((_op.cast("int32", flat), data(*idx)), axis=[raxes[k] for k in red])
+
+    out = compute(shape, f, name=data.op.name + "_red_temp", tag=tag.COMM_REDUCE_IDX,
+                  varargs_names=[f"ax{k}" for k in range(len(shape))])
+    return out[0]
+
+
+def argmax(data: Tensor, axis=None, keepdims: bool = False,
+           select_last_index: bool = False) -> Tensor:
+    """Index (int32, row-major over the reduced axes) of the maximum over ``axis``; ties
+    give the first index (the last with ``select_last_index``)."""
+    return _arg_reduce(data, axis, keepdims, select_last_index, True, "argmax")
+
+
+def argmin(data: Tensor, axis=None, keepdims: bool = False,
+           select_last_index: bool = False) -> Tensor:
+    """Index (int32) of the minimum over ``axis``; ties as in :func:`argmax`."""
+    return _arg_reduce(data, axis, keepdims, select_last_index, False, "argmin")
+
+
+__all__ = ["sum", "max", "min", "prod", "argmax", "argmin"]

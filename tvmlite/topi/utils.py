@@ -67,3 +67,28 @@ def check_positive(x, what: str) -> None:
     if isinstance(e, IntImm) and e.value <= 0:
         raise TVMError(f"{what} must be positive, got {e.value}")
 
+
+
+class TopiError(TVMError, ValueError):
+    """Bad arguments to a TOPI operator, raised when its compute is declared."""
+
+
+def const_ints(x, n: int, op: str, arg: str) -> Tuple[int, ...]:
+    """``x`` (an int or a sequence of ``n`` ints) as a tuple of ``n`` Python ints."""
+    if isinstance(x, (int, PrimExpr)):
+        x = [x] * n
+    x = list(x)
+    if len(x) != n:
+        raise TopiError(f"{op}: {arg} must be an int or {n} ints, got {x!r}")
+    try:
+        return tuple(get_const_int(v) for v in x)
+    except ValueError as e:
+        raise TopiError(f"{op}: {arg} must be constant, got {x!r}") from e
+
+
+def check_strides(x, n: int, op: str, arg: str = "stride") -> Tuple[int, ...]:
+    """``n`` positive ints (strides, dilations); a TopiError naming ``op`` and ``arg`` else."""
+    vals = const_ints(x, n, op, arg)
+    if any(v <= 0 for v in vals):
+        raise TopiError(f"{op}: {arg} must be positive, got {list(vals)}")
+    return vals

@@ -1,13 +1,26 @@
 """Neural-network operators (``topi.nn``)."""
 from . import utils
-from .conv2d import conv2d_nchw, depthwise_conv2d_nchw
-from .dense import dense
-from .elemwise import leaky_relu, relu
-from .flatten import batch_flatten
+from .conv2d import conv2d, conv2d_nchw, conv2d_NCHWc, conv2d_nhwc, group_conv2d_nchw
+from .conv2d_transpose import conv2d_transpose_nchw
+from .dense import batch_matmul, dense, dense_pack
+from .depthwise_conv2d import (
+    depthwise_conv2d_nchw,
+    depthwise_conv2d_NCHWc,
+    depthwise_conv2d_nhwc,
+)
+from .dilate import dilate
+from .elemwise import leaky_relu, prelu, relu
+from .flatten import batch_flatten, flatten
+from .norm import batch_norm, layer_norm, lrn
 from .pad import pad
-from .pooling import global_pool, pool2d
-from .softmax import softmax
+from .pooling import adaptive_pool, global_pool, pool2d
+from .softmax import fast_softmax, log_softmax, softmax
+from .upsampling import upsampling
 from .utils import get_pad_tuple
 
-__all__ = ["pad", "relu", "leaky_relu", "dense", "conv2d_nchw", "depthwise_conv2d_nchw",
-           "pool2d", "global_pool", "softmax", "batch_flatten", "get_pad_tuple", "utils"]
+__all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_matmul", "conv2d",
+           "conv2d_nchw", "conv2d_nhwc", "conv2d_NCHWc", "group_conv2d_nchw",
+           "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
+           "conv2d_transpose_nchw", "dilate", "pool2d", "global_pool", "adaptive_pool", "softmax",
+           "fast_softmax", "log_softmax", "batch_norm", "layer_norm", "lrn", "upsampling",
+           "flatten", "batch_flatten", "get_pad_tuple", "utils"]

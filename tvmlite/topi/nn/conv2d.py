@@ -1,23 +1,53 @@
-"""2-D convolutions in NCHW layout (plain computes, no schedule)."""
+"""2-D convolutions: ``conv2d_nchw``, ``conv2d_nhwc``, ``group_conv2d_nchw``, the packed
+``conv2d_NCHWc`` and the layout-dispatching ``conv2d``.
+
+Every operator checks its arguments when the compute is declared and raises a
+:class:`~tvmlite.topi.utils.TopiError` (a ``TVMError``) naming itself and the argument.
+"""
 from __future__ import annotations
 
+import re
 from typing import Optional
 
-from ...error import TVMError
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor, _dim_equal
 from ...tir import op as _op
-from ..utils import get_const_int
+from ..utils import TopiError, check_strides, get_const_int
 from .pad import pad
-from .utils import get_pad_tuple
+from .utils import checked_pad_tuple, conv_out_size
 
 
-def _pair(x, what: str):
-    if isinstance(x, int):
-        return x, x
-    if len(x) != 2:
-        raise ValueError(f"{what} must be an int or a pair, got {x!r}")
-    return x[0], x[1]
+def _check_ndim(op: str, **tensors) -> None:
+    for name, (t, n, layout) in tensors.items():
+        if not isinstance(t, Tensor):
+            raise TopiError(f"{op}: {name} must be a Tensor, got {t!r}")
+        if t.ndim != n:
+            raise TopiError(f"{op}: {name} must be {n}-D ({layout}), got {t.ndim}-D "
+                            f"shape {list(t.shape)}")
+
+
+def _kernel_ints(op: str, kh, kw):
+    try:
+        return get_const_int(kh), get_const_int(kw)
+    except ValueError as e:
+        raise TopiError(f"{op}: the kernel size must be constant") from e
+
+
+def _window(op: str, in_h, in_w, kh, kw, stride, padding, dilation):
+    """Strides, dilations, padding and output size of a 2-D window over ``(in_h, in_w)``."""
+    sh, sw = check_strides(stride, 2, op, "stride")
+    dh, dw = check_strides(dilation, 2, op, "dilation")
+    kh, kw = _kernel_ints(op, kh, kw)
+    top, left, bottom, right = checked_pad_tuple(op, padding, ((kh - 1) * dh + 1,
+                                                               (kw - 1) * dw + 1))
+    out_h = conv_out_size(op, in_h, kh, dh, top, bottom, sh, "height")
+    out_w = conv_out_size(op, in_w, kw, dw, left, right, sw, "width")
+    return (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w)
+
+
+def _channels_match(op: str, what: str, a, b) -> None:
+    if not _dim_equal(a, b):
+        raise TopiError(f"{op}: {what}: {a} vs {b}")
 
 
 def conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
@@ -26,21 +56,15 @@ def conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
 
     The padded input is a stage named ``pad_temp``; the result is tagged "conv2d_nchw".
     """
-    if Input.ndim != 4 or Filter.ndim != 4:
-        raise TVMError("conv2d_nchw: Input and Filter must be 4-D")
+    op = "conv2d_nchw"
+    _check_ndim(op, Input=(Input, 4, "NCHW"), Filter=(Filter, 4, "OIHW"))
     out_dtype = out_dtype or Input.dtype
-    sh, sw = _pair(stride, "stride")
-    dh, dw = _pair(dilation, "dilation")
     batch, in_channel, in_h, in_w = Input.shape
     num_filter, channel, kh, kw = Filter.shape
-    if not _dim_equal(in_channel, channel):
-        raise TVMError(f"conv2d_nchw: Input has {in_channel} channels, Filter {channel}")
-    dkh = (get_const_int(kh) - 1) * dh + 1
-    dkw = (get_const_int(kw) - 1) * dw + 1
-    top, left, down, right = get_pad_tuple(padding, (dkh, dkw))
-    out_h = _op.add(_op.floordiv(_op.add(_op.sub(in_h, dkh), top + down), sh), 1)
-    out_w = _op.add(_op.floordiv(_op.add(_op.sub(in_w, dkw), left + right), sw), 1)
-    temp = pad(Input, [0, 0, top, left], [0, 0, down, right], name="pad_temp")
+    _channels_match(op, "Input channels and Filter input channels differ", in_channel, channel)
+    (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
+        op, in_h, in_w, kh, kw, stride, padding, dilation)
+    temp = pad(Input, [0, 0, top, left], [0, 0, bottom, right], name="pad_temp")
     rc = reduce_axis((0, in_channel), name="rc")
     ry = reduce_axis((0, kh), name="ry")
     rx = reduce_axis((0, kw), name="rx")
@@ -52,28 +76,114 @@ def conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
         tag="conv2d_nchw")
 
 
-def depthwise_conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
-                          out_dtype: Optional[str] = None) -> Tensor:
-    """Depthwise convolution: Input ``(N, C, H, W)``, Filter ``(C, M, KH, KW)`` ->
-    ``(N, C*M, OH, OW)`` (stage ``DepthwiseConv2d``)."""
-    if Input.ndim != 4 or Filter.ndim != 4:
-        raise TVMError("depthwise_conv2d_nchw: Input and Filter must be 4-D")
+def conv2d_nhwc(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
+                out_dtype: Optional[str] = None) -> Tensor:
+    """Convolution: Input ``(N, H, W, C)``, Filter ``(KH, KW, C, F)`` (HWIO) ->
+    ``(N, OH, OW, F)``; stage ``Conv2dOutput`` tagged "conv2d_nhwc"."""
+    op = "conv2d_nhwc"
+    _check_ndim(op, Input=(Input, 4, "NHWC"), Filter=(Filter, 4, "HWIO"))
     out_dtype = out_dtype or Input.dtype
-    sh, sw = _pair(stride, "stride")
-    dh, dw = _pair(dilation, "dilation")
-    batch, in_channel, in_h, in_w = Input.shape
-    f_channel, mult, kh, kw = Filter.shape
-    dkh = (get_const_int(kh) - 1) * dh + 1
-    dkw = (get_const_int(kw) - 1) * dw + 1
-    top, left, down, right = get_pad_tuple(padding, (dkh, dkw))
-    out_h = _op.add(_op.floordiv(_op.add(_op.sub(in_h, dkh), top + down), sh), 1)
-    out_w = _op.add(_op.floordiv(_op.add(_op.sub(in_w, dkw), left + right), sw), 1)
-    padded = pad(Input, [0, 0, top, left], [0, 0, down, right], name="PaddedInput")
-    di = reduce_axis((0, kh), name="di")
-    dj = reduce_axis((0, kw), name="dj")
+    batch, in_h, in_w, in_channel = Input.shape
+    kh, kw, channel, num_filter = Filter.shape
+    _channels_match(op, "Input channels and Filter input channels differ", in_channel, channel)
+    (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
+        op, in_h, in_w, kh, kw, stride, padding, dilation)
+    temp = pad(Input, [0, top, left, 0], [0, bottom, right, 0], name="pad_temp")
+    rc = reduce_axis((0, in_channel), name="rc")
+    ry = reduce_axis((0, kh), name="ry")
+    rx = reduce_axis((0, kw), name="rx")
     return compute(
-        (batch, _op.mul(in_channel, mult), out_h, out_w),
-        lambda b, c, i, j: _op.sum(
-            padded[b, c // mult, i * sh + di * dh, j * sw + dj * dw].astype(out_dtype)
-            * Filter[c // mult, c % mult, di, dj].astype(out_dtype), axis=[di, dj]),
-        name="DepthwiseConv2d", tag="depthwise_conv2d_nchw")
+        (batch, out_h, out_w, num_filter),
+        lambda nn, yy, xx, ff: _op.sum(
+            temp[nn, yy * sh + ry * dh, xx * sw + rx * dw, rc].astype(out_dtype)
+            * Filter[ry, rx, rc, ff].astype(out_dtype), axis=[ry, rx, rc]),
+        name="Conv2dOutput", tag="conv2d_nhwc")
+
+
+def group_conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation, groups: int,
+                      out_dtype: Optional[str] = None) -> Tensor:
+    """Grouped convolution: Input ``(N, C, H, W)``, Filter ``(F, C // groups, KH, KW)`` ->
+    ``(N, F, OH, OW)``; tagged "group_conv2d_nchw"."""
+    op = "group_conv2d_nchw"
+    _check_ndim(op, Input=(Input, 4, "NCHW"), Filter=(Filter, 4, "OIHW"))
+    out_dtype = out_dtype or Input.dtype
+    groups = check_strides(groups, 1, op, "groups")[0]
+    batch, in_channel, in_h, in_w = Input.shape
+    num_filter, channel, kh, kw = Filter.shape
+    ic, f, cg = (get_const_int(x) for x in (in_channel, num_filter, channel))
+    if ic % groups:
+        raise TopiError(f"{op}: groups={groups} does not divide the {ic} input channels")
+    if f % groups:
+        raise TopiError(f"{op}: groups={groups} does not divide the {f} output channels")
+    if ic // groups != cg:
+        raise TopiError(f"{op}: Filter has {cg} input channels per group, expected "
+                        f"{ic} // {groups} = {ic // groups}")
+    (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
+        op, in_h, in_w, kh, kw, stride, padding, dilation)
+    temp = pad(Input, [0, 0, top, left], [0, 0, bottom, right], name="pad_temp")
+    fg = f // groups
+    rc = reduce_axis((0, cg), name="rc")
+    ry = reduce_axis((0, kh), name="ry")
+    rx = reduce_axis((0, kw), name="rx")
+    return compute(
+        (batch, num_filter, out_h, out_w),
+        lambda nn, ff, yy, xx: _op.sum(
+            temp[nn, ff // fg * cg + rc, yy * sh + ry * dh, xx * sw + rx * dw].astype(out_dtype)
+            * Filter[ff, rc, ry, rx].astype(out_dtype), axis=[rc, ry, rx]),
+        tag="group_conv2d_nchw")
+
+
+def _block(layout: str, op: str, arg: str, prefix: str) -> int:
+    m = re.fullmatch(prefix + r"(\d+)([a-z])", layout)
+    if not m:
+        raise TopiError(f"{op}: {arg} must look like '{prefix}<n>c', got {layout!r}")
+    return int(m.group(1))
+
+
+def conv2d_NCHWc(data: Tensor, kernel: Tensor, stride, padding, dilation, layout: str,
+                 out_layout: str, out_dtype: str = "float32") -> Tensor:
+    """Packed convolution: data ``(N, IC//ic_bn, H, W, ic_bn)`` (layout ``NCHW{ic_bn}c``),
+    kernel ``(OC//oc_bn, IC//ic_bn, KH, KW, ic_bn, oc_bn)`` (``OIHW{ic_bn}i{oc_bn}o``) ->
+    ``(N, OC//oc_bn, OH, OW, oc_bn)`` (``out_layout``, ``NCHW{oc_bn}c``).
+
+    Stage and tag ``conv2d_NCHWc``; the padded input is ``data_pad``.
+    """
+    op = "conv2d_NCHWc"
+    _check_ndim(op, data=(data, 5, "NCHW[x]c"), kernel=(kernel, 6, "OIHW[x]i[y]o"))
+    n, ic_chunk, in_h, in_w, ic_bn = data.shape
+    oc_chunk, k_ic_chunk, kh, kw, k_ic_bn, oc_bn = kernel.shape
+    if _block(layout, op, "layout", "NCHW") != get_const_int(ic_bn):
+        raise TopiError(f"{op}: layout {layout!r} does not match the data block {ic_bn}")
+    if _block(out_layout, op, "out_layout", "NCHW") != get_const_int(oc_bn):
+        raise TopiError(f"{op}: out_layout {out_layout!r} does not match the kernel's output "
+                        f"block {oc_bn}")
+    _channels_match(op, "data and kernel input-channel chunks differ", ic_chunk, k_ic_chunk)
+    _channels_match(op, "data and kernel input-channel blocks differ", ic_bn, k_ic_bn)
+    (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
+        op, in_h, in_w, kh, kw, stride, padding, dilation)
+    data_pad = data
+    if top or left or bottom or right:
+        data_pad = pad(data, [0, 0, top, left, 0], [0, 0, bottom, right, 0], name="data_pad")
+    bn = get_const_int(ic_bn)
+    ic = reduce_axis((0, _op.mul(ic_chunk, ic_bn)), name="ic")
+    rkh = reduce_axis((0, kh), name="kh")
+    rkw = reduce_axis((0, kw), name="kw")
+    return compute(
+        (n, oc_chunk, out_h, out_w, oc_bn),
+        lambda b, oco, oh, ow, oci: _op.sum(
+            data_pad[b, ic // bn, oh * sh + rkh * dh, ow * sw + rkw * dw, ic % bn]
+            .astype(out_dtype)
+            * kernel[oco, ic // bn, rkh, rkw, ic % bn, oci].astype(out_dtype),
+            axis=[ic, rkh, rkw]),
+        name="conv2d_NCHWc", tag="conv2d_NCHWc")
+
+
+def conv2d(input: Tensor, filter: Tensor, strides, padding, dilation, layout: str = "NCHW",
+           out_dtype: Optional[str] = None) -> Tensor:  # noqa: A002  (classic names)
+    """Convolution in ``layout`` "NCHW" (filter OIHW) or "NHWC" (filter HWIO)."""
+    if layout == "NCHW":
+        return conv2d_nchw(input, filter, strides, padding, dilation, out_dtype)
+    if layout == "NHWC":
+        return conv2d_nhwc(input, filter, strides, padding, dilation, out_dtype)
+    raise TopiError(f"conv2d: layout must be 'NCHW' or 'NHWC', got {layout!r}")
+

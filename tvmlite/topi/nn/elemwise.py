@@ -1,10 +1,11 @@
-"""Elementwise activations (``topi.nn.relu`` …)."""
+"""Elementwise activations (``topi.nn.relu``, ``leaky_relu``, ``prelu``)."""
 from __future__ import annotations
 
 from ...te.operation import compute
-from ...te.tensor import Tensor
+from ...te.tensor import Tensor, _dim_equal
 from ...tir import op as _op
 from .. import tag
+from ..utils import TopiError
 
 
 def relu(x: Tensor) -> Tensor:
@@ -24,3 +25,21 @@ def leaky_relu(x: Tensor, alpha: float) -> Tensor:
         v = x(*i)
         return _op.if_then_else(_op.gt(v, 0), v, _op.mul(v, _op.const(alpha, v.dtype)))
     return compute(x.shape, f, tag=tag.ELEMWISE)
+
+
+def prelu(x: Tensor, slope: Tensor, axis: int = 1) -> Tensor:
+    """``x if x > 0 else slope[c] * x`` with ``c`` the index along ``axis`` (tag
+    "broadcast")."""
+    if not isinstance(x, Tensor) or not isinstance(slope, Tensor):
+        raise TopiError("prelu: x and slope must be Tensors")
+    if not -x.ndim <= axis < x.ndim:
+        raise TopiError(f"prelu: axis {axis} is out of range for {x.ndim} dimension(s)")
+    axis = axis + x.ndim if axis < 0 else axis
+    if slope.ndim != 1 or not _dim_equal(slope.shape[0], x.shape[axis]):
+        raise TopiError(f"prelu: slope must be 1-D of length {x.shape[axis]} (x axis {axis}), "
+                        f"got shape {list(slope.shape)}")
+
+    def f(*i):
+        v = x(*i)
+        return _op.if_then_else(_op.gt(v, 0), v, _op.mul(v, slope(i[axis])))
+    return compute(x.shape, f, tag=tag.BROADCAST)

@@ -8,7 +8,7 @@ from ...te.tensor import Tensor
 from ...tir import op as _op
 from ...tir.expr import PrimExpr
 from .. import tag
-from ..utils import equal_const_int
+from ..utils import TopiError, equal_const_int
 
 
 def pad(data: Tensor, pad_before: Sequence, pad_after: Optional[Sequence] = None,
@@ -20,13 +20,13 @@ def pad(data: Tensor, pad_before: Sequence, pad_after: Optional[Sequence] = None
     n = data.ndim
     pad_after = pad_after if pad_after else pad_before
     if len(pad_before) != n:
-        raise ValueError(f"Input dimension and pad_before dismatch : {n} vs {len(pad_before)}")
+        raise TopiError(f"pad: Input dimension and pad_before dismatch : {n} vs {len(pad_before)}")
     if len(pad_after) != n:
-        raise ValueError(f"Input dimension and pad_after dismatch : {n} vs {len(pad_after)}")
+        raise TopiError(f"pad: Input dimension and pad_after dismatch : {n} vs {len(pad_after)}")
     for p in list(pad_before) + list(pad_after):
         e = _op.convert(p)
         if hasattr(e, "value") and e.value < 0:
-            raise ValueError(f"pad: negative padding {e.value}")
+            raise TopiError(f"pad: negative padding {e.value}")
     out_shape = tuple(_op.add(_op.add(data.shape[d], pad_before[d]), pad_after[d])
                       for d in range(n))
     value = pad_value if isinstance(pad_value, PrimExpr) else _op.const(pad_value, data.dtype)

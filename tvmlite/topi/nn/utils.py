@@ -1,5 +1,11 @@
-"""Helpers of the nn operators (``topi.nn.utils``)."""
+"""Helpers of the nn operators (``topi.nn.utils``): padding tuples and output sizes."""
 from __future__ import annotations
+
+from typing import Tuple
+
+from ...tir import op as _op
+from ...tir.expr import IntImm, PrimExpr
+from ..utils import TopiError
 
 
 def get_pad_tuple(padding, kernel):
@@ -23,3 +29,30 @@ def get_pad_tuple(padding, kernel):
     pad_top = (pad_h + 1) // 2
     pad_left = (pad_w + 1) // 2
     return pad_top, pad_left, pad_h - pad_top, pad_w - pad_left
+
+
+def checked_pad_tuple(op: str, padding, kernel) -> Tuple[int, int, int, int]:
+    """:func:`get_pad_tuple` for operator ``op``: a TopiError for a malformed or negative
+    padding."""
+    try:
+        pads = get_pad_tuple(padding, kernel)
+    except (ValueError, TypeError) as e:
+        raise TopiError(f"{op}: bad padding {padding!r}: {e}") from e
+    for p in pads:
+        if not isinstance(p, (int, PrimExpr)):
+            raise TopiError(f"{op}: padding must hold integers, got {padding!r}")
+        if isinstance(p, int) and p < 0:
+            raise TopiError(f"{op}: padding must be non-negative, got {padding!r}")
+    return pads
+
+
+def conv_out_size(op: str, size, kernel: int, dilation: int, pad_lo, pad_hi, stride: int,
+                  dim: str) -> PrimExpr:
+    """Output extent of a strided, dilated window over a padded dimension; a TopiError when
+    the dilated kernel is larger than the padded input."""
+    dk = (kernel - 1) * dilation + 1
+    padded = _op.add(_op.add(size, pad_lo), pad_hi)
+    if isinstance(padded, IntImm) and padded.value < dk:
+        raise TopiError(f"{op}: kernel {dim} (dilated: {dk}) is larger than the padded input "
+                        f"{dim} ({padded.value})")
+    return _op.add(_op.floordiv(_op.sub(padded, dk), stride), 1)

@@ -1,4 +1,26 @@
 """Numpy reference implementations of TOPI operators (``topi.testing``)."""
 from .conv2d_nchw_python import conv2d_nchw_python, depthwise_conv2d_python_nchw
+from .nn_python import (
+    adaptive_pool,
+    batch_matmul,
+    batch_norm,
+    conv2d_nhwc_python,
+    conv2d_transpose_nchw_python,
+    depthwise_conv2d_python_nhwc,
+    dilate_python,
+    layer_norm_python,
+    log_softmax_python,
+    lrn_python,
+    pool2d_ref,
+    poolnd_python,
+    resize2d_python,
+    softmax_python,
+    strided_slice_python,
+    upsampling_python,
+)
 
-__all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw"]
+__all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_python",
+           "depthwise_conv2d_python_nhwc", "conv2d_transpose_nchw_python", "dilate_python",
+           "poolnd_python", "pool2d_ref", "adaptive_pool", "softmax_python",
+           "log_softmax_python", "batch_norm", "layer_norm_python", "lrn_python",
+           "resize2d_python", "upsampling_python", "batch_matmul", "strided_slice_python"]

@@ -1,0 +1,171 @@
+"""topi transform, math, reduction and image operators, built with their topi.generic
+schedule and compared with numpy."""
+import math
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import te, topi
+from tvmlite.topi import testing as ref
+
+RNG = np.random.default_rng(41)
+
+
+def _rand(*shape):
+    return RNG.standard_normal(shape).astype("float32")
+
+
+def check(out, inputs, arrays, want, schedule=None, rtol=1e-5, atol=1e-5):
+    s = (schedule or topi.generic.schedule_injective)(out)
+    f = tvm.build(s, list(inputs) + [out], "llvm")
+    dev = tvm.cpu()
+    res = tvm.nd.array(np.zeros([int(x) for x in out.shape], out.dtype), dev)
+    f(*[tvm.nd.array(a, dev) for a in arrays], res)
+    np.testing.assert_allclose(res.numpy(), want, rtol=rtol, atol=atol)
+
+
+def test_reshape_transpose_concat_squeeze_expand_cast():
+    x, y = _rand(2, 3, 5), _rand(2, 1, 5)
+    X, Y = te.placeholder(x.shape, name="X"), te.placeholder(y.shape, name="Y")
+    check(topi.reshape(X, (5, -1)), [X], [x], x.reshape(5, -1))
+    check(topi.transpose(X, (2, 0, 1)), [X], [x], x.transpose(2, 0, 1))
+    check(topi.concatenate([X, Y], 1), [X, Y], [x, y], np.concatenate([x, y], 1))
+    check(topi.squeeze(Y, 1), [Y], [y], y[:, 0])
+    check(topi.expand_dims(X, -1, 2), [X], [x], x[..., None, None])
+    check(topi.cast(X, "int32"), [X], [x * 4], (x * 4).astype("int32"))
+
+
+@pytest.mark.parametrize("arg,axis", [(3, 1), ([1, 4], 2), ([0, 2, 2], 0)])
+def test_split(arg, axis):
+    x = _rand(3, 6, 5)
+    X = te.placeholder(x.shape, name="X")
+    outs = topi.split(X, arg, axis)
+    wants = np.split(x, arg, axis)
+    assert len(outs) == len(wants)
+    for o, w in zip(outs, wants):
+        if w.size:
+            check(o, [X], [x], w)
+
+
+@pytest.mark.parametrize("axis,mode", [(None, "clip"), (0, "wrap"), (1, "clip"), (2, "fast")])
+def test_take(axis, mode):
+    x = _rand(4, 5, 3)
+    n = x.size if axis is None else x.shape[axis]
+    lo, hi = (0, n) if mode == "fast" else (-n - 2, n + 3)
+    ind = RNG.integers(lo, hi, (2, 3)).astype("int32")
+    X, I = te.placeholder(x.shape, name="X"), te.placeholder(ind.shape, "int32", name="I")
+    want = np.take(x, ind, axis=axis, mode="clip" if mode == "fast" else mode)
+    check(topi.take(X, I, axis, mode=mode), [X, I], [x, ind], want)
+
+
+@pytest.mark.parametrize("begin,end,strides,axes", [
+    ([1, 0, 4], [3, 5, 0], [1, 2, -2], None), ([-3], [100], [2], [1]),
+    ([2, -1], [0, -6], [-1, -2], [0, 2]), ([0, 1, 1], [4, 4, 6], None, None)])
+def test_strided_slice(begin, end, strides, axes):
+    x = _rand(4, 7, 6)
+    X = te.placeholder(x.shape, name="X")
+    want = ref.strided_slice_python(x, begin, end, strides, axes=axes)
+    check(topi.strided_slice(X, begin, end, strides, axes), [X], [x], want)
+
+
+def test_strided_slice_size_mode():
+    x = _rand(4, 7)
+    X = te.placeholder(x.shape, name="X")
+    check(topi.strided_slice(X, [1, 2], [2, -1], slice_mode="size"), [X], [x], x[1:3, 2:])
+
+
+def test_where_and_layout_transform():
+    c, x, y = RNG.integers(0, 2, (3, 1, 5)).astype("int32"), _rand(4, 5), _rand(3, 4, 1)
+    C = te.placeholder(c.shape, "int32", name="C")
+    X, Y = te.placeholder(x.shape, name="X"), te.placeholder(y.shape, name="Y")
+    check(topi.where(C, X, Y), [C, X, Y], [c, x, y], np.where(c, x, y))
+    check(topi.where(C, X, 2.0), [C, X], [c, x], np.where(c, x, np.float32(2.0)))
+    a = _rand(2, 6, 3, 5)
+    A = te.placeholder(a.shape, name="A")
+    P = topi.layout_transform(A, "NCHW", "NCHW4c")  # 6 channels: padded to 8
+    assert [int(d) for d in P.shape] == [2, 2, 3, 5, 4]
+    ap = np.pad(a, [(0, 0), (0, 2), (0, 0), (0, 0)])
+    want = ap.reshape(2, 2, 4, 3, 5).transpose(0, 1, 3, 4, 2)
+    check(P, [A], [a], want)
+    check(topi.layout_transform(A, "NCHW", "NHWC"), [A], [a], a.transpose(0, 2, 3, 1))
+    b = want
+    B = te.placeholder(b.shape, name="B")
+    back = topi.layout_transform(B, "NCHW4c", "NCHW")
+    check(back, [B], [b], ap)
+    w = _rand(8, 6, 3, 3)
+    W = te.placeholder(w.shape, name="W")
+    Wp = topi.layout_transform(W, "OIHW", "OIHW3i4o")
+    check(Wp, [W], [w], w.reshape(2, 4, 2, 3, 3, 3).transpose(0, 2, 4, 5, 3, 1))
+
+
+@pytest.mark.parametrize("fname,npf", [("sum", np.sum), ("max", np.max), ("min", np.min),
+                                       ("prod", np.prod)])
+@pytest.mark.parametrize("axis,keepdims", [(None, False), ((0, 2), True), (-1, False)])
+def test_reductions_built(fname, npf, axis, keepdims):
+    x = _rand(3, 4, 5) * 0.8
+    X = te.placeholder(x.shape, name="X")
+    check(getattr(topi, fname)(X, axis, keepdims), [X], [x],
+          npf(x, axis=axis, keepdims=keepdims), topi.generic.schedule_reduce, rtol=1e-4)
+
+
+@pytest.mark.parametrize("fname", ["argmax", "argmin"])
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (1, True), (-1, False)])
+def test_arg_reductions(fname, axis, keepdims):
+    x = RNG.integers(-3, 4, (3, 5, 4)).astype("float32")  # ties: the first index wins
+    X = te.placeholder(x.shape, name="X")
+    R = getattr(topi, fname)(X, axis, keepdims)
+    assert R.dtype == "int32" and R.op.tag == "comm_reduce_idx"
+    want = getattr(np, fname)(x, axis=axis)
+    if keepdims:
+        want = np.expand_dims(want, axis)
+    check(R, [X], [x], want, topi.generic.schedule_reduce)
+    L = getattr(topi, fname)(X, axis, keepdims, select_last_index=True)
+    flip = [slice(None)] * 3
+    if axis is not None:
+        flip[axis] = slice(None, None, -1)
+        wl = x.shape[axis] - 1 - getattr(np, fname)(x[tuple(flip)], axis=axis)
+        if keepdims:
+            wl = np.expand_dims(wl, axis)
+    else:
+        wl = x.size - 1 - getattr(np, fname)(x.ravel()[::-1])
+    check(L, [X], [x], wl, topi.generic.schedule_reduce)
+
+
+def test_mean_via_sum():
+    x = _rand(3, 4, 5)
+    X = te.placeholder(x.shape, name="X")
+    M = topi.divide(topi.sum(X, (1, 2), True), 20.0)
+    check(M, [X], [x], x.mean(axis=(1, 2), keepdims=True), topi.generic.schedule_reduce)
+
+
+def test_math_fast_and_erf_gelu():
+    x = np.concatenate([_rand(97) * 4, [-100.0, -20.0, 0.0, 20.0, 100.0]]).astype("float32")
+    X = te.placeholder(x.shape, name="X")
+    erf = np.vectorize(math.erf)
+    check(topi.fast_exp(X), [X], [x], np.exp(np.clip(x, -86.6, 88.3762626647949)), rtol=2e-6,
+          atol=1e-37)
+    check(topi.fast_tanh(X), [X], [x], np.tanh(x), rtol=1e-5, atol=2e-6)
+    check(topi.fast_erf(X), [X], [x], erf(x), atol=5e-7)
+    check(topi.erf(X), [X], [x], erf(x), atol=1e-6)
+    # gelu from the pieces: 0.5 * x * (1 + erf(x / sqrt 2))
+    G = topi.multiply(topi.multiply(X, 0.5),
+                      topi.add(topi.erf(topi.multiply(X, 1 / math.sqrt(2))), 1.0))
+    check(G, [X], [x], 0.5 * x * (1 + erf(x / math.sqrt(2))), atol=1e-5)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("method,mode", [("nearest_neighbor", "asymmetric"),
+                                         ("nearest_neighbor", "align_corners"),
+                                         ("linear", "half_pixel"), ("linear", "align_corners"),
+                                         ("linear", "asymmetric")])
+def test_resize2d(layout, method, mode):
+    x = _rand(1, 2, 5, 7)
+    data = x if layout == "NCHW" else x.transpose(0, 2, 3, 1)
+    X = te.placeholder(data.shape, name="X")
+    scale = (1.6, 0.75)
+    size = (round(5 * scale[0]), round(7 * scale[1]))
+    R = topi.image.resize2d(X, [0.0] * 4, size, layout, method, mode)
+    assert R.op.name == "resize" and R.op.tag == "injective"
+    want = ref.resize2d_python(data, scale, layout, method, mode)
+    check(R, [X], [data], want, rtol=1e-5, atol=1e-5)

@@ -1,0 +1,3 @@
+"""Generic schedules (``topi.generic.schedule_*``): correct and simple, for any CPU target."""
+from .schedules import *  # noqa: F401,F403
+from .schedules import __all__  # noqa: F401

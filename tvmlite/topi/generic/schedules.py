@@ -1,0 +1,103 @@
+"""The default schedules of every TOPI operator.
+
+Each takes the operator's output tensor(s) and returns a ``te.Schedule``. Injective
+producers are inlined into their consumers (so a padded input never materializes and an
+element-wise epilogue runs in the same loop nest as the operator it follows); the outputs of
+``schedule_injective`` have their axes fused into one loop.
+"""
+from __future__ import annotations
+
+from typing import List, Sequence, Union
+
+from ...te.schedule import AutoInlineInjective, Schedule, create_schedule
+from ...te.tensor import Tensor
+
+Outs = Union[Tensor, Sequence[Tensor]]
+
+
+def _outs(outs: Outs) -> List[Tensor]:
+    outs = [outs] if isinstance(outs, Tensor) else list(outs)
+    if not outs or not all(isinstance(t, Tensor) for t in outs):
+        raise TypeError(f"a schedule takes a Tensor or a list of Tensors, got {outs!r}")
+    return outs
+
+
+def _default_schedule(outs: Outs, auto_inline: bool) -> Schedule:
+    outs = _outs(outs)
+    s = create_schedule([t.op for t in outs])
+    if auto_inline:
+        AutoInlineInjective(s)
+    return s
+
+
+def schedule_injective_from_existing(sch: Schedule, out: Tensor) -> Schedule:
+    """Fuse all axes of ``out`` in ``sch`` into one loop."""
+    axes = sch[out].op.axis
+    if len(axes) > 1:
+        sch[out].fuse(*axes)
+    return sch
+
+
+def schedule_injective(outs: Outs) -> Schedule:
+    """Injective operators (elementwise, broadcast, layout): inline producers, fuse axes."""
+    outs = _outs(outs)
+    s = _default_schedule(outs, True)
+    for out in outs:
+        schedule_injective_from_existing(s, out)
+    return s
+
+
+schedule_elemwise = schedule_injective
+schedule_broadcast = schedule_injective
+schedule_concatenate = schedule_injective
+
+
+def schedule_reduce(outs: Outs) -> Schedule:
+    """Reductions (``sum``, ``max``, ``argmax``…): injective producers inlined."""
+    return _default_schedule(outs, True)
+
+
+def _inlining(name: str, doc: str):
+    def f(outs: Outs) -> Schedule:
+        return _default_schedule(outs, True)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc + ": the default schedule, injective producers (padding) inlined."
+    return f
+
+
+schedule_conv2d_nchw = _inlining("schedule_conv2d_nchw", "conv2d_nchw")
+schedule_conv2d_nhwc = _inlining("schedule_conv2d_nhwc", "conv2d_nhwc")
+schedule_conv2d_NCHWc = _inlining("schedule_conv2d_NCHWc", "conv2d_NCHWc")
+schedule_group_conv2d_nchw = _inlining("schedule_group_conv2d_nchw", "group_conv2d_nchw")
+schedule_depthwise_conv2d_nchw = _inlining("schedule_depthwise_conv2d_nchw",
+                                           "depthwise_conv2d_nchw")
+schedule_depthwise_conv2d_nhwc = _inlining("schedule_depthwise_conv2d_nhwc",
+                                           "depthwise_conv2d_nhwc")
+schedule_conv2d_transpose_nchw = _inlining("schedule_conv2d_transpose_nchw",
+                                           "conv2d_transpose_nchw")
+schedule_dense = _inlining("schedule_dense", "dense")
+schedule_batch_matmul = _inlining("schedule_batch_matmul", "batch_matmul")
+schedule_pool = _inlining("schedule_pool", "pool2d")
+schedule_adaptive_pool = _inlining("schedule_adaptive_pool", "adaptive_pool")
+schedule_lrn = _inlining("schedule_lrn", "lrn")
+schedule_layer_norm = _inlining("schedule_layer_norm", "layer_norm")
+
+
+def schedule_softmax(outs: Outs) -> Schedule:
+    """softmax / log_softmax: the exponentials are inlined into their sum and the output."""
+    return _default_schedule(outs, True)
+
+
+def schedule_extern(outs: Outs) -> Schedule:
+    """Extern operators: nothing to schedule."""
+    return _default_schedule(outs, False)
+
+
+__all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
+           "schedule_broadcast", "schedule_concatenate", "schedule_reduce",
+           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_NCHWc",
+           "schedule_group_conv2d_nchw", "schedule_depthwise_conv2d_nchw",
+           "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
+           "schedule_dense", "schedule_batch_matmul", "schedule_pool",
+           "schedule_adaptive_pool", "schedule_lrn", "schedule_layer_norm",
+           "schedule_softmax", "schedule_extern"]

@@ -1,0 +1,52 @@
+"""Transposed 2-D convolution (``topi.nn.conv2d_transpose_nchw``)."""
+from __future__ import annotations
+
+from ...te.operation import compute, reduce_axis
+from ...te.tensor import Tensor
+from ...tir import op as _op
+from ..utils import TopiError, check_strides, const_ints, get_const_int
+from .conv2d import _channels_match, _check_ndim
+from .dilate import dilate
+from .pad import pad
+from .utils import checked_pad_tuple
+
+
+def conv2d_transpose_nchw(Input: Tensor, Filter: Tensor, strides, padding, out_dtype: str,
+                          output_padding=(0, 0)) -> Tensor:
+    """The gradient of ``conv2d_nchw`` with respect to its input: Input ``(N, C, H, W)``,
+    Filter ``(C, F, KH, KW)`` (IOHW) -> ``(N, F, (H-1)*sh - pad_h + KH + opad_h, ...)``.
+
+    Stages ``data_dilate``, ``data_pad``, ``kernel_transform``; tag "conv2d_transpose_nchw".
+    """
+    op = "conv2d_transpose_nchw"
+    _check_ndim(op, Input=(Input, 4, "NCHW"), Filter=(Filter, 4, "IOHW"))
+    out_dtype = out_dtype or Input.dtype
+    batch, in_c, in_h, in_w = Input.shape
+    f_in, out_c, kh, kw = Filter.shape
+    _channels_match(op, "Input channels and Filter input channels differ", in_c, f_in)
+    sh, sw = check_strides(strides, 2, op, "strides")
+    oph, opw = const_ints(output_padding, 2, op, "output_padding")
+    if not (0 <= oph < sh and 0 <= opw < sw):
+        raise TopiError(f"{op}: output_padding {(oph, opw)} must be in [0, strides {(sh, sw)})")
+    kh, kw = get_const_int(kh), get_const_int(kw)
+    top, left, bottom, right = checked_pad_tuple(op, padding, (kh, kw))
+    btop, bleft = kh - 1 - top, kw - 1 - left
+    bbottom, bright = kh - 1 - bottom + oph, kw - 1 - right + opw
+    if min(btop, bleft, bbottom, bright) < 0:
+        raise TopiError(f"{op}: padding {padding!r} is larger than the kernel {(kh, kw)} - 1")
+    dilated = dilate(Input, [1, 1, sh, sw], name="data_dilate")
+    data_pad = pad(dilated, [0, 0, btop, bleft], [0, 0, bbottom, bright], name="data_pad")
+    kernel = compute((out_c, in_c, kh, kw),
+                     lambda o, i, h, w: Filter[i, o, kh - 1 - h, kw - 1 - w],
+                     name="kernel_transform")
+    out_h = _op.add(_op.sub(_op.add(_op.mul(_op.sub(in_h, 1), sh), kh), top + bottom), oph)
+    out_w = _op.add(_op.sub(_op.add(_op.mul(_op.sub(in_w, 1), sw), kw), left + right), opw)
+    dc = reduce_axis((0, in_c), name="dc")
+    dh = reduce_axis((0, kh), name="dh")
+    dw = reduce_axis((0, kw), name="dw")
+    return compute(
+        (batch, out_c, out_h, out_w),
+        lambda b, c, h, w: _op.sum(
+            data_pad[b, dc, h + dh, w + dw].astype(out_dtype)
+            * kernel[c, dc, dh, dw].astype(out_dtype), axis=[dc, dh, dw]),
+        tag="conv2d_transpose_nchw")

@@ -1,0 +1,108 @@
+"""Depthwise 2-D convolutions (``depthwise_conv2d_nchw``, ``depthwise_conv2d_nhwc``)."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ...te.operation import compute, reduce_axis
+from ...te.tensor import Tensor
+from ...tir import op as _op
+from ..utils import TopiError, get_const_int
+from .conv2d import _channels_match, _check_ndim, _window
+from .pad import pad
+
+
+def depthwise_conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
+                          out_dtype: Optional[str] = None) -> Tensor:
+    """Depthwise convolution: Input ``(N, C, H, W)``, Filter ``(C, M, KH, KW)`` ->
+    ``(N, C*M, OH, OW)`` (stage ``DepthwiseConv2d``, padded input ``PaddedInput``)."""
+    op = "depthwise_conv2d_nchw"
+    _check_ndim(op, Input=(Input, 4, "NCHW"), Filter=(Filter, 4, "CMHW"))
+    out_dtype = out_dtype or Input.dtype
+    batch, in_channel, in_h, in_w = Input.shape
+    f_channel, mult, kh, kw = Filter.shape
+    _channels_match(op, "Input channels and Filter channels differ", in_channel, f_channel)
+    (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
+        op, in_h, in_w, kh, kw, stride, padding, dilation)
+    padded = pad(Input, [0, 0, top, left], [0, 0, bottom, right], name="PaddedInput")
+    m = get_const_int(mult)
+    di = reduce_axis((0, kh), name="di")
+    dj = reduce_axis((0, kw), name="dj")
+    return compute(
+        (batch, _op.mul(in_channel, mult), out_h, out_w),
+        lambda b, c, i, j: _op.sum(
+            padded[b, c // m, i * sh + di * dh, j * sw + dj * dw].astype(out_dtype)
+            * Filter[c // m, c % m, di, dj].astype(out_dtype), axis=[di, dj]),
+        name="DepthwiseConv2d", tag="depthwise_conv2d_nchw")
+
+
+def depthwise_conv2d_nhwc(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
+                          kernel_layout: str = "HWOI",
+                          out_dtype: Optional[str] = None) -> Tensor:
+    """Depthwise convolution: Input ``(N, H, W, C)``, Filter ``(KH, KW, C, M)`` (HWOI) ->
+    ``(N, OH, OW, C*M)`` (stage ``DepthwiseConv2d``)."""
+    op = "depthwise_conv2d_nhwc"
+    if kernel_layout != "HWOI":
+        raise TopiError(f"{op}: kernel_layout must be 'HWOI', got {kernel_layout!r}")
+    _check_ndim(op, Input=(Input, 4, "NHWC"), Filter=(Filter, 4, "HWOI"))
+    out_dtype = out_dtype or Input.dtype
+    batch, in_h, in_w, in_channel = Input.shape
+    kh, kw, f_channel, mult = Filter.shape
+    _channels_match(op, "Input channels and Filter channels differ", in_channel, f_channel)
+    (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
+        op, in_h, in_w, kh, kw, stride, padding, dilation)
+    padded = pad(Input, [0, top, left, 0], [0, bottom, right, 0], name="PaddedInput")
+    m = get_const_int(mult)
+    di = reduce_axis((0, kh), name="di")
+    dj = reduce_axis((0, kw), name="dj")
+    return compute(
+        (batch, out_h, out_w, _op.mul(in_channel, mult)),
+        lambda b, i, j, c: _op.sum(
+            padded[b, i * sh + di * dh, j * sw + dj * dw, c // m].astype(out_dtype)
+            * Filter[di, dj, c // m, c % m].astype(out_dtype), axis=[di, dj]),
+        name="DepthwiseConv2d", tag="depthwise_conv2d_nhwc")
+
+
+def depthwise_conv2d_NCHWc(Input: Tensor, Filter: Tensor, stride, padding, dilation,
+                           layout: str, out_layout: str,
+                           out_dtype: Optional[str] = None) -> Tensor:
+    """Packed depthwise convolution: Input ``(N, C//ic_bn, H, W, ic_bn)`` (``NCHW{ic_bn}c``),
+    Filter ``(C*M//oc_bn, 1, KH, KW, 1, oc_bn)`` -> ``(N, C*M//oc_bn, OH, OW, oc_bn)``
+    (``out_layout``); output channel ``o`` reads input channel ``o // M``. Stage
+    ``DepthwiseConv2d``, tag "depthwise_conv2d_NCHWc"; the padded input is ``PaddedInput``."""
+    from .conv2d import _block
+
+    op = "depthwise_conv2d_NCHWc"
+    _check_ndim(op, Input=(Input, 5, "NCHW[x]c"), Filter=(Filter, 6, "OIHW1i[y]o"))
+    out_dtype = out_dtype or Input.dtype
+    batch, ic_chunk, in_h, in_w, ic_bn = Input.shape
+    oc_chunk, one_i, kh, kw, one_b, oc_bn = Filter.shape
+    ic_bn_v, oc_bn_v = get_const_int(ic_bn), get_const_int(oc_bn)
+    if _block(layout, op, "layout", "NCHW") != ic_bn_v:
+        raise TopiError(f"{op}: layout {layout!r} does not match the input block {ic_bn_v}")
+    if _block(out_layout, op, "out_layout", "NCHW") != oc_bn_v:
+        raise TopiError(f"{op}: out_layout {out_layout!r} does not match the filter block "
+                        f"{oc_bn_v}")
+    if get_const_int(one_i) != 1 or get_const_int(one_b) != 1:
+        raise TopiError(f"{op}: Filter must have shape (OC//oc_bn, 1, KH, KW, 1, oc_bn), got "
+                        f"{list(Filter.shape)}")
+    in_c = get_const_int(ic_chunk) * ic_bn_v
+    out_c = get_const_int(oc_chunk) * oc_bn_v
+    if out_c % in_c:
+        raise TopiError(f"{op}: {out_c} output channels are not a multiple of the {in_c} "
+                        "input channels")
+    mult = out_c // in_c
+    (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
+        op, in_h, in_w, kh, kw, stride, padding, dilation)
+    padded = Input
+    if top or left or bottom or right:
+        padded = pad(Input, [0, 0, top, left, 0], [0, 0, bottom, right, 0], name="PaddedInput")
+    di = reduce_axis((0, kh), name="kh")
+    dj = reduce_axis((0, kw), name="kw")
+
+    def f(b, oco, i, j, oci):
+        ic = (oco * oc_bn_v + oci) // mult
+        return _op.sum(padded[b, ic // ic_bn_v, i * sh + di * dh, j * sw + dj * dw,
+                              ic % ic_bn_v].astype(out_dtype)
+                       * Filter[oco, 0, di, dj, 0, oci].astype(out_dtype), axis=[di, dj])
+    return compute((batch, oc_chunk, out_h, out_w, oc_bn), f, name="DepthwiseConv2d",
+                   tag="depthwise_conv2d_NCHWc")

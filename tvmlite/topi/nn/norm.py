@@ -1,0 +1,135 @@
+"""Normalisations: ``batch_norm`` (inference), ``layer_norm`` and ``lrn``."""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+from ...te.operation import compute, reduce_axis
+from ...te.tensor import Tensor, _dim_equal
+from ...tir import op as _op
+from .. import tag
+from ..utils import TopiError, check_strides, prod
+
+
+def _axis(axis: int, ndim: int, op: str) -> int:
+    if not -ndim <= axis < ndim:
+        raise TopiError(f"{op}: axis {axis} is out of range for {ndim} dimension(s)")
+    return axis + ndim if axis < 0 else axis
+
+
+def batch_norm(data: Tensor, gamma: Tensor, beta: Tensor, moving_mean: Tensor,
+               moving_var: Tensor, axis: Optional[int] = None, epsilon: Optional[float] = None,
+               center: Optional[bool] = None, scale: Optional[bool] = None,
+               training: Optional[bool] = None,
+               momentum: Optional[float] = None) -> List[Tensor]:
+    """Inference batch normalisation along ``axis`` (default 1):
+    ``(x - mean) / sqrt(var + eps) * gamma + beta`` in one stage ``T_batch_norm`` (tag
+    "broadcast") as ``x * scale[c] + shift[c]`` with the per-channel ``scale`` and ``shift``
+    computed first. Returns ``[out, moving_mean, moving_var]`` as classic TOPI does."""
+    op = "batch_norm"
+    if training:
+        raise TopiError(f"{op}: training=True is not supported (inference only)")
+    axis = _axis(1 if axis is None else axis, data.ndim, op)
+    eps = 1e-5 if epsilon is None else epsilon
+    center = True if center is None else center
+    scale = True if scale is None else scale
+    c = data.shape[axis]
+    for name, t in (("gamma", gamma), ("beta", beta), ("moving_mean", moving_mean),
+                    ("moving_var", moving_var)):
+        if not isinstance(t, Tensor) or t.ndim != 1 or not _dim_equal(t.shape[0], c):
+            raise TopiError(f"{op}: {name} must be 1-D of length {c} (data axis {axis})")
+    dt = data.dtype
+    # per-channel scale and shift first (C square roots, not one per element); their tag is
+    # not injective, so schedules keep them as small stages of their own
+    def scale_of(ch):
+        inv = _op.rsqrt(_op.add(moving_var[ch], _op.const(eps, dt)))
+        return _op.mul(inv, gamma[ch]) if scale else inv
+    k_scale = compute((c,), scale_of, name="T_batch_norm_scale", tag="batch_norm_param")
+
+    def shift_of(ch):
+        sh = _op.neg(_op.mul(moving_mean[ch], k_scale[ch]))
+        return _op.add(sh, beta[ch]) if center else sh
+    k_shift = compute((c,), shift_of, name="T_batch_norm_shift", tag="batch_norm_param")
+
+    def f(*i):
+        return _op.add(_op.mul(data(*i), k_scale[i[axis]]), k_shift[i[axis]])
+    out = compute(data.shape, f, name="T_batch_norm", tag=tag.BROADCAST)
+    return [out, moving_mean, moving_var]
+
+
+def layer_norm(data: Tensor, gamma: Tensor, beta: Tensor, axis: Sequence[int],
+               epsilon: float = 1e-5) -> Tensor:
+    """``(x - mean) / sqrt(var + eps) * gamma + beta`` with mean and variance over ``axis``;
+    ``gamma`` and ``beta`` have the shape of those axes (stages ``T_layer_norm_*``)."""
+    op = "layer_norm"
+    n = data.ndim
+    axes = sorted({_axis(a, n, op) for a in ([axis] if isinstance(axis, int) else axis)})
+    if not axes:
+        raise TopiError(f"{op}: axis must name at least one axis")
+    red_dims = [data.shape[a] for a in axes]
+    for name, t in (("gamma", gamma), ("beta", beta)):
+        if t is None:
+            continue
+        if t.ndim != len(axes) or not all(_dim_equal(a, b) for a, b in zip(t.shape, red_dims)):
+            raise TopiError(f"{op}: {name} must have shape {red_dims}, got {list(t.shape)}")
+    keep = [k for k in range(n) if k not in axes]
+    red_shape = [data.shape[k] for k in keep]
+    count = _op.cast(data.dtype, prod(red_dims))
+
+    def full(i, rs):
+        idx = [None] * n
+        for pos, k in enumerate(keep):
+            idx[k] = i[pos]
+        for r, k in zip(rs, axes):
+            idx[k] = r
+        return idx
+
+    r1 = [reduce_axis((0, data.shape[a]), name=f"k{a}") for a in axes]
+    mean = compute(red_shape, lambda *i: _op.sum(_op.div(data(*full(i, r1)), count), axis=r1),
+                   name="T_layer_norm_mean")
+    r2 = [reduce_axis((0, data.shape[a]), name=f"k{a}") for a in axes]
+
+    def sq(*i):
+        d = _op.sub(data(*full(i, r2)), mean(*i))
+        return _op.sum(_op.div(_op.mul(d, d), count), axis=r2)
+    var = compute(red_shape, sq, name="T_layer_norm_var")
+
+    def f(*i):
+        ri = [i[k] for k in keep]
+        gi = [i[k] for k in axes]
+        v = _op.mul(_op.sub(data(*i), mean(*ri)),
+                    _op.rsqrt(_op.add(var(*ri), _op.const(epsilon, data.dtype))))
+        if gamma is not None:
+            v = _op.mul(v, gamma(*gi))
+        if beta is not None:
+            v = _op.add(v, beta(*gi))
+        return v
+    return compute(data.shape, f, name="T_layer_norm", tag=tag.INJECTIVE)
+
+
+def lrn(data: Tensor, size: int, axis: int = 1, alpha: float = 0.0001, beta: float = 0.75,
+        bias: float = 2) -> Tensor:
+    """Local response normalisation across ``axis``:
+    ``x / (bias + alpha * sum(x^2 over size neighbours) / size) ** beta``."""
+    op = "lrn"
+    size = check_strides(size, 1, op, "size")[0]
+    if size % 2 == 0:
+        raise TopiError(f"{op}: size must be odd, got {size}")
+    axis = _axis(axis, data.ndim, op)
+    half = size // 2
+    c = data.shape[axis]
+    r = reduce_axis((0, size), name="rxs")
+    dt = data.dtype
+
+    def sqr(*i):
+        idx = list(i)
+        pos = _op.add(_op.sub(i[axis], half), r)
+        idx[axis] = _op._min(_op._max(pos, 0), _op.sub(c, 1))
+        v = data(*idx)
+        inside = _op.all(_op.ge(pos, 0), _op.lt(pos, c))
+        return _op.sum(_op.if_then_else(inside, _op.mul(v, v), _op.const(0, dt)), axis=r)
+    sqr_sum = compute(data.shape, sqr, name="tensor", tag="sqr_sum")
+
+    def f(*i):
+        base = _op.add(_op.const(bias, dt), _op.mul(_op.const(alpha / size, dt), sqr_sum(*i)))
+        return _op.div(data(*i), _op.power(base, _op.const(beta, dt)))
+    return compute(data.shape, f, name="tensor", tag=tag.BROADCAST)

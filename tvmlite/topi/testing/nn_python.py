@@ -1,0 +1,221 @@
+"""Numpy references for the nn operators other than NCHW convolution (classic
+``topi.testing`` names). They are written independently of the TE computes, with plain
+loops and numpy, so tests compare two implementations."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..nn.utils import get_pad_tuple
+from .conv2d_nchw_python import conv2d_nchw_python
+
+
+def dilate_python(np_data: np.ndarray, strides, dilation_value=0.0) -> np.ndarray:
+    """Insert ``strides[d] - 1`` copies of ``dilation_value`` between elements."""
+    shape = [(n - 1) * s + 1 for n, s in zip(np_data.shape, strides)]
+    out = np.full(shape, dilation_value, dtype=np_data.dtype)
+    out[tuple(slice(None, None, s) for s in strides)] = np_data
+    return out
+
+
+def conv2d_nhwc_python(a_np, w_np, stride, padding) -> np.ndarray:
+    """Input ``(N, H, W, C)``, filter ``(KH, KW, C, F)`` -> ``(N, OH, OW, F)``."""
+    out = conv2d_nchw_python(a_np.transpose(0, 3, 1, 2), w_np.transpose(3, 2, 0, 1), stride,
+                             padding)
+    return out.transpose(0, 2, 3, 1)
+
+
+def depthwise_conv2d_python_nhwc(input_np, filter_np, stride, padding) -> np.ndarray:
+    """Input ``(N, H, W, C)``, filter ``(KH, KW, C, M)`` -> ``(N, OH, OW, C*M)``."""
+    from .conv2d_nchw_python import depthwise_conv2d_python_nchw
+
+    out = depthwise_conv2d_python_nchw(input_np.transpose(0, 3, 1, 2),
+                                       filter_np.transpose(2, 3, 0, 1), stride, padding)
+    return out.transpose(0, 2, 3, 1)
+
+
+def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0, 0)):
+    """Transposed convolution by scattering: input ``(N, C, H, W)``, filter
+    ``(C, F, KH, KW)``."""
+    n, c, h, w = a_np.shape
+    _, f, kh, kw = w_np.shape
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    oph, opw = output_padding
+    top, left, bottom, right = get_pad_tuple(padding, (kh, kw))
+    full = np.zeros((n, f, (h - 1) * sh + kh + oph, (w - 1) * sw + kw + opw), a_np.dtype)
+    for y in range(h):
+        for x in range(w):
+            full[:, :, y * sh:y * sh + kh, x * sw:x * sw + kw] += np.einsum(
+                "nc,cfij->nfij", a_np[:, :, y, x], w_np)
+    return full[:, :, top:full.shape[2] - bottom, left:full.shape[3] - right]
+
+
+def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_after,
+                  pool_type, count_include_pad=True, ceil_mode=False, dtype="float32",
+                  layout="NCHW") -> np.ndarray:
+    """2-D pooling of an NCHW array with PyTorch's rules for ``ceil_mode`` and the average
+    divisor."""
+    if layout != "NCHW":
+        raise ValueError("poolnd_python: NCHW only")
+    n, c, h, w = np_data.shape
+    outs = []
+    for size, k, s, d, lo, hi in zip((h, w), kernel, strides, dilation, padding_before,
+                                     padding_after):
+        span = size + lo + hi - (k - 1) * d - 1
+        o = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (o - 1) * s >= size + lo:
+            o -= 1
+        outs.append(o)
+    out = np.zeros((n, c, outs[0], outs[1]), dtype)
+    for i in range(outs[0]):
+        for j in range(outs[1]):
+            ys = [i * strides[0] - padding_before[0] + t * dilation[0] for t in range(kernel[0])]
+            xs = [j * strides[1] - padding_before[1] + t * dilation[1] for t in range(kernel[1])]
+            vy = [y for y in ys if 0 <= y < h]
+            vx = [x for x in xs if 0 <= x < w]
+            win = np_data[:, :, vy][:, :, :, vx]
+            if pool_type == "max":
+                out[:, :, i, j] = win.max(axis=(2, 3)) if win.size else np.finfo(dtype).min
+                continue
+            if count_include_pad:
+                cy = sum(-padding_before[0] <= y < h + padding_after[0] for y in ys)
+                cx = sum(-padding_before[1] <= x < w + padding_after[1] for x in xs)
+            else:
+                cy, cx = len(vy), len(vx)
+            out[:, :, i, j] = win.sum(axis=(2, 3)) / max(cy * cx, 1)
+    return out
+
+
+def pool2d_ref(np_data, kernel, strides, dilation, padding, pool_type, ceil_mode=False,
+               count_include_pad=True) -> np.ndarray:
+    """:func:`poolnd_python` with ``topi.nn.pool2d``'s ``(top, left, bottom, right)``."""
+    return poolnd_python(np_data, kernel, strides, dilation, padding[:2], padding[2:],
+                         pool_type, count_include_pad, ceil_mode)
+
+
+def adaptive_pool(np_data, out_size, pool_type, layout="NCHW") -> np.ndarray:
+    """Adaptive 2-D pooling of an NCHW array."""
+    n, c, h, w = np_data.shape
+    oh, ow = out_size
+    out = np.zeros((n, c, oh, ow), np_data.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            y0, y1 = (i * h) // oh, math.ceil((i + 1) * h / oh)
+            x0, x1 = (j * w) // ow, math.ceil((j + 1) * w / ow)
+            win = np_data[:, :, y0:y1, x0:x1]
+            out[:, :, i, j] = win.max(axis=(2, 3)) if pool_type == "max" else \
+                win.mean(axis=(2, 3))
+    return out
+
+
+def softmax_python(a_np, axis=1) -> np.ndarray:
+    """Softmax along ``axis``."""
+    e = np.exp(a_np - a_np.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def log_softmax_python(a_np, axis=1) -> np.ndarray:
+    """Log-softmax along ``axis``."""
+    m = a_np - a_np.max(axis=axis, keepdims=True)
+    return m - np.log(np.exp(m).sum(axis=axis, keepdims=True))
+
+
+def batch_norm(x, gamma, beta, moving_mean, moving_var, axis, epsilon, center, scale,
+               training=False, momentum=0.1):
+    """Inference batch norm; returns ``[out, moving_mean, moving_var]``."""
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    out = (x - moving_mean.reshape(shape)) / np.sqrt(moving_var.reshape(shape) + epsilon)
+    if scale:
+        out = out * gamma.reshape(shape)
+    if center:
+        out = out + beta.reshape(shape)
+    return [out, moving_mean, moving_var]
+
+
+def layer_norm_python(data, gamma, beta, axis, epsilon=1e-5) -> np.ndarray:
+    """Layer norm over ``axis`` (gamma and beta have those axes' shape)."""
+    axis = tuple(axis) if not isinstance(axis, int) else (axis,)
+    mean = data.mean(axis=axis, keepdims=True)
+    var = data.var(axis=axis, keepdims=True)
+    keep = [1 if k in [a % data.ndim for a in axis] else 0 for k in range(data.ndim)]
+    shape = [d if k else 1 for d, k in zip(data.shape, keep)]
+    return (data - mean) / np.sqrt(var + epsilon) * gamma.reshape(shape) + beta.reshape(shape)
+
+
+def lrn_python(a_np, size, axis, bias, alpha, beta) -> np.ndarray:
+    """Local response normalisation across ``axis``."""
+    radius = size // 2
+    sq = np.moveaxis(a_np, axis, 0) ** 2
+    acc = np.zeros_like(sq)
+    for k in range(sq.shape[0]):
+        acc[k] = sq[max(0, k - radius):k + radius + 1].sum(axis=0)
+    acc = np.moveaxis(acc, 0, axis)
+    return a_np / (bias + alpha * acc / size) ** beta
+
+
+def resize2d_python(data, scale, layout="NCHW", method="nearest_neighbor",
+                    coordinate_transformation_mode="align_corners") -> np.ndarray:
+    """Resize H and W of an NCHW/NHWC array by ``scale = (sh, sw)`` (output
+    ``round(size * scale)``), nearest (floor, or round for align_corners) or bilinear."""
+    x = data if layout == "NCHW" else data.transpose(0, 3, 1, 2)
+    n, c, h, w = x.shape
+    oh, ow = int(round(h * scale[0])), int(round(w * scale[1]))
+    mode = coordinate_transformation_mode
+
+    def coord(o, n_in, n_out):
+        if mode == "align_corners":
+            return o * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+        if mode == "asymmetric":
+            return o * n_in / n_out
+        if mode == "pytorch_half_pixel" and n_out == 1:
+            return 0.0
+        return (o + 0.5) * n_in / n_out - 0.5
+
+    out = np.zeros((n, c, oh, ow), data.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            y, xx = coord(i, h, oh), coord(j, w, ow)
+            if method == "nearest_neighbor":
+                rnd = (lambda v: math.floor(v + 0.5)) if mode == "align_corners" else math.floor
+                yi, xi = min(max(rnd(y), 0), h - 1), min(max(rnd(xx), 0), w - 1)
+                out[:, :, i, j] = x[:, :, yi, xi]
+                continue
+            y0, x0 = math.floor(y), math.floor(xx)
+            ty, tx = y - y0, xx - x0
+
+            def px(a, b):
+                return x[:, :, min(max(a, 0), h - 1), min(max(b, 0), w - 1)]
+            top = px(y0, x0) * (1 - tx) + px(y0, x0 + 1) * tx
+            bot = px(y0 + 1, x0) * (1 - tx) + px(y0 + 1, x0 + 1) * tx
+            out[:, :, i, j] = top * (1 - ty) + bot * ty
+    return out if layout == "NCHW" else out.transpose(0, 2, 3, 1)
+
+
+def upsampling_python(data, scale, layout="NCHW") -> np.ndarray:
+    """Nearest-neighbour upsampling by integer ``scale = (sh, sw)``."""
+    hax, wax = (2, 3) if layout == "NCHW" else (1, 2)
+    return data.repeat(int(scale[0]), axis=hax).repeat(int(scale[1]), axis=wax)
+
+
+def batch_matmul(x, y, out_dtype=None, trans_x=False, trans_y=True) -> np.ndarray:
+    """Batched matrix product with a broadcast batch of 1."""
+    a = x.transpose(0, 2, 1) if trans_x else x
+    b = y.transpose(0, 2, 1) if trans_y else y
+    out = np.matmul(a, b)
+    return out.astype(out_dtype) if out_dtype else out
+
+
+def strided_slice_python(data, begin, end, strides, slice_mode="end", axes=None):
+    """numpy slicing with ``topi.strided_slice``'s arguments."""
+    axes = list(range(len(begin))) if axes is None else list(axes)
+    sl = [slice(None)] * data.ndim
+    for k, ax in enumerate(axes):
+        s = strides[k] if strides is not None and k < len(strides) else 1
+        if slice_mode == "size":
+            b = begin[k]
+            sl[ax] = slice(b, None if end[k] < 0 else b + end[k])
+        else:
+            sl[ax] = slice(begin[k], end[k] if k < len(end) else None, s)
+    return data[tuple(sl)]

@@ -1,0 +1,27 @@
+"""x86 schedules and AutoTVM templates (``topi.x86``)."""
+from .batch_matmul import batch_matmul, schedule_batch_matmul
+from .conv2d import conv2d_nchw, conv2d_NCHWc, schedule_conv2d_nchw, schedule_conv2d_NCHWc
+from .dense import (
+    config_of,
+    dense_nopack,
+    dense_pack,
+    schedule_dense_nopack,
+    schedule_dense_pack,
+)
+from .depthwise_conv2d import depthwise_conv2d_NCHWc, schedule_depthwise_conv2d_NCHWc
+from .injective import (
+    schedule_broadcast,
+    schedule_concatenate,
+    schedule_elemwise,
+    schedule_injective,
+    schedule_injective_from_existing,
+)
+from .nn import schedule_adaptive_pool, schedule_pool, schedule_reduce, schedule_softmax
+
+__all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_concatenate",
+           "schedule_elemwise", "schedule_broadcast", "dense_nopack", "dense_pack",
+           "schedule_dense_nopack", "schedule_dense_pack", "config_of", "conv2d_NCHWc",
+           "conv2d_nchw", "schedule_conv2d_nchw",
+           "schedule_conv2d_NCHWc", "depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_NCHWc",
+           "batch_matmul", "schedule_batch_matmul", "schedule_pool", "schedule_adaptive_pool",
+           "schedule_softmax", "schedule_reduce"]

@@ -1,0 +1,182 @@
+"""x86 dense: ``dense_nopack`` (the weight as given; the reduction vectorized through
+rfactor) and ``dense_pack`` (the weight packed to ``NK{bn}n``; a register-blocked,
+vectorized GEMM), each an AutoTVM template with classic task names and a fallback config.
+Element-wise consumers (bias, activation) are fused into the output loop nest."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ... import autotvm
+from ...te.operation import placeholder
+from ...te.schedule import Schedule, create_schedule
+from ...te.tensor import Tensor
+from .. import tag
+from ..nn.dense import dense
+from ..nn.dense import dense_pack as _nn_dense_pack
+from ..transform import layout_transform
+from ..utils import TopiError, get_const_int, get_const_tuple
+from .utils import get_config, largest_factor, query_config, vector_lanes
+
+
+def _inline_and_find(outs, op_tag: str):
+    outs = [outs] if isinstance(outs, Tensor) else list(outs)
+    s = create_schedule([t.op for t in outs])
+    found = []
+
+    def visit(op):
+        if op.tag == op_tag:
+            found.append(op)
+            return
+        if tag.is_injective(op.tag) and op not in [t.op for t in outs]:
+            s[op].compute_inline()
+        for t in op.input_tensors:
+            if hasattr(t.op, "body"):
+                visit(t.op)
+    for t in outs:
+        visit(t.op)
+    if not found:
+        raise TopiError(f"no {op_tag!r} stage among the outputs' producers")
+    return s, found[0].output(0), outs[0]
+
+
+# ----------------------------------------------------------------------------------- nopack
+def dense_nopack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                 out_dtype: Optional[str] = None) -> Tensor:
+    """``topi.nn.dense`` with the ``dense_nopack.x86`` knobs defined on its config."""
+    cfg, workload = get_config("dense_nopack.x86", (data, weight, bias, out_dtype))
+    m, n = get_const_tuple(data.shape)[0], get_const_tuple(weight.shape)[0]
+    k = get_const_tuple(data.shape)[1]
+    cfg.define_split("tile_y", m, num_outputs=2)
+    cfg.define_split("tile_x", n, num_outputs=2)
+    cfg.define_split("tile_k", k, num_outputs=2)
+    if cfg.is_fallback:
+        cfg.fallback_split("tile_y", [-1, 1])
+        cfg.fallback_split("tile_x", [-1, 4])
+        cfg.fallback_split("tile_k", [-1, vector_lanes(data.dtype)])
+    out = dense(data, weight, bias, out_dtype)
+    cfg.add_flop(2 * m * n * k)
+    out.op.attrs["workload"] = workload
+    return out
+
+
+def schedule_dense_nopack(outs) -> Schedule:
+    """Schedule of :func:`dense_nopack`: the reduction split by ``tile_k``, its inner part
+    rfactored into a vector of partial sums; rows x column tiles parallel."""
+    s, C, Out = _inline_and_find(outs, "dense")
+    cfg = config_of(Out)
+    k = s[C].op.reduce_axis[0]
+    _, ki = cfg["tile_k"].apply(s, C, k)
+    CF = s.rfactor(C, ki)
+    y, x = s[Out].op.axis
+    yo, yi = cfg["tile_y"].apply(s, Out, y)
+    xo, xi = cfg["tile_x"].apply(s, Out, x)
+    s[Out].reorder(yo, xo, yi, xi)
+    s[Out].parallel(s[Out].fuse(yo, xo))
+    if Out is not C:
+        s[C].compute_at(s[Out], xi)
+        s[CF].compute_at(s[C], s[C].op.axis[-1])
+    else:
+        s[CF].compute_at(s[Out], xi)
+    kv, cy, cx = s[CF].op.axis
+    (ko,) = s[CF].op.reduce_axis
+    s[CF].reorder(cy, cx, ko, kv)
+    s[CF].vectorize(kv)
+    return s
+
+
+def config_of(out: Tensor):
+    """The AutoTVM config of the workload recorded on ``out``'s operator (or a producer)."""
+    op = out.op
+    while "workload" not in op.attrs:
+        if not op.input_tensors:
+            raise TopiError("no stage of the output carries an AutoTVM workload: build the "
+                            "operator with the topi.x86 compute of the same name")
+        op = op.input_tensors[0].op
+    return query_config(op.attrs["workload"])
+
+
+# ------------------------------------------------------------------------------------- pack
+def dense_pack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+               out_dtype: Optional[str] = None) -> Tensor:
+    """``topi.nn.dense_pack`` on the weight packed (in the graph) to ``NK{bn}n`` with ``bn =
+    tile_x[-1]``, with the ``dense_pack.x86`` knobs on its config."""
+    cfg, workload = get_config("dense_pack.x86", (data, weight, bias, out_dtype))
+    m, k = get_const_tuple(data.shape)
+    n = get_const_int(weight.shape[0])
+    cfg.define_split("tile_y", m, num_outputs=3)
+    cfg.define_split("tile_x", n, num_outputs=3)
+    cfg.define_split("tile_k", k, num_outputs=2)
+    if cfg.is_fallback:
+        lanes = vector_lanes(data.dtype)
+        cfg.fallback_split("tile_y", [-1, 1, 8 if largest_factor(m, 8) > 1 else 1])
+        cfg.fallback_split("tile_x", [-1, 1, lanes])
+        cfg.fallback_split("tile_k", [-1, 4])
+    bn = cfg["tile_x"].size[-1]
+    packed = layout_transform(weight, "NK", f"NK{bn}n")
+    packed.op.name = "packed_weight"
+    out = _nn_dense_pack(data, packed, bias, out_dtype)
+    cfg.add_flop(2 * m * n * k)
+    out.op.attrs["workload"] = workload
+    return out
+
+
+def schedule_dense_pack(outs) -> Schedule:
+    """Schedule of :func:`dense_pack`: ``tile_y x tile_x`` output tiles over a parallel
+    outer loop, each accumulated in registers (a ``tile_y[-1]`` x ``tile_x[-1]`` block,
+    vectorized along the packed columns), the reduction split by ``tile_k``."""
+    s, C, Out = _inline_and_find(outs, "dense_pack")
+    cfg = config_of(Out)
+    packed = C.op.input_tensors[1]
+    z, kk, zb = s[packed].op.axis
+    s[packed].parallel(z)
+    s[packed].vectorize(zb)
+    CC = s.cache_write(C, "global")
+    if Out is not C:
+        s[C].compute_inline()
+        stage = Out
+    else:
+        stage = C
+    y, x = s[stage].op.axis
+    yt, yo, yi = cfg["tile_y"].apply(s, stage, y)
+    xt, xo, xi = cfg["tile_x"].apply(s, stage, x)
+    s[stage].reorder(yt, xt, yo, xo, yi, xi)
+    s[stage].parallel(s[stage].fuse(yt, xt))
+    xyo = s[stage].fuse(yo, xo)
+    s[stage].unroll(yi)
+    s[stage].vectorize(xi)
+    s[CC].compute_at(s[stage], xyo)
+    cy, cx = s[CC].op.axis
+    (k,) = s[CC].op.reduce_axis
+    ko, ki = cfg["tile_k"].apply(s, CC, k)
+    s[CC].reorder(ko, ki, cy, cx)
+    s[CC].unroll(ki)
+    s[CC].unroll(cy)
+    s[CC].vectorize(cx)
+    return s
+
+
+# -------------------------------------------------------------------------------- templates
+def _tensor_arg(x, name: str) -> Optional[Tensor]:
+    if x is None or isinstance(x, Tensor):
+        return x
+    if isinstance(x, tuple) and len(x) == 3 and x[0] == "TENSOR":
+        return placeholder(tuple(x[1]), x[2], name=name)
+    raise TopiError(f"expected a tensor argument for {name}, got {x!r}")
+
+
+@autotvm.template("dense_nopack.x86")
+def _dense_nopack_template(data, weight, bias=None, out_dtype=None):
+    data, weight = _tensor_arg(data, "data"), _tensor_arg(weight, "weight")
+    bias = _tensor_arg(bias, "bias")
+    out = dense_nopack(data, weight, bias, out_dtype)
+    args = [data, weight] + ([bias] if bias is not None else []) + [out]
+    return schedule_dense_nopack(out), args
+
+
+@autotvm.template("dense_pack.x86")
+def _dense_pack_template(data, weight, bias=None, out_dtype=None):
+    data, weight = _tensor_arg(data, "data"), _tensor_arg(weight, "weight")
+    bias = _tensor_arg(bias, "bias")
+    out = dense_pack(data, weight, bias, out_dtype)
+    args = [data, weight] + ([bias] if bias is not None else []) + [out]
+    return schedule_dense_pack(out), args
