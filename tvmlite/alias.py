@@ -12,6 +12,8 @@ import importlib.abc
 import importlib.util
 import sys
 
+from ._classic import is_classic, unsupported
+
 ALIASES = {"tvm": "tvmlite", "topi": "tvmlite.topi", "vta": "tvmlite.vta"}
 
 
@@ -34,6 +36,9 @@ class _Finder(importlib.abc.MetaPathFinder):
             if fullname == alias or fullname.startswith(alias + "."):
                 realname = real + fullname[len(alias):]
                 if importlib.util.find_spec(realname) is None:
+                    parent, _, last = realname.rpartition(".")
+                    if is_classic(parent, last):
+                        raise unsupported(fullname)
                     return None
                 return importlib.util.spec_from_loader(fullname, _Loader(realname))
         return None

@@ -26,3 +26,8 @@ def detect_linear_equation(expr, var_list):
     """``[c0, ..., cn-1, base]`` with ``expr == sum(ci * vi) + base``; ``[]`` if not linear
     (``tvm.arith.detect_linear_equation``)."""
     return Analyzer().detect_linear_equation(expr, var_list)
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

@@ -38,3 +38,8 @@ __all__ = ["template", "get_config", "task", "tuner", "callback", "record", "spa
            "MeasureErrorNo", "apply_history_best", "ApplyHistoryBest", "ApplyConfig",
            "DispatchContext", "FallbackContext", "ConfigSpace", "ConfigEntity",
            "FallbackConfigEntity", "create_measure_batch", "GLOBAL_SCOPE"]
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

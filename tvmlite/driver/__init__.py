@@ -2,3 +2,8 @@
 from .build_module import build, lower, lower_primfunc
 
 __all__ = ["build", "lower", "lower_primfunc"]
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

@@ -6,3 +6,8 @@ from .structural import assert_structural_equal, structural_equal, structural_ha
 
 __all__ = ["Node", "PrimExpr", "Range", "GlobalVar", "IRModule", "assert_structural_equal",
            "structural_equal", "structural_hash", "dtype"]
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

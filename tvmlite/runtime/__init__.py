@@ -29,3 +29,8 @@ def enabled(target: str) -> bool:
 __all__ = ["Device", "context", "cpu", "cuda", "device", "ext_dev", "gpu", "ndarray", "nd",
            "NDArray", "PackedFunc", "get_global_func", "list_global_func_names",
            "register_func", "BenchmarkResult", "Module", "load_module", "enabled"]
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

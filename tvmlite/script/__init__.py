@@ -5,3 +5,8 @@ from .parser import from_source
 from .printer import astext
 
 __all__ = ["ir", "tir", "ir_module", "from_source", "astext"]
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

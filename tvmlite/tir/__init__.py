@@ -127,3 +127,8 @@ from .stmt import (
 from .tensor_intrin import TensorIntrin
 
 __all__ = [n for n in dir() if not n.startswith("_")]
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

@@ -7,3 +7,8 @@ from .reduction import *  # noqa: F401,F403
 from .transform import *  # noqa: F401,F403
 
 util = utils  # classic spelling (``topi.util.get_const_tuple``)
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

@@ -5,3 +5,8 @@ from .state import BlockRV, LoopRV, ScheduleState
 from .trace import Trace
 
 __all__ = ["Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "Trace"]
+
+
+from ..._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

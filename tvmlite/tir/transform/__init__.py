@@ -45,3 +45,8 @@ def Simplify():  # noqa: N802
     from .simplify import simplify_stmt
 
     return stmt_pass(lambda body, func: simplify_stmt(body), "tir.Simplify")
+
+
+from ..._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)
