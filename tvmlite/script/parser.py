@@ -17,6 +17,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from .. import _classic
 from ..error import DiagnosticError, TVMError
 from ..ir.module import IRModule
 from ..ir.structural import structural_equal
@@ -306,7 +307,7 @@ class _Parser:
             root = Block((), (), (), "root", body, None, allocs, (), None)
             body = BlockRealize((), IntImm("bool", 1), root)
         attrs = frame.attrs
-        if not private and "global_symbol" not in attrs:
+        if not private and "global_symbol" not in attrs and not _classic.PARSER_V012:
             attrs["global_symbol"] = fdef.name
         bmap = {p: frame.buffer_map[p] for p in params if p in frame.buffer_map}
         self.func = None

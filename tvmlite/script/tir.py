@@ -58,7 +58,10 @@ handle = DTypeFunc("handle")
 
 
 def __getattr__(name: str):
-    """Vector dtypes such as ``T.float32x8``."""
+    """Vector dtypes such as ``T.float32x8``; classic device intrinsics (``T.tvm_*``,
+    ``T.ptx_*``) as opaque calls."""
+    if name.startswith(("tvm_", "ptx_")):
+        return lambda *args, dtype="handle": _op.call_intrin(dtype, name, *args)
     try:
         _dt.parse(name)
     except ValueError:

@@ -105,7 +105,7 @@ from .op import (  # reducers; with two operands they combine elementwise
     truncdiv,
     truncmod,
 )
-from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
+from .schedule import BlockRV, LoopRV, Schedule, ScheduleError, ScheduleState
 from .stmt import (
     Allocate,
     AssertStmt,
