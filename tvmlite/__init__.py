@@ -18,7 +18,7 @@ _SUBMODULES = {
     "te", "topi", "script", "arith", "runtime", "target", "contrib", "transform", "testing",
     "driver", "autotvm", "relay", "rpc", "exec",
 }
-_ALIASES = {"nd": "runtime.ndarray"}
+_ALIASES = {"nd": "runtime.ndarray", "container": "runtime.container"}
 _FUNCS = {
     "lower": "driver", "build": "driver",
     "cpu": "runtime", "gpu": "runtime", "cuda": "runtime", "device": "runtime",

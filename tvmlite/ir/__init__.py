@@ -1,11 +1,15 @@
 """Nodes and utilities shared by every IR level (``tvm.ir``)."""
+from ..runtime.container import Array, Map
 from ..tir.expr import Node, PrimExpr, Range
 from . import dtype
 from .module import GlobalVar, IRModule
+from .serialization import load_json, save_json
 from .structural import assert_structural_equal, structural_equal, structural_hash
+from .type import PointerType, PrimType, Type
 
 __all__ = ["Node", "PrimExpr", "Range", "GlobalVar", "IRModule", "assert_structural_equal",
-           "structural_equal", "structural_hash", "dtype"]
+           "structural_equal", "structural_hash", "dtype", "Array", "Map", "save_json",
+           "load_json", "PrimType", "PointerType", "Type"]
 
 
 from .._classic import fallback as _fallback  # noqa: E402

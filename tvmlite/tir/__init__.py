@@ -75,6 +75,7 @@ from .op import (  # reducers; with two operands they combine elementwise
     if_then_else,
     indexdiv,
     indexmod,
+    infinity,
     isnan,
     likely,
     log,
