@@ -208,6 +208,16 @@ def missing(module: str, name: str, depth: int = 2):
     raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
 
+def expose_submodules(module, **children) -> None:
+    """Make ``module.child`` importable as a submodule (``import tvm.autotvm.task.space``) where
+    tvmlite keeps that code in a plain module (``tvmlite.autotvm.space``)."""
+    if not hasattr(module, "__path__"):
+        module.__path__ = []  # a package without files of its own: children come from here
+    for name, child in children.items():
+        sys.modules[f"{module.__name__}.{name}"] = child
+        setattr(module, name, child)
+
+
 def fallback(module: str) -> Callable[[str], object]:
     """A module ``__getattr__`` for ``module``: ``__getattr__ = fallback(__name__)``."""
     def __getattr__(name: str):

@@ -6,7 +6,7 @@ to a TE schedule; ``autotvm.task.create`` builds its config space; a tuner
 runner; ``autotvm.callback.log_to_file`` records them and ``apply_history_best`` applies the
 best one when the template is called again.
 """
-from . import callback, record, space, task, tuner
+from . import callback, measure, record, space, task, tuner
 from .dispatch import (
     ApplyConfig,
     ApplyHistoryBest,
@@ -43,3 +43,17 @@ __all__ = ["template", "get_config", "task", "tuner", "callback", "record", "spa
 from .._classic import fallback as _fallback  # noqa: E402
 
 __getattr__ = _fallback(__name__)
+
+
+def _classic_module_paths() -> None:
+    """Classic AutoTVM's module layout (``autotvm.task.space``, ``autotvm.measure.measure``…)
+    over tvmlite's flatter one."""
+    from .. import _classic
+
+    from . import dispatch
+
+    _classic.expose_submodules(task, space=space, task=task, dispatcher=dispatch)
+    _classic.expose_submodules(measure, measure=measure, measure_methods=measure)
+
+
+_classic_module_paths()
