@@ -49,7 +49,6 @@ def _classic_module_paths() -> None:
     """Classic AutoTVM's module layout (``autotvm.task.space``, ``autotvm.measure.measure``…)
     over tvmlite's flatter one."""
     from .. import _classic
-
     from . import dispatch
 
     _classic.expose_submodules(task, space=space, task=task, dispatcher=dispatch)
