@@ -82,6 +82,16 @@ def build(mod: Union[IRModule, PrimFunc], target: Union[Target, str] = "llvm"):
 IMPORT_C_KEYS = ("pragma_import_c",)
 
 
+def _c_kernel_header() -> str:
+    from ..contrib.clang import C_KERNEL_HEADER
+
+    return C_KERNEL_HEADER
+
+
+def _is_c_kernel(v) -> bool:
+    return str(getattr(v, "value", v)).startswith(_c_kernel_header())
+
+
 def imported_c_sources(mod: Union[IRModule, PrimFunc]) -> List[str]:
     """C sources attached with the ``import_c`` pragma (``s[C].pragma(x, "import_c", src)``
     or ``sch.annotate(loop, "pragma_import_c", src)``), in program order, without repeats."""
@@ -109,12 +119,19 @@ def imported_c_sources(mod: Union[IRModule, PrimFunc]) -> List[str]:
         for k, v in items:
             if k in IMPORT_C_KEYS:
                 add(v)
+            elif k == "pragma_import_llvm" and _is_c_kernel(v):
+                llvm_kernels.append(v)  # contrib.clang.create_llvm kept the kernel as C
             elif k == "pragma_import_llvm":
                 raise TVMError("pragma import_llvm is not supported by the C backend; attach "
                                "the micro-kernel's C source with the import_c pragma instead")
 
+    llvm_kernels: list = []
     for f in funcs:
         post_order_visit(f.body, visit)
+    # Classic links import_llvm modules outermost pragma first, keeping the first definition of
+    # a symbol (LinkOnlyNeeded); imported_objects links with muldefs to the same effect.
+    for v in reversed(llvm_kernels):
+        add(v)
     return out
 
 
@@ -130,4 +147,6 @@ def imported_objects(mod: Union[IRModule, PrimFunc], flags: List[str]) -> List[s
             create_object(str(tmp), src, [f for f in flags if f != "-shared"])
             os.replace(tmp, obj)
         objs.append(str(obj))
+    if any(src.startswith(_c_kernel_header()) for src in imported_c_sources(mod)):
+        objs.append("-Wl,-z,muldefs")
     return objs
