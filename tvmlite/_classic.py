@@ -167,7 +167,12 @@ CLASSIC_NAMES = {
         analysis
     """.split()),
 }
-# Classic names that exist in tvmlite under another module of the same meaning.
+# Functions classic TVM registered into tvm.te.schedule from C++.
+CLASSIC_NAMES["tvmlite.te.schedule"] = CLASSIC_NAMES["tvmlite.te.schedule"] | frozenset(
+    "ScheduleOps PostDFSOrder CreateReadGraph CreateAttachPath ScanGetBody ScanFixPointAnalysis "
+    "VerifyCompactBuffer SchedulePostProcRewriteForTensorCore SchedulePostProcToPrimFunc "
+    "AutoInlineBroadcast".split())
+# Test helpers of classic tvm.testing.utils.
 CLASSIC_NAMES["tvmlite.testing"] = CLASSIC_NAMES["tvmlite.testing"] | frozenset(
     "check_numerical_grads check_bool_expr_is_true CompareBeforeAfter enable_span_filling "
     "disable_span_filling install_request_hook fetch_model_from_url xfail_parameterizations "
