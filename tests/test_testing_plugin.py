@@ -101,8 +101,9 @@ if __name__ == "__main__":
 
 
 def _counts(output: str) -> dict:
-    tail = output.strip().splitlines()[-1]
-    return {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|skipped|error)", tail)}
+    summary = [line for line in output.splitlines() if re.search(r" in [\d.]+s", line)]
+    text = summary[-1] if summary else ""
+    return {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|skipped|error)", text)}
 
 
 def _run(tmp_path, *cmd, env=None):
@@ -121,7 +122,7 @@ def test_classic_test_file_runs_through_the_alias(tmp_path):
     # 3 + 2 + 2 + 3 + 3 + 3*targets + 2 explicit + 2 gpu + uses_gpu + llvm + 2 in the class
     n_targets = 2 if gpu else 1
     assert counts.get("failed", 0) == 0, r.stdout[-3000:] + r.stderr[-2000:]
-    assert counts["passed"] == 3 + 2 + 2 + 3 + 3 + 3 * n_targets + n_targets + 2 * gpu + 4
+    assert counts.get("passed") == 3 + 2 + 2 + 3 + 3 + 3 * n_targets + n_targets + 2 * gpu + 4
     assert counts.get("skipped", 0) == (0 if gpu else 3)
 
 
@@ -129,14 +130,14 @@ def test_tvm_test_targets_narrows_the_targets(tmp_path):
     r, counts = _run(tmp_path, "-m", "pytest", "-k", "target", env={"TVM_TEST_TARGETS": "c"})
     # test_target_dev runs on "c" only; the explicit llvm case is skipped (llvm not requested)
     assert counts.get("failed", 0) == 0, r.stdout[-3000:]
-    assert counts["passed"] == 3
+    assert counts.get("passed") == 3, r.stdout[-3000:] + r.stderr[-2000:]
     assert counts["skipped"] == 2
 
 
 def test_testing_main_runs_the_file(tmp_path):
     r, counts = _run(tmp_path)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
-    assert counts["passed"] >= 20
+    assert counts.get("passed", 0) >= 20, r.stdout[-3000:] + r.stderr[-2000:]
 
 
 def test_enabled_targets_and_device_enabled(monkeypatch):
