@@ -16,9 +16,9 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "te", "topi", "script", "arith", "runtime", "target", "contrib", "transform", "testing",
-    "driver", "autotvm", "relay", "rpc", "exec",
+    "driver", "autotvm", "relay", "rpc", "exec", "container",
 }
-_ALIASES = {"nd": "runtime.ndarray", "container": "runtime.container"}
+_ALIASES = {"nd": "runtime.ndarray"}
 _FUNCS = {
     "lower": "driver", "build": "driver",
     "cpu": "runtime", "gpu": "runtime", "cuda": "runtime", "device": "runtime",
