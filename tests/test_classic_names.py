@@ -171,3 +171,17 @@ def test_script_parses_classic_device_intrinsics():
 
     text = f.script()
     assert "tvm_fill_fragment" in text
+
+
+def test_integral_float_dimensions_are_accepted():
+    n, bn = 48, 16
+    B = te.placeholder((n, n), name="B")
+    packed = te.compute((n / bn, n, bn), lambda x, y, z: B[y, x * bn + z], name="packed")
+    assert [int(d) for d in packed.shape] == [3, 48, 16]
+    f = tvm.build(te.create_schedule(packed.op), [B, packed])
+    b = np.random.rand(n, n).astype("float32")
+    out = tvm.nd.empty((3, n, bn), "float32")
+    f(tvm.nd.array(b), out)
+    np.testing.assert_array_equal(out.numpy(), b.reshape(n, 3, bn).transpose(1, 0, 2))
+    with pytest.raises(TypeError, match="must be an integer"):
+        te.placeholder((n / 5,), name="bad")
