@@ -185,3 +185,23 @@ def test_integral_float_dimensions_are_accepted():
     np.testing.assert_array_equal(out.numpy(), b.reshape(n, 3, bn).transpose(1, 0, 2))
     with pytest.raises(TypeError, match="must be an integer"):
         te.placeholder((n / 5,), name="bad")
+
+
+def test_script_intrinsics_accept_a_classic_result_dtype():
+    from tvmlite.script import tir as T
+
+    @T.prim_func
+    def f(a: T.handle, b: T.handle):
+        A = T.match_buffer(a, (9,))
+        B = T.match_buffer(b, (9,))
+        for i in range(9):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = T.if_then_else(vi < 4, T.exp(A[vi], dtype="float32"), A[vi],
+                                       dtype="float32")
+
+    x = np.random.rand(9).astype("float32")
+    out = tvm.nd.empty((9,), "float32")
+    tvm.build(f)(tvm.nd.array(x), out)
+    np.testing.assert_allclose(out.numpy(), np.where(np.arange(9) < 4, np.exp(x), x), rtol=1e-6)
+    assert T.exp(tir.FloatImm("float32", 1.0), dtype="float64").dtype == "float64"
