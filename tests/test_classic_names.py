@@ -205,3 +205,17 @@ def test_script_intrinsics_accept_a_classic_result_dtype():
     tvm.build(f)(tvm.nd.array(x), out)
     np.testing.assert_allclose(out.numpy(), np.where(np.arange(9) < 4, np.exp(x), x), rtol=1e-6)
     assert T.exp(tir.FloatImm("float32", 1.0), dtype="float64").dtype == "float64"
+
+
+def test_missing_classic_methods_raise_a_tvmerror_naming_them():
+    sch = tvm.tir.Schedule(tvm.te.create_prim_func([te.placeholder((4,), name="A")]))
+    with pytest.raises(tvm.TVMError, match="tvmlite does not implement tir.Schedule.merge"):
+        sch.merge()
+    s = te.create_schedule(te.compute((4,), lambda i: i, name="B").op)
+    stage = s.stages[-1]
+    with pytest.raises(tvm.TVMError, match="tvmlite does not implement te.Stage.env_threads"):
+        stage.env_threads([])
+    # methods tvmlite has are untouched, and names classic never had stay AttributeErrors
+    assert not getattr(tvm.tir.Schedule.split, "tvmlite_unsupported", False)
+    with pytest.raises(AttributeError):
+        sch.no_such_primitive  # noqa: B018

@@ -223,6 +223,42 @@ def expose_submodules(module, **children) -> None:
         setattr(module, name, child)
 
 
+# Public methods of classic classes; those a tvmlite class lacks raise UnsupportedError.
+CLASSIC_METHODS = {
+    "tir.Schedule": """add_unit_loop annotate bind blockize cache_index cache_inplace cache_read
+        cache_write can_decompose_padding compute_at compute_inline copy decompose_padding
+        decompose_reduction enter_postproc fork_seed fuse get get_block get_child_blocks
+        get_consumers get_loops get_output_blocks get_producers get_sref merge pad_einsum
+        parallel read_at reindex reindex_cache_read reindex_cache_write remove_rv reorder
+        reorder_block_iter_var reverse_compute_at reverse_compute_inline rfactor rolling_buffer
+        sample_categorical sample_compute_location sample_perfect_tile seed set_axis_separator
+        set_scope show split storage_align tensorize transform_block_layout transform_layout
+        unannotate unroll unsafe_set_dtype vectorize work_on write_at""".split(),
+    "te.Stage": """bind compute_at compute_inline compute_root double_buffer env_threads fuse
+        parallel pragma prefetch reorder rolling_buffer set_scope set_store_predicate split
+        storage_align tensorize tile transform_layout unroll vectorize""".split(),
+    "tir.Buffer": "access_ptr get_flattened_buffer offset_of scope vload vstore".split(),
+}
+
+
+def stub_missing_methods(cls: type, classic: str) -> None:
+    """Give ``cls`` a method raising :class:`UnsupportedError` for each public method of the
+    classic class ``classic`` (a key of :data:`CLASSIC_METHODS`) that it does not define."""
+    for name in CLASSIC_METHODS[classic]:
+        if not hasattr(cls, name):
+            setattr(cls, name, _unsupported_method(f"{classic}.{name}"))
+
+
+def _unsupported_method(feature: str):
+    def method(self, *args, **kwargs):
+        raise unsupported(feature)
+
+    method.__name__ = feature.rsplit(".", 1)[1]
+    method.__doc__ = f"Classic ``{feature}``; tvmlite does not implement it (raises TVMError)."
+    method.tvmlite_unsupported = True
+    return method
+
+
 def fallback(module: str) -> Callable[[str], object]:
     """A module ``__getattr__`` for ``module``: ``__getattr__ = fallback(__name__)``."""
     def __getattr__(name: str):

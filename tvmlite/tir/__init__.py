@@ -130,6 +130,7 @@ from .tensor_intrin import TensorIntrin
 __all__ = [n for n in dir() if not n.startswith("_")]
 
 
-from .._classic import fallback as _fallback  # noqa: E402
+from .. import _classic  # noqa: E402
 
-__getattr__ = _fallback(__name__)
+__getattr__ = _classic.fallback(__name__)
+_classic.stub_missing_methods(Buffer, "tir.Buffer")

@@ -7,6 +7,7 @@ from .trace import Trace
 __all__ = ["Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "Trace"]
 
 
-from ..._classic import fallback as _fallback  # noqa: E402
+from ... import _classic  # noqa: E402
 
-__getattr__ = _fallback(__name__)
+__getattr__ = _classic.fallback(__name__)
+_classic.stub_missing_methods(Schedule, "tir.Schedule")
