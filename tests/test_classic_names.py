@@ -219,3 +219,30 @@ def test_missing_classic_methods_raise_a_tvmerror_naming_them():
     assert not getattr(tvm.tir.Schedule.split, "tvmlite_unsupported", False)
     with pytest.raises(AttributeError):
         sch.no_such_primitive  # noqa: B018
+
+
+def test_script_augmented_assignment_to_buffer_elements():
+    from tvmlite.script import tir as T
+
+    @T.prim_func
+    def f(a: T.handle, b: T.handle):
+        A = T.match_buffer(a, (7,))
+        B = T.match_buffer(b, (7,))
+        for i in range(7):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi]
+                B[vi] *= 3.0
+                B[vi] += A[vi]
+
+    x = np.random.rand(7).astype("float32")
+    out = tvm.nd.empty((7,), "float32")
+    tvm.build(f)(tvm.nd.array(x), out)
+    np.testing.assert_allclose(out.numpy(), x * 4, rtol=1e-6)
+    with pytest.raises(tvm.TVMError, match="buffer elements only"):
+        @T.prim_func
+        def g(a: T.handle):
+            A = T.match_buffer(a, (7,))
+            n = T.int32(1)
+            n += 1
+            A[0] = T.float32(n)

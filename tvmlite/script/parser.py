@@ -368,7 +368,13 @@ class _Parser:
         if isinstance(node, ast.Assign):
             return self.assign(node, rest)
         if isinstance(node, ast.AugAssign):
-            raise _Error(node, "augmented assignment is not supported; write A[i] = A[i] + v")
+            if not isinstance(node.target, ast.Subscript):
+                raise _Error(node, "augmented assignment works on buffer elements only "
+                                   "(A[i] += v); variables are immutable")
+            load = ast.Subscript(node.target.value, node.target.slice, ast.Load())
+            value = ast.BinOp(load, node.op, node.value)
+            return self.assign(ast.copy_location(
+                ast.Assign([node.target], ast.copy_location(value, node)), node), rest)
         if isinstance(node, ast.Expr):
             return self.expr_stmt(node, rest)
         if isinstance(node, (ast.Pass, ast.Import, ast.ImportFrom)):
