@@ -396,7 +396,7 @@ def test_refused_primitive_leaves_schedule_unchanged(name):
 
 def test_every_public_method_has_a_refusal_case():
     public = {n for n, v in inspect.getmembers(Schedule, inspect.isfunction)
-              if not n.startswith("_")}
+              if not n.startswith("_") and not getattr(v, "tvmlite_unsupported", False)}
     assert public - set(CASES) == {"copy", "show", "work_on"}
 
 

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 from . import ir, tir
 from .error import TVMError
@@ -15,7 +16,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "te", "topi", "script", "arith", "runtime", "target", "contrib", "transform", "testing",
-    "driver", "autotvm", "relay", "rpc", "exec",
+    "driver", "autotvm", "relay", "rpc", "exec", "container",
 }
 _ALIASES = {"nd": "runtime.ndarray"}
 _FUNCS = {
@@ -26,14 +27,16 @@ _FUNCS = {
 
 
 def __getattr__(name: str):
-    if name in _SUBMODULES:
+    if name in _SUBMODULES and importlib.util.find_spec(f"{__name__}.{name}") is not None:
         mod = importlib.import_module(f".{name}", __name__)
     elif name in _ALIASES:
         mod = importlib.import_module(f".{_ALIASES[name]}", __name__)
     elif name in _FUNCS:
         mod = getattr(importlib.import_module(f".{_FUNCS[name]}", __name__), name)
     else:
-        raise AttributeError(f"module 'tvmlite' has no attribute {name!r}")
+        from ._classic import missing
+
+        return missing(__name__, name)
     globals()[name] = mod
     return mod
 

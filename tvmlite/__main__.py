@@ -1,5 +1,8 @@
 """``python -m tvmlite script.py [args]`` (or ``-m module``, ``-c code``): run a classic TVM
-program unmodified, with ``import tvm`` / ``topi`` / ``vta`` resolving to tvmlite."""
+program unmodified, with ``import tvm`` / ``topi`` / ``vta`` resolving to tvmlite.
+
+``python -m tvmlite -m pytest tests/`` runs classic TVM test files, with the classic pytest
+plugin (``tvm.testing.plugin``) loaded."""
 from __future__ import annotations
 
 import runpy
@@ -18,6 +21,8 @@ def main(argv=None) -> int:
     install()
     if argv[0] == "-m" and len(argv) > 1:
         sys.argv = argv[1:]
+        if argv[1] == "pytest":  # classic tests expect TVM's pytest plugin (target/dev fixtures)
+            sys.argv[1:1] = ["-p", "tvm.testing.plugin"]
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
     elif argv[0] == "-c" and len(argv) > 1:
         sys.argv = ["-c"] + argv[2:]

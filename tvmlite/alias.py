@@ -12,6 +12,9 @@ import importlib.abc
 import importlib.util
 import sys
 
+from . import _classic
+from ._classic import is_classic, unsupported
+
 ALIASES = {"tvm": "tvmlite", "topi": "tvmlite.topi", "vta": "tvmlite.vta"}
 
 
@@ -34,6 +37,9 @@ class _Finder(importlib.abc.MetaPathFinder):
             if fullname == alias or fullname.startswith(alias + "."):
                 realname = real + fullname[len(alias):]
                 if importlib.util.find_spec(realname) is None:
+                    parent, _, last = realname.rpartition(".")
+                    if is_classic(parent, last):
+                        raise unsupported(fullname)
                     return None
                 return importlib.util.spec_from_loader(fullname, _Loader(realname))
         return None
@@ -43,15 +49,18 @@ _FINDER = _Finder()
 
 
 def install() -> None:
-    """Make ``tvm``, ``topi`` and ``vta`` (and their submodules) import tvmlite."""
+    """Make ``tvm``, ``topi`` and ``vta`` (and their submodules) import tvmlite, and parse
+    TVMScript as classic v0.12 did (no implicit ``global_symbol``)."""
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+    _classic.PARSER_V012 = True
 
 
 def uninstall() -> None:
     """Undo :func:`install` (modules already imported under the aliases stay)."""
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
+    _classic.PARSER_V012 = False
     for name in list(sys.modules):
         if any(name == a or name.startswith(a + ".") for a in ALIASES):
             del sys.modules[name]

@@ -24,3 +24,6 @@ __all__ = [
     "RewriteStats",
 ]
 
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

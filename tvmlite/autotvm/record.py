@@ -15,6 +15,7 @@ import logging
 import os
 from typing import Iterable, Iterator, Optional, Tuple
 
+from .._classic import missing
 from ..error import TVMError
 from ..target import Target
 from .measure import MeasureInput, MeasureResult
@@ -174,3 +175,19 @@ def pick_best(in_file, out_file) -> None:
 
 
 __all__ = ["encode", "decode", "load_from_file", "save_to_file", "pick_best", "RecordError"]
+
+
+def measure_str_key(inp: MeasureInput, include_config: bool = True) -> str:
+    """A string naming a measurement input: target, task name and arguments, and (by default)
+    the config with its code hash — the key of :mod:`tvm.autotvm.database`."""
+    config = f"{inp.config!r},{inp.config.code_hash}" if include_config else ""
+    return "".join([str(inp.target), inp.task.name, str(inp.task.args),
+                    str(getattr(inp.task, "kwargs", {})), config])
+
+
+def __getattr__(name: str):
+    if name == "ApplyHistoryBest":  # classic's home of the class, which reads records
+        from .apply_history_best import ApplyHistoryBest  # (so it imports this module)
+
+        return ApplyHistoryBest
+    return missing(__name__, name)

@@ -5,6 +5,7 @@ import os
 from typing import List, Tuple, Union
 
 from ..contrib.cc import build_shared_cached, cache_dir, cache_key, create_object
+from ..contrib.clang import C_KERNEL_HEADER
 from ..error import CompileError, TVMError
 from ..ir.module import IRModule
 from ..runtime.module import Module
@@ -97,6 +98,14 @@ def build(mod: Union[IRModule, PrimFunc], target: Union[Target, str] = "llvm"):
 IMPORT_C_KEYS = ("pragma_import_c",)
 
 
+def _c_kernel_header() -> str:
+    return C_KERNEL_HEADER
+
+
+def _is_c_kernel(v) -> bool:
+    return str(getattr(v, "value", v)).startswith(_c_kernel_header())
+
+
 def imported_c_sources(mod: Union[IRModule, PrimFunc]) -> List[str]:
     """C sources attached with the ``import_c`` pragma (``s[C].pragma(x, "import_c", src)``
     or ``sch.annotate(loop, "pragma_import_c", src)``), in program order, without repeats."""
@@ -121,12 +130,19 @@ def imported_c_sources(mod: Union[IRModule, PrimFunc]) -> List[str]:
         for k, v in items:
             if k in IMPORT_C_KEYS:
                 add(v)
+            elif k == "pragma_import_llvm" and _is_c_kernel(v):
+                llvm_kernels.append(v)  # contrib.clang.create_llvm kept the kernel as C
             elif k == "pragma_import_llvm":
                 raise TVMError("pragma import_llvm is not supported by the C backend; attach "
                                "the micro-kernel's C source with the import_c pragma instead")
 
+    llvm_kernels: list = []
     for f in funcs:
         post_order_visit(f.body, visit)
+    # Classic links import_llvm modules outermost pragma first, keeping the first definition of
+    # a symbol (LinkOnlyNeeded); imported_objects links with muldefs to the same effect.
+    for v in reversed(llvm_kernels):
+        add(v)
     return out
 
 
@@ -140,4 +156,6 @@ def imported_objects(mod: Union[IRModule, PrimFunc], flags: List[str]) -> List[s
             create_object(str(tmp), src, [f for f in flags if f != "-shared"])
             os.replace(tmp, obj)
         objs.append(str(obj))
+    if any(src.startswith(_c_kernel_header()) for src in imported_c_sources(mod)):
+        objs.append("-Wl,-z,muldefs")
     return objs

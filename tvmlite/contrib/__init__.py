@@ -10,6 +10,8 @@ def __getattr__(name):
     except ModuleNotFoundError as e:
         if e.name != f"{__name__}.{name}":
             raise
-        raise AttributeError(f"module 'tvmlite.contrib' has no attribute {name!r}") from None
+        from .._classic import missing
+
+        return missing(__name__, name)
     globals()[name] = mod
     return mod

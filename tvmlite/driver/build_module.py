@@ -96,6 +96,12 @@ def _to_module(inputs, args, name: str, binds) -> IRModule:
                    "PrimFunc or an IRModule")
 
 
+def schedule_to_module(sch, args: Optional[Sequence[Any]] = None, name: str = "main",
+                       binds=None) -> IRModule:
+    """The module of a TE schedule before any lowering pass (classic ``schedule_to_module``)."""
+    return _to_module(sch, args, name, binds)
+
+
 @deep
 def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
           binds: Optional[Dict[Any, Any]] = None, simple_mode: bool = False,

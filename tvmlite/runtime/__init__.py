@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import importlib.util
 
-from . import ndarray
+from . import container, ndarray
+from .container import String, convert, convert_to_object
 from .device import Device, context, cpu, cuda, cuda_available, device, ext_dev, gpu
 from .module import BenchmarkResult, Module, load_module
 from .ndarray import NDArray
@@ -26,4 +27,10 @@ def enabled(target: str) -> bool:
 
 __all__ = ["Device", "context", "cpu", "cuda", "device", "ext_dev", "gpu", "ndarray", "nd",
            "NDArray", "PackedFunc", "get_global_func", "list_global_func_names",
-           "register_func", "BenchmarkResult", "Module", "load_module", "enabled"]
+           "register_func", "BenchmarkResult", "Module", "load_module", "enabled", "container",
+           "convert", "convert_to_object", "String"]
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

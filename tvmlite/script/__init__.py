@@ -8,3 +8,8 @@ from .printer import astext
 _register_printer(astext)
 
 __all__ = ["ir", "tir", "ir_module", "from_source", "astext"]
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

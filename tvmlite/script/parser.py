@@ -17,6 +17,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from .. import _classic
 from ..deep_recursion import deep
 from ..error import DiagnosticError, TVMError
 from ..ir.module import IRModule
@@ -307,7 +308,7 @@ class _Parser:
             root = Block((), (), (), "root", body, None, allocs, (), None)
             body = BlockRealize((), IntImm("bool", 1), root)
         attrs = frame.attrs
-        if not private and "global_symbol" not in attrs:
+        if not private and "global_symbol" not in attrs and not _classic.PARSER_V012:
             attrs["global_symbol"] = fdef.name
         bmap = {p: frame.buffer_map[p] for p in params if p in frame.buffer_map}
         self.func = None
@@ -368,7 +369,13 @@ class _Parser:
         if isinstance(node, ast.Assign):
             return self.assign(node, rest)
         if isinstance(node, ast.AugAssign):
-            raise _Error(node, "augmented assignment is not supported; write A[i] = A[i] + v")
+            if not isinstance(node.target, ast.Subscript):
+                raise _Error(node, "augmented assignment works on buffer elements only "
+                                   "(A[i] += v); variables are immutable")
+            load = ast.Subscript(node.target.value, node.target.slice, ast.Load())
+            value = ast.BinOp(load, node.op, node.value)
+            return self.assign(ast.copy_location(
+                ast.Assign([node.target], ast.copy_location(value, node)), node), rest)
         if isinstance(node, ast.Expr):
             return self.expr_stmt(node, rest)
         if isinstance(node, (ast.Pass, ast.Import, ast.ImportFrom)):

@@ -58,7 +58,10 @@ handle = DTypeFunc("handle")
 
 
 def __getattr__(name: str):
-    """Vector dtypes such as ``T.float32x8``."""
+    """Vector dtypes such as ``T.float32x8``; classic device intrinsics (``T.tvm_*``,
+    ``T.ptx_*``) as opaque calls."""
+    if name.startswith(("tvm_", "ptx_")):
+        return lambda *args, dtype="handle": _op.call_intrin(dtype, name, *args)
     try:
         _dt.parse(name)
     except ValueError:
@@ -499,8 +502,24 @@ any = _op.any  # noqa: A001
 MATH_OPS = ("exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh",
             "sigmoid", "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "erf",
             "floor", "ceil", "trunc", "round", "nearbyint")
+
+
+def _accepting_dtype(fn):
+    """Classic TVMScript passes the result dtype (``T.exp(x, dtype="float32")``,
+    ``T.if_then_else(c, a, b, dtype="float32")``); a differing one casts the result."""
+    def wrapped(*args, dtype=None, **kwargs):
+        out = fn(*args, **kwargs)
+        if dtype is not None and _dt.canonical(dtype) != out.dtype:
+            out = _op.cast(dtype, out)
+        return out
+
+    wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
+    return wrapped
+
+
 for _name in MATH_OPS:
-    globals()[_name] = getattr(_op, _name)
+    globals()[_name] = _accepting_dtype(getattr(_op, _name))
+if_then_else = _accepting_dtype(_op.if_then_else)
 
 
 class _IntrinNamespace:

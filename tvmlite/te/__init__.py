@@ -3,6 +3,8 @@
 TE is a front end: ``te.compute`` builds operation objects and ``te.create_prim_func`` turns
 them into a TensorIR ``PrimFunc``; schedules act on that function.
 """
+from .._classic import fallback as _fallback  # noqa: E402
+from .._classic import stub_missing_methods as _stub_missing_methods
 from ..tir.expr import IterVar, Reduce, Var  # noqa: F401
 from ..tir.op import (  # noqa: F401  (the expression helpers classic te offers)
     abs,
@@ -89,3 +91,6 @@ from .tensor import (  # noqa: F401
     TensorSlice,
 )
 from .tensor_intrin import TensorIntrin, decl_tensor_intrin  # noqa: F401
+
+__getattr__ = _fallback(__name__)
+_stub_missing_methods(Stage, "te.Stage")

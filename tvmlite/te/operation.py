@@ -34,6 +34,8 @@ def _convert_shape(shape, what: str = "shape") -> tuple:
     for s in shape:
         if isinstance(s, numbers.Integral) and not isinstance(s, bool):
             s = int(s)  # numpy integers: int32 dimensions when they fit, as Python ints do
+        elif isinstance(s, float) and s.is_integer():
+            s = int(s)  # classic accepts ``N / bn`` (Python 3 true division) as a dimension
         e = _op.convert(s)
         if not _dt.is_integral(e.dtype) or _dt.is_bool(e.dtype):
             raise TypeError(f"{what}: dimension {s!r} must be an integer, not {e.dtype}")

@@ -91,6 +91,12 @@ class Schedule:
     def __repr__(self):
         return "schedule(" + ", ".join(s.op.name for s in self.stages) + ")"
 
+    def create_group(self, outputs, inputs, include_inputs: bool = False):
+        """Classic stage groups; tvmlite does not implement them (raises ``TVMError``)."""
+        from .._classic import unsupported
+
+        raise unsupported("te.Schedule.create_group (stage groups)")
+
     def normalize(self) -> "Schedule":
         """Rebase loops to start at 0 (tvmlite's loops always do): returns ``self``."""
         return self
@@ -251,3 +257,9 @@ def _materialize(sch: Schedule, args, binds):
 
 __all__ = ["Schedule", "Stage", "create_schedule", "AutoInlineInjective", "AutoInlineElemWise",
            "InferBound", "IterVarAttr", "Split", "Fuse"]
+
+# Classic names: ``te.schedule.Buffer`` is the TIR buffer; other classic names raise TVMError.
+from .._classic import fallback as _fallback  # noqa: E402
+from ..tir.buffer import Buffer  # noqa: E402,F401
+
+__getattr__ = _fallback(__name__)

@@ -75,6 +75,7 @@ from .op import (  # reducers; with two operands they combine elementwise
     if_then_else,
     indexdiv,
     indexmod,
+    infinity,
     isnan,
     likely,
     log,
@@ -105,7 +106,7 @@ from .op import (  # reducers; with two operands they combine elementwise
     truncdiv,
     truncmod,
 )
-from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
+from .schedule import BlockRV, LoopRV, Schedule, ScheduleError, ScheduleState
 from .stmt import (
     Allocate,
     AssertStmt,
@@ -127,3 +128,9 @@ from .stmt import (
 from .tensor_intrin import TensorIntrin
 
 __all__ = [n for n in dir() if not n.startswith("_")]
+
+
+from .. import _classic  # noqa: E402
+
+__getattr__ = _classic.fallback(__name__)
+_classic.stub_missing_methods(Buffer, "tir.Buffer")

@@ -569,6 +569,10 @@ class IterVar(ExprOp, Node):
     CommReduce = IterVarType.CommReduce
     Ordered = IterVarType.Ordered
     Opaque = IterVarType.Opaque
+    Unrolled = IterVarType.Unrolled
+    Vectorized = IterVarType.Vectorized
+    Parallelized = IterVarType.Parallelized
+    Tensorized = IterVarType.Tensorized
 
     __hash__ = object.__hash__
     __eq__ = ExprOp.__eq__

@@ -597,6 +597,14 @@ def max_value(dtype: str, span=None) -> PrimExpr:
     return const(_dt.max_value(dtype), dtype)
 
 
+def infinity(dtype: str, span=None) -> PrimExpr:
+    """Positive infinity of the float type ``dtype`` as a constant."""
+    dtype = _dt.canonical(dtype)
+    if not _dt.is_float(dtype):
+        raise ValueError(f"infinity: {dtype} is not a floating point type")
+    return FloatImm(dtype, float("inf"))
+
+
 def call_extern(dtype: str, func_name: str, *args, span=None) -> PrimExpr:
     """Call the C function ``func_name`` (linked into the module)."""
     return Call(dtype, "call_extern", (StringImm(func_name),) + tuple(_arg(a) for a in args))

@@ -12,3 +12,8 @@ from .transform import *  # noqa: F401,F403
 util = utils  # classic spelling (``topi.util.get_const_tuple``)
 
 _te_tensor.register_tensor_ops(_sys.modules[__name__])  # ``A + B`` on tensors is topi.add
+
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

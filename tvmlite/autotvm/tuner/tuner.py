@@ -8,6 +8,7 @@ from typing import Callable, List, Optional, Sequence
 
 import numpy as np
 
+from ..argcheck import check_int
 from ..measure import MeasureInput, MeasureResult, create_measure_batch
 from ..record import load_from_file
 from ..space import ConfigEntity
@@ -101,8 +102,6 @@ class Tuner:
         Configs already in a ``log_to_file`` callback's file are not measured again.
         Stops early after ``early_stopping`` trials without improvement.
         """
-        from ..argcheck import check_int
-
         n_trial = check_int(n_trial, "tune: n_trial", 0)
         early_stopping = check_int(early_stopping, "tune: early_stopping", 0, allow_none=True)
         if not isinstance(measure_option, dict) or \

@@ -5,3 +5,9 @@ from .state import BlockRV, LoopRV, ScheduleState
 from .trace import Trace
 
 __all__ = ["Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "Trace"]
+
+
+from ... import _classic  # noqa: E402
+
+__getattr__ = _classic.fallback(__name__)
+_classic.stub_missing_methods(Schedule, "tir.Schedule")

@@ -87,3 +87,8 @@ __all__ = [
     "loop_partition", "lower_blocks", "lower_reduction_init", "lower_virtual_thread",
     "apply_storage_align", "unroll_loop", "vectorize_loop",
 ]
+
+
+from ..._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

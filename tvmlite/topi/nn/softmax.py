@@ -4,6 +4,7 @@ from __future__ import annotations
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor
 from ...tir import op as _op
+from ..math import _fast_exp_expr
 from ..utils import TopiError
 
 
@@ -50,8 +51,6 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
 def fast_softmax(x: Tensor, axis: int = -1) -> Tensor:
     """:func:`softmax` with ``topi.fast_exp``'s vectorizable polynomial exponential (float32;
     tag "fast_softmax_output")."""
-    from ..math import _fast_exp_expr
-
     if isinstance(x, Tensor) and x.dtype != "float32":
         raise TopiError(f"fast_softmax: float32 only, got {x.dtype}")
     return _softmax(x, axis, _fast_exp_expr, "fast_softmax", "fast_softmax_output")

@@ -1,0 +1,33 @@
+"""Classic runtime containers (``tvm.runtime.container``, ``tvm.container``) and
+``tvm.runtime.convert``; the container classes live in :mod:`tvmlite.ir.container`."""
+from __future__ import annotations
+
+from ..ir.container import Array, Map, ShapeTuple, String, getitem_helper
+from ..tir.expr import IterVar, Node, PrimExpr
+from ..tir.op import convert as to_expr
+from .packed_func import PackedFunc
+
+__all__ = ["Array", "Map", "ShapeTuple", "String", "getitem_helper", "convert",
+           "convert_to_object"]
+
+
+def convert(value):
+    """Convert a Python value to its IR form (``tvm.runtime.convert``): numbers and bools to
+    ``IntImm``/``FloatImm`` (int32, float32), strings to :class:`String`, lists/tuples and dicts
+    element by element, Python callables to ``PackedFunc``; IR objects pass through."""
+    if isinstance(value, (Node, PrimExpr, IterVar, PackedFunc)):
+        return value
+    if isinstance(value, str):
+        return String(value)
+    if isinstance(value, (list, tuple)):
+        return Array(convert(v) for v in value)
+    if isinstance(value, dict):
+        return Map({convert(k): convert(v) for k, v in value.items()})
+    if value is None:
+        return None
+    if callable(value):
+        return PackedFunc(value)
+    return to_expr(value)
+
+
+convert_to_object = convert
