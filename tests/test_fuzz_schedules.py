@@ -10,10 +10,16 @@ import os
 
 import numpy as np
 import pytest
-
 from fuzz.case import Fenced, compare
-from fuzz.driver import (FAILURES, format_counts, known_cause, make_cases, repro, run_isolated,
-                         summarize)
+from fuzz.driver import (
+    FAILURES,
+    format_counts,
+    known_cause,
+    make_cases,
+    repro,
+    run_isolated,
+    summarize,
+)
 
 N_CASES = int(os.environ.get("TVMLITE_FUZZ_CASES", "200"))
 SEED = 12

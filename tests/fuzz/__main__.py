@@ -8,11 +8,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 
-from .driver import (FAILURES, format_counts, known_cause, make_cases, repro, run_isolated,
-                     shrink, signature, summarize)
+from .driver import (
+    FAILURES,
+    format_counts,
+    known_cause,
+    make_cases,
+    repro,
+    run_isolated,
+    shrink,
+    signature,
+    summarize,
+)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def main(argv=None) -> int:
@@ -30,7 +44,10 @@ def main(argv=None) -> int:
     t0 = time.time()
     done = [0]
 
+    partial = []
+
     def progress(res):
+        partial.append(res)
         done[0] += 1
         if res["status"] in FAILURES:
             print(f"[{done[0]}/{len(cases)}] case {res['case']['id']} {res['case']['api']}: "
@@ -38,7 +55,13 @@ def main(argv=None) -> int:
         elif done[0] % 200 == 0:
             print(f"[{done[0]}/{len(cases)}] {time.time() - t0:.0f} s", flush=True)
 
-    results = run_isolated(cases, args.jobs, on_result=progress)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        results = run_isolated(cases, args.jobs, on_result=progress)
+    except KeyboardInterrupt:  # report what ran (in completion order), unshrunk
+        results, args.shrink = partial, 0
+        args.cases = len(partial)
+        print(f"\ninterrupted: reporting the {len(partial)} finished cases")
     print(f"\nseed {args.seed}, cases {args.start}..{args.start + args.cases - 1}, "
           f"{time.time() - t0:.0f} s")
     print(format_counts(summarize(results)))
@@ -51,7 +74,8 @@ def main(argv=None) -> int:
         case, res = shrink(rs[0]["case"], rs[0], args.jobs, args.shrink) if args.shrink else (
             rs[0]["case"], rs[0])
         known = known_cause(case, res)
-        print(f"\n=== {len(rs)} x {sig[0]} ({sig[1]}, {sig[3]}){' KNOWN: ' + known if known else ''}"
+        tag = f" KNOWN: {known}" if known else ""
+        print(f"\n=== {len(rs)} x {sig[0]} ({sig[1]}, {sig[3]}){tag}"
               f"  cases {[x['case']['id'] for x in rs[:8]]}")
         print(repro(case, res))
         failing.append({"signature": list(sig), "count": len(rs), "known": known,
