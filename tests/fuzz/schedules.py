@@ -49,6 +49,10 @@ def apply_te_step(s: te.Schedule, prog, step: dict) -> str:
     step does not apply here). Raises what the facade raises."""
     op, a, b, c, d = step["op"], step["a"], step["b"], step["c"], step["d"]
     stages = [st for st in s.stages if isinstance(st.op, ComputeOp)]
+    if op in ("compute_inline", "storage_align", "set_scope") and d % 4:
+        # mostly on intermediate stages: on an output they are refused
+        inner = [x for x in stages if not any(x.op is o for o in s.outputs)]
+        stages = inner or stages
     st = _pick(stages, a)
     if st is None:
         return ""
@@ -78,7 +82,8 @@ def apply_te_step(s: te.Schedule, prog, step: dict) -> str:
                 f"{1 + d % 6})")
     if op == "compute_at":
         others = [x for x in stages if x is not st]
-        tgt = _pick(others, c)
+        readers = [x for x in others if any(t.op is st.op for t in x.op.input_tensors)]
+        tgt = _pick(readers if readers and c % 5 else others, c)  # mostly at a consumer
         if tgt is None or not tgt.leaf_iter_vars:
             return ""
         tiv = _pick(list(tgt.leaf_iter_vars), d)
