@@ -18,6 +18,7 @@ from fuzz.driver import (
     make_cases,
     repro,
     run_isolated,
+    shrink,
     summarize,
 )
 
@@ -45,6 +46,16 @@ def test_crash_is_isolated_and_reported():
     res = run_isolated([case, ok], jobs=2)
     assert res[0]["status"] == "crashed" and "SIGSEGV" in res[0]["message"]
     assert res[1]["status"] in ("built", "refused")  # the run went on
+
+
+def test_shrinker_reaches_the_minimal_case():
+    case = dict(make_cases(1, SEED)[0], selftest="segfault")  # fails whatever the program
+    case["steps"] = case["steps"][:3]
+    res = run_isolated([case])[0]
+    small, small_res = shrink(case, res, jobs=2, budget=200)
+    assert small_res["status"] == "crashed"
+    assert small["steps"] == [] and small["spec"]["n"] == small["spec"]["m"] == 1
+    assert not small["spec"]["prologue"] and not small["spec"]["sym"]
 
 
 @pytest.mark.slow
