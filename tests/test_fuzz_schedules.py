@@ -22,7 +22,7 @@ from fuzz.driver import (
     summarize,
 )
 
-N_CASES = int(os.environ.get("TVMLITE_FUZZ_CASES", "200"))
+N_CASES = int(os.environ.get("TVMLITE_FUZZ_CASES", "120"))
 SEED = 12
 
 
