@@ -19,6 +19,7 @@ from ...arith import Analyzer
 from ...arith.int_set import relax_region
 from ...ir.module import IRModule
 from .. import op as _op
+from ..analysis.regions import union_ranges
 from ..buffer import Buffer
 from ..expr import BufferLoad, IntImm, IterVarType, PrimExpr, Range, Var
 from ..function import PrimFunc
@@ -344,15 +345,10 @@ def relax_indices(indices: Sequence[PrimExpr], relax: Dict[Var, Range],
 def union_regions(regions: List[List[Range]], dom: Dict[Var, Range]) -> List[Range]:
     """The smallest box holding every region of ``regions`` (all of one rank)."""
     assert regions
-    out = list(regions[0])
-    for reg in regions[1:]:
-        nxt = []
-        for a, b in zip(out, reg):
-            lo = simplify(_op.min(a.min, b.min), dom)
-            hi = simplify(_op.max(_op.add(a.min, a.extent), _op.add(b.min, b.extent)), dom)
-            nxt.append(Range(lo, simplify(_op.sub(hi, lo), dom)))
-        out = nxt
-    return out
+    if len(regions) == 1:
+        return list(regions[0])
+    ana = analyzer(dom)
+    return [union_ranges(rs, ana) for rs in zip(*regions)]
 
 
 # --------------------------------------------------------------------------- accesses
@@ -531,17 +527,6 @@ def remove_alloc(state: ScheduleState, buf: Buffer) -> None:
     r = path[-1]
     new = with_block(r, alloc_buffers=tuple(b for b in r.block.alloc_buffers if b is not buf))
     replace(state, path, new)
-
-
-def describe_block(realize_or_rv) -> str:
-    name = realize_or_rv.block.name_hint if isinstance(realize_or_rv, BlockRealize) \
-        else realize_or_rv.name
-    return f'block "{name}"'
-
-
-def describe_loop(loop) -> str:
-    var = loop.loop_var if isinstance(loop, For) else loop.var
-    return f'loop "{var.name}"'
 
 
 __all__ = ["BlockRV", "LoopRV", "ScheduleState", "ScheduleError"]
