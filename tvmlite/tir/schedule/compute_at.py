@@ -7,10 +7,12 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from ...arith import detect_linear_equation, eval_set
+from ...ir.dtype import bits as dtype_bits
 from .. import op as _op
 from ..buffer import Buffer
-from ..expr import IntImm, IterVarType, PrimExpr, Range, Var
-from ..functor import collect_vars, substitute
+from ..expr import FloorDiv, IntImm, IterVarType, PrimExpr, Range, Var
+from ..functor import Mutator, collect_vars, post_order_visit, substitute
 from ..interpreter import Interpreter
 from ..stmt import BlockRealize, For, ForKind, SeqStmt, Stmt
 from .error import fail
@@ -331,9 +333,6 @@ def _loop_extent(ext: PrimExpr, dom_ext: PrimExpr, outer: Dict[Var, Range], ana)
     parameters only, never above the iterator's domain extent ``dom_ext``. The loop's
     iterations past ``ext`` are cut by the block predicate. A bound that only the dtype
     gives (``2**31 - 1`` for an int32 parameter) is no bound."""
-    from ...arith import eval_set
-    from ...ir.dtype import bits as dtype_bits
-
     dmax = const_value(dom_ext)
     bits = dtype_bits(ext.dtype)
     hi = ana.const_int_bound(ext).max_value
@@ -448,8 +447,6 @@ def _covered_linear(loops, spans, reduction: bool) -> bool:
     """Symbolic check: each iterator's range start is linear in loop variables its own (no two
     iterators share one), consecutive iterations' ranges touch or overlap (are disjoint tiles
     for a reduction), and the first and last reach the domain's ends."""
-    from ...arith import detect_linear_equation
-
     dom = loop_domains(loops)
     used: set = set()
     for iv, mn, te, ne in spans:
@@ -491,10 +488,6 @@ def _prove_nonneg(e: PrimExpr, dom, depth: int = 3) -> bool:
     """``e >= 0``, also through ``floordiv(x, c)`` with a constant ``c > 0``, which the
     simplifier keeps as an opaque atom: ``c * floordiv(x, c)`` lies in ``[x - c + 1, x]``
     (enough for the ``ceildiv`` extents that split gives loops)."""
-    from ...arith import detect_linear_equation
-    from ..expr import FloorDiv
-    from ..functor import Mutator, post_order_visit
-
     if can_prove(_op.ge(e, 0), dom):
         return True
     atoms = []
