@@ -3,20 +3,7 @@ from __future__ import annotations
 
 from ..ir import dtype as _dt
 from ..tir import op as _op
-from ..tir.expr import (
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
-    NE,
-    And,
-    FloatImm,
-    IntImm,
-    Not,
-    Or,
-    PrimExpr,
-)
+from ..tir.expr import EQ, GE, GT, LE, LT, NE, And, FloatImm, IntImm, Not, Or, PrimExpr
 from .common import FALSE, TRUE, as_bool, is_index_dtype
 from .poly import Poly
 from .rules import fire, rules

@@ -5,13 +5,7 @@ from __future__ import annotations
 from math import gcd
 from typing import Any, Dict
 
-from ..tir.expr import (
-    Div,
-    FloorDiv,
-    FloorMod,
-    IntImm,
-    Mod,
-)
+from ..tir.expr import Div, FloorDiv, FloorMod, IntImm, Mod
 from .bound import is_finite
 from .poly import Poly, mono_key
 from .rules import fire, rules

@@ -1,10 +1,7 @@
 """``min``/``max`` rewrites on polynomials."""
 from __future__ import annotations
 
-from ..tir.expr import (
-    IntImm,
-    Min,
-)
+from ..tir.expr import IntImm, Min
 from .poly import Poly
 from .rules import fire, rules
 

@@ -23,16 +23,7 @@ from ..ir.module import IRModule
 from ..tir import op as _op
 from ..tir.analysis import block_access_regions
 from ..tir.buffer import Buffer, decl_buffer
-from ..tir.expr import (
-    BufferLoad,
-    IntImm,
-    IterVar,
-    IterVarType,
-    PrimExpr,
-    Ramp,
-    Range,
-    Var,
-)
+from ..tir.expr import BufferLoad, IntImm, IterVar, IterVarType, PrimExpr, Ramp, Range, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import post_order_visit
 from ..tir.stmt import (

@@ -9,16 +9,7 @@ from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
-from ..tir.expr import (
-    IntImm,
-    IterVar,
-    IterVarType,
-    PrimExpr,
-    Range,
-    Reduce,
-    SizeVar,
-    Var,
-)
+from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, Reduce, SizeVar, Var
 from ..tir.functor import post_order_visit
 from ..tir.stmt import Evaluate, Stmt
 from .tensor import ComputeOp, ExternOp, PlaceholderOp, Tensor, TensorSlice
