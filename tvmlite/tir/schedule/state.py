@@ -226,12 +226,19 @@ def _with_child(parent: Stmt, old: Stmt, new: Optional[Stmt]) -> Stmt:
     return dataclasses.replace(parent, body=new)
 
 
-def replace(state: ScheduleState, path: Sequence[Stmt], new: Optional[Stmt]) -> Stmt:
-    """Replace ``path[-1]`` by ``new`` (None deletes it) and rebuild the path to the root;
-    returns the new root (also stored in ``state``)."""
+def rebuild(path: Sequence[Stmt], new: Optional[Stmt]) -> Optional[Stmt]:
+    """``path[0]`` with ``path[-1]`` replaced by ``new`` (None deletes it), the nodes between
+    rebuilt."""
     cur = new
     for i in range(len(path) - 1, 0, -1):
         cur = _with_child(path[i - 1], path[i], cur)
+    return cur
+
+
+def replace(state: ScheduleState, path: Sequence[Stmt], new: Optional[Stmt]) -> Stmt:
+    """Replace ``path[-1]`` by ``new`` (None deletes it) and rebuild the path to the root;
+    returns the new root (also stored in ``state``)."""
+    cur = rebuild(path, new)
     if cur is None:
         cur = Evaluate(IntImm("int32", 0))
     state.set_body(cur)
