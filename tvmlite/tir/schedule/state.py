@@ -518,7 +518,7 @@ def ensure_root_block(state: ScheduleState) -> None:
     state.set_body(BlockRealize((), IntImm("bool", 1), root))
 
 
-def add_alloc(state: ScheduleState, buf: Buffer, scope_path: Optional[Sequence[Stmt]] = None):
+def add_alloc(state: ScheduleState, buf: Buffer) -> None:
     """Allocate ``buf`` in the root block."""
     ensure_root_block(state)
     root = state.body
