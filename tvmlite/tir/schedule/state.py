@@ -444,26 +444,22 @@ def access_region(accesses: List[Access], buffer: Buffer, relax: Dict[Var, Range
     return union_regions(regions, {**outer, **relax})
 
 
-def buffers_written(block: Block) -> List[Buffer]:
+def _buffers(block: Block, is_write: bool) -> List[Buffer]:
+    """The buffers ``block`` accesses (``is_write``: stores), then those it declares."""
     out: List[Buffer] = []
-    for a in collect_accesses(block):
-        if a.is_write and all(b is not a.buffer for b in out):
-            out.append(a.buffer)
-    for w in block.writes:
-        if all(b is not w.buffer for b in out):
-            out.append(w.buffer)
+    declared = [r.buffer for r in (block.writes if is_write else block.reads)]
+    for buf in [a.buffer for a in collect_accesses(block) if a.is_write == is_write] + declared:
+        if all(b is not buf for b in out):
+            out.append(buf)
     return out
+
+
+def buffers_written(block: Block) -> List[Buffer]:
+    return _buffers(block, True)
 
 
 def buffers_read(block: Block) -> List[Buffer]:
-    out: List[Buffer] = []
-    for a in collect_accesses(block):
-        if not a.is_write and all(b is not a.buffer for b in out):
-            out.append(a.buffer)
-    for r in block.reads:
-        if all(b is not r.buffer for b in out):
-            out.append(r.buffer)
-    return out
+    return _buffers(block, False)
 
 
 def with_block(realize: BlockRealize, **changes) -> BlockRealize:
