@@ -1,6 +1,7 @@
 """Building tensor expressions: ``placeholder``, ``compute``, ``extern`` and axes."""
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -53,8 +54,6 @@ class TagScope:
         TagScope._current = self._old
 
     def __call__(self, fdecorate: Callable) -> Callable:
-        import functools
-
         @functools.wraps(fdecorate)
         def tagged(*args, **kwargs):
             with self:
