@@ -38,16 +38,7 @@ from ...ir.module import IRModule
 from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
-from ..expr import (
-    BufferLoad,
-    Call,
-    IntImm,
-    IterVar,
-    IterVarType,
-    PrimExpr,
-    Range,
-    Var,
-)
+from ..expr import BufferLoad, Call, IntImm, IterVar, IterVarType, PrimExpr, Range, Var
 from ..function import PrimFunc
 from ..functor import Mutator, collect_vars, substitute
 from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
