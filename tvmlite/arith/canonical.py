@@ -188,12 +188,10 @@ class CanonicalMixin:
         if s is not None:
             if s.dtype != v.dtype:
                 s = _op.cast(v.dtype, s)
-            fire("canonical.subst_var")
-            return self._lin(s)
+            return fire("canonical.subst_var", self._lin(s))
         b = self._var_bound.get(v)
         if b is not None and b[0] == b[1]:
-            fire("canonical.const_var")
-            return Poly.constant(v.dtype, b[0])
+            return fire("canonical.const_var", Poly.constant(v.dtype, b[0]))
         return Poly.atom(v.dtype, v, ("v", v))
 
     def _lin_cast(self, e: Cast) -> Poly:
@@ -227,8 +225,7 @@ class CanonicalMixin:
         s = self._subst.get(e)
         if s is not None:
             self._observed.add(e)
-            fire("canonical.subst_var")
-            return s
+            return fire("canonical.subst_var", s)
         return e
 
     def _simp_arith(self, e):
@@ -242,8 +239,7 @@ class CanonicalMixin:
                 return v
         folded = _op._fold(t, sa, sb)
         if folded is not None:
-            fire("canonical.fold_float")
-            return folded
+            return fire("canonical.fold_float", folded)
         if sa is e.a and sb is e.b:
             return e
         return t(sa, sb)

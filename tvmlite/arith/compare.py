@@ -3,20 +3,7 @@ from __future__ import annotations
 
 from ..ir import dtype as _dt
 from ..tir import op as _op
-from ..tir.expr import (
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
-    NE,
-    And,
-    FloatImm,
-    IntImm,
-    Not,
-    Or,
-    PrimExpr,
-)
+from ..tir.expr import EQ, GE, GT, LE, LT, NE, And, FloatImm, IntImm, Not, Or, PrimExpr
 from .common import FALSE, TRUE, as_bool, is_index_dtype
 from .poly import Poly
 from .rules import fire, rules
@@ -53,8 +40,7 @@ class CompareMixin:
         if not is_index_dtype(a.dtype):
             sa, sb = self._simp(a), self._simp(b)
             if isinstance(sa, (IntImm, FloatImm)) and isinstance(sb, (IntImm, FloatImm)):
-                fire("compare.fold_const")
-                return _op._cmp(t, sa, sb)
+                return fire("compare.fold_const", _op._cmp(t, sa, sb))
             if sa is a and sb is b:
                 return e
             return t(sa, sb)
@@ -66,27 +52,21 @@ class CompareMixin:
         d = pa.sub(pb)
         if t is LT:
             if self._prove_le0(d.add_const(1)):
-                fire("compare.prove_true")
-                return TRUE
+                return fire("compare.prove_true", TRUE)
             if self._prove_le0(d.scale(-1)):
-                fire("compare.prove_false")
-                return FALSE
+                return fire("compare.prove_false", FALSE)
         elif t is LE:
             if self._prove_le0(d):
-                fire("compare.prove_true")
-                return TRUE
+                return fire("compare.prove_true", TRUE)
             if self._prove_le0(d.scale(-1).add_const(1)):
-                fire("compare.prove_false")
-                return FALSE
+                return fire("compare.prove_false", FALSE)
         else:
             if d.is_const:
-                fire("compare.fold_const")
-                return as_bool((d.const == 0) == (t is EQ))
+                return fire("compare.fold_const", as_bool((d.const == 0) == (t is EQ)))
             g = d.coeff_gcd()
             if (g and d.const % g != 0) or self._prove_le0(d.add_const(1)) \
                     or self._prove_le0(d.scale(-1).add_const(1)):
-                fire("compare.prove_ne")
-                return as_bool(t is NE)
+                return fire("compare.prove_ne", as_bool(t is NE))
         return self._normalize_cmp(t, pa, pb)
 
     def _normalize_cmp(self, t, pa: Poly, pb: Poly) -> PrimExpr:
@@ -102,8 +82,7 @@ class CompareMixin:
                 n = n.exact_div(g)
                 if t is EQ or t is NE:
                     if k % g:
-                        fire("compare.prove_ne")
-                        return as_bool(t is NE)
+                        return fire("compare.prove_ne", as_bool(t is NE))
                     k //= g
                 elif left_const:   # k < n*g  /  k <= n*g
                     k = k // g if t is LT else -((-k) // g)
@@ -136,26 +115,20 @@ class CompareMixin:
         absorb, neutral = (FALSE, TRUE) if is_and else (TRUE, FALSE)
         sa = self._simp(e.a)
         if type(sa) is IntImm and bool(sa.value) == bool(absorb.value):
-            fire("logic.absorb")
-            return absorb
+            return fire("logic.absorb", absorb)
         sb = self._simp(e.b)
         if type(sa) is IntImm:
-            fire("logic.neutral")
-            return sb
+            return fire("logic.neutral", sb)
         if type(sb) is IntImm:
             if bool(sb.value) == bool(absorb.value):
-                fire("logic.absorb")
-                return absorb
-            fire("logic.neutral")
-            return sa
+                return fire("logic.absorb", absorb)
+            return fire("logic.neutral", sa)
         ka, kb = self._key(sa), self._key(sb)
         if ka == kb:
-            fire("logic.duplicate")
-            return sa
+            return fire("logic.duplicate", sa)
         if (type(sa) is Not and self._key(sa.a) == kb) or \
                 (type(sb) is Not and self._key(sb.a) == ka):
-            fire("logic.complement")
-            return absorb
+            return fire("logic.complement", absorb)
         # only between two comparisons: deciding a whole sub-formula under the other side
         # would re-simplify left-nested chains exponentially often
         both = self._is_fact(sa) and self._is_fact(sb)
@@ -164,10 +137,8 @@ class CompareMixin:
                 d = self._simp(second)
             if type(d) is IntImm:
                 if bool(d.value) == bool(neutral.value):
-                    fire("logic.implied")
-                    return keep
-                fire("logic.contradiction")
-                return absorb
+                    return fire("logic.implied", keep)
+                return fire("logic.contradiction", absorb)
         if sa is e.a and sb is e.b:
             return e
         return And(sa, sb) if is_and else Or(sa, sb)
@@ -180,17 +151,13 @@ class CompareMixin:
         sa = self._simp(e.a)
         t = type(sa)
         if t is IntImm:
-            fire("logic.not_const")
-            return IntImm(sa.dtype, 1 - sa.value)
+            return fire("logic.not_const", IntImm(sa.dtype, 1 - sa.value))
         if t is Not:
-            fire("logic.double_not")
-            return sa.a
+            return fire("logic.double_not", sa.a)
         if t is EQ:
-            fire("logic.not_cmp")
-            return self._simp(NE(sa.a, sa.b))
+            return fire("logic.not_cmp", self._simp(NE(sa.a, sa.b)))
         if t is NE:
-            fire("logic.not_cmp")
-            return self._simp(EQ(sa.a, sa.b))
+            return fire("logic.not_cmp", self._simp(EQ(sa.a, sa.b)))
         if t in (LT, LE, GT, GE) and _dt.is_integral(_dt.element(sa.a.dtype)):
             fire("logic.not_cmp")
             flip = {LT: LE, LE: LT, GT: GE, GE: GT}[t]

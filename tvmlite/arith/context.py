@@ -6,18 +6,7 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..tir import op as _op
-from ..tir.expr import (
-    EQ,
-    LE,
-    LT,
-    And,
-    Call,
-    IntImm,
-    Not,
-    PrimExpr,
-    Range,
-    Var,
-)
+from ..tir.expr import EQ, LE, LT, And, Call, IntImm, Not, PrimExpr, Range, Var
 from . import bound as _b
 from .bound import NEG_INF, POS_INF, Interval, is_finite
 from .common import VARS, is_index_dtype, to_expr

@@ -5,13 +5,7 @@ from __future__ import annotations
 from math import gcd
 from typing import Any, Dict
 
-from ..tir.expr import (
-    Div,
-    FloorDiv,
-    FloorMod,
-    IntImm,
-    Mod,
-)
+from ..tir.expr import Div, FloorDiv, FloorMod, IntImm, Mod
 from .bound import is_finite
 from .poly import Poly, mono_key
 from .rules import fire, rules
@@ -61,8 +55,7 @@ class DivModMixin:
                 continue
             terms = {k: v for k, v in p.terms.items() if k != m and k != nm}
             mod = self._fmod_const(num, d).scale(other[0])
-            fire("div_mod.div_to_mod")
-            return Poly(p.dtype, terms, p.const).add(mod)
+            return fire("div_mod.div_to_mod", Poly(p.dtype, terms, p.const).add(mod))
         return p
 
     def _merge_divmod(self, p: Poly) -> Poly:
@@ -95,8 +88,7 @@ class DivModMixin:
                 for ra, rk in zip(rest_a, rest_k):
                     rest = rest.mul(Poly.atom(p.dtype, ra, rk))
                 merged = Poly(p.dtype, terms, p.const).add(rest.mul(self._lin(a.a)))
-                fire("div_mod.merge")
-                return self._merge_divmod(merged)
+                return fire("div_mod.merge", self._merge_divmod(merged))
         return self._div_to_mod(p) if len(p.terms) >= 2 else p
 
     def _split_terms(self, pa: Poly, c: int):
@@ -136,11 +128,9 @@ class DivModMixin:
             if c == 0:
                 return self._atom(FloorDiv, pa, pb)
             if pa.is_const:
-                fire("div_mod.fold_const")
-                return Poly.constant(pa.dtype, pa.const // c)
+                return fire("div_mod.fold_const", Poly.constant(pa.dtype, pa.const // c))
             if c == 1:
-                fire("div_mod.by_one")
-                return pa
+                return fire("div_mod.by_one", pa)
             if c < 0:
                 return self._atom(FloorDiv, pa, pb)
             return self._fdiv_const(pa, c)
@@ -148,21 +138,17 @@ class DivModMixin:
         if qr is not None:
             q, rem = qr
             if rem.is_const and rem.const == 0:
-                fire("div_mod.symbolic")
-                return q
+                return fire("div_mod.symbolic", q)
             if self._in_zero_to(rem, pb):
-                fire("div_mod.symbolic")
-                return q
+                return fire("div_mod.symbolic", q)
         elif self._in_zero_to(pa, pb):
-            fire("div_mod.in_range")
-            return Poly.constant(pa.dtype, 0)
+            return fire("div_mod.in_range", Poly.constant(pa.dtype, 0))
         return self._atom(FloorDiv, pa, pb)
 
     def _fdiv_const(self, pa: Poly, c: int) -> Poly:
         dt = pa.dtype
         if pa.is_const:
-            fire("div_mod.fold_const")
-            return Poly.constant(dt, pa.const // c)
+            return fire("div_mod.fold_const", Poly.constant(dt, pa.const // c))
         g = gcd(gcd(pa.coeff_gcd(), pa.const), c)
         if g > 1:
             fire("div_mod.common_factor")
@@ -172,17 +158,14 @@ class DivModMixin:
         q, r = self._split_terms(pa, c)
         k = pa.const
         if not r.terms:
-            fire("div_mod.split_multiple")
-            return q.add_const(k // c)
+            return fire("div_mod.split_multiple", q.add_const(k // c))
         lo, hi = self._bound(r)
         if is_finite(lo) and is_finite(hi) and (lo + k) // c == (hi + k) // c:
-            fire("div_mod.bound_collapse")
-            return q.add_const((lo + k) // c)
+            return fire("div_mod.bound_collapse", q.add_const((lo + k) // c))
         split = self._gcd_split(r, k, c)
         if split is not None:
             a, _, g2 = split
-            fire("div_mod.gcd_split")
-            return q.add(self._fdiv_const(a, c // g2))
+            return fire("div_mod.gcd_split", q.add(self._fdiv_const(a, c // g2)))
         inner = r.single_atom()
         if inner is not None and type(inner) is FloorDiv and type(inner.b) is IntImm \
                 and inner.b.value > 0:
@@ -200,11 +183,9 @@ class DivModMixin:
             if c == 0:
                 return self._atom(FloorMod, pa, pb)
             if pa.is_const:
-                fire("div_mod.fold_const")
-                return Poly.constant(pa.dtype, pa.const % c)
+                return fire("div_mod.fold_const", Poly.constant(pa.dtype, pa.const % c))
             if c == 1 or c == -1:
-                fire("div_mod.by_one")
-                return Poly.constant(pa.dtype, 0)
+                return fire("div_mod.by_one", Poly.constant(pa.dtype, 0))
             if c < 0:
                 return self._atom(FloorMod, pa, pb)
             return self._fmod_const(pa, c)
@@ -212,23 +193,18 @@ class DivModMixin:
         if qr is not None:
             _, rem = qr
             if rem.is_const and rem.const == 0:
-                fire("div_mod.symbolic")
-                return rem
+                return fire("div_mod.symbolic", rem)
             if self._in_zero_to(rem, pb):
-                fire("div_mod.symbolic")
-                return rem
-            fire("div_mod.symbolic")
-            return self._atom(FloorMod, rem, pb)
+                return fire("div_mod.symbolic", rem)
+            return fire("div_mod.symbolic", self._atom(FloorMod, rem, pb))
         if self._in_zero_to(pa, pb):
-            fire("div_mod.in_range")
-            return pa
+            return fire("div_mod.in_range", pa)
         return self._atom(FloorMod, pa, pb)
 
     def _fmod_const(self, pa: Poly, c: int) -> Poly:
         dt = pa.dtype
         if pa.is_const:
-            fire("div_mod.fold_const")
-            return Poly.constant(dt, pa.const % c)
+            return fire("div_mod.fold_const", Poly.constant(dt, pa.const % c))
         g = gcd(gcd(pa.coeff_gcd(), pa.const), c)
         if g > 1:
             fire("div_mod.common_factor")
@@ -238,22 +214,18 @@ class DivModMixin:
         q, r = self._split_terms(pa, c)
         k = pa.const % c
         if not r.terms:
-            fire("div_mod.split_multiple")
-            return Poly.constant(dt, k)
+            return fire("div_mod.split_multiple", Poly.constant(dt, k))
         lo, hi = self._bound(r)
         if is_finite(lo) and is_finite(hi) and (lo + k) // c == (hi + k) // c:
-            fire("div_mod.bound_collapse")
-            return r.add_const(k - c * ((lo + k) // c))
+            return fire("div_mod.bound_collapse", r.add_const(k - c * ((lo + k) // c)))
         split = self._gcd_split(r, k, c)
         if split is not None:
             a, b, g2 = split
-            fire("div_mod.gcd_split")
-            return self._fmod_const(a, c // g2).scale(g2).add(b)
+            return fire("div_mod.gcd_split", self._fmod_const(a, c // g2).scale(g2).add(b))
         inner = r.single_atom()
         if inner is not None and type(inner) is FloorMod and type(inner.b) is IntImm \
                 and inner.b.value > 0 and inner.b.value % c == 0:
-            fire("div_mod.nested_mod")
-            return self._fmod_const(self._lin(inner.a).add_const(k), c)
+            return fire("div_mod.nested_mod", self._fmod_const(self._lin(inner.a).add_const(k), c))
         if q.terms or k != pa.const:
             fire("div_mod.split_multiple")
         return self._atom(FloorMod, r.add_const(k), Poly.constant(dt, c))
@@ -304,20 +276,15 @@ class DivModMixin:
         if pb.is_const and pb.const != 0:
             c = pb.const
             if pa.is_const:
-                fire("div_mod.fold_const")
-                return Poly.constant(pa.dtype, _tdiv_int(pa.const, c))
+                return fire("div_mod.fold_const", Poly.constant(pa.dtype, _tdiv_int(pa.const, c)))
             if c == 1:
-                fire("div_mod.by_one")
-                return pa
+                return fire("div_mod.by_one", pa)
             if pa.const % c == 0 and pa.coeff_gcd() % c == 0:
-                fire("div_mod.trunc_exact")
-                return pa.exact_div(c)
+                return fire("div_mod.trunc_exact", pa.exact_div(c))
             if c > 0 and self._bound(pa)[0] >= 0:
-                fire("div_mod.trunc_to_floor")
-                return self._fdiv_const(pa, c)
+                return fire("div_mod.trunc_to_floor", self._fdiv_const(pa, c))
         elif not pb.is_const and self._bound(pa)[0] >= 0 and self._bound(pb)[0] > 0:
-            fire("div_mod.trunc_to_floor")
-            return self._fdiv(pa, pb)
+            return fire("div_mod.trunc_to_floor", self._fdiv(pa, pb))
         return self._atom(Div, pa, pb)
 
     def _tmod(self, pa: Poly, pb: Poly) -> Poly:
@@ -327,12 +294,9 @@ class DivModMixin:
                 fire("div_mod.fold_const")
                 return Poly.constant(pa.dtype, pa.const - c * _tdiv_int(pa.const, c))
             if c in (1, -1) or (pa.const % c == 0 and pa.coeff_gcd() % c == 0):
-                fire("div_mod.trunc_exact")
-                return Poly.constant(pa.dtype, 0)
+                return fire("div_mod.trunc_exact", Poly.constant(pa.dtype, 0))
             if c > 0 and self._bound(pa)[0] >= 0:
-                fire("div_mod.trunc_to_floor")
-                return self._fmod_const(pa, c)
+                return fire("div_mod.trunc_to_floor", self._fmod_const(pa, c))
         elif not pb.is_const and self._bound(pa)[0] >= 0 and self._bound(pb)[0] > 0:
-            fire("div_mod.trunc_to_floor")
-            return self._fmod(pa, pb)
+            return fire("div_mod.trunc_to_floor", self._fmod(pa, pb))
         return self._atom(Mod, pa, pb)

@@ -13,18 +13,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from ..ir import dtype as _dt
 from ..ir.structural import structural_equal
 from ..tir import op as _op
-from ..tir.expr import (
-    FloorDiv,
-    FloorMod,
-    IntImm,
-    IterVar,
-    Max,
-    Min,
-    PrimExpr,
-    Range,
-    SizeVar,
-    Var,
-)
+from ..tir.expr import FloorDiv, FloorMod, IntImm, IterVar, Max, Min, PrimExpr, Range, SizeVar, Var
 from ..tir.functor import collect_vars
 from .bound import NEG_INF, POS_INF, ConstIntBound, is_finite
 from .common import is_index_dtype, to_expr

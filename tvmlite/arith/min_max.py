@@ -1,10 +1,7 @@
 """``min``/``max`` rewrites on polynomials."""
 from __future__ import annotations
 
-from ..tir.expr import (
-    IntImm,
-    Min,
-)
+from ..tir.expr import IntImm, Min
 from .poly import Poly
 from .rules import fire, rules
 
@@ -21,11 +18,9 @@ class MinMaxMixin:
         d = pa.sub(pb)
         le = self._prove_le0(d)
         if le:
-            fire("min_max.prove")
-            return pa if cls is Min else pb
+            return fire("min_max.prove", pa if cls is Min else pb)
         if self._prove_le0(d.scale(-1)):
-            fire("min_max.prove")
-            return pb if cls is Min else pa
+            return fire("min_max.prove", pb if cls is Min else pa)
         if pb.is_const:
             inner = pa.single_atom()
             if inner is not None and type(inner) is cls and type(inner.b) is IntImm:

@@ -19,12 +19,6 @@ from ..tir.expr import Add, IntImm, Mul, PrimExpr, Sub
 Terms = Dict[Any, Tuple[int, Tuple[PrimExpr, ...], Tuple[Any, ...]]]
 
 
-def _mono_counts(mkey, akeys) -> Dict[Any, int]:
-    if isinstance(mkey, frozenset):
-        return dict(mkey)
-    return {akeys[0]: 1}
-
-
 def mono_key(akeys: Tuple[Any, ...]):
     """The monomial key of a product of atoms given by their keys."""
     if len(akeys) == 1:

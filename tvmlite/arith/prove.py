@@ -22,6 +22,10 @@ from .bound import Interval
 from .common import INT_ARITH_SET, is_index_dtype
 from .poly import Poly
 
+# the bound of ``a op b`` from the bounds of ``a`` and ``b`` (+, -, * go through polynomials)
+_BINARY_BOUNDS = {FloorDiv: _b.floordiv, FloorMod: _b.floormod, Div: _b.truncdiv,
+                  Mod: _b.truncmod, Min: _b.min_, Max: _b.max_}
+
 
 class ProveMixin:
     """Bounds and proofs the rewrites rely on."""
@@ -54,20 +58,8 @@ class ProveMixin:
             b = (e.value, e.value)
         elif t in INT_ARITH_SET and is_index_dtype(e.dtype):
             ba, bb = self._bound(self._lin(e.a)), self._bound(self._lin(e.b))
-            if t is FloorDiv:
-                b = _b.floordiv(ba, bb)
-            elif t is FloorMod:
-                b = _b.floormod(ba, bb)
-            elif t is Div:
-                b = _b.truncdiv(ba, bb)
-            elif t is Mod:
-                b = _b.truncmod(ba, bb)
-            elif t is Min:
-                b = _b.min_(ba, bb)
-            elif t is Max:
-                b = _b.max_(ba, bb)
-            else:
-                b = self._bound(self._lin(e))
+            combine = _BINARY_BOUNDS.get(t)
+            b = combine(ba, bb) if combine is not None else self._bound(self._lin(e))
         elif t is Cast:
             v = e.value
             if is_index_dtype(v.dtype):

@@ -19,9 +19,10 @@ import os
 import sys
 from collections import Counter
 from contextlib import contextmanager
-from typing import Dict, Iterator, Optional
+from typing import Dict, Iterator, Optional, TypeVar
 
 RULES: Dict[str, str] = {}   # name -> one-line example
+_T = TypeVar("_T")
 _active: Optional["RewriteStats"] = None
 
 
@@ -40,13 +41,15 @@ def rules(families: Dict[str, Dict[str, str]]) -> None:
             rule(f"{fam}.{name}", example)
 
 
-def fire(name: str) -> None:
-    """Count one firing of the rule ``name`` (a no-op while counting is off)."""
+def fire(name: str, result: _T = None) -> _T:
+    """Count one firing of the rule ``name`` (a no-op while counting is off) and return
+    ``result``, so that a rewrite ends with ``return fire("family.rule", new_expr)``."""
     st = _active
     if st is not None:
         if name not in RULES:
             raise KeyError(f"unregistered rewrite rule {name!r}")
         st[name] += 1
+    return result
 
 
 class RewriteStats(Counter):

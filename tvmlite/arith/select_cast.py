@@ -60,14 +60,12 @@ class SelectCastMixin:
     def _simp_select(self, e):
         c = self._simp(e.condition)
         if type(c) is IntImm:
-            fire("select.const_cond")
-            return self._simp(e.true_value if c.value else e.false_value)
+            return fire("select.const_cond", self._simp(e.true_value if c.value else e.false_value))
         # Select evaluates both operands, so they are simplified without assuming ``c``
         # (that could move a division by zero into the unselected operand)
         t, f = self._simp(e.true_value), self._simp(e.false_value)
         if self._key(t) == self._key(f):
-            fire("select.same_arms")
-            return t
+            return fire("select.same_arms", t)
         if c is e.condition and t is e.true_value and f is e.false_value:
             return e
         return Select(c, t, f)
@@ -97,14 +95,12 @@ class SelectCastMixin:
                 return self._simp(e.args[1] if c.value else e.args[2])
             t, f = self._branches(c, e.args[1], e.args[2])
             if self._skey(t) == self._skey(f) and _is_pure(t):
-                fire("if_then_else.same_arms")
-                return t
+                return fire("if_then_else.same_arms", t)
             return Call(e.dtype, e.op, (c, t, f))
         if e.op == "likely" and len(e.args) == 1:
             c = self._simp(e.args[0])
             if type(c) is IntImm:
-                fire("likely.const")
-                return c
+                return fire("likely.const", c)
             return e if c is e.args[0] else Call(e.dtype, e.op, (c,))
         return self._simp_generic(e)
 
@@ -113,18 +109,15 @@ class SelectCastMixin:
             return self._expr(self._lin(e))
         v = self._simp(e.value)
         if type(v) is IntImm or type(v) is FloatImm:
-            fire("cast.fold_const")
-            return _op.cast(e.dtype, v)
+            return fire("cast.fold_const", _op.cast(e.dtype, v))
         if v.dtype == e.dtype:
-            fire("cast.same_dtype")
-            return v
+            return fire("cast.same_dtype", v)
         return e if v is e.value else Cast(e.dtype, v)
 
     def _simp_vector(self, t, a, b) -> Optional[PrimExpr]:
         ta, tb = type(a), type(b)
         if ta is Broadcast and tb is Broadcast and a.lanes == b.lanes:
-            fire("vector.broadcast_op")
-            return Broadcast(self._simp(t(a.value, b.value)), a.lanes)
+            return fire("vector.broadcast_op", Broadcast(self._simp(t(a.value, b.value)), a.lanes))
         if t is Add or t is Sub:
             if ta is Ramp and tb is Broadcast:
                 fire("vector.ramp_offset")
@@ -152,8 +145,7 @@ class SelectCastMixin:
                 if t is FloorDiv:
                     fire("vector.ramp_div")
                     return Broadcast(self._simp(FloorDiv(a.base, b.value)), a.lanes)
-                fire("vector.ramp_mod")
-                return Ramp(self._expr(pm), a.stride, a.lanes)
+                return fire("vector.ramp_mod", Ramp(self._expr(pm), a.stride, a.lanes))
         return None
 
     def _simp_generic(self, e):

@@ -4,7 +4,7 @@ printed text) to IR.
 The source is never executed: its ``ast`` is interpreted. Names resolve to the variables and
 buffers the script defines, then to the Python values around the decorated function (its
 closure, the calling frames, its module globals), so constants such as ``N = 128`` can be used
-in shapes. ``T.*`` calls are evaluated for real (see :mod:`tvmlite.script.tir`); the spec
+in shapes. ``T.*`` calls are evaluated for real (see :mod:`tvmlite.script.tir_builder`); the spec
 objects some of them return are turned into statements here.
 """
 from __future__ import annotations
@@ -24,16 +24,7 @@ from ..ir.module import IRModule
 from ..tir import op as _op
 from ..tir.analysis import block_access_regions
 from ..tir.buffer import Buffer, decl_buffer
-from ..tir.expr import (
-    BufferLoad,
-    IntImm,
-    IterVar,
-    IterVarType,
-    PrimExpr,
-    Ramp,
-    Range,
-    Var,
-)
+from ..tir.expr import BufferLoad, IntImm, IterVar, IterVarType, PrimExpr, Ramp, Range, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import post_order_visit
 from ..tir.stmt import (
@@ -53,8 +44,7 @@ from ..tir.stmt import (
     Stmt,
     While,
 )
-from . import ir as _I
-from . import tir as _T
+from . import tir_builder as _T
 
 __all__ = ["from_source", "parse_prim_func", "parse_ir_module"]
 
@@ -71,8 +61,10 @@ _SPECIAL_NAMES = {"range": _T.serial}
 def from_source(source: str, filename: str = "<tvmscript>"):
     """Parse TVMScript text: an ``@I.ir_module`` class gives an IRModule, a function a
     PrimFunc."""
-    # the root package is loaded before any of its modules; user code may name it ``tvm``
-    env = {"T": _T, "I": _I, "tvm": sys.modules[__name__.partition(".")[0]]}
+    # the root package and the T / I namespaces (they import this module for their entry
+    # points) are loaded before any text is parsed; user code may name the root ``tvm``
+    env = {"T": sys.modules[f"{__package__}.tir"], "I": sys.modules[f"{__package__}.ir"],
+           "tvm": sys.modules[__name__.partition(".")[0]]}
     text = textwrap.dedent(source)
     parser = _Parser(text, filename, 0, env)
     try:
@@ -160,6 +152,20 @@ def parse_ir_module(cls, depth: int = 1) -> IRModule:
         raise DiagnosticError(f"{filename}:{offset + 1}: @I.ir_module class {cls.__name__} "
                               "has no @T.prim_func method")
     return IRModule(funcs)
+
+
+def prim_func(func=None, private: bool = False, check_well_formed: bool = True):
+    """Parse a Python function written in TVMScript into a :class:`~tvmlite.tir.PrimFunc`."""
+    if func is None:
+        return lambda f: parse_prim_func(f, private=private, depth=2)
+    return parse_prim_func(func, private=private, depth=2)
+
+
+def ir_module(cls=None, check_well_formed: bool = True):
+    """Parse a class of ``@T.prim_func`` methods into an :class:`~tvmlite.ir.IRModule`."""
+    if cls is None:
+        return lambda c: parse_ir_module(c, depth=2)
+    return parse_ir_module(cls, depth=2)
 
 
 def _private_from_decorators(parser: "_Parser", fdef: ast.FunctionDef) -> bool:
@@ -738,7 +744,7 @@ class _Parser:
             thread = kwargs.get("thread", args[2] if len(args) > 2 else "")
             return _T.LoopSpec(_LOOP_FUNCS[func], [lo], [ext], thread,
                                kwargs.get("annotations"))
-        if func is _T.prim_func or func is _I.ir_module:
+        if func is prim_func or func is ir_module:
             raise _Error(node, "nested prim_func / ir_module is not supported")
         try:
             return func(*args, **kwargs)

@@ -74,7 +74,7 @@ from ..tir.stmt import (
     Stmt,
     While,
 )
-from .tir import ITER_TYPE_NAMES, MATH_OPS
+from .tir_builder import ITER_TYPE_NAMES, MATH_OPS
 
 __all__ = ["astext"]
 

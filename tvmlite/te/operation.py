@@ -1,6 +1,7 @@
 """Building tensor expressions: ``placeholder``, ``compute``, ``extern`` and axes."""
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -9,16 +10,7 @@ from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
-from ..tir.expr import (
-    IntImm,
-    IterVar,
-    IterVarType,
-    PrimExpr,
-    Range,
-    Reduce,
-    SizeVar,
-    Var,
-)
+from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, Reduce, SizeVar, Var
 from ..tir.functor import post_order_visit
 from ..tir.stmt import Evaluate, Stmt
 from .tensor import ComputeOp, ExternOp, PlaceholderOp, Tensor, TensorSlice
@@ -64,8 +56,6 @@ class TagScope:
         TagScope._current = self._old
 
     def __call__(self, fdecorate: Callable) -> Callable:
-        import functools
-
         @functools.wraps(fdecorate)
         def tagged(*args, **kwargs):
             with self:

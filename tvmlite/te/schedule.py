@@ -24,14 +24,7 @@ from .graph import post_dfs_order
 from .materialize import apply_stages
 from .operation import compute
 from .rfactor import rfactor as _rfactor
-from .stage import (
-    ROOT,
-    Fuse,
-    IterVarAttr,
-    Split,
-    Stage,
-    _all_or_nothing,
-)
+from .stage import ROOT, Fuse, IterVarAttr, Split, Stage, _all_or_nothing
 from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
 
 

@@ -80,7 +80,6 @@ class IRBuilder:
 
     def __init__(self):
         self._seq: List[List[Union[Stmt, Callable[[Stmt], Stmt]]]] = [[]]
-        self._last_if: Optional[IfThenElse] = None
 
     # ---------------------------------------------------------------- plumbing
     def _pop(self) -> Stmt:

@@ -29,7 +29,6 @@ from .expr import (
     Cast,
     CommReducer,
     Div,
-    ExprOp,
     FloatImm,
     FloorDiv,
     FloorMod,
@@ -712,10 +711,6 @@ def comm_reducer(fcombine: Callable, fidentity: Callable, name: str = "reduce") 
 sum = comm_reducer(lambda x, y: x + y, lambda t: const(0, t), name="sum")  # noqa: A001
 min = comm_reducer(_min, max_value, name="min")  # noqa: A001
 max = comm_reducer(_max, min_value, name="max")  # noqa: A001
-
-
-def _is_exprlike(x) -> bool:
-    return isinstance(x, (ExprOp, numbers.Number))
 
 
 _expr._install_op(_sys.modules[__name__])  # PrimExpr operators call this module

@@ -94,6 +94,15 @@ class _Accesses(Visitor):
                                               for x in reg.region])
 
 
+def union_ranges(ranges: Sequence[Range], analyzer: Analyzer) -> Range:
+    """The smallest range holding every range of ``ranges``, simplified by ``analyzer``."""
+    lo, hi = ranges[0].min, _op.add(ranges[0].min, ranges[0].extent)
+    for r in ranges[1:]:
+        lo, hi = _op.min(lo, r.min), _op.max(hi, _op.add(r.min, r.extent))
+    lo = analyzer.simplify(lo)
+    return Range(lo, analyzer.simplify(_op.sub(hi, lo)))
+
+
 def _cover(buf: Buffer, accesses: List[tuple], loops: Dict[Var, Range],
            analyzer: Callable[[], Analyzer]) -> BufferRegion:
     """The region covering ``accesses`` (tuples of Ranges) of ``buf``."""
@@ -112,13 +121,9 @@ def _cover(buf: Buffer, accesses: List[tuple], loops: Dict[Var, Range],
         except ValueError:
             relaxed = None
         if relaxed:
-            lo, hi = relaxed[0].min, _op.add(relaxed[0].min, relaxed[0].extent)
-            for r in relaxed[1:]:
-                lo, hi = _op.min(lo, r.min), _op.max(hi, _op.add(r.min, r.extent))
-            lo = ana.simplify(lo)
-            ext = ana.simplify(_op.sub(hi, lo))
-            if len(rs) == 1 or isinstance(ext, IntImm):
-                ranges.append(Range(lo, ext))
+            box = union_ranges(relaxed, ana)
+            if len(rs) == 1 or isinstance(box.extent, IntImm):
+                ranges.append(box)
                 continue
         ranges.append(Range(_op.const(0, shape.dtype), shape))
     return BufferRegion(buf, tuple(ranges))
@@ -177,5 +182,5 @@ def read_modify_write_buffers(block: Block) -> List[Buffer]:
     return [buf for buf, _ in col.writes.values()]
 
 
-__all__ = ["block_access_regions", "block_regions", "read_modify_write_buffers"]
+__all__ = ["block_access_regions", "block_regions", "read_modify_write_buffers", "union_ranges"]
 

@@ -38,16 +38,7 @@ from ...ir.module import IRModule
 from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
-from ..expr import (
-    BufferLoad,
-    Call,
-    IntImm,
-    IterVar,
-    IterVarType,
-    PrimExpr,
-    Range,
-    Var,
-)
+from ..expr import BufferLoad, Call, IntImm, IterVar, IterVarType, PrimExpr, Range, Var
 from ..function import PrimFunc
 from ..functor import Mutator, collect_vars, substitute
 from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
@@ -67,12 +58,17 @@ from .state import (
 
 
 # --------------------------------------------------------------------------- blockize
-def _perfect_nest(loop: For, prim: str) -> Tuple[List[For], BlockRealize]:
+def _loop_nest(s: Stmt) -> Tuple[List[For], Stmt]:
+    """The loops of the perfect nest that starts at ``s``, and the statement under them."""
     loops: List[For] = []
-    s: Stmt = loop
     while isinstance(s, For):
         loops.append(s)
         s = s.body
+    return loops, s
+
+
+def _perfect_nest(loop: For, prim: str) -> Tuple[List[For], BlockRealize]:
+    loops, s = _loop_nest(loop)
     if not isinstance(s, BlockRealize):
         raise fail(prim, f'loop "{loop.loop_var.name}"', "the loops under it must form a "
                    "perfect nest over exactly one block")
@@ -345,20 +341,12 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
     realize = path[-1]
     block = realize.block
     what = f'block "{block.name_hint}"'
-    loops: List[For] = []
-    s = block.body
-    while isinstance(s, For):
-        loops.append(s)
-        s = s.body
+    loops, s = _loop_nest(block.body)
     if not isinstance(s, BlockRealize):
         raise fail(prim, what, "the block must hold a loop nest over one block (tensorize a "
                    "loop, or blockize first)")
     d_block = _desc_outer(desc, prim)
-    d_loops: List[For] = []
-    d_real = d_block.body
-    while isinstance(d_real, For):
-        d_loops.append(d_real)
-        d_real = d_real.body
+    d_loops, d_real = _loop_nest(d_block.body)
     if not isinstance(d_real, BlockRealize):
         raise ValueError(f"{prim}: the description must be a loop nest over one block")
     if len(loops) != len(d_loops):

@@ -13,7 +13,6 @@ from .state import (
     BlockRV,
     ReplaceBuffer,
     ScheduleState,
-    _with_child,
     access_region,
     buffers_read,
     buffers_written,
@@ -22,6 +21,7 @@ from .state import (
     find_path,
     loop_domains,
     realize_accesses,
+    rebuild,
     replace,
     scope_index,
     simplify,
@@ -179,20 +179,13 @@ def cache_read(state: ScheduleState, block_rv: BlockRV, read_buffer_index: int,
         for r in consumers:
             p = find_path(s, lambda x, r=r: x is r)
             if p is not None:
-                s = _replace_sub(s, p, rb(r))
+                s = rebuild(p, rb(r))
         new_items.append(s)
     new_body = SeqStmt.flatten(*new_items[:pos], nest, *new_items[pos:])
     new_scope = with_block(scope_node, body=new_body,
                            alloc_buffers=scope_node.block.alloc_buffers + (new,))
     replace(state, find_path(state.body, lambda x: x is scope_node), new_scope)
     return BlockRV(name, block_rv.func_name)
-
-
-def _replace_sub(root, path, new):
-    cur = new
-    for i in range(len(path) - 1, 0, -1):
-        cur = _with_child(path[i - 1], path[i], cur)
-    return cur
 
 
 def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int,
@@ -261,10 +254,10 @@ def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int
                        "between them")
     rb = ReplaceBuffer({buf: new})
     p = find_path(top, lambda x: x is realize)
-    items[pos] = _replace_sub(top, p, rb(realize))
+    items[pos] = rebuild(p, rb(realize))
     for r in _cache_consumers(prim, what, sibs, realize, buf, consumer_blocks):
         k = _top_index(items, r)
-        items[k] = _replace_sub(items[k], find_path(items[k], lambda x, r=r: x is r), rb(r))
+        items[k] = rebuild(find_path(items[k], lambda x, r=r: x is r), rb(r))
     new_body = SeqStmt.flatten(*items[:pos + 1], nest, *items[pos + 1:])
     new_scope = with_block(scope_node, body=new_body,
                            alloc_buffers=scope_node.block.alloc_buffers + (new,))

@@ -9,9 +9,9 @@ from .state import (
     BlockRV,
     LoopRV,
     ScheduleState,
-    _with_child,
     find_path,
     loops_above,
+    rebuild,
     replace,
     with_block,
 )
@@ -88,13 +88,5 @@ def decompose_reduction(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV
 
 
 def _rename(nest, name):
-    import dataclasses
-
-
     p = find_path(nest, lambda s: isinstance(s, BlockRealize))
-    r = p[-1]
-    new = dataclasses.replace(r, block=dataclasses.replace(r.block, name_hint=name))
-    cur = new
-    for i in range(len(p) - 1, 0, -1):
-        cur = _with_child(p[i - 1], p[i], cur)
-    return cur
+    return rebuild(p, with_block(p[-1], name_hint=name))

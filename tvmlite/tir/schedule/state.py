@@ -19,6 +19,7 @@ from ...arith import Analyzer
 from ...arith.int_set import relax_region
 from ...ir.module import IRModule
 from .. import op as _op
+from ..analysis.regions import union_ranges
 from ..buffer import Buffer
 from ..expr import BufferLoad, IntImm, IterVarType, PrimExpr, Range, Var
 from ..function import PrimFunc
@@ -225,12 +226,19 @@ def _with_child(parent: Stmt, old: Stmt, new: Optional[Stmt]) -> Stmt:
     return dataclasses.replace(parent, body=new)
 
 
-def replace(state: ScheduleState, path: Sequence[Stmt], new: Optional[Stmt]) -> Stmt:
-    """Replace ``path[-1]`` by ``new`` (None deletes it) and rebuild the path to the root;
-    returns the new root (also stored in ``state``)."""
+def rebuild(path: Sequence[Stmt], new: Optional[Stmt]) -> Optional[Stmt]:
+    """``path[0]`` with ``path[-1]`` replaced by ``new`` (None deletes it), the nodes between
+    rebuilt."""
     cur = new
     for i in range(len(path) - 1, 0, -1):
         cur = _with_child(path[i - 1], path[i], cur)
+    return cur
+
+
+def replace(state: ScheduleState, path: Sequence[Stmt], new: Optional[Stmt]) -> Stmt:
+    """Replace ``path[-1]`` by ``new`` (None deletes it) and rebuild the path to the root;
+    returns the new root (also stored in ``state``)."""
+    cur = rebuild(path, new)
     if cur is None:
         cur = Evaluate(IntImm("int32", 0))
     state.set_body(cur)
@@ -344,15 +352,10 @@ def relax_indices(indices: Sequence[PrimExpr], relax: Dict[Var, Range],
 def union_regions(regions: List[List[Range]], dom: Dict[Var, Range]) -> List[Range]:
     """The smallest box holding every region of ``regions`` (all of one rank)."""
     assert regions
-    out = list(regions[0])
-    for reg in regions[1:]:
-        nxt = []
-        for a, b in zip(out, reg):
-            lo = simplify(_op.min(a.min, b.min), dom)
-            hi = simplify(_op.max(_op.add(a.min, a.extent), _op.add(b.min, b.extent)), dom)
-            nxt.append(Range(lo, simplify(_op.sub(hi, lo), dom)))
-        out = nxt
-    return out
+    if len(regions) == 1:
+        return list(regions[0])
+    ana = analyzer(dom)
+    return [union_ranges(rs, ana) for rs in zip(*regions)]
 
 
 # --------------------------------------------------------------------------- accesses
@@ -441,26 +444,22 @@ def access_region(accesses: List[Access], buffer: Buffer, relax: Dict[Var, Range
     return union_regions(regions, {**outer, **relax})
 
 
-def buffers_written(block: Block) -> List[Buffer]:
+def _buffers(block: Block, is_write: bool) -> List[Buffer]:
+    """The buffers ``block`` accesses (``is_write``: stores), then those it declares."""
     out: List[Buffer] = []
-    for a in collect_accesses(block):
-        if a.is_write and all(b is not a.buffer for b in out):
-            out.append(a.buffer)
-    for w in block.writes:
-        if all(b is not w.buffer for b in out):
-            out.append(w.buffer)
+    declared = [r.buffer for r in (block.writes if is_write else block.reads)]
+    for buf in [a.buffer for a in collect_accesses(block) if a.is_write == is_write] + declared:
+        if all(b is not buf for b in out):
+            out.append(buf)
     return out
+
+
+def buffers_written(block: Block) -> List[Buffer]:
+    return _buffers(block, True)
 
 
 def buffers_read(block: Block) -> List[Buffer]:
-    out: List[Buffer] = []
-    for a in collect_accesses(block):
-        if not a.is_write and all(b is not a.buffer for b in out):
-            out.append(a.buffer)
-    for r in block.reads:
-        if all(b is not r.buffer for b in out):
-            out.append(r.buffer)
-    return out
+    return _buffers(block, False)
 
 
 def with_block(realize: BlockRealize, **changes) -> BlockRealize:
@@ -515,7 +514,7 @@ def ensure_root_block(state: ScheduleState) -> None:
     state.set_body(BlockRealize((), IntImm("bool", 1), root))
 
 
-def add_alloc(state: ScheduleState, buf: Buffer, scope_path: Optional[Sequence[Stmt]] = None):
+def add_alloc(state: ScheduleState, buf: Buffer) -> None:
     """Allocate ``buf`` in the root block."""
     ensure_root_block(state)
     root = state.body
@@ -531,17 +530,6 @@ def remove_alloc(state: ScheduleState, buf: Buffer) -> None:
     r = path[-1]
     new = with_block(r, alloc_buffers=tuple(b for b in r.block.alloc_buffers if b is not buf))
     replace(state, path, new)
-
-
-def describe_block(realize_or_rv) -> str:
-    name = realize_or_rv.block.name_hint if isinstance(realize_or_rv, BlockRealize) \
-        else realize_or_rv.name
-    return f'block "{name}"'
-
-
-def describe_loop(loop) -> str:
-    var = loop.loop_var if isinstance(loop, For) else loop.var
-    return f'loop "{var.name}"'
 
 
 __all__ = ["BlockRV", "LoopRV", "ScheduleState", "ScheduleError"]

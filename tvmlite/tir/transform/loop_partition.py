@@ -39,20 +39,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from ...arith.analyzer import Analyzer, is_index_dtype
-from ..expr import (
-    GE,
-    GT,
-    LE,
-    LT,
-    And,
-    Call,
-    IntImm,
-    Not,
-    Or,
-    PrimExpr,
-    Range,
-    Var,
-)
+from ..expr import GE, GT, LE, LT, And, Call, IntImm, Not, Or, PrimExpr, Range, Var
 from ..functor import Mutator, Visitor, post_order_visit
 from ..stmt import For, ForKind, IfThenElse, SeqStmt, Stmt
 from .fresh_copy import fresh_copy

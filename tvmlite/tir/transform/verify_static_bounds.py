@@ -18,7 +18,7 @@ user's and every predicate is an ``IfThenElse``.
 from __future__ import annotations
 
 import itertools
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from ...arith.analyzer import Analyzer
 from ...error import TVMError
@@ -106,7 +106,7 @@ class _Checker(Visitor):
         self.visit(op.condition)
         self._under(op.condition, lambda: self.visit(op.body))
 
-    def visit_LetStmt(self, op: LetStmt) -> None:
+    def visit_LetStmt(self, op: Union[LetStmt, Let]) -> None:
         self.visit(op.value)
         self.ana.bind(op.var, op.value, allow_override=True)
         self.lets.append((op.var, op.value))
@@ -144,14 +144,7 @@ class _Checker(Visitor):
         self.visit(op.a)
         self._under(_op.logical_not(op.a), lambda: self.visit(op.b))
 
-    def visit_Let(self, op: Let) -> None:
-        self.visit(op.value)
-        self.ana.bind(op.var, op.value, allow_override=True)
-        self.lets.append((op.var, op.value))
-        try:
-            self.visit(op.body)
-        finally:
-            self.lets.pop()
+    visit_Let = visit_LetStmt  # the expression form scopes its variable the same way
 
     # ------------------------------------------------------------------ checks
     def _divide(self, op) -> None:
