@@ -6,7 +6,9 @@ to a TE schedule; ``autotvm.task.create`` builds its config space; a tuner
 runner; ``autotvm.callback.log_to_file`` records them and ``apply_history_best`` applies the
 best one when the template is called again.
 """
-from . import callback, measure, record, space, task, tuner
+from .. import _classic
+from .._classic import fallback as _fallback
+from . import callback, dispatch, measure, record, space, task, tuner
 from .apply_history_best import ApplyHistoryBest, apply_history_best
 from .dispatch import ApplyConfig, DispatchContext, FallbackContext
 from .measure import (
@@ -35,17 +37,12 @@ __all__ = ["template", "get_config", "task", "tuner", "callback", "record", "spa
            "FallbackConfigEntity", "create_measure_batch", "GLOBAL_SCOPE"]
 
 
-from .._classic import fallback as _fallback  # noqa: E402
-
 __getattr__ = _fallback(__name__)
 
 
 def _classic_module_paths() -> None:
     """Classic AutoTVM's module layout (``autotvm.task.space``, ``autotvm.measure.measure``…)
     over tvmlite's flatter one."""
-    from .. import _classic
-    from . import dispatch
-
     _classic.expose_submodules(task, space=space, task=task, dispatcher=dispatch)
     _classic.expose_submodules(measure, measure=measure, measure_methods=measure)
 

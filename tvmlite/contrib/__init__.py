@@ -1,6 +1,8 @@
 """Helpers around the build: compiler (``cc``), archives (``tar``), temp dirs (``utils``)."""
 import importlib as _importlib
 
+from .._classic import missing
+
 
 def __getattr__(name):
     if name.startswith("_"):
@@ -10,7 +12,6 @@ def __getattr__(name):
     except ModuleNotFoundError as e:
         if e.name != f"{__name__}.{name}":
             raise
-        from .._classic import missing
 
         return missing(__name__, name)
     globals()[name] = mod

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
+from .._classic import fallback as _fallback
+from .._classic import unsupported
 from ..error import TVMError
+from ..tir.buffer import Buffer  # noqa: F401  (classic te.schedule.Buffer)
 from ..tir.expr import IterVar, ProducerLoad, Range, Var
 from ..tir.functor import Mutator, substitute
 from .create_prim_func import create_prim_func_with_info
@@ -86,8 +89,6 @@ class Schedule:
 
     def create_group(self, outputs, inputs, include_inputs: bool = False):
         """Classic stage groups; tvmlite does not implement them (raises ``TVMError``)."""
-        from .._classic import unsupported
-
         raise unsupported("te.Schedule.create_group (stage groups)")
 
     def normalize(self) -> "Schedule":
@@ -252,7 +253,4 @@ __all__ = ["Schedule", "Stage", "create_schedule", "AutoInlineInjective", "AutoI
            "InferBound", "IterVarAttr", "Split", "Fuse"]
 
 # Classic names: ``te.schedule.Buffer`` is the TIR buffer; other classic names raise TVMError.
-from .._classic import fallback as _fallback  # noqa: E402
-from ..tir.buffer import Buffer  # noqa: E402,F401
-
 __getattr__ = _fallback(__name__)
