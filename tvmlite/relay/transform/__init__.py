@@ -1,0 +1,3 @@
+"""Relay passes (``relay.transform``), each a ``tvm.transform.Pass`` over an IRModule."""
+from .fuse_ops import FuseOps
+from .infer_type import InferType, infer_type
