@@ -10,6 +10,7 @@ from __future__ import annotations
 from ... import topi
 from ...topi import generic as _generic
 from ...topi import x86 as _x86
+from . import tensor as _tensor_ops  # noqa: F401  (registers the ops strategies are added to)
 from .nn import pad4
 from .registry import register_strategy
 
