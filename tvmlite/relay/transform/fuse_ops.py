@@ -86,34 +86,48 @@ def partition(body: Expr, fuse: bool, max_depth: int) -> List[_Group]:
             external.update(id(f) for f in n.fields)
     external.add(id(body))
     group_of: Dict[int, _Group] = {}
-    groups: List[_Group] = []
+    groups: Dict[int, _Group] = {}  # by id, in topological order of their roots
     for n in nodes:
         if not _is_op_node(n):
             continue
-        g = _Group(n)
         pat = _pattern(n)
+        chosen: List[_Group] = []
+        anchors, size = int(pat >= _ANCHOR), 1
         if fuse and pat < OpPattern.OPAQUE:
-            seen = set()
             for p in _producers(n):
                 pg = group_of.get(id(p))
-                if pg is None or id(pg) in seen or pg.root is not p:
+                if pg is None or pg in chosen or pg.root is not p:
                     continue
                 if uses.get(id(p), 0) != 1 or id(p) in external:
                     continue
-                if not _fusable(pg, pat) or g.anchors + pg.anchors > 1:
+                if not _fusable(pg, pat) or anchors + pg.anchors > 1:
                     continue
-                if len(g.nodes) + len(pg.nodes) > max_depth:
+                if size + len(pg.nodes) > max_depth:
                     continue
-                seen.add(id(pg))
-                g.nodes = pg.nodes + g.nodes
-                g.master = max(g.master, pg.master)
-                g.anchors += pg.anchors
-                groups.remove(pg)
-                for m in pg.nodes:
-                    group_of[id(m)] = g
-        group_of[id(n)] = g
-        groups.append(g)
-    return groups
+                chosen.append(pg)
+                anchors += pg.anchors
+                size += len(pg.nodes)
+        if not chosen:
+            g = group_of[id(n)] = _Group(n)
+            groups[id(g)] = g
+            continue
+        # grow the largest chosen group (no relabelling of its nodes: linear time)
+        base = max(chosen, key=lambda c: len(c.nodes))
+        del groups[id(base)]
+        for other in chosen:
+            if other is base:
+                continue
+            del groups[id(other)]
+            for m in other.nodes:
+                group_of[id(m)] = base
+            base.nodes.extend(other.nodes)
+        base.nodes.append(n)
+        base.root = n
+        base.master = max([base.master, pat] + [c.master for c in chosen])
+        base.anchors = anchors
+        group_of[id(n)] = base
+        groups[id(base)] = base  # re-inserted: its root is now the latest node
+    return list(groups.values())
 
 
 def _group_name(g: _Group) -> str:
