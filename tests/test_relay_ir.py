@@ -180,3 +180,12 @@ def test_deep_chain_infer_print_fuse():
     with tvm.transform.PassContext(opt_level=3):
         fused = relay.transform.FuseOps()(mod)
     assert fused["main"].body.op.attrs["Primitive"] == 1
+
+
+def test_analysis_free_and_all_vars():
+    x, y, v = relay.var("x", shape=(2,)), relay.var("y", shape=(2,)), relay.var("v")
+    body = relay.Let(v, relay.add(x, y), relay.multiply(v, x))
+    assert relay.analysis.free_vars(body) == [x, y]
+    f = relay.Function([x], body)
+    assert relay.analysis.free_vars(f) == [y]
+    assert set(map(id, relay.analysis.all_vars(f))) == {id(x), id(y), id(v)}
