@@ -164,6 +164,17 @@ def test_set_input_errors():
         graph_executor.create("{}", factory.get_lib(), tvm.cpu())
 
 
+def test_let_bindings_are_inlined(rng):
+    x = relay.var("x", shape=(3, 4))
+    v = relay.var("v")
+    u = relay.var("u", shape=(3, 4))
+    body = relay.Let(v, relay.nn.relu(x), relay.Let(u, relay.add(v, v), relay.multiply(u, x)))
+    xv = rng.standard_normal((3, 4)).astype("float32")
+    (out,), factory = build_run(relay.Function([x], body), {"x": xv})
+    np.testing.assert_allclose(out, 2 * np.maximum(xv, 0) * xv, rtol=1e-6)
+    assert kernel_names(factory) == ["fused_nn_relu_add_multiply"]
+
+
 def test_build_errors():
     x = relay.var("x", shape=(2,))
     with pytest.raises(tvm.TVMError, match="param 'x' has shape \\(3,\\)"):
@@ -171,8 +182,8 @@ def test_build_errors():
                     params={"x": np.zeros(3, "float32")})
     with pytest.raises(tvm.TVMError, match="not supported yet"):
         relay.build(relay.Function([x], relay.nn.relu(x)), "cuda")
-    v = relay.var("v", shape=(2,))
-    with pytest.raises(tvm.TVMError, match="Let is not supported yet"):
-        relay.build(relay.Function([x], relay.Let(v, x, relay.nn.relu(v))), "llvm")
+    c = relay.var("c", "bool")
+    with pytest.raises(tvm.TVMError, match="If is not supported yet"):
+        relay.build(relay.Function([x, c], relay.If(c, x, relay.nn.relu(x))), "llvm")
     with pytest.raises(tvm.TVMError, match="no type annotation"):
         relay.build(relay.Function([relay.var("u")], relay.nn.relu(relay.var("u"))), "llvm")

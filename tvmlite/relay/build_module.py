@@ -16,7 +16,7 @@ from ..ir.transform import PassContext, Sequential
 from ..runtime import ndarray as _nd
 from ..target import Target
 from ..te.operation import placeholder
-from .expr import Call, Constant, Expr, Function, TupleGetItem, Var, post_order
+from .expr import Call, Constant, Expr, Function, Let, TupleGetItem, Var, post_order
 from .expr import Tuple as RTuple
 from .op.registry import Op
 from .printer import astext
@@ -32,12 +32,11 @@ def build_config(opt_level: int = 2, required_pass=None, disabled_pass=None,
 
 
 def bind_params_by_name(func: Function, params: Dict[str, Any]) -> Function:
-    """``func`` with the parameters named in ``params`` replaced by constants."""
-    if not params:
-        return func
+    """``func`` with the parameters named in ``params`` replaced by constants (and its let
+    bindings inlined: the graph executor runs dataflow graphs)."""
     by_name: Dict[str, Var] = {}
     for p in func.params:
-        if p.name_hint in by_name:
+        if p.name_hint in by_name and p.name_hint in params:
             raise TVMError(f"bind_params_by_name: several parameters are named "
                            f"{p.name_hint!r}")
         by_name[p.name_hint] = p
@@ -54,12 +53,20 @@ def bind_params_by_name(func: Function, params: Dict[str, Any]) -> Function:
                            f"dtype {arr.dtype}, the function expects {type_str(want)}")
         memo[id(p)] = Constant(arr)
     kept = [p for p in func.params if id(p) not in memo]
-    for n in post_order(func.body):
+    nodes = post_order(func.body)
+    let_value = {id(n.var): n.value for n in nodes if isinstance(n, Let)}
+    if not memo and not let_value:
+        return func
+    for n in nodes:
         if id(n) in memo:
             continue
-        memo[id(n)] = _with_children(n, memo)
-    return Function(kept, memo[id(func.body)],
-                    func.ret_type, func.type_params, func.attrs)
+        if isinstance(n, Var) and id(n) in let_value:
+            memo[id(n)] = memo[id(let_value[id(n)])]  # the value is walked before the body
+        elif isinstance(n, Let):
+            memo[id(n)] = memo[id(n.body)]
+        else:
+            memo[id(n)] = _with_children(n, memo)
+    return Function(kept, memo[id(func.body)], func.ret_type, func.type_params, func.attrs)
 
 
 def _with_children(n: Expr, memo: Dict[int, Expr]) -> Expr:

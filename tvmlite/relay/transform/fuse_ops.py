@@ -79,9 +79,9 @@ def partition(body: Expr, fuse: bool, max_depth: int) -> List[_Group]:
     uses: Dict[int, int] = {}
     external = set()  # used by something that is not an op node (a tuple output, the result)
     for n in nodes:
-        if _is_op_node(n):
-            for p in _producers(n):
-                uses[id(p)] = uses.get(id(p), 0) + 1
+        if _is_op_node(n):  # consumers, not reads: add(%v, %v) uses %v once
+            for key in {id(p) for p in _producers(n)}:
+                uses[key] = uses.get(key, 0) + 1
         elif isinstance(n, Tuple):
             external.update(id(f) for f in n.fields)
     external.add(id(body))
