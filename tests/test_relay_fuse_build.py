@@ -187,3 +187,25 @@ def test_build_errors():
         relay.build(relay.Function([x, c], relay.If(c, x, relay.nn.relu(x))), "llvm")
     with pytest.raises(tvm.TVMError, match="no type annotation"):
         relay.build(relay.Function([relay.var("u")], relay.nn.relu(relay.var("u"))), "llvm")
+
+
+def test_native_run_loop_over_many_kernels(rng):
+    x = relay.var("x", shape=(3,))
+    y = x
+    for i in range(200):
+        y = relay.nn.relu(y) if i % 2 else relay.add(y, relay.const(-0.5))
+    with tvm.transform.PassContext(opt_level=0):
+        factory = relay.build(tvm.IRModule.from_expr(relay.Function([x], y)), "llvm")
+    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    assert len(kernel_names(factory)) == 200 and gm._native is not None
+    xv = rng.uniform(-1, 60, 3).astype("float32")
+    expect = xv
+    for i in range(200):
+        expect = np.maximum(expect, 0) if i % 2 else expect - 0.5
+    for _ in range(2):  # the pre-packed arguments see each new input
+        gm.run(x=xv)
+        np.testing.assert_allclose(gm.get_output(0).numpy(), expect, rtol=1e-6)
+        xv = xv + 10
+        expect = xv
+        for i in range(200):
+            expect = np.maximum(expect, 0) if i % 2 else expect - 0.5

@@ -4,11 +4,14 @@ emits, calling one library function per node.
 The JSON is classic TVM's: ``nodes`` (``null`` inputs/params and ``tvm_op`` kernels with
 ``attrs.func_name``), ``arg_nodes``, ``heads``, ``node_row_ptr`` and ``attrs`` holding
 ``shape``, ``dltype`` and ``storage_id`` per entry. Every entry's array is allocated once
-and every kernel call is pre-bound, so ``run()`` is one loop of native calls.
+and every kernel call is pre-packed, so ``run()`` is one native loop over the kernels (no
+Python per node).
 """
 from __future__ import annotations
 
+import ctypes
 import json
+from functools import lru_cache
 from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
@@ -16,6 +19,28 @@ import numpy as np
 from ..error import TVMError
 from ..runtime import ndarray as _nd
 from ..runtime.device import Device, cpu
+from .cc import build_shared_cached
+
+_RUNNER_SOURCE = r"""
+#include <stdint.h>
+typedef int32_t (*tvml_fn)(void**, int32_t*, int32_t);
+/* run kernels 0..n-1; 0 on success, else 1 + the index of the kernel that failed */
+int64_t tvmlite_graph_run(int64_t n, void** fns, void*** args, int32_t** codes,
+                          int32_t* nargs) {
+  for (int64_t i = 0; i < n; ++i)
+    if (((tvml_fn)fns[i])(args[i], codes[i], nargs[i]) != 0) return i + 1;
+  return 0;
+}
+"""
+
+
+@lru_cache(maxsize=None)
+def _runner():
+    lib = ctypes.CDLL(build_shared_cached(_RUNNER_SOURCE, ["-O2", "-fPIC", "-shared"]))
+    fn = lib.tvmlite_graph_run
+    fn.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
+    fn.restype = ctypes.c_int64
+    return lib, fn
 
 
 class GraphModule:
@@ -81,6 +106,28 @@ class GraphModule:
             self._ops.append((lib.get_function(fname), tuple(args)))
             self._op_names.append(node["name"])
         self._outputs = [row_ptr[h[0]] + h[1] for h in heads]
+        self._native = self._pack_native()
+
+    def _pack_native(self):
+        """Argument arrays of every kernel for the native loop (None when a kernel is not a
+        compiled C function, e.g. a remote one: then ``run`` calls them from Python)."""
+        n = len(self._ops)
+        if n == 0 or not all(hasattr(f, "_cfn") and hasattr(f, "pack") for f, _ in self._ops):
+            return None
+        keep = []
+        fns = (ctypes.c_void_p * n)()
+        argv = (ctypes.c_void_p * n)()
+        codev = (ctypes.c_void_p * n)()
+        nargs = (ctypes.c_int32 * n)()
+        for i, (f, args) in enumerate(self._ops):
+            a, codes, held = f.pack(args)
+            keep.append((a, codes, held))
+            fns[i] = ctypes.cast(f._cfn, ctypes.c_void_p).value
+            argv[i] = ctypes.addressof(a)
+            codev[i] = ctypes.addressof(codes)
+            nargs[i] = len(args)
+        keep.append((fns, argv, codev, nargs))
+        return (_runner()[1], n, fns, argv, codev, nargs, keep)
 
     # ----------------------------------------------------------------------------- inputs
     def _input_entry(self, key: Union[int, str]) -> int:
@@ -129,8 +176,16 @@ class GraphModule:
         """Set ``inputs`` (if any), then run every kernel in order."""
         if inputs:
             self.set_input(**inputs)
-        for f, args in self._ops:
+        if self._native is None:
+            for f, args in self._ops:
+                f(*args)
+            return
+        run, n, fns, argv, codev, nargs, _ = self._native
+        failed = run(n, fns, argv, codev, nargs)
+        if failed:  # call it again through Python for its error message
+            f, args = self._ops[failed - 1]
             f(*args)
+            raise TVMError(f"graph executor: kernel {self._op_names[failed - 1]} failed")
 
     def get_num_outputs(self) -> int:
         return len(self._outputs)
