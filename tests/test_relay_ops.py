@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from relay_helpers import build_run
 
+import tvmlite as tvm
 from tvmlite import relay
 from tvmlite.topi import testing as ref
 
@@ -114,3 +115,42 @@ def test_reshape_transpose_concatenate(rng):
 def test_python_operators_and_scalar_constants(rng):
     out, (a,) = _run_op(lambda x: (x * 2.0 + 1.0) / 4.0 - x, [(5, 3)], rng)
     np.testing.assert_allclose(out, (a * 2 + 1) / 4 - a, rtol=1e-6, atol=1e-6)
+
+
+class _GenericTarget:
+    """A target whose only strategy key is "generic" (the default TOPI schedules)."""
+
+    keys = ("generic",)
+
+
+@pytest.mark.parametrize("make, shapes", [
+    (lambda a, w, b: relay.nn.relu(relay.nn.bias_add(relay.nn.conv2d(a, w, padding=(1, 1)), b)),
+     [(1, 4, 7, 9), (6, 4, 3, 3), (6,)]),
+    (lambda a, w, b: relay.nn.conv2d(a, w, padding=(1, 1), groups=4), [(1, 4, 7, 9),
+                                                                        (4, 1, 3, 3), (4,)]),
+    (lambda a, w, b: relay.add(relay.nn.dense(a, w), b), [(3, 10), (5, 10), (5,)]),
+    (lambda a, w, b: relay.nn.avg_pool2d(a, (3, 3), (2, 2), padding=(1, 1)),
+     [(1, 2, 7, 8), (1,), (1,)]),
+    (lambda a, w, b: relay.nn.global_avg_pool2d(a), [(1, 3, 5, 4), (1,), (1,)]),
+    (lambda a, w, b: relay.nn.softmax(a), [(3, 9), (1,), (1,)]),
+    (lambda a, w, b: relay.concatenate([relay.transpose(a), w], 0), [(3, 4), (2, 3), (1,)]),
+])
+def test_generic_and_x86_strategies_agree(rng, make, shapes):
+    """Differential: the generic (default) schedules and the x86 ones compute the same."""
+    from tvmlite.relay.build_module import lower_primitive
+    from tvmlite.relay.transform.fuse_ops import fuse_function
+    vs = [relay.var(f"v{i}", shape=s) for i, s in enumerate(shapes)]
+    fused = fuse_function(relay.Function(vs, make(*vs)))
+    call = fused.body
+    assert isinstance(call.op, relay.Function), "one fused group expected"
+    data = [_rand(rng, *s) for s in shapes]
+    used = [data[vs.index(a)] for a in call.args]
+    outs = []
+    for target in (_GenericTarget(), tvm.target.Target("llvm")):
+        with tvm.target.Target("llvm"):
+            mod = lower_primitive(call.op, target, "f")
+        f = tvm.build(mod, target="llvm")["f"]
+        out = tvm.nd.empty(call.checked_type.shape)
+        f(*[tvm.nd.array(d) for d in used], out)
+        outs.append(out.numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-4, atol=1e-5)

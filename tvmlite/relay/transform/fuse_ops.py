@@ -77,14 +77,22 @@ def partition(body: Expr, fuse: bool, max_depth: int) -> List[_Group]:
         if isinstance(n, Function) and n is not body:
             raise TVMError("FuseOps: nested functions are not supported yet")
     uses: Dict[int, int] = {}
-    external = set()  # used by something that is not an op node (a tuple output, the result)
+    arg_tuples = set()  # tuples passed to an operator (concatenate's): part of the consumer
+    elsewhere = {id(body)}  # values used other than as an operator's argument
     for n in nodes:
         if _is_op_node(n):  # consumers, not reads: add(%v, %v) uses %v once
             for key in {id(p) for p in _producers(n)}:
                 uses[key] = uses.get(key, 0) + 1
-        elif isinstance(n, Tuple):
+            if isinstance(n, Call):
+                arg_tuples.update(id(a) for a in n.args if isinstance(a, Tuple))
+            elif isinstance(n.tuple_value, Tuple):
+                elsewhere.add(id(n.tuple_value))
+        elif isinstance(n, Tuple):  # a nested tuple is used by its outer one
+            elsewhere.update(id(f) for f in n.fields if isinstance(f, Tuple))
+    external = set(elsewhere)  # a tuple output's fields, the result: group roots
+    for n in nodes:
+        if isinstance(n, Tuple) and (id(n) in elsewhere or id(n) not in arg_tuples):
             external.update(id(f) for f in n.fields)
-    external.add(id(body))
     group_of: Dict[int, _Group] = {}
     groups: Dict[int, _Group] = {}  # by id, in topological order of their roots
     for n in nodes:
