@@ -209,3 +209,32 @@ def test_native_run_loop_over_many_kernels(rng):
         expect = xv
         for i in range(200):
             expect = np.maximum(expect, 0) if i % 2 else expect - 0.5
+
+
+def test_save_load_param_dict_and_load_params(rng):
+    params = {"w": rng.standard_normal((8, 3, 3, 3)).astype("float32"),
+              "b": tvm.nd.array(rng.standard_normal(8).astype("float32")),
+              "i": np.arange(6, dtype="int64").reshape(2, 3), "m": np.array([True, False]),
+              "s": np.float64(2.5)}
+    blob = relay.save_param_dict(params)
+    assert blob[:8] == (0xF7E58D4F05049CB7).to_bytes(8, "little")
+    back = relay.load_param_dict(blob)
+    assert list(back) == list(params)
+    for k, v in params.items():
+        v = v.numpy() if isinstance(v, tvm.nd.NDArray) else np.asarray(v)
+        np.testing.assert_array_equal(back[k].numpy(), v)
+        assert back[k].dtype == str(v.dtype)
+    with pytest.raises(tvm.TVMError, match="truncated"):
+        relay.load_param_dict(blob[:-3])
+    with pytest.raises(tvm.TVMError, match="bad magic"):
+        relay.load_param_dict(b"\0" * 32)
+    # load_params sets the graph's inputs from a blob, ignoring names it does not have
+    with tvm.transform.PassContext(opt_level=3):
+        factory = relay.build(tvm.IRModule.from_expr(_conv_bias_relu()), "llvm")
+    m = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    m.load_params(blob)
+    x = rng.standard_normal((1, 3, 11, 13)).astype("float32")
+    m.run(x=x)
+    np.testing.assert_allclose(m.get_output(0).numpy(),
+                               _conv_ref(x, params["w"], params["b"].numpy()),
+                               rtol=1e-4, atol=1e-4)

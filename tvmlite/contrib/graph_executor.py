@@ -20,6 +20,7 @@ from ..error import TVMError
 from ..runtime import ndarray as _nd
 from ..runtime.device import Device, cpu
 from .cc import build_shared_cached
+from .param_dict import load_param_dict
 
 _RUNNER_SOURCE = r"""
 #include <stdint.h>
@@ -159,6 +160,12 @@ class GraphModule:
             raise TVMError(f"set_input: input {key!r} expects dtype {dst.dtype}, got "
                            f"{src.dtype}")
         dst.copyfrom(src)
+
+    def load_params(self, params_bytes: bytes) -> None:
+        """Set inputs from a blob of ``relay.save_param_dict`` (names the graph does not have
+        are ignored, as in classic TVM)."""
+        params = load_param_dict(params_bytes)
+        self.set_input(**{k: v for k, v in params.items() if k in self._input_index})
 
     def get_input(self, key: Union[int, str], out=None):
         """The array of input ``key``."""

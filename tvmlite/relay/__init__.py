@@ -4,6 +4,7 @@ type inference, fusion, ``relay.build`` and the ONNX frontend.
 Every operator lowers through its one TOPI compute; each fused group becomes one PrimFunc
 built by the one lowering pipeline into one library.
 """
+from ..contrib.param_dict import load_param_dict, save_param_dict
 from ..ir.module import IRModule
 from ..ir.printing import register_node_printer as _register_node_printer
 from . import op, printer, transform
