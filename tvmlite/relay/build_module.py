@@ -16,7 +16,17 @@ from ..ir.transform import PassContext, Sequential
 from ..runtime import ndarray as _nd
 from ..target import Target
 from ..te.operation import placeholder
-from .expr import Call, Constant, Expr, Function, Let, TupleGetItem, Var, post_order
+from .expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    Let,
+    TupleGetItem,
+    Var,
+    post_order,
+    with_children,
+)
 from .expr import Tuple as RTuple
 from .op.registry import Op
 from .printer import astext
@@ -65,25 +75,8 @@ def bind_params_by_name(func: Function, params: Dict[str, Any]) -> Function:
         elif isinstance(n, Let):
             memo[id(n)] = memo[id(n.body)]
         else:
-            memo[id(n)] = _with_children(n, memo)
+            memo[id(n)] = with_children(n, memo)
     return Function(kept, memo[id(func.body)], func.ret_type, func.type_params, func.attrs)
-
-
-def _with_children(n: Expr, memo: Dict[int, Expr]) -> Expr:
-    if isinstance(n, Call):
-        args = [memo.get(id(a), a) for a in n.args]
-        if all(a is b for a, b in zip(args, n.args)):
-            return n
-        return Call(n.op, args, n.attrs, n.type_args)
-    if isinstance(n, RTuple):
-        fields = [memo.get(id(f), f) for f in n.fields]
-        return n if all(a is b for a, b in zip(fields, n.fields)) else RTuple(fields)
-    if isinstance(n, TupleGetItem):
-        t = memo.get(id(n.tuple_value), n.tuple_value)
-        return n if t is n.tuple_value else TupleGetItem(t, n.index)
-    if isinstance(n, (Var, Constant)):
-        return n
-    raise TVMError(f"relay.build: {type(n).__name__} is not supported yet")
 
 
 # ------------------------------------------------------------------------------- lowering

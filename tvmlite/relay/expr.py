@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 import numpy as np
 
 from ..error import TVMError
-from .ty import TensorType, TupleType, Type
+from .ty import TensorType, Type
 
 
 class Attrs:
@@ -307,6 +307,36 @@ def post_order(root: Expr, children_of=None) -> List[Expr]:
     return out
 
 
+def with_children(n: Expr, memo: Dict[int, Expr]) -> Expr:
+    """``n`` with each child ``c`` replaced by ``memo[id(c)]`` where present; ``n`` itself
+    when nothing changes. The copy keeps ``n``'s type: replacements must have their
+    originals' types (passes replace like with like)."""
+    def sub(c):
+        return memo.get(id(c), c)
+    if isinstance(n, Call):
+        args = [sub(a) for a in n.args]
+        if all(a is b for a, b in zip(args, n.args)):
+            return n
+        new = Call(n.op, args, n.attrs, n.type_args)
+    elif isinstance(n, Tuple):
+        fields = [sub(f) for f in n.fields]
+        if all(a is b for a, b in zip(fields, n.fields)):
+            return n
+        new = Tuple(fields)
+    elif isinstance(n, TupleGetItem):
+        t = sub(n.tuple_value)
+        if t is n.tuple_value:
+            return n
+        new = TupleGetItem(t, n.index)
+    elif isinstance(n, (Var, Constant)):
+        return n
+    else:
+        raise TVMError(f"{type(n).__name__} is not supported here yet (dataflow graphs of "
+                       "calls, tuples and projections only)")
+    new._checked_type = n._checked_type
+    return new
+
+
 # ------------------------------------------------------------------------------- constructors
 def var(name_hint: str, type_annotation: Optional[Type] = None, shape=None,
         dtype: str = "float32") -> Var:
@@ -342,4 +372,4 @@ def const(value, dtype: Optional[str] = None) -> Constant:
 
 
 __all__ = ["Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem", "Let", "If",
-           "Function", "TupleWrapper", "var", "const", "children", "post_order", "TupleType"]
+           "Function", "TupleWrapper", "var", "const", "children", "post_order", "with_children"]

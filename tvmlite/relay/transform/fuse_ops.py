@@ -25,6 +25,7 @@ from ..expr import (
     TupleGetItem,
     Var,
     post_order,
+    with_children,
 )
 from ..op.registry import Op, OpPattern
 from .infer_type import infer_type
@@ -143,20 +144,6 @@ def _group_name(g: _Group) -> str:
     return "fused_" + "_".join(names or ["tuple_get_item"])
 
 
-def _rebuild(n: Expr, memo: Dict[int, Expr]) -> Expr:
-    """``n`` with its children replaced through ``memo`` (typed like ``n``)."""
-    if isinstance(n, Call):
-        new = Call(n.op, [memo[id(a)] for a in n.args], n.attrs, n.type_args)
-    elif isinstance(n, Tuple):
-        new = Tuple([memo[id(f)] for f in n.fields])
-    elif isinstance(n, TupleGetItem):
-        new = TupleGetItem(memo[id(n.tuple_value)], n.index)
-    else:
-        return n
-    new._checked_type = n._checked_type
-    return new
-
-
 def fuse_function(func: Function, fuse: bool = True, max_depth: int = 256) -> Function:
     """``func`` with its operators grouped into primitive functions (``Primitive=1``)."""
     infer_type(func)
@@ -170,7 +157,7 @@ def fuse_function(func: Function, fuse: bool = True, max_depth: int = 256) -> Fu
         g = group_of.get(id(n))
         if g is None:  # a tuple outside any group (an output tuple, or a group's argument)
             if isinstance(n, Tuple) and all(id(f) in outer for f in n.fields):
-                outer[id(n)] = _rebuild(n, outer)
+                outer[id(n)] = with_children(n, outer)
             continue
         if g.root is not n:
             continue
@@ -192,8 +179,8 @@ def fuse_function(func: Function, fuse: bool = True, max_depth: int = 256) -> Fu
                     args.append(outer[id(leaf)])
                     inner[id(leaf)] = p
                 if isinstance(a, Tuple) and id(a) not in inner:
-                    inner[id(a)] = _rebuild(a, inner)
-            inner[id(m)] = _rebuild(m, inner)
+                    inner[id(a)] = with_children(a, inner)
+            inner[id(m)] = with_children(m, inner)
         prim = Function(params, inner[id(n)], attrs={"Primitive": 1,
                                                      "hash_name": _group_name(g)})
         infer_type(prim)
