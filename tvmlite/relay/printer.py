@@ -74,6 +74,7 @@ class _Printer:
             self.names[id(p)] = f"%{p.name_hint}"
             t = p.type_annotation or p._checked_type
             params.append(f"%{p.name_hint}" + (f": {type_str(t)}" if t is not None else ""))
+        params += [f"{k}={_attr_value(v)}" for k, v in f.attrs.items()]
         ret = f.ret_type or (f.body._checked_type if f._checked_type is not None else None)
         sig = f"{head}({', '.join(params)})" + (f" -> {type_str(ret)}" if ret else "")
         body = self.scope(f.body, indent + _INDENT)
