@@ -241,3 +241,29 @@ def test_save_load_param_dict_and_load_params(rng):
     np.testing.assert_allclose(m.get_output(0).numpy(),
                                _conv_ref(x, params["w"], params["b"].numpy()),
                                rtol=1e-4, atol=1e-4)
+
+
+def test_storage_is_reused_without_aliasing_live_values(rng):
+    x = relay.var("x", shape=(4, 6))
+    y = x
+    for _ in range(20):  # residual blocks: each input stays live across two kernels
+        a = relay.nn.relu(relay.add(y, relay.const(-0.25)))
+        b = relay.multiply(a, relay.const(0.5))
+        y = relay.add(b, y)
+    with tvm.transform.PassContext(opt_level=0):
+        factory = relay.build(tvm.IRModule.from_expr(relay.Function([x], y)), "llvm")
+    g = json.loads(factory.get_graph_json())
+    sids = g["attrs"]["storage_id"][1]
+    kernel_entries = [g["node_row_ptr"][i] for i, n in enumerate(g["nodes"])
+                      if n["op"] == "tvm_op"]
+    assert len(sids) == 1 + 20 * 2 + 20 * 4 and len(kernel_entries) == 80
+    # the 80 intermediate values (the output included) fit in a handful of buffers
+    assert len({sids[e] for e in kernel_entries}) <= 5
+    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    xv = rng.standard_normal((4, 6)).astype("float32")
+    gm.run(x=xv)
+    expect = xv
+    for _ in range(20):
+        expect = np.maximum(expect - 0.25, 0) * 0.5 + expect
+    np.testing.assert_allclose(gm.get_output(0).numpy(), expect, rtol=1e-5)
+    np.testing.assert_array_equal(gm.get_input("x").numpy(), xv)  # inputs are never reused

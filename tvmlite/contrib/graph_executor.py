@@ -44,6 +44,28 @@ def _runner():
     return lib, fn
 
 
+def _allocate(shapes, dtypes, storage_id, dev) -> List[Any]:
+    """One array per entry; entries sharing a storage id are views of one buffer."""
+    if storage_id is None:
+        return [_nd.empty(tuple(s), dt, dev) for s, dt in zip(shapes, dtypes)]
+    sids = storage_id[1]
+    if len(sids) != len(shapes):
+        raise TVMError(f"graph executor: {len(sids)} storage ids for {len(shapes)} entries")
+    size: Dict[int, int] = {}
+    for shape, dt, sid in zip(shapes, dtypes, sids):
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize
+        size[sid] = max(size.get(sid, 0), nbytes)
+    pools = {sid: _nd.empty((max(n, 1),), "uint8", dev) for sid, n in size.items()}
+    out = []
+    for shape, dt, sid in zip(shapes, dtypes, sids):
+        npdt = np.dtype(dt)
+        count = int(np.prod(shape, dtype=np.int64))
+        # a view of the pool's (aligned) bytes, wrapped without a copy
+        buf = pools[sid]._arr[:count * npdt.itemsize].view(npdt).reshape(tuple(shape))
+        out.append(_nd.NDArray(buf, dev, dt))
+    return out
+
+
 class GraphModule:
     """Executor of a compiled graph: ``set_input``, ``run``, ``get_output``.
 
@@ -85,7 +107,7 @@ class GraphModule:
         self.dev = dev
         self.lib = lib
         self._graph = g
-        self._entries: List[Any] = [_nd.empty(tuple(s), dt, dev) for s, dt in zip(shapes, dtypes)]
+        self._entries: List[Any] = _allocate(shapes, dtypes, attrs.get("storage_id"), dev)
         self._input_index: Dict[str, int] = {}
         for nid in arg_nodes:
             self._input_index[nodes[nid]["name"]] = row_ptr[nid]

@@ -188,6 +188,38 @@ class _GraphCodegen:
                               "inputs": [[e[0], e[1], 0] for e in inputs]}, [t])
         return [(nid, 0)]
 
+    def _plan_storage(self, heads: List[List[int]]) -> List[int]:
+        """A storage id per entry: a kernel's output takes the smallest free storage that is
+        large enough (or a new one) before the kernel's inputs are released, so an output
+        never aliases an input; inputs, params and outputs keep storages of their own."""
+        n_entries = len(self.shapes)
+        pinned = {self.row_ptr[nid] for nid in self.arg_nodes}
+        pinned |= {self.row_ptr[h[0]] + h[1] for h in heads}
+        refs = [0] * n_entries
+        for node in self.nodes:
+            for nid, idx, _ in node["inputs"]:
+                refs[self.row_ptr[nid] + idx] += 1
+        sid = [-1] * n_entries
+        sizes: List[int] = []
+        free: List[int] = []
+        for nid, node in enumerate(self.nodes):
+            for eid in range(self.row_ptr[nid], self.row_ptr[nid + 1]):
+                need = _nbytes(self.shapes[eid], self.dtypes[eid])
+                fits = [s for s in free if sizes[s] >= need] if eid not in pinned else []
+                if fits:
+                    best = min(fits, key=lambda s: sizes[s])
+                    free.remove(best)
+                    sid[eid] = best
+                else:
+                    sid[eid] = len(sizes)
+                    sizes.append(need)
+            for in_nid, idx, _ in node["inputs"]:
+                eid = self.row_ptr[in_nid] + idx
+                refs[eid] -= 1
+                if refs[eid] == 0 and eid not in pinned:
+                    free.append(sid[eid])
+        return sid
+
     def run(self) -> str:
         for p in self.func.params:
             self.entry[id(p)] = self._input(p.name_hint, p.checked_type)
@@ -218,10 +250,14 @@ class _GraphCodegen:
             "heads": heads,
             "attrs": {"shape": ["list_shape", self.shapes],
                       "dltype": ["list_str", self.dtypes],
-                      "storage_id": ["list_int", list(range(len(self.shapes)))]},
+                      "storage_id": ["list_int", self._plan_storage(heads)]},
             "node_row_ptr": self.row_ptr,
         }
         return json.dumps(graph, indent=2)
+
+
+def _nbytes(shape: List[int], dtype: str) -> int:
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
 
 
 def _dataflow_children(e: Expr) -> List[Expr]:
