@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import time
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Union
 
@@ -19,6 +20,7 @@ import numpy as np
 from ..error import TVMError
 from ..runtime import ndarray as _nd
 from ..runtime.device import Device, cpu
+from ..runtime.module import BenchmarkResult
 from .cc import build_shared_cached
 from .param_dict import load_param_dict
 
@@ -233,9 +235,6 @@ class GraphModule:
     def benchmark(self, device=None, func_name: str = "run", repeat: int = 5, number: int = 5,
                   min_repeat_ms: float = 0, end_to_end: bool = False, **kwargs):
         """Time ``run`` (seconds per run in a ``BenchmarkResult``)."""
-        import time
-
-        from ..runtime.module import BenchmarkResult
         if kwargs:
             self.set_input(**kwargs)
         self.run()

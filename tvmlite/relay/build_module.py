@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from ..contrib.graph_executor import create
 from ..driver.build_module import _to_module
 from ..driver.build_module import build as tir_build
 from ..error import TVMError
@@ -305,7 +306,6 @@ class GraphExecutorFactoryModule:
         return self._instantiate
 
     def _instantiate(self, dev):
-        from ..contrib.graph_executor import create
         gm = create(self.graph_json, self.lib, dev)
         gm.set_input(**self.params)
         return gm

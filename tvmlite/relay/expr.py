@@ -12,6 +12,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 import numpy as np
 
 from ..error import TVMError
+from ..runtime import ndarray
 from .ty import TensorType, Type
 
 
@@ -145,7 +146,6 @@ class Constant(Expr):
 
     def __init__(self, data):
         super().__init__()
-        from ..runtime import ndarray
         if not isinstance(data, ndarray.NDArray):
             data = ndarray.array(np.asarray(data))
         self.data = data
@@ -354,7 +354,6 @@ def var(name_hint: str, type_annotation: Optional[Type] = None, shape=None,
 def const(value, dtype: Optional[str] = None) -> Constant:
     """A constant from a Python scalar, numpy array or NDArray; Python floats default to
     float32 and ints to int32, as in classic relay."""
-    from ..runtime import ndarray
     if isinstance(value, ndarray.NDArray):
         if dtype is not None and value.dtype != dtype:
             raise TVMError(f"relay.const: NDArray of dtype {value.dtype} given with "

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Dict, List
 
+from ...contrib.graph_executor import GraphModule
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext
 from ...runtime import ndarray as _nd
+from ...runtime.device import cpu
 from ..expr import (
     Call,
     Constant,
@@ -74,8 +76,6 @@ def fold_function(func: Function) -> Function:
     want(func.body)
     if not wanted:
         return func
-    from ...contrib.graph_executor import GraphModule
-    from ...runtime.device import cpu
     from ..build_module import build
     with PassContext(opt_level=3, disabled_pass=[NAME]):
         factory = build(Function([], Tuple(wanted)), target="llvm")
