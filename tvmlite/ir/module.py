@@ -85,6 +85,9 @@ class IRModule:
     def script(self, **kwargs) -> str:
         return astext(self, **kwargs)
 
+    def astext(self, show_meta_data: bool = True) -> str:
+        return self.script()
+
     def show(self) -> None:
         print(self.script())
 

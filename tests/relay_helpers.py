@@ -1,0 +1,29 @@
+"""Helpers of the relay tests: build a function and run it with the graph executor."""
+from typing import Dict, List, Optional
+
+import numpy as np
+
+import tvmlite as tvm
+from tvmlite import relay
+from tvmlite.contrib import graph_executor
+
+
+def build_run(func, inputs: Dict[str, np.ndarray], params: Optional[dict] = None,
+              opt_level: int = 3, target: str = "llvm"):
+    """(outputs as numpy arrays, the factory module)."""
+    mod = tvm.IRModule.from_expr(func)
+    with tvm.transform.PassContext(opt_level=opt_level):
+        factory = relay.build(mod, target=target, params=params)
+    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    for k, v in inputs.items():
+        gm.set_input(k, v)
+    gm.run()
+    outs: List[np.ndarray] = [gm.get_output(i).numpy() for i in range(gm.get_num_outputs())]
+    return outs, factory
+
+
+def kernel_names(factory) -> List[str]:
+    """The kernels the graph calls, in order."""
+    import json
+    g = json.loads(factory.get_graph_json())
+    return [n["attrs"]["func_name"] for n in g["nodes"] if n["op"] == "tvm_op"]

@@ -1,0 +1,66 @@
+"""FoldConstant alone and inside relay.build (opt_level and disabled_pass honoured)."""
+import numpy as np
+from relay_helpers import build_run, kernel_names
+
+import tvmlite as tvm
+from tvmlite import relay
+
+
+def _net(rng):
+    x = relay.var("x", shape=(3, 5))
+    w = rng.standard_normal((5, 4)).astype("float32")
+    c = rng.standard_normal(4).astype("float32")
+    wt = relay.transpose(relay.const(w))                        # (4, 5), constant
+    scale = relay.multiply(relay.const(c), relay.const(2.0))    # constant
+    y = relay.add(relay.nn.dense(x, wt), scale)
+    return relay.Function([x], y), w, c
+
+
+def test_fold_constant_pass_alone(rng):
+    func, w, c = _net(rng)
+    with tvm.transform.PassContext(opt_level=3):
+        mod = relay.transform.FoldConstant()(tvm.IRModule.from_expr(func))
+    body = mod["main"].body
+    assert body.op.name == "add"
+    dense, scale = body.args
+    assert isinstance(scale, relay.Constant)
+    np.testing.assert_allclose(scale.data.numpy(), c * 2, rtol=1e-6)
+    assert isinstance(dense.args[0], relay.Var)
+    assert isinstance(dense.args[1], relay.Constant)
+    np.testing.assert_array_equal(dense.args[1].data.numpy(), w.T)
+    assert "transpose" not in mod.astext() and "multiply" not in mod.astext()
+
+
+def test_fold_constant_in_build(rng):
+    func, w, c = _net(rng)
+    xv = rng.standard_normal((3, 5)).astype("float32")
+    (out,), factory = build_run(func, {"x": xv})
+    assert kernel_names(factory) == ["fused_nn_dense_add"]
+    np.testing.assert_allclose(out, xv @ w + 2 * c, rtol=1e-5, atol=1e-5)
+    mod = tvm.IRModule.from_expr(func)
+    with tvm.transform.PassContext(opt_level=3, disabled_pass=["FoldConstant"]):
+        unfolded = relay.build(mod, "llvm")
+    # the constant scale is an injective producer of the epilogue: fused into the dense
+    assert kernel_names(unfolded) == ["fused_transpose", "fused_nn_dense_multiply_add"]
+    with tvm.transform.PassContext(opt_level=1):
+        level1 = relay.build(mod, "llvm")
+    assert len(kernel_names(level1)) == 2
+
+
+def test_fold_constant_of_bound_params_and_projection(rng):
+    x = relay.var("x", shape=(1, 3, 4, 4))
+    g, b, m, v = (relay.var(n, shape=(3,)) for n in "gbmv")
+    y = relay.nn.batch_norm(x, g, b, m, v)[0]
+    s = relay.nn.batch_norm(relay.reshape(g, (1, 3, 1, 1)), g, b, m, v)[0]  # all constant
+    func = relay.Function([x, g, b, m, v], relay.add(y, s))
+    params = {n: rng.uniform(0.5, 1.5, 3).astype("float32") for n in "gbmv"}
+    xv = rng.standard_normal((1, 3, 4, 4)).astype("float32")
+    (out,), factory = build_run(func, {"x": xv}, params)
+    assert len(kernel_names(factory)) == 1
+
+    def bn(a):
+        sh = (1, 3, 1, 1)
+        return ((a - params["m"].reshape(sh)) / np.sqrt(params["v"].reshape(sh) + 1e-5)
+                * params["g"].reshape(sh) + params["b"].reshape(sh))
+    expect = bn(xv) + bn(params["g"].reshape(1, 3, 1, 1))
+    np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5)

@@ -1,0 +1,30 @@
+"""Relay, the graph-level IR (``tvm.relay``): expressions and types, the operator registry,
+type inference, fusion, ``relay.build`` and the ONNX frontend.
+
+Every operator lowers through its one TOPI compute; each fused group becomes one PrimFunc
+built by the one lowering pipeline into one library.
+"""
+from ..contrib.param_dict import load_param_dict, save_param_dict
+from ..ir.module import IRModule
+from ..ir.printing import register_node_printer as _register_node_printer
+from . import analysis, build_module, frontend, op, printer, transform
+from .build_module import build, build_config
+from .expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    If,
+    Let,
+    Tuple,
+    TupleGetItem,
+    TupleWrapper,
+    Var,
+    const,
+    var,
+)
+from .op import add, concatenate, divide, multiply, nn, reshape, subtract, transpose
+from .ty import FuncType, TensorType, TupleType, Type
+
+_register_node_printer(printer.is_relay_module, printer.astext)
+

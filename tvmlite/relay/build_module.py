@@ -1,0 +1,366 @@
+"""``relay.build``: type inference, fusion, one PrimFunc per fused group (each op's TOPI
+compute, the anchor op's schedule) built by the one lowering pipeline into one library, and
+the graph JSON the graph executor runs."""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..contrib.graph_executor import create
+from ..driver.build_module import _to_module
+from ..driver.build_module import build as tir_build
+from ..error import TVMError
+from ..ir.module import IRModule
+from ..ir.transform import PassContext, Sequential
+from ..runtime import ndarray as _nd
+from ..target import Target
+from ..te.operation import placeholder
+from .expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    Let,
+    TupleGetItem,
+    Var,
+    post_order,
+    with_children,
+)
+from .expr import Tuple as RTuple
+from .op.registry import Op
+from .printer import astext
+from .transform import FoldConstant, FuseOps, InferType
+from .ty import TensorType, TupleType, type_str
+
+
+def build_config(opt_level: int = 2, required_pass=None, disabled_pass=None,
+                 trace=None, config=None) -> PassContext:
+    """The classic ``relay.build_config``: a :class:`tvm.transform.PassContext`."""
+    return PassContext(opt_level=opt_level, required_pass=required_pass,
+                       disabled_pass=disabled_pass, trace=trace, config=config)
+
+
+def bind_params_by_name(func: Function, params: Dict[str, Any]) -> Function:
+    """``func`` with the parameters named in ``params`` replaced by constants (and its let
+    bindings inlined: the graph executor runs dataflow graphs)."""
+    by_name: Dict[str, Var] = {}
+    for p in func.params:
+        if p.name_hint in by_name and p.name_hint in params:
+            raise TVMError(f"bind_params_by_name: several parameters are named "
+                           f"{p.name_hint!r}")
+        by_name[p.name_hint] = p
+    memo: Dict[int, Expr] = {}
+    for name, value in params.items():
+        if name not in by_name:
+            continue  # classic TVM ignores params the function does not take
+        p = by_name[name]
+        arr = value if isinstance(value, _nd.NDArray) else _nd.array(np.asarray(value))
+        want = p.type_annotation
+        if isinstance(want, TensorType) and (tuple(arr.shape) != want.shape
+                                             or arr.dtype != want.dtype):
+            raise TVMError(f"relay.build: param {name!r} has shape {tuple(arr.shape)} and "
+                           f"dtype {arr.dtype}, the function expects {type_str(want)}")
+        memo[id(p)] = Constant(arr)
+    kept = [p for p in func.params if id(p) not in memo]
+    nodes = post_order(func.body)
+    let_value = {id(n.var): n.value for n in nodes if isinstance(n, Let)}
+    if not memo and not let_value:
+        return func
+    for n in nodes:
+        if id(n) in memo:
+            continue
+        if isinstance(n, Var) and id(n) in let_value:
+            memo[id(n)] = memo[id(let_value[id(n)])]  # the value is walked before the body
+        elif isinstance(n, Let):
+            memo[id(n)] = memo[id(n.body)]
+        else:
+            memo[id(n)] = with_children(n, memo)
+    return Function(kept, memo[id(func.body)], func.ret_type, func.type_params, func.attrs)
+
+
+# ------------------------------------------------------------------------------- lowering
+def _anchor(nodes: List[Expr]) -> Call:
+    calls = [n for n in nodes if isinstance(n, Call)]
+    if not calls:
+        raise TVMError("relay.build: a fused function without an operator call")
+    best = calls[-1]
+    for c in calls:
+        if c.op.pattern > best.op.pattern:
+            best = c
+    return best
+
+
+def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
+    """One fused function as an (unlowered) PrimFunc ``name``: every op computed by its TOPI
+    compute, the group scheduled by its anchor op's strategy."""
+    values: Dict[int, Any] = {}
+    args = []
+    for p in func.params:
+        t = p.checked_type
+        if not isinstance(t, TensorType):
+            raise TVMError(f"relay.build: fused function {name} takes a {type_str(t)}; only "
+                           "tensor arguments are supported")
+        ph = placeholder(t.shape, t.dtype, name=p.name_hint)
+        values[id(p)] = ph
+        args.append(ph)
+    nodes = [n for n in post_order(func.body) if not isinstance(n, Var)]
+    for n in nodes:
+        if isinstance(n, Call):
+            fcompute, _ = n.op.strategy(target)
+            ins = []
+            for a in n.args:
+                v = values[id(a)]
+                ins.extend(v if isinstance(a, RTuple) else [v])
+            outs = fcompute(n.attrs, ins, n.checked_type)
+            values[id(n)] = outs if isinstance(n.checked_type, TupleType) else outs[0]
+        elif isinstance(n, RTuple):
+            values[id(n)] = [values[id(f)] for f in n.fields]
+        elif isinstance(n, TupleGetItem):
+            values[id(n)] = values[id(n.tuple_value)][n.index]
+        else:
+            raise TVMError(f"relay.build: {type(n).__name__} inside a fused function")
+    out = values[id(func.body)]
+    if isinstance(func.body.checked_type, TupleType):
+        raise TVMError(f"relay.build: fused function {name} returns a tuple "
+                       f"{type_str(func.body.checked_type)}; only its fields can be used "
+                       "(e.g. nn.batch_norm(...)[0])")
+    anchor = _anchor(nodes)
+    _, fschedule = anchor.op.strategy(target)
+    sch = fschedule(anchor.attrs, [out], target)
+    return _to_module(sch, args + [out], name, None)
+
+
+# ---------------------------------------------------------------------------- graph codegen
+class _GraphCodegen:
+    def __init__(self, func: Function, target: Target):
+        self.target = target
+        self.nodes: List[dict] = []
+        self.shapes: List[List[int]] = []
+        self.dtypes: List[str] = []
+        self.row_ptr: List[int] = [0]
+        self.arg_nodes: List[int] = []
+        self.params: Dict[str, Any] = {}
+        self.funcs: Dict[str, str] = {}  # function text -> kernel name
+        self.lowered = IRModule({})
+        self.entry: Dict[int, List[Tuple[int, int]]] = {}
+        self.func = func
+
+    def _add_node(self, node: dict, types: List[TensorType]) -> int:
+        nid = len(self.nodes)
+        self.nodes.append(node)
+        for t in types:
+            self.shapes.append(list(t.shape))
+            self.dtypes.append(t.dtype)
+        self.row_ptr.append(self.row_ptr[-1] + len(types))
+        return nid
+
+    def _input(self, name: str, t) -> List[Tuple[int, int]]:
+        if not isinstance(t, TensorType):
+            raise TVMError(f"relay.build: input {name!r} has type {type_str(t)}; only tensor "
+                           "inputs are supported")
+        nid = self._add_node({"op": "null", "name": name, "inputs": []}, [t])
+        self.arg_nodes.append(nid)
+        return [(nid, 0)]
+
+    def _kernel(self, call: Call) -> List[Tuple[int, int]]:
+        prim = call.op
+        text = astext(prim)
+        fname = self.funcs.get(text)
+        if fname is None:
+            base = prim.attrs.get("hash_name", "fused")
+            fname = base
+            k = 0
+            while fname in self.lowered:
+                k += 1
+                fname = f"{base}_{k}"
+            self.funcs[text] = fname
+            self.lowered[fname] = lower_primitive(prim, self.target, fname)[fname]
+        inputs = []
+        for a in call.args:
+            inputs.extend(self.entry[id(a)])
+        t = call.checked_type
+        if not isinstance(t, TensorType):
+            raise TVMError(f"relay.build: kernel {fname} returns {type_str(t)}")
+        nid = self._add_node({"op": "tvm_op", "name": fname,
+                              "attrs": {"func_name": fname, "num_inputs": str(len(inputs)),
+                                        "num_outputs": "1", "flatten_data": "0"},
+                              "inputs": [[e[0], e[1], 0] for e in inputs]}, [t])
+        return [(nid, 0)]
+
+    def _plan_storage(self, heads: List[List[int]]) -> List[int]:
+        """A storage id per entry: a kernel's output takes the smallest free storage that is
+        large enough (or a new one) before the kernel's inputs are released, so an output
+        never aliases an input; inputs, params and outputs keep storages of their own."""
+        n_entries = len(self.shapes)
+        pinned = {self.row_ptr[nid] for nid in self.arg_nodes}
+        pinned |= {self.row_ptr[h[0]] + h[1] for h in heads}
+        refs = [0] * n_entries
+        for node in self.nodes:
+            for nid, idx, _ in node["inputs"]:
+                refs[self.row_ptr[nid] + idx] += 1
+        sid = [-1] * n_entries
+        sizes: List[int] = []
+        free: List[int] = []
+        for nid, node in enumerate(self.nodes):
+            for eid in range(self.row_ptr[nid], self.row_ptr[nid + 1]):
+                need = _nbytes(self.shapes[eid], self.dtypes[eid])
+                fits = [s for s in free if sizes[s] >= need] if eid not in pinned else []
+                if fits:
+                    best = min(fits, key=lambda s: sizes[s])
+                    free.remove(best)
+                    sid[eid] = best
+                else:
+                    sid[eid] = len(sizes)
+                    sizes.append(need)
+            for in_nid, idx, _ in node["inputs"]:
+                eid = self.row_ptr[in_nid] + idx
+                refs[eid] -= 1
+                if refs[eid] == 0 and eid not in pinned:
+                    free.append(sid[eid])
+        return sid
+
+    def run(self) -> str:
+        for p in self.func.params:
+            self.entry[id(p)] = self._input(p.name_hint, p.checked_type)
+        for n in post_order(self.func.body, _dataflow_children):
+            if id(n) in self.entry:
+                continue
+            if isinstance(n, Var):
+                raise TVMError(f"relay.build: free variable %{n.name_hint}")
+            if isinstance(n, Constant):
+                name = f"p{len(self.params)}"
+                self.params[name] = n.data
+                self.entry[id(n)] = self._input(name, n.checked_type)
+            elif isinstance(n, Call) and isinstance(n.op, Function):
+                self.entry[id(n)] = self._kernel(n)
+            elif isinstance(n, RTuple):
+                self.entry[id(n)] = [e for f in n.fields for e in self.entry[id(f)]]
+            elif isinstance(n, TupleGetItem):
+                self.entry[id(n)] = [self.entry[id(n.tuple_value)][n.index]]
+            elif isinstance(n, Call) and isinstance(n.op, Op):
+                raise TVMError(f"relay.build: operator {n.op.name} was not fused into a "
+                               "primitive function")
+            else:
+                raise TVMError(f"relay.build: {type(n).__name__} is not supported")
+        heads = [[nid, idx, 0] for nid, idx in self.entry[id(self.func.body)]]
+        graph = {
+            "nodes": self.nodes,
+            "arg_nodes": self.arg_nodes,
+            "heads": heads,
+            "attrs": {"shape": ["list_shape", self.shapes],
+                      "dltype": ["list_str", self.dtypes],
+                      "storage_id": ["list_int", self._plan_storage(heads)]},
+            "node_row_ptr": self.row_ptr,
+        }
+        return json.dumps(graph, indent=2)
+
+
+def _nbytes(shape: List[int], dtype: str) -> int:
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+def _dataflow_children(e: Expr) -> List[Expr]:
+    """Children in ``main`` after fusion (a call's primitive function is not walked into)."""
+    if isinstance(e, Call):
+        return list(e.args)
+    if isinstance(e, RTuple):
+        return list(e.fields)
+    if isinstance(e, TupleGetItem):
+        return [e.tuple_value]
+    return []
+
+
+# ------------------------------------------------------------------------------- factory
+class GraphExecutorFactoryModule:
+    """What ``relay.build`` returns: the graph JSON, the library and the params.
+
+    Unpacks as ``graph_json, lib, params = relay.build(...)``; ``factory["default"](dev)``
+    gives the module ``graph_executor.GraphModule`` wraps.
+    """
+
+    def __init__(self, graph_json: str, lib, params: Dict[str, Any], mod_name: str = "default",
+                 ir_mod: Optional[IRModule] = None):
+        self.graph_json = graph_json
+        self.lib = lib
+        self.params = params
+        self.libmod_name = mod_name
+        self.ir_mod = ir_mod
+
+    def get_graph_json(self) -> str:
+        return self.graph_json
+
+    def get_lib(self):
+        return self.lib
+
+    def get_params(self) -> Dict[str, Any]:
+        return self.params
+
+    def __iter__(self):
+        return iter((self.graph_json, self.lib, self.params))
+
+    def __getitem__(self, key: str):
+        if key != self.libmod_name:
+            raise TVMError(f"the factory module holds {self.libmod_name!r}, not {key!r}")
+        return self._instantiate
+
+    def _instantiate(self, dev):
+        gm = create(self.graph_json, self.lib, dev)
+        gm.set_input(**self.params)
+        return gm
+
+    def get_source(self, fmt: str = "") -> str:
+        return self.lib.get_source(fmt)
+
+    def export_library(self, file_name: str, *args, **kwargs) -> None:
+        """Export the kernel library (load it back with ``tvm.runtime.load_module`` and run
+        it with ``graph_executor.create(graph_json, lib, dev)``)."""
+        self.lib.export_library(file_name, *args, **kwargs)
+
+
+def _main_function(mod) -> Function:
+    if isinstance(mod, Function):
+        return mod
+    if isinstance(mod, IRModule):
+        if "main" not in mod:
+            raise TVMError("relay.build: the module has no 'main' function")
+        func = mod["main"]
+        if not isinstance(func, Function):
+            raise TVMError(f"relay.build: 'main' is a {type(func).__name__}, not a relay "
+                           "Function")
+        return func
+    raise TVMError(f"relay.build expects an IRModule or a relay Function, got "
+                   f"{type(mod).__name__}")
+
+
+def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]] = None,
+          mod_name: str = "default", executor=None, runtime=None) -> GraphExecutorFactoryModule:
+    """Compile a relay module for ``target`` (``relay.build``).
+
+    Returns
+    -------
+    GraphExecutorFactoryModule
+        Unpacks as ``(graph_json, lib, params)``; the params are the module's constants
+        (and the bound ``params``) by the names the graph gives them.
+    """
+    if isinstance(target, dict):
+        if len(target) != 1:
+            raise TVMError("relay.build: heterogeneous targets are not supported yet")
+        (target,) = target.values()
+    if target is None:
+        target = Target.current(allow_none=True) or "llvm"
+    tgt = target if isinstance(target, Target) else Target(target, host=target_host)
+    if tgt.kind.name not in ("llvm", "c"):
+        raise TVMError(f"relay.build: target {tgt.kind.name!r} is not supported yet")
+    func = bind_params_by_name(_main_function(ir_mod), params or {})
+    mod = IRModule({"main": func})
+    with tgt:
+        mod = Sequential([InferType(), FoldConstant(), FuseOps()], name="relay.build")(mod)
+        cg = _GraphCodegen(mod["main"], tgt)
+        graph_json = cg.run()
+        if len(cg.lowered):
+            lib = tir_build(cg.lowered, target=tgt)
+        else:
+            lib = None
+    return GraphExecutorFactoryModule(graph_json, lib, cg.params, mod_name, mod)

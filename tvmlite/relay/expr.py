@@ -1,0 +1,374 @@
+"""Relay expressions: ``Var``, ``Constant``, ``Call``, ``Tuple``, ``TupleGetItem``, ``Let``,
+``If`` and ``Function``.
+
+Nodes are identified by object (a shared sub-expression is one node used twice, a DAG).
+Type inference stores each node's type in ``checked_type``; it is a function of the node's
+structure, so it is set once and never invalidated.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, List, Optional, Sequence
+
+import numpy as np
+
+from ..error import TVMError
+from ..runtime import ndarray
+from .ty import TensorType, Type
+
+
+class Attrs:
+    """Operator attributes: read as ``attrs.strides`` or ``attrs["strides"]``."""
+
+    __slots__ = ("_fields",)
+
+    def __init__(self, fields: Optional[Dict[str, Any]] = None):
+        object.__setattr__(self, "_fields", dict(fields or {}))
+
+    def __getattr__(self, name: str):
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise AttributeError(f"attrs have no field {name!r} "
+                                 f"(fields: {sorted(self._fields)})") from None
+
+    def __getitem__(self, name: str):
+        return self._fields[name]
+
+    def __setattr__(self, name, value):
+        raise TVMError("relay attrs are immutable")
+
+    def keys(self):
+        return self._fields.keys()
+
+    def items(self):
+        return self._fields.items()
+
+    def get(self, name: str, default=None):
+        return self._fields.get(name, default)
+
+    def __contains__(self, name) -> bool:
+        return name in self._fields
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+    def __repr__(self) -> str:
+        return f"Attrs({self._fields!r})"
+
+
+class Expr:
+    """Base class of relay expressions."""
+
+    __slots__ = ("_checked_type", "__weakref__")
+
+    def __init__(self):
+        self._checked_type: Optional[Type] = None
+
+    @property
+    def checked_type(self) -> Type:
+        """The type inferred by ``relay.transform.InferType``."""
+        if self._checked_type is None:
+            raise TVMError("the type of this expression has not been inferred: run "
+                           "relay.transform.InferType() on its module first")
+        return self._checked_type
+
+    def astext(self, show_meta_data: bool = True) -> str:
+        from .printer import astext
+        return astext(self)
+
+    def __str__(self) -> str:
+        return self.astext()
+
+    def __repr__(self) -> str:
+        return self.astext()
+
+    # arithmetic builds calls of the broadcasting ops
+    def _binary(self, name: str, other, swap: bool = False) -> "Call":
+        from .op import registry
+        other = other if isinstance(other, Expr) else const(other, _dtype_hint(self))
+        args = [other, self] if swap else [self, other]
+        return Call(registry.get(name), args)
+
+    def __add__(self, other):
+        return self._binary("add", other)
+
+    def __radd__(self, other):
+        return self._binary("add", other, True)
+
+    def __sub__(self, other):
+        return self._binary("subtract", other)
+
+    def __rsub__(self, other):
+        return self._binary("subtract", other, True)
+
+    def __mul__(self, other):
+        return self._binary("multiply", other)
+
+    def __rmul__(self, other):
+        return self._binary("multiply", other, True)
+
+    def __truediv__(self, other):
+        return self._binary("divide", other)
+
+    def __rtruediv__(self, other):
+        return self._binary("divide", other, True)
+
+    __hash__ = object.__hash__
+
+
+def _dtype_hint(e: Expr) -> str:
+    t = e._checked_type
+    if isinstance(t, TensorType):
+        return t.dtype
+    if isinstance(e, Var) and isinstance(e.type_annotation, TensorType):
+        return e.type_annotation.dtype
+    if isinstance(e, Constant):
+        return str(e.data.dtype)
+    return "float32"
+
+
+class Var(Expr):
+    """A variable (function parameter or let binding), identified by object; ``name_hint``
+    is only for printing."""
+
+    __slots__ = ("name_hint", "type_annotation")
+
+    def __init__(self, name_hint: str, type_annotation: Optional[Type] = None):
+        super().__init__()
+        self.name_hint = str(name_hint)
+        self.type_annotation = type_annotation
+
+
+class Constant(Expr):
+    """A constant tensor (``data`` is a ``tvm.nd.NDArray``)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data):
+        super().__init__()
+        if not isinstance(data, ndarray.NDArray):
+            data = ndarray.array(np.asarray(data))
+        self.data = data
+
+
+class Call(Expr):
+    """``op(args...)`` with ``attrs``: ``op`` is an :class:`~tvmlite.relay.op.Op` or a
+    Function."""
+
+    __slots__ = ("op", "args", "attrs", "type_args")
+
+    def __init__(self, op, args: Sequence[Expr], attrs=None, type_args=None):
+        super().__init__()
+        for i, a in enumerate(args):
+            if not isinstance(a, Expr):
+                raise TVMError(f"argument {i} of a call to {getattr(op, 'name', op)} is "
+                               f"{type(a).__name__}, not a relay expression")
+        self.op = op
+        self.args = tuple(args)
+        self.attrs = attrs if isinstance(attrs, Attrs) or attrs is None else Attrs(attrs)
+        self.type_args = tuple(type_args or ())
+
+
+class Tuple(Expr):
+    """A tuple of expressions."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: Sequence[Expr]):
+        super().__init__()
+        self.fields = tuple(fields)
+        for i, f in enumerate(self.fields):
+            if not isinstance(f, Expr):
+                raise TVMError(f"tuple field {i} is {type(f).__name__}, not a relay expression")
+
+    def __getitem__(self, i: int) -> Expr:
+        return self.fields[i]
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+
+class TupleGetItem(Expr):
+    """Field ``index`` of a tuple-typed expression."""
+
+    __slots__ = ("tuple_value", "index")
+
+    def __init__(self, tuple_value: Expr, index: int):
+        super().__init__()
+        self.tuple_value = tuple_value
+        self.index = int(index)
+
+
+class Let(Expr):
+    """``let var = value; body``."""
+
+    __slots__ = ("var", "value", "body")
+
+    def __init__(self, var: Var, value: Expr, body: Expr):
+        super().__init__()
+        if not isinstance(var, Var):
+            raise TVMError(f"Let binds a Var, got {type(var).__name__}")
+        self.var, self.value, self.body = var, value, body
+
+
+class If(Expr):
+    """``if (cond) { true_branch } else { false_branch }``; ``cond`` is a scalar bool."""
+
+    __slots__ = ("cond", "true_branch", "false_branch")
+
+    def __init__(self, cond: Expr, true_branch: Expr, false_branch: Expr):
+        super().__init__()
+        self.cond, self.true_branch, self.false_branch = cond, true_branch, false_branch
+
+
+class Function(Expr):
+    """``fn (params) -> ret_type { body }``."""
+
+    __slots__ = ("params", "body", "ret_type", "type_params", "attrs")
+
+    def __init__(self, params: Sequence[Var], body: Expr, ret_type: Optional[Type] = None,
+                 type_params=None, attrs=None):
+        super().__init__()
+        for p in params:
+            if not isinstance(p, Var):
+                raise TVMError(f"function parameters must be relay Vars, got {p!r}")
+        if not isinstance(body, Expr):
+            raise TVMError(f"function body must be a relay expression, got {type(body)}")
+        self.params = tuple(params)
+        self.body = body
+        self.ret_type = ret_type
+        self.type_params = tuple(type_params or ())
+        self.attrs = dict(attrs or {})
+
+    def with_attr(self, key: str, value) -> "Function":
+        return Function(self.params, self.body, self.ret_type, self.type_params,
+                        {**self.attrs, key: value})
+
+
+class TupleWrapper:
+    """The result of a multi-output op (``relay.nn.batch_norm(...)[0]``)."""
+
+    def __init__(self, tuple_value: Expr, size: int):
+        self.tuple_value, self.size = tuple_value, size
+
+    def astuple(self) -> Expr:
+        return self.tuple_value
+
+    def __getitem__(self, index: int) -> TupleGetItem:
+        if not -self.size <= index < self.size:
+            raise IndexError(f"tuple index {index} out of range for {self.size} fields")
+        return TupleGetItem(self.tuple_value, index % self.size)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[TupleGetItem]:
+        return (self[i] for i in range(self.size))
+
+
+def children(e: Expr) -> List[Expr]:
+    """The direct sub-expressions of ``e`` in evaluation order (a Function's params
+    excluded)."""
+    if isinstance(e, Call):
+        return list(e.args) + ([e.op] if isinstance(e.op, Expr) else [])
+    if isinstance(e, Tuple):
+        return list(e.fields)
+    if isinstance(e, TupleGetItem):
+        return [e.tuple_value]
+    if isinstance(e, Let):
+        return [e.value, e.body]
+    if isinstance(e, If):
+        return [e.cond, e.true_branch, e.false_branch]
+    if isinstance(e, Function):
+        return [e.body]
+    return []
+
+
+def post_order(root: Expr, children_of=None) -> List[Expr]:
+    """Every node reachable from ``root`` once, each after its children (an explicit stack,
+    so a chain of any length is walked without recursion); ``children_of`` replaces
+    :func:`children`."""
+    children_of = children_of or children
+    out: List[Expr] = []
+    seen = set()
+    stack = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            out.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for c in reversed(children_of(node)):
+            if id(c) not in seen:
+                stack.append((c, False))
+    return out
+
+
+def with_children(n: Expr, memo: Dict[int, Expr]) -> Expr:
+    """``n`` with each child ``c`` replaced by ``memo[id(c)]`` where present; ``n`` itself
+    when nothing changes. The copy keeps ``n``'s type: replacements must have their
+    originals' types (passes replace like with like)."""
+    def sub(c):
+        return memo.get(id(c), c)
+    if isinstance(n, Call):
+        args = [sub(a) for a in n.args]
+        if all(a is b for a, b in zip(args, n.args)):
+            return n
+        new = Call(n.op, args, n.attrs, n.type_args)
+    elif isinstance(n, Tuple):
+        fields = [sub(f) for f in n.fields]
+        if all(a is b for a, b in zip(fields, n.fields)):
+            return n
+        new = Tuple(fields)
+    elif isinstance(n, TupleGetItem):
+        t = sub(n.tuple_value)
+        if t is n.tuple_value:
+            return n
+        new = TupleGetItem(t, n.index)
+    elif isinstance(n, (Var, Constant)):
+        return n
+    else:
+        raise TVMError(f"{type(n).__name__} is not supported here yet (dataflow graphs of "
+                       "calls, tuples and projections only)")
+    new._checked_type = n._checked_type
+    return new
+
+
+# ------------------------------------------------------------------------------- constructors
+def var(name_hint: str, type_annotation: Optional[Type] = None, shape=None,
+        dtype: str = "float32") -> Var:
+    """A relay variable: ``relay.var("x", shape=(1, 3), dtype="float32")`` or with a
+    ``TensorType`` annotation."""
+    if type_annotation is not None and shape is not None:
+        raise TVMError("relay.var: give either type_annotation or shape, not both")
+    if isinstance(type_annotation, str):  # relay.var("x", "float32"): a scalar
+        type_annotation = TensorType((), type_annotation)
+    if shape is not None:
+        type_annotation = TensorType(shape, dtype)
+    return Var(name_hint, type_annotation)
+
+
+def const(value, dtype: Optional[str] = None) -> Constant:
+    """A constant from a Python scalar, numpy array or NDArray; Python floats default to
+    float32 and ints to int32, as in classic relay."""
+    if isinstance(value, ndarray.NDArray):
+        if dtype is not None and value.dtype != dtype:
+            raise TVMError(f"relay.const: NDArray of dtype {value.dtype} given with "
+                           f"dtype={dtype!r}")
+        return Constant(value)
+    arr = np.asarray(value)
+    if dtype is None:
+        if arr.dtype == np.float64 and not isinstance(value, np.ndarray):
+            dtype = "float32"
+        elif arr.dtype == np.int64 and not isinstance(value, np.ndarray):
+            dtype = "int32"
+    if dtype is not None:
+        arr = arr.astype(dtype)
+    return Constant(ndarray.array(arr))
+
+
+__all__ = ["Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem", "Let", "If",
+           "Function", "TupleWrapper", "var", "const", "children", "post_order", "with_children"]

@@ -1,0 +1,62 @@
+"""Helpers of the type relations: argument checks with clear messages."""
+from __future__ import annotations
+
+from typing import Sequence, Tuple
+
+from ...error import TVMError
+from ..ty import TensorType, TupleType, Type
+
+
+class RelayTypeError(TVMError):
+    """A type relation rejected its arguments (wrong rank, shape or dtype)."""
+
+
+def tensor_arg(op: str, types: Sequence[Type], i: int, what: str = "") -> TensorType:
+    t = types[i]
+    if not isinstance(t, TensorType):
+        raise RelayTypeError(f"{op}: argument {i}{' (' + what + ')' if what else ''} must be "
+                             f"a tensor, got {t!r}")
+    return t
+
+
+def ndim_arg(op: str, types: Sequence[Type], i: int, ndim: int, what: str,
+             layout: str = "") -> TensorType:
+    t = tensor_arg(op, types, i, what)
+    if len(t.shape) != ndim:
+        lay = f" ({layout})" if layout else ""
+        raise RelayTypeError(f"{op}: {what} must be {ndim}-D{lay}, got shape {t.shape}")
+    return t
+
+
+def same_dtype(op: str, a: TensorType, b: TensorType, what: str = "operands") -> None:
+    if a.dtype != b.dtype:
+        raise RelayTypeError(f"{op}: {what} have different dtypes {a.dtype} and {b.dtype}")
+
+
+def broadcast_shapes(op: str, s1: Tuple[int, ...], s2: Tuple[int, ...]) -> Tuple[int, ...]:
+    """NumPy broadcasting of two static shapes, with an error naming both."""
+    n = max(len(s1), len(s2))
+    a = (1,) * (n - len(s1)) + tuple(s1)
+    b = (1,) * (n - len(s2)) + tuple(s2)
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise RelayTypeError(f"{op}: shapes {tuple(s1)} and {tuple(s2)} do not broadcast "
+                                 f"(dimension {i}: {x} vs {y})")
+    return tuple(out)
+
+
+def norm_axis(op: str, axis: int, ndim: int) -> int:
+    if not -ndim <= axis < max(ndim, 1):
+        raise RelayTypeError(f"{op}: axis {axis} is out of range for {ndim} dimension(s)")
+    return axis + ndim if axis < 0 else axis
+
+
+def tuple_arg(op: str, t: Type) -> TupleType:
+    if not isinstance(t, TupleType):
+        raise RelayTypeError(f"{op}: expects a tuple of tensors, got {t!r}")
+    return t

@@ -1,0 +1,299 @@
+"""Neural-network operators (``relay.nn``): relations and constructors. Each is lowered by
+its TOPI compute (see ``strategy``)."""
+from __future__ import annotations
+
+from typing import Tuple
+
+from ..expr import Expr, TupleWrapper
+from ..ty import TensorType, TupleType
+from ._rel import RelayTypeError, ndim_arg, norm_axis, same_dtype, tensor_arg
+from .registry import OpPattern, make_call, register
+
+
+def _pair(op: str, v, what: str) -> Tuple[int, int]:
+    v = (v, v) if isinstance(v, int) else tuple(int(x) for x in v)
+    if len(v) == 1:
+        v = (v[0], v[0])
+    if len(v) != 2 or min(v) < 1:
+        raise RelayTypeError(f"{op}: {what} must be one or two positive ints, got {v}")
+    return v
+
+
+def pad4(op: str, padding) -> Tuple[int, int, int, int]:
+    """Relay padding (1, 2 or 4 ints) as ``(top, left, bottom, right)``."""
+    p = (padding,) if isinstance(padding, int) else tuple(int(x) for x in padding)
+    if len(p) == 1:
+        p = p * 4
+    elif len(p) == 2:
+        p = (p[0], p[1], p[0], p[1])
+    if len(p) != 4 or min(p) < 0:
+        raise RelayTypeError(f"{op}: padding must be 1, 2 or 4 non-negative ints, got "
+                             f"{padding!r}")
+    return p
+
+
+def _out_size(op: str, size: int, k: int, d: int, lo: int, hi: int, s: int, what: str,
+              ceil_mode: bool = False) -> int:
+    eff = (k - 1) * d + 1
+    span = size + lo + hi - eff
+    if span < 0:
+        raise RelayTypeError(f"{op}: the {what} window {eff} (kernel {k}, dilation {d}) is "
+                             f"larger than the padded input {size + lo + hi}")
+    out = -(-span // s) + 1 if ceil_mode else span // s + 1
+    if ceil_mode and (out - 1) * s >= size + lo:
+        out -= 1
+    return out
+
+
+def _check_layout(op: str, attrs, **expected) -> None:
+    for key, want in expected.items():
+        got = attrs.get(key)
+        if got not in (None, "", want):
+            raise RelayTypeError(f"{op}: {key}={got!r} is not supported yet (only {want!r})")
+
+
+# -------------------------------------------------------------------------------------- conv2d
+def _conv2d_rel(types, attrs):
+    op = "nn.conv2d"
+    _check_layout(op, attrs, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW")
+    data = ndim_arg(op, types, 0, 4, "data", "NCHW")
+    weight = ndim_arg(op, types, 1, 4, "weight", "OIHW")
+    same_dtype(op, data, weight, "data and weight")
+    n, c, h, w = data.shape
+    o, i, kh, kw = weight.shape
+    groups = int(attrs.groups)
+    if groups < 1 or c % groups or o % groups:
+        raise RelayTypeError(f"{op}: groups={groups} must divide the {c} input and {o} output "
+                             "channels")
+    if i * groups != c:
+        raise RelayTypeError(f"{op}: weight {weight.shape} expects {i * groups} input channels "
+                             f"({i} per group x {groups} groups), data {data.shape} has {c}")
+    if attrs.kernel_size is not None and tuple(attrs.kernel_size) != (kh, kw):
+        raise RelayTypeError(f"{op}: kernel_size {tuple(attrs.kernel_size)} differs from the "
+                             f"weight's {(kh, kw)}")
+    if attrs.channels is not None and int(attrs.channels) != o:
+        raise RelayTypeError(f"{op}: channels={attrs.channels} differs from the weight's {o}")
+    sh, sw = _pair(op, attrs.strides, "strides")
+    dh, dw = _pair(op, attrs.dilation, "dilation")
+    top, left, bottom, right = pad4(op, attrs.padding)
+    oh = _out_size(op, h, kh, dh, top, bottom, sh, "height")
+    ow = _out_size(op, w, kw, dw, left, right, sw, "width")
+    return TensorType((n, o, oh, ow), attrs.out_dtype or data.dtype)
+
+
+register("nn.conv2d", 2, _conv2d_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1), "groups": 1,
+          "channels": None, "kernel_size": None, "data_layout": "NCHW",
+          "kernel_layout": "OIHW", "out_layout": "", "out_dtype": ""})
+
+
+def conv2d(data: Expr, weight: Expr, strides=(1, 1), padding=(0, 0), dilation=(1, 1),
+           groups: int = 1, channels=None, kernel_size=None, data_layout: str = "NCHW",
+           kernel_layout: str = "OIHW", out_layout: str = "", out_dtype: str = "") -> Expr:
+    """2-D convolution, NCHW data and OIHW weight; ``padding`` is 1, 2 or 4 ints
+    (top, left, bottom, right)."""
+    return make_call("nn.conv2d", [data, weight], strides=_pair("nn.conv2d", strides, "strides"),
+                     padding=pad4("nn.conv2d", padding),
+                     dilation=_pair("nn.conv2d", dilation, "dilation"), groups=int(groups),
+                     channels=channels,
+                     kernel_size=None if kernel_size is None else _pair(
+                         "nn.conv2d", kernel_size, "kernel_size"),
+                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     out_layout=out_layout, out_dtype=out_dtype)
+
+
+# --------------------------------------------------------------------------------------- dense
+def _dense_rel(types, attrs):
+    op = "nn.dense"
+    data = tensor_arg(op, types, 0, "data")
+    weight = ndim_arg(op, types, 1, 2, "weight", "units x in")
+    same_dtype(op, data, weight, "data and weight")
+    if len(data.shape) != 2:
+        raise RelayTypeError(f"{op}: data must be 2-D (batch x in), got shape {data.shape}")
+    if data.shape[1] != weight.shape[1]:
+        raise RelayTypeError(f"{op}: data {data.shape} and weight {weight.shape} disagree on "
+                             f"the reduction dimension ({data.shape[1]} vs {weight.shape[1]})")
+    if attrs.units is not None and int(attrs.units) != weight.shape[0]:
+        raise RelayTypeError(f"{op}: units={attrs.units} differs from the weight's "
+                             f"{weight.shape[0]}")
+    return TensorType((data.shape[0], weight.shape[0]), attrs.out_dtype or data.dtype)
+
+
+register("nn.dense", 2, _dense_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"units": None, "out_dtype": ""})
+
+
+def dense(data: Expr, weight: Expr, units=None, out_dtype: str = "") -> Expr:
+    """``data @ weight.T``: data ``(batch, in)``, weight ``(units, in)``."""
+    return make_call("nn.dense", [data, weight], units=units, out_dtype=out_dtype)
+
+
+# ------------------------------------------------------------------------ element-wise, bias
+def _bias_add_rel(types, attrs):
+    op = "nn.bias_add"
+    data = tensor_arg(op, types, 0, "data")
+    bias = ndim_arg(op, types, 1, 1, "bias")
+    same_dtype(op, data, bias, "data and bias")
+    axis = norm_axis(op, attrs.axis, len(data.shape))
+    if bias.shape[0] != data.shape[axis]:
+        raise RelayTypeError(f"{op}: bias of length {bias.shape[0]} does not match data "
+                             f"{data.shape} on axis {axis} ({data.shape[axis]})")
+    return data
+
+
+register("nn.bias_add", 2, _bias_add_rel, OpPattern.BROADCAST, {"axis": 1})
+
+
+def bias_add(data: Expr, bias: Expr, axis: int = 1) -> Expr:
+    """Add the 1-D ``bias`` along ``axis`` of ``data``."""
+    return make_call("nn.bias_add", [data, bias], axis=int(axis))
+
+
+def _identity_rel(name: str):
+    def rel(types, attrs):
+        return tensor_arg(name, types, 0, "data")
+    return rel
+
+
+register("nn.relu", 1, _identity_rel("nn.relu"), OpPattern.ELEMWISE)
+
+
+def relu(data: Expr) -> Expr:
+    """``max(data, 0)``."""
+    return make_call("nn.relu", [data])
+
+
+def _softmax_rel(types, attrs):
+    t = tensor_arg("nn.softmax", types, 0, "data")
+    norm_axis("nn.softmax", attrs.axis, len(t.shape))
+    return t
+
+
+register("nn.softmax", 1, _softmax_rel, OpPattern.OPAQUE, {"axis": -1})
+
+
+def softmax(data: Expr, axis: int = -1) -> Expr:
+    """Softmax along ``axis``."""
+    return make_call("nn.softmax", [data], axis=int(axis))
+
+
+def _batch_flatten_rel(types, attrs):
+    t = tensor_arg("nn.batch_flatten", types, 0, "data")
+    if not t.shape:
+        raise RelayTypeError("nn.batch_flatten: data must have at least one dimension")
+    rest = 1
+    for d in t.shape[1:]:
+        rest *= d
+    return TensorType((t.shape[0], rest), t.dtype)
+
+
+register("nn.batch_flatten", 1, _batch_flatten_rel, OpPattern.INJECTIVE)
+
+
+def batch_flatten(data: Expr) -> Expr:
+    """Flatten all dimensions but the first."""
+    return make_call("nn.batch_flatten", [data])
+
+
+# ------------------------------------------------------------------------------------ pooling
+def _pool_rel(name: str):
+    def rel(types, attrs):
+        _check_layout(name, attrs, layout="NCHW")
+        data = ndim_arg(name, types, 0, 4, "data", "NCHW")
+        n, c, h, w = data.shape
+        kh, kw = _pair(name, attrs.pool_size, "pool_size")
+        sh, sw = _pair(name, attrs.strides, "strides")
+        dh, dw = _pair(name, attrs.dilation, "dilation")
+        top, left, bottom, right = pad4(name, attrs.padding)
+        if top >= kh or bottom >= kh or left >= kw or right >= kw:
+            # every window must see at least one input element
+            raise RelayTypeError(f"{name}: padding {(top, left, bottom, right)} must be "
+                                 f"smaller than the pool size {(kh, kw)}")
+        oh = _out_size(name, h, kh, dh, top, bottom, sh, "height", attrs.ceil_mode)
+        ow = _out_size(name, w, kw, dw, left, right, sw, "width", attrs.ceil_mode)
+        return TensorType((n, c, oh, ow), data.dtype)
+    return rel
+
+
+_POOL_DEFAULTS = {"pool_size": (1, 1), "strides": (1, 1), "dilation": (1, 1),
+                  "padding": (0, 0, 0, 0), "layout": "NCHW", "ceil_mode": False}
+register("nn.max_pool2d", 1, _pool_rel("nn.max_pool2d"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         _POOL_DEFAULTS)
+register("nn.avg_pool2d", 1, _pool_rel("nn.avg_pool2d"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         {**_POOL_DEFAULTS, "count_include_pad": False})
+
+
+def _pool_attrs(name, pool_size, strides, dilation, padding, layout, ceil_mode):
+    return dict(pool_size=_pair(name, pool_size, "pool_size"),
+                strides=_pair(name, strides, "strides"),
+                dilation=_pair(name, dilation, "dilation"), padding=pad4(name, padding),
+                layout=layout, ceil_mode=bool(ceil_mode))
+
+
+def max_pool2d(data: Expr, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=(0, 0),
+               layout: str = "NCHW", out_layout: str = "", ceil_mode: bool = False) -> Expr:
+    """2-D max pooling over NCHW data."""
+    return make_call("nn.max_pool2d", [data], **_pool_attrs(
+        "nn.max_pool2d", pool_size, strides, dilation, padding, layout, ceil_mode))
+
+
+def avg_pool2d(data: Expr, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=(0, 0),
+               layout: str = "NCHW", out_layout: str = "", ceil_mode: bool = False,
+               count_include_pad: bool = False) -> Expr:
+    """2-D average pooling over NCHW data."""
+    return make_call("nn.avg_pool2d", [data], count_include_pad=bool(count_include_pad),
+                     **_pool_attrs("nn.avg_pool2d", pool_size, strides, dilation, padding,
+                                   layout, ceil_mode))
+
+
+def _global_pool_rel(types, attrs):
+    name = "nn.global_avg_pool2d"
+    _check_layout(name, attrs, layout="NCHW")
+    data = ndim_arg(name, types, 0, 4, "data", "NCHW")
+    return TensorType(data.shape[:2] + (1, 1), data.dtype)
+
+
+register("nn.global_avg_pool2d", 1, _global_pool_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"layout": "NCHW"})
+
+
+def global_avg_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Expr:
+    """Average over H and W: ``(N, C, H, W) -> (N, C, 1, 1)``."""
+    return make_call("nn.global_avg_pool2d", [data], layout=layout)
+
+
+# --------------------------------------------------------------------------------- batch_norm
+def _batch_norm_rel(types, attrs):
+    op = "nn.batch_norm"
+    data = tensor_arg(op, types, 0, "data")
+    axis = norm_axis(op, attrs.axis, len(data.shape))
+    c = data.shape[axis]
+    names = ("gamma", "beta", "moving_mean", "moving_var")
+    for i, what in enumerate(names, start=1):
+        t = ndim_arg(op, types, i, 1, what)
+        same_dtype(op, data, t, f"data and {what}")
+        if t.shape[0] != c:
+            raise RelayTypeError(f"{op}: {what} has length {t.shape[0]}, data {data.shape} "
+                                 f"has {c} channels on axis {axis}")
+    vec = TensorType((c,), data.dtype)
+    return TupleType([data, vec, vec])
+
+
+register("nn.batch_norm", 5, _batch_norm_rel, OpPattern.BROADCAST,
+         {"axis": 1, "epsilon": 1e-5, "center": True, "scale": True})
+
+
+def batch_norm(data: Expr, gamma: Expr, beta: Expr, moving_mean: Expr, moving_var: Expr,
+               axis: int = 1, epsilon: float = 1e-5, center: bool = True,
+               scale: bool = True) -> TupleWrapper:
+    """Inference batch normalisation; returns a 3-tuple (use ``[0]``) as classic relay."""
+    call = make_call("nn.batch_norm", [data, gamma, beta, moving_mean, moving_var],
+                     axis=int(axis), epsilon=float(epsilon), center=bool(center),
+                     scale=bool(scale))
+    return TupleWrapper(call, 3)
+
+
+__all__ = ["conv2d", "dense", "bias_add", "relu", "softmax", "batch_flatten", "max_pool2d",
+           "avg_pool2d", "global_avg_pool2d", "batch_norm", "pad4"]
+
+

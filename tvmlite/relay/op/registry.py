@@ -1,0 +1,108 @@
+"""The relay operator registry (``relay.op.get``).
+
+Each operator names its type relation, its fusion pattern and its strategy: per target key
+(``"cpu"`` for llvm/c, ``"generic"`` otherwise) the TOPI compute and schedule that lower it.
+There is no compute here: an op's only compute definition is its TOPI function.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ...error import TVMError
+
+
+class OpPattern:
+    """Fusion patterns (classic ``relay.op.OpPattern``)."""
+
+    ELEMWISE = 0
+    BROADCAST = 1
+    INJECTIVE = 2
+    COMM_REDUCE = 3
+    OUT_ELEMWISE_FUSABLE = 4
+    TUPLE = 7
+    OPAQUE = 8
+
+
+# fcompute(attrs, inputs: list of te.Tensor, out_type) -> list of te.Tensor
+FCompute = Callable[[Any, List[Any], Any], List[Any]]
+# fschedule(attrs, outs: list of te.Tensor, target) -> te.Schedule
+FSchedule = Callable[[Any, List[Any], Any], Any]
+
+
+class Op:
+    """A primitive operator: what ``relay.op.get(name)`` returns."""
+
+    __slots__ = ("name", "num_inputs", "type_rel", "pattern", "strategies", "attrs_defaults",
+                 "description")
+
+    def __init__(self, name: str, num_inputs: int, type_rel: Callable, pattern: int,
+                 attrs_defaults: Optional[Dict[str, Any]] = None, description: str = ""):
+        self.name = name
+        self.num_inputs = num_inputs  # -1: variadic (a tuple argument)
+        self.type_rel = type_rel
+        self.pattern = pattern
+        self.strategies: Dict[str, Tuple[FCompute, FSchedule]] = {}
+        self.attrs_defaults = dict(attrs_defaults or {})
+        self.description = description
+
+    def get_attr(self, key: str):
+        """Classic ``Op.get_attr``: ``TOpPattern`` and ``FTVMStrategy`` are known."""
+        if key == "TOpPattern":
+            return self.pattern
+        if key == "FTVMStrategy":
+            return dict(self.strategies)
+        return None
+
+    def strategy(self, target) -> Tuple[FCompute, FSchedule]:
+        """The (compute, schedule) pair for ``target`` (its keys first, then "generic")."""
+        keys = list(getattr(target, "keys", ()) or ()) + ["generic"]
+        for k in keys:
+            if k in self.strategies:
+                return self.strategies[k]
+        raise TVMError(f"operator {self.name} has no strategy for target {target} "
+                       f"(it has {sorted(self.strategies)})")
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
+
+
+_OPS: Dict[str, Op] = {}
+
+
+def register(name: str, num_inputs: int, type_rel: Callable, pattern: int,
+             attrs_defaults: Optional[Dict[str, Any]] = None, description: str = "") -> Op:
+    """Register operator ``name``; add its strategies with :func:`register_strategy`."""
+    if name in _OPS:
+        raise TVMError(f"operator {name} is already registered")
+    op = _OPS[name] = Op(name, num_inputs, type_rel, pattern, attrs_defaults, description)
+    return op
+
+
+def register_strategy(name: str, target_key: str, fcompute: FCompute,
+                      fschedule: FSchedule) -> None:
+    """Lower ``name`` on targets with key ``target_key`` by ``fcompute`` + ``fschedule``."""
+    get(name).strategies[target_key] = (fcompute, fschedule)
+
+
+def get(name: str) -> Op:
+    """The registered operator ``name`` (``relay.op.get("nn.conv2d")``)."""
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise TVMError(f"relay operator {name!r} is not registered") from None
+
+
+def list_op_names() -> List[str]:
+    return sorted(_OPS)
+
+
+def make_call(name: str, args: Sequence[Any], **attrs):
+    """A call of op ``name`` with its registered attribute defaults filled in."""
+    from ..expr import Attrs, Call
+    op = get(name)
+    unknown = set(attrs) - set(op.attrs_defaults)
+    if unknown:
+        raise TVMError(f"{name}: unknown attribute(s) {sorted(unknown)} "
+                       f"(known: {sorted(op.attrs_defaults)})")
+    full = {**op.attrs_defaults, **attrs}
+    return Call(op, list(args), Attrs(full))

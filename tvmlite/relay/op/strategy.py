@@ -1,0 +1,172 @@
+"""Operator strategies: for each relay op and target key, its TOPI compute and schedule.
+
+``fcompute(attrs, inputs, out_type) -> [te.Tensor]`` calls the op's one TOPI definition;
+``fschedule(attrs, outs, target) -> te.Schedule`` schedules a fused group whose anchor is
+the op (its element-wise epilogue included). ``"cpu"`` (llvm, c) uses ``topi.x86``,
+``"generic"`` the default TOPI schedules.
+"""
+from __future__ import annotations
+
+from ... import topi
+from ...topi import generic as _generic
+from ...topi import x86 as _x86
+from . import tensor as _tensor_ops  # noqa: F401  (registers the ops strategies are added to)
+from .nn import pad4
+from .registry import register_strategy
+
+
+def _injective_strategies(name: str, fcompute) -> None:
+    register_strategy(name, "cpu", fcompute, lambda attrs, outs, tgt:
+                      _x86.schedule_injective(outs))
+    register_strategy(name, "generic", fcompute, lambda attrs, outs, tgt:
+                      _generic.schedule_injective(outs))
+
+
+def _binary(fn):
+    return lambda attrs, ins, ty: [fn(ins[0], ins[1])]
+
+
+_injective_strategies("add", _binary(topi.add))
+_injective_strategies("subtract", _binary(topi.subtract))
+_injective_strategies("multiply", _binary(topi.multiply))
+_injective_strategies("divide", _binary(topi.divide))
+_injective_strategies("nn.relu", lambda attrs, ins, ty: [topi.nn.relu(ins[0])])
+_injective_strategies("reshape", lambda attrs, ins, ty: [topi.reshape(ins[0], ty.shape)])
+_injective_strategies("transpose", lambda attrs, ins, ty: [topi.transpose(
+    ins[0], None if attrs.axes is None else list(attrs.axes))])
+_injective_strategies("concatenate", lambda attrs, ins, ty: [topi.concatenate(
+    list(ins), attrs.axis)])
+_injective_strategies("nn.batch_flatten", lambda attrs, ins, ty: [topi.nn.batch_flatten(
+    ins[0])])
+
+
+def _bias_add(attrs, ins, ty):
+    data, bias = ins
+    axis = attrs.axis % data.ndim
+    trailing = data.ndim - axis - 1
+    if trailing:
+        bias = topi.expand_dims(bias, 1, trailing)
+    return [topi.add(data, bias)]
+
+
+_injective_strategies("nn.bias_add", _bias_add)
+
+
+def _batch_norm(attrs, ins, ty):
+    return topi.nn.batch_norm(*ins, axis=attrs.axis, epsilon=attrs.epsilon,
+                              center=attrs.center, scale=attrs.scale)
+
+
+_injective_strategies("nn.batch_norm", _batch_norm)
+
+
+# ------------------------------------------------------------------------------------ conv2d
+def _conv_kind(attrs, data, weight) -> str:
+    groups = attrs.groups
+    if groups == 1:
+        return "conv"
+    c = topi.utils.get_const_int(data.shape[1])
+    if groups == c and topi.utils.get_const_int(weight.shape[1]) == 1:
+        return "depthwise"
+    return "group"
+
+
+def _conv2d_compute(x86: bool):
+    def f(attrs, ins, ty):
+        data, weight = ins
+        pad = pad4("nn.conv2d", attrs.padding)
+        dt = attrs.out_dtype or ty.dtype
+        kind = _conv_kind(attrs, data, weight)
+        if kind == "conv":
+            fn = _x86.conv2d_nchw if x86 else topi.nn.conv2d_nchw
+            return [fn(data, weight, attrs.strides, pad, attrs.dilation, out_dtype=dt)]
+        if kind == "depthwise":
+            # relay's (C*M, 1, KH, KW) weight is TOPI's (C, M, KH, KW) in the same order
+            c = topi.utils.get_const_int(data.shape[1])
+            o, _, kh, kw = (topi.utils.get_const_int(d) for d in weight.shape)
+            w = topi.reshape(weight, (c, o // c, kh, kw))
+            return [topi.nn.depthwise_conv2d_nchw(data, w, attrs.strides, pad, attrs.dilation,
+                                                  out_dtype=dt)]
+        return [topi.nn.group_conv2d_nchw(data, weight, attrs.strides, pad, attrs.dilation,
+                                          attrs.groups, out_dtype=dt)]
+    return f
+
+
+def _conv2d_schedule(x86: bool):
+    def f(attrs, outs, tgt):
+        op = _anchor_tag(outs)
+        if op == "depthwise_conv2d_nchw":
+            return _generic.schedule_depthwise_conv2d_nchw(outs)
+        if op == "group_conv2d_nchw":
+            return _generic.schedule_group_conv2d_nchw(outs)
+        return (_x86.schedule_conv2d_nchw if x86 else _generic.schedule_conv2d_nchw)(outs)
+    return f
+
+
+def _anchor_tag(outs) -> str:
+    """The tag of the first non-injective stage under ``outs``."""
+    stack, seen = [t.op for t in outs], set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.tag and not topi.tag.is_injective(op.tag):
+            return op.tag
+        stack.extend(t.op for t in op.input_tensors)
+    return ""
+
+
+register_strategy("nn.conv2d", "cpu", _conv2d_compute(True), _conv2d_schedule(True))
+register_strategy("nn.conv2d", "generic", _conv2d_compute(False), _conv2d_schedule(False))
+
+
+# ------------------------------------------------------------------------------------- dense
+def _dense_compute(x86: bool):
+    def f(attrs, ins, ty):
+        fn = _x86.dense_nopack if x86 else topi.nn.dense
+        return [fn(ins[0], ins[1], None, attrs.out_dtype or ty.dtype)]
+    return f
+
+
+register_strategy("nn.dense", "cpu", _dense_compute(True),
+                  lambda attrs, outs, tgt: _x86.schedule_dense_nopack(outs))
+register_strategy("nn.dense", "generic", _dense_compute(False),
+                  lambda attrs, outs, tgt: _generic.schedule_dense(outs))
+
+
+# ----------------------------------------------------------------------------------- pooling
+def _pool_compute(pool_type: str):
+    def f(attrs, ins, ty):
+        return [topi.nn.pool2d(ins[0], attrs.pool_size, attrs.strides, attrs.dilation,
+                               pad4("pool2d", attrs.padding), pool_type, attrs.ceil_mode,
+                               "NCHW", attrs.get("count_include_pad", True))]
+    return f
+
+
+for _name, _kind in (("nn.max_pool2d", "max"), ("nn.avg_pool2d", "avg")):
+    register_strategy(_name, "cpu", _pool_compute(_kind),
+                      lambda attrs, outs, tgt: _x86.schedule_pool(outs, "NCHW"))
+    register_strategy(_name, "generic", _pool_compute(_kind),
+                      lambda attrs, outs, tgt: _generic.schedule_pool(outs))
+
+
+def _global_avg(attrs, ins, ty):
+    return [topi.nn.global_pool(ins[0], "avg", "NCHW")]
+
+
+register_strategy("nn.global_avg_pool2d", "cpu", _global_avg,
+                  lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs))
+register_strategy("nn.global_avg_pool2d", "generic", _global_avg,
+                  lambda attrs, outs, tgt: _generic.schedule_adaptive_pool(outs))
+
+
+# ----------------------------------------------------------------------------------- softmax
+def _softmax(attrs, ins, ty):
+    return [topi.nn.softmax(ins[0], attrs.axis)]
+
+
+register_strategy("nn.softmax", "cpu", _softmax,
+                  lambda attrs, outs, tgt: _x86.schedule_softmax(outs))
+register_strategy("nn.softmax", "generic", _softmax,
+                  lambda attrs, outs, tgt: _generic.schedule_softmax(outs))

@@ -1,0 +1,159 @@
+"""Element-wise and transform operators: ``add``/``subtract``/``multiply``/``divide``,
+``reshape``, ``transpose``, ``concatenate`` (their relations; strategies in ``strategy``)."""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from ..expr import Expr, Tuple
+from ..ty import TensorType, Type
+from ._rel import (
+    RelayTypeError,
+    broadcast_shapes,
+    norm_axis,
+    same_dtype,
+    tensor_arg,
+    tuple_arg,
+)
+from .registry import OpPattern, make_call, register
+
+
+def _broadcast_rel(name: str):
+    def rel(types: Sequence[Type], attrs) -> Type:
+        a, b = tensor_arg(name, types, 0, "lhs"), tensor_arg(name, types, 1, "rhs")
+        same_dtype(name, a, b)
+        return TensorType(broadcast_shapes(name, a.shape, b.shape), a.dtype)
+    return rel
+
+
+for _name in ("add", "subtract", "multiply", "divide"):
+    register(_name, 2, _broadcast_rel(_name), OpPattern.BROADCAST)
+
+
+def add(lhs: Expr, rhs: Expr) -> Expr:
+    """Element-wise ``lhs + rhs`` with NumPy broadcasting."""
+    return make_call("add", [lhs, rhs])
+
+
+def subtract(lhs: Expr, rhs: Expr) -> Expr:
+    """Element-wise ``lhs - rhs`` with NumPy broadcasting."""
+    return make_call("subtract", [lhs, rhs])
+
+
+def multiply(lhs: Expr, rhs: Expr) -> Expr:
+    """Element-wise ``lhs * rhs`` with NumPy broadcasting."""
+    return make_call("multiply", [lhs, rhs])
+
+
+def divide(lhs: Expr, rhs: Expr) -> Expr:
+    """Element-wise ``lhs / rhs`` with NumPy broadcasting."""
+    return make_call("divide", [lhs, rhs])
+
+
+# ------------------------------------------------------------------------------------ reshape
+def infer_newshape(op: str, shape: Sequence[int], newshape: Sequence[int]) -> tuple:
+    """Relay's reshape codes: 0 copies the input dimension, -1 is inferred."""
+    out = []
+    infer_at = None
+    for i, d in enumerate(newshape):
+        d = int(d)
+        if d == 0:
+            if i >= len(shape):
+                raise RelayTypeError(f"{op}: newshape {tuple(newshape)}: 0 at position {i} "
+                                     f"but the input {tuple(shape)} has {len(shape)} dims")
+            out.append(shape[i])
+        elif d == -1:
+            if infer_at is not None:
+                raise RelayTypeError(f"{op}: newshape {tuple(newshape)} has more than one -1")
+            infer_at = len(out)
+            out.append(1)
+        elif d > 0:
+            out.append(d)
+        else:
+            raise RelayTypeError(f"{op}: newshape code {d} is not supported (only 0, -1 and "
+                                 "positive sizes)")
+    size = 1
+    for d in shape:
+        size *= d
+    known = 1
+    for i, d in enumerate(out):
+        if i != infer_at:
+            known *= d
+    if infer_at is not None:
+        if known == 0 or size % known:
+            raise RelayTypeError(f"{op}: cannot reshape {tuple(shape)} to {tuple(newshape)}")
+        out[infer_at] = size // known
+    elif known != size:
+        raise RelayTypeError(f"{op}: cannot reshape {tuple(shape)} ({size} elements) to "
+                             f"{tuple(out)} ({known} elements)")
+    return tuple(out)
+
+
+def _reshape_rel(types, attrs):
+    t = tensor_arg("reshape", types, 0, "data")
+    return TensorType(infer_newshape("reshape", t.shape, attrs.newshape), t.dtype)
+
+
+register("reshape", 1, _reshape_rel, OpPattern.INJECTIVE, {"newshape": ()})
+
+
+def reshape(data: Expr, newshape) -> Expr:
+    """Reshape ``data`` (``newshape`` may hold 0 = keep the dimension, -1 = infer)."""
+    if isinstance(newshape, int):
+        newshape = (newshape,)
+    return make_call("reshape", [data], newshape=tuple(int(d) for d in newshape))
+
+
+def _transpose_axes(op: str, ndim: int, axes) -> tuple:
+    if not axes:
+        return tuple(range(ndim - 1, -1, -1))
+    if len(axes) != ndim:
+        raise RelayTypeError(f"{op}: axes {tuple(axes)} do not match {ndim} dimension(s)")
+    norm = tuple(norm_axis(op, int(a), ndim) for a in axes)
+    if sorted(norm) != list(range(ndim)):
+        raise RelayTypeError(f"{op}: axes {tuple(axes)} are not a permutation")
+    return norm
+
+
+def _transpose_rel(types, attrs):
+    t = tensor_arg("transpose", types, 0, "data")
+    axes = _transpose_axes("transpose", len(t.shape), attrs.axes)
+    return TensorType(tuple(t.shape[a] for a in axes), t.dtype)
+
+
+register("transpose", 1, _transpose_rel, OpPattern.INJECTIVE, {"axes": None})
+
+
+def transpose(data: Expr, axes: Optional[Sequence[int]] = None) -> Expr:
+    """Permute the dimensions of ``data`` (reverse them when ``axes`` is None)."""
+    return make_call("transpose", [data], axes=None if axes is None else tuple(axes))
+
+
+def _concat_rel(types, attrs):
+    op = "concatenate"
+    tt = tuple_arg(op, types[0])
+    if not tt.fields:
+        raise RelayTypeError(f"{op}: needs at least one tensor")
+    fields = [tensor_arg(op, tt.fields, i, f"field {i}") for i in range(len(tt.fields))]
+    first = fields[0]
+    axis = norm_axis(op, attrs.axis, len(first.shape))
+    total = 0
+    for i, f in enumerate(fields):
+        same_dtype(op, first, f, f"fields 0 and {i}")
+        if len(f.shape) != len(first.shape) or any(
+                a != b for j, (a, b) in enumerate(zip(f.shape, first.shape)) if j != axis):
+            raise RelayTypeError(f"{op}: field {i} has shape {f.shape}, which differs from "
+                                 f"field 0's {first.shape} outside axis {axis}")
+        total += f.shape[axis]
+    shape = list(first.shape)
+    shape[axis] = total
+    return TensorType(shape, first.dtype)
+
+
+register("concatenate", 1, _concat_rel, OpPattern.INJECTIVE, {"axis": 0})
+
+
+def concatenate(data, axis: int) -> Expr:
+    """Join a tuple (or list) of tensors along ``axis``."""
+    if not isinstance(data, Expr):
+        data = Tuple(list(data))
+    return make_call("concatenate", [data], axis=int(axis))

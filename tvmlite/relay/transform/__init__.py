@@ -1,0 +1,4 @@
+"""Relay passes (``relay.transform``), each a ``tvm.transform.Pass`` over an IRModule."""
+from .fold_constant import FoldConstant
+from .fuse_ops import FuseOps
+from .infer_type import InferType, infer_type

@@ -1,0 +1,106 @@
+"""``FoldConstant``: evaluate the operators whose inputs are all constants at compile time.
+
+The constant sub-graphs are compiled together (``relay.build`` of one function returning
+every value to fold, this pass disabled inside it) and run once by the graph executor; each
+folded value becomes a ``Constant``. A weight transposed by the frontend, or scaled by a
+constant, is then computed once instead of on every run.
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+from ...contrib.graph_executor import GraphModule
+from ...ir.module import IRModule
+from ...ir.transform import ModulePass, Pass, PassContext
+from ...runtime import ndarray as _nd
+from ...runtime.device import cpu
+from ..expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    If,
+    Let,
+    Tuple,
+    TupleGetItem,
+    post_order,
+    with_children,
+)
+from ..op.registry import Op
+from ..ty import TensorType
+from .infer_type import infer_type
+
+NAME = "FoldConstant"
+
+
+def _foldable_nodes(body: Expr) -> Dict[int, Expr]:
+    """Operator calls (and tuples/projections) computed from constants only."""
+    const: Dict[int, Expr] = {}
+    for n in post_order(body):
+        if isinstance(n, Constant):
+            const[id(n)] = n
+        elif isinstance(n, Call) and isinstance(n.op, Op):
+            if all(id(a) in const for a in n.args):
+                const[id(n)] = n
+        elif isinstance(n, Tuple):
+            if all(id(f) in const for f in n.fields):
+                const[id(n)] = n
+        elif isinstance(n, TupleGetItem) and id(n.tuple_value) in const:
+            const[id(n)] = n
+    return const
+
+
+def fold_function(func: Function) -> Function:
+    """``func`` with its constant sub-graphs evaluated."""
+    infer_type(func)
+    if any(isinstance(n, (Let, If, Function)) for n in post_order(func.body)):
+        return func  # dataflow graphs only, for now
+    const = _foldable_nodes(func.body)
+    # the tensor values to compute: folded nodes read by something that is not folded
+    wanted: List[Expr] = []
+    seen = set()
+
+    def want(e: Expr) -> None:
+        if (id(e) in const and not isinstance(e, Constant) and id(e) not in seen
+                and isinstance(e._checked_type, TensorType)):
+            seen.add(id(e))
+            wanted.append(e)
+
+    for n in post_order(func.body):
+        if id(n) in const:
+            continue
+        kids = (list(n.args) if isinstance(n, Call) else list(n.fields) if isinstance(n, Tuple)
+                else [n.tuple_value] if isinstance(n, TupleGetItem) else [])
+        for k in kids:
+            want(k)
+    want(func.body)
+    if not wanted:
+        return func
+    from ..build_module import build
+    with PassContext(opt_level=3, disabled_pass=[NAME]):
+        factory = build(Function([], Tuple(wanted)), target="llvm")
+    gm = GraphModule(factory["default"](cpu()))
+    gm.run()
+    memo: Dict[int, Expr] = {}
+    for i, e in enumerate(wanted):
+        c = Constant(_nd.array(gm.get_output(i).numpy()))
+        c._checked_type = e._checked_type
+        memo[id(e)] = c
+    for n in post_order(func.body):
+        if id(n) not in memo:
+            memo[id(n)] = with_children(n, memo)
+    return Function(func.params, memo[id(func.body)], func.ret_type, func.type_params,
+                    func.attrs)
+
+
+def _run(mod: IRModule, ctx: PassContext) -> IRModule:
+    out = IRModule({}, mod.attrs)
+    for name, func in mod.functions.items():
+        out[name] = fold_function(func) if isinstance(func, Function) else func
+    return out
+
+
+def FoldConstant() -> Pass:  # noqa: N802
+    """The constant-folding pass (``relay.transform.FoldConstant()``; opt_level 2 in
+    ``relay.build``)."""
+    return ModulePass(_run, NAME, opt_level=2)
