@@ -118,7 +118,7 @@ def test_classic_module_paths_import(tmp_path):
 
 
 @pytest.mark.parametrize("stmt,feature", [
-    ("import tvm.relay", "tvm.relay"),
+    ("import tvm.micro", "tvm.micro"),
     ("from tvm import auto_scheduler", "tvm.auto_scheduler"),
     ("from tvm.te import gradient", "tvm.te.gradient"),
     ("import tvm\ntvm.te.hybrid", "tvm.te.hybrid"),
