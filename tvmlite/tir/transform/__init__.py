@@ -87,3 +87,25 @@ __all__ = [
     "loop_partition", "lower_blocks", "lower_reduction_init", "lower_virtual_thread",
     "apply_storage_align", "unroll_loop", "vectorize_loop",
 ]
+
+
+def LowerGPUKernels(max_threads: int = 1024, max_shared: int = 49152) -> PrimFuncPass:  # noqa: N802
+    """Mark GPU kernels with launch extents; check threads and shared memory per block."""
+    from .gpu_kernels import lower_gpu_kernels
+    return PrimFuncPass(lambda f, m, c: lower_gpu_kernels(f, max_threads, max_shared),
+                        "tir.LowerGPUKernels")
+
+
+def InjectGPUBarriers() -> PrimFuncPass:  # noqa: N802
+    """Insert ``__syncthreads()`` between shared-memory writes and reads of other threads."""
+    from .gpu_barrier import inject_barriers
+    return PrimFuncPass(lambda f, m, c: inject_barriers(f), "tir.InjectGPUBarriers")
+
+
+ThreadSync = InjectGPUBarriers  # TVM's name
+
+
+def EmulateGPUKernels() -> PrimFuncPass:  # noqa: N802
+    """Run GPU kernels on the CPU: blocks in parallel, threads as loops split at barriers."""
+    from .gpu_emulate import emulate_gpu_kernels
+    return PrimFuncPass(lambda f, m, c: emulate_gpu_kernels(f), "tir.EmulateGPUKernels")

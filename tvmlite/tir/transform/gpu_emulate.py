@@ -1,0 +1,154 @@
+"""Run GPU kernels on the CPU: blocks become a parallel loop, the threads of a block loops
+split at barriers.
+
+Each kernel (marked by :mod:`gpu_kernels`, barriers from :mod:`gpu_barrier`) becomes::
+
+    for b in T.parallel(gx * gy * gz):          # one OpenMP iteration per block
+        blockIdx_x = b % gx; ...
+        A_shared = T.allocate(...)              # shared memory: one per block
+        for threadIdx_y, threadIdx_x in T.grid(ty, tx):
+            phase 0                             # everything up to the first barrier
+        for threadIdx_y, threadIdx_x in T.grid(ty, tx):
+            phase 1 ...
+
+A barrier under a serial loop or a condition that every thread takes alike splits that loop's
+body into phases in the same way. A local buffer live across a barrier gets one copy per thread.
+A missing barrier shows as a wrong answer, as on a GPU (a thread reads shared data that later
+threads of its block have not written yet).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ...error import TVMError
+from .. import op as _op
+from ..expr import BufferLoad, IntImm, Var
+from ..functor import Mutator, collect_vars
+from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
+from .gpu_kernels import BLOCK_TAGS, KERNEL_ATTR, LOCAL_TAGS, has_barrier
+from .gpu_barrier import _is_barrier
+
+
+class _Expand(Mutator):
+    """Give the local buffer ``data`` one copy of ``size`` elements per thread."""
+
+    def __init__(self, data, size, tid):
+        self.data, self.size, self.tid = data, size, tid
+        self.bufs = {}
+
+    def _buf(self, b):
+        nb = self.bufs.get(b)
+        if nb is None:
+            nb = self.bufs[b] = dataclasses.replace(b, shape=(_op.mul(b.shape[0], 1),))
+        return nb
+
+    def _idx(self, idx):
+        off = _op.mul(self.tid, self.size)
+        return (_op.add(idx[0], off),) + tuple(idx[1:])
+
+    def visit_BufferLoad(self, e):
+        idx = self.visit(e.indices)
+        if e.buffer.data is self.data:
+            return BufferLoad(e.buffer, self._idx(idx))
+        return e if idx is e.indices else BufferLoad(e.buffer, idx)
+
+    def visit_BufferStore(self, s):
+        idx, value = self.visit(s.indices), self.visit(s.value)
+        if s.buffer.data is self.data:
+            return BufferStore(s.buffer, value, self._idx(idx))
+        if idx is s.indices and value is s.value:
+            return s
+        return BufferStore(s.buffer, value, idx)
+
+
+class _Phases:
+    def __init__(self, info):
+        self.info = info
+        self.tvars = {info.vars[t] for t in LOCAL_TAGS if t in info.vars}
+        tid = IntImm("int32", 0)
+        for t in reversed(LOCAL_TAGS):  # z outermost
+            if t in info.vars:
+                tid = _op.add(_op.mul(tid, info.extent(t)), info.vars[t])
+        self.tid = tid
+
+    def threads(self, s):
+        for t in LOCAL_TAGS:  # x innermost
+            if t in self.info.vars:
+                s = For(self.info.vars[t], IntImm("int32", 0), self.info.extent(t),
+                        ForKind.SERIAL, s)
+        return s
+
+    def uniform(self, e) -> bool:
+        return not (collect_vars(e) & self.tvars)
+
+    def run(self, s):
+        if not has_barrier(s):
+            return self.threads(s)
+        if isinstance(s, SeqStmt):
+            out, seg = [], []
+            for c in s.seq:
+                if _is_barrier(c):
+                    if seg:
+                        out.append(self.run(SeqStmt.flatten(*seg)))
+                    seg = []
+                elif has_barrier(c):
+                    if seg:
+                        out.append(self.run(SeqStmt.flatten(*seg)))
+                    seg = []
+                    out.append(self.run(c))
+                else:
+                    seg.append(c)
+            if seg:
+                out.append(self.run(SeqStmt.flatten(*seg)))
+            return SeqStmt.flatten(*out)
+        if _is_barrier(s):
+            return SeqStmt.flatten()
+        if isinstance(s, For) and self.uniform(s.min) and self.uniform(s.extent):
+            return For(s.loop_var, s.min, s.extent, ForKind.SERIAL, self.run(s.body))
+        if isinstance(s, IfThenElse) and self.uniform(s.condition):
+            return IfThenElse(s.condition, self.run(s.then_case),
+                              None if s.else_case is None else self.run(s.else_case))
+        if isinstance(s, LetStmt) and self.uniform(s.value):
+            return LetStmt(s.var, s.value, self.run(s.body))
+        if isinstance(s, Allocate):
+            size = IntImm("int32", 1)
+            for e in s.extents:
+                size = _op.mul(size, e)
+            n = IntImm("int32", self.info.threads())
+            body = _Expand(s.buffer_var, size, self.tid).visit(s.body)
+            return Allocate(s.buffer_var, s.dtype, (_op.mul(size, n),), s.condition,
+                            self.run(body), s.annotations, "global")
+        raise TVMError(f"{self.info.name}: a barrier under a {type(s).__name__} that depends "
+                       "on the thread index: not every thread of the block reaches it")
+
+
+class _Emulate(Mutator):
+    def visit_AttrStmt(self, s):
+        if s.attr_key != KERNEL_ATTR:
+            return self.generic(s)
+        info = s.node
+        body = _Phases(info).run(s.body)
+        for a in reversed(info.shared):
+            body = Allocate(a.buffer_var, a.dtype, a.extents, a.condition, body,
+                            a.annotations, "global")
+        b = Var("block", "int64")
+        dims = [t for t in BLOCK_TAGS if t in info.vars]
+        rest = b
+        lets = []
+        for k, t in enumerate(dims):
+            ext = _op.cast("int64", info.extent(t))
+            val = rest if k == len(dims) - 1 else _op.floormod(rest, ext)
+            lets.append((info.vars[t], _op.cast("int32", val)))
+            rest = _op.floordiv(rest, ext)
+        for v, val in reversed(lets):
+            body = LetStmt(v, val, body)
+        total = IntImm("int64", 1)
+        for t in dims:
+            total = _op.mul(total, _op.cast("int64", info.extent(t)))
+        return For(b, IntImm("int64", 0), total, ForKind.PARALLEL, body)
+
+
+def emulate_gpu_kernels(func):
+    """Replace every kernel of ``func`` by its CPU emulation (module docstring)."""
+    return func.with_body(_Emulate().visit(func.body)).with_attr(
+        "tvmlite.arg_device_type", 2)

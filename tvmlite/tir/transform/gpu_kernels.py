@@ -1,0 +1,235 @@
+"""Find the GPU kernels of a lowered function and give each its launch parameters.
+
+A kernel is a loop nest whose outermost loop is bound to ``blockIdx.*``/``threadIdx.*``. Every
+loop bound to the same tag in one kernel is the same hardware index (classic TE: the cached
+loads of cooperative fetching reuse the threads of the consumer), so each tag becomes one
+variable, and a loop shorter than the launch extent is guarded. ``shared`` allocations move to
+the kernel's top (one per block). Before::
+
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            C[bx * 64 + tx] = A[bx * 64 + tx] + B[bx * 64 + tx]
+
+After (``AttrStmt(KernelInfo, "tvmlite.gpu_kernel", ...)`` around the body)::
+
+    with T.attr(kernel0{blockIdx.x: 4, threadIdx.x: 64}, "tvmlite.gpu_kernel", 0):
+        C[blockIdx_x * 64 + threadIdx_x] = ...
+
+Checks: threads per block, shared memory per block, the same tag on nested loops of one
+extent-changing nest is allowed (reuse) but code outside every kernel may not touch memory.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from ...error import TVMError
+from .. import op as _op
+from ..expr import IntImm, Var
+from ..functor import Mutator, Visitor, substitute
+from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse
+
+KERNEL_ATTR = "tvmlite.gpu_kernel"
+THREAD_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
+               "threadIdx.z")
+BLOCK_TAGS = THREAD_TAGS[:3]
+LOCAL_TAGS = THREAD_TAGS[3:]
+BARRIER = "tir.tvm_storage_sync"
+
+
+@dataclass(eq=False)
+class KernelInfo:
+    """One kernel: its name, a variable and launch extent per thread tag, its shared
+    allocations (bodies dropped) and its parameters (free variables, set by the host split)."""
+
+    name: str
+    vars: Dict[str, Var] = field(default_factory=dict)
+    extents: Dict[str, object] = field(default_factory=dict)
+    shared: List[Allocate] = field(default_factory=list)
+
+    def extent(self, tag: str):
+        return self.extents.get(tag, IntImm("int32", 1))
+
+    def threads(self) -> int:
+        n = 1
+        for t in LOCAL_TAGS:
+            n *= int(self.extent(t).value)
+        return n
+
+    def __repr__(self) -> str:
+        dims = ", ".join(f"{t}: {e}" for t, e in self.extents.items())
+        return f"{self.name}{{{dims}}}"
+
+
+def _bound_tag(s) -> Optional[str]:
+    tb = s.thread_binding
+    if s.kind == ForKind.THREAD_BINDING and tb is not None and tb.thread_tag in THREAD_TAGS:
+        return tb.thread_tag
+    return None
+
+
+class _Extents(Visitor):
+    def __init__(self):
+        self.found: Dict[str, list] = {}
+
+    def visit_For(self, s):
+        tag = _bound_tag(s)
+        if tag is not None:
+            self.found.setdefault(tag, []).append(s)
+        self.generic(s)
+
+
+class _Normalize(Mutator):
+    def __init__(self, info: KernelInfo):
+        self.info = info
+
+    def visit_For(self, s):
+        tag = _bound_tag(s)
+        if tag is None:
+            return self.generic(s)
+        body = self.visit(s.body)
+        tv = self.info.vars[tag]
+        val = tv if _is_zero(s.min) else _op.add(tv, s.min)
+        body = substitute(body, {s.loop_var: val})
+        launch = self.info.extents[tag]
+        if not (isinstance(launch, IntImm) and isinstance(s.extent, IntImm)
+                and launch.value == s.extent.value) and launch is not s.extent:
+            body = IfThenElse(_op.lt(tv, s.extent), body)
+        return body
+
+    def visit_Allocate(self, a):
+        body = self.visit(a.body)
+        if a.scope == "shared":
+            self.info.shared.append(a)
+            return body
+        if body is a.body:
+            return a
+        return Allocate(a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations,
+                        a.scope)
+
+
+def _is_zero(e) -> bool:
+    return isinstance(e, IntImm) and e.value == 0
+
+
+def _launch_extent(tag: str, loops: list, fname: str):
+    exts = [lp.extent for lp in loops]
+    if all(isinstance(e, IntImm) for e in exts):
+        return IntImm("int32", max(e.value for e in exts))
+    if tag in LOCAL_TAGS:
+        raise TVMError(f"{fname}: the extent of the loop {loops[0].loop_var.name} bound to "
+                       f"{tag} is not a constant ({exts[0]}); threads per block must be known "
+                       "when compiling")
+    first = exts[0]
+    from ...ir.structural import structural_equal  # noqa: PLC0415  (ir sits below tir)
+    if any(not structural_equal(first, e) for e in exts[1:]):
+        raise TVMError(f"{fname}: loops bound to {tag} have different symbolic extents "
+                       f"({', '.join(map(str, exts))})")
+    return first
+
+
+def _dtype_bytes(dt: str) -> int:
+    from ...ir import dtype as _dt  # noqa: PLC0415
+    return max(_dt.bits(dt), 8) // 8 * _dt.lanes(dt)
+
+
+class _Split(Mutator):
+    def __init__(self, fname: str, max_threads: int, max_shared: int):
+        self.fname, self.max_threads, self.max_shared = fname, max_threads, max_shared
+        self.kernels: List[KernelInfo] = []
+
+    def visit_For(self, s):
+        if _bound_tag(s) is None:
+            return self.generic(s)
+        info = KernelInfo(f"{self.fname}_kernel{len(self.kernels)}")
+        col = _Extents()
+        col.visit(s)
+        for tag in THREAD_TAGS:
+            if tag in col.found:
+                info.vars[tag] = Var(tag.replace(".", "_"), "int32")
+                info.extents[tag] = _launch_extent(tag, col.found[tag], self.fname)
+        n = info.threads()
+        if n > self.max_threads:
+            dims = " x ".join(f"{t}={info.extents[t]}" for t in LOCAL_TAGS if t in info.extents)
+            raise TVMError(f"{self.fname}: {n} threads per block ({dims}) exceed the "
+                           f"target's limit of {self.max_threads}")
+        body = _Normalize(info).visit(s)
+        shared = 0
+        for a in info.shared:
+            count = 1
+            for e in a.extents:
+                if not isinstance(e, IntImm):
+                    raise TVMError(f"{self.fname}: shared buffer {a.buffer_var.name} has a "
+                                   f"symbolic size ({e}); shared memory must be static")
+                count *= e.value
+            shared += count * _dtype_bytes(a.dtype)
+        if shared > self.max_shared:
+            names = ", ".join(a.buffer_var.name for a in info.shared)
+            raise TVMError(f"{self.fname}: {shared} bytes of shared memory per block ({names}) "
+                           f"exceed the target's limit of {self.max_shared} bytes")
+        self.kernels.append(info)
+        return AttrStmt(info, KERNEL_ATTR, IntImm("int32", 0), body)
+
+    def visit_AttrStmt(self, s):
+        if s.attr_key == KERNEL_ATTR:
+            return s
+        return self.generic(s)
+
+
+class _HostAccess(Visitor):
+    """The first store outside every kernel, with the loops around it."""
+
+    def __init__(self):
+        self.loops: List[For] = []
+        self.found = None
+
+    def visit_AttrStmt(self, s):
+        if s.attr_key != KERNEL_ATTR:
+            self.generic(s)
+
+    def visit_For(self, s):
+        self.loops.append(s)
+        self.generic(s)
+        self.loops.pop()
+
+    def visit_BufferStore(self, s: BufferStore):
+        if self.found is None:
+            self.found = (s, list(self.loops))
+
+
+def lower_gpu_kernels(func, max_threads: int = 1024, max_shared: int = 49152):
+    """Mark the kernels of ``func`` (see the module docstring); the host part may only
+    launch them."""
+    fname = str(func.attrs.get("global_symbol", "default_function"))
+    sp = _Split(fname, max_threads, max_shared)
+    body = sp.visit(func.body)
+    chk = _HostAccess()
+    chk.visit(body)
+    if chk.found is not None:
+        store, loops = chk.found
+        where = (f" in loop {loops[-1].loop_var.name}" if loops else "")
+        if not sp.kernels:
+            raise TVMError(f"{fname}: nothing is bound to a GPU thread; bind loops to "
+                           f"blockIdx/threadIdx (s[C].bind(x, te.thread_axis(\"blockIdx.x\"))) "
+                           f"to build for a GPU target")
+        raise TVMError(f"{fname}: the store to {store.buffer.name}{where} runs on the host: "
+                       "the loop is not bound to any GPU thread (did you forget to bind it?)")
+    return func.with_body(body)
+
+
+def has_barrier(s) -> bool:
+    """Whether ``s`` contains a ``__syncthreads()``."""
+    found = []
+
+    class _V(Visitor):
+        def visit_Call(self, e):
+            if e.op == BARRIER:
+                found.append(e)
+            self.generic(e)
+
+    _V().visit(s)
+    return bool(found)
+
+
+__all__ = ["KernelInfo", "KERNEL_ATTR", "THREAD_TAGS", "BARRIER", "lower_gpu_kernels",
+           "has_barrier"]
