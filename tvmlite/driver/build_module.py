@@ -166,7 +166,8 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
     from ..runtime.cuda_module import CUDASourceModule
     from ..tir.transform.gpu_split_host_device import split_host_device
 
-    lowered = lower(mod, name=name, _for_build=True)
+    # no loop partition: guards stay in kernels (a peeled copy would duplicate shared buffers)
+    lowered = lower(mod, name=name)
     lowered = Sequential(gpu_passes(tgt), name="tvmlite.gpu")(lowered)
     devices = []
     for func in lowered.functions.values():

@@ -74,7 +74,9 @@ class _Sync:
 
     def _conflict(self, r, w, state) -> bool:
         pr, pw = state
-        return bool(r & pw or w & pr or w & pw)
+        # read after write, write after read; two writes of one element by different threads
+        # race with or without a barrier
+        return bool(r & pw or w & pr)
 
     def _item(self, s, state):
         r, w = self.access(s)

@@ -24,9 +24,9 @@ from ...error import TVMError
 from .. import op as _op
 from ..expr import BufferLoad, IntImm, Var
 from ..functor import Mutator, collect_vars
-from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
-from .gpu_kernels import BLOCK_TAGS, KERNEL_ATTR, LOCAL_TAGS, has_barrier
+from ..stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 from .gpu_barrier import _is_barrier
+from .gpu_kernels import BLOCK_TAGS, KERNEL_ATTR, LOCAL_TAGS, has_barrier
 
 
 class _Expand(Mutator):

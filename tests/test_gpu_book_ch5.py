@@ -1,0 +1,170 @@
+"""The book's chapter 5 GPU schedules, run through the CPU emulation of the CUDA target
+(``TVMLITE_GPU_EMULATION=1``) and checked against numpy at odd sizes; their CUDA source
+compiles with nvcc where it is installed; GPU-specific errors are clear."""
+import shutil
+import subprocess
+
+import book_ch5 as b
+import d2ltvm
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import te
+from tvmlite.error import TVMError
+
+
+@pytest.fixture(autouse=True)
+def _emulate(monkeypatch):
+    monkeypatch.setenv("TVMLITE_GPU_EMULATION", "1")
+
+
+def _run(sch, args, inputs, out_shape):
+    mod = tvm.build(sch, list(args), "cuda")
+    dev = tvm.cuda(0)
+    out = tvm.nd.array(np.zeros(out_shape, dtype="float32"), dev)
+    mod(*[tvm.nd.array(x, dev) for x in inputs], out)
+    return out.numpy(), mod
+
+
+@pytest.mark.parametrize("n", [256, 1000, 13])
+def test_5_2_vector_add(n):
+    s, args = b.va_parallel(n)
+    a, bb, _ = d2ltvm.get_abc(n)
+    got, mod = _run(s, args, [a, bb], (n,))
+    np.testing.assert_array_equal(got, a + bb)
+    src = mod.imported_modules[0].get_source()
+    assert '__global__' in src and "threadIdx.x" in src
+
+
+@pytest.mark.parametrize("f", [b.bc_continuous, b.bc_alternate])
+@pytest.mark.parametrize("n", [32, 45, 129])
+def test_5_3_broadcast_add(f, n):
+    s, args = f(n)
+    a, bb, _ = d2ltvm.get_bcast_data((n, 1), (n, n))
+    got, _ = _run(s, args, [a, bb], (n, n))
+    np.testing.assert_allclose(got, a + bb, atol=1e-5)
+
+
+@pytest.mark.parametrize("n", [64, 100, 37])
+def test_5_4_matmul_shared_tiles(n):
+    s, args = b.matmul_gpu(n)
+    np.random.seed(0)
+    x = np.random.normal(size=(n, n)).astype("float32")
+    y = np.random.normal(size=(n, n)).astype("float32")
+    got, mod = _run(s, args, [x, y], (n, n))
+    np.testing.assert_allclose(got, x @ y, atol=1e-3)
+    src = mod.imported_modules[0].get_source()
+    assert "__shared__" in src and "__syncthreads();" in src
+
+
+@pytest.mark.parametrize("oc,ic,n,k,p,s", [(4, 3, 13, 3, 1, 1), (8, 4, 16, 3, 1, 1)])
+def test_5_5_conv_default(oc, ic, n, k, p, s):
+    sch, args = b.conv_default(oc, ic, n, k, p, s)
+    data, weight, out = d2ltvm.get_conv_data(oc, ic, n, k, p, s)
+    got, _ = _run(sch, args, [data, weight], out.shape)
+    import book_ch4
+    np.testing.assert_allclose(got, book_ch4.conv_ref(data, weight, p, s), atol=1e-3)
+
+
+@pytest.mark.parametrize("ic,n,k,p,s", [(3, 13, 3, 1, 1), (4, 16, 3, 1, 1)])
+def test_5_6_depthwise_default(ic, n, k, p, s):
+    sch, args = b.depthwise_default(ic, n, k, p, s)
+    data, weight, out = d2ltvm.get_conv_data(ic, ic, n, k, p, s, conv_type="depthwise")
+    got, _ = _run(sch, args, [data, weight], out.shape)
+    import book_ch4
+    np.testing.assert_allclose(got, book_ch4.conv_ref(data, weight, p, s, depthwise=True),
+                               atol=1e-3)
+
+
+@pytest.mark.parametrize("f,kind", [(b.pool_max, "max"), (b.pool_avg, "avg")])
+def test_5_7_pooling(f, kind):
+    c, n, k = 3, 13, 3
+    sch, args = f(c, n, k, nt=64)
+    np.random.seed(0)
+    data = np.random.normal(size=(c, n, n)).astype("float32")
+    import book_ch4
+    ref = book_ch4.pool_ref(kind, data, k, 1, 1)
+    got, _ = _run(sch, args, [data], ref.shape)
+    np.testing.assert_allclose(got, ref, atol=1e-4)
+
+
+def test_5_8_batch_norm():
+    c, n = 5, 13
+    sch, args = b.bn_default(c, n)
+    data, mean, var, gamma, beta, _ = d2ltvm.get_bn_data(c, n)
+    got, _ = _run(sch, args, [data, mean, var, gamma, beta], (c, n, n))
+    ref = (data - mean) / np.sqrt(var + 1e-5) * gamma + beta
+    np.testing.assert_allclose(got, ref, atol=1e-4)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_cuda_source_compiles_with_nvcc(tmp_path):
+    for sch, args in [b.va_parallel(1000), b.matmul_gpu(100), b.conv_default(4, 3, 13, 3, 1, 1),
+                      b.pool_avg(3, 13, 3, nt=64)]:
+        src = tvm.build(sch, list(args), "cuda -arch=sm_90").imported_modules[0].get_source()
+        cu = tmp_path / "k.cu"
+        cu.write_text(src)
+        r = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "k.o")],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr + src
+
+
+def test_too_many_threads_per_block():
+    s, args = b.va_parallel(4096, nt=2048)
+    with pytest.raises(TVMError, match="2048 threads per block"):
+        tvm.build(s, list(args), "cuda")
+
+
+def test_nothing_bound():
+    A, B, C = d2ltvm.vector_add(64)
+    s = te.create_schedule(C.op)
+    with pytest.raises(TVMError, match="nothing is bound to a GPU thread"):
+        tvm.build(s, [A, B, C], "cuda")
+
+
+def test_unbound_stage_runs_on_host():
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] + 1, name="B")
+    C = te.compute((64,), lambda i: B[i] * 2, name="C")
+    s = te.create_schedule(C.op)
+    bx, tx = s[C].split(C.op.axis[0], factor=16)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    with pytest.raises(TVMError, match="store to B.*not bound to any GPU thread"):
+        tvm.build(s, [A, C], "cuda")
+
+
+@pytest.mark.xfail(strict=True, reason="a shared cache whose allocation compaction leaves at "
+                   "the function top is not yet moved into the kernel (no barrier inserted)")
+def test_missing_barrier_gives_a_wrong_answer():
+    """A shared buffer read by other threads without a barrier: the emulation, like a GPU,
+    computes garbage; with the inserted barrier it is right."""
+    from tvmlite.tir.transform import gpu_barrier
+    n = 64
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[n - 1 - i], name="B")
+    s = te.create_schedule(B.op)
+    AS = s.cache_read(A, "shared", [B])
+    tx = te.thread_axis("threadIdx.x")
+    s[B].bind(B.op.axis[0], tx)
+    s[AS].compute_at(s[B], B.op.axis[0])
+    s[AS].bind(s[AS].op.axis[0], te.thread_axis("threadIdx.x"))
+    a = np.arange(n, dtype="float32")
+    got, _ = _run(s, [A, B], [a], (n,))
+    np.testing.assert_array_equal(got, a[::-1])
+    orig = gpu_barrier.inject_barriers
+    try:
+        gpu_barrier.inject_barriers = lambda f: f
+        import tvmlite.driver.build_module as bm
+        bm.clear_build_cache()
+        got2, _ = _run(s, [A, B], [a], (n,))
+    finally:
+        gpu_barrier.inject_barriers = orig
+    assert not np.array_equal(got2, a[::-1])
+
+
+def test_emulated_device():
+    dev = tvm.cuda(0)
+    assert dev.exist and dev.emulated and dev.compute_version == "9.0"
+    assert tvm.gpu(0).max_threads_per_block == 1024
