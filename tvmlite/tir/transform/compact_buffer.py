@@ -145,6 +145,8 @@ class _Compact(Mutator):
             for g in a[4]:
                 if collect_vars(g) & inner and not self._clips_to_buffer(a, g):
                     return False
+        for lp in accesses[0][2][:depth]:  # the loops kept fixed bound the regions
+            self.ana.bind(lp.loop_var, Range(lp.min, lp.extent), allow_override=True)
         r, w = self._region(reads, depth), self._region(writes, depth)
         if r is None or w is None:
             return False

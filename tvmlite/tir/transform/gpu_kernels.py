@@ -27,7 +27,7 @@ from ...error import TVMError
 from .. import op as _op
 from ..expr import IntImm, Var
 from ..functor import Mutator, Visitor, substitute
-from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse
+from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 
 KERNEL_ATTR = "tvmlite.gpu_kernel"
 THREAD_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
@@ -197,12 +197,76 @@ class _HostAccess(Visitor):
             self.found = (s, list(self.loops))
 
 
+def _uses(s, var) -> bool:
+    found = []
+
+    class _V(Visitor):
+        def visit_BufferLoad(self, e):
+            if e.buffer.data is var:
+                found.append(e)
+            self.generic(e)
+
+        def visit_BufferStore(self, st):
+            if st.buffer.data is var:
+                found.append(st)
+            self.generic(st)
+
+    _V().visit(s)
+    return bool(found)
+
+
+def _sink(a: Allocate, fname: str):
+    """Move a shared or local allocation from host code into the one kernel using it."""
+    body = a.body
+
+    def wrap(inner):
+        return Allocate(a.buffer_var, a.dtype, a.extents, a.condition, inner, a.annotations,
+                        a.scope)
+
+    if isinstance(body, For):
+        inner = wrap(body.body)
+        if _bound_tag(body) is None:
+            inner = _sink(inner, fname)
+        return For(body.loop_var, body.min, body.extent, body.kind, inner, body.thread_binding,
+                   body.annotations)
+    if isinstance(body, SeqStmt):
+        users = [k for k, c in enumerate(body.seq) if _uses(c, a.buffer_var)]
+        if len(users) > 1:
+            raise TVMError(f"{fname}: the {a.scope} buffer {a.buffer_var.name} is used by "
+                           "several kernels; its contents do not outlive a kernel")
+        if users:
+            seq = list(body.seq)
+            seq[users[0]] = _sink(wrap(seq[users[0]]), fname)
+            return SeqStmt(tuple(seq))
+        return body
+    if isinstance(body, LetStmt):
+        return LetStmt(body.var, body.value, _sink(wrap(body.body), fname))
+    if isinstance(body, Allocate):
+        return Allocate(body.buffer_var, body.dtype, body.extents, body.condition,
+                        _sink(wrap(body.body), fname), body.annotations, body.scope)
+    return a
+
+
+class _SinkScoped(Mutator):
+    def __init__(self, fname: str):
+        self.fname = fname
+
+    def visit_For(self, s):
+        return s if _bound_tag(s) is not None else self.generic(s)
+
+    def visit_Allocate(self, a):
+        a = self.generic(a)
+        if a.scope in ("shared", "local", "warp"):
+            return _sink(a, self.fname)
+        return a
+
+
 def lower_gpu_kernels(func, max_threads: int = 1024, max_shared: int = 49152):
     """Mark the kernels of ``func`` (see the module docstring); the host part may only
     launch them."""
     fname = str(func.attrs.get("global_symbol", "default_function"))
     sp = _Split(fname, max_threads, max_shared)
-    body = sp.visit(func.body)
+    body = sp.visit(_SinkScoped(fname).visit(func.body))
     chk = _HostAccess()
     chk.visit(body)
     if chk.found is not None:
