@@ -67,9 +67,31 @@ def test_5_5_conv_default(oc, ic, n, k, p, s):
     np.testing.assert_allclose(got, book_ch4.conv_ref(data, weight, p, s), atol=1e-3)
 
 
+@pytest.mark.parametrize("f", [b.conv_tiling, b.conv_vthread])
+@pytest.mark.parametrize("oc,ic,n,k,p,s", [(64, 8, 32, 3, 1, 1), (32, 5, 29, 3, 1, 1),
+                                          (16, 3, 13, 5, 2, 1)])
+def test_5_5_conv_shared_tiles_and_vthreads(f, oc, ic, n, k, p, s):
+    sch, args = f(oc, ic, n, k, p, s)
+    data, weight, out = d2ltvm.get_conv_data(oc, ic, n, k, p, s)
+    got, mod = _run(sch, args, [data, weight], out.shape)
+    import book_ch4
+    np.testing.assert_allclose(got, book_ch4.conv_ref(data, weight, p, s), atol=1e-3)
+    assert mod.imported_modules[0].get_source().count("__shared__") == 2
+
+
 @pytest.mark.parametrize("ic,n,k,p,s", [(3, 13, 3, 1, 1), (4, 16, 3, 1, 1)])
 def test_5_6_depthwise_default(ic, n, k, p, s):
     sch, args = b.depthwise_default(ic, n, k, p, s)
+    data, weight, out = d2ltvm.get_conv_data(ic, ic, n, k, p, s, conv_type="depthwise")
+    got, _ = _run(sch, args, [data, weight], out.shape)
+    import book_ch4
+    np.testing.assert_allclose(got, book_ch4.conv_ref(data, weight, p, s, depthwise=True),
+                               atol=1e-3)
+
+
+@pytest.mark.parametrize("ic,n,k,p,s", [(3, 32, 3, 1, 1), (2, 29, 3, 1, 1), (4, 64, 5, 2, 1)])
+def test_5_6_depthwise_shared_tiles(ic, n, k, p, s):
+    sch, args = b.depthwise_schedule(ic, n, k, p, s)
     data, weight, out = d2ltvm.get_conv_data(ic, ic, n, k, p, s, conv_type="depthwise")
     got, _ = _run(sch, args, [data, weight], out.shape)
     import book_ch4
@@ -100,8 +122,10 @@ def test_5_8_batch_norm():
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 def test_cuda_source_compiles_with_nvcc(tmp_path):
-    for sch, args in [b.va_parallel(1000), b.matmul_gpu(100), b.conv_default(4, 3, 13, 3, 1, 1),
-                      b.pool_avg(3, 13, 3, nt=64)]:
+    for sch, args in [b.va_parallel(1000), b.bc_alternate(129), b.matmul_gpu(300),
+                      b.conv_default(4, 3, 13, 3, 1, 1), b.conv_vthread(64, 64, 64, 3, 1, 1),
+                      b.depthwise_schedule(3, 32, 3, 1, 1), b.pool_avg(3, 13, 3, nt=64),
+                      b.bn_default(5, 13)]:
         src = tvm.build(sch, list(args), "cuda -arch=sm_90").imported_modules[0].get_source()
         cu = tmp_path / "k.cu"
         cu.write_text(src)
