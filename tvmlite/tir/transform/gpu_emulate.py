@@ -12,13 +12,11 @@ Each kernel (marked by :mod:`gpu_kernels`, barriers from :mod:`gpu_barrier`) bec
             phase 1 ...
 
 A barrier under a serial loop or a condition that every thread takes alike splits that loop's
-body into phases in the same way. A local buffer live across a barrier gets one copy per thread.
+body into phases in the same way. Local buffers move to the block, one copy per thread.
 A missing barrier shows as a wrong answer, as on a GPU (a thread reads shared data that later
 threads of its block have not written yet).
 """
 from __future__ import annotations
-
-import dataclasses
 
 from ...error import TVMError
 from .. import op as _op
@@ -34,13 +32,6 @@ class _Expand(Mutator):
 
     def __init__(self, data, size, tid):
         self.data, self.size, self.tid = data, size, tid
-        self.bufs = {}
-
-    def _buf(self, b):
-        nb = self.bufs.get(b)
-        if nb is None:
-            nb = self.bufs[b] = dataclasses.replace(b, shape=(_op.mul(b.shape[0], 1),))
-        return nb
 
     def _idx(self, idx):
         off = _op.mul(self.tid, self.size)
@@ -110,16 +101,30 @@ class _Phases:
                               None if s.else_case is None else self.run(s.else_case))
         if isinstance(s, LetStmt) and self.uniform(s.value):
             return LetStmt(s.var, s.value, self.run(s.body))
-        if isinstance(s, Allocate):
-            size = IntImm("int32", 1)
-            for e in s.extents:
-                size = _op.mul(size, e)
-            n = IntImm("int32", self.info.threads())
-            body = _Expand(s.buffer_var, size, self.tid).visit(s.body)
-            return Allocate(s.buffer_var, s.dtype, (_op.mul(size, n),), s.condition,
-                            self.run(body), s.annotations, "global")
         raise TVMError(f"{self.info.name}: a barrier under a {type(s).__name__} that depends "
                        "on the thread index: not every thread of the block reaches it")
+
+
+class _HoistLocals(Mutator):
+    """Take every local allocation of a kernel out to the block, one copy per thread: a
+    buffer live across a barrier must be, and a malloc per thread and iteration is slow."""
+
+    def __init__(self, phases: _Phases):
+        self.phases = phases
+        self.allocs = []
+
+    def visit_Allocate(self, a):
+        body = self.visit(a.body)
+        size = IntImm("int32", 1)
+        for e in a.extents:
+            if not isinstance(e, IntImm):
+                raise TVMError(f"{self.phases.info.name}: local buffer {a.buffer_var.name} has "
+                               f"a symbolic size ({e})")
+            size = _op.mul(size, e)
+        n = IntImm("int32", self.phases.info.threads())
+        self.allocs.append(Allocate(a.buffer_var, a.dtype, (_op.mul(size, n),), a.condition,
+                                    None, a.annotations, "global"))
+        return _Expand(a.buffer_var, size, self.phases.tid).visit(body)
 
 
 class _Emulate(Mutator):
@@ -127,8 +132,10 @@ class _Emulate(Mutator):
         if s.attr_key != KERNEL_ATTR:
             return self.generic(s)
         info = s.node
-        body = _Phases(info).run(s.body)
-        for a in reversed(info.shared):
+        phases = _Phases(info)
+        hoist = _HoistLocals(phases)
+        body = phases.run(hoist.visit(s.body))
+        for a in reversed(hoist.allocs + info.shared):
             body = Allocate(a.buffer_var, a.dtype, a.extents, a.condition, body,
                             a.annotations, "global")
         b = Var("block", "int64")
