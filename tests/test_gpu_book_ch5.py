@@ -140,6 +140,21 @@ def test_too_many_threads_per_block():
         tvm.build(s, list(args), "cuda")
 
 
+def test_thread_axis_bound_twice():
+    A, B, C = d2ltvm.vector_add(64)
+    s = te.create_schedule(C.op)
+    xo, xi = s[C].split(C.op.axis[0], factor=8)
+    s[C].bind(xo, te.thread_axis("threadIdx.x"))
+    with pytest.raises(TVMError, match="binds threadIdx.x twice"):
+        s[C].bind(xi, te.thread_axis("threadIdx.x"))
+
+
+def test_shared_memory_per_block_limit():
+    s, args = b.matmul_gpu(256, block_size=16, tx=16, ty=16, tk=64)
+    with pytest.raises(TVMError, match="bytes of shared memory per block .* exceed"):
+        tvm.build(s, list(args), "cuda")
+
+
 def test_nothing_bound():
     A, B, C = d2ltvm.vector_add(64)
     s = te.create_schedule(C.op)
