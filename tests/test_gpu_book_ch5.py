@@ -205,3 +205,37 @@ def test_emulated_device():
     dev = tvm.cuda(0)
     assert dev.exist and dev.emulated and dev.compute_version == "9.0"
     assert tvm.gpu(0).max_threads_per_block == 1024
+
+
+def _conv1d_gpu(M, N, nt=64):
+    """Seed 003's 1-D convolution on a GPU: the padded input and the output each bound to
+    blocks and threads (two kernels), with an unroll pragma."""
+    A = te.placeholder((M,), name="A")
+    W = te.placeholder((N,), name="W")
+    Apad = te.compute((M + 2 * (N - 1),), lambda n: tvm.tir.if_then_else(
+        tvm.tir.all(n >= N - 1, n < M + N - 1), A[n - N + 1], tvm.tir.const(0.0, "float32")),
+        name="Apad")
+    k = te.reduce_axis((0, N), name="k")
+    B = te.compute((M + N - 1,), lambda n: te.sum(Apad[n + k] * W[N - 1 - k], axis=k),
+                   name="B")
+    s = te.create_schedule(B.op)
+    outer, inner = s[B].split(B.op.axis[0], factor=nt)
+    s[B].bind(outer, te.thread_axis("blockIdx.x"))
+    s[B].bind(inner, te.thread_axis("threadIdx.x"))
+    s[B].pragma(outer, "auto_unroll_max_step", 16)
+    oa, ia = s[Apad].split(Apad.op.axis[0], factor=nt)
+    s[Apad].bind(oa, te.thread_axis("blockIdx.x"))
+    s[Apad].bind(ia, te.thread_axis("threadIdx.x"))
+    return s, (A, W, B)
+
+
+@pytest.mark.parametrize("M,N", [(1000, 31), (4096, 128), (77, 5)])
+def test_seed_003_conv1d_two_kernels(M, N):
+    s, args = _conv1d_gpu(M, N)
+    np.random.seed(1)
+    a = np.random.rand(M).astype("float32")
+    w = np.random.rand(N).astype("float32")
+    got, mod = _run(s, args, [a, w], (M + N - 1,))
+    np.testing.assert_allclose(got, np.convolve(a, w), rtol=1e-4, atol=1e-4)
+    src = mod.imported_modules[0].get_source()
+    assert "default_function_kernel0" in src and "default_function_kernel1" in src
