@@ -1,0 +1,130 @@
+"""The GPU lowering passes one by one: kernels and launch extents, barrier placement,
+host/device split and the CPU emulation's structure."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import te
+from tvmlite.driver.build_module import Sequential, gpu_passes, lower
+from tvmlite.error import TVMError
+from tvmlite.runtime.device import cuda_available
+from tvmlite.tir.transform.gpu_emulate import emulate_gpu_kernels
+from tvmlite.tir.transform.gpu_kernels import KERNEL_ATTR
+from tvmlite.tir.transform.gpu_split_host_device import split_host_device
+
+sys.path.insert(0, str(Path(__file__).parent))
+import book_ch5 as b  # noqa: E402
+
+
+def _gpu_lower(sch, args):
+    mod = lower(sch, list(args))
+    return Sequential(gpu_passes(tvm.target.Target("cuda")))(mod)["main"]
+
+
+def _kernels(func):
+    found = []
+
+    class V(tvm.tir.functor.Visitor):
+        def visit_AttrStmt(self, s):
+            if s.attr_key == KERNEL_ATTR:
+                found.append(s)
+            self.generic(s)
+
+    V().visit(func.body)
+    return found
+
+
+def test_launch_extents_of_the_book_matmul():
+    func = _gpu_lower(*b.matmul_gpu(300))
+    (k,) = _kernels(func)
+    ext = {t: int(e.value) for t, e in k.node.extents.items()}
+    # 300 rows in blocks of 16*8, 300 columns in blocks of 16*4
+    assert ext == {"blockIdx.x": 5, "blockIdx.y": 3, "threadIdx.x": 16, "threadIdx.y": 16}
+    sizes = sorted(int(a.extents[0].value) for a in k.node.shared)
+    assert sizes == [2048, 4096]  # B tile 32x64, A tile 128x32 (24 KiB, as the book says)
+
+
+def test_barriers_around_the_shared_tiles():
+    func = _gpu_lower(*b.matmul_gpu(256))
+    _, devices = split_host_device(func)
+    (_, dev), = devices
+    text = str(dev)
+    # inside the k.outer loop: after the cooperative loads, and before the next iteration's
+    body = text[text.index("for k_outer"):]
+    assert body.count("tvm_storage_sync") == 2
+    loads = body.index("A_shared")
+    assert loads < body.index("tvm_storage_sync")
+
+
+def test_no_barrier_without_shared_memory():
+    func = _gpu_lower(*b.conv_default(4, 3, 13, 3, 1, 1))
+    assert "tvm_storage_sync" not in str(func)
+
+
+def test_host_launches_one_kernel_per_host_iteration():
+    """§5.5's default conv binds h and w; the channel loop stays on the host and launches the
+    kernel once per channel, passing the channel as a scalar."""
+    func = _gpu_lower(*b.conv_default(4, 3, 13, 3, 1, 1))
+    host, devices = split_host_device(func)
+    assert len(devices) == 1
+    text = str(host)
+    assert "for c in range(4)" in text and "tvmlite.launch_kernel" in text
+    assert any(p.dtype == "int32" for p in devices[0][1].params)
+
+
+def test_emulation_splits_threads_at_barriers():
+    func = emulate_gpu_kernels(_gpu_lower(*b.matmul_gpu(128)))
+    text = str(func)
+    assert "T.parallel" in text and "tvm_storage_sync" not in text
+    # one thread loop nest per phase: init, then per k.outer the loads and the products,
+    # then the copy-out
+    assert text.count("for threadIdx_y, threadIdx_x") == 4
+
+
+def test_barrier_under_divergent_condition_is_refused():
+    from tvmlite.tir import stmt as S
+    from tvmlite.tir.expr import IntImm, Var
+    from tvmlite.tir.transform.gpu_barrier import barrier
+    from tvmlite.tir.transform.gpu_emulate import _Phases
+    from tvmlite.tir.transform.gpu_kernels import KernelInfo
+    tx = Var("threadIdx_x", "int32")
+    info = KernelInfo("k", {"threadIdx.x": tx}, {"threadIdx.x": IntImm("int32", 32)})
+    body = S.IfThenElse(tvm.tir.op.lt(tx, 4), barrier())
+    with pytest.raises(TVMError, match="barrier under a IfThenElse that depends on the thread"):
+        _Phases(info).run(body)
+
+
+def test_symbolic_grid_and_scalar_parameter(monkeypatch):
+    monkeypatch.setenv("TVMLITE_GPU_EMULATION", "1")
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    bx, tx = s[B].split(B.op.axis[0], factor=32)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    mod = tvm.build(s, [A, B], "cuda")
+    assert "int32_t n)" in mod.imported_modules[0].get_source()
+    dev = tvm.cuda(0)
+    for m in (1, 33, 1000):
+        a = np.random.rand(m).astype("float32")
+        out = tvm.nd.array(np.zeros(m, "float32"), dev)
+        mod(tvm.nd.array(a, dev), out)
+        np.testing.assert_allclose(out.numpy(), a * 2)
+    with pytest.raises(TVMError, match="expected to be on cuda"):
+        mod(tvm.nd.array(a), tvm.nd.array(np.zeros(1000, "float32")))
+
+
+def test_no_gpu_arrays_without_emulation(monkeypatch):
+    monkeypatch.delenv("TVMLITE_GPU_EMULATION", raising=False)
+    if cuda_available():
+        pytest.skip("a real GPU is present")
+    assert not tvm.cuda(0).exist
+    with pytest.raises(TVMError, match="CUDA is not available"):
+        tvm.nd.array(np.zeros(3, "float32"), tvm.cuda(0))
+    # the CUDA source is still produced
+    s, args = b.va_parallel(100)
+    assert "__global__" in tvm.build(s, list(args), "cuda").imported_modules[0].get_source()
