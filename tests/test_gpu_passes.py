@@ -128,3 +128,30 @@ def test_no_gpu_arrays_without_emulation(monkeypatch):
     # the CUDA source is still produced
     s, args = b.va_parallel(100)
     assert "__global__" in tvm.build(s, list(args), "cuda").imported_modules[0].get_source()
+
+
+def test_float16_kernel(monkeypatch, tmp_path):
+    import shutil
+    import subprocess
+    monkeypatch.setenv("TVMLITE_GPU_EMULATION", "1")
+    n = 1000
+    A = te.placeholder((n,), name="A", dtype="float16")
+    B = te.placeholder((n,), name="B", dtype="float16")
+    C = te.compute((n,), lambda i: A[i] * B[i] + A[i], name="C")
+    s = te.create_schedule(C.op)
+    bx, tx = s[C].split(C.op.axis[0], factor=128)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    mod = tvm.build(s, [A, B, C], "cuda")
+    dev = tvm.cuda(0)
+    a = np.random.rand(n).astype("float16")
+    bb = np.random.rand(n).astype("float16")
+    c = tvm.nd.array(np.zeros(n, "float16"), dev)
+    mod(tvm.nd.array(a, dev), tvm.nd.array(bb, dev), c)
+    np.testing.assert_allclose(c.numpy(), a * bb + a, rtol=1e-2)
+    if shutil.which("nvcc"):
+        cu = tmp_path / "h.cu"
+        cu.write_text(mod.imported_modules[0].get_source())
+        r = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "h.o")],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr

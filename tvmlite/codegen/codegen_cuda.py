@@ -17,9 +17,11 @@ from ..tir.function import PrimFunc
 from ..tir.transform.gpu_kernels import BARRIER, LOCAL_TAGS
 from .codegen_c import CodeGenC, _FunctionPrinter, c_type
 
+# the C printer spells float16 _Float16; CUDA spells it __half
 CUDA_PREAMBLE = """#include <cuda_fp16.h>
 #include <stdint.h>
 #define TVML_UNUSED __device__ __attribute__((unused))
+#define _Float16 __half
 """
 
 
