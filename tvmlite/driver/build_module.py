@@ -166,8 +166,12 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
     from ..runtime.cuda_module import CUDASourceModule
     from ..tir.transform.gpu_split_host_device import split_host_device
 
-    # no loop partition: guards stay in kernels (a peeled copy would duplicate shared buffers)
-    lowered = lower(mod, name=name)
+    # no loop partition: guards stay in kernels (a peeled copy would duplicate shared buffers);
+    # vectorized loops stay serial loops until the CUDA dialect prints float4-style vectors
+    cur = PassContext.current()
+    with PassContext(cur.opt_level, cur.required_pass, cur.disabled_pass,
+                     config={**cur.config, "tir.disable_vectorize": True}):
+        lowered = lower(mod, name=name)
     lowered = Sequential(gpu_passes(tgt), name="tvmlite.gpu")(lowered)
     devices = []
     for func in lowered.functions.values():
