@@ -55,7 +55,7 @@ def main():
     for f in (b.conv_tiling, b.conv_vthread):
         data, weight, out = d2ltvm.get_conv_data(64, 64, 64, 3, 1, 1)
         row(f"5.5 {f.__name__} 64x64x64", f(64, 64, 64, 3, 1, 1), [data, weight], out.shape,
-            lambda: book_ch4.conv_ref(data, weight, 1, 1))
+            lambda d=data, w=weight: book_ch4.conv_ref(d, w, 1, 1))
     data, weight, out = d2ltvm.get_conv_data(64, 64, 64, 3, 1, 1, conv_type="depthwise")
     row("5.6 depthwise 64x64x64", b.depthwise_schedule(64, 64, 3, 1, 1), [data, weight],
         out.shape, lambda: book_ch4.conv_ref(data, weight, 1, 1, depthwise=True))
