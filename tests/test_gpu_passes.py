@@ -185,3 +185,64 @@ def test_vectorized_loop_in_a_kernel(monkeypatch, tmp_path):
         r = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "v.o")],
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
+
+
+def _shared_gather(index, n=64):
+    """B[i] = A[index(i)] through a shared cache loaded by the same threads."""
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[index(i)], name="B")
+    s = te.create_schedule(B.op)
+    AS = s.cache_read(A, "shared", [B])
+    s[B].bind(B.op.axis[0], te.thread_axis("threadIdx.x"))
+    s[AS].compute_at(s[B], B.op.axis[0])
+    s[AS].bind(s[AS].op.axis[0], te.thread_axis("threadIdx.x"))
+    return s, [A, B]
+
+
+def _run_without_barriers(monkeypatch, s, args, a):
+    from tvmlite.tir.transform import gpu_barrier
+    monkeypatch.setattr(gpu_barrier, "inject_barriers", lambda f: f)
+    mod = tvm.build(s, args, "cuda")
+    dev = tvm.cuda(0)
+    mod(tvm.nd.array(a, dev), tvm.nd.array(np.zeros(a.shape, "float32"), dev))
+
+
+def test_check_mode_finds_a_race(monkeypatch):
+    monkeypatch.setenv("TVMLITE_GPU_EMULATION", "check")
+    s, args = _shared_gather(lambda i: i // 2)
+    a = np.random.rand(64).astype("float32")
+    with pytest.raises(TVMError, match=r"race on shared buffer A\.shared: a thread reads an "
+                       r"element another thread wrote since the last barrier.*store to B"):
+        _run_without_barriers(monkeypatch, s, args, a)
+
+
+def test_check_mode_finds_a_read_before_any_write(monkeypatch):
+    monkeypatch.setenv("TVMLITE_GPU_EMULATION", "check")
+    s, args = _shared_gather(lambda i: 63 - i)
+    a = np.random.rand(64).astype("float32")
+    with pytest.raises(TVMError, match=r"read of shared buffer A\.shared before any thread "
+                       "wrote it"):
+        _run_without_barriers(monkeypatch, s, args, a)
+
+
+@pytest.mark.parametrize("index", [lambda i: i // 2, lambda i: 63 - i])
+def test_check_mode_passes_with_barriers(monkeypatch, index):
+    monkeypatch.setenv("TVMLITE_GPU_EMULATION", "check")
+    s, args = _shared_gather(index)
+    a = np.random.rand(64).astype("float32")
+    mod = tvm.build(s, args, "cuda")
+    dev = tvm.cuda(0)
+    out = tvm.nd.array(np.zeros(64, "float32"), dev)
+    mod(tvm.nd.array(a, dev), out)
+    np.testing.assert_array_equal(out.numpy(), a[[index(i) for i in range(64)]])
+
+
+def test_check_mode_accepts_the_book_schedules(monkeypatch):
+    monkeypatch.setenv("TVMLITE_GPU_EMULATION", "check")
+    dev = tvm.cuda(0)
+    x = np.random.rand(100, 100).astype("float32")
+    sch, args = b.matmul_gpu(100)
+    mod = tvm.build(sch, list(args), "cuda")
+    out = tvm.nd.array(np.zeros((100, 100), "float32"), dev)
+    mod(tvm.nd.array(x, dev), tvm.nd.array(x, dev), out)
+    np.testing.assert_allclose(out.numpy(), x @ x, rtol=1e-4)

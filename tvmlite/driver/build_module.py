@@ -8,6 +8,7 @@ the passes with ``PassContext(instruments=[tvm.ir.instrument.PassTimingInstrumen
 """
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -178,7 +179,8 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
         if isinstance(func, PrimFunc):
             devices += split_host_device(func)[1]
     source = generate_cuda(devices)
-    emulated = Sequential([_t.EmulateGPUKernels()], name="tvmlite.gpu_emulate")(lowered)
+    check = os.environ.get("TVMLITE_GPU_EMULATION", "").lower() == "check"
+    emulated = Sequential([_t.EmulateGPUKernels(check)], name="tvmlite.gpu_emulate")(lowered)
     rt = build_c(emulated, Target("llvm"))
     rt.imported_modules.append(CUDASourceModule(source, [n for n, _ in devices]))
     return rt

@@ -105,7 +105,8 @@ def InjectGPUBarriers() -> PrimFuncPass:  # noqa: N802
 ThreadSync = InjectGPUBarriers  # TVM's name
 
 
-def EmulateGPUKernels() -> PrimFuncPass:  # noqa: N802
-    """Run GPU kernels on the CPU: blocks in parallel, threads as loops split at barriers."""
+def EmulateGPUKernels(check: bool = False) -> PrimFuncPass:  # noqa: N802
+    """Run GPU kernels on the CPU: blocks in parallel, threads as loops split at barriers;
+    ``check`` finds shared-memory races and out-of-bounds accesses."""
     from .gpu_emulate import emulate_gpu_kernels
-    return PrimFuncPass(lambda f, m, c: emulate_gpu_kernels(f), "tir.EmulateGPUKernels")
+    return PrimFuncPass(lambda f, m, c: emulate_gpu_kernels(f, check), "tir.EmulateGPUKernels")

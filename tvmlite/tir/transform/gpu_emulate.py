@@ -25,6 +25,7 @@ from ..functor import Mutator, collect_vars
 from ..stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 from .gpu_barrier import _is_barrier
 from .gpu_kernels import BLOCK_TAGS, KERNEL_ATTR, LOCAL_TAGS, has_barrier
+from .gpu_race_check import RaceCheck
 
 
 class _Expand(Mutator):
@@ -53,8 +54,9 @@ class _Expand(Mutator):
 
 
 class _Phases:
-    def __init__(self, info):
+    def __init__(self, info, on_barrier=None):
         self.info = info
+        self.on_barrier = on_barrier  # a statement run once per block at each barrier
         self.tvars = {info.vars[t] for t in LOCAL_TAGS if t in info.vars}
         tid = IntImm("int32", 0)
         for t in reversed(LOCAL_TAGS):  # z outermost
@@ -82,6 +84,8 @@ class _Phases:
                     if seg:
                         out.append(self.run(SeqStmt.flatten(*seg)))
                     seg = []
+                    if self.on_barrier is not None:
+                        out.append(self.on_barrier)
                 elif has_barrier(c):
                     if seg:
                         out.append(self.run(SeqStmt.flatten(*seg)))
@@ -128,14 +132,24 @@ class _HoistLocals(Mutator):
 
 
 class _Emulate(Mutator):
+    def __init__(self, check: bool):
+        self.check = check
+
     def visit_AttrStmt(self, s):
         if s.attr_key != KERNEL_ATTR:
             return self.generic(s)
         info = s.node
         phases = _Phases(info)
         hoist = _HoistLocals(phases)
-        body = phases.run(hoist.visit(s.body))
-        for a in reversed(hoist.allocs + info.shared):
+        body = hoist.visit(s.body)
+        check = RaceCheck(info, phases.tid) if self.check and info.shared else None
+        if check is not None:
+            body = check.instrument(body)
+            phases.on_barrier = check.on_barrier()
+        body = phases.run(body)
+        if check is not None:
+            body = SeqStmt.flatten(check.init(), body)
+        for a in reversed(hoist.allocs + info.shared + (check.allocs if check else [])):
             body = Allocate(a.buffer_var, a.dtype, a.extents, a.condition, body,
                             a.annotations, "global")
         b = Var("block", "int64")
@@ -155,7 +169,8 @@ class _Emulate(Mutator):
         return For(b, IntImm("int64", 0), total, ForKind.PARALLEL, body)
 
 
-def emulate_gpu_kernels(func):
-    """Replace every kernel of ``func`` by its CPU emulation (module docstring)."""
-    return func.with_body(_Emulate().visit(func.body)).with_attr(
+def emulate_gpu_kernels(func, check: bool = False):
+    """Replace every kernel of ``func`` by its CPU emulation (module docstring); ``check``
+    adds the race and bounds checks of :mod:`gpu_race_check` on shared memory."""
+    return func.with_body(_Emulate(check).visit(func.body)).with_attr(
         "tvmlite.arg_device_type", 2)
