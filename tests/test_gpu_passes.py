@@ -246,3 +246,15 @@ def test_check_mode_accepts_the_book_schedules(monkeypatch):
     out = tvm.nd.array(np.zeros((100, 100), "float32"), dev)
     mod(tvm.nd.array(x, dev), tvm.nd.array(x, dev), out)
     np.testing.assert_allclose(out.numpy(), x @ x, rtol=1e-4)
+
+
+def test_reduction_loop_bound_to_threads_is_refused():
+    n = 64
+    A = te.placeholder((n, n), name="A")
+    k = te.reduce_axis((0, n), name="k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
+    s[B].bind(B.op.reduce_axis[0], te.thread_axis("threadIdx.x"))
+    with pytest.raises(TVMError, match="bound to threadIdx.x is a reduction loop of B"):
+        tvm.build(s, [A, B], "cuda")

@@ -26,7 +26,7 @@ from typing import Dict, List, Optional
 from ...error import TVMError
 from .. import op as _op
 from ..expr import IntImm, Var
-from ..functor import Mutator, Visitor, substitute
+from ..functor import Mutator, Visitor, collect_vars, substitute
 from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 
 KERNEL_ATTR = "tvmlite.gpu_kernel"
@@ -79,6 +79,31 @@ class _Extents(Visitor):
         self.generic(s)
 
 
+class _Accumulations(Visitor):
+    """Stores ``X[i] = f(X[i], ...)`` to a buffer shared by threads whose index ``i`` does
+    not depend on ``var``: every thread of that axis updates the same element."""
+
+    def __init__(self, var):
+        self.var = var
+        self.found = None
+
+    def visit_BufferStore(self, s):
+        if self.found is None and s.buffer.scope() != "local" \
+                and not any(self.var in collect_vars(i) for i in s.indices):
+            same = []
+
+            class _L(Visitor):
+                def visit_BufferLoad(self, e):
+                    if e.buffer.data is s.buffer.data:
+                        same.append(e)
+                    self.generic(e)
+
+            _L().visit(s.value)
+            if same:
+                self.found = s
+        self.generic(s)
+
+
 class _Normalize(Mutator):
     def __init__(self, info: KernelInfo):
         self.info = info
@@ -87,6 +112,14 @@ class _Normalize(Mutator):
         tag = _bound_tag(s)
         if tag is None:
             return self.generic(s)
+        if tag in LOCAL_TAGS or tag in BLOCK_TAGS:
+            acc = _Accumulations(s.loop_var)
+            acc.visit(s.body)
+            if acc.found is not None:
+                raise TVMError(f"{self.info.name}: loop {s.loop_var.name} bound to {tag} is a "
+                               f"reduction loop of {acc.found.buffer.name}: every thread would "
+                               "update the same element (cross-thread reductions are not "
+                               "supported yet; keep reduction loops serial)")
         body = self.visit(s.body)
         tv = self.info.vars[tag]
         val = tv if _is_zero(s.min) else _op.add(tv, s.min)
