@@ -258,3 +258,17 @@ def test_reduction_loop_bound_to_threads_is_refused():
     s[B].bind(B.op.reduce_axis[0], te.thread_axis("threadIdx.x"))
     with pytest.raises(TVMError, match="bound to threadIdx.x is a reduction loop of B"):
         tvm.build(s, [A, B], "cuda")
+
+
+def test_cuda_targets_and_tags():
+    t = tvm.target.Target("nvidia/nvidia-h100")
+    assert t.kind.name == "cuda" and t.attrs["arch"] == "sm_90" and t.max_num_threads == 1024
+    assert tvm.target.Target(str(t)).attrs["arch"] == "sm_90"
+    assert tvm.target.Target("cuda -arch=sm_90").attrs["arch"] == "sm_90"
+    assert tvm.target.cuda(arch="sm_80").attrs["arch"] == "sm_80"
+    with pytest.raises(TVMError, match="unknown target tag 'nvidia/no-such-gpu'"):
+        tvm.target.Target("nvidia/no-such-gpu")
+    # the build checks the tag's limits
+    s, args = b.va_parallel(4096, nt=512)
+    with pytest.raises(TVMError, match="512 threads per block .* limit of 256"):
+        tvm.build(s, list(args), "nvidia/tesla-t4 -max_num_threads=256")
