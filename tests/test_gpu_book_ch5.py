@@ -125,7 +125,7 @@ def test_cuda_source_compiles_with_nvcc(tmp_path):
     for sch, args in [b.va_parallel(1000), b.bc_alternate(129), b.matmul_gpu(300),
                       b.conv_default(4, 3, 13, 3, 1, 1), b.conv_vthread(64, 64, 64, 3, 1, 1),
                       b.depthwise_schedule(3, 32, 3, 1, 1), b.pool_avg(3, 13, 3, nt=64),
-                      b.bn_default(5, 13)]:
+                      b.bn_default(5, 13), _conv1d_gpu(1000, 31), _gemm_gpu(100, 77, 90)]:
         src = tvm.build(sch, list(args), "cuda -arch=sm_90").imported_modules[0].get_source()
         cu = tmp_path / "k.cu"
         cu.write_text(src)
@@ -239,3 +239,39 @@ def test_seed_003_conv1d_two_kernels(M, N):
     np.testing.assert_allclose(got, np.convolve(a, w), rtol=1e-4, atol=1e-4)
     src = mod.imported_modules[0].get_source()
     assert "default_function_kernel0" in src and "default_function_kernel1" in src
+
+
+def _gemm_gpu(M, K, N, bs=16):
+    """Seed 003's GEMM on a GPU: 2-D tiles on blocks (parallel, then bound: the last
+    annotation wins), the reduction split and kept outside the thread loops, and local
+    caches of A and B computed at the outer reduction loop."""
+    k = te.reduce_axis((0, K), name="k")
+    A = te.placeholder((M, K), name="A")
+    B = te.placeholder((K, N), name="B")
+    C = te.compute((M, N), lambda x, y: te.sum(A[x, k] * B[k, y], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    AA = s.cache_read(A, "local", [C])
+    BB = s.cache_read(B, "local", [C])
+    x, y = s[C].op.axis
+    xo, yo, xi, yi = s[C].tile(x, y, bs, bs)
+    s[C].parallel(yo)
+    s[C].parallel(xo)
+    s[C].bind(yo, te.thread_axis("blockIdx.x"))
+    s[C].bind(xo, te.thread_axis("blockIdx.y"))
+    ko, ki = s[C].split(s[C].op.reduce_axis[0], factor=bs)
+    s[C].reorder(xo, yo, ko, ki, xi, yi)
+    s[C].bind(xi, te.thread_axis("threadIdx.y"))
+    s[C].bind(yi, te.thread_axis("threadIdx.x"))
+    s[AA].compute_at(s[C], ko)
+    s[BB].compute_at(s[C], ko)
+    return s, (A, B, C)
+
+
+@pytest.mark.parametrize("M,K,N", [(64, 64, 64), (100, 77, 90)])
+def test_seed_003_gemm(M, K, N):
+    s, args = _gemm_gpu(M, K, N)
+    np.random.seed(2)
+    a = np.random.rand(M, K).astype("float32")
+    w = np.random.rand(K, N).astype("float32")
+    got, _ = _run(s, args, [a, w], (M, N))
+    np.testing.assert_allclose(got, a @ w, rtol=1e-4)
