@@ -4,7 +4,8 @@ A kernel is a loop nest whose outermost loop is bound to ``blockIdx.*``/``thread
 loop bound to the same tag in one kernel is the same hardware index (classic TE: the cached
 loads of cooperative fetching reuse the threads of the consumer), so each tag becomes one
 variable, and a loop shorter than the launch extent is guarded. ``shared`` allocations move to
-the kernel's top (one per block). Before::
+the kernel's top (one per block); a shared or local allocation left in host code moves into the
+one kernel using it. Before::
 
     for bx in T.thread_binding(4, thread="blockIdx.x"):
         for tx in T.thread_binding(64, thread="threadIdx.x"):
@@ -15,8 +16,10 @@ After (``AttrStmt(KernelInfo, "tvmlite.gpu_kernel", ...)`` around the body)::
     with T.attr(kernel0{blockIdx.x: 4, threadIdx.x: 64}, "tvmlite.gpu_kernel", 0):
         C[blockIdx_x * 64 + threadIdx_x] = ...
 
-Checks: threads per block, shared memory per block, the same tag on nested loops of one
-extent-changing nest is allowed (reuse) but code outside every kernel may not touch memory.
+Checks, each a TVMError naming the function: threads per block and shared memory per block
+within the target's limits, constant thread extents, no reduction loop bound to a thread axis
+(threads would update one element), and no store outside every kernel (an unbound loop, or
+nothing bound at all). Nested loops bound to one tag are allowed: they are the same index.
 """
 from __future__ import annotations
 
