@@ -272,3 +272,23 @@ def test_cuda_targets_and_tags():
     s, args = b.va_parallel(4096, nt=512)
     with pytest.raises(TVMError, match="512 threads per block .* limit of 256"):
         tvm.build(s, list(args), "nvidia/tesla-t4 -max_num_threads=256")
+
+
+def test_unrolled_loop_in_a_kernel(monkeypatch):
+    monkeypatch.setenv("TVMLITE_GPU_EMULATION", "1")
+    n = 1000
+    A = te.placeholder((n,), name="A")
+    C = te.compute((n,), lambda i: A[i] + 1.0, name="C")
+    s = te.create_schedule(C.op)
+    bx, tx = s[C].split(C.op.axis[0], factor=256)
+    tx, ui = s[C].split(tx, factor=64)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    s[C].unroll(ui)  # too long to copy: a loop with nvcc's unroll hint
+    mod = tvm.build(s, [A, C], "cuda")
+    src = mod.imported_modules[0].get_source()
+    assert "#pragma unroll 64" in src and "GCC" not in src
+    a = np.random.rand(n).astype("float32")
+    c = tvm.nd.array(np.zeros(n, "float32"), tvm.cuda(0))
+    mod(tvm.nd.array(a, tvm.cuda(0)), c)
+    np.testing.assert_allclose(c.numpy(), a + 1)

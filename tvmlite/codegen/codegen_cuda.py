@@ -53,6 +53,14 @@ class _CudaPrinter(_FunctionPrinter):
                 f"{self.symbol}({', '.join(args)}) {{")
         return "\n".join([head] + self.lines + ["}", ""])
 
+    def emit(self, line: str) -> None:
+        # loop hints in nvcc's spelling
+        if line.startswith("#pragma GCC unroll"):
+            line = line.replace("#pragma GCC unroll", "#pragma unroll", 1)
+        elif line == "#pragma GCC ivdep":
+            return
+        super().emit(line)
+
     def emit_fail(self, cond, fmt, *args) -> None:
         raise TVMError(f"{self.symbol}: a run-time check cannot be generated in CUDA device "
                        f"code ({fmt})")
