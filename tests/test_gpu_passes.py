@@ -248,15 +248,63 @@ def test_check_mode_accepts_the_book_schedules(monkeypatch):
     np.testing.assert_allclose(out.numpy(), x @ x, rtol=1e-4)
 
 
-def test_reduction_loop_bound_to_threads_is_refused():
-    n = 64
-    A = te.placeholder((n, n), name="A")
-    k = te.reduce_axis((0, n), name="k")
-    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+def _row_reduce(n, m, kind="sum", rfactor=False):
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), "k")
+    f = {"sum": te.sum, "max": te.max, "min": te.min}[kind]
+    B = te.compute((n,), lambda i: f(A[i, k], axis=k), name="B")
     s = te.create_schedule(B.op)
-    s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
-    s[B].bind(B.op.reduce_axis[0], te.thread_axis("threadIdx.x"))
-    with pytest.raises(TVMError, match="bound to threadIdx.x is a reduction loop of B"):
+    if not rfactor:
+        s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
+        s[B].bind(B.op.reduce_axis[0], te.thread_axis("threadIdx.x"))
+        return s, [A, B]
+    # classic cross-thread reduction: rfactor the inner part, bind it to threadIdx.x
+    ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
+    BF = s.rfactor(B, ki)
+    bx, ty = s[B].split(s[B].op.axis[0], factor=8)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(ty, te.thread_axis("threadIdx.y"))
+    s[B].bind(s[B].op.reduce_axis[0], te.thread_axis("threadIdx.x"))
+    s[BF].compute_at(s[B], s[B].op.reduce_axis[0])
+    return s, [A, B]
+
+
+@pytest.mark.parametrize("kind,rfactor,n,m", [("sum", False, 13, 100), ("max", False, 7, 77),
+                                              ("min", False, 5, 3), ("sum", True, 37, 100),
+                                              ("sum", True, 9, 250)])
+def test_cross_thread_reduction(monkeypatch, tmp_path, kind, rfactor, n, m):
+    """A reduction loop bound to threadIdx: each thread's part goes to shared memory and,
+    after a barrier, thread 0 folds them (checked for races by the emulation's checking
+    mode)."""
+    import shutil
+    import subprocess
+    monkeypatch.setenv("TVMLITE_GPU_EMULATION", "check")
+    s, args = _row_reduce(n, m, kind, rfactor)
+    mod = tvm.build(s, args, "cuda")
+    src = mod.imported_modules[0].get_source()
+    assert "__shared__ float red_B" in src and "__syncthreads();" in src
+    a = np.random.rand(n, m).astype("float32")
+    out = tvm.nd.array(np.zeros(n, "float32"), tvm.cuda(0))
+    mod(tvm.nd.array(a, tvm.cuda(0)), out)
+    ref = {"sum": a.sum(1), "max": a.max(1), "min": a.min(1)}[kind]
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-5)
+    if shutil.which("nvcc"):
+        cu = tmp_path / "r.cu"
+        cu.write_text(src)
+        r = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "r.o")],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+
+
+def test_reduction_loop_bound_to_blocks_is_refused():
+    A = te.placeholder((64, 64), name="A")
+    k = te.reduce_axis((0, 64), name="k")
+    B = te.compute((64,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    s[B].bind(B.op.axis[0], te.thread_axis("threadIdx.x"))
+    s[B].bind(B.op.reduce_axis[0], te.thread_axis("blockIdx.x"))
+    with pytest.raises(TVMError, match="bound to blockIdx.x is a reduction loop of B: blocks "
+                       "cannot reduce"):
         tvm.build(s, [A, B], "cuda")
 
 

@@ -79,6 +79,8 @@ class _Sync:
         return bool(r & pw or w & pr)
 
     def _item(self, s, state):
+        if isinstance(s, SeqStmt):  # a nested sequence is part of this one
+            return [x for c in s.seq for x in self._item(c, state)]
         r, w = self.access(s)
         if not (r or w):
             return [s]

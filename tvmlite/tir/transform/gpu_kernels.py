@@ -16,10 +16,14 @@ After (``AttrStmt(KernelInfo, "tvmlite.gpu_kernel", ...)`` around the body)::
     with T.attr(kernel0{blockIdx.x: 4, threadIdx.x: 64}, "tvmlite.gpu_kernel", 0):
         C[blockIdx_x * 64 + threadIdx_x] = ...
 
+A reduction loop bound to ``threadIdx`` (directly or after ``rfactor``) becomes a cross-thread
+reduction: each thread writes its part to a shared buffer ``red_X`` and thread 0 folds them
+(the barrier between comes from :mod:`gpu_barrier`).
+
 Checks, each a TVMError naming the function: threads per block and shared memory per block
-within the target's limits, constant thread extents, no reduction loop bound to a thread axis
-(threads would update one element), and no store outside every kernel (an unbound loop, or
-nothing bound at all). Nested loops bound to one tag are allowed: they are the same index.
+within the target's limits, constant thread extents, reductions over blocks or in a form not
+recognised (threads would update one element), and no store outside every kernel (an unbound
+loop, or nothing bound at all). Nested loops bound to one tag are the same index.
 """
 from __future__ import annotations
 
@@ -27,8 +31,10 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from ...error import TVMError
+from ...ir.structural import structural_equal
 from .. import op as _op
-from ..expr import IntImm, Var
+from ..buffer import Buffer
+from ..expr import Add, BufferLoad, IntImm, Max, Min, Var
 from ..functor import Mutator, Visitor, collect_vars, substitute
 from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 
@@ -82,6 +88,39 @@ class _Extents(Visitor):
         self.generic(s)
 
 
+def _path_to(s, target) -> Optional[list]:
+    """The conditions of the ifs between ``s`` and the statement ``target``, or None when a
+    loop or a let lies between them."""
+    if s is target:
+        return []
+    if isinstance(s, SeqStmt):
+        for c in s.seq:
+            p = _path_to(c, target)
+            if p is not None:
+                return p
+        return None
+    if isinstance(s, IfThenElse):
+        p = _path_to(s.then_case, target)
+        if p is not None:
+            return [s.condition] + p
+        if s.else_case is not None:
+            p = _path_to(s.else_case, target)
+            if p is not None:
+                return [_op.logical_not(s.condition)] + p
+        return None
+    if isinstance(s, Allocate):
+        return _path_to(s.body, target)
+    return None
+
+
+def _replace_stmt(s, target, new):
+    class _R(Mutator):
+        def visit_BufferStore(self, x):
+            return new if x is target else x
+
+    return _R().visit(s)
+
+
 class _Accumulations(Visitor):
     """Stores ``X[i] = f(X[i], ...)`` to a buffer shared by threads whose index ``i`` does
     not depend on ``var``: every thread of that axis updates the same element."""
@@ -115,15 +154,12 @@ class _Normalize(Mutator):
         tag = _bound_tag(s)
         if tag is None:
             return self.generic(s)
-        if tag in LOCAL_TAGS or tag in BLOCK_TAGS:
-            acc = _Accumulations(s.loop_var)
-            acc.visit(s.body)
-            if acc.found is not None:
-                raise TVMError(f"{self.info.name}: loop {s.loop_var.name} bound to {tag} is a "
-                               f"reduction loop of {acc.found.buffer.name}: every thread would "
-                               "update the same element (cross-thread reductions are not "
-                               "supported yet; keep reduction loops serial)")
-        body = self.visit(s.body)
+        acc = _Accumulations(s.loop_var)
+        acc.visit(s.body)
+        source = s.body
+        if acc.found is not None:
+            source = self._cross_thread_reduce(s, tag, acc.found)
+        body = self.visit(source)
         tv = self.info.vars[tag]
         val = tv if _is_zero(s.min) else _op.add(tv, s.min)
         body = substitute(body, {s.loop_var: val})
@@ -132,6 +168,60 @@ class _Normalize(Mutator):
                 and launch.value == s.extent.value) and launch is not s.extent:
             body = IfThenElse(_op.lt(tv, s.extent), body)
         return body
+
+    def _cross_thread_reduce(self, loop, tag: str, store: BufferStore):
+        """``for t (bound): ... X[i] = X[i] + v(t)`` → each thread writes ``v`` to a shared
+        buffer, then (after a barrier, inserted later) thread 0 folds the buffer into
+        ``X[i]`` under the store's own guards."""
+        what = (f"{self.info.name}: loop {loop.loop_var.name} bound to {tag} is a reduction "
+                f"loop of {store.buffer.name}")
+        if tag not in LOCAL_TAGS:
+            raise TVMError(f"{what}: blocks cannot reduce into one element (bind the reduction "
+                           "to threadIdx, or keep it serial)")
+        path = _path_to(loop.body, store)
+        if path is None:
+            raise TVMError(f"{what}, but the update sits under a loop or a let inside it: every "
+                           "thread would update the same element (cross-thread reductions "
+                           "need the update directly under the bound loop)")
+        value = store.value
+        old = BufferLoad(store.buffer, store.indices)
+        if not isinstance(value, (Add, Max, Min)) or not any(
+                isinstance(x, BufferLoad) and structural_equal(x, old)
+                for x in (value.a, value.b)):
+            raise TVMError(f"{what}, and the update is not a sum, min or max of the element: "
+                           "every thread would update the same element")
+        same_a = isinstance(value.a, BufferLoad) and structural_equal(value.a, old)
+        v = value.b if same_a else value.a
+        dt = store.buffer.dtype
+        ident = {Add: _op.const(0, dt), Max: _op.min_value(dt), Min: _op.max_value(dt)}
+        ident = ident[type(value)]
+        n = self.info.threads()
+        tid = IntImm("int32", 0)
+        for tg in reversed(LOCAL_TAGS):
+            if tg in self.info.vars:
+                tid = _op.add(_op.mul(tid, self.info.extent(tg)), self.info.vars[tg])
+        red_var = Var(f"red_{store.buffer.name}", "handle")
+        red = Buffer(red_var, dt, (IntImm("int32", n),), name=f"red_{store.buffer.name}",
+                     scope_name="shared")
+        self.info.shared.append(Allocate(red_var, dt, (IntImm("int32", n),), IntImm("bool", 1),
+                                         None, None, "shared"))
+        tv = self.info.vars[tag]
+        # each thread: its contribution (the identity where its guards fail)
+        part = _replace_stmt(loop.body, store, BufferStore(red, v, (tid,)))
+        part = SeqStmt.flatten(BufferStore(red, ident, (tid,)), part)
+        # thread 0: fold the contributions in thread order, under each one's guards
+        t = Var(f"{loop.loop_var.name}_red", loop.loop_var.dtype)
+        cond = IntImm("bool", 1)
+        for c in path:
+            cond = _op.logical_and(cond, c)
+        cond = substitute(cond, {loop.loop_var: t})
+        tid_t = substitute(tid, {tv: t})
+        combined = type(value)(old, BufferLoad(red, (tid_t,))) if same_a else \
+            type(value)(BufferLoad(red, (tid_t,)), old)
+        upd = BufferStore(store.buffer, combined, store.indices)
+        fold = For(t, IntImm(t.dtype, 0), loop.extent, ForKind.SERIAL,
+                   upd if isinstance(cond, IntImm) else IfThenElse(cond, upd))
+        return SeqStmt.flatten(part, IfThenElse(_op.eq(tv, 0), fold))
 
     def visit_Allocate(self, a):
         body = self.visit(a.body)
@@ -157,7 +247,6 @@ def _launch_extent(tag: str, loops: list, fname: str):
                        f"{tag} is not a constant ({exts[0]}); threads per block must be known "
                        "when compiling")
     first = exts[0]
-    from ...ir.structural import structural_equal  # noqa: PLC0415  (ir sits below tir)
     if any(not structural_equal(first, e) for e in exts[1:]):
         raise TVMError(f"{fname}: loops bound to {tag} have different symbolic extents "
                        f"({', '.join(map(str, exts))})")
