@@ -11,6 +11,9 @@ from .function_pass import (
     prim_func_pass,
     stmt_pass,
 )
+from .gpu_barrier import inject_barriers
+from .gpu_emulate import emulate_gpu_kernels
+from .gpu_kernels import lower_gpu_kernels
 from .instrument_bound_checkers import instrument_bound_checkers
 from .loop_partition import LoopPartition, loop_partition
 from .lower_blocks import lower_blocks
@@ -78,27 +81,14 @@ def InstrumentBoundCheckers() -> PrimFuncPass:  # noqa: N802
     return stmt_pass(instrument_bound_checkers, "tir.InstrumentBoundCheckers")
 
 
-__all__ = [
-    "PrimFuncPass", "prim_func_pass", "stmt_pass", "as_lower_pass", "lower_pass_entries",
-    "LowerReductionInit", "LowerInitBlock", "StorageAlign", "LowerVirtualThread",
-    "InjectVirtualThread", "LowerBlocks", "CompactBufferAllocation", "FlattenBuffer",
-    "Simplify", "InstrumentBoundCheckers", "LoopPartition", "UnrollLoop", "VectorizeLoop",
-    "compact_buffer_allocation", "flatten_buffer", "instrument_bound_checkers",
-    "loop_partition", "lower_blocks", "lower_reduction_init", "lower_virtual_thread",
-    "apply_storage_align", "unroll_loop", "vectorize_loop",
-]
-
-
 def LowerGPUKernels(max_threads: int = 1024, max_shared: int = 49152) -> PrimFuncPass:  # noqa: N802
     """Mark GPU kernels with launch extents; check threads and shared memory per block."""
-    from .gpu_kernels import lower_gpu_kernels
     return PrimFuncPass(lambda f, m, c: lower_gpu_kernels(f, max_threads, max_shared),
                         "tir.LowerGPUKernels")
 
 
 def InjectGPUBarriers() -> PrimFuncPass:  # noqa: N802
     """Insert ``__syncthreads()`` between shared-memory writes and reads of other threads."""
-    from .gpu_barrier import inject_barriers
     return PrimFuncPass(lambda f, m, c: inject_barriers(f), "tir.InjectGPUBarriers")
 
 
@@ -108,5 +98,16 @@ ThreadSync = InjectGPUBarriers  # TVM's name
 def EmulateGPUKernels(check: bool = False) -> PrimFuncPass:  # noqa: N802
     """Run GPU kernels on the CPU: blocks in parallel, threads as loops split at barriers;
     ``check`` finds shared-memory races and out-of-bounds accesses."""
-    from .gpu_emulate import emulate_gpu_kernels
     return PrimFuncPass(lambda f, m, c: emulate_gpu_kernels(f, check), "tir.EmulateGPUKernels")
+
+
+__all__ = [
+    "PrimFuncPass", "prim_func_pass", "stmt_pass", "as_lower_pass", "lower_pass_entries",
+    "LowerGPUKernels", "InjectGPUBarriers", "ThreadSync", "EmulateGPUKernels",
+    "LowerReductionInit", "LowerInitBlock", "StorageAlign", "LowerVirtualThread",
+    "InjectVirtualThread", "LowerBlocks", "CompactBufferAllocation", "FlattenBuffer",
+    "Simplify", "InstrumentBoundCheckers", "LoopPartition", "UnrollLoop", "VectorizeLoop",
+    "compact_buffer_allocation", "flatten_buffer", "instrument_bound_checkers",
+    "loop_partition", "lower_blocks", "lower_reduction_init", "lower_virtual_thread",
+    "apply_storage_align", "unroll_loop", "vectorize_loop",
+]
