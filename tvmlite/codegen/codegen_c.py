@@ -413,8 +413,11 @@ class _FunctionPrinter(VectorPrinterMixin):
                        f"{t}->dtype.lanes != {lanes}",
                        f"{sym}: Argument {name}.dtype is expected to be {buf.dtype}, got %s",
                        f"tvml_dtype_str({t}->dtype, {t}_s, sizeof({t}_s))")
-        self.emit_fail(f"{t}->device.device_type != 1",
-                       f"{sym}: Argument {name} is expected to be on cpu(0), got %s",
+        # a GPU function emulated on the CPU takes arrays of the emulated device
+        dev = int(self.func.attrs.get("tvmlite.arg_device_type", 1))
+        self.emit_fail(f"{t}->device.device_type != {dev}",
+                       f"{sym}: Argument {name} is expected to be on "
+                       f"{'cuda' if dev == 2 else 'cpu'}(0), got %s",
                        f"tvml_dev_str({t}->device, {t}_s, sizeof({t}_s))")
         self.emit_fail(f"{t}->data == NULL", f"{sym}: Argument {name}.data is NULL")
 

@@ -8,6 +8,7 @@ the passes with ``PassContext(instruments=[tvm.ir.instrument.PassTimingInstrumen
 """
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -136,6 +137,8 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
         target = Target.current(allow_none=True) or "llvm"
     tgt = target if isinstance(target, Target) else Target(target, host=target_host)
     kind = tgt.kind.name
+    if kind in ("cuda", "nvptx"):
+        return _build_gpu(_to_module(inputs, args, name, binds), tgt, name)
     if kind not in ("llvm", "c"):
         raise TVMError(f"target {kind!r} is not supported yet by tvmlite")
     mod = _to_module(inputs, args, name, binds)
@@ -152,6 +155,40 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
         _BUILD_CACHE[key] = (mod, rt)
         while len(_BUILD_CACHE) > BUILD_CACHE_SIZE:
             _BUILD_CACHE.popitem(last=False)
+    return rt
+
+
+def gpu_passes(tgt: Target) -> List[Pass]:
+    """The passes after :func:`lower_passes` for a GPU target: kernels with launch extents
+    (checked against the target's limits), then shared-memory barriers."""
+    shared = int(tgt.attrs.get("max_shared_memory_per_block", 49152))
+    return [_t.LowerGPUKernels(tgt.max_num_threads, shared), _t.InjectGPUBarriers()]
+
+
+def _build_gpu(mod: IRModule, tgt: Target, name: str):
+    """Build for a GPU target: the CUDA source of the kernels (``imported_modules[0]``) and a
+    host library. Without a CUDA runtime the host library runs the same lowered kernels
+    emulated on the CPU (``TVMLITE_GPU_EMULATION=1`` gives ``tvm.cuda(0)`` arrays for it)."""
+    from ..codegen.codegen_cuda import generate_cuda
+    from ..runtime.cuda_module import CUDASourceModule
+    from ..tir.transform.gpu_split_host_device import split_host_device
+
+    # no loop partition: guards stay in kernels (a peeled copy would duplicate shared buffers);
+    # vectorized loops stay serial loops until the CUDA dialect prints float4-style vectors
+    cur = PassContext.current()
+    with PassContext(cur.opt_level, cur.required_pass, cur.disabled_pass,
+                     config={**cur.config, "tir.disable_vectorize": True}):
+        lowered = lower(mod, name=name)
+    lowered = Sequential(gpu_passes(tgt), name="tvmlite.gpu")(lowered)
+    devices = []
+    for func in lowered.functions.values():
+        if isinstance(func, PrimFunc):
+            devices += split_host_device(func)[1]
+    source = generate_cuda(devices)
+    check = os.environ.get("TVMLITE_GPU_EMULATION", "").lower() == "check"
+    emulated = Sequential([_t.EmulateGPUKernels(check)], name="tvmlite.gpu_emulate")(lowered)
+    rt = build_c(emulated, Target("llvm"))
+    rt.imported_modules.append(CUDASourceModule(source, [n for n, _ in devices]))
     return rt
 
 

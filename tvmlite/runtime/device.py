@@ -31,6 +31,12 @@ def cuda_available() -> bool:
         return False
 
 
+def gpu_emulation() -> bool:
+    """Whether CUDA devices are emulated on the CPU (``TVMLITE_GPU_EMULATION=1``): their
+    arrays live in host memory and GPU kernels run as C compiled for the host."""
+    return os.environ.get("TVMLITE_GPU_EMULATION", "") not in ("", "0")
+
+
 class Device:
     """A device handle: ``device_type`` (1 cpu, 2 cuda) and ``device_id``."""
 
@@ -60,8 +66,13 @@ class Device:
         if self.device_type == CPU:
             return self.device_id == 0
         if self.device_type == CUDA:
-            return cuda_available()
+            return gpu_emulation() or cuda_available()
         return False
+
+    @property
+    def emulated(self) -> bool:
+        """Whether this is a CUDA device emulated on the CPU (``TVMLITE_GPU_EMULATION=1``)."""
+        return self.device_type == CUDA and gpu_emulation()
 
     def sync(self) -> None:
         """Wait for the device to finish its work (CPU work is synchronous)."""
@@ -79,6 +90,17 @@ class Device:
     @property
     def warp_size(self) -> int:
         return 32 if self.device_type == CUDA else 1
+
+    @property
+    def compute_version(self) -> str:
+        """The CUDA compute capability; an emulated device reports an H100's."""
+        if self.device_type != CUDA or not self.exist:
+            raise TVMError(f"device {self!r} is not available")
+        return "9.0"
+
+    @property
+    def multi_processor_count(self) -> int:
+        return 132 if self.device_type == CUDA else 1
 
     # TVM 0.7 spelling
     @property

@@ -44,6 +44,27 @@ def _parse_value(v: str) -> Any:
     return v
 
 
+def _nvidia(arch: str, shared_kb: int = 48, regs: int = 65536) -> Dict[str, Any]:
+    return {"kind": "cuda", "arch": arch, "max_num_threads": 1024, "thread_warp_size": 32,
+            "max_shared_memory_per_block": shared_kb * 1024, "registers_per_block": regs}
+
+
+# classic TVM's "nvidia/…" tags (a selection): the CUDA target of one GPU model
+TAGS: Dict[str, Dict[str, Any]] = {
+    "nvidia/tesla-t4": _nvidia("sm_75"),
+    "nvidia/tesla-v100": _nvidia("sm_70"),
+    "nvidia/nvidia-a100": _nvidia("sm_80"),
+    "nvidia/nvidia-a10g": _nvidia("sm_86"),
+    "nvidia/nvidia-h100": _nvidia("sm_90"),
+    "nvidia/nvidia-h200": _nvidia("sm_90"),
+    "nvidia/geforce-rtx-2080-ti": _nvidia("sm_75"),
+    "nvidia/geforce-rtx-3080": _nvidia("sm_86"),
+    "nvidia/geforce-rtx-3090": _nvidia("sm_86"),
+    "nvidia/geforce-rtx-4090": _nvidia("sm_89"),
+    "nvidia/jetson-agx-orin-64gb": _nvidia("sm_87"),
+}
+
+
 class Target:
     """A compilation target: a kind with attributes, and an optional host target."""
 
@@ -75,7 +96,16 @@ class Target:
         parts = s.split()
         if not parts:
             raise TargetParseError("empty target string")
-        self._init_kind(parts[0])
+        if parts[0] in TAGS:  # "nvidia/nvidia-h100 -arch=…": the tag's attributes, then options
+            d = dict(TAGS[parts[0]])
+            self._init_kind(d.pop("kind"))
+            self.attrs.update(d)
+            self.attrs["tag"] = parts[0]
+        elif "/" in parts[0]:
+            raise TargetParseError(f"unknown target tag {parts[0]!r} (known: "
+                                   f"{', '.join(sorted(TAGS))})")
+        else:
+            self._init_kind(parts[0])
         for p in parts[1:]:
             if not p.startswith("-"):
                 raise TargetParseError(f"cannot parse target option {p!r} in {s!r}")

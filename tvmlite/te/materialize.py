@@ -77,9 +77,23 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
         idx = next(i for i, a in enumerate(op.axis) if a is axis)
         for out in range(op.num_outputs):  # a stage's scope and alignment cover every output
             eng.storage_align(block, out, idx, factor, offset)
-    if st.scope and st.scope != "global":
-        for out in range(op.num_outputs):
-            eng.set_scope(block, out, st.scope)
+
+
+def _attach_scope(eng, loop) -> str:
+    """Classic TE's default scope of a stage attached at ``loop``: "local" under a threadIdx
+    (or vthread) loop, "shared" under blockIdx loops only, else "global"."""
+    tags = [lp.thread_binding.thread_tag for lp in eng._state.loop_path(loop)
+            if isinstance(lp, For) and lp.thread_binding is not None]
+    if any(not t.startswith("blockIdx") for t in tags):
+        return "local"
+    return "shared" if tags else "global"
+
+
+def _set_scope(eng, st: Stage, block, default: str) -> None:
+    scope = st.scope or default
+    if scope != "global":
+        for out in range(st.op.num_outputs):  # a stage's scope covers every output
+            eng.set_scope(block, out, scope)
 
 
 def apply_stages(sch, func, info) -> Tuple[object, Dict[IterVar, Range]]:
@@ -104,9 +118,12 @@ def apply_stages(sch, func, info) -> Tuple[object, Dict[IterVar, Range]]:
                 raise TVMError(f"compute_at: the loop {target.var.name} of "
                                f"{st.attach_stage.op.name} is not realised (is that stage "
                                "inlined or not part of this function?)")
+            # the scope first: the region a GPU thread computes depends on it
+            _set_scope(eng, st, block, _attach_scope(eng, loop_of[target]))
             loops = eng.compute_at_loops(block, loop_of[target], preserve_unit_loops=True)
         else:
             loops = eng.get_loops(block)[-n_axes:] if n_axes else []
+            _set_scope(eng, st, block, "global")
         if not isinstance(op, ComputeOp):
             continue
         _apply_stage(eng, st, block, loops, loop_of, ranges, serial)

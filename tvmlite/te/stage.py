@@ -233,6 +233,13 @@ class Stage:
         self._leaf_index(ivar, "bind")
         if not isinstance(thread_ivar, IterVar) or not thread_ivar.thread_tag:
             raise TVMError("bind: the second argument must be a te.thread_axis")
+        tag = thread_ivar.thread_tag
+        for other, attr in self.iter_var_attrs.items():
+            if other is not ivar and attr.bind_thread is not None and not tag.startswith(
+                    ("vthread", "cthread")) and attr.bind_thread.thread_tag == tag and any(
+                    other is x for x in self.leaf_iter_vars):
+                raise TVMError(f"bind: stage {self.op.name} binds {tag} twice, to "
+                               f"{other.var.name} and {ivar.var.name}")
         a = self._attr(ivar)
         a.iter_type = IterVarType.ThreadIndex
         a.bind_thread = thread_ivar

@@ -241,9 +241,10 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
     # region of the buffers needed (or provided) under the loop, per iteration of the loop
     outer = loop_domains(lpath)
     regions: Dict[Buffer, List[Range]] = {}
+    threads = _thread_relax(lpath, bufs)
     for r in related:
         rpath = find_path(loop, lambda s, r=r: s is r)
-        relax = loop_domains(rpath[1:-1])
+        relax = {**threads, **loop_domains(rpath[1:-1])}
         acc = realize_accesses(r)
         for b in bufs:
             reg = access_region(acc, b, relax, outer, writes=reverse)
@@ -325,6 +326,28 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
     new_body = SeqStmt.flatten(*items[:pos], nest, *items[pos:])
     replace(state, lpath, with_loop_body(loop, new_body))
     return [LoopRV(lp.loop_var, loop_rv.func_name) for lp in new_loops]
+
+
+_STORAGE_RANK = {"global": 0, "shared": 1, "warp": 2, "local": 3}
+
+
+def _thread_relax(lpath, bufs) -> Dict[Var, Range]:
+    """GPU thread loops around the target that the region must cover (classic InferBound's
+    rule): every thread of a block shares a "shared" buffer, every block a global one."""
+    ranks = [_STORAGE_RANK.get(b.scope(), 3) for b in bufs]
+    if not ranks:
+        return {}
+    rank = min(ranks)
+    out: Dict[Var, Range] = {}
+    for lp in lpath:
+        tb = getattr(lp, "thread_binding", None)
+        if not isinstance(lp, For) or tb is None:
+            continue
+        tag = tb.thread_tag
+        trank = 0 if tag.startswith("blockIdx") else 1
+        if rank <= trank:
+            out[lp.loop_var] = Range(lp.min, lp.extent)
+    return out
 
 
 def _loop_extent(ext: PrimExpr, dom_ext: PrimExpr, outer: Dict[Var, Range], ana) -> PrimExpr:

@@ -11,6 +11,9 @@ from .function_pass import (
     prim_func_pass,
     stmt_pass,
 )
+from .gpu_barrier import inject_barriers
+from .gpu_emulate import emulate_gpu_kernels
+from .gpu_kernels import lower_gpu_kernels
 from .instrument_bound_checkers import instrument_bound_checkers
 from .loop_partition import LoopPartition, loop_partition
 from .lower_blocks import lower_blocks
@@ -78,8 +81,29 @@ def InstrumentBoundCheckers() -> PrimFuncPass:  # noqa: N802
     return stmt_pass(instrument_bound_checkers, "tir.InstrumentBoundCheckers")
 
 
+def LowerGPUKernels(max_threads: int = 1024, max_shared: int = 49152) -> PrimFuncPass:  # noqa: N802
+    """Mark GPU kernels with launch extents; check threads and shared memory per block."""
+    return PrimFuncPass(lambda f, m, c: lower_gpu_kernels(f, max_threads, max_shared),
+                        "tir.LowerGPUKernels")
+
+
+def InjectGPUBarriers() -> PrimFuncPass:  # noqa: N802
+    """Insert ``__syncthreads()`` between shared-memory writes and reads of other threads."""
+    return PrimFuncPass(lambda f, m, c: inject_barriers(f), "tir.InjectGPUBarriers")
+
+
+ThreadSync = InjectGPUBarriers  # TVM's name
+
+
+def EmulateGPUKernels(check: bool = False) -> PrimFuncPass:  # noqa: N802
+    """Run GPU kernels on the CPU: blocks in parallel, threads as loops split at barriers;
+    ``check`` finds shared-memory races and out-of-bounds accesses."""
+    return PrimFuncPass(lambda f, m, c: emulate_gpu_kernels(f, check), "tir.EmulateGPUKernels")
+
+
 __all__ = [
     "PrimFuncPass", "prim_func_pass", "stmt_pass", "as_lower_pass", "lower_pass_entries",
+    "LowerGPUKernels", "InjectGPUBarriers", "ThreadSync", "EmulateGPUKernels",
     "LowerReductionInit", "LowerInitBlock", "StorageAlign", "LowerVirtualThread",
     "InjectVirtualThread", "LowerBlocks", "CompactBufferAllocation", "FlattenBuffer",
     "Simplify", "InstrumentBoundCheckers", "LoopPartition", "UnrollLoop", "VectorizeLoop",

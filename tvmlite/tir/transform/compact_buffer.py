@@ -145,6 +145,8 @@ class _Compact(Mutator):
             for g in a[4]:
                 if collect_vars(g) & inner and not self._clips_to_buffer(a, g):
                     return False
+        for lp in accesses[0][2][:depth]:  # the loops kept fixed bound the regions
+            self.ana.bind(lp.loop_var, Range(lp.min, lp.extent), allow_override=True)
         r, w = self._region(reads, depth), self._region(writes, depth)
         if r is None or w is None:
             return False
@@ -182,7 +184,10 @@ class _Compact(Mutator):
         # ... through which no value flows from one iteration to the next: not a loop that
         # accumulates into the buffer, and each iteration reads only what it writes
         for n, lp in enumerate(common):
-            if lp.loop_var in carry or not self._self_contained(col.found, n + 1):
+            # GPU memory holds no value from one block, thread or shared-cache tile to the
+            # next (classic TE allocates such caches at their attach point)
+            gpu = lp.thread_binding is not None or a.scope == "shared"
+            if lp.loop_var in carry or not (gpu or self._self_contained(col.found, n + 1)):
                 common = common[:n]
                 break
         anchor = common[-1] if common else None

@@ -1,0 +1,176 @@
+"""Run GPU kernels on the CPU: blocks become a parallel loop, the threads of a block loops
+split at barriers.
+
+Each kernel (marked by :mod:`gpu_kernels`, barriers from :mod:`gpu_barrier`) becomes::
+
+    for b in T.parallel(gx * gy * gz):          # one OpenMP iteration per block
+        blockIdx_x = b % gx; ...
+        A_shared = T.allocate(...)              # shared memory: one per block
+        for threadIdx_y, threadIdx_x in T.grid(ty, tx):
+            phase 0                             # everything up to the first barrier
+        for threadIdx_y, threadIdx_x in T.grid(ty, tx):
+            phase 1 ...
+
+A barrier under a serial loop or a condition that every thread takes alike splits that loop's
+body into phases in the same way. Local buffers move to the block, one copy per thread.
+A missing barrier shows as a wrong answer, as on a GPU (a thread reads shared data that later
+threads of its block have not written yet).
+"""
+from __future__ import annotations
+
+from ...error import TVMError
+from .. import op as _op
+from ..expr import BufferLoad, IntImm, Var
+from ..functor import Mutator, collect_vars
+from ..stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
+from .gpu_barrier import _is_barrier
+from .gpu_kernels import BLOCK_TAGS, KERNEL_ATTR, LOCAL_TAGS, has_barrier
+from .gpu_race_check import RaceCheck
+
+
+class _Expand(Mutator):
+    """Give the local buffer ``data`` one copy of ``size`` elements per thread."""
+
+    def __init__(self, data, size, tid):
+        self.data, self.size, self.tid = data, size, tid
+
+    def _idx(self, idx):
+        off = _op.mul(self.tid, self.size)
+        return (_op.add(idx[0], off),) + tuple(idx[1:])
+
+    def visit_BufferLoad(self, e):
+        idx = self.visit(e.indices)
+        if e.buffer.data is self.data:
+            return BufferLoad(e.buffer, self._idx(idx))
+        return e if idx is e.indices else BufferLoad(e.buffer, idx)
+
+    def visit_BufferStore(self, s):
+        idx, value = self.visit(s.indices), self.visit(s.value)
+        if s.buffer.data is self.data:
+            return BufferStore(s.buffer, value, self._idx(idx))
+        if idx is s.indices and value is s.value:
+            return s
+        return BufferStore(s.buffer, value, idx)
+
+
+class _Phases:
+    def __init__(self, info, on_barrier=None):
+        self.info = info
+        self.on_barrier = on_barrier  # a statement run once per block at each barrier
+        self.tvars = {info.vars[t] for t in LOCAL_TAGS if t in info.vars}
+        tid = IntImm("int32", 0)
+        for t in reversed(LOCAL_TAGS):  # z outermost
+            if t in info.vars:
+                tid = _op.add(_op.mul(tid, info.extent(t)), info.vars[t])
+        self.tid = tid
+
+    def threads(self, s):
+        for t in LOCAL_TAGS:  # x innermost
+            if t in self.info.vars:
+                s = For(self.info.vars[t], IntImm("int32", 0), self.info.extent(t),
+                        ForKind.SERIAL, s)
+        return s
+
+    def uniform(self, e) -> bool:
+        return not (collect_vars(e) & self.tvars)
+
+    def run(self, s):
+        if not has_barrier(s):
+            return self.threads(s)
+        if isinstance(s, SeqStmt):
+            out, seg = [], []
+            for c in s.seq:
+                if _is_barrier(c):
+                    if seg:
+                        out.append(self.run(SeqStmt.flatten(*seg)))
+                    seg = []
+                    if self.on_barrier is not None:
+                        out.append(self.on_barrier)
+                elif has_barrier(c):
+                    if seg:
+                        out.append(self.run(SeqStmt.flatten(*seg)))
+                    seg = []
+                    out.append(self.run(c))
+                else:
+                    seg.append(c)
+            if seg:
+                out.append(self.run(SeqStmt.flatten(*seg)))
+            return SeqStmt.flatten(*out)
+        if _is_barrier(s):
+            return SeqStmt.flatten()
+        if isinstance(s, For) and self.uniform(s.min) and self.uniform(s.extent):
+            return For(s.loop_var, s.min, s.extent, ForKind.SERIAL, self.run(s.body))
+        if isinstance(s, IfThenElse) and self.uniform(s.condition):
+            return IfThenElse(s.condition, self.run(s.then_case),
+                              None if s.else_case is None else self.run(s.else_case))
+        if isinstance(s, LetStmt) and self.uniform(s.value):
+            return LetStmt(s.var, s.value, self.run(s.body))
+        raise TVMError(f"{self.info.name}: a barrier under a {type(s).__name__} that depends "
+                       "on the thread index: not every thread of the block reaches it")
+
+
+class _HoistLocals(Mutator):
+    """Take every local allocation of a kernel out to the block, one copy per thread: a
+    buffer live across a barrier must be, and a malloc per thread and iteration is slow."""
+
+    def __init__(self, phases: _Phases):
+        self.phases = phases
+        self.allocs = []
+
+    def visit_Allocate(self, a):
+        body = self.visit(a.body)
+        size = IntImm("int32", 1)
+        for e in a.extents:
+            if not isinstance(e, IntImm):
+                raise TVMError(f"{self.phases.info.name}: local buffer {a.buffer_var.name} has "
+                               f"a symbolic size ({e})")
+            size = _op.mul(size, e)
+        n = IntImm("int32", self.phases.info.threads())
+        self.allocs.append(Allocate(a.buffer_var, a.dtype, (_op.mul(size, n),), a.condition,
+                                    None, a.annotations, "global"))
+        return _Expand(a.buffer_var, size, self.phases.tid).visit(body)
+
+
+class _Emulate(Mutator):
+    def __init__(self, check: bool):
+        self.check = check
+
+    def visit_AttrStmt(self, s):
+        if s.attr_key != KERNEL_ATTR:
+            return self.generic(s)
+        info = s.node
+        phases = _Phases(info)
+        hoist = _HoistLocals(phases)
+        body = hoist.visit(s.body)
+        check = RaceCheck(info, phases.tid) if self.check and info.shared else None
+        if check is not None:
+            body = check.instrument(body)
+            phases.on_barrier = check.on_barrier()
+        body = phases.run(body)
+        if check is not None:
+            body = SeqStmt.flatten(check.init(), body)
+        for a in reversed(hoist.allocs + info.shared + (check.allocs if check else [])):
+            body = Allocate(a.buffer_var, a.dtype, a.extents, a.condition, body,
+                            a.annotations, "global")
+        b = Var("block", "int64")
+        dims = [t for t in BLOCK_TAGS if t in info.vars]
+        rest = b
+        lets = []
+        for k, t in enumerate(dims):
+            ext = _op.cast("int64", info.extent(t))
+            val = rest if k == len(dims) - 1 else _op.floormod(rest, ext)
+            lets.append((info.vars[t], _op.cast("int32", val)))
+            rest = _op.floordiv(rest, ext)
+        for v, val in reversed(lets):
+            body = LetStmt(v, val, body)
+        total = IntImm("int64", 1)
+        for t in dims:
+            total = _op.mul(total, _op.cast("int64", info.extent(t)))
+        return For(b, IntImm("int64", 0), total, ForKind.PARALLEL, body)
+
+
+def emulate_gpu_kernels(func, check: bool = False):
+    """Replace every kernel of ``func`` by its CPU emulation (module docstring); ``check``
+    adds the race and bounds checks of :mod:`gpu_race_check` on shared memory."""
+    return func.with_body(_Emulate(check).visit(func.body)).with_attr(
+        "tvmlite.arg_device_type", 2)
