@@ -1,4 +1,6 @@
 """VectorizeLoop: expected IR (TVMScript) and vectorized-vs-serial results against numpy."""
+import re
+
 import numpy as np
 import pytest
 from programs import conv1d_v4
@@ -190,3 +192,28 @@ def test_float16_vector_loop_falls_back_to_serial():
     b = tvm.nd.empty((37,), "float16")
     f(tvm.nd.array(a), b)
     np.testing.assert_allclose(b.numpy(), a * 2 + 1, rtol=1e-3)
+
+
+@pytest.mark.parametrize("n,factor", [(37, 16), (13, 8), (100, 41)])
+def test_fast_exp_reinterpret_and_shifts_vectorize(n, factor):
+    """fast_exp builds 2**n with a shift and a reinterpret: the loop stays a vector loop
+    (no ``_s`` fallback) and its results equal the serial loop's bit for bit."""
+    from tvmlite import topi
+
+    X = te.placeholder((3, n), name="X")
+    Y = topi.fast_exp(X)
+    Z = te.compute((3, n), lambda i, j: tvm.tir.reinterpret(
+        "float32", (tvm.tir.reinterpret("int32", X[i, j]) >> 1) ^ 5), name="Z")
+    x = np.random.default_rng(n).uniform(-90, 90, (3, n)).astype("float32")
+    for out in (Y, Z):
+        s = te.create_schedule(out.op)
+        _, ji = s[out].split(out.op.axis[1], factor=factor)
+        s[out].vectorize(ji)
+        got, f = _run(s, [X, out], [x], (3, n))
+        # a vector reinterpret, not the serial fallback's per-element memcpy
+        assert re.search(r"\(\(tvml_(float|int)32x\d+\)\(", f.get_source())
+        serial, _ = _run(s, [X, out], [x], (3, n), disable=True)
+        np.testing.assert_array_equal(got, serial)
+    x = np.clip(x, -80, 80)
+    got, _ = _run(te.create_schedule(Y.op), [X, Y], [x], (3, n))
+    np.testing.assert_allclose(got, np.exp(x), rtol=1e-6)

@@ -22,6 +22,9 @@ from ..tir import expr as E
 from .c_text import _strip, c_type
 
 _ARITH = {E.Add: "+", E.Sub: "-", E.Mul: "*"}
+# integer vector operators GCC has lane-wise (shifts wrap within each lane as C's do)
+_INT_VECTOR_OPS = {"shift_left": "<<", "shift_right": ">>", "bitwise_and": "&",
+                   "bitwise_or": "|", "bitwise_xor": "^"}
 _CMP = {E.EQ: "==", E.NE: "!=", E.LT: "<", E.LE: "<=", E.GT: ">", E.GE: ">="}
 
 
@@ -128,6 +131,12 @@ class VectorPrinterMixin:
                 return self.vector_ite(e)
             if op == "likely":
                 return self.expr(e.args[0])
+            if op == "reinterpret" and _dt.bits(e.args[0].dtype) == _dt.bits(dt):
+                # a cast between vector types of one size keeps the bits (GCC)
+                return f"(({T})({self.expr(e.args[0])}))"
+            if op in _INT_VECTOR_OPS and not _dt.is_float(dt) and not _dt.is_bool(dt):
+                a, b = e.args
+                return f"({self.expr(a)} {_INT_VECTOR_OPS[op]} {self.expr(b)})"
             return self.lanewise(e, e.args, lambda xs: E.Call(_dt.element(dt), e.op, tuple(xs)))
         if isinstance(e, (E.FloorDiv, E.FloorMod, E.Min, E.Max, E.Mod)):
             return self.lanewise(e, (e.a, e.b), lambda xs: type(e)(*xs))
