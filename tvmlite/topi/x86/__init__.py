@@ -10,6 +10,7 @@ from .dense import (
 )
 from .depthwise_conv2d import depthwise_conv2d_NCHWc, schedule_depthwise_conv2d_NCHWc
 from .injective import (
+    schedule_batch_norm,
     schedule_broadcast,
     schedule_concatenate,
     schedule_elemwise,
@@ -24,4 +25,4 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "conv2d_nchw", "schedule_conv2d_nchw",
            "schedule_conv2d_NCHWc", "depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_NCHWc",
            "batch_matmul", "schedule_batch_matmul", "schedule_pool", "schedule_adaptive_pool",
-           "schedule_softmax", "schedule_reduce"]
+           "schedule_softmax", "schedule_reduce", "schedule_batch_norm"]
