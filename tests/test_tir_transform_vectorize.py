@@ -217,3 +217,35 @@ def test_fast_exp_reinterpret_and_shifts_vectorize(n, factor):
     x = np.clip(x, -80, 80)
     got, _ = _run(te.create_schedule(Y.op), [X, Y], [x], (3, n))
     np.testing.assert_allclose(got, np.exp(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_vector_floor_min_max_match_the_scalar_code_on_special_values(dtype):
+    """floor, min and max print as vector operations (no per-lane libm call): the results
+    equal numpy's bit for bit on signed zeros, halves, huge values, infinities and NaN."""
+    big = 2.0 ** (23 if dtype == "float32" else 52)
+    special = [0.0, -0.0, -0.5, 0.5, -1.0, 1.5, -2.5, big + 1, -big - 1, big / 2 + 0.5,
+               -big / 2 - 0.5, 1e30, -1e30, np.inf, -np.inf, np.nan, -1e-40, 3e9, -3e9]
+    rng = np.random.default_rng(7)
+    n = 67
+    x = np.concatenate([special, rng.uniform(-100, 100, n - len(special))]).astype(dtype)
+    y = rng.permutation(x)
+    X, Y = te.placeholder((n,), dtype, name="X"), te.placeholder((n,), dtype, name="Y")
+    outs = {
+        "floor": (te.compute((n,), lambda i: te.floor(X[i]), name="F"), np.floor(x)),
+        "max": (te.compute((n,), lambda i: te.max(X[i], Y[i]), name="M"),
+                np.where(x > y, x, y)),
+        "min": (te.compute((n,), lambda i: te.min(X[i], Y[i]), name="N"),
+                np.where(x < y, x, y)),
+    }
+    for name, (out, want) in outs.items():
+        s = te.create_schedule(out.op)
+        _, vi = s[out].split(out.op.axis[0], factor=16)
+        s[out].vectorize(vi)
+        f = tvm.build(s, [X, Y, out], target="llvm")
+        if name == "floor":
+            assert "floor" not in f.get_source().split("default_function")[-1]
+        got = tvm.nd.array(np.zeros(n, dtype))
+        f(tvm.nd.array(x), tvm.nd.array(y), got)
+        np.testing.assert_array_equal(got.numpy().view(f"u{x.itemsize}"),
+                                      want.view(f"u{x.itemsize}"), err_msg=name)

@@ -6,7 +6,7 @@ from ...te.schedule import Schedule
 from ...te.tensor import Tensor
 from ...tir.expr import IntImm
 from ..generic.schedules import Outs, _default_schedule, _outs
-from .injective import _vector_split
+from .injective import _PARALLEL_MIN, _vector_split
 from .utils import vector_lanes
 
 
@@ -23,10 +23,11 @@ def _find(out: Tensor, pred):
     return None
 
 
-def _parallel_outer(s: Schedule, out: Tensor, n_outer: int):
+def _parallel_outer(s: Schedule, out: Tensor, n_outer: int, parallel: bool = True):
     axes = list(s[out].op.axis)
     outer = s[out].fuse(*axes[:n_outer]) if n_outer > 1 else axes[0]
-    s[out].parallel(outer)
+    if parallel:
+        s[out].parallel(outer)
     return outer, axes[n_outer:]
 
 
@@ -64,22 +65,60 @@ schedule_adaptive_pool = schedule_pool
 
 
 def schedule_softmax(outs: Outs) -> Schedule:
-    """softmax / fast_softmax / log_softmax along the last axis: rows parallel, each row's
-    max, exponentials and sum computed inside the row loop, exponentials and normalisation
-    vectorized."""
+    """softmax / fast_softmax / log_softmax along the last axis: rows fused (parallel when
+    the tensor is large enough to pay for a parallel region), each row's max, exponentials
+    and sum computed inside the row loop; the row reductions vectorized (rfactor into a
+    vector of partial results, reduced across lanes at the end of the row), exponentials and
+    normalisation vectorized."""
     outs = _outs(outs)
     s = _default_schedule(outs, True)
     for out in outs:
         axis = out.op.attrs.get("axis")
         if axis != out.ndim - 1 or out.ndim < 2:
             continue
-        outer, rest = _parallel_outer(s, out, out.ndim - 1)
+        outer, rest = _parallel_outer(s, out, out.ndim - 1, _const_size(out) >= _PARALLEL_MIN)
         for op in _softmax_stages(out):
+            if op.reduce_axis:
+                _vectorize_reduction(s, op, out, outer)
             s[op].compute_at(s[out], outer)
             if op.name == "T_softmax_exp":
                 _vectorize_last(s, op.output(0), s[op].op.axis[-1])
         _vectorize_last(s, out, rest[-1])
     return s
+
+
+def _const_size(t: Tensor) -> int:
+    n = 1
+    for d in t.shape:
+        if not isinstance(d, IntImm):
+            return 1 << 62  # symbolic: assume large
+        n *= d.value
+    return n
+
+
+def _vectorize_reduction(s: Schedule, op, out: Tensor, outer) -> None:
+    """Split ``op``'s one reduction axis by a vector width that divides it and rfactor the
+    inner part: a vector of partial results updated once per outer step (no serial
+    dependency chain through one scalar), reduced across its lanes at the end."""
+    if len(op.reduce_axis) != 1:
+        return
+    k = op.reduce_axis[0]
+    ext = k.dom.extent
+    if not isinstance(ext, IntImm):
+        return
+    # one vector register of partials: a wider one would leave a longer serial tail
+    lanes = vector_lanes(op.output(0).dtype)
+    width = next((w for w in (lanes, lanes // 2, lanes // 4) if w > 1 and ext.value % w == 0
+                  and ext.value > w), None)
+    if width is None:
+        return
+    _, ki = s[op].split(k, factor=width)
+    rf = s.rfactor(op.output(0), ki)
+    s[rf].compute_at(s[out], outer)
+    lane, *spatial = s[rf].op.axis
+    (ko,) = s[rf].op.reduce_axis
+    s[rf].reorder(*spatial, ko, lane)
+    s[rf].vectorize(lane)
 
 
 def _softmax_stages(out: Tensor):
