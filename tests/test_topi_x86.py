@@ -1,6 +1,7 @@
 """topi.x86 schedules and AutoTVM templates, differentially tested against numpy at odd
 shapes: the fallback config and several points of each template's config space."""
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -275,7 +276,9 @@ def test_schedule_pool(layout, pool_type, cip, ceil):
                                    ref.adaptive_pool(x, size, pool_type), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("shape,axis", [((3, 37), -1), ((2, 5, 48), 2), ((4, 6, 5), 1)])
+@pytest.mark.parametrize("shape,axis", [((3, 37), -1), ((2, 5, 48), 2), ((4, 6, 5), 1),
+                                        ((130, 144), 1), ((7, 3, 200), -1), ((1, 1000), -1),
+                                        ((37, 12), 1)])
 def test_schedule_softmax_and_reduce(shape, axis):
     x = _rand(*shape) * 3
     X = te.placeholder(shape, name="X")
@@ -285,6 +288,14 @@ def test_schedule_softmax_and_reduce(shape, axis):
     F = topi.nn.fast_softmax(X, axis)
     np.testing.assert_allclose(run(topi.x86.schedule_softmax(F), [X, F], [x]),
                                ref.softmax_python(x, axis), rtol=1e-5, atol=1e-6)
+    lowered = str(tvm.lower(topi.x86.schedule_softmax(F), [X, F]))
+    last = shape[axis] if axis != -1 else shape[-1]
+    if axis in (-1, len(shape) - 1) and last % 4 == 0 and last > 4:
+        # row reductions go through a vector of partials; exponentials stay a vector loop
+        assert "T_softmax_maxelem_rf" in lowered and "T_softmax_expsum_rf" in lowered
+        assert not re.search(r"\b\w+_s\b", lowered) and "T.Broadcast" in lowered
+    assert ("T.parallel(" in lowered) == (axis in (-1, len(shape) - 1)
+                                          and x.size >= 1 << 14)
     L = topi.nn.log_softmax(X, axis)
     np.testing.assert_allclose(run(topi.x86.schedule_softmax(L), [X, L], [x]),
                                ref.log_softmax_python(x, axis), rtol=1e-5, atol=1e-5)
