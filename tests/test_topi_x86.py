@@ -351,3 +351,27 @@ def test_batch_norm_x86_injective():
     got = run(topi.x86.schedule_injective(out), [X, *P, out], [x, g, b, m, v])
     want = ref.batch_norm(x, g, b, m, v, 1, 1e-3, True, True)[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,axis,relu", [((2, 7, 5, 33), 1, False), ((1, 16, 12, 12), 1, True),
+                                             ((2, 5, 7, 19), 3, False), ((3, 40), 1, True),
+                                             ((1, 64, 17, 31), 1, False), ((2, 9, 3), 0, True)])
+def test_schedule_batch_norm(shape, axis, relu):
+    c = shape[axis]
+    x = _rand(*shape)
+    g, b, m, v = _rand(c), _rand(c), _rand(c), np.abs(_rand(c)) + 0.5
+    X = te.placeholder(shape, name="X")
+    P = [te.placeholder((c,), name=n) for n in "gbmv"]
+    out = topi.nn.batch_norm(X, *P, axis=axis, epsilon=1e-3)[0]
+    if relu:
+        out = topi.nn.relu(out)
+    s = topi.x86.schedule_batch_norm(out)
+    lowered = str(tvm.lower(s, [X, *P, out]))
+    # the square roots once per channel, outside the element loop
+    assert lowered.count("T.rsqrt") == 1 and "for ch in range" in lowered
+    assert ("T.parallel(" in lowered) == (x.size >= 1 << 14)
+    got = run(s, [X, *P, out], [x, g, b, m, v])
+    want = ref.batch_norm(x, g, b, m, v, axis, 1e-3, True, True)[0]
+    if relu:
+        want = np.maximum(want, 0)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -10,14 +10,19 @@ from .dense import (
 )
 from .depthwise_conv2d import depthwise_conv2d_NCHWc, schedule_depthwise_conv2d_NCHWc
 from .injective import (
-    schedule_batch_norm,
     schedule_broadcast,
     schedule_concatenate,
     schedule_elemwise,
     schedule_injective,
     schedule_injective_from_existing,
 )
-from .nn import schedule_adaptive_pool, schedule_pool, schedule_reduce, schedule_softmax
+from .nn import (
+    schedule_adaptive_pool,
+    schedule_batch_norm,
+    schedule_pool,
+    schedule_reduce,
+    schedule_softmax,
+)
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_concatenate",
            "schedule_elemwise", "schedule_broadcast", "dense_nopack", "dense_pack",

@@ -66,4 +66,3 @@ def schedule_injective(outs: Outs) -> Schedule:
 schedule_concatenate = schedule_injective
 schedule_elemwise = schedule_injective
 schedule_broadcast = schedule_injective
-schedule_batch_norm = schedule_injective

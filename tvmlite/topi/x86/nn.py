@@ -2,11 +2,12 @@
 parallel, per-row intermediates computed at that loop."""
 from __future__ import annotations
 
-from ...te.schedule import Schedule
+from ...te.operation import ComputeOp
+from ...te.schedule import Schedule, create_schedule
 from ...te.tensor import Tensor
 from ...tir.expr import IntImm
 from ..generic.schedules import Outs, _default_schedule, _outs
-from .injective import _PARALLEL_MIN, _vector_split
+from .injective import _PARALLEL_MIN, _vector_split, schedule_injective_from_existing
 from .utils import largest_factor, vector_lanes
 
 
@@ -165,4 +166,44 @@ def schedule_reduce(outs: Outs) -> Schedule:
     for out in outs:
         if out.ndim >= 1:
             _parallel_outer(s, out, out.ndim)
+    return s
+
+
+_BN_PARAMS = ("T_batch_norm_scale", "T_batch_norm_shift")
+
+
+def schedule_batch_norm(outs: Outs) -> Schedule:
+    """Inference batch norm (``topi.nn.batch_norm``'s output, element-wise consumers fused):
+    the per-channel scale and shift computed once, before the main loop; the axes up to the
+    channel fused and parallel, the axes after it fused into one contiguous run per channel
+    and vectorized by one vector register (a channels-last layout vectorizes the channels)."""
+    outs = _outs(outs)
+    s = create_schedule([t.op for t in outs])
+    out_ops = [t.op for t in outs]
+    for st in s.stages:
+        op = st.op
+        if op in out_ops or not isinstance(op, ComputeOp) or op.reduce_axis \
+                or op.name in _BN_PARAMS:
+            continue
+        st.compute_inline()
+    for out in outs:
+        bn = _find(out, lambda op: op.name == "T_batch_norm")
+        if bn is None or "axis" not in bn.attrs:
+            schedule_injective_from_existing(s, out)
+            continue
+        axis = bn.attrs["axis"]
+        axes = list(s[out].op.axis)
+        inner_axes = axes[axis + 1:] or [axes[axis]]
+        outer_axes = axes[:axis + 1] if axis + 1 < len(axes) else axes[:axis]
+        outer = s[out].fuse(*outer_axes) if len(outer_axes) > 1 else \
+            (outer_axes[0] if outer_axes else None)
+        inner = s[out].fuse(*inner_axes) if len(inner_axes) > 1 else inner_axes[0]
+        lanes = vector_lanes(out.dtype)
+        run = _const_size(out, len(axes)) // max(1, _const_size(out, len(axes) - len(inner_axes)))
+        if run > lanes:
+            _, inner = s[out].split(inner, factor=lanes)
+        if run > 1:
+            s[out].vectorize(inner)
+        if outer is not None and _const_size(out, len(axes)) >= _PARALLEL_MIN:
+            s[out].parallel(outer)
     return s
