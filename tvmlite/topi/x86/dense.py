@@ -51,7 +51,7 @@ def dense_nopack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
     cfg.define_split("tile_k", k, num_outputs=2)
     if cfg.is_fallback:
         cfg.fallback_split("tile_y", [-1, 1])
-        cfg.fallback_split("tile_x", [-1, 4])
+        cfg.fallback_split("tile_x", [-1, 8])
         cfg.fallback_split("tile_k", [-1, vector_lanes(data.dtype)])
     out = dense(data, weight, bias, out_dtype)
     cfg.add_flop(2 * m * n * k)
@@ -61,25 +61,28 @@ def dense_nopack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
 
 def schedule_dense_nopack(outs) -> Schedule:
     """Schedule of :func:`dense_nopack`: the reduction split by ``tile_k``, its inner part
-    rfactored into a vector of partial sums; rows x column tiles parallel."""
+    rfactored into a vector of partial sums per output; each ``tile_y x tile_x`` tile of
+    outputs (rows x column tiles fused and parallel) keeps its partial-sum vectors side by
+    side, so that the tile's dot products advance together (independent FMA chains), then
+    reduces them across lanes."""
     s, C, Out = _inline_and_find(outs, "dense")
     cfg = config_of(Out)
     k = s[C].op.reduce_axis[0]
     _, ki = cfg["tile_k"].apply(s, C, k)
-    CF = s.rfactor(C, ki)
+    CF = s.rfactor(C, ki, 2)
     y, x = s[Out].op.axis
     yo, yi = cfg["tile_y"].apply(s, Out, y)
     xo, xi = cfg["tile_x"].apply(s, Out, x)
     s[Out].reorder(yo, xo, yi, xi)
-    s[Out].parallel(s[Out].fuse(yo, xo))
+    tile = s[Out].fuse(yo, xo)
+    s[Out].parallel(tile)
     if Out is not C:
-        s[C].compute_at(s[Out], xi)
-        s[CF].compute_at(s[C], s[C].op.axis[-1])
-    else:
-        s[CF].compute_at(s[Out], xi)
-    kv, cy, cx = s[CF].op.axis
+        s[C].compute_at(s[Out], tile)
+    s[CF].compute_at(s[Out], tile)
+    cy, cx, kv = s[CF].op.axis
     (ko,) = s[CF].op.reduce_axis
-    s[CF].reorder(cy, cx, ko, kv)
+    s[CF].reorder(ko, cy, cx, kv)
+    s[CF].unroll(cx)
     s[CF].vectorize(kv)
     return s
 
