@@ -168,15 +168,23 @@ def batch_norm_case(c, n) -> Case:
 
 
 def dense_case(variant, m, k, n) -> Case:
+    """``variant``: nopack, pack (the weight packed in the kernel) or prepacked (packed ahead
+    of time, as a graph compiler does with a constant weight)."""
     a, w = _rand(m, k), _rand(n, k)
-    compute = {"nopack": topi.x86.dense_nopack, "pack": topi.x86.dense_pack}[variant]
-    schedule = {"nopack": topi.x86.schedule_dense_nopack,
-                "pack": topi.x86.schedule_dense_pack}[variant]
+    bn = vector_lanes()
+    compute = topi.x86.dense_nopack if variant == "nopack" else topi.x86.dense_pack
+    schedule = topi.x86.schedule_dense_nopack if variant == "nopack" else \
+        topi.x86.schedule_dense_pack
 
     def build():
-        A, W = te.placeholder((m, k), name="data"), te.placeholder((n, k), name="weight")
+        A = te.placeholder((m, k), name="data")
+        if variant == "prepacked":
+            W = te.placeholder((n // bn, k, bn), name="weight")
+            wp = np.ascontiguousarray(w.reshape(n // bn, bn, k).transpose(0, 2, 1))
+        else:
+            W, wp = te.placeholder((n, k), name="weight"), w
         out = compute(A, W)
-        return schedule(out), [A, W, out], [a, w]
+        return schedule(out), [A, W, out], [a, wp]
 
     return Case("dense", f"dense_{variant} {m}x{k}x{n}", 2.0 * m * n * k, build,
                 lambda: a @ w.T, lambda: [_t(a), _t(w)],
@@ -203,8 +211,8 @@ def all_cases() -> List[Case]:
     cases += [depthwise_case(*c) for c in MOBILENET_DW]
     cases += [pool_case(kind, 64, 112, 2) for kind in ("max", "avg")]
     cases += [batch_norm_case(64, 112), batch_norm_case(256, 28)]
-    cases += [dense_case(v, 1, 512, 1000) for v in ("nopack", "pack")]
-    cases += [dense_case(v, 128, 768, 3072) for v in ("nopack", "pack")]
+    cases += [dense_case("nopack", 1, 512, 1000)]
+    cases += [dense_case(v, 128, 768, 3072) for v in ("nopack", "pack", "prepacked")]
     cases += [softmax_case((1, 1000)), softmax_case((1536, 128)),
               softmax_case((1, 1000), True), softmax_case((1536, 128), True)]
     return cases

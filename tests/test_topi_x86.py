@@ -375,3 +375,33 @@ def test_schedule_batch_norm(shape, axis, relu):
     if relu:
         want = np.maximum(want, 0)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("m,n,k,bn", [(1, 48, 29, 16), (13, 40, 33, 8), (9, 21, 64, 7)])
+@pytest.mark.parametrize("epilogue", [False, True])
+def test_dense_pack_on_a_prepacked_weight(m, n, k, bn, epilogue):
+    """A weight packed ahead of time, (N // bn, K, bn): no packing stage in the kernel,
+    tile_x[-1] follows the weight's block, and the result is the 2-D dense's."""
+    a, w, b = _rand(m, k), _rand(n, k), _rand(n)
+    wp = np.ascontiguousarray(w.reshape(n // bn, bn, k).transpose(0, 2, 1))
+    A, W = te.placeholder((m, k), name="A"), te.placeholder(wp.shape, name="W")
+    B = te.placeholder((n,), name="B")
+    out = topi.x86.dense_pack(A, W, B if epilogue else None)
+    if epilogue:
+        out = topi.nn.relu(out)
+    args = [A, W] + ([B] if epilogue else []) + [out]
+    s = topi.x86.schedule_dense_pack(out)
+    assert "packed_weight" not in str(tvm.lower(s, args))
+    got = run(s, args, [a, wp] + ([b] if epilogue else []))
+    want = a @ w.T
+    if epilogue:
+        want = np.maximum(want + b, 0)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    task = autotvm.task.create("dense_pack.x86", args=(A, W, None, None), target="llvm")
+    for i in _space_points(task, 3):
+        cfg = task.config_space.get(i)
+        assert cfg["tile_x"].size[-1] == bn
+        with tvm.target.Target("llvm"):
+            s, bufs = task.instantiate(cfg)
+        np.testing.assert_allclose(run(s, bufs, [a, wp]), a @ w.T, rtol=1e-4, atol=1e-4,
+                                   err_msg=f"config {i}")
