@@ -11,8 +11,14 @@ tvmlite[bench]``). Every point is checked against numpy before it is timed.
 Run: python bench/bench_book_ch4.py [--table-only] [--plots DIR]
      (TVM_NUM_THREADS sets the threads; torch uses as many)
 """
+import os
 import sys
 from pathlib import Path
+
+# idle OpenMP workers (ours, torch's, OpenBLAS's) sleep instead of spinning, so that one
+# runtime's spinning threads do not hold the cores another times on (set it to active on an
+# idle machine)
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 import numpy as np
 
