@@ -1,4 +1,6 @@
 """VectorizeLoop: expected IR (TVMScript) and vectorized-vs-serial results against numpy."""
+import re
+
 import numpy as np
 import pytest
 from programs import conv1d_v4
@@ -190,3 +192,60 @@ def test_float16_vector_loop_falls_back_to_serial():
     b = tvm.nd.empty((37,), "float16")
     f(tvm.nd.array(a), b)
     np.testing.assert_allclose(b.numpy(), a * 2 + 1, rtol=1e-3)
+
+
+@pytest.mark.parametrize("n,factor", [(37, 16), (13, 8), (100, 41)])
+def test_fast_exp_reinterpret_and_shifts_vectorize(n, factor):
+    """fast_exp builds 2**n with a shift and a reinterpret: the loop stays a vector loop
+    (no ``_s`` fallback) and its results equal the serial loop's bit for bit."""
+    from tvmlite import topi
+
+    X = te.placeholder((3, n), name="X")
+    Y = topi.fast_exp(X)
+    Z = te.compute((3, n), lambda i, j: tvm.tir.reinterpret(
+        "float32", (tvm.tir.reinterpret("int32", X[i, j]) >> 1) ^ 5), name="Z")
+    x = np.random.default_rng(n).uniform(-90, 90, (3, n)).astype("float32")
+    for out in (Y, Z):
+        s = te.create_schedule(out.op)
+        _, ji = s[out].split(out.op.axis[1], factor=factor)
+        s[out].vectorize(ji)
+        got, f = _run(s, [X, out], [x], (3, n))
+        # a vector reinterpret, not the serial fallback's per-element memcpy
+        assert re.search(r"\(\(tvml_(float|int)32x\d+\)\(", f.get_source())
+        serial, _ = _run(s, [X, out], [x], (3, n), disable=True)
+        np.testing.assert_array_equal(got, serial)
+    x = np.clip(x, -80, 80)
+    got, _ = _run(te.create_schedule(Y.op), [X, Y], [x], (3, n))
+    np.testing.assert_allclose(got, np.exp(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_vector_floor_min_max_match_the_scalar_code_on_special_values(dtype):
+    """floor, min and max print as vector operations (no per-lane libm call): the results
+    equal numpy's bit for bit on signed zeros, halves, huge values, infinities and NaN."""
+    big = 2.0 ** (23 if dtype == "float32" else 52)
+    special = [0.0, -0.0, -0.5, 0.5, -1.0, 1.5, -2.5, big + 1, -big - 1, big / 2 + 0.5,
+               -big / 2 - 0.5, 1e30, -1e30, np.inf, -np.inf, np.nan, -1e-40, 3e9, -3e9]
+    rng = np.random.default_rng(7)
+    n = 67
+    x = np.concatenate([special, rng.uniform(-100, 100, n - len(special))]).astype(dtype)
+    y = rng.permutation(x)
+    X, Y = te.placeholder((n,), dtype, name="X"), te.placeholder((n,), dtype, name="Y")
+    outs = {
+        "floor": (te.compute((n,), lambda i: te.floor(X[i]), name="F"), np.floor(x)),
+        "max": (te.compute((n,), lambda i: te.max(X[i], Y[i]), name="M"),
+                np.where(x > y, x, y)),
+        "min": (te.compute((n,), lambda i: te.min(X[i], Y[i]), name="N"),
+                np.where(x < y, x, y)),
+    }
+    for name, (out, want) in outs.items():
+        s = te.create_schedule(out.op)
+        _, vi = s[out].split(out.op.axis[0], factor=16)
+        s[out].vectorize(vi)
+        f = tvm.build(s, [X, Y, out], target="llvm")
+        if name == "floor":
+            assert "floor" not in f.get_source().split("default_function")[-1]
+        got = tvm.nd.array(np.zeros(n, dtype))
+        f(tvm.nd.array(x), tvm.nd.array(y), got)
+        np.testing.assert_array_equal(got.numpy().view(f"u{x.itemsize}"),
+                                      want.view(f"u{x.itemsize}"), err_msg=name)

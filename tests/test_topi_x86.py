@@ -1,6 +1,7 @@
 """topi.x86 schedules and AutoTVM templates, differentially tested against numpy at odd
 shapes: the fallback config and several points of each template's config space."""
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -275,7 +276,9 @@ def test_schedule_pool(layout, pool_type, cip, ceil):
                                    ref.adaptive_pool(x, size, pool_type), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("shape,axis", [((3, 37), -1), ((2, 5, 48), 2), ((4, 6, 5), 1)])
+@pytest.mark.parametrize("shape,axis", [((3, 37), -1), ((2, 5, 48), 2), ((4, 6, 5), 1),
+                                        ((130, 144), 1), ((7, 3, 200), -1), ((1, 1000), -1),
+                                        ((37, 12), 1)])
 def test_schedule_softmax_and_reduce(shape, axis):
     x = _rand(*shape) * 3
     X = te.placeholder(shape, name="X")
@@ -285,6 +288,14 @@ def test_schedule_softmax_and_reduce(shape, axis):
     F = topi.nn.fast_softmax(X, axis)
     np.testing.assert_allclose(run(topi.x86.schedule_softmax(F), [X, F], [x]),
                                ref.softmax_python(x, axis), rtol=1e-5, atol=1e-6)
+    lowered = str(tvm.lower(topi.x86.schedule_softmax(F), [X, F]))
+    last = shape[axis] if axis != -1 else shape[-1]
+    if axis in (-1, len(shape) - 1) and last % 4 == 0 and last > 4:
+        # row reductions go through a vector of partials; exponentials stay a vector loop
+        assert "T_softmax_maxelem_rf" in lowered and "T_softmax_expsum_rf" in lowered
+        assert not re.search(r"\b\w+_s\b", lowered) and "T.Broadcast" in lowered
+    assert ("T.parallel(" in lowered) == (axis in (-1, len(shape) - 1)
+                                          and x.size >= 1 << 14)
     L = topi.nn.log_softmax(X, axis)
     np.testing.assert_allclose(run(topi.x86.schedule_softmax(L), [X, L], [x]),
                                ref.log_softmax_python(x, axis), rtol=1e-5, atol=1e-5)
@@ -340,3 +351,57 @@ def test_batch_norm_x86_injective():
     got = run(topi.x86.schedule_injective(out), [X, *P, out], [x, g, b, m, v])
     want = ref.batch_norm(x, g, b, m, v, 1, 1e-3, True, True)[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,axis,relu", [((2, 7, 5, 33), 1, False), ((1, 16, 12, 12), 1, True),
+                                             ((2, 5, 7, 19), 3, False), ((3, 40), 1, True),
+                                             ((1, 64, 17, 31), 1, False), ((2, 9, 3), 0, True)])
+def test_schedule_batch_norm(shape, axis, relu):
+    c = shape[axis]
+    x = _rand(*shape)
+    g, b, m, v = _rand(c), _rand(c), _rand(c), np.abs(_rand(c)) + 0.5
+    X = te.placeholder(shape, name="X")
+    P = [te.placeholder((c,), name=n) for n in "gbmv"]
+    out = topi.nn.batch_norm(X, *P, axis=axis, epsilon=1e-3)[0]
+    if relu:
+        out = topi.nn.relu(out)
+    s = topi.x86.schedule_batch_norm(out)
+    lowered = str(tvm.lower(s, [X, *P, out]))
+    # the square roots once per channel, outside the element loop
+    assert lowered.count("T.rsqrt") == 1 and "for ch in range" in lowered
+    assert ("T.parallel(" in lowered) == (x.size >= 1 << 14)
+    got = run(s, [X, *P, out], [x, g, b, m, v])
+    want = ref.batch_norm(x, g, b, m, v, axis, 1e-3, True, True)[0]
+    if relu:
+        want = np.maximum(want, 0)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("m,n,k,bn", [(1, 48, 29, 16), (13, 40, 33, 8), (9, 21, 64, 7)])
+@pytest.mark.parametrize("epilogue", [False, True])
+def test_dense_pack_on_a_prepacked_weight(m, n, k, bn, epilogue):
+    """A weight packed ahead of time, (N // bn, K, bn): no packing stage in the kernel,
+    tile_x[-1] follows the weight's block, and the result is the 2-D dense's."""
+    a, w, b = _rand(m, k), _rand(n, k), _rand(n)
+    wp = np.ascontiguousarray(w.reshape(n // bn, bn, k).transpose(0, 2, 1))
+    A, W = te.placeholder((m, k), name="A"), te.placeholder(wp.shape, name="W")
+    B = te.placeholder((n,), name="B")
+    out = topi.x86.dense_pack(A, W, B if epilogue else None)
+    if epilogue:
+        out = topi.nn.relu(out)
+    args = [A, W] + ([B] if epilogue else []) + [out]
+    s = topi.x86.schedule_dense_pack(out)
+    assert "packed_weight" not in str(tvm.lower(s, args))
+    got = run(s, args, [a, wp] + ([b] if epilogue else []))
+    want = a @ w.T
+    if epilogue:
+        want = np.maximum(want + b, 0)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    task = autotvm.task.create("dense_pack.x86", args=(A, W, None, None), target="llvm")
+    for i in _space_points(task, 3):
+        cfg = task.config_space.get(i)
+        assert cfg["tile_x"].size[-1] == bn
+        with tvm.target.Target("llvm"):
+            s, bufs = task.instantiate(cfg)
+        np.testing.assert_allclose(run(s, bufs, [a, wp]), a @ w.T, rtol=1e-4, atol=1e-4,
+                                   err_msg=f"config {i}")

@@ -22,6 +22,9 @@ from ..tir import expr as E
 from .c_text import _strip, c_type
 
 _ARITH = {E.Add: "+", E.Sub: "-", E.Mul: "*"}
+# integer vector operators GCC has lane-wise (shifts wrap within each lane as C's do)
+_INT_VECTOR_OPS = {"shift_left": "<<", "shift_right": ">>", "bitwise_and": "&",
+                   "bitwise_or": "|", "bitwise_xor": "^"}
 _CMP = {E.EQ: "==", E.NE: "!=", E.LT: "<", E.LE: "<=", E.GT: ">", E.GE: ">="}
 
 
@@ -128,13 +131,54 @@ class VectorPrinterMixin:
                 return self.vector_ite(e)
             if op == "likely":
                 return self.expr(e.args[0])
+            if op == "floor" and _dt.is_float(dt) and _dt.bits(dt) in (32, 64):
+                return self.float_floor(e.args[0])
+            if op == "reinterpret" and _dt.bits(e.args[0].dtype) == _dt.bits(dt):
+                # a cast between vector types of one size keeps the bits (GCC)
+                return f"(({T})({self.expr(e.args[0])}))"
+            if op in _INT_VECTOR_OPS and not _dt.is_float(dt) and not _dt.is_bool(dt):
+                a, b = e.args
+                return f"({self.expr(a)} {_INT_VECTOR_OPS[op]} {self.expr(b)})"
             return self.lanewise(e, e.args, lambda xs: E.Call(_dt.element(dt), e.op, tuple(xs)))
+        if isinstance(e, (E.Min, E.Max)) and _dt.is_float(dt) and _dt.bits(dt) in (32, 64):
+            return self.float_minmax(e)
         if isinstance(e, (E.FloorDiv, E.FloorMod, E.Min, E.Max, E.Mod)):
             return self.lanewise(e, (e.a, e.b), lambda xs: type(e)(*xs))
         if isinstance(e, (E.Var, E.Let)):
             return getattr(self, "e_" + type(e).__name__)(e)
         raise TVMError(f"{self.symbol}: the C backend cannot print the vector expression "
                        f"{type(e).__name__} ({dt})")
+
+    def float_minmax(self, e) -> str:
+        """``a > b ? a : b`` (max; ``<`` for min) in every lane, as the scalar helpers do
+        (NaN operands alike), by a comparison mask and bitwise blend GCC keeps in vector
+        registers (a lane loop calling the scalar helper stays scalar)."""
+        T = self.ct(e.dtype)
+        IT = self.ct(f"int{_dt.bits(e.dtype)}x{_dt.lanes(e.dtype)}")
+        a, b = self.fresh("a"), self.fresh("b")
+        cmp = ">" if isinstance(e, E.Max) else "<"
+        m = self.fresh("m")
+        return (f"({{ {T} {a} = {self.expr(e.a)}; {T} {b} = {self.expr(e.b)}; "
+                f"{IT} {m} = ({a} {cmp} {b}); "
+                f"({T})((({IT}){a} & {m}) | (({IT}){b} & ~{m})); }})")
+
+    def float_floor(self, x) -> str:
+        """``floor`` in every lane without a libm call per lane: truncate through the integer
+        vector, subtract 1 where that rounded up, keep the sign of a zero; lanes of magnitude
+        ``>= 2**mantissa`` (integral already), infinities and NaN pass through unchanged."""
+        dt = x.dtype
+        bits, lanes = _dt.bits(dt), _dt.lanes(dt)
+        T, IT = self.ct(dt), self.ct(f"int{bits}x{lanes}")
+        big = "0x1p23f" if bits == 32 else "0x1p52"
+        sign = "(1U << 31)" if bits == 32 else "(1ULL << 63)"
+        a, f, m, s, sm = (self.fresh(n) for n in ("a", "f", "m", "s", "sm"))
+        return (f"({{ {T} {a} = {self.expr(x)}; "
+                f"{IT} {sm} = ({IT}){{0}} | (int{bits}_t){sign}; {IT} {s} = ({IT}){a} & {sm}; "
+                f"{T} {f} = __builtin_convertvector(__builtin_convertvector({a}, {IT}), {T}); "
+                f"{f} -= ({T})(({IT})({f} > {a}) & ({IT})(({T}){{0}} + 1)); "
+                f"{f} = ({T})(({IT}){f} | {s}); "
+                f"{IT} {m} = (({T})(({IT}){a} & ~{sm}) < {big}); "
+                f"({T})((({IT}){f} & {m}) | (({IT}){a} & ~{m})); }})")
 
     def broadcast(self, scalar: str, dtype: str) -> str:
         """``scalar`` in every lane (GCC widens a scalar operand of a vector operation; ``x - 0``

@@ -66,7 +66,7 @@ def _int(dtype: str, v: int) -> E.IntImm:
 _BIN = (E.Add, E.Sub, E.Mul, E.Div, E.Mod, E.FloorDiv, E.FloorMod, E.Min, E.Max, E.And, E.Or,
         E.EQ, E.NE, E.LT, E.LE, E.GT, E.GE)
 _NO_VECTOR_CALLS = ("call_extern", "call_pure_extern", "call_packed", "address_of",
-                    "address_of_elem", "tvm_access_ptr", "reinterpret")
+                    "address_of_elem", "tvm_access_ptr")
 
 
 class _Vectorizer:

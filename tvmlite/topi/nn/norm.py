@@ -52,7 +52,7 @@ def batch_norm(data: Tensor, gamma: Tensor, beta: Tensor, moving_mean: Tensor,
 
     def f(*i):
         return _op.add(_op.mul(data(*i), k_scale[i[axis]]), k_shift[i[axis]])
-    out = compute(data.shape, f, name="T_batch_norm", tag=tag.BROADCAST)
+    out = compute(data.shape, f, name="T_batch_norm", tag=tag.BROADCAST, attrs={"axis": axis})
     return [out, moving_mean, moving_var]
 
 

@@ -11,11 +11,15 @@ from .nn_python import (
     layer_norm_python,
     log_softmax_python,
     lrn_python,
+    pack_depthwise_kernel,
+    pack_nchwc,
+    pack_oihw,
     pool2d_ref,
     poolnd_python,
     resize2d_python,
     softmax_python,
     strided_slice_python,
+    unpack_nchwc,
     upsampling_python,
 )
 
@@ -23,4 +27,5 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "depthwise_conv2d_python_nhwc", "conv2d_transpose_nchw_python", "dilate_python",
            "poolnd_python", "pool2d_ref", "adaptive_pool", "softmax_python",
            "log_softmax_python", "batch_norm", "layer_norm_python", "lrn_python",
-           "resize2d_python", "upsampling_python", "batch_matmul", "strided_slice_python"]
+           "resize2d_python", "upsampling_python", "batch_matmul", "strided_slice_python",
+           "pack_nchwc", "unpack_nchwc", "pack_oihw", "pack_depthwise_kernel"]

@@ -219,3 +219,31 @@ def strided_slice_python(data, begin, end, strides, slice_mode="end", axes=None)
         else:
             sl[ax] = slice(begin[k], end[k] if k < len(end) else None, s)
     return data[tuple(sl)]
+
+
+def pack_nchwc(x: np.ndarray, bn: int) -> np.ndarray:
+    """``(N, C, H, W)`` -> ``(N, C // bn, H, W, bn)`` (layout ``NCHW{bn}c``)."""
+    n, c, h, w = x.shape
+    return np.ascontiguousarray(x.reshape(n, c // bn, bn, h, w).transpose(0, 1, 3, 4, 2))
+
+
+def unpack_nchwc(y: np.ndarray) -> np.ndarray:
+    """``(N, C // bn, H, W, bn)`` -> ``(N, C, H, W)``."""
+    n, cc, h, w, bn = y.shape
+    return y.transpose(0, 1, 4, 2, 3).reshape(n, cc * bn, h, w)
+
+
+def pack_oihw(w: np.ndarray, ic_bn: int, oc_bn: int) -> np.ndarray:
+    """Kernel ``(O, I, KH, KW)`` -> ``(O // oc_bn, I // ic_bn, KH, KW, ic_bn, oc_bn)`` (layout
+    ``OIHW{ic_bn}i{oc_bn}o``, the kernel of ``conv2d_NCHWc``)."""
+    f, c, kh, kw = w.shape
+    return np.ascontiguousarray(
+        w.reshape(f // oc_bn, oc_bn, c // ic_bn, ic_bn, kh, kw).transpose(0, 2, 4, 5, 3, 1))
+
+
+def pack_depthwise_kernel(w: np.ndarray, oc_bn: int) -> np.ndarray:
+    """Depthwise kernel ``(C, M, KH, KW)`` -> ``(C * M // oc_bn, 1, KH, KW, 1, oc_bn)`` (the
+    kernel of ``depthwise_conv2d_NCHWc``; output channel ``c * M + m``)."""
+    c, m, kh, kw = w.shape
+    w2 = w.reshape(c * m // oc_bn, oc_bn, kh, kw).transpose(0, 2, 3, 1)
+    return np.ascontiguousarray(w2[:, None, :, :, None, :])

@@ -16,7 +16,13 @@ from .injective import (
     schedule_injective,
     schedule_injective_from_existing,
 )
-from .nn import schedule_adaptive_pool, schedule_pool, schedule_reduce, schedule_softmax
+from .nn import (
+    schedule_adaptive_pool,
+    schedule_batch_norm,
+    schedule_pool,
+    schedule_reduce,
+    schedule_softmax,
+)
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_concatenate",
            "schedule_elemwise", "schedule_broadcast", "dense_nopack", "dense_pack",
@@ -24,4 +30,4 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "conv2d_nchw", "schedule_conv2d_nchw",
            "schedule_conv2d_NCHWc", "depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_NCHWc",
            "batch_matmul", "schedule_batch_matmul", "schedule_pool", "schedule_adaptive_pool",
-           "schedule_softmax", "schedule_reduce"]
+           "schedule_softmax", "schedule_reduce", "schedule_batch_norm"]

@@ -51,7 +51,7 @@ def dense_nopack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
     cfg.define_split("tile_k", k, num_outputs=2)
     if cfg.is_fallback:
         cfg.fallback_split("tile_y", [-1, 1])
-        cfg.fallback_split("tile_x", [-1, 4])
+        cfg.fallback_split("tile_x", [-1, 8])
         cfg.fallback_split("tile_k", [-1, vector_lanes(data.dtype)])
     out = dense(data, weight, bias, out_dtype)
     cfg.add_flop(2 * m * n * k)
@@ -61,25 +61,28 @@ def dense_nopack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
 
 def schedule_dense_nopack(outs) -> Schedule:
     """Schedule of :func:`dense_nopack`: the reduction split by ``tile_k``, its inner part
-    rfactored into a vector of partial sums; rows x column tiles parallel."""
+    rfactored into a vector of partial sums per output; each ``tile_y x tile_x`` tile of
+    outputs (rows x column tiles fused and parallel) keeps its partial-sum vectors side by
+    side, so that the tile's dot products advance together (independent FMA chains), then
+    reduces them across lanes."""
     s, C, Out = _inline_and_find(outs, "dense")
     cfg = config_of(Out)
     k = s[C].op.reduce_axis[0]
     _, ki = cfg["tile_k"].apply(s, C, k)
-    CF = s.rfactor(C, ki)
+    CF = s.rfactor(C, ki, 2)
     y, x = s[Out].op.axis
     yo, yi = cfg["tile_y"].apply(s, Out, y)
     xo, xi = cfg["tile_x"].apply(s, Out, x)
     s[Out].reorder(yo, xo, yi, xi)
-    s[Out].parallel(s[Out].fuse(yo, xo))
+    tile = s[Out].fuse(yo, xo)
+    s[Out].parallel(tile)
     if Out is not C:
-        s[C].compute_at(s[Out], xi)
-        s[CF].compute_at(s[C], s[C].op.axis[-1])
-    else:
-        s[CF].compute_at(s[Out], xi)
-    kv, cy, cx = s[CF].op.axis
+        s[C].compute_at(s[Out], tile)
+    s[CF].compute_at(s[Out], tile)
+    cy, cx, kv = s[CF].op.axis
     (ko,) = s[CF].op.reduce_axis
-    s[CF].reorder(cy, cx, ko, kv)
+    s[CF].reorder(ko, cy, cx, kv)
+    s[CF].unroll(cx)
     s[CF].vectorize(kv)
     return s
 
@@ -98,22 +101,36 @@ def config_of(out: Tensor):
 # ------------------------------------------------------------------------------------- pack
 def dense_pack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
                out_dtype: Optional[str] = None) -> Tensor:
-    """``topi.nn.dense_pack`` on the weight packed (in the graph) to ``NK{bn}n`` with ``bn =
-    tile_x[-1]``, with the ``dense_pack.x86`` knobs on its config."""
+    """``topi.nn.dense_pack`` with the ``dense_pack.x86`` knobs on its config. ``weight`` is
+    either ``(N, K)``, packed in the kernel to ``NK{bn}n`` with ``bn = tile_x[-1]`` (stage
+    ``packed_weight``), or already packed, ``(N // bn, K, bn)``, as a graph compiler packs a
+    constant weight once ahead of time: then ``tile_x[-1]`` is ``bn``."""
     cfg, workload = get_config("dense_pack.x86", (data, weight, bias, out_dtype))
     m, k = get_const_tuple(data.shape)
-    n = get_const_int(weight.shape[0])
+    prepacked = weight.ndim == 3
+    if prepacked:
+        w_bn = get_const_int(weight.shape[2])
+        n = get_const_int(weight.shape[0]) * w_bn
+    else:
+        n = get_const_int(weight.shape[0])
     cfg.define_split("tile_y", m, num_outputs=3)
-    cfg.define_split("tile_x", n, num_outputs=3)
+    cfg.define_split("tile_x", n, num_outputs=3,
+                     filter=(lambda e: e.size[-1] == w_bn) if prepacked else None)
     cfg.define_split("tile_k", k, num_outputs=2)
     if cfg.is_fallback:
         lanes = vector_lanes(data.dtype)
         cfg.fallback_split("tile_y", [-1, 1, 8 if largest_factor(m, 8) > 1 else 1])
-        cfg.fallback_split("tile_x", [-1, 1, lanes])
+        cfg.fallback_split("tile_x", [-1, 1, w_bn if prepacked else lanes])
         cfg.fallback_split("tile_k", [-1, 4])
     bn = cfg["tile_x"].size[-1]
-    packed = layout_transform(weight, "NK", f"NK{bn}n")
-    packed.op.name = "packed_weight"
+    if prepacked:
+        if bn != w_bn:
+            raise TopiError(f"dense_pack: the config's tile_x[-1] = {bn} differs from the "
+                            f"pre-packed weight's block {w_bn}")
+        packed = weight
+    else:
+        packed = layout_transform(weight, "NK", f"NK{bn}n")
+        packed.op.name = "packed_weight"
     out = _nn_dense_pack(data, packed, bias, out_dtype)
     cfg.add_flop(2 * m * n * k)
     out.op.attrs["workload"] = workload
@@ -127,9 +144,10 @@ def schedule_dense_pack(outs) -> Schedule:
     s, C, Out = _inline_and_find(outs, "dense_pack")
     cfg = config_of(Out)
     packed = C.op.input_tensors[1]
-    z, kk, zb = s[packed].op.axis
-    s[packed].parallel(z)
-    s[packed].vectorize(zb)
+    if packed.op.name == "packed_weight":  # packed in the kernel, not ahead of time
+        z, kk, zb = s[packed].op.axis
+        s[packed].parallel(z)
+        s[packed].vectorize(zb)
     CC = s.cache_write(C, "global")
     if Out is not C:
         s[C].compute_inline()
@@ -139,8 +157,10 @@ def schedule_dense_pack(outs) -> Schedule:
     y, x = s[stage].op.axis
     yt, yo, yi = cfg["tile_y"].apply(s, stage, y)
     xt, xo, xi = cfg["tile_x"].apply(s, stage, x)
-    s[stage].reorder(yt, xt, yo, xo, yi, xi)
-    s[stage].parallel(s[stage].fuse(yt, xt))
+    # column blocks outermost: one block of the packed weight stays in cache while every
+    # row tile of the data passes over it
+    s[stage].reorder(xt, yt, yo, xo, yi, xi)
+    s[stage].parallel(s[stage].fuse(xt, yt))
     xyo = s[stage].fuse(yo, xo)
     s[stage].unroll(yi)
     s[stage].vectorize(xi)

@@ -1,0 +1,353 @@
+"""TOPI operators (issue 14's "Speed" list) against PyTorch, in one process.
+
+Every distinct conv layer of ResNet-18 (batch 1, 224², packed ``NCHW{bn}c`` layouts, the
+fallback config), MobileNet's depthwise 3x3 layers, 3x3 max/avg pooling, inference batch norm,
+dense 1x512x1000 and 128x768x3072, and softmax. Each row is first checked against the
+``topi.testing`` numpy reference (``assert_allclose``), then timed: tvmlite with
+``time_evaluator``, PyTorch (or numpy where torch is missing) with Python timing, medians of
+7 runs. ``TVM_NUM_THREADS`` and torch's thread count are set to the same value (default 2);
+``OMP_WAIT_POLICY`` defaults to passive for both (set it to active on an idle machine).
+
+Run: python bench/bench_topi.py [group ...]   (groups: conv depthwise pool bn dense softmax)
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence
+
+os.environ.setdefault("TVM_NUM_THREADS", "2")
+THREADS = int(os.environ["TVM_NUM_THREADS"])
+# for both OpenMP runtimes (ours and torch's), read when they load: an idle worker sleeps
+# instead of spinning, so that neither side's spinning threads hold a core the other times
+# on, and a loaded machine does not stall parallel regions for whole time slices
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _timing import median_time  # noqa: E402
+
+import tvmlite as tvm  # noqa: E402
+from tvmlite import te, topi  # noqa: E402
+from tvmlite.topi import testing as ref  # noqa: E402
+from tvmlite.topi.x86.utils import largest_factor, vector_lanes  # noqa: E402
+
+try:
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(THREADS)
+except ImportError:  # the numpy reference is the baseline then
+    torch = F = None
+
+RNG = np.random.default_rng(14)
+
+
+@dataclass
+class Case:
+    """One benchmark row: ``build()`` gives (schedule, TE args, input arrays in our layout);
+    ``want`` the reference result in our output's layout; ``baseline`` the inputs in the
+    baseline's form and its function."""
+
+    group: str
+    label: str
+    flops: float
+    build: Callable
+    want: Callable[[], np.ndarray]
+    base_inputs: Callable[[], list]
+    base_fn: Callable
+    rtol: float = 1e-4
+
+
+def _rand(*shape) -> np.ndarray:
+    return RNG.uniform(-1, 1, shape).astype("float32")
+
+
+def _t(x: np.ndarray):
+    return torch.from_numpy(x) if torch is not None else x
+
+
+# ------------------------------------------------------------------------------- the cases
+# (in_c, out_c, size, kernel, stride, pad): the distinct convolutions of ResNet-18 at 224²
+RESNET18_CONVS = [(3, 64, 224, 7, 2, 3), (64, 64, 56, 3, 1, 1), (64, 128, 56, 3, 2, 1),
+                  (64, 128, 56, 1, 2, 0), (128, 128, 28, 3, 1, 1), (128, 256, 28, 3, 2, 1),
+                  (128, 256, 28, 1, 2, 0), (256, 256, 14, 3, 1, 1), (256, 512, 14, 3, 2, 1),
+                  (256, 512, 14, 1, 2, 0), (512, 512, 7, 3, 1, 1)]
+# (channels, size, stride): MobileNet-v1's depthwise 3x3 layers at 224²
+MOBILENET_DW = [(32, 112, 1), (64, 112, 2), (128, 56, 1), (128, 56, 2), (256, 28, 1),
+                (256, 28, 2), (512, 14, 1), (512, 14, 2), (1024, 7, 1)]
+
+
+def _out_size(n, k, s, p):
+    return (n + 2 * p - k) // s + 1
+
+
+def conv_case(c, f, n, k, s, p) -> Case:
+    lanes = vector_lanes()
+    ibn, obn = largest_factor(c, lanes), largest_factor(f, lanes)
+    x, w = _rand(1, c, n, n), _rand(f, c, k, k)
+    o = _out_size(n, k, s, p)
+
+    def build():
+        D = te.placeholder((1, c // ibn, n, n, ibn), name="data")
+        K = te.placeholder((f // obn, c // ibn, k, k, ibn, obn), name="kernel")
+        out = topi.x86.conv2d_NCHWc(D, K, s, p, 1, f"NCHW{ibn}c", f"NCHW{obn}c", "float32")
+        return (topi.x86.schedule_conv2d_NCHWc(out), [D, K, out],
+                [ref.pack_nchwc(x, ibn), ref.pack_oihw(w, ibn, obn)])
+
+    return Case("conv", f"conv {c}->{f} {n}² k{k} s{s}", 2.0 * f * o * o * c * k * k, build,
+                lambda: ref.pack_nchwc(ref.conv2d_nchw_python(x, w, s, p), obn),
+                lambda: [_t(x), _t(w)],
+                (lambda a, b: F.conv2d(a, b, stride=s, padding=p)) if torch else
+                (lambda a, b: ref.conv2d_nchw_python(a, b, s, p)), rtol=1e-3)
+
+
+def depthwise_case(c, n, s) -> Case:
+    bn = largest_factor(c, vector_lanes())
+    x, w = _rand(1, c, n, n), _rand(c, 1, 3, 3)
+    o = _out_size(n, 3, s, 1)
+
+    def build():
+        D = te.placeholder((1, c // bn, n, n, bn), name="data")
+        K = te.placeholder((c // bn, 1, 3, 3, 1, bn), name="kernel")
+        out = topi.x86.depthwise_conv2d_NCHWc(D, K, s, 1, 1, f"NCHW{bn}c", f"NCHW{bn}c",
+                                              "float32")
+        return (topi.x86.schedule_depthwise_conv2d_NCHWc(out), [D, K, out],
+                [ref.pack_nchwc(x, bn), ref.pack_depthwise_kernel(w, bn)])
+
+    return Case("depthwise", f"depthwise {c} {n}² s{s}", 2.0 * c * o * o * 9, build,
+                lambda: ref.pack_nchwc(ref.depthwise_conv2d_python_nchw(x, w, s, 1), bn),
+                lambda: [_t(x), _t(w)],
+                (lambda a, b: F.conv2d(a, b, stride=s, padding=1, groups=c)) if torch else
+                (lambda a, b: ref.depthwise_conv2d_python_nchw(a, b, s, 1)))
+
+
+def pool_case(kind, c, n, s) -> Case:
+    x = _rand(1, c, n, n)
+    o = _out_size(n, 3, s, 1)
+
+    def build():
+        X = te.placeholder(x.shape, name="data")
+        Y = topi.nn.pool2d(X, (3, 3), (s, s), (1, 1), (1, 1, 1, 1), kind)
+        return topi.x86.schedule_pool(Y, "NCHW"), [X, Y], [x]
+
+    def base(a):
+        if torch is None:
+            return ref.pool2d_ref(a, (3, 3), (s, s), (1, 1), (1, 1, 1, 1), kind)
+        if kind == "max":
+            return F.max_pool2d(a, 3, s, 1)
+        return F.avg_pool2d(a, 3, s, 1)
+
+    return Case("pool", f"{kind} pool 3x3 {c} {n}² s{s}", 9.0 * c * o * o, build,
+                lambda: ref.pool2d_ref(x, (3, 3), (s, s), (1, 1), (1, 1, 1, 1), kind),
+                lambda: [_t(x)], base)
+
+
+def batch_norm_case(c, n) -> Case:
+    x = _rand(1, c, n, n)
+    g, b, m = _rand(c), _rand(c), _rand(c)
+    v = np.abs(_rand(c)) + 0.5
+
+    def build():
+        X = te.placeholder(x.shape, name="data")
+        P = [te.placeholder((c,), name=k) for k in ("gamma", "beta", "mean", "var")]
+        out = topi.nn.batch_norm(X, *P, axis=1, epsilon=1e-5)[0]
+        return topi.x86.schedule_batch_norm(out), [X, *P, out], [x, g, b, m, v]
+
+    def base(a, gg, bb, mm, vv):
+        if torch is None:
+            return ref.batch_norm(a, gg, bb, mm, vv, 1, 1e-5, True, True)[0]
+        return F.batch_norm(a, mm, vv, gg, bb, training=False, eps=1e-5)
+
+    return Case("bn", f"batch norm {c} {n}²", 2.0 * x.size, build,
+                lambda: ref.batch_norm(x, g, b, m, v, 1, 1e-5, True, True)[0],
+                lambda: [_t(a) for a in (x, g, b, m, v)], base)
+
+
+def dense_case(variant, m, k, n) -> Case:
+    """``variant``: nopack, pack (the weight packed in the kernel) or prepacked (packed ahead
+    of time, as a graph compiler does with a constant weight)."""
+    a, w = _rand(m, k), _rand(n, k)
+    bn = vector_lanes()
+    compute = topi.x86.dense_nopack if variant == "nopack" else topi.x86.dense_pack
+    schedule = topi.x86.schedule_dense_nopack if variant == "nopack" else \
+        topi.x86.schedule_dense_pack
+
+    def build():
+        A = te.placeholder((m, k), name="data")
+        if variant == "prepacked":
+            W = te.placeholder((n // bn, k, bn), name="weight")
+            wp = np.ascontiguousarray(w.reshape(n // bn, bn, k).transpose(0, 2, 1))
+        else:
+            W, wp = te.placeholder((n, k), name="weight"), w
+        out = compute(A, W)
+        return schedule(out), [A, W, out], [a, wp]
+
+    return Case("dense", f"dense_{variant} {m}x{k}x{n}", 2.0 * m * n * k, build,
+                lambda: a @ w.T, lambda: [_t(a), _t(w)],
+                F.linear if torch else (lambda x, y: x @ y.T), rtol=1e-3)
+
+
+def softmax_case(shape, fast=False) -> Case:
+    x = _rand(*shape) * 4
+
+    def build():
+        X = te.placeholder(shape, name="data")
+        Y = (topi.nn.fast_softmax if fast else topi.nn.softmax)(X, -1)
+        return topi.x86.schedule_softmax(Y), [X, Y], [x]
+
+    name = "fast_softmax" if fast else "softmax"
+    return Case("softmax", f"{name} {'x'.join(map(str, shape))}", 4.0 * x.size, build,
+                lambda: ref.softmax_python(x, -1), lambda: [_t(x)],
+                (lambda t: F.softmax(t, -1)) if torch else
+                (lambda t: ref.softmax_python(t, -1)), rtol=1e-5)
+
+
+def all_cases() -> List[Case]:
+    cases = [conv_case(*c) for c in RESNET18_CONVS]
+    cases += [depthwise_case(*c) for c in MOBILENET_DW]
+    cases += [pool_case(kind, 64, 112, 2) for kind in ("max", "avg")]
+    cases += [batch_norm_case(64, 112), batch_norm_case(256, 28)]
+    cases += [dense_case("nopack", 1, 512, 1000)]
+    cases += [dense_case(v, 128, 768, 3072) for v in ("nopack", "pack", "prepacked")]
+    cases += [softmax_case((1, 1000)), softmax_case((1536, 128)),
+              softmax_case((1, 1000), True), softmax_case((1536, 128), True)]
+    return cases
+
+
+# ------------------------------------------------------------------------------ measuring
+@dataclass
+class Result:
+    case: Case
+    ours: List[float]  # seconds per call, one entry per interleaved run
+    base: List[float]
+
+    @property
+    def ours_s(self) -> float:
+        return statistics.median(self.ours)
+
+    @property
+    def base_s(self) -> float:
+        return statistics.median(self.base)
+
+    @property
+    def ratio(self) -> float:
+        """Baseline time / our time (medians): above 1 we are faster."""
+        return self.base_s / self.ours_s
+
+    @property
+    def ratio_best(self) -> float:
+        """The same with the fastest run of each: steadier on a loaded machine."""
+        return min(self.base) / min(self.ours)
+
+
+REPS = 7
+RUN_S = 0.02  # each run repeats the call for about this long
+SWITCH_PAUSE_S = 0.01
+
+
+def _calls_per_run(f) -> int:
+    t0 = time.perf_counter()
+    f()
+    return max(1, int(RUN_S / max(time.perf_counter() - t0, 1e-7)))
+
+
+def measure(case: Case) -> Result:
+    """Check ``case`` against its reference, then time ours and the baseline in alternating
+    runs (so that both see the same machine load), ``REPS`` runs each."""
+    s, args, inputs = case.build()
+    f = tvm.build(s, args, target="llvm")
+    dev = tvm.cpu()
+    nd_in = [tvm.nd.array(a, dev) for a in inputs]
+    out = tvm.nd.array(np.zeros([int(d) for d in args[-1].shape], args[-1].dtype), dev)
+    f(*nd_in, out)
+    want = case.want()
+    scale = float(np.max(np.abs(want))) or 1.0
+    np.testing.assert_allclose(out.numpy(), want, rtol=case.rtol, atol=case.rtol * scale,
+                               err_msg=case.label)
+    base_in = case.base_inputs()
+    ctx = torch.no_grad() if torch is not None else contextlib.nullcontext()
+    with ctx:
+        got = case.base_fn(*base_in)
+        got = got.numpy() if torch is not None else got
+        np.testing.assert_allclose(_to_ours(got, want), want, rtol=case.rtol,
+                                   atol=case.rtol * scale, err_msg=f"baseline {case.label}")
+        n_ours = _calls_per_run(lambda: f(*nd_in, out))
+        ev = f.time_evaluator(f.entry_name, dev, number=n_ours, repeat=1)
+        n_base = _calls_per_run(lambda: case.base_fn(*base_in))
+        ours, base = [], []
+        for _ in range(REPS):
+            # the pause lets the other side's OpenMP workers stop spinning (torch has its
+            # own runtime): a spinning thread would hold one of the cores we time on
+            time.sleep(SWITCH_PAUSE_S)
+            ours.append(ev(*nd_in, out).mean)
+            time.sleep(SWITCH_PAUSE_S)
+            base.append(median_time(lambda: case.base_fn(*base_in), reps=1, number=n_base))
+    return Result(case, ours, base)
+
+
+def _to_ours(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """The baseline's NCHW result in the layout of ours (packed NCHW{bn}c when 5-D)."""
+    if want.ndim == 5 and got.ndim == 4:
+        return ref.pack_nchwc(got, want.shape[-1])
+    return got
+
+
+def geomean(xs: Sequence[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def print_table(results: Sequence[Result], base_name: str) -> None:
+    print(f"  {'operator':<34}{'tvmlite':>11}{'GFLOP/s':>9}{base_name:>11}{'GFLOP/s':>9}"
+          f"{'ratio':>8}{'best':>8}")
+    group = None
+    for r in results:
+        if group is not None and r.case.group != group:
+            _print_geomean(results, group)
+        group = r.case.group
+        c = r.case
+        print(f"  {c.label:<34}{r.ours_s * 1e3:8.3f} ms{c.flops / r.ours_s / 1e9:9.1f}"
+              f"{r.base_s * 1e3:8.3f} ms{c.flops / r.base_s / 1e9:9.1f}{r.ratio:7.2f}x"
+              f"{r.ratio_best:7.2f}x")
+    if group is not None:
+        _print_geomean(results, group)
+
+
+def _print_geomean(results, group):
+    rs = [r for r in results if r.case.group == group]
+    if len(rs) > 1:
+        print(f"  {'  geometric mean (' + group + ')':<73}"
+              f"{geomean([r.ratio for r in rs]):7.2f}x{geomean([r.ratio_best for r in rs]):7.2f}x")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> List[Result]:
+    groups = set(sys.argv[1:] if argv is None else argv)
+    logging.getLogger("autotvm").setLevel(logging.ERROR)  # fallback-config notices
+    base_name = "torch" if torch is not None else "numpy"
+    print(f"TOPI operators vs {base_name}"
+          f"{' ' + torch.__version__ if torch is not None else ''}, {THREADS} threads, "
+          f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}, "
+          f"medians of {REPS} alternating runs; ratio = {base_name} time / tvmlite time "
+          f"(> 1: tvmlite faster), best = the same with each side's fastest run")
+    results = []
+    for case in all_cases():
+        if groups and case.group not in groups:
+            continue
+        results.append(measure(case))
+    print_table(results, base_name)
+    return results
+
+
+if __name__ == "__main__":
+    main()
