@@ -69,7 +69,7 @@ class _Session:
     def __init__(self, server: "Server", sock: socket.socket):
         self.server = server
         self.sock = sock
-        self.dir = tempfile.mkdtemp(prefix="tvmlite-rpc-")
+        self.dir = tempfile.mkdtemp(prefix="tvmlite-rpc-", dir=server.work_dir)
         self.objects: Dict[int, Any] = {}
         self.next_id = 1
 
@@ -261,6 +261,8 @@ class Server:
     auth_key : str, optional
         Shared secret; clients must answer an HMAC challenge with it (default: the
         ``TVM_RPC_AUTH_KEY`` environment variable).
+    work_dir : str, optional
+        Where sessions' temporary folders are made (default: the system's).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 9091, port_end: int = 9199,
@@ -268,7 +270,8 @@ class Server:
                  custom_addr: Optional[str] = None, auth_key: Optional[str] = None,
                  max_frame: int = P.DEFAULT_MAX_FRAME, max_sessions: int = 16,
                  idle_timeout: float = 600.0, max_upload_bytes: int = 1 << 31,
-                 max_objects: int = 100000, silent: bool = False):
+                 max_objects: int = 100000, work_dir: Optional[str] = None,
+                 silent: bool = False):
         if not is_loopback(host):
             logger.warning("RPC server binding %s: anyone who can reach this address can "
                            "upload and run code on this machine", host)
@@ -279,6 +282,7 @@ class Server:
         self.max_objects = max_objects
         self.idle_timeout = idle_timeout
         self.custom_addr = custom_addr
+        self.work_dir = work_dir
         self._sem = threading.BoundedSemaphore(max_sessions)
         self._stop = threading.Event()
         self._lock = threading.Lock()
