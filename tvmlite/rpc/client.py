@@ -432,7 +432,8 @@ class TrackerSession:
 
     def summary(self) -> Dict[str, Any]:
         """Servers and queue lengths per key."""
-        return self._ask(["summary"], 10)[0]
+        queue, servers = self._ask(["summary"], 10)
+        return {"queue": {q[0]: q[1:] for q in queue}, "servers": servers}
 
     def text_summary(self) -> str:
         """The tracker's state as a table."""

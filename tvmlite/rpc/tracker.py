@@ -71,10 +71,10 @@ class Tracker:
     # ------------------------------------------------------------------ connections
     def _accept_loop(self) -> None:
         while not self._stop.is_set():
+            self._expire()
             try:
                 conn, _ = self.sock.accept()
             except socket.timeout:
-                self._expire()
                 continue
             except OSError:
                 break
@@ -93,7 +93,9 @@ class Tracker:
             if cmd == "request" and len(hello) == 4:
                 self._serve_request(conn, hello[2], hello[3])
             elif cmd == "summary":
-                P.send_msg(conn, ["ok", self.summary()])
+                summ = self.summary()
+                P.send_msg(conn, ["ok", [[k, *v] for k, v in summ["queue"].items()],
+                                  summ["servers"]])
             elif cmd == "server":
                 agent_id = id(conn)
                 conn.settimeout(None)
@@ -121,17 +123,22 @@ class Tracker:
                 _, key, host, port, match = msg
                 with self._cond:
                     self._agents[agent_id] = (key, host, port)
+                    self._forget(agent_id)  # a server has one match key at a time
                     self._free.setdefault(key, []).append(
                         _Entry(agent_id, key, host, port, match))
                     self._cond.notify_all()
             elif msg[0] == "claimed" and len(msg) == 2:
                 with self._cond:
-                    self._assigned.pop(msg[1], None)
+                    self._forget(agent_id)
             else:
                 raise P.ProtocolError(f"unknown server message {msg[0]!r}")
 
     def _drop_agent(self, agent_id: int) -> None:
         self._agents.pop(agent_id, None)
+        self._forget(agent_id)
+
+    def _forget(self, agent_id: int) -> None:
+        """Drop the server's announced match keys, free or handed out."""
         for entries in self._free.values():
             entries[:] = [e for e in entries if e.agent != agent_id]
         for match in [m for m, (e, _) in self._assigned.items() if e.agent == agent_id]:
