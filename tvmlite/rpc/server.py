@@ -224,7 +224,7 @@ class _Session:
                 return
             try:
                 reply = [STATUS_OK, self.handle(op, args)]
-            except (TVMError, ValueError, TypeError, OSError, P.ProtocolError) as e:
+            except Exception as e:  # noqa: BLE001 - any failure of a request is its reply
                 reply = [STATUS_ERR, f"{type(e).__name__}: {e}"]
             P.send_msg(self.sock, reply, max_frame)
 
