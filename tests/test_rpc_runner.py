@@ -1,0 +1,104 @@
+"""``autotvm.RPCRunner`` over a loopback tracker: trials spread over the servers of a key, a
+wrong candidate is caught, and a device that dies costs only its trial."""
+import time
+
+import numpy as np
+import pytest
+
+from tvmlite import autotvm, rpc, te
+from tvmlite.autotvm import MeasureErrorNo
+from tvmlite.rpc import runner as rpc_runner
+
+HOST = "127.0.0.1"
+
+
+@autotvm.template("test_rpc_runner/scaled_add")
+def scaled_add(n):
+    cfg = autotvm.get_config()
+    cfg.define_split("tile", n, num_outputs=2)
+    cfg.define_knob("wrong", [0, 1])
+    A = te.placeholder((n,), name="A")
+    B = te.placeholder((n,), name="B")
+    bias = 2.0 if cfg["wrong"].val else 0.0
+    C = te.compute((n,), lambda i: A[i] * 3.0 + B[i] + bias, name="C")
+    s = te.create_schedule(C.op)
+    cfg["tile"].apply(s, C, C.op.axis[0])
+    return s, [A, B, C]
+
+
+@pytest.fixture
+def pool():
+    tracker = rpc.Tracker(HOST, port=0, silent=True)
+    servers = [rpc.Server(HOST, port=0, key="loop", tracker_addr=(HOST, tracker.port),
+                          silent=True) for _ in range(2)]
+    deadline = time.time() + 10
+    while rpc.connect_tracker(HOST, tracker.port).summary()["queue"].get(
+            "loop", [0, 0])[1] < 2 and time.time() < deadline:
+        time.sleep(0.02)
+    yield tracker, servers
+    for s in servers:
+        s.terminate()
+    tracker.terminate()
+
+
+def _tune(tracker, n_trial, **runner_kwargs):
+    task = autotvm.task.create("test_rpc_runner/scaled_add", args=(301,), target="llvm")
+    option = autotvm.measure_option(
+        builder=autotvm.LocalBuilder(n_parallel=2),
+        runner=autotvm.RPCRunner("loop", HOST, tracker.port, number=3, repeat=2, timeout=20,
+                                 **runner_kwargs))
+    got = []
+    tuner = autotvm.tuner.GridSearchTuner(task)
+    tuner.tune(n_trial=n_trial, measure_option=option,
+               callbacks=[lambda t, i, r: got.extend(zip(i, r))])
+    return task, got
+
+
+def test_rpc_runner_measures_over_the_tracker(pool):
+    tracker, servers = pool
+    task, got = _tune(tracker, 8, check_correctness=True)
+    assert len(got) == 8
+    for inp, res in got:
+        if inp.config["wrong"].val:
+            assert res.error_no == MeasureErrorNo.WRONG_ANSWER, res
+        else:
+            assert res.error_no == MeasureErrorNo.NO_ERROR, res
+            assert len(res.costs) == 2 and all(0 < c < 0.01 for c in res.costs)
+    assert {r.error_no for _, r in got} == {0, int(MeasureErrorNo.WRONG_ANSWER)}
+    # both servers are free again afterwards
+    deadline = time.time() + 10
+    while time.time() < deadline and rpc.connect_tracker(HOST, tracker.port).summary()[
+            "queue"]["loop"][:2] != [2, 2]:
+        time.sleep(0.02)
+    assert rpc.connect_tracker(HOST, tracker.port).summary()["queue"]["loop"][:2] == [2, 2]
+
+
+def test_a_device_dying_costs_only_its_trial(pool, monkeypatch):
+    tracker, servers = pool
+    real = rpc_runner.RPCRunner._measure
+    calls = []
+
+    def measure(self, sess, br, ref):
+        calls.append(1)
+        if len(calls) == 3:  # the device dies in the middle of this trial
+            victim = next(s for s in servers if s._conns)
+            victim.terminate()
+            servers.remove(victim)
+            time.sleep(0.1)
+        return real(self, sess, br, ref)
+
+    monkeypatch.setattr(rpc_runner.RPCRunner, "_measure", measure)
+    _, got = _tune(tracker, 8)
+    assert len(got) == 8
+    errors = [r for _, r in got if r.error_no != 0]
+    assert 1 <= len(errors) <= 2, got  # the trial on the dead device (and its twin, if racing)
+    assert all(r.error_no == MeasureErrorNo.RUNTIME_DEVICE for r in errors)
+    ok = [r for _, r in got if r.error_no == 0]
+    assert len(ok) >= 6 and all(np.isfinite(r.costs).all() for r in ok)
+
+
+def test_rpc_runner_argument_checks():
+    with pytest.raises(ValueError, match="number and repeat"):
+        autotvm.RPCRunner("k", HOST, 1, number=0)
+    with pytest.raises(ValueError, match="cache_flush"):
+        autotvm.RPCRunner("k", HOST, 1, enable_cpu_cache_flush=True)
