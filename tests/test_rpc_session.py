@@ -4,6 +4,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 
 import d2ltvm
 import numpy as np
@@ -111,7 +112,6 @@ def test_upload_download_remove_and_session_cleanup(server, tmp_path):
     for _ in range(200):  # the session's folder goes when the session ends
         if not os.listdir(root):
             break
-        import time
         time.sleep(0.01)
     assert os.listdir(root) == []
 
@@ -213,3 +213,32 @@ def test_rpc_server_command_line_and_alias(vector_add_tar):
     finally:
         proc.terminate()
         assert proc.wait(20) == 0
+
+
+def test_isolated_session_survives_a_crashing_module(tmp_path, rng):
+    n = 64
+    A = te.placeholder((n,), name="A")
+    # a data-dependent index far out of bounds (beyond the static bounds check): SIGSEGV
+    B = te.compute((n,), lambda i: A[i + (1 << 30) + (A[i] * 0.0).astype("int32")], name="B")
+    lib = tmp_path / "crash.so"
+    tvm.build(te.create_schedule(B.op), [A, B]).export_library(str(lib))
+    work = tmp_path / "sessions"
+    work.mkdir()
+    with rpc.Server(HOST, port=0, isolate=True, work_dir=str(work), silent=True) as srv:
+        remote = rpc.connect(HOST, srv.port)
+        remote.upload(str(lib))
+        f = remote.load_module("crash.so")
+        dev = remote.cpu()
+        a, b = tvm.nd.array(np.zeros(n, "float32"), dev), tvm.nd.empty((n,), "float32", dev)
+        with pytest.raises(rpc.RPCError, match="connection lost"):
+            f(a, b)
+        with pytest.raises(rpc.RPCError, match="closed"):
+            remote.listdir()
+        # the server goes on; the dead session's folder is gone
+        with rpc.connect(HOST, srv.port) as again:
+            x = rng.standard_normal(9).astype("float32")
+            np.testing.assert_array_equal(tvm.nd.array(x, again.cpu()).numpy(), x)
+        deadline = time.time() + 10
+        while os.listdir(work) and time.time() < deadline:
+            time.sleep(0.02)
+        assert os.listdir(work) == []

@@ -32,13 +32,16 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="address the tracker hands to clients (default: the bound address)")
     p.add_argument("--auth-key", default=None,
                    help=f"shared secret clients must prove (default: ${AUTH_ENV})")
+    p.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=True,
+                   help="serve each session in its own process (default), so a crashing "
+                        "module ends only its session")
     p.add_argument("--silent", action="store_true", help="log warnings only")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.silent else logging.INFO)
     server = Server(args.host, args.port, args.port_end, key=args.key,
                     tracker_addr=args.tracker, custom_addr=args.custom_addr,
                     auth_key=args.auth_key if args.auth_key is not None
-                    else os.environ.get(AUTH_ENV) or None)
+                    else os.environ.get(AUTH_ENV) or None, isolate=args.isolate)
     print(f"RPC server listening on {args.host}:{server.port}", flush=True)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())

@@ -12,10 +12,12 @@ import os
 import secrets
 import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -63,13 +65,21 @@ def check_file_name(name: Any) -> str:
     return name
 
 
+class Limits(NamedTuple):
+    """What one session may use."""
+
+    max_frame: int
+    max_upload_bytes: int
+    max_objects: int
+
+
 class _Session:
     """One client's state: its folder and the objects it holds by handle."""
 
-    def __init__(self, server: "Server", sock: socket.socket):
-        self.server = server
+    def __init__(self, limits: Limits, sock: socket.socket, directory: str):
+        self.server = limits
         self.sock = sock
-        self.dir = tempfile.mkdtemp(prefix="tvmlite-rpc-", dir=server.work_dir)
+        self.dir = directory
         self.objects: Dict[int, Any] = {}
         self.next_id = 1
 
@@ -263,6 +273,9 @@ class Server:
         ``TVM_RPC_AUTH_KEY`` environment variable).
     work_dir : str, optional
         Where sessions' temporary folders are made (default: the system's).
+    isolate : bool
+        Serve each session in its own child process (as classic TVM forks one), so a module
+        that crashes ends only its session.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 9091, port_end: int = 9199,
@@ -271,7 +284,7 @@ class Server:
                  max_frame: int = P.DEFAULT_MAX_FRAME, max_sessions: int = 16,
                  idle_timeout: float = 600.0, max_upload_bytes: int = 1 << 31,
                  max_objects: int = 100000, work_dir: Optional[str] = None,
-                 silent: bool = False):
+                 isolate: bool = False, silent: bool = False):
         if not is_loopback(host):
             logger.warning("RPC server binding %s: anyone who can reach this address can "
                            "upload and run code on this machine", host)
@@ -283,6 +296,9 @@ class Server:
         self.idle_timeout = idle_timeout
         self.custom_addr = custom_addr
         self.work_dir = work_dir
+        self.isolate = isolate
+        self.limits = Limits(max_frame, max_upload_bytes, max_objects)
+        self._children: set = set()
         self._sem = threading.BoundedSemaphore(max_sessions)
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -364,8 +380,15 @@ class Server:
             self._handshake(conn)
             claimed = self.tracker_agent is not None
             conn.settimeout(self.idle_timeout)
-            session = _Session(self, conn)
-            session.serve()
+            directory = tempfile.mkdtemp(prefix="tvmlite-rpc-", dir=self.work_dir)
+            if self.isolate:
+                try:
+                    self._serve_in_child(conn, directory)
+                finally:
+                    shutil.rmtree(directory, ignore_errors=True)
+            else:
+                session = _Session(self.limits, conn, directory)
+                session.serve()
         except (P.ProtocolError, P.RPCError, OSError) as e:
             logger.debug("session from %s ended: %s", addr, e)
         except Exception as e:  # noqa: BLE001 - a session's failure must not stop the server
@@ -380,6 +403,21 @@ class Server:
             if claimed:
                 self.tracker_agent.release()
 
+    def _serve_in_child(self, conn: socket.socket, directory: str) -> None:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "tvmlite.rpc.session_main", str(conn.fileno()), directory,
+             *map(str, self.limits), str(self.idle_timeout)],
+            pass_fds=[conn.fileno()], stdin=subprocess.DEVNULL)
+        with self._lock:
+            self._children.add(child)
+        try:
+            rc = child.wait()
+        finally:
+            with self._lock:
+                self._children.discard(child)
+        if rc < 0:
+            logger.warning("session process died (signal %d); the server goes on", -rc)
+
     # ------------------------------------------------------------------ lifetime
     def terminate(self) -> None:
         """Stop accepting, end every session and leave the tracker."""
@@ -390,6 +428,9 @@ class Server:
         self.sock.close()
         with self._lock:
             conns = list(self._conns)
+            children = list(self._children)
+        for child in children:
+            child.kill()
         for c in conns:
             try:
                 c.shutdown(socket.SHUT_RDWR)
@@ -407,3 +448,18 @@ class Server:
 
     def __exit__(self, *exc) -> None:
         self.terminate()
+
+
+def serve_session(fd: int, directory: str, limits: Limits, idle_timeout: float) -> None:
+    """Serve one session on the connected socket ``fd`` (in a child process), then remove
+    its folder."""
+    sock = socket.socket(fileno=fd)
+    sock.settimeout(idle_timeout)
+    session = _Session(limits, sock, directory)
+    try:
+        session.serve()
+    except (P.ProtocolError, P.RPCError, OSError) as e:
+        logger.debug("session ended: %s", e)
+    finally:
+        session.close()
+        sock.close()
