@@ -87,9 +87,9 @@ def _attack(port: int, r: random.Random, budget: int) -> int:
                     sock.sendall(_mutate(r, _frame(payload)))
                     if r.random() < 0.5:
                         return sent  # abrupt disconnect
-                    sock.settimeout(0.5)
-                    P.recv_msg(sock)
-                    sock.settimeout(5)
+                    sock.shutdown(socket.SHUT_WR)  # no more bytes: the server must not wait
+                    P.recv_msg(sock)  # an error reply, or the session closed
+                    return sent
                 elif mode < 0.9:
                     sock.sendall(struct.pack("<I", r.choice([1 << 31, 0xFFFFFFFF])) + b"x")
                     return sent
