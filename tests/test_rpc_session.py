@@ -242,3 +242,37 @@ def test_isolated_session_survives_a_crashing_module(tmp_path, rng):
         while os.listdir(work) and time.time() < deadline:
             time.sleep(0.02)
         assert os.listdir(work) == []
+
+
+def test_dropped_remote_objects_are_freed_on_the_server(server):
+    with rpc.connect(HOST, server.port) as remote:
+        dev = remote.cpu()
+        keep = tvm.nd.array(np.arange(4, dtype="int32"), dev)
+        for i in range(300):  # each temporary is dropped at once
+            assert tvm.nd.array(np.full(3, i, dtype="int64"), dev).numpy()[0] == i
+        (sess,) = server.sessions
+        assert len(sess.objects) <= 1 + 64  # `keep` and at most one batch not yet freed
+        np.testing.assert_array_equal(keep.numpy(), np.arange(4))  # replies still in step
+
+
+def test_classic_cross_compilation_tutorial_local_path(tmp_path):
+    """classic ``cross_compilation_and_rpc``, its ``local_demo`` path."""
+    n = tvm.runtime.convert(1024)
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    func = tvm.build(s, [A, B], target="llvm", name="add_one")
+    temp = tvm.contrib.utils.tempdir()
+    path = temp.relpath("lib.tar")
+    func.export_library(path)
+    remote = rpc.LocalSession()
+    remote.upload(path)
+    func = remote.load_module("lib.tar")
+    dev = remote.cpu()
+    a = tvm.nd.array(np.random.uniform(size=1024).astype(A.dtype), dev)
+    b = tvm.nd.array(np.zeros(1024, dtype=A.dtype), dev)
+    func(a, b)
+    np.testing.assert_equal(b.numpy(), a.numpy() + 1)
+    time_f = func.time_evaluator(func.entry_name, dev, number=10)
+    cost = time_f(a, b).mean
+    assert 0 < cost < 0.01

@@ -22,6 +22,7 @@ from . import server as S
 from .tracker import MAX_TRACKER_FRAME, TRACKER_MAGIC
 
 RPC_SESS_MASK = 128
+FREE_BATCH = 64  # remote objects dropped by the client are freed this many at a time
 
 
 class RPCDevice(Device):
@@ -60,12 +61,11 @@ class _RemoteObject:
         self._handle = handle
 
     def __del__(self):
+        # no I/O here: a collection can run in the middle of a call on the same thread; the
+        # handle is freed with the session's next call
         sess = getattr(self, "_sess", None)
-        if sess is not None and sess._sock is not None:
-            try:
-                sess._call(S.OP_FREE, self._handle)
-            except (TVMError, OSError):
-                pass
+        if sess is not None:
+            sess._pending_free.append(self._handle)
 
 
 class RemoteNDArray(_RemoteObject):
@@ -163,7 +163,8 @@ class RPCSession:
     def __init__(self, sock: socket.socket, key: str = "",
                  max_frame: int = P.DEFAULT_MAX_FRAME):
         self._sock: Optional[socket.socket] = sock
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
+        self._pending_free: List[P.Handle] = []
         self._max_frame = max_frame
         self.key = key
         with RPCSession._counter_lock:
@@ -176,6 +177,10 @@ class RPCSession:
             if self._sock is None:
                 raise P.RPCError("the RPC session is closed")
             try:
+                if len(self._pending_free) >= FREE_BATCH:
+                    handles, self._pending_free[:] = list(self._pending_free), []
+                    P.send_msg(self._sock, [S.OP_FREE, *handles])
+                    P.recv_msg(self._sock, 1024)
                 P.send_msg(self._sock, [op, *args], self._max_frame)
                 reply = P.recv_msg(self._sock, self._max_frame)
             except (OSError, P.RPCError, P.ProtocolError) as e:

@@ -203,9 +203,10 @@ class _Session:
             raise TVMError("array_set expects a tensor")
         self.get(arr, (_nd.NDArray,), "array").copyfrom(tensor.array)
 
-    def op_free(self, h):
-        if isinstance(h, P.Handle):
-            self.objects.pop(h.id, None)
+    def op_free(self, *handles):
+        for h in handles:
+            if isinstance(h, P.Handle):
+                self.objects.pop(h.id, None)
 
     def op_time_evaluator(self, mod, name, dev, number, repeat, min_repeat_ms):
         m = self.get(mod, (Module,), "module")
@@ -299,6 +300,7 @@ class Server:
         self.isolate = isolate
         self.limits = Limits(max_frame, max_upload_bytes, max_objects)
         self._children: set = set()
+        self.sessions: set = set()  # sessions served in this process (isolate=False)
         self._sem = threading.BoundedSemaphore(max_sessions)
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -388,6 +390,8 @@ class Server:
                     shutil.rmtree(directory, ignore_errors=True)
             else:
                 session = _Session(self.limits, conn, directory)
+                with self._lock:
+                    self.sessions.add(session)
                 session.serve()
         except (P.ProtocolError, P.RPCError, OSError) as e:
             logger.debug("session from %s ended: %s", addr, e)
@@ -396,6 +400,8 @@ class Server:
         finally:
             if session is not None:
                 session.close()
+                with self._lock:
+                    self.sessions.discard(session)
             with self._lock:
                 self._conns.discard(conn)
             conn.close()
