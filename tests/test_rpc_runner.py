@@ -103,3 +103,52 @@ def test_rpc_runner_argument_checks():
         autotvm.RPCRunner("k", HOST, 1, number=0)
     with pytest.raises(ValueError, match="cache_flush"):
         autotvm.RPCRunner("k", HOST, 1, enable_cpu_cache_flush=True)
+
+
+@autotvm.template("test_rpc_runner/modes")
+def modes(n):
+    cfg = autotvm.get_config()
+    cfg.define_knob("mode", ["ok", "spin", "segfault", "ok2"])
+    mode = cfg["mode"].val
+    A = te.placeholder((n,), name="A")
+    if mode == "spin":
+        k = te.reduce_axis((0, 1 << 30), name="k")
+        B = te.compute((n,), lambda i: te.sum(A[i] * 1.0001, axis=k), name="B")
+    elif mode == "segfault":  # a data-dependent index beyond the static bounds check
+        B = te.compute((n,), lambda i: A[i + (1 << 30) + (A[i] * 0.0).astype("int32")],
+                       name="B")
+    else:
+        B = te.compute((n,), lambda i: A[i] + 1.0, name="B")
+    return te.create_schedule(B.op), [A, B]
+
+
+def test_isolated_servers_turn_hangs_and_crashes_into_trial_errors():
+    with rpc.Tracker(HOST, port=0, silent=True) as tracker:
+        servers = [rpc.Server(HOST, port=0, key="iso", tracker_addr=(HOST, tracker.port),
+                              isolate=True, silent=True) for _ in range(2)]
+        try:
+            deadline = time.time() + 10
+            while rpc.connect_tracker(HOST, tracker.port).summary()["queue"].get(
+                    "iso", [0, 0])[1] < 2 and time.time() < deadline:
+                time.sleep(0.02)
+            task = autotvm.task.create("test_rpc_runner/modes", args=(257,), target="llvm")
+            option = autotvm.measure_option(
+                builder=autotvm.LocalBuilder(n_parallel=2),
+                runner=autotvm.RPCRunner("iso", HOST, tracker.port, number=2, repeat=1,
+                                         timeout=3))
+            got = {}
+            autotvm.tuner.GridSearchTuner(task).tune(
+                n_trial=4, measure_option=option,
+                callbacks=[lambda t, i, r: got.update((x.config["mode"].val, y.error_no)
+                                                      for x, y in zip(i, r))])
+            assert got == {"ok": 0, "ok2": 0, "spin": MeasureErrorNo.RUN_TIMEOUT,
+                           "segfault": MeasureErrorNo.RUNTIME_DEVICE}
+            # both devices come back: the hung session's process was stopped
+            deadline = time.time() + 15
+            while rpc.connect_tracker(HOST, tracker.port).summary()["queue"]["iso"][1] < 2 \
+                    and time.time() < deadline:
+                time.sleep(0.05)
+            assert rpc.connect_tracker(HOST, tracker.port).summary()["queue"]["iso"][1] == 2
+        finally:
+            for s in servers:
+                s.terminate()

@@ -24,7 +24,7 @@ def _fds() -> int:
 
 def _handshake(sock) -> bool:
     hello = P.recv_msg(sock, 4096)
-    P.send_msg(sock, [P.MAGIC, "", b""])
+    P.send_msg(sock, [P.MAGIC, "", b"", 0.0])
     return P.recv_msg(sock, 4096)[0] == S.STATUS_OK and hello[0] == P.MAGIC
 
 
@@ -72,7 +72,7 @@ def _attack(port: int, r: random.Random, budget: int) -> int:
         try:
             if r.random() < 0.2:  # junk instead of a handshake
                 sock.recv(4096)
-                sock.sendall(_mutate(r, _frame(P.encode([P.MAGIC, "", b""]))))
+                sock.sendall(_mutate(r, _frame(P.encode([P.MAGIC, "", b"", 0.0]))))
                 return 1
             if not _handshake(sock):
                 return 0

@@ -276,3 +276,17 @@ def test_classic_cross_compilation_tutorial_local_path(tmp_path):
     time_f = func.time_evaluator(func.entry_name, dev, number=10)
     cost = time_f(a, b).mean
     assert 0 < cost < 0.01
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_session_timeout_ends_the_session_on_the_server(isolate, rng):
+    with rpc.Server(HOST, port=0, isolate=isolate, silent=True) as srv:
+        remote = rpc.connect(HOST, srv.port, session_timeout=1.0)
+        x = rng.standard_normal(5).astype("float32")
+        a = tvm.nd.array(x, remote.cpu())
+        np.testing.assert_array_equal(a.numpy(), x)
+        time.sleep(1.5)
+        with pytest.raises(rpc.RPCError, match="lost|closed"):
+            a.numpy()
+        with rpc.connect(HOST, srv.port, session_timeout=30) as again:  # the server goes on
+            np.testing.assert_array_equal(tvm.nd.array(x, again.cpu()).numpy(), x)

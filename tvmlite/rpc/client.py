@@ -171,6 +171,13 @@ class RPCSession:
             RPCSession._counter += 1
             self._index = RPCSession._counter
 
+    def set_call_timeout(self, seconds: Optional[float]) -> None:
+        """Seconds a call waits for its reply (None: forever); a late reply ends the
+        session with an :class:`RPCError`."""
+        with self._lock:
+            if self._sock is not None:
+                self._sock.settimeout(seconds)
+
     # ------------------------------------------------------------------ transport
     def _call(self, op: int, *args) -> Any:
         with self._lock:
@@ -320,7 +327,8 @@ def connect(url: str, port: int, key: str = "", session_timeout: float = 0,
     key : str
         The server's key (or the match key a tracker handed out).
     session_timeout : float
-        Seconds a call may wait for its reply (0: ``timeout``).
+        Seconds the session may last: the server ends it then (0: no limit). A call also
+        waits at most this long for its reply (``timeout`` when 0).
     auth_key : str, optional
         Shared secret for servers started with one (default: ``TVM_RPC_AUTH_KEY``).
     """
@@ -340,7 +348,7 @@ def connect(url: str, port: int, key: str = "", session_timeout: float = 0,
             raise P.RPCError(f"the RPC server at {url}:{port} requires an auth key "
                              f"(pass auth_key= or set {S.AUTH_ENV})")
         mac = S.auth_mac(auth_key, nonce) if need_auth else b""
-        P.send_msg(sock, [P.MAGIC, key, mac])
+        P.send_msg(sock, [P.MAGIC, key, mac, float(session_timeout or 0)])
         reply = P.recv_msg(sock, 4096)
         if not isinstance(reply, list) or len(reply) != 2 or reply[0] != S.STATUS_OK:
             why = reply[1] if isinstance(reply, list) and len(reply) == 2 else reply

@@ -141,8 +141,8 @@ class RPCRunner(Runner):
                     try:
                         if sess is None:
                             sess = tracker.request(self.key, self.priority,
-                                                   session_timeout=self.timeout + 5,
                                                    timeout=self.request_timeout)
+                            sess.set_call_timeout(self.timeout)
                         costs = self._measure(sess, br, ref)
                         res = (tuple(costs), 0)
                     except _WrongAnswer as e:

@@ -300,6 +300,7 @@ class Server:
         self.isolate = isolate
         self.limits = Limits(max_frame, max_upload_bytes, max_objects)
         self._children: set = set()
+        self._child_of: Dict[socket.socket, subprocess.Popen] = {}
         self.sessions: set = set()  # sessions served in this process (isolate=False)
         self._sem = threading.BoundedSemaphore(max_sessions)
         self._stop = threading.Event()
@@ -351,14 +352,15 @@ class Server:
                 continue
             threading.Thread(target=self._serve_conn, args=(conn, addr), daemon=True).start()
 
-    def _handshake(self, conn: socket.socket) -> None:
+    def _handshake(self, conn: socket.socket) -> float:
         nonce = secrets.token_bytes(32)
         P.send_msg(conn, [P.MAGIC, nonce, self.auth_key is not None])
         msg = P.recv_msg(conn, 4096)
-        if not (isinstance(msg, list) and len(msg) == 3 and msg[0] == P.MAGIC
-                and isinstance(msg[1], str) and isinstance(msg[2], bytes)):
+        if not (isinstance(msg, list) and len(msg) == 4 and msg[0] == P.MAGIC
+                and isinstance(msg[1], str) and isinstance(msg[2], bytes)
+                and isinstance(msg[3], (int, float)) and 0 <= msg[3] < 1e9):
             raise P.ProtocolError("bad handshake")
-        _, key, mac = msg
+        _, key, mac, session_timeout = msg
         if self.auth_key is not None and not hmac.compare_digest(
                 mac, auth_mac(self.auth_key, nonce)):
             P.send_msg(conn, [STATUS_ERR, "authentication failed"])
@@ -371,16 +373,22 @@ class Server:
             P.send_msg(conn, [STATUS_ERR, f"key {key!r} does not match this server's key"])
             raise P.ProtocolError("key mismatch")
         P.send_msg(conn, [STATUS_OK, self.key])
+        return float(session_timeout)
 
     def _serve_conn(self, conn: socket.socket, addr) -> None:
         session = None
         claimed = False
+        timer = None
         with self._lock:
             self._conns.add(conn)
         try:
             conn.settimeout(10.0)
-            self._handshake(conn)
+            session_timeout = self._handshake(conn)
             claimed = self.tracker_agent is not None
+            if session_timeout > 0:  # the client's limit on the whole session
+                timer = threading.Timer(session_timeout, self._end_session, args=(conn,))
+                timer.daemon = True
+                timer.start()
             conn.settimeout(self.idle_timeout)
             directory = tempfile.mkdtemp(prefix="tvmlite-rpc-", dir=self.work_dir)
             if self.isolate:
@@ -398,6 +406,8 @@ class Server:
         except Exception as e:  # noqa: BLE001 - a session's failure must not stop the server
             logger.warning("session from %s failed: %s: %s", addr, type(e).__name__, e)
         finally:
+            if timer is not None:
+                timer.cancel()
             if session is not None:
                 session.close()
                 with self._lock:
@@ -409,6 +419,17 @@ class Server:
             if claimed:
                 self.tracker_agent.release()
 
+    def _end_session(self, conn: socket.socket) -> None:
+        logger.info("session timeout: ending the session")
+        with self._lock:
+            child = self._child_of.get(conn)
+        if child is not None:
+            child.kill()
+        try:
+            conn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
     def _serve_in_child(self, conn: socket.socket, directory: str) -> None:
         child = subprocess.Popen(
             [sys.executable, "-m", "tvmlite.rpc.session_main", str(conn.fileno()), directory,
@@ -416,11 +437,20 @@ class Server:
             pass_fds=[conn.fileno()], stdin=subprocess.DEVNULL)
         with self._lock:
             self._children.add(child)
+            self._child_of[conn] = child
         try:
-            rc = child.wait()
+            while True:
+                try:
+                    rc = child.wait(0.25)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                if _peer_gone(conn):  # the client left while a call runs: stop it
+                    child.kill()
         finally:
             with self._lock:
                 self._children.discard(child)
+                self._child_of.pop(conn, None)
         if rc < 0:
             logger.warning("session process died (signal %d); the server goes on", -rc)
 
@@ -469,3 +499,13 @@ def serve_session(fd: int, directory: str, limits: Limits, idle_timeout: float) 
     finally:
         session.close()
         sock.close()
+
+
+def _peer_gone(conn: socket.socket) -> bool:
+    """Whether the client closed ``conn`` (peeks; consumes nothing)."""
+    try:
+        return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
