@@ -290,3 +290,17 @@ def test_session_timeout_ends_the_session_on_the_server(isolate, rng):
             a.numpy()
         with rpc.connect(HOST, srv.port, session_timeout=30) as again:  # the server goes on
             np.testing.assert_array_equal(tvm.nd.array(x, again.cpu()).numpy(), x)
+
+
+def test_copyto_between_local_and_remote(server, rng):
+    with rpc.connect(HOST, server.port) as remote:
+        x = rng.standard_normal((4, 3)).astype("float32")
+        ra = tvm.nd.array(x, remote.cpu())
+        local = ra.copyto(tvm.cpu())
+        assert isinstance(local, tvm.nd.NDArray) and local.device == tvm.cpu()
+        np.testing.assert_array_equal(local.numpy(), x)
+        rb = tvm.nd.empty((4, 3), "float32", remote.cpu())
+        ra.copyto(rb)
+        np.testing.assert_array_equal(rb.numpy(), x)
+        with pytest.raises(ValueError, match="shape"):
+            ra.copyto(tvm.nd.empty((3, 4), "float32", remote.cpu()))

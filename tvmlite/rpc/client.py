@@ -99,6 +99,14 @@ class RemoteNDArray(_RemoteObject):
         self._sess._call(S.OP_ARRAY_SET, self._handle, P.Tensor(src.astype(self.dtype)))
         return self
 
+    def copyto(self, target):
+        """Copy into an array (local or remote) or onto a device (local or remote)."""
+        if isinstance(target, (RemoteNDArray, _nd.NDArray)):
+            return target.copyfrom(self.numpy())
+        if isinstance(target, Device):
+            return _nd.array(self.numpy(), target)
+        raise TypeError(f"copyto expects an NDArray or a Device, got {type(target).__name__}")
+
     def __setitem__(self, key, value) -> None:
         if not (isinstance(key, slice) and key == slice(None)):
             raise ValueError("NDArray only supports assignment to the whole array, a[:] = value")

@@ -285,7 +285,7 @@ class Server:
                  max_frame: int = P.DEFAULT_MAX_FRAME, max_sessions: int = 16,
                  idle_timeout: float = 600.0, max_upload_bytes: int = 1 << 31,
                  max_objects: int = 100000, work_dir: Optional[str] = None,
-                 isolate: bool = False, silent: bool = False):
+                 isolate: bool = False, silent: bool = False, use_popen: bool = False):
         if not is_loopback(host):
             logger.warning("RPC server binding %s: anyone who can reach this address can "
                            "upload and run code on this machine", host)
@@ -297,7 +297,7 @@ class Server:
         self.idle_timeout = idle_timeout
         self.custom_addr = custom_addr
         self.work_dir = work_dir
-        self.isolate = isolate
+        self.isolate = isolate or use_popen  # classic's name for a process per session
         self.limits = Limits(max_frame, max_upload_bytes, max_objects)
         self._children: set = set()
         self._child_of: Dict[socket.socket, subprocess.Popen] = {}
