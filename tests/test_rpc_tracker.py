@@ -96,13 +96,14 @@ def test_priority_then_first_come(tracker):
             order.append(tag)
             s.close()
 
+        def pending():
+            return rpc.connect_tracker(HOST, tracker.port).summary()["queue"]["q"][2]
+
         threads = []
-        for tag, prio in [("low1", 1), ("low2", 1), ("high", 5)]:
+        for n, (tag, prio) in enumerate([("low1", 1), ("low2", 1), ("high", 5)]):
             threads.append(threading.Thread(target=want, args=(tag, prio)))
             threads[-1].start()
-            time.sleep(0.2)
-        assert _wait(lambda: rpc.connect_tracker(HOST, tracker.port).summary()["queue"]["q"][2]
-                     == 3)
+            assert _wait(lambda: pending() == n + 1)  # queued in this order
         holder.close()
         for t in threads:
             t.join(30)
