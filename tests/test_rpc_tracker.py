@@ -103,7 +103,7 @@ def test_priority_then_first_come(tracker):
         for n, (tag, prio) in enumerate([("low1", 1), ("low2", 1), ("high", 5)]):
             threads.append(threading.Thread(target=want, args=(tag, prio)))
             threads[-1].start()
-            assert _wait(lambda: pending() == n + 1)  # queued in this order
+            assert _wait(lambda n=n: pending() == n + 1)  # queued in this order
         holder.close()
         for t in threads:
             t.join(30)
