@@ -30,6 +30,10 @@ class _Loader(importlib.abc.Loader):
     def exec_module(self, module):
         module.__spec__ = self._spec  # keep the real module's identity
 
+    def get_code(self, fullname):
+        # ``python -m tvmlite -m tvm.exec.rpc_server``: runpy runs the real module's code
+        return importlib.util.find_spec(self.real).loader.get_code(self.real)
+
 
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):

@@ -37,7 +37,15 @@ __all__ = ["template", "get_config", "task", "tuner", "callback", "record", "spa
            "FallbackConfigEntity", "create_measure_batch", "GLOBAL_SCOPE"]
 
 
-__getattr__ = _fallback(__name__)
+_classic_getattr = _fallback(__name__)
+
+
+def __getattr__(name: str):
+    if name == "RPCRunner":  # tvmlite.rpc sits above autotvm: re-exported on first use
+        from ..rpc.runner import RPCRunner
+
+        return RPCRunner
+    return _classic_getattr(name)
 
 
 def _classic_module_paths() -> None:

@@ -205,13 +205,16 @@ def _resolve_device(device, ctx) -> Device:
 def empty(shape, dtype: str = "float32", device=None, ctx=None) -> NDArray:
     """An uninitialised array (``tvm.nd.empty``)."""
     dev = _resolve_device(device, ctx)
-    _check_device(dev)
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     shape = tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"negative dimension in shape {shape}")
     dtype = _dt.canonical(dtype)
+    remote = getattr(dev, "_rpc_sess", None)  # a device of an RPC session (tvm.rpc)
+    if remote is not None:
+        return remote.empty(shape, dtype, dev)
+    _check_device(dev)
     if math.prod(shape) * _dt.nbytes(dtype) > 1 << 48:
         raise ValueError(f"shape {shape} of {dtype} is too large to allocate")
     return NDArray(_aligned_empty(shape, _np_dtype(dtype)), dev, dtype)
@@ -227,6 +230,10 @@ def array(arr, device=None, ctx=None, dtype: Optional[str] = None) -> NDArray:
         arr = arr.astype(_np_dtype(_dt.canonical(dtype)))
     if arr.dtype.kind not in "biuf":
         raise TVMError(f"cannot make an NDArray from numpy dtype {arr.dtype}")
+    dev = _resolve_device(device, ctx)
+    remote = getattr(dev, "_rpc_sess", None)  # a device of an RPC session (tvm.rpc)
+    if remote is not None:
+        return remote.array(arr, dev)
     out = empty(arr.shape, _tvm_dtype(arr.dtype), device, ctx)
     np.copyto(out._arr, arr)
     return out

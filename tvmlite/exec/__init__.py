@@ -1,0 +1,1 @@
+"""Command-line programs (``python -m tvm.exec.rpc_server`` and friends)."""
