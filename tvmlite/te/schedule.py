@@ -14,10 +14,12 @@ while the cache stage gets fresh ``x.c`` IterVars.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Dict, List, Sequence
 
 from ..error import TVMError
 from ..tir.expr import IterVar, ProducerLoad, Range, Var
+from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, substitute
 from .create_prim_func import create_prim_func_with_info
 from .graph import post_dfs_order
@@ -25,7 +27,9 @@ from .materialize import apply_stages
 from .operation import compute
 from .rfactor import rfactor as _rfactor
 from .stage import (
+    INLINE,
     ROOT,
+    SCOPE,
     Fuse,
     IterVarAttr,
     Split,
@@ -244,7 +248,18 @@ def _materialize(sch: Schedule, args, binds):
     cur_args = [sch._current(a) if isinstance(a, Tensor) else a for a in args]
     cur_binds = {sch._current(t): b for t, b in (binds or {}).items()} or None
     outs = [o.output(i) for o in sch.outputs for i in range(o.num_outputs)]
-    func, info = create_prim_func_with_info(cur_args, binds=cur_binds, outputs=outs)
+    # Classic TE attaches or inlines a stage whose tensor is also an argument (the
+    # schedule_primitives tutorial); the engine only moves non-output blocks, so such a tensor
+    # is built as an intermediate and turned back into a parameter once the stages are applied
+    # (an inlined one is then never written, as in classic TE).
+    attached = {st.op for st in sch.stages if st.attach_type in (SCOPE, INLINE)}
+    hidden = [k for k, a in enumerate(cur_args) if isinstance(a, Tensor) and a.op in attached]
+    if hidden:
+        outs += [cur_args[k] for k in hidden]
+        build_args = [a for k, a in enumerate(cur_args) if k not in hidden]
+    else:
+        build_args = cur_args
+    func, info = create_prim_func_with_info(build_args, binds=cur_binds, outputs=outs)
     ranges: Dict[IterVar, Range] = {}
     if not _scheduled(sch):
         for st in sch.stages:
@@ -252,7 +267,31 @@ def _materialize(sch: Schedule, args, binds):
                 if iv.dom is not None:
                     ranges[iv] = iv.dom
         return func, ranges
-    return apply_stages(sch, func, info)
+    func, ranges = apply_stages(sch, func, info)
+    if hidden:
+        func = _restore_params(func, cur_args, hidden,
+                               [info.tensor2buffer[cur_args[k]] for k in hidden])
+    return func, ranges
+
+
+def _restore_params(func, args: Sequence[Any], hidden: Sequence[int], bufs: Sequence) -> Any:
+    """Make the root allocations ``bufs`` parameters again, at positions ``hidden`` of
+    ``args``."""
+    realize = func.body
+    root = realize.block
+    allocs = tuple(b for b in root.alloc_buffers if not any(b is x for x in bufs))
+    body = replace(realize, block=replace(root, alloc_buffers=allocs))
+    params, bmap, rest, place = [], {}, iter(func.params), dict(zip(hidden, bufs))
+    for k, a in enumerate(args):
+        if k in place:
+            p = Var("var_" + a.name.replace(".", "_"), "handle")
+            bmap[p] = place[k]
+        else:
+            p = next(rest)
+            if p in func.buffer_map:
+                bmap[p] = func.buffer_map[p]
+        params.append(p)
+    return PrimFunc(tuple(params), body, func.ret_type, bmap, func.attrs)
 
 
 __all__ = ["Schedule", "Stage", "create_schedule", "AutoInlineInjective", "AutoInlineElemWise",
