@@ -252,7 +252,8 @@ def _materialize(sch: Schedule, args, binds):
     # schedule_primitives tutorial); the engine only moves non-output blocks, so such a tensor
     # is built as an intermediate and turned back into a parameter once the stages are applied
     # (an inlined one is then never written, as in classic TE).
-    attached = {st.op for st in sch.stages if st.attach_type in (SCOPE, INLINE)}
+    attached = {st.op for st in sch.stages
+                if st.attach_type in (SCOPE, INLINE) and not st.is_output}
     hidden = [k for k, a in enumerate(cur_args) if isinstance(a, Tensor) and a.op in attached]
     if hidden:
         outs += [cur_args[k] for k in hidden]
