@@ -8,7 +8,8 @@ import functools
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..error import TVMError
-from ..tir.expr import IntImm, IterVar, IterVarType, Var
+from ..ir import dtype as _dt
+from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Var
 from .tensor import Operation, PlaceholderOp
 
 # attach types (classic TE's AttachType)
@@ -147,18 +148,25 @@ class Stage:
         i = self._leaf_index(parent, "split")
         if (factor is None) == (nparts is None):
             raise TVMError("split: give exactly one of factor and nparts")
-        n = _check_int(factor if factor is not None else nparts,
-                       "split factor" if factor is not None else "split nparts")
-        if n <= 0:
-            raise TVMError(f"split: {'factor' if factor is not None else 'nparts'} must be "
-                           f"positive, got {n}")
+        what = "factor" if factor is not None else "nparts"
+        given = factor if factor is not None else nparts
+        if isinstance(given, PrimExpr) and not isinstance(given, IntImm):
+            # classic TE splits by a symbolic factor too (the loop count becomes a ceildiv)
+            if not _dt.is_integral(given.dtype) or _dt.is_bool(given.dtype):
+                raise TVMError(f"split {what} must be an integer expression, got {given!r}")
+            n = given
+        else:
+            n = _check_int(given, f"split {what}")
+            if n <= 0:
+                raise TVMError(f"split: {what} must be positive, got {n}")
         name = parent.var.name
         outer = self._new_iv(name + ".outer", parent)
         inner = self._new_iv(name + ".inner", parent)
         self.leaf_iter_vars[i:i + 1] = [outer, inner]
         self.all_iter_vars += [outer, inner]
-        self.relations.append(Split(parent, outer, inner, factor and n, nparts and n))
-        self._log.append(("split", parent, outer, inner, factor and n, nparts and n))
+        fac, npt = (n, None) if factor is not None else (None, n)
+        self.relations.append(Split(parent, outer, inner, fac, npt))
+        self._log.append(("split", parent, outer, inner, fac, npt))
         return outer, inner
 
     @_all_or_nothing
