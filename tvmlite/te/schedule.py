@@ -36,7 +36,7 @@ from .stage import (
     Stage,
     _all_or_nothing,
 )
-from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
+from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, ScanOp, Tensor
 
 
 class _Rebind(Mutator):
@@ -62,6 +62,12 @@ def _replace_inputs(op: Operation, vmap: Dict[Tensor, Tensor]) -> Operation:
             return op
         return ExternOp(op.name, op.tag, op.attrs, [vmap.get(t, t) for t in op.inputs],
                         op.input_placeholders, op.output_placeholders, op.body)
+    if isinstance(op, ScanOp):
+        if not any(t in vmap for t in op.init + op.update):
+            return op
+        return ScanOp(op.name, op.tag, op.attrs, op.scan_axis,
+                      [vmap.get(t, t) for t in op.init], [vmap.get(t, t) for t in op.update],
+                      op.state_placeholder, op.inputs)
     return op
 
 
@@ -242,8 +248,10 @@ def _scheduled(sch: Schedule) -> bool:
 
 def _materialize(sch: Schedule, args, binds):
     if args is None:  # InferBound: every placeholder and output
+        states = {id(t.op) for st in sch.stages if isinstance(st.op, ScanOp)
+                  for t in st.op.state_placeholder}
         args = [st.op.output(i) for st in sch.stages if isinstance(st.op, PlaceholderOp)
-                for i in range(st.op.num_outputs)]
+                and id(st.op) not in states for i in range(st.op.num_outputs)]
         args += [o.output(i) for o in sch.outputs for i in range(o.num_outputs)]
     cur_args = [sch._current(a) if isinstance(a, Tensor) else a for a in args]
     cur_binds = {sch._current(t): b for t, b in (binds or {}).items()} or None

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Var
-from .tensor import Operation, PlaceholderOp
+from .tensor import Operation, PlaceholderOp, ScanOp
 
 # attach types (classic TE's AttachType)
 ROOT, INLINE, INLINED_ALREADY, SCOPE = 1, 2, 3, 4
@@ -102,7 +102,10 @@ class Stage:
         self.op = op
         self.origin_op = op
         self.sch = sch
-        root = list(getattr(op, "axis", ())) + list(getattr(op, "reduce_axis", ()))
+        if isinstance(op, ScanOp):
+            root = [op.scan_axis] + list(op.spatial_axis_)
+        else:
+            root = list(getattr(op, "axis", ())) + list(getattr(op, "reduce_axis", ()))
         self.all_iter_vars: List[IterVar] = list(root)
         self.leaf_iter_vars: List[IterVar] = list(root)
         self.relations: List[IterVarRelation] = []
