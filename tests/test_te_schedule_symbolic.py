@@ -65,3 +65,28 @@ def test_expr_equal_builds_an_eq_node():
     x = te.var("x")
     e = x.equal(3)
     assert isinstance(e, tvm.tir.EQ) and e.a is x and e.b.value == 3
+
+
+def _fixed_row_sum():
+    A = te.placeholder((7, 9), name="A")
+    k = te.reduce_axis((0, 9), "k")
+    return A, k, te.compute((7,), lambda i: te.sum(A[i, k], axis=k), name="B")
+
+
+@pytest.mark.parametrize("split", [None, 4, 5])
+def test_fuse_of_a_spatial_and_a_reduction_itervar_is_a_reduction(split):
+    A, k, B = _fixed_row_sum()
+    s = te.create_schedule(B.op)
+    f = s[B].fuse(B.op.axis[0], k)
+    assert f.iter_type == tvm.tir.IterVar.CommReduce
+    if split:
+        s[B].split(f, factor=split)
+    _check(s, A, B, shape=(7, 9))
+
+
+def test_rfactor_refuses_a_mixed_fuse():
+    _, k, B = _fixed_row_sum()
+    s = te.create_schedule(B.op)
+    f = s[B].fuse(B.op.axis[0], k)
+    with pytest.raises(tvm.TVMError, match="rfactor"):
+        s.rfactor(B, f)

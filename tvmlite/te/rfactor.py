@@ -37,6 +37,10 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
     if st.attach_type != 1:
         raise TVMError("rfactor: call rfactor before compute_at/compute_inline of the stage")
     # extents and root expressions of the reduce IterVars, through the relations
+    for r in st.relations:
+        if isinstance(r, Fuse) and r.outer.iter_type != r.inner.iter_type:
+            raise TVMError(f"rfactor: {op.name} fuses a data-parallel with a reduction IterVar "
+                           f"({r.fused.var.name}); rfactor needs the reduction kept apart")
     # extents may be symbolic (``k = te.reduce_axis((0, m))``): PrimExprs, simplified
     ana = Analyzer()
     ext: Dict[IterVar, PrimExpr] = {iv: ana.simplify(iv.dom.extent) for iv in op.reduce_axis}

@@ -186,11 +186,10 @@ class Stage:
             if j != i + 1:
                 raise TVMError(f"fuse: can only fuse IterVars that are consecutive in the loop "
                                f"order; {fused.var.name} and {nxt.var.name} are not")
-            red = [x.iter_type == IterVarType.CommReduce for x in (fused, nxt)]
-            if red[0] != red[1]:
-                raise TVMError(f"fuse: cannot fuse data-parallel and reduction IterVars "
-                               f"({fused.var.name}, {nxt.var.name})")
-            new = self._new_iv(f"{fused.var.name}.{nxt.var.name}.fused", fused)
+            # as in classic TE, fusing a data-parallel with a reduction IterVar gives a
+            # reduction IterVar (the output is initialised where the reduction part is 0)
+            like = nxt if nxt.iter_type == IterVarType.CommReduce else fused
+            new = self._new_iv(f"{fused.var.name}.{nxt.var.name}.fused", like)
             self.leaf_iter_vars[i:i + 2] = [new]
             self.all_iter_vars.append(new)
             self.relations.append(Fuse(fused, nxt, new))
