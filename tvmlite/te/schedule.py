@@ -17,8 +17,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Dict, List, Sequence
 
+from ..arith import Analyzer
 from ..error import TVMError
-from ..tir.expr import IterVar, ProducerLoad, Range, Var
+from ..tir import op as _op
+from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Reduce, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, substitute
 from .create_prim_func import create_prim_func_with_info
@@ -172,15 +174,19 @@ class Schedule:
         op = st.op
         if not isinstance(op, ComputeOp):
             raise TVMError(f"cache_write: {op.name} is not a compute operation")
-        if st.relations or st.attach_type != ROOT or st.iter_var_attrs:
-            raise TVMError(f"cache_write: schedule {op.name} after cache_write, not before "
-                           "(tvmlite does not re-layout an already scheduled stage)")
-        new_axis = [IterVar(iv.dom, Var(iv.var.name + ".c", iv.var.dtype), iv.iter_type)
-                    for iv in op.axis]
-        vmap = {iv.var: nv.var for iv, nv in zip(op.axis, new_axis)}
-        body = [substitute(b, vmap) for b in op.body]
+        if st.attach_type != ROOT or st.iter_var_attrs:
+            raise TVMError(f"cache_write: {op.name} is already attached or annotated; "
+                           "call cache_write before compute_at/parallel/vectorize/bind...")
+        if st.relations:  # classic: the cache takes the split/fused layout of the stage
+            new_axis, body, idx = _relayout(st, op)
+            st._log = []
+        else:
+            new_axis = [IterVar(iv.dom, Var(iv.var.name + ".c", iv.var.dtype), iv.iter_type)
+                        for iv in op.axis]
+            vmap = {iv.var: nv.var for iv, nv in zip(op.axis, new_axis)}
+            body = [substitute(b, vmap) for b in op.body]
+            idx = [iv.var for iv in op.axis]
         cache_op = ComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis, body)
-        idx = [iv.var for iv in op.axis]
         copy = ComputeOp(op.name, op.tag, op.attrs, op.axis,
                          [cache_op.output(i)(*idx) for i in range(op.num_outputs)])
         pos = next(i for i, s in enumerate(self.stages) if s is st)
@@ -192,6 +198,7 @@ class Schedule:
         self._set_op(st, copy)
         st.all_iter_vars = list(op.axis)
         st.leaf_iter_vars = list(op.axis)
+        st.relations = []
         # a reorder made before (the only structural call allowed here) moves with the
         # computation, onto the cache's IterVars; the copy-out stage starts afresh
         ivmap = dict(zip(op.axis, new_axis))
@@ -209,6 +216,64 @@ class Schedule:
     def rfactor(self, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
         """Factor a reduction over ``axis`` into a partial-result tensor (classic rfactor)."""
         return _rfactor(self, tensor, axis, factor_axis)
+
+
+def _relayout(st: Stage, op: ComputeOp):
+    """Classic ``cache_write`` of a split/fused/reordered stage: the cache's axes are the
+    stage's data-parallel leaf IterVars (``x.c``), its body the computation at the root index
+    they give (guarded where a split overhangs); the copy-out reads the cache at the leaf
+    index of each root position. Returns (cache axes, cache bodies, copy-out indices)."""
+    red = {id(iv) for iv in op.reduce_axis}
+    ana = Analyzer()
+    ext: Dict[IterVar, Any] = {iv: iv.dom.extent for iv in op.axis}
+    for r in st.relations:
+        ivs = [r.parent, r.outer, r.inner] if isinstance(r, Split) else [r.outer, r.inner]
+        if any(iv.iter_type == IterVarType.CommReduce for iv in ivs):
+            raise TVMError(f"cache_write: {op.name} has its reduction axis split or fused; "
+                           "only data-parallel axes can be re-laid out (split the reduction "
+                           "of the cache stage instead)")
+        if isinstance(r, Split):
+            n = ext[r.parent]
+            f = r.factor if r.factor is not None else \
+                _op.floordiv(_op.add(n, r.nparts - 1), r.nparts)
+            ext[r.inner] = ana.simplify(_op.convert(f))
+            ext[r.outer] = ana.simplify(_op.floordiv(_op.add(n, _op.sub(ext[r.inner], 1)),
+                                                     ext[r.inner]))
+        else:
+            ext[r.fused] = ana.simplify(_op.mul(ext[r.outer], ext[r.inner]))
+    leaves = [iv for iv in st.leaf_iter_vars if id(iv) not in red]
+    new_axis = [IterVar(Range(IntImm(ext[iv].dtype, 0), ext[iv]),
+                        Var(iv.var.name + ".c", iv.var.dtype), IterVarType.DataPar)
+                for iv in leaves]
+    # root index from the new leaf variables (pass up), and the overhang guards
+    up: Dict[IterVar, Any] = {iv: nv.var for iv, nv in zip(leaves, new_axis)}
+    conds = []
+    for r in reversed(st.relations):
+        if isinstance(r, Split):
+            up[r.parent] = _op.add(_op.mul(up[r.outer], ext[r.inner]), up[r.inner])
+            if not ana.can_prove_equal(_op.mul(ext[r.outer], ext[r.inner]), ext[r.parent]):
+                conds.append(_op.lt(up[r.parent], ext[r.parent]))
+        else:
+            up[r.outer] = _op.floordiv(up[r.fused], ext[r.inner])
+            up[r.inner] = _op.floormod(up[r.fused], ext[r.inner])
+    vmap = {iv.var: up[iv] for iv in op.axis}
+    body = [substitute(b, vmap) for b in op.body]
+    if conds:
+        cond = _op.all(*conds)
+        if isinstance(body[0], Reduce):
+            body = [Reduce(b.combiner, b.source, b.axis, _op.logical_and(b.condition, cond),
+                           b.value_index, b.init) for b in body]
+        else:
+            body = [_op.if_then_else(cond, b, _op.const(0, b.dtype)) for b in body]
+    # leaf index from the root variables (pass down), for the copy-out
+    down: Dict[IterVar, Any] = {iv: iv.var for iv in op.axis}
+    for r in st.relations:
+        if isinstance(r, Split):
+            down[r.outer] = _op.floordiv(down[r.parent], ext[r.inner])
+            down[r.inner] = _op.floormod(down[r.parent], ext[r.inner])
+        else:
+            down[r.fused] = _op.add(_op.mul(down[r.outer], ext[r.inner]), down[r.inner])
+    return new_axis, body, [down[iv] for iv in leaves]
 
 
 def create_schedule(ops) -> Schedule:
