@@ -127,10 +127,15 @@ class MatchBufferSpec:
     spec: BufferSpec
 
 
-def match_buffer(param, shape, dtype: str = "float32", data=None, strides=None,
+def match_buffer(param, shape, dtype: Optional[str] = None, data=None, strides=None,
                  elem_offset=None, scope: str = "global", align: int = -1,
                  offset_factor: int = 0, buffer_type: str = "default", axis_separators=None):
-    """Bind a ``T.handle`` parameter to a buffer."""
+    """Bind a ``T.handle`` parameter to a buffer; inside a block, view a region of a buffer
+    (``T.match_buffer(A[i, 0:16], (16,))``) as one, the dtype then defaulting to the
+    buffer's."""
+    if dtype is None:
+        src = getattr(param, "buffer", None)
+        dtype = src.dtype if src is not None else "float32"
     return MatchBufferSpec(param, Buffer(shape, dtype, data, strides, elem_offset, scope, align,
                                          offset_factor, buffer_type, axis_separators))
 
@@ -478,7 +483,6 @@ truncmod = _op.truncmod
 floordiv = _op.floordiv
 floormod = _op.floormod
 if_then_else = _op.if_then_else
-likely = _op.likely
 shift_left = _op.shift_left
 shift_right = _op.shift_right
 bitwise_and = _op.bitwise_and
@@ -520,6 +524,13 @@ def _accepting_dtype(fn):
 for _name in MATH_OPS:
     globals()[_name] = _accepting_dtype(getattr(_op, _name))
 if_then_else = _accepting_dtype(_op.if_then_else)
+likely = _accepting_dtype(_op.likely)
+
+
+def type_annotation(dtype: str) -> PrimExpr:
+    """``T.type_annotation(dtype="float16")``: a value standing for a type (the first
+    argument of ``T.tvm_access_ptr``)."""
+    return _op.call_intrin(_dt.canonical(dtype), "type_annotation")
 
 
 class _IntrinNamespace:

@@ -174,6 +174,7 @@ class _Builder:
         self.arg_ids = {id(t) for t in self.arg_tensors}
         self.root_alloc: List[Buffer] = []
         self.scan_states: set = set()
+        self.check_vars = True
         self.block_names: Dict[str, int] = {}
         self._realizes: Dict[Operation, BlockRealize] = {}
 
@@ -247,7 +248,8 @@ class _Builder:
                 params.append(a)
         root = Block((), (), (), "root", SeqStmt.flatten(*stmts), None, tuple(self.root_alloc))
         body = BlockRealize((), IntImm("bool", 1), root)
-        self.check_defined(body, params, buffer_map)
+        if self.check_vars:
+            self.check_defined(body, params, buffer_map)
         attrs = {"global_symbol": "main", "tir.noalias": True}
         return PrimFunc(tuple(params), body, None, buffer_map, attrs)
 
@@ -484,11 +486,13 @@ def _let_vars(node) -> set:
 
 def create_prim_func_with_info(args: Sequence, index_dtype_override: Optional[str] = None,
                                binds: Optional[Dict[Tensor, Buffer]] = None,
-                               outputs: Sequence[Tensor] = ()):
+                               outputs: Sequence[Tensor] = (), check_vars: bool = True):
     """Like :func:`create_prim_func`, also returning a :class:`CreateInfo`.
 
     ``outputs`` are tensors to compute even when they are not arguments (a schedule's
     outputs lowered with ``tvm.lower(s, [A, B])``); those become root allocations.
+    ``check_vars=False`` leaves free variables (``m`` of a ``(m * 4,)`` shape) unchecked, for
+    analyses such as InferBound that never call the function.
     """
     if isinstance(args, (Tensor, Var)):
         args = [args]
@@ -501,6 +505,7 @@ def create_prim_func_with_info(args: Sequence, index_dtype_override: Optional[st
     if isinstance(outputs, Tensor):
         outputs = [outputs]
     b = _Builder(args, binds, it, list(outputs))
+    b.check_vars = check_vars
     func = b.build()
     return func, b.info
 

@@ -312,7 +312,8 @@ def _scheduled(sch: Schedule) -> bool:
 
 
 def _materialize(sch: Schedule, args, binds):
-    if args is None:  # InferBound: every placeholder and output
+    infer_only = args is None
+    if infer_only:  # InferBound: every placeholder and output
         states = {id(t.op) for st in sch.stages if isinstance(st.op, ScanOp)
                   for t in st.op.state_placeholder}
         args = [st.op.output(i) for st in sch.stages if isinstance(st.op, PlaceholderOp)
@@ -333,7 +334,8 @@ def _materialize(sch: Schedule, args, binds):
         build_args = [a for k, a in enumerate(cur_args) if k not in hidden]
     else:
         build_args = cur_args
-    func, info = create_prim_func_with_info(build_args, binds=cur_binds, outputs=outs)
+    func, info = create_prim_func_with_info(build_args, binds=cur_binds, outputs=outs,
+                                            check_vars=not infer_only)
     ranges: Dict[IterVar, Range] = {}
     if not _scheduled(sch):
         for st in sch.stages:
