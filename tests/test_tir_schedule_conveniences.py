@@ -55,3 +55,17 @@ def test_add_unit_loop_refuses_the_root_block():
         sch.add_unit_loop(sch.get_block("root"))
     with pytest.raises(TypeError):
         sch.add_unit_loop("B")
+
+
+@pytest.mark.parametrize("level,text", [
+    ("detail", "Cannot find a block with the name: nope"),
+    ("fast", "Cannot find a block with the specified name"),
+    ("none", "(not rendered)"),
+])
+def test_missing_block_error_texts_by_render_level(level, text):
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] + 1, name="B")
+    sch = tir.Schedule(te.create_prim_func([A, B]), error_render_level=level)
+    with pytest.raises(tir.ScheduleError) as info:
+        sch.get_block("nope")
+    assert text in info.value.args[0]

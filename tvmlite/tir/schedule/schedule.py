@@ -346,8 +346,12 @@ class Schedule:
         walk_stmts(self._state.body, lambda s: count.append(s) if isinstance(
             s, BlockRealize) and s.block.name_hint == name else None)
         if not count:
-            raise fail("get_block", f'block "{name}"', f"Cannot find a block with the name: "
+            err = fail("get_block", f'block "{name}"', f"Cannot find a block with the name: "
                        f'{name} (no block of that name in function "{fn}")')
+            # classic's generic "fast" text, after the name
+            err.fast_text = (f"Cannot find a block with the name: {name} (Cannot find a block "
+                             "with the specified name)")
+            raise err
         if len(count) > 1:
             raise fail("get_block", f'block "{name}"', f"{len(count)} blocks have that name")
         rv = BlockRV(name, fn)
