@@ -34,6 +34,7 @@ from .stage import (
     SCOPE,
     Fuse,
     IterVarAttr,
+    Singleton,
     Split,
     Stage,
     _all_or_nothing,
@@ -226,7 +227,8 @@ def _relayout(st: Stage, op: ComputeOp):
     red = {id(iv) for iv in op.reduce_axis}
     ana = Analyzer()
     ext: Dict[IterVar, Any] = {iv: iv.dom.extent for iv in op.axis}
-    for r in st.relations:
+    rels = [r for r in st.relations if not isinstance(r, Singleton)]
+    for r in rels:
         ivs = [r.parent, r.outer, r.inner] if isinstance(r, Split) else [r.outer, r.inner]
         if any(iv.iter_type == IterVarType.CommReduce for iv in ivs):
             raise TVMError(f"cache_write: {op.name} has its reduction axis split or fused; "
@@ -241,14 +243,15 @@ def _relayout(st: Stage, op: ComputeOp):
                                                      ext[r.inner]))
         else:
             ext[r.fused] = ana.simplify(_op.mul(ext[r.outer], ext[r.inner]))
-    leaves = [iv for iv in st.leaf_iter_vars if id(iv) not in red]
+    singles = {id(r.iter) for r in st.relations if isinstance(r, Singleton)}
+    leaves = [iv for iv in st.leaf_iter_vars if id(iv) not in red and id(iv) not in singles]
     new_axis = [IterVar(Range(IntImm(ext[iv].dtype, 0), ext[iv]),
                         Var(iv.var.name + ".c", iv.var.dtype), IterVarType.DataPar)
                 for iv in leaves]
     # root index from the new leaf variables (pass up), and the overhang guards
     up: Dict[IterVar, Any] = {iv: nv.var for iv, nv in zip(leaves, new_axis)}
     conds = []
-    for r in reversed(st.relations):
+    for r in reversed(rels):
         if isinstance(r, Split):
             up[r.parent] = _op.add(_op.mul(up[r.outer], ext[r.inner]), up[r.inner])
             if not ana.can_prove_equal(_op.mul(ext[r.outer], ext[r.inner]), ext[r.parent]):
@@ -267,7 +270,7 @@ def _relayout(st: Stage, op: ComputeOp):
             body = [_op.if_then_else(cond, b, _op.const(0, b.dtype)) for b in body]
     # leaf index from the root variables (pass down), for the copy-out
     down: Dict[IterVar, Any] = {iv: iv.var for iv in op.axis}
-    for r in st.relations:
+    for r in rels:
         if isinstance(r, Split):
             down[r.outer] = _op.floordiv(down[r.parent], ext[r.inner])
             down[r.inner] = _op.floormod(down[r.parent], ext[r.inner])
@@ -371,7 +374,7 @@ def _restore_params(func, args: Sequence[Any], hidden: Sequence[int], bufs: Sequ
 
 
 __all__ = ["Schedule", "Stage", "create_schedule", "AutoInlineInjective", "AutoInlineElemWise",
-           "InferBound", "IterVarAttr", "Split", "Fuse"]
+           "InferBound", "IterVarAttr", "Split", "Fuse", "Singleton"]
 
 # Classic names: ``te.schedule.Buffer`` is the TIR buffer; other classic names raise TVMError.
 from .._classic import fallback as _fallback  # noqa: E402

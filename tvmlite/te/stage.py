@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..error import TVMError
 from ..ir import dtype as _dt
-from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Var
+from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, Var
 from .tensor import Operation, PlaceholderOp, ScanOp
 
 # attach types (classic TE's AttachType)
@@ -35,6 +35,16 @@ class Fuse(IterVarRelation):
 
     def __repr__(self):
         return f"Fuse({self.outer.var.name}, {self.inner.var.name} -> {self.fused.var.name})"
+
+
+class Singleton(IterVarRelation):
+    """The unit IterVar ``fuse()`` of no IterVars creates (a 0-d stage's only loop)."""
+
+    def __init__(self, iter_var):
+        self.iter = iter_var
+
+    def __repr__(self):
+        return f"Singleton({self.iter.var.name})"
 
 
 class IterVarAttr:
@@ -177,8 +187,13 @@ class Stage:
         """Fuse consecutive leaf IterVars into one (``x.y.fused``)."""
         if len(args) == 1 and isinstance(args[0], (list, tuple)):
             args = tuple(args[0])
-        if not args:
-            raise TVMError("fuse: needs at least one IterVar")
+        if not args:  # classic: a unit IterVar (what a 0-d stage can be scheduled by)
+            iv = IterVar(Range(IntImm("int32", 0), IntImm("int32", 1)), Var("singleton", "int32"),
+                         IterVarType.DataPar)
+            self.relations.append(Singleton(iv))
+            self.all_iter_vars.append(iv)
+            self.leaf_iter_vars.insert(0, iv)
+            return iv
         fused = args[0]
         self._leaf_index(fused, "fuse")
         for nxt in args[1:]:
