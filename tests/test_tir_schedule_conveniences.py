@@ -54,7 +54,7 @@ def test_add_unit_loop_refuses_the_root_block():
     with pytest.raises(tir.ScheduleError, match="root block"):
         sch.add_unit_loop(sch.get_block("root"))
     with pytest.raises(TypeError):
-        sch.add_unit_loop("B")
+        sch.add_unit_loop(42)
 
 
 @pytest.mark.parametrize("level,text", [
@@ -69,3 +69,13 @@ def test_missing_block_error_texts_by_render_level(level, text):
     with pytest.raises(tir.ScheduleError) as info:
         sch.get_block("nope")
     assert text in info.value.args[0]
+
+
+def test_primitives_take_block_names():
+    sch = _chain()
+    sch.compute_inline("B")
+    sch.add_unit_loop("C")
+    assert [b.name for b in sch.get_child_blocks(sch.get_block("root"))] == ["C"]
+    _check(sch)
+    with pytest.raises(tir.ScheduleError, match="Cannot find a block"):
+        sch.reverse_compute_inline("nope")

@@ -814,12 +814,19 @@ class _Parser:
             if isinstance(buf, Buffer):
                 elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
                 ranges = []
-                for e in elts:
+                for d, e in enumerate(elts):
                     if isinstance(e, ast.Slice):
-                        if e.lower is None or e.upper is None or e.step is not None:
+                        if e.step is not None:
                             raise _Error(e, "a region is written lo:hi")
-                        lo = _op.convert(self.eval(e.lower))
-                        ext = self.extent(e.lower, lo, e.upper, self.eval(e.upper))
+                        # classic: an omitted bound is the dimension's start or end
+                        lo = _op.convert(self.eval(e.lower) if e.lower is not None else 0)
+                        if e.upper is None:
+                            if d >= len(buf.shape):
+                                raise _Error(e, f"{buf.name} has {len(buf.shape)} dimensions")
+                            ext = _op.sub(buf.shape[d], lo)
+                        else:
+                            ext = self.extent(e.lower, lo, e.upper, self.eval(e.upper)) \
+                                if e.lower is not None else _op.convert(self.eval(e.upper))
                         ranges.append(Range(lo, ext))
                     else:
                         v = _op.convert(self.eval(e))

@@ -527,6 +527,19 @@ if_then_else = _accepting_dtype(_op.if_then_else)
 likely = _accepting_dtype(_op.likely)
 
 
+def q_multiply_shift(x, y, q, s, dtype: str = "int32") -> PrimExpr:
+    """Fixed-point multiply with rounding right shift (``tir.q_multiply_shift``)."""
+    return _op.call_intrin(dtype, "tir.q_multiply_shift", x, y, q, s)
+
+
+def q_multiply_shift_per_axis(x, y, ls, rs, q, is_lshift_required, is_rshift_required,
+                              dtype: str = "int32") -> PrimExpr:
+    """Per-axis ``q_multiply_shift`` (``tir.q_multiply_shift_per_axis``)."""
+    return _op.call_intrin(dtype, "tir.q_multiply_shift_per_axis", x, y, ls, rs, q,
+                           _op.const(bool(is_lshift_required), "bool"),
+                           _op.const(bool(is_rshift_required), "bool"))
+
+
 def type_annotation(dtype: str) -> PrimExpr:
     """``T.type_annotation(dtype="float16")``: a value standing for a type (the first
     argument of ``T.tvm_access_ptr``)."""

@@ -49,11 +49,28 @@ from .trace import Trace
 RV = Union[BlockRV, LoopRV]
 
 
+# parameters that, as in classic TVM, also take a block's name (looked up with get_block)
+_BLOCK_PARAMS = ("block", "block_or_loop", "scope_block")
+
+
 def _all_or_nothing(method: Callable) -> Callable:
-    """Make a public method of :class:`Schedule` one transaction (:meth:`Schedule._atomic`)."""
+    """Make a public method of :class:`Schedule` one transaction (:meth:`Schedule._atomic`);
+    a block parameter given as a name is looked up inside it."""
+    sig = inspect.signature(method)
+    named = [n for n in _BLOCK_PARAMS if n in sig.parameters]
+
+    def by_name(self, *args, **kwargs):
+        bound = sig.bind(self, *args, **kwargs)
+        for n in named:
+            if isinstance(bound.arguments.get(n), str):
+                bound.arguments[n] = self.get_block(bound.arguments[n])
+        return method(*bound.args, **bound.kwargs)
+
     @functools.wraps(method)
     def run(self: "Schedule", *args, **kwargs):
-        return self._atomic(method.__name__, method, (self, *args), kwargs)
+        fn = by_name if named and any(isinstance(a, str) for a in (*args, *kwargs.values())) \
+            else method
+        return self._atomic(method.__name__, fn, (self, *args), kwargs)
 
     return run
 
@@ -372,7 +389,6 @@ class Schedule:
         list of LoopRV
             Outermost first.
         """
-        block = self._block_of(block)
         self._func_of(block)
         path = self._state.block_path(block, "get_loops")
         out = [LoopRV(lp.loop_var, block.func_name) for lp in loops_above(path)]
@@ -401,10 +417,6 @@ class Schedule:
         self._trace.record("get_child_blocks", [rv], out)
         return out
 
-    def _block_of(self, block: Union[BlockRV, str]) -> BlockRV:
-        """Classic convenience: a block given by name is looked up with :meth:`get_block`."""
-        return self.get_block(block) if isinstance(block, str) else block
-
     @_all_or_nothing
     def get_output_blocks(self, scope_block: Union[BlockRV, str]) -> List[BlockRV]:
         """The blocks under ``scope_block`` that write a buffer not allocated by their scope
@@ -420,7 +432,6 @@ class Schedule:
         list of BlockRV
             In program order, outer blocks before the blocks nested in them.
         """
-        scope_block = self._block_of(scope_block)
         self._func_of(scope_block)
         fn = self._state.func_name
         out: List[BlockRV] = []
@@ -491,7 +502,6 @@ class Schedule:
         list of BlockRV
             In program order.
         """
-        block = self._block_of(block)
         me, sibs = self._scope_siblings(block, "get_producers")
         reads = buffers_read(me.block)
         pos = next(k for k, r in enumerate(sibs) if r is me)
@@ -515,7 +525,6 @@ class Schedule:
         list of BlockRV
             In program order.
         """
-        block = self._block_of(block)
         me, sibs = self._scope_siblings(block, "get_consumers")
         writes = buffers_written(me.block)
         pos = next(k for k, r in enumerate(sibs) if r is me)
