@@ -489,10 +489,24 @@ bitwise_and = _op.bitwise_and
 bitwise_or = _op.bitwise_or
 bitwise_xor = _op.bitwise_xor
 bitwise_not = _op.bitwise_not
-call_extern = _op.call_extern
-call_pure_extern = _op.call_pure_extern
 call_packed = _op.call_packed
-call_intrin = _op.call_intrin
+
+
+def _dtype_first(fn):
+    """Classic TVMScript also writes ``T.call_extern("f", x, dtype="int32")``: the dtype
+    keyword goes first (an empty dtype is void)."""
+    def wrapped(*args, **kwargs):
+        if "dtype" in kwargs:
+            args = (kwargs.pop("dtype") or "void",) + args
+        return fn(*args, **kwargs)
+
+    wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
+    return wrapped
+
+
+call_extern = _dtype_first(_op.call_extern)
+call_pure_extern = _dtype_first(_op.call_pure_extern)
+call_intrin = _dtype_first(_op.call_intrin)
 fabs = _op.fabs
 pow = _op.pow  # noqa: A001
 fmod = _op.fmod
