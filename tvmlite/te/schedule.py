@@ -299,6 +299,19 @@ def AutoInlineElemWise(sch: Schedule) -> None:  # noqa: N802
     AutoInlineInjective(sch)
 
 
+def AutoInlineBroadcast(sch: Schedule) -> None:  # noqa: N802
+    """Inline every non-output broadcast (injective) stage."""
+    AutoInlineInjective(sch)
+
+
+def ScheduleOps(sch: Schedule, dom_map=None, debug_keep_trivial_loop: bool = False):  # noqa: N802
+    """The scheduled loop nest of ``sch`` (classic ``ScheduleOps``): the body of the TensorIR
+    function its stages materialize to, every placeholder and output a parameter.
+    ``dom_map`` (InferBound's result) is accepted for compatibility; the bounds are
+    recomputed."""
+    return _materialize(sch, None, None)[0].body
+
+
 def InferBound(sch: Schedule) -> Dict[IterVar, Range]:  # noqa: N802
     """The range of every IterVar of every stage, as lowering will realise it."""
     return _materialize(sch, None, None)[1]
@@ -374,7 +387,8 @@ def _restore_params(func, args: Sequence[Any], hidden: Sequence[int], bufs: Sequ
 
 
 __all__ = ["Schedule", "Stage", "create_schedule", "AutoInlineInjective", "AutoInlineElemWise",
-           "InferBound", "IterVarAttr", "Split", "Fuse", "Singleton"]
+           "AutoInlineBroadcast", "ScheduleOps", "InferBound", "IterVarAttr", "Split", "Fuse",
+           "Singleton"]
 
 # Classic names: ``te.schedule.Buffer`` is the TIR buffer; other classic names raise TVMError.
 from .._classic import fallback as _fallback  # noqa: E402
