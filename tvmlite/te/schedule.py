@@ -327,7 +327,21 @@ def _scheduled(sch: Schedule) -> bool:
                or st.storage_aligns for st in sch.stages)
 
 
+def _check_attach_cycles(sch: Schedule) -> None:
+    """Classic TE accepts any compute_at and refuses a cycle when lowering."""
+    for st in sch.stages:
+        seen, cur = [], st
+        while cur.attach_type == SCOPE:
+            if any(cur is x for x in seen):
+                names = " -> ".join(x.op.name for x in seen + [cur])
+                raise TVMError(f"compute_at: the stages are attached in a cycle ({names}); a "
+                               "stage cannot be computed inside itself")
+            seen.append(cur)
+            cur = cur.attach_stage
+
+
 def _materialize(sch: Schedule, args, binds):
+    _check_attach_cycles(sch)
     infer_only = args is None
     if infer_only:  # InferBound: every placeholder and output
         states = {id(t.op) for st in sch.stages if isinstance(st.op, ScanOp)

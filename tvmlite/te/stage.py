@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..error import TVMError
 from ..ir import dtype as _dt
-from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, Var
+from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, StringImm, Var
 from .tensor import Operation, PlaceholderOp, ScanOp
 
 # attach types (classic TE's AttachType)
@@ -264,13 +264,20 @@ class Stage:
 
     @_all_or_nothing
     def pragma(self, var: IterVar, pragma_type: str, pragma_value=None) -> None:
-        """Attach a pragma (``auto_unroll_max_step``, ``unroll_explicit``, …) to the loop."""
+        """Attach a pragma (``auto_unroll_max_step``, ``unroll_explicit``, …) to the loop;
+        as in classic TE, ``"vectorize"``/``"unroll"``/``"parallel"`` set the loop's kind.
+        Keys are kept as ``StringImm`` (``iter_var_attrs[iv].pragma_keys[0].value``)."""
+        kinds = {"vectorize": self.vectorize, "unroll": self.unroll, "parallel": self.parallel}
+        if pragma_type in kinds:
+            kinds[pragma_type](var)
+            return
         self._leaf_index(var, "pragma")
         a = self._attr(var)
-        if pragma_type in a.pragma_keys:
-            a.pragma_values[a.pragma_keys.index(pragma_type)] = pragma_value
+        keys = [k.value for k in a.pragma_keys]
+        if pragma_type in keys:
+            a.pragma_values[keys.index(pragma_type)] = pragma_value
         else:
-            a.pragma_keys.append(pragma_type)
+            a.pragma_keys.append(StringImm(pragma_type))
             a.pragma_values.append(pragma_value)
 
     @_all_or_nothing
@@ -302,7 +309,7 @@ class Stage:
             raise TVMError("compute_at: the first argument must be a Stage, e.g. s[C]")
         if isinstance(self.op, PlaceholderOp):
             raise TVMError(f"compute_at: cannot attach placeholder {self.op.name}")
-        if parent is self:
+        if parent is self:  # classic refuses it only when lowering; it is never valid
             raise TVMError(f"compute_at: cannot attach stage {self.op.name} to itself")
         if not any(scope is x for x in parent.all_iter_vars):
             raise TVMError(f"compute_at: {getattr(scope, 'var', scope)!r} is not an IterVar of "
