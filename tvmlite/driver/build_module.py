@@ -45,7 +45,6 @@ def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
     checked = bool(ctx.config.get("tir.instrument_bound_checkers"))
     return [
         *_phase(ctx, 0),
-        _t.LowerMatchBuffer(),
         _t.LowerReductionInit(),
         _t.StorageAlign(),
         _t.LowerBlocks(),
