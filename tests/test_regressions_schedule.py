@@ -397,12 +397,14 @@ def test_reorder_then_cache_write(order):
     _check_tir(make, tir_sched, ref)
 
 
-def test_cache_write_after_split_is_a_clear_error():
+def test_cache_write_after_a_reduction_split_is_a_clear_error():
+    # a data-parallel split is re-laid out as classic TE does
+    # (tests/test_te_cache_write_relayout.py); a split reduction cannot be, in classic TE too
     make, _ = _row_sum()
     args, _ = make()
     B = args[1]
     s = te.create_schedule(B.op)
-    s[B].split(B.op.axis[0], factor=2)
+    s[B].split(B.op.reduce_axis[0], factor=2)
     with pytest.raises(TVMError, match="cache_write"):
         s.cache_write(B, "global")
 

@@ -167,6 +167,17 @@ def _case_get_consumers(s):
         lambda: s.get_consumers(s.get_block("B"))
 
 
+def _case_get_output_blocks(s):
+    return lambda: s.get_output_blocks(BlockRV("gone")), ["get_output_blocks", 'block "gone"'], \
+        lambda: s.get_output_blocks("root")
+
+
+def _case_add_unit_loop(s):
+    root = s.get_block("root")
+    return lambda: s.add_unit_loop(root), ["add_unit_loop", "root block"], \
+        lambda: s.add_unit_loop(s.get_loops(s.get_block("C"))[0])
+
+
 def _case_get(s):
     i = _stale_loop(s)
     return lambda: s.get(i), ['loop "i"'], lambda: s.get(s.get_block("C"))
@@ -353,6 +364,8 @@ CASES = {
     "get_child_blocks": (_chain, _case_get_child_blocks),
     "get_producers": (_chain, _case_get_producers),
     "get_consumers": (_chain, _case_get_consumers),
+    "get_output_blocks": (_chain, _case_get_output_blocks),
+    "add_unit_loop": (_chain, _case_add_unit_loop),
     "get": (_chain, _case_get),
     "get_sref": (_chain, _case_get_sref),
     "split": (_chain, _case_split),

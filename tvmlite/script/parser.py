@@ -40,6 +40,7 @@ from ..tir.stmt import (
     ForKind,
     IfThenElse,
     LetStmt,
+    MatchBufferRegion,
     SeqStmt,
     Stmt,
     While,
@@ -195,6 +196,7 @@ class _BlockFrame:
     where: Optional[PrimExpr] = None
     annotations: Optional[Dict[str, Any]] = None
     alloc_buffers: List[Buffer] = field(default_factory=list)
+    match_buffers: List[Any] = field(default_factory=list)
     init: Optional[Stmt] = None
 
 
@@ -467,11 +469,15 @@ class _Parser:
         if reads is None or writes is None:
             dom = {iv.var: iv.dom for iv in frame.iter_vars}
             r, w = block_access_regions(body, frame.init, frame.alloc_buffers, dom)
+            if frame.match_buffers:  # a matched buffer is accessed through its source region
+                src = {id(m.buffer): m.source for m in frame.match_buffers}
+                r, w = [_dedup([src.get(id(x.buffer), x) for x in rs]) for rs in (r, w)]
             reads = r if reads is None else reads
             writes = w if writes is None else writes
         pred = frame.where if frame.where is not None else IntImm("bool", 1)
         blk = Block(tuple(frame.iter_vars), tuple(reads), tuple(writes), spec.name, body,
-                    frame.init, tuple(frame.alloc_buffers), (), frame.annotations)
+                    frame.init, tuple(frame.alloc_buffers), tuple(frame.match_buffers),
+                    frame.annotations)
         return BlockRealize(tuple(frame.iter_values), pred, blk)
 
     def ann_assign(self, node: ast.AnnAssign, rest):
@@ -520,10 +526,20 @@ class _Parser:
             self.bind(name, self.make_buffer(value, name))
         elif isinstance(value, _T.MatchBufferSpec):
             p = value.param
+            if isinstance(p, BufferRegion):
+                if not self.blocks:
+                    raise _Error(node.value, "T.match_buffer of a buffer region must be inside "
+                                             "a block")
+                buf = self.make_buffer(value.spec, name)
+                self.blocks[-1].match_buffers.append(MatchBufferRegion(buf, p))
+                self.bind(name, buf)
+                return None
             if not isinstance(p, Var) or p.dtype != "handle":
-                raise _Error(node.value, "T.match_buffer binds a T.handle parameter")
+                raise _Error(node.value, "T.match_buffer binds a T.handle parameter or, inside "
+                                         "a block, a buffer region such as A[i, 0:16]")
             if self.blocks:
-                raise _Error(node.value, "T.match_buffer inside a block is not supported")
+                raise _Error(node.value, "T.match_buffer of a T.handle must be at function "
+                                         "level")
             buf = self.make_buffer(value.spec, name)
             self.func.buffer_map[p] = buf
             self.bind(name, buf)
@@ -717,6 +733,11 @@ class _Parser:
 
     def call(self, node: ast.Call):
         func = self.eval(node.func)
+        if func is _T.match_buffer and node.args and isinstance(node.args[0], ast.Subscript):
+            region = self.region_arg(node.args[0])
+            if isinstance(region, BufferRegion):  # a region matched inside a block
+                kwargs = {kw.arg: self.eval(kw.value) for kw in node.keywords}
+                return func(region, *[self.eval(a) for a in node.args[1:]], **kwargs)
         if func is _T.reads or func is _T.writes:
             regions = []
             for a in node.args:
@@ -799,12 +820,19 @@ class _Parser:
             if isinstance(buf, Buffer):
                 elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
                 ranges = []
-                for e in elts:
+                for d, e in enumerate(elts):
                     if isinstance(e, ast.Slice):
-                        if e.lower is None or e.upper is None or e.step is not None:
+                        if e.step is not None:
                             raise _Error(e, "a region is written lo:hi")
-                        lo = _op.convert(self.eval(e.lower))
-                        ext = self.extent(e.lower, lo, e.upper, self.eval(e.upper))
+                        # classic: an omitted bound is the dimension's start or end
+                        lo = _op.convert(self.eval(e.lower) if e.lower is not None else 0)
+                        if e.upper is None:
+                            if d >= len(buf.shape):
+                                raise _Error(e, f"{buf.name} has {len(buf.shape)} dimensions")
+                            ext = _op.sub(buf.shape[d], lo)
+                        else:
+                            ext = self.extent(e.lower, lo, e.upper, self.eval(e.upper)) \
+                                if e.lower is not None else _op.convert(self.eval(e.upper))
                         ranges.append(Range(lo, ext))
                     else:
                         v = _op.convert(self.eval(e))
@@ -814,6 +842,14 @@ class _Parser:
 
 
 # --------------------------------------------------------------------------- helpers
+def _dedup(regions) -> tuple:
+    out = []
+    for r in regions:
+        if not any(r is x for x in out):
+            out.append(r)
+    return tuple(out)
+
+
 def _is_expr(x) -> bool:
     return isinstance(x, (PrimExpr, IterVar))
 

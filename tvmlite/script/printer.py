@@ -316,14 +316,18 @@ class _Printer:
             args.append(f"data={data}")
         if b.strides:
             args.append(f"strides={self.shape_text(b.strides)}")
-        if not (isinstance(b.elem_offset, IntImm) and b.elem_offset.value == 0
-                and b.elem_offset.dtype == "int32"):
+        auto_offset = (isinstance(b.elem_offset, Var) and b.offset_factor != 0
+                       and b.elem_offset.name == b.name + "_elem_offset")
+        if auto_offset:  # the variable decl_buffer makes for an offset_factor
+            args.append(f"offset_factor={b.offset_factor}")
+        elif not (isinstance(b.elem_offset, IntImm) and b.elem_offset.value == 0
+                  and b.elem_offset.dtype == "int32"):
             args.append(f"elem_offset={self.expr(b.elem_offset)}")
         if b.scope_name != "global":
             args.append(f"scope={json.dumps(b.scope_name)}")
         if b.data_alignment != 64:
             args.append(f"align={b.data_alignment}")
-        if b.offset_factor != 1:
+        if b.offset_factor != 1 and not auto_offset:
             args.append(f"offset_factor={b.offset_factor}")
         if b.axis_separators:
             args.append(f"axis_separators={list(b.axis_separators)}")

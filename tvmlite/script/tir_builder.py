@@ -129,10 +129,15 @@ class MatchBufferSpec:
     spec: BufferSpec
 
 
-def match_buffer(param, shape, dtype: str = "float32", data=None, strides=None,
+def match_buffer(param, shape, dtype: Optional[str] = None, data=None, strides=None,
                  elem_offset=None, scope: str = "global", align: int = -1,
                  offset_factor: int = 0, buffer_type: str = "default", axis_separators=None):
-    """Bind a ``T.handle`` parameter to a buffer."""
+    """Bind a ``T.handle`` parameter to a buffer; inside a block, view a region of a buffer
+    (``T.match_buffer(A[i, 0:16], (16,))``) as one, the dtype then defaulting to the
+    buffer's."""
+    if dtype is None:
+        src = getattr(param, "buffer", None)
+        dtype = src.dtype if src is not None else "float32"
     return MatchBufferSpec(param, Buffer(shape, dtype, data, strides, elem_offset, scope, align,
                                          offset_factor, buffer_type, axis_separators))
 
@@ -480,17 +485,30 @@ truncmod = _op.truncmod
 floordiv = _op.floordiv
 floormod = _op.floormod
 if_then_else = _op.if_then_else
-likely = _op.likely
 shift_left = _op.shift_left
 shift_right = _op.shift_right
 bitwise_and = _op.bitwise_and
 bitwise_or = _op.bitwise_or
 bitwise_xor = _op.bitwise_xor
 bitwise_not = _op.bitwise_not
-call_extern = _op.call_extern
-call_pure_extern = _op.call_pure_extern
 call_packed = _op.call_packed
-call_intrin = _op.call_intrin
+
+
+def _dtype_first(fn):
+    """Classic TVMScript also writes ``T.call_extern("f", x, dtype="int32")``: the dtype
+    keyword goes first (an empty dtype is void)."""
+    def wrapped(*args, **kwargs):
+        if "dtype" in kwargs:
+            args = (kwargs.pop("dtype") or "void",) + args
+        return fn(*args, **kwargs)
+
+    wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
+    return wrapped
+
+
+call_extern = _dtype_first(_op.call_extern)
+call_pure_extern = _dtype_first(_op.call_pure_extern)
+call_intrin = _dtype_first(_op.call_intrin)
 fabs = _op.fabs
 pow = _op.pow  # noqa: A001
 fmod = _op.fmod
@@ -522,6 +540,26 @@ def _accepting_dtype(fn):
 for _name in MATH_OPS:
     globals()[_name] = _accepting_dtype(getattr(_op, _name))
 if_then_else = _accepting_dtype(_op.if_then_else)
+likely = _accepting_dtype(_op.likely)
+
+
+def q_multiply_shift(x, y, q, s, dtype: str = "int32") -> PrimExpr:
+    """Fixed-point multiply with rounding right shift (``tir.q_multiply_shift``)."""
+    return _op.call_intrin(dtype, "tir.q_multiply_shift", x, y, q, s)
+
+
+def q_multiply_shift_per_axis(x, y, ls, rs, q, is_lshift_required, is_rshift_required,
+                              dtype: str = "int32") -> PrimExpr:
+    """Per-axis ``q_multiply_shift`` (``tir.q_multiply_shift_per_axis``)."""
+    return _op.call_intrin(dtype, "tir.q_multiply_shift_per_axis", x, y, ls, rs, q,
+                           _op.const(bool(is_lshift_required), "bool"),
+                           _op.const(bool(is_rshift_required), "bool"))
+
+
+def type_annotation(dtype: str) -> PrimExpr:
+    """``T.type_annotation(dtype="float16")``: a value standing for a type (the first
+    argument of ``T.tvm_access_ptr``)."""
+    return _op.call_intrin(_dt.canonical(dtype), "type_annotation")
 
 
 class _IntrinNamespace:

@@ -74,6 +74,7 @@ from .operation import (  # noqa: F401
     extern,
     placeholder,
     reduce_axis,
+    scan,
     size_var,
     tag_scope,
     thread_axis,
@@ -87,6 +88,7 @@ from .tensor import (  # noqa: F401
     ExternOp,
     Operation,
     PlaceholderOp,
+    ScanOp,
     Tensor,
     TensorSlice,
 )

@@ -58,8 +58,8 @@ from ..tir.stmt import (
     SeqStmt,
     Stmt,
 )
-from .graph import post_dfs_order
-from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
+from .graph import post_dfs_order, scan_body
+from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, ScanOp, Tensor
 
 
 @dataclass
@@ -173,6 +173,8 @@ class _Builder:
         self.arg_tensors = [a for a in args if isinstance(a, Tensor)]
         self.arg_ids = {id(t) for t in self.arg_tensors}
         self.root_alloc: List[Buffer] = []
+        self.scan_states: set = set()
+        self.check_vars = True
         self.block_names: Dict[str, int] = {}
         self._realizes: Dict[Operation, BlockRealize] = {}
 
@@ -194,7 +196,8 @@ class _Builder:
         if b is None:
             b = decl_buffer(t.shape, t.dtype, t.name)
             self.t2b[t] = b
-        if id(t) not in self.arg_ids and b not in self.root_alloc:
+        if id(t) not in self.arg_ids and b not in self.root_alloc and not any(
+                self.t2b.get(a) is b for a in self.arg_tensors):  # a scan's tied tensors
             self.root_alloc.append(b)
         return b
 
@@ -211,10 +214,15 @@ class _Builder:
                 for t, b in zip(op.inputs, op.input_placeholders):
                     if isinstance(t.op, PlaceholderOp) and t not in self.t2b:
                         self.t2b[t] = b
+        body_of = self.bind_scans(order)
         stmts: List[Stmt] = []
         for op in order:
+            if op in body_of:
+                continue  # emitted inside its scan's loop
             if isinstance(op, PlaceholderOp):
                 t = op.output(0)
+                if t in self.scan_states:
+                    continue
                 if id(t) not in self.arg_ids:
                     raise TVMError(
                         f"placeholder {op.name} is used by the computation but is not in the "
@@ -225,6 +233,8 @@ class _Builder:
                 stmts.append(self.compute_stmt(op))
             elif isinstance(op, ExternOp):
                 stmts.append(self.extern_stmt(op))
+            elif isinstance(op, ScanOp):
+                stmts.append(self.scan_stmt(op, [b for b in order if body_of.get(b) is op]))
             else:
                 raise TVMError(f"unsupported operation {type(op).__name__} ({op.name}); only "
                                "placeholder, compute and extern ops can become a PrimFunc")
@@ -238,7 +248,8 @@ class _Builder:
                 params.append(a)
         root = Block((), (), (), "root", SeqStmt.flatten(*stmts), None, tuple(self.root_alloc))
         body = BlockRealize((), IntImm("bool", 1), root)
-        self.check_defined(body, params, buffer_map)
+        if self.check_vars:
+            self.check_defined(body, params, buffer_map)
         attrs = {"global_symbol": "main", "tir.noalias": True}
         return PrimFunc(tuple(params), body, None, buffer_map, attrs)
 
@@ -272,6 +283,55 @@ class _Builder:
                     used |= collect_vars(blk.init) - local
                 check(used, f"compute {op.name}")
 
+    # ------------------------------------------------------------------ scan
+    def bind_scans(self, order: List[Operation]) -> Dict[Operation, Operation]:
+        """Give each scan output one buffer, shared by its state placeholder, init and update
+        tensors (classic TE binds them so); return the scan of every recurrence-body op."""
+        body_of: Dict[Operation, Operation] = {}
+        for sc in order:
+            if not isinstance(sc, ScanOp):
+                continue
+            for op in scan_body(sc):
+                if not isinstance(op, ComputeOp):
+                    raise TVMError(f"scan {sc.name}: {op.name} in the recurrence must be a "
+                                   "compute op")
+                if body_of.setdefault(op, sc) is not sc:
+                    raise TVMError(f"scan: {op.name} is in the recurrence of two scans")
+            for j, out in enumerate(sc.outputs):
+                state = sc.state_placeholder[j]
+                if id(state) in self.arg_ids and id(out) not in self.arg_ids:
+                    buf = self.t2b.get(state) or decl_buffer(state.shape, state.dtype,
+                                                            state.name)
+                else:
+                    buf = self.buffer_for(out)
+                for t in (out, sc.init[j], sc.update[j]):
+                    if self.t2b.get(t, buf) is not buf:
+                        raise TVMError(f"scan {sc.name}: {t.name} is bound to another buffer")
+                    self.t2b[t] = buf
+                # The recurrence reads earlier rows through an alias of the same memory: the
+                # rows it reads (t - 1) and writes (t) never overlap within one step, and the
+                # scan loop (serial, outside every block) carries the dependence, so the
+                # schedule engine may order the blocks of one step freely.
+                if id(state) in self.arg_ids:  # passed: it is the scan's memory itself
+                    self.t2b.setdefault(state, buf)
+                else:
+                    self.t2b[state] = decl_buffer(buf.shape, buf.dtype, buf.name + "_state",
+                                                  data=buf.data)
+                self.scan_states.add(state)
+        return body_of
+
+    def scan_stmt(self, op: ScanOp, body: List[Operation]) -> Stmt:
+        """The serial loop over the scan axis, the recurrence ops inside at time ``t``."""
+        dom = op.scan_axis.dom
+        it = self._index_type(dom)
+        idx = Var(op.scan_axis.var.name, it)
+        t = _op.add(idx, _op.cast(it, dom.min))
+        stmts = [self.compute_stmt(b, time=t) for b in body]
+        if not stmts:
+            raise TVMError(f"scan {op.name}: the update does not read the state placeholder")
+        return For(idx, IntImm(it, 0), _op.cast(it, dom.extent), ForKind.SERIAL,
+                   SeqStmt.flatten(*stmts))
+
     # ------------------------------------------------------------------ compute
     def _index_type(self, dom: Range) -> str:
         if self.index_dtype is not None:
@@ -279,13 +339,16 @@ class _Builder:
         b = max(_dt.bits(dom.min.dtype), _dt.bits(dom.extent.dtype))
         return "int64" if b > 32 else "int32"
 
-    def compute_stmt(self, op: ComputeOp) -> Stmt:
+    def compute_stmt(self, op: ComputeOp, time: Optional[PrimExpr] = None) -> Stmt:
+        """The loop nest and block of ``op``; inside a scan, ``time`` fixes its first axis
+        (a unit loop, so the stage keeps one loop per axis)."""
         axes = list(op.axis) + list(op.reduce_axis)
         axis_vars = {iv.var for iv in axes}
         loops: List[Tuple[Var, Range]] = []
         block_ivs: List[IterVar] = []
         vmap: Dict[Var, PrimExpr] = {}
         store_idx: List[PrimExpr] = []
+        bindings: List[PrimExpr] = []
         for iv in axes:
             dom = iv.dom
             if (collect_vars(dom.min) | collect_vars(dom.extent)) & axis_vars:
@@ -298,13 +361,17 @@ class _Builder:
             kind = (IterVarType.CommReduce if iv.iter_type == IterVarType.CommReduce
                     else IterVarType.DataPar)
             biv = IterVar(dom, bv, kind, iv.thread_tag)
-            loops.append((loop_var, dom))
+            if time is not None and iv is op.axis[0]:
+                loops.append((loop_var, Range(IntImm(it, 0), IntImm(it, 1))))
+                bindings.append(_op.add(_op.cast(it, time), loop_var))
+            else:
+                loops.append((loop_var, dom))
+                bindings.append(loop_var)
             block_ivs.append(biv)
             self.info.iter_var_map[iv] = (biv, loop_var)
             vmap[iv.var] = bv
             if kind == IterVarType.DataPar:
                 store_idx.append(bv)
-        bindings = [lv for lv, _ in loops]
         if not block_ivs:  # a 0-d output without reduction still needs one iterator
             bv = Var("vi", "int32")
             block_ivs.append(IterVar(Range(IntImm("int32", 0), IntImm("int32", 1)), bv,
@@ -419,11 +486,13 @@ def _let_vars(node) -> set:
 
 def create_prim_func_with_info(args: Sequence, index_dtype_override: Optional[str] = None,
                                binds: Optional[Dict[Tensor, Buffer]] = None,
-                               outputs: Sequence[Tensor] = ()):
+                               outputs: Sequence[Tensor] = (), check_vars: bool = True):
     """Like :func:`create_prim_func`, also returning a :class:`CreateInfo`.
 
     ``outputs`` are tensors to compute even when they are not arguments (a schedule's
     outputs lowered with ``tvm.lower(s, [A, B])``); those become root allocations.
+    ``check_vars=False`` leaves free variables (``m`` of a ``(m * 4,)`` shape) unchecked, for
+    analyses such as InferBound that never call the function.
     """
     if isinstance(args, (Tensor, Var)):
         args = [args]
@@ -436,6 +505,7 @@ def create_prim_func_with_info(args: Sequence, index_dtype_override: Optional[st
     if isinstance(outputs, Tensor):
         outputs = [outputs]
     b = _Builder(args, binds, it, list(outputs))
+    b.check_vars = check_vars
     func = b.build()
     return func, b.info
 

@@ -41,4 +41,21 @@ def post_dfs_order(roots: Sequence[Operation]) -> List[Operation]:
     return order
 
 
-__all__ = ["post_dfs_order"]
+def scan_body(scan_op) -> List[Operation]:
+    """The operations of a scan's recurrence (classic ``ScanGetBody``): those between its
+    ``update`` tensors and its state placeholders or declared ``inputs`` that read one of
+    them, inputs before their consumers."""
+    boundary = {id(t.op) for t in list(scan_op.state_placeholder) + list(scan_op.inputs)}
+    reach: Dict[int, bool] = {}
+    out: List[Operation] = []
+    for op in post_dfs_order([t.op for t in scan_op.update]):
+        if id(op) in boundary:
+            reach[id(op)] = True
+            continue
+        reach[id(op)] = any(reach.get(id(t.op), False) for t in op.input_tensors)
+        if reach[id(op)]:
+            out.append(op)
+    return out
+
+
+__all__ = ["post_dfs_order", "scan_body"]

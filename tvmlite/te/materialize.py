@@ -69,7 +69,7 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
         elif t == IterVarType.ThreadIndex and attr.bind_thread is not None:
             eng.bind(lp, attr.bind_thread.thread_tag)
         for key, value in zip(attr.pragma_keys, attr.pragma_values):
-            eng.annotate(lp, "pragma_" + key, value)
+            eng.annotate(lp, "pragma_" + key.value, value)
     for iv, attr in st.iter_var_attrs.items():
         if attr.iter_type == IterVarType.Tensorized and iv in loop_of:
             eng.tensorize(loop_of[iv], attr.tensor_intrin)

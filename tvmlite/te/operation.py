@@ -6,6 +6,7 @@ import inspect
 import numbers
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from ..arith import Analyzer
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import op as _op
@@ -13,7 +14,7 @@ from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, Reduce, SizeVar, Var
 from ..tir.functor import post_order_visit
 from ..tir.stmt import Evaluate, Stmt
-from .tensor import ComputeOp, ExternOp, PlaceholderOp, Tensor, TensorSlice
+from .tensor import ComputeOp, ExternOp, PlaceholderOp, ScanOp, Tensor, TensorSlice
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -261,5 +262,53 @@ def extern(shape, inputs: Sequence[Tensor], fcompute: Callable, name: str = "ext
     return res[0] if len(res) == 1 else res
 
 
-__all__ = ["placeholder", "compute", "extern", "var", "size_var", "reduce_axis",
+# ---------------------------------------------------------------------------- scan
+def scan(init, update, state_placeholder, inputs=None, name: str = "scan", tag: str = "",
+         attrs: Optional[Dict[str, Any]] = None):
+    """A recurrence over the first dimension (``te.scan``).
+
+    Rows ``[0, init.shape[0])`` of the result are ``init``; every later row ``t`` is
+    ``update[t]``, which reads earlier rows through ``state_placeholder`` (``s[t - 1, i]``).
+    Lists of tensors give a multi-output scan; a single tensor is returned for one output.
+    """
+    def as_list(x, what):
+        x = list(x) if isinstance(x, (list, tuple)) else [x]
+        for t in x:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"scan {name}: {what} must be Tensors, got {t!r}")
+        return x
+
+    init, update = as_list(init, "init"), as_list(update, "update")
+    state = as_list(state_placeholder, "state_placeholder")
+    inputs = as_list(inputs, "inputs") if inputs is not None else []
+    if not len(init) == len(update) == len(state) or not init:
+        raise TVMError(f"scan {name}: init, update and state_placeholder must have the same "
+                       f"(non-zero) length, got {len(init)}, {len(update)}, {len(state)}")
+    ana = Analyzer()
+    for i, (a, u, p) in enumerate(zip(init, update, state)):
+        if not a.dtype == u.dtype == p.dtype:
+            raise TVMError(f"scan {name}: output {i}: init ({a.dtype}), update ({u.dtype}) "
+                           f"and state ({p.dtype}) dtypes differ")
+        if not len(a.shape) == len(u.shape) == len(p.shape) or not p.shape:
+            raise TVMError(f"scan {name}: output {i}: init, update and state must have the "
+                           "same number of dimensions (at least one, the time axis)")
+        for k, (x, y) in enumerate(zip(u.shape, p.shape)):
+            if not ana.can_prove_equal(x, y):
+                raise TVMError(f"scan {name}: output {i}: dimension {k} of update ({x}) and "
+                               f"state ({y}) differ")
+        for k in range(1, len(a.shape)):
+            if not ana.can_prove_equal(a.shape[k], p.shape[k]):
+                raise TVMError(f"scan {name}: output {i}: dimension {k} of init "
+                               f"({a.shape[k]}) and state ({p.shape[k]}) differ")
+        if not ana.can_prove_equal(a.shape[0], init[0].shape[0]):
+            raise TVMError(f"scan {name}: every init must have {init[0].shape[0]} rows")
+    lo = init[0].shape[0]
+    axis = IterVar(Range(lo, ana.simplify(_op.sub(update[0].shape[0], lo))),
+                   Var(name + ".idx", lo.dtype), IterVarType.Ordered)
+    op = ScanOp(name, tag, attrs, axis, init, update, state, inputs)
+    res = list(op.outputs)
+    return res[0] if len(res) == 1 else res
+
+
+__all__ = ["placeholder", "compute", "extern", "scan", "var", "size_var", "reduce_axis",
            "thread_axis", "tag_scope", "TagScope"]

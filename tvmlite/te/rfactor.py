@@ -13,19 +13,17 @@ from __future__ import annotations
 
 from typing import Dict
 
+from ..arith import Analyzer
 from ..error import TVMError
 from ..tir import op as _op
-from ..tir.expr import IntImm, IterVar, IterVarType, Range, Reduce, Var
+from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, Reduce, Var
 from ..tir.functor import substitute
 from .stage import Fuse, Split, Stage
 from .tensor import ComputeOp
 
 
-def _const(e, what):
-    e = _op.convert(e)
-    if not isinstance(e, IntImm):
-        raise TVMError(f"rfactor: the extent of {what} must be constant, got {e!r}")
-    return e.value
+def _ceildiv(a, b, ana: Analyzer):
+    return ana.simplify(_op.floordiv(_op.add(a, _op.sub(b, 1)), b))
 
 
 def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
@@ -39,17 +37,23 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
     if st.attach_type != 1:
         raise TVMError("rfactor: call rfactor before compute_at/compute_inline of the stage")
     # extents and root expressions of the reduce IterVars, through the relations
-    ext: Dict[IterVar, int] = {iv: _const(iv.dom.extent, iv.var.name) for iv in op.reduce_axis}
+    for r in st.relations:
+        if isinstance(r, Fuse) and r.outer.iter_type != r.inner.iter_type:
+            raise TVMError(f"rfactor: {op.name} fuses a data-parallel with a reduction IterVar "
+                           f"({r.fused.var.name}); rfactor needs the reduction kept apart")
+    # extents may be symbolic (``k = te.reduce_axis((0, m))``): PrimExprs, simplified
+    ana = Analyzer()
+    ext: Dict[IterVar, PrimExpr] = {iv: ana.simplify(iv.dom.extent) for iv in op.reduce_axis}
     conds = []
     red_rel = []
     for r in st.relations:
         if isinstance(r, Split) and r.parent.iter_type == IterVarType.CommReduce:
             n = ext[r.parent]
-            f = r.factor if r.factor is not None else -(-n // r.nparts)
-            ext[r.inner], ext[r.outer] = f, -(-n // f)
+            f = _op.convert(r.factor) if r.factor is not None else _ceildiv(n, r.nparts, ana)
+            ext[r.inner], ext[r.outer] = f, _ceildiv(n, f, ana)
             red_rel.append(r)
         elif isinstance(r, Fuse) and r.outer.iter_type == IterVarType.CommReduce:
-            ext[r.fused] = ext[r.outer] * ext[r.inner]
+            ext[r.fused] = ana.simplify(_op.mul(ext[r.outer], ext[r.inner]))
             red_rel.append(r)
     expr: Dict[IterVar, object] = {}
     leaves = [iv for iv in st.leaf_iter_vars if iv.iter_type == IterVarType.CommReduce]
@@ -58,7 +62,7 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
     for r in reversed(red_rel):
         if isinstance(r, Split):
             expr[r.parent] = _op.add(_op.mul(expr[r.outer], ext[r.inner]), expr[r.inner])
-            if ext[r.outer] * ext[r.inner] != ext[r.parent]:
+            if not ana.can_prove_equal(_op.mul(ext[r.outer], ext[r.inner]), ext[r.parent]):
                 conds.append(_op.lt(expr[r.parent], ext[r.parent]))
         else:
             expr[r.outer] = _op.floordiv(expr[r.fused], ext[r.inner])
@@ -68,10 +72,10 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
     if not 0 <= factor_axis <= nax:
         raise TVMError(f"rfactor: factor_axis must be in [0, {nax}], got {factor_axis}")
     sp = [IterVar(iv.dom, Var(iv.var.name, iv.var.dtype), IterVarType.DataPar) for iv in op.axis]
-    fax = IterVar(Range(IntImm("int32", 0), IntImm("int32", ext[axis])),
+    fax = IterVar(Range(IntImm("int32", 0), ext[axis]),
                   Var(axis.var.name, axis.var.dtype), IterVarType.DataPar)
     bf_axis = sp[:factor_axis] + [fax] + sp[factor_axis:]
-    red = [IterVar(Range(IntImm("int32", 0), IntImm("int32", ext[iv])),
+    red = [IterVar(Range(IntImm("int32", 0), ext[iv]),
                    Var(iv.var.name, iv.var.dtype), IterVarType.CommReduce)
            for iv in leaves if iv is not axis]
     vmap = {iv.var: nv.var for iv, nv in zip(op.axis, sp)}
@@ -96,7 +100,7 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
         bodies = [_op.if_then_else(cond, src[i], ident[i]) for i in range(len(op.body))]
     bf = ComputeOp(op.name + ".rf", op.tag, op.attrs, bf_axis, bodies)
     # B now reduces BF over the factored axis
-    rv = IterVar(Range(IntImm("int32", 0), IntImm("int32", ext[axis])),
+    rv = IterVar(Range(IntImm("int32", 0), ext[axis]),
                  Var(axis.var.name + ".v", axis.var.dtype), IterVarType.CommReduce)
     idx = [iv.var for iv in op.axis]
     loads = tuple(bf.output(i)(*(idx[:factor_axis] + [rv.var] + idx[factor_axis:]))

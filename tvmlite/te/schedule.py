@@ -14,21 +14,35 @@ while the cache stage gets fresh ``x.c`` IterVars.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Dict, List, Sequence
 
 from .._classic import fallback as _fallback
 from .._classic import unsupported
+from ..arith import Analyzer
 from ..error import TVMError
+from ..tir import op as _op
 from ..tir.buffer import Buffer  # noqa: F401  (classic te.schedule.Buffer)
-from ..tir.expr import IterVar, ProducerLoad, Range, Var
+from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Reduce, Var
+from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, substitute
 from .create_prim_func import create_prim_func_with_info
 from .graph import post_dfs_order
 from .materialize import apply_stages
 from .operation import compute
 from .rfactor import rfactor as _rfactor
-from .stage import ROOT, Fuse, IterVarAttr, Split, Stage, _all_or_nothing
-from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
+from .stage import (
+    INLINE,
+    ROOT,
+    SCOPE,
+    Fuse,
+    IterVarAttr,
+    Singleton,
+    Split,
+    Stage,
+    _all_or_nothing,
+)
+from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, ScanOp, Tensor
 
 
 class _Rebind(Mutator):
@@ -54,6 +68,12 @@ def _replace_inputs(op: Operation, vmap: Dict[Tensor, Tensor]) -> Operation:
             return op
         return ExternOp(op.name, op.tag, op.attrs, [vmap.get(t, t) for t in op.inputs],
                         op.input_placeholders, op.output_placeholders, op.body)
+    if isinstance(op, ScanOp):
+        if not any(t in vmap for t in op.init + op.update):
+            return op
+        return ScanOp(op.name, op.tag, op.attrs, op.scan_axis,
+                      [vmap.get(t, t) for t in op.init], [vmap.get(t, t) for t in op.update],
+                      op.state_placeholder, op.inputs)
     return op
 
 
@@ -156,15 +176,19 @@ class Schedule:
         op = st.op
         if not isinstance(op, ComputeOp):
             raise TVMError(f"cache_write: {op.name} is not a compute operation")
-        if st.relations or st.attach_type != ROOT or st.iter_var_attrs:
-            raise TVMError(f"cache_write: schedule {op.name} after cache_write, not before "
-                           "(tvmlite does not re-layout an already scheduled stage)")
-        new_axis = [IterVar(iv.dom, Var(iv.var.name + ".c", iv.var.dtype), iv.iter_type)
-                    for iv in op.axis]
-        vmap = {iv.var: nv.var for iv, nv in zip(op.axis, new_axis)}
-        body = [substitute(b, vmap) for b in op.body]
+        if st.attach_type != ROOT or st.iter_var_attrs:
+            raise TVMError(f"cache_write: {op.name} is already attached or annotated; "
+                           "call cache_write before compute_at/parallel/vectorize/bind...")
+        if st.relations:  # classic: the cache takes the split/fused layout of the stage
+            new_axis, body, idx = _relayout(st, op)
+            st._log = []
+        else:
+            new_axis = [IterVar(iv.dom, Var(iv.var.name + ".c", iv.var.dtype), iv.iter_type)
+                        for iv in op.axis]
+            vmap = {iv.var: nv.var for iv, nv in zip(op.axis, new_axis)}
+            body = [substitute(b, vmap) for b in op.body]
+            idx = [iv.var for iv in op.axis]
         cache_op = ComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis, body)
-        idx = [iv.var for iv in op.axis]
         copy = ComputeOp(op.name, op.tag, op.attrs, op.axis,
                          [cache_op.output(i)(*idx) for i in range(op.num_outputs)])
         pos = next(i for i, s in enumerate(self.stages) if s is st)
@@ -176,6 +200,7 @@ class Schedule:
         self._set_op(st, copy)
         st.all_iter_vars = list(op.axis)
         st.leaf_iter_vars = list(op.axis)
+        st.relations = []
         # a reorder made before (the only structural call allowed here) moves with the
         # computation, onto the cache's IterVars; the copy-out stage starts afresh
         ivmap = dict(zip(op.axis, new_axis))
@@ -193,6 +218,66 @@ class Schedule:
     def rfactor(self, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
         """Factor a reduction over ``axis`` into a partial-result tensor (classic rfactor)."""
         return _rfactor(self, tensor, axis, factor_axis)
+
+
+def _relayout(st: Stage, op: ComputeOp):
+    """Classic ``cache_write`` of a split/fused/reordered stage: the cache's axes are the
+    stage's data-parallel leaf IterVars (``x.c``), its body the computation at the root index
+    they give (guarded where a split overhangs); the copy-out reads the cache at the leaf
+    index of each root position. Returns (cache axes, cache bodies, copy-out indices)."""
+    red = {id(iv) for iv in op.reduce_axis}
+    ana = Analyzer()
+    ext: Dict[IterVar, Any] = {iv: iv.dom.extent for iv in op.axis}
+    rels = [r for r in st.relations if not isinstance(r, Singleton)]
+    for r in rels:
+        ivs = [r.parent, r.outer, r.inner] if isinstance(r, Split) else [r.outer, r.inner]
+        if any(iv.iter_type == IterVarType.CommReduce for iv in ivs):
+            raise TVMError(f"cache_write: {op.name} has its reduction axis split or fused; "
+                           "only data-parallel axes can be re-laid out (split the reduction "
+                           "of the cache stage instead)")
+        if isinstance(r, Split):
+            n = ext[r.parent]
+            f = r.factor if r.factor is not None else \
+                _op.floordiv(_op.add(n, r.nparts - 1), r.nparts)
+            ext[r.inner] = ana.simplify(_op.convert(f))
+            ext[r.outer] = ana.simplify(_op.floordiv(_op.add(n, _op.sub(ext[r.inner], 1)),
+                                                     ext[r.inner]))
+        else:
+            ext[r.fused] = ana.simplify(_op.mul(ext[r.outer], ext[r.inner]))
+    singles = {id(r.iter) for r in st.relations if isinstance(r, Singleton)}
+    leaves = [iv for iv in st.leaf_iter_vars if id(iv) not in red and id(iv) not in singles]
+    new_axis = [IterVar(Range(IntImm(ext[iv].dtype, 0), ext[iv]),
+                        Var(iv.var.name + ".c", iv.var.dtype), IterVarType.DataPar)
+                for iv in leaves]
+    # root index from the new leaf variables (pass up), and the overhang guards
+    up: Dict[IterVar, Any] = {iv: nv.var for iv, nv in zip(leaves, new_axis)}
+    conds = []
+    for r in reversed(rels):
+        if isinstance(r, Split):
+            up[r.parent] = _op.add(_op.mul(up[r.outer], ext[r.inner]), up[r.inner])
+            if not ana.can_prove_equal(_op.mul(ext[r.outer], ext[r.inner]), ext[r.parent]):
+                conds.append(_op.lt(up[r.parent], ext[r.parent]))
+        else:
+            up[r.outer] = _op.floordiv(up[r.fused], ext[r.inner])
+            up[r.inner] = _op.floormod(up[r.fused], ext[r.inner])
+    vmap = {iv.var: up[iv] for iv in op.axis}
+    body = [substitute(b, vmap) for b in op.body]
+    if conds:
+        cond = _op.all(*conds)
+        if isinstance(body[0], Reduce):
+            body = [Reduce(b.combiner, b.source, b.axis, _op.logical_and(b.condition, cond),
+                           b.value_index, b.init) for b in body]
+        else:
+            body = [_op.if_then_else(cond, b, _op.const(0, b.dtype)) for b in body]
+    # leaf index from the root variables (pass down), for the copy-out
+    down: Dict[IterVar, Any] = {iv: iv.var for iv in op.axis}
+    for r in rels:
+        if isinstance(r, Split):
+            down[r.outer] = _op.floordiv(down[r.parent], ext[r.inner])
+            down[r.inner] = _op.floormod(down[r.parent], ext[r.inner])
+        else:
+            down[r.fused] = _op.add(_op.mul(down[r.outer], ext[r.inner]), down[r.inner])
+    return new_axis, body, [down[iv] for iv in leaves]
 
 
 def create_schedule(ops) -> Schedule:
@@ -215,6 +300,19 @@ def AutoInlineElemWise(sch: Schedule) -> None:  # noqa: N802
     AutoInlineInjective(sch)
 
 
+def AutoInlineBroadcast(sch: Schedule) -> None:  # noqa: N802
+    """Inline every non-output broadcast (injective) stage."""
+    AutoInlineInjective(sch)
+
+
+def ScheduleOps(sch: Schedule, dom_map=None, debug_keep_trivial_loop: bool = False):  # noqa: N802
+    """The scheduled loop nest of ``sch`` (classic ``ScheduleOps``): the body of the TensorIR
+    function its stages materialize to, every placeholder and output a parameter.
+    ``dom_map`` (InferBound's result) is accepted for compatibility; the bounds are
+    recomputed."""
+    return _materialize(sch, None, None)[0].body
+
+
 def InferBound(sch: Schedule) -> Dict[IterVar, Range]:  # noqa: N802
     """The range of every IterVar of every stage, as lowering will realise it."""
     return _materialize(sch, None, None)[1]
@@ -230,15 +328,45 @@ def _scheduled(sch: Schedule) -> bool:
                or st.storage_aligns for st in sch.stages)
 
 
+def _check_attach_cycles(sch: Schedule) -> None:
+    """Classic TE accepts any compute_at and refuses a cycle when lowering."""
+    for st in sch.stages:
+        seen, cur = [], st
+        while cur.attach_type == SCOPE:
+            if any(cur is x for x in seen):
+                names = " -> ".join(x.op.name for x in seen + [cur])
+                raise TVMError(f"compute_at: the stages are attached in a cycle ({names}); a "
+                               "stage cannot be computed inside itself")
+            seen.append(cur)
+            cur = cur.attach_stage
+
+
 def _materialize(sch: Schedule, args, binds):
-    if args is None:  # InferBound: every placeholder and output
+    _check_attach_cycles(sch)
+    infer_only = args is None
+    if infer_only:  # InferBound: every placeholder and output
+        states = {id(t.op) for st in sch.stages if isinstance(st.op, ScanOp)
+                  for t in st.op.state_placeholder}
         args = [st.op.output(i) for st in sch.stages if isinstance(st.op, PlaceholderOp)
-                for i in range(st.op.num_outputs)]
+                and id(st.op) not in states for i in range(st.op.num_outputs)]
         args += [o.output(i) for o in sch.outputs for i in range(o.num_outputs)]
     cur_args = [sch._current(a) if isinstance(a, Tensor) else a for a in args]
     cur_binds = {sch._current(t): b for t, b in (binds or {}).items()} or None
     outs = [o.output(i) for o in sch.outputs for i in range(o.num_outputs)]
-    func, info = create_prim_func_with_info(cur_args, binds=cur_binds, outputs=outs)
+    # Classic TE attaches or inlines a stage whose tensor is also an argument (the
+    # schedule_primitives tutorial); the engine only moves non-output blocks, so such a tensor
+    # is built as an intermediate and turned back into a parameter once the stages are applied
+    # (an inlined one is then never written, as in classic TE).
+    attached = {st.op for st in sch.stages
+                if st.attach_type in (SCOPE, INLINE) and not st.is_output}
+    hidden = [k for k, a in enumerate(cur_args) if isinstance(a, Tensor) and a.op in attached]
+    if hidden:
+        outs += [cur_args[k] for k in hidden]
+        build_args = [a for k, a in enumerate(cur_args) if k not in hidden]
+    else:
+        build_args = cur_args
+    func, info = create_prim_func_with_info(build_args, binds=cur_binds, outputs=outs,
+                                            check_vars=not infer_only)
     ranges: Dict[IterVar, Range] = {}
     if not _scheduled(sch):
         for st in sch.stages:
@@ -246,11 +374,36 @@ def _materialize(sch: Schedule, args, binds):
                 if iv.dom is not None:
                     ranges[iv] = iv.dom
         return func, ranges
-    return apply_stages(sch, func, info)
+    func, ranges = apply_stages(sch, func, info)
+    if hidden:
+        func = _restore_params(func, cur_args, hidden,
+                               [info.tensor2buffer[cur_args[k]] for k in hidden])
+    return func, ranges
+
+
+def _restore_params(func, args: Sequence[Any], hidden: Sequence[int], bufs: Sequence) -> Any:
+    """Make the root allocations ``bufs`` parameters again, at positions ``hidden`` of
+    ``args``."""
+    realize = func.body
+    root = realize.block
+    allocs = tuple(b for b in root.alloc_buffers if not any(b is x for x in bufs))
+    body = replace(realize, block=replace(root, alloc_buffers=allocs))
+    params, bmap, rest, place = [], {}, iter(func.params), dict(zip(hidden, bufs))
+    for k, a in enumerate(args):
+        if k in place:
+            p = Var("var_" + a.name.replace(".", "_"), "handle")
+            bmap[p] = place[k]
+        else:
+            p = next(rest)
+            if p in func.buffer_map:
+                bmap[p] = func.buffer_map[p]
+        params.append(p)
+    return PrimFunc(tuple(params), body, func.ret_type, bmap, func.attrs)
 
 
 __all__ = ["Schedule", "Stage", "create_schedule", "AutoInlineInjective", "AutoInlineElemWise",
-           "InferBound", "IterVarAttr", "Split", "Fuse"]
+           "AutoInlineBroadcast", "ScheduleOps", "InferBound", "IterVarAttr", "Split", "Fuse",
+           "Singleton"]
 
 # Classic names: ``te.schedule.Buffer`` is the TIR buffer; other classic names raise TVMError.
 __getattr__ = _fallback(__name__)

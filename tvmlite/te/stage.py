@@ -8,8 +8,9 @@ import functools
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..error import TVMError
-from ..tir.expr import IntImm, IterVar, IterVarType, Var
-from .tensor import Operation, PlaceholderOp
+from ..ir import dtype as _dt
+from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, StringImm, Var
+from .tensor import Operation, PlaceholderOp, ScanOp
 
 # attach types (classic TE's AttachType)
 ROOT, INLINE, INLINED_ALREADY, SCOPE = 1, 2, 3, 4
@@ -34,6 +35,16 @@ class Fuse(IterVarRelation):
 
     def __repr__(self):
         return f"Fuse({self.outer.var.name}, {self.inner.var.name} -> {self.fused.var.name})"
+
+
+class Singleton(IterVarRelation):
+    """The unit IterVar ``fuse()`` of no IterVars creates (a 0-d stage's only loop)."""
+
+    def __init__(self, iter_var):
+        self.iter = iter_var
+
+    def __repr__(self):
+        return f"Singleton({self.iter.var.name})"
 
 
 class IterVarAttr:
@@ -101,7 +112,10 @@ class Stage:
         self.op = op
         self.origin_op = op
         self.sch = sch
-        root = list(getattr(op, "axis", ())) + list(getattr(op, "reduce_axis", ()))
+        if isinstance(op, ScanOp):
+            root = [op.scan_axis] + list(op.spatial_axis_)
+        else:
+            root = list(getattr(op, "axis", ())) + list(getattr(op, "reduce_axis", ()))
         self.all_iter_vars: List[IterVar] = list(root)
         self.leaf_iter_vars: List[IterVar] = list(root)
         self.relations: List[IterVarRelation] = []
@@ -147,18 +161,25 @@ class Stage:
         i = self._leaf_index(parent, "split")
         if (factor is None) == (nparts is None):
             raise TVMError("split: give exactly one of factor and nparts")
-        n = _check_int(factor if factor is not None else nparts,
-                       "split factor" if factor is not None else "split nparts")
-        if n <= 0:
-            raise TVMError(f"split: {'factor' if factor is not None else 'nparts'} must be "
-                           f"positive, got {n}")
+        what = "factor" if factor is not None else "nparts"
+        given = factor if factor is not None else nparts
+        if isinstance(given, PrimExpr) and not isinstance(given, IntImm):
+            # classic TE splits by a symbolic factor too (the loop count becomes a ceildiv)
+            if not _dt.is_integral(given.dtype) or _dt.is_bool(given.dtype):
+                raise TVMError(f"split {what} must be an integer expression, got {given!r}")
+            n = given
+        else:
+            n = _check_int(given, f"split {what}")
+            if n <= 0:
+                raise TVMError(f"split: {what} must be positive, got {n}")
         name = parent.var.name
         outer = self._new_iv(name + ".outer", parent)
         inner = self._new_iv(name + ".inner", parent)
         self.leaf_iter_vars[i:i + 1] = [outer, inner]
         self.all_iter_vars += [outer, inner]
-        self.relations.append(Split(parent, outer, inner, factor and n, nparts and n))
-        self._log.append(("split", parent, outer, inner, factor and n, nparts and n))
+        fac, npt = (n, None) if factor is not None else (None, n)
+        self.relations.append(Split(parent, outer, inner, fac, npt))
+        self._log.append(("split", parent, outer, inner, fac, npt))
         return outer, inner
 
     @_all_or_nothing
@@ -166,8 +187,13 @@ class Stage:
         """Fuse consecutive leaf IterVars into one (``x.y.fused``)."""
         if len(args) == 1 and isinstance(args[0], (list, tuple)):
             args = tuple(args[0])
-        if not args:
-            raise TVMError("fuse: needs at least one IterVar")
+        if not args:  # classic: a unit IterVar (what a 0-d stage can be scheduled by)
+            iv = IterVar(Range(IntImm("int32", 0), IntImm("int32", 1)), Var("singleton", "int32"),
+                         IterVarType.DataPar)
+            self.relations.append(Singleton(iv))
+            self.all_iter_vars.append(iv)
+            self.leaf_iter_vars.insert(0, iv)
+            return iv
         fused = args[0]
         self._leaf_index(fused, "fuse")
         for nxt in args[1:]:
@@ -175,11 +201,10 @@ class Stage:
             if j != i + 1:
                 raise TVMError(f"fuse: can only fuse IterVars that are consecutive in the loop "
                                f"order; {fused.var.name} and {nxt.var.name} are not")
-            red = [x.iter_type == IterVarType.CommReduce for x in (fused, nxt)]
-            if red[0] != red[1]:
-                raise TVMError(f"fuse: cannot fuse data-parallel and reduction IterVars "
-                               f"({fused.var.name}, {nxt.var.name})")
-            new = self._new_iv(f"{fused.var.name}.{nxt.var.name}.fused", fused)
+            # as in classic TE, fusing a data-parallel with a reduction IterVar gives a
+            # reduction IterVar (the output is initialised where the reduction part is 0)
+            like = nxt if nxt.iter_type == IterVarType.CommReduce else fused
+            new = self._new_iv(f"{fused.var.name}.{nxt.var.name}.fused", like)
             self.leaf_iter_vars[i:i + 2] = [new]
             self.all_iter_vars.append(new)
             self.relations.append(Fuse(fused, nxt, new))
@@ -246,13 +271,20 @@ class Stage:
 
     @_all_or_nothing
     def pragma(self, var: IterVar, pragma_type: str, pragma_value=None) -> None:
-        """Attach a pragma (``auto_unroll_max_step``, ``unroll_explicit``, …) to the loop."""
+        """Attach a pragma (``auto_unroll_max_step``, ``unroll_explicit``, …) to the loop;
+        as in classic TE, ``"vectorize"``/``"unroll"``/``"parallel"`` set the loop's kind.
+        Keys are kept as ``StringImm`` (``iter_var_attrs[iv].pragma_keys[0].value``)."""
+        kinds = {"vectorize": self.vectorize, "unroll": self.unroll, "parallel": self.parallel}
+        if pragma_type in kinds:
+            kinds[pragma_type](var)
+            return
         self._leaf_index(var, "pragma")
         a = self._attr(var)
-        if pragma_type in a.pragma_keys:
-            a.pragma_values[a.pragma_keys.index(pragma_type)] = pragma_value
+        keys = [k.value for k in a.pragma_keys]
+        if pragma_type in keys:
+            a.pragma_values[keys.index(pragma_type)] = pragma_value
         else:
-            a.pragma_keys.append(pragma_type)
+            a.pragma_keys.append(StringImm(pragma_type))
             a.pragma_values.append(pragma_value)
 
     @_all_or_nothing
@@ -284,7 +316,7 @@ class Stage:
             raise TVMError("compute_at: the first argument must be a Stage, e.g. s[C]")
         if isinstance(self.op, PlaceholderOp):
             raise TVMError(f"compute_at: cannot attach placeholder {self.op.name}")
-        if parent is self:
+        if parent is self:  # classic refuses it only when lowering; it is never valid
             raise TVMError(f"compute_at: cannot attach stage {self.op.name} to itself")
         if not any(scope is x for x in parent.all_iter_vars):
             raise TVMError(f"compute_at: {getattr(scope, 'var', scope)!r} is not an IterVar of "

@@ -12,7 +12,17 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..ir import dtype as _dt
 from ..tir import op as _op
 from ..tir.buffer import Buffer
-from ..tir.expr import ExprOp, IntImm, IterVar, PrimExpr, ProducerLoad, Reduce, Var
+from ..tir.expr import (
+    ExprOp,
+    IntImm,
+    IterVar,
+    IterVarType,
+    PrimExpr,
+    ProducerLoad,
+    Range,
+    Reduce,
+    Var,
+)
 from ..tir.functor import post_order_visit
 
 
@@ -368,6 +378,34 @@ class ExternOp(Operation):
         return list(self.inputs)
 
 
+class ScanOp(Operation):
+    """A recurrence over the first dimension (``te.scan``): rows ``[0, init)`` come from
+    ``init``, each later row ``t`` from ``update``, which reads earlier rows through
+    ``state_placeholder``. Outputs share the state's shape."""
+
+    def __init__(self, name: str, tag: str, attrs, scan_axis: IterVar, init: Sequence[Tensor],
+                 update: Sequence[Tensor], state_placeholder: Sequence[Tensor],
+                 inputs: Sequence[Tensor] = ()):
+        super().__init__(name, tag, attrs)
+        self.scan_axis = scan_axis
+        self.init: Tuple[Tensor, ...] = tuple(init)
+        self.update: Tuple[Tensor, ...] = tuple(update)
+        self.state_placeholder: Tuple[Tensor, ...] = tuple(state_placeholder)
+        self.inputs: Tuple[Tensor, ...] = tuple(inputs)
+        self.spatial_axis_: List[IterVar] = []
+        for i, u in enumerate(self.update):
+            for k in range(1, len(u.shape)):
+                self.spatial_axis_.append(IterVar(
+                    Range(IntImm(u.shape[k].dtype, 0), u.shape[k]),
+                    Var(f"{name}.out{i}.i{k}", u.shape[k].dtype), IterVarType.Opaque))
+        self._outputs = tuple(Tensor(sp.shape, u.dtype, self, i) for i, (sp, u) in
+                              enumerate(zip(self.state_placeholder, self.update)))
+
+    @property
+    def input_tensors(self) -> List[Tensor]:
+        return list(self.init) + list(self.update)
+
+
 def collect_input_tensors(exprs) -> List[Tensor]:
     """Tensors loaded (``ProducerLoad``) in ``exprs``, each once, in first-use order."""
     seen: Dict[int, Tensor] = {}
@@ -382,4 +420,4 @@ def collect_input_tensors(exprs) -> List[Tensor]:
 
 
 __all__ = ["Tensor", "TensorSlice", "Shape", "Operation", "PlaceholderOp", "BaseComputeOp",
-           "ComputeOp", "ExternOp"]
+           "ComputeOp", "ExternOp", "ScanOp"]

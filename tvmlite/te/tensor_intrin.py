@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..error import TVMError
 from ..tir.buffer import Buffer, decl_buffer
-from ..tir.expr import PrimExpr
+from ..tir.expr import PrimExpr, Var
 from ..tir.stmt import Evaluate, Stmt
 from .create_prim_func import create_prim_func
 from .tensor import ComputeOp, Operation, Tensor
@@ -47,9 +47,18 @@ class TensorIntrin:
         """``(desc PrimFunc, impl buffers per desc parameter, body, reset, update)`` for the
         engine's tensorize."""
         if self._desc is None:
-            self._desc = create_prim_func(list(self.inputs) + list(self.op.outputs))
+            self._desc = create_prim_func(list(self.inputs) + list(self.op.outputs)
+                                          + [v for v in self.scalar_params
+                                             if isinstance(v, Var)])
         return (self._desc, list(self.buffers), self.body, self.reduce_init,
                 self.reduce_update)
+
+    def __call__(self, *args, **kwargs):
+        """Classic ``intrin(...)`` inside ``te.compute`` (a TensorComputeOp)."""
+        from .._classic import unsupported
+
+        raise unsupported("calling a TensorIntrin inside te.compute (TensorComputeOp); "
+                          "use s[stage].tensorize instead")
 
     def __repr__(self) -> str:
         return f"TensorIntrin({self.name})"
@@ -70,6 +79,9 @@ def decl_tensor_intrin(op: Operation, fcompute: Callable, name: str = "tensor_in
         ``update`` accumulates into it (any may be None).
     binds : buffers to use for some tensors (e.g. with symbolic ``strides`` and
         ``offset_factor``, so the intrinsic can read a tile of a larger array).
+    scalar_params : variables of ``op``'s body passed to the implementation:
+        ``fcompute(ins, outs, scalar_params)``.
+    default_buffer_params : keyword arguments of ``decl_buffer`` for the default buffers.
     """
     if not isinstance(op, ComputeOp):
         raise TVMError(f"decl_tensor_intrin expects a ComputeOp, got {type(op).__name__}")
@@ -85,7 +97,13 @@ def decl_tensor_intrin(op: Operation, fcompute: Callable, name: str = "tensor_in
         if not isinstance(b, Buffer):
             raise TVMError(f"decl_tensor_intrin: binds[{t.op.name}] must be a tir.Buffer")
         bufs.append(b)
-    res = fcompute(bufs[:len(inputs)], bufs[len(inputs):])
+    if scalar_params:  # classic: fcompute(ins, outs, scalar_params)
+        for v in scalar_params:
+            if not isinstance(v, PrimExpr):
+                raise TVMError(f"decl_tensor_intrin: scalar_params must be variables, got {v!r}")
+        res = fcompute(bufs[:len(inputs)], bufs[len(inputs):], list(scalar_params))
+    else:
+        res = fcompute(bufs[:len(inputs)], bufs[len(inputs):])
     if isinstance(res, (tuple, list)):
         if len(res) != 3:
             raise TVMError("decl_tensor_intrin: fcompute returns a statement or a tuple "

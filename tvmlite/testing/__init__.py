@@ -11,6 +11,7 @@ import numpy as np
 from .._classic import missing as _missing
 from ..arith import Analyzer
 from ..tir import IntImm
+from .compare import CompareBeforeAfter  # noqa: F401
 from .features import *  # noqa: F403 -- requires_<feature> names
 from .features import Feature, requires_package, skip_if_32bit, slow
 from .params import fixture, parameter, parameters

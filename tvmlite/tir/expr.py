@@ -159,6 +159,10 @@ class ExprOp:
         """Cast to ``dtype``."""
         return _op.cast(dtype, self)
 
+    def equal(self, other):
+        """``self == other`` as an expression (classic ``ExprOp.equal``)."""
+        return _op.eq(self, other)
+
 
 class PrimExpr(ExprOp, Node):
     """Base class of scalar/vector expressions."""

@@ -25,7 +25,9 @@ class ScheduleError(TVMError):
         if level == "none":
             self.args = ("ScheduleError: (not rendered)",)
         elif level == "fast" and self.primitive:
-            self.args = (f"ScheduleError: {self.primitive}: {self.condition}",)
+            # classic's generic text for the kind of error, where one is set
+            fast = getattr(self, "fast_text", None) or self.condition
+            self.args = (f"ScheduleError: {self.primitive}: {fast}",)
 
 
 def fail(primitive: str, what: str, condition: str) -> "ScheduleError":

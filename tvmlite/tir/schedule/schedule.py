@@ -14,8 +14,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from ...error import InternalError
 from ...ir.module import GlobalVar, IRModule
+from ..expr import IntImm, Var
 from ..function import PrimFunc
-from ..stmt import Block, BlockRealize, For
+from ..stmt import Block, BlockRealize, For, ForKind
 from ..tensor_intrin import TensorIntrin
 from . import annotate as _annotate
 from . import blockize_tensorize as _bt
@@ -39,6 +40,7 @@ from .state import (
     buffers_written,
     child_blocks,
     loops_above,
+    replace,
     scope_index,
     walk_stmts,
 )
@@ -47,11 +49,28 @@ from .trace import Trace
 RV = Union[BlockRV, LoopRV]
 
 
+# parameters that, as in classic TVM, also take a block's name (looked up with get_block)
+_BLOCK_PARAMS = ("block", "block_or_loop", "scope_block")
+
+
 def _all_or_nothing(method: Callable) -> Callable:
-    """Make a public method of :class:`Schedule` one transaction (:meth:`Schedule._atomic`)."""
+    """Make a public method of :class:`Schedule` one transaction (:meth:`Schedule._atomic`);
+    a block parameter given as a name is looked up inside it."""
+    sig = inspect.signature(method)
+    named = [n for n in _BLOCK_PARAMS if n in sig.parameters]
+
+    def by_name(self, *args, **kwargs):
+        bound = sig.bind(self, *args, **kwargs)
+        for n in named:
+            if isinstance(bound.arguments.get(n), str):
+                bound.arguments[n] = self.get_block(bound.arguments[n])
+        return method(*bound.args, **bound.kwargs)
+
     @functools.wraps(method)
     def run(self: "Schedule", *args, **kwargs):
-        return self._atomic(method.__name__, method, (self, *args), kwargs)
+        fn = by_name if named and any(isinstance(a, str) for a in (*args, *kwargs.values())) \
+            else method
+        return self._atomic(method.__name__, fn, (self, *args), kwargs)
 
     return run
 
@@ -344,8 +363,12 @@ class Schedule:
         walk_stmts(self._state.body, lambda s: count.append(s) if isinstance(
             s, BlockRealize) and s.block.name_hint == name else None)
         if not count:
-            raise fail("get_block", f'block "{name}"', f"Cannot find a block with the name: "
+            err = fail("get_block", f'block "{name}"', f"Cannot find a block with the name: "
                        f'{name} (no block of that name in function "{fn}")')
+            # classic's generic "fast" text, after the name
+            err.fast_text = (f"Cannot find a block with the name: {name} (Cannot find a block "
+                             "with the specified name)")
+            raise err
         if len(count) > 1:
             raise fail("get_block", f'block "{name}"', f"{len(count)} blocks have that name")
         rv = BlockRV(name, fn)
@@ -353,13 +376,13 @@ class Schedule:
         return rv
 
     @_all_or_nothing
-    def get_loops(self, block: BlockRV) -> List[LoopRV]:
+    def get_loops(self, block: Union[BlockRV, str]) -> List[LoopRV]:
         """The loops above ``block`` up to its enclosing block.
 
         Parameters
         ----------
-        block : BlockRV
-            The block.
+        block : BlockRV or str
+            The block. (a name is looked up with :meth:`get_block`)
 
         Returns
         -------
@@ -394,6 +417,68 @@ class Schedule:
         self._trace.record("get_child_blocks", [rv], out)
         return out
 
+    @_all_or_nothing
+    def get_output_blocks(self, scope_block: Union[BlockRV, str]) -> List[BlockRV]:
+        """The blocks under ``scope_block`` that write a buffer not allocated by their scope
+        (for the root scope: the blocks writing the function's outputs).
+
+        Parameters
+        ----------
+        scope_block : BlockRV or str
+            The scope (``"root"`` for the whole function).
+
+        Returns
+        -------
+        list of BlockRV
+            In program order, outer blocks before the blocks nested in them.
+        """
+        self._func_of(scope_block)
+        fn = self._state.func_name
+        out: List[BlockRV] = []
+
+        def collect(realize: BlockRealize) -> None:
+            allocated = realize.block.alloc_buffers
+            for r in child_blocks(realize):
+                if any(not any(w is a for a in allocated) for w in buffers_written(r.block)):
+                    out.append(BlockRV(r.block.name_hint, fn))
+                collect(r)
+
+        collect(self._state.block_path(scope_block, "get_output_blocks")[-1])
+        self._trace.record("get_output_blocks", [scope_block], out)
+        return out
+
+    @_all_or_nothing
+    def add_unit_loop(self, block_or_loop: RV) -> LoopRV:
+        """Wrap a block or a loop in a new loop of extent 1 (named ``u``).
+
+        Parameters
+        ----------
+        block_or_loop : BlockRV or LoopRV
+            What the new loop encloses (not the root block).
+
+        Returns
+        -------
+        LoopRV
+            The new loop.
+        """
+        self._func_of(block_or_loop)
+        if isinstance(block_or_loop, BlockRV):
+            path = self._state.block_path(block_or_loop, "add_unit_loop")
+            if path[-1] is self._state.body:
+                raise fail("add_unit_loop", f'block "{block_or_loop.name}"',
+                           "Cannot add loops on top of the root block")
+        elif isinstance(block_or_loop, LoopRV):
+            path = self._state.loop_path(block_or_loop, "add_unit_loop")
+        else:
+            raise TypeError(f"add_unit_loop expects a BlockRV or a LoopRV, got "
+                            f"{type(block_or_loop).__name__}")
+        loop = For(Var("u", "int32"), IntImm("int32", 0), IntImm("int32", 1), ForKind.SERIAL,
+                   path[-1])
+        replace(self._state, path, loop)
+        rv = LoopRV(loop.loop_var, self._state.func_name)
+        self._trace.record("add_unit_loop", [block_or_loop], rv)
+        return rv
+
     def _scope_siblings(self, rv: BlockRV, prim: str):
         self._func_of(rv)
         path = self._state.block_path(rv, prim)
@@ -403,14 +488,14 @@ class Schedule:
         return path[-1], sibs
 
     @_all_or_nothing
-    def get_producers(self, block: BlockRV) -> List[BlockRV]:
+    def get_producers(self, block: Union[BlockRV, str]) -> List[BlockRV]:
         """The blocks of the same scope, before ``block`` in program order, that write a
         buffer ``block`` reads (TVM's read-after-write dependences).
 
         Parameters
         ----------
-        block : BlockRV
-            The consumer.
+        block : BlockRV or str
+            The consumer. (a name is looked up with :meth:`get_block`)
 
         Returns
         -------
@@ -426,14 +511,14 @@ class Schedule:
         return out
 
     @_all_or_nothing
-    def get_consumers(self, block: BlockRV) -> List[BlockRV]:
+    def get_consumers(self, block: Union[BlockRV, str]) -> List[BlockRV]:
         """The blocks of the same scope, after ``block`` in program order, that read a buffer
         ``block`` writes.
 
         Parameters
         ----------
-        block : BlockRV
-            The producer.
+        block : BlockRV or str
+            The producer. (a name is looked up with :meth:`get_block`)
 
         Returns
         -------

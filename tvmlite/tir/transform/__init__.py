@@ -17,6 +17,7 @@ from .gpu_kernels import lower_gpu_kernels
 from .instrument_bound_checkers import instrument_bound_checkers
 from .loop_partition import LoopPartition, loop_partition
 from .lower_blocks import lower_blocks
+from .lower_match_buffer import lower_match_buffer
 from .lower_reduction_init import lower_reduction_init
 from .lower_virtual_thread import lower_virtual_thread
 from .simplify import Simplify
@@ -32,6 +33,11 @@ for _key, _kind in [("tir.disable_vectorize", bool), ("tir.disable_assert", bool
     register_pass_config(_key, _kind)
 # a list of (phase 0-3, pass) run by tvm.lower after the built-in passes of that phase
 register_pass_config("tir.add_lower_pass", list, lower_pass_entries)
+
+
+def LowerMatchBuffer() -> PrimFuncPass:  # noqa: N802
+    """Turn the ``T.match_buffer`` regions of blocks into accesses of their sources."""
+    return stmt_pass(lower_match_buffer, "tir.LowerMatchBuffer")
 
 
 def LowerReductionInit() -> PrimFuncPass:  # noqa: N802  (TVM's pass-constructor naming)

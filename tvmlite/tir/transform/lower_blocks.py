@@ -25,6 +25,7 @@ from ..functor import Mutator, collect_vars, substitute
 from ..stmt import Allocate, IfThenElse, SeqStmt
 from ..stmt_util import ALIGN_ATTR
 from .flatten_buffer import flat_extent
+from .lower_match_buffer import lower_match_buffer
 from .storage_align import collect_aligns
 
 # Allocate annotation: loops that carry a reduction into the buffer across their iterations.
@@ -74,5 +75,7 @@ class _LowerBlocks(Mutator):
 
 
 def lower_blocks(body, func=None):
-    """Turn every BlockRealize into plain statements (see the module docstring)."""
+    """Turn every BlockRealize into plain statements (see the module docstring); matched
+    buffer regions (``T.match_buffer`` in a block) first become accesses of their sources."""
+    body = lower_match_buffer(body)
     return _LowerBlocks(collect_aligns(body)).visit(body)

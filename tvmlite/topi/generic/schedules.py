@@ -67,6 +67,7 @@ def _inlining(name: str, doc: str):
 
 schedule_conv2d_nchw = _inlining("schedule_conv2d_nchw", "conv2d_nchw")
 schedule_conv2d_nhwc = _inlining("schedule_conv2d_nhwc", "conv2d_nhwc")
+schedule_conv2d_hwcn = _inlining("schedule_conv2d_hwcn", "conv2d_hwcn")
 schedule_conv2d_NCHWc = _inlining("schedule_conv2d_NCHWc", "conv2d_NCHWc")
 schedule_group_conv2d_nchw = _inlining("schedule_group_conv2d_nchw", "group_conv2d_nchw")
 schedule_depthwise_conv2d_nchw = _inlining("schedule_depthwise_conv2d_nchw",
@@ -95,7 +96,8 @@ def schedule_extern(outs: Outs) -> Schedule:
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce",
-           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_NCHWc",
+           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
+           "schedule_conv2d_NCHWc",
            "schedule_group_conv2d_nchw", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_batch_matmul", "schedule_pool",

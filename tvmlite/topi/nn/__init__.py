@@ -1,6 +1,13 @@
 """Neural-network operators (``topi.nn``)."""
 from . import utils
-from .conv2d import conv2d, conv2d_nchw, conv2d_NCHWc, conv2d_nhwc, group_conv2d_nchw
+from .conv2d import (
+    conv2d,
+    conv2d_hwcn,
+    conv2d_nchw,
+    conv2d_NCHWc,
+    conv2d_nhwc,
+    group_conv2d_nchw,
+)
 from .conv2d_transpose import conv2d_transpose_nchw
 from .dense import batch_matmul, dense, dense_pack
 from .depthwise_conv2d import (
@@ -19,7 +26,7 @@ from .upsampling import upsampling
 from .utils import get_pad_tuple
 
 __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_matmul", "conv2d",
-           "conv2d_nchw", "conv2d_nhwc", "conv2d_NCHWc", "group_conv2d_nchw",
+           "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn", "conv2d_NCHWc", "group_conv2d_nchw",
            "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
            "conv2d_transpose_nchw", "dilate", "pool2d", "global_pool", "adaptive_pool", "softmax",
            "fast_softmax", "log_softmax", "batch_norm", "layer_norm", "lrn", "upsampling",

@@ -1,5 +1,5 @@
-"""2-D convolutions: ``conv2d_nchw``, ``conv2d_nhwc``, ``group_conv2d_nchw``, the packed
-``conv2d_NCHWc`` and the layout-dispatching ``conv2d``.
+"""2-D convolutions: ``conv2d_nchw``, ``conv2d_nhwc``, ``conv2d_hwcn``,
+``group_conv2d_nchw``, the packed ``conv2d_NCHWc`` and the layout-dispatching ``conv2d``.
 
 Every operator checks its arguments when the compute is declared and raises a
 :class:`~tvmlite.topi.utils.TopiError` (a ``TVMError``) naming itself and the argument.
@@ -98,6 +98,30 @@ def conv2d_nhwc(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
             temp[nn, yy * sh + ry * dh, xx * sw + rx * dw, rc].astype(out_dtype)
             * Filter[ry, rx, rc, ff].astype(out_dtype), axis=[ry, rx, rc]),
         name="Conv2dOutput", tag="conv2d_nhwc")
+
+
+def conv2d_hwcn(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
+                out_dtype: Optional[str] = None) -> Tensor:
+    """Convolution: Input ``(H, W, C, N)``, Filter ``(KH, KW, C, F)`` -> ``(OH, OW, F, N)``;
+    the padded input is ``PaddedInput``, the stage ``Conv2dOutput`` tagged "conv2d_hwcn"."""
+    op = "conv2d_hwcn"
+    _check_ndim(op, Input=(Input, 4, "HWCN"), Filter=(Filter, 4, "HWIO"))
+    out_dtype = out_dtype or Input.dtype
+    in_h, in_w, in_channel, batch = Input.shape
+    kh, kw, channel, num_filter = Filter.shape
+    _channels_match(op, "Input channels and Filter input channels differ", in_channel, channel)
+    (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
+        op, in_h, in_w, kh, kw, stride, padding, dilation)
+    temp = pad(Input, [top, left, 0, 0], [bottom, right, 0, 0], name="PaddedInput")
+    rc = reduce_axis((0, in_channel), name="rc")
+    ry = reduce_axis((0, kh), name="ry")
+    rx = reduce_axis((0, kw), name="rx")
+    return compute(
+        (out_h, out_w, num_filter, batch),
+        lambda yy, xx, ff, nn: _op.sum(
+            temp[yy * sh + ry * dh, xx * sw + rx * dw, rc, nn].astype(out_dtype)
+            * Filter[ry, rx, rc, ff].astype(out_dtype), axis=[ry, rx, rc]),
+        name="Conv2dOutput", tag="conv2d_hwcn")
 
 
 def group_conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation, groups: int,
