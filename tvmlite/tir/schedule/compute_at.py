@@ -5,15 +5,12 @@ from __future__ import annotations
 import itertools
 from typing import Dict, List, Sequence, Tuple
 
-import numpy as np
-
 from ...arith import detect_linear_equation, eval_set
 from ...ir.dtype import bits as dtype_bits
 from .. import op as _op
 from ..buffer import Buffer
 from ..expr import FloorDiv, IntImm, IterVarType, PrimExpr, Range, Var
 from ..functor import Mutator, collect_vars, post_order_visit, substitute
-from ..interpreter import Interpreter
 from ..stmt import BlockRealize, For, ForKind, SeqStmt, Stmt
 from .error import fail
 from .state import (
@@ -440,6 +437,11 @@ def _cover_reason(reduction: bool) -> str:
 def _covered_by_enumeration(loops, spans, reduction: bool):
     """Exact check for constant loop nests: mark each iteration's box; None if an extent
     cannot be evaluated."""
+    # numpy and the interpreter load on first use, so that ``import tvmlite`` stays fast
+    import numpy as np
+
+    from ..interpreter import Interpreter
+
     interp = Interpreter()
     fns = [(interp.expr(mn), interp.expr(te), interp.expr(ne)) for _, mn, te, ne in spans]
     lo = [const_value(iv.dom.min) for iv, *_ in spans]

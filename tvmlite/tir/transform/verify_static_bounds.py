@@ -41,7 +41,6 @@ from ..expr import (
     Var,
 )
 from ..functor import Visitor, collect_vars
-from ..interpreter import Interpreter
 from ..stmt import AssertStmt, BufferStore, For, IfThenElse, LetStmt, Stmt, While
 
 _MAX_WITNESS_VARS = 12  # 2**12 corner points at most per access
@@ -263,6 +262,9 @@ class _Checker(Visitor):
 
     def _interpreter(self):
         if self._interp is None:
+            # numpy and the interpreter load on first use: ``import tvmlite`` stays fast
+            from ..interpreter import Interpreter
+
             self._interp = Interpreter()
         return self._interp
 
