@@ -14,15 +14,18 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..codegen.build_c import build as build_c
 from ..codegen.build_c import compile_flags
+from ..codegen.codegen_cuda import generate_cuda
 from ..deep_recursion import deep
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..ir.structural import structural_equal, structural_hash
 from ..ir.transform import Pass, PassContext, Sequential
+from ..runtime.cuda_module import CUDASourceModule
 from ..target import Target
 from ..te.schedule import Schedule, schedule_to_prim_func
 from ..tir import transform as _t
 from ..tir.function import PrimFunc
+from ..tir.transform.gpu_split_host_device import split_host_device
 
 
 def _phase(ctx: PassContext, phase: int) -> List[Pass]:
@@ -169,10 +172,6 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
     """Build for a GPU target: the CUDA source of the kernels (``imported_modules[0]``) and a
     host library. Without a CUDA runtime the host library runs the same lowered kernels
     emulated on the CPU (``TVMLITE_GPU_EMULATION=1`` gives ``tvm.cuda(0)`` arrays for it)."""
-    from ..codegen.codegen_cuda import generate_cuda
-    from ..runtime.cuda_module import CUDASourceModule
-    from ..tir.transform.gpu_split_host_device import split_host_device
-
     # no loop partition: guards stay in kernels (a peeled copy would duplicate shared buffers);
     # vectorized loops stay serial loops until the CUDA dialect prints float4-style vectors
     cur = PassContext.current()

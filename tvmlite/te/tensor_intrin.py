@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from .._classic import unsupported
 from ..error import TVMError
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import PrimExpr, Var
@@ -55,8 +56,6 @@ class TensorIntrin:
 
     def __call__(self, *args, **kwargs):
         """Classic ``intrin(...)`` inside ``te.compute`` (a TensorComputeOp)."""
-        from .._classic import unsupported
-
         raise unsupported("calling a TensorIntrin inside te.compute (TensorComputeOp); "
                           "use s[stage].tensorize instead")
 

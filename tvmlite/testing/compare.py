@@ -18,6 +18,11 @@ import inspect
 import textwrap
 from typing import Any, Callable
 
+from ..ir.module import IRModule
+from ..ir.structural import assert_structural_equal
+from ..script import from_source
+from ..tir.function import PrimFunc
+
 
 def _is_fixture(obj) -> bool:
     return hasattr(obj, "_pytestfixturefunction") or hasattr(obj, "_fixture_function_marker") \
@@ -32,16 +37,11 @@ def _takes_self(func) -> bool:
 
 
 def _parse(func) -> Any:
-    from ..script import from_source
-
     return from_source("@T.prim_func\n" + textwrap.dedent(inspect.getsource(func)))
 
 
 def _ir(obj, owner) -> Any:
     """The PrimFunc or IRModule that ``obj`` (a class attribute) stands for."""
-    from ..ir.module import IRModule
-    from ..tir.function import PrimFunc
-
     if isinstance(obj, (PrimFunc, IRModule)):
         return obj
     if inspect.isclass(obj):
@@ -57,9 +57,6 @@ def _ir(obj, owner) -> Any:
 
 
 def _as_module_transform(transform: Callable) -> Callable:
-    from ..ir.module import IRModule
-    from ..tir.function import PrimFunc
-
     def run(obj):
         if isinstance(obj, IRModule):
             return transform(obj)
@@ -71,9 +68,6 @@ def _as_module_transform(transform: Callable) -> Callable:
 
 
 def _unnamed(obj):
-    from ..ir.module import IRModule
-    from ..tir.function import PrimFunc
-
     if isinstance(obj, PrimFunc):
         return obj.without_attr("global_symbol")
     if isinstance(obj, IRModule):
@@ -121,9 +115,6 @@ class CompareBeforeAfter:
         """Apply ``transform`` to ``before``; compare with ``expected`` or expect its error."""
         import pytest
 
-        from ..ir.module import IRModule
-        from ..ir.structural import assert_structural_equal
-        from ..tir.function import PrimFunc
 
         if inspect.isclass(expected) and issubclass(expected, BaseException):
             with pytest.raises(expected):

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from ...error import TVMError
+from ...ir import dtype as _dt
 from ...ir.structural import structural_equal
 from .. import op as _op
 from ..buffer import Buffer
@@ -255,7 +256,6 @@ def _launch_extent(tag: str, loops: list, fname: str):
 
 
 def _dtype_bytes(dt: str) -> int:
-    from ...ir import dtype as _dt  # noqa: PLC0415
     return max(_dt.bits(dt), 8) // 8 * _dt.lanes(dt)
 
 
