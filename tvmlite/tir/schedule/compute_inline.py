@@ -3,22 +3,25 @@ expression into its consumers (or its consumer's expression into it)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ...ir.structural import structural_equal
 from .. import op as _op
 from ..analysis import block_regions
+from ..buffer import Buffer
 from ..expr import BufferLoad, IterVarType, Var
 from ..functor import Mutator, collect_vars, post_order_visit, substitute
-from ..stmt import Block, BufferStore
+from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
 from .error import fail
 from .state import (
     BlockRV,
     ScheduleState,
+    StmtWalker,
     buffers_read,
     buffers_written,
     can_prove,
     child_blocks,
+    collect_accesses,
     exclusive_subtree,
     find_path,
     remove_alloc,
@@ -76,6 +79,67 @@ class _InlineLoads(Mutator):
         return dataclasses.replace(b2, reads=reads)
 
 
+def _blocks_in_order(root: Stmt) -> List[Tuple[BlockRealize, Tuple[For, ...]]]:
+    """Every BlockRealize under ``root`` in program order, with the loops around it."""
+    out, loops = [], []
+
+    def enter(x):
+        if isinstance(x, For):
+            loops.append(x)
+        elif isinstance(x, BlockRealize):
+            out.append((x, tuple(loops)))
+        return True
+
+    def leave(x):
+        if isinstance(x, For):
+            loops.pop()
+
+    StmtWalker(enter, leave).visit(root)
+    return out
+
+
+def _own_writes(block: Block) -> List[Buffer]:
+    """Buffers a block writes itself: all of them for a leaf block, its init's for a block
+    holding others (whose writes are their own)."""
+    if not child_blocks(block.body):
+        return buffers_written(block)
+    if block.init is None:
+        return []
+    return [a.buffer for a in collect_accesses(block.init) if a.is_write]
+
+
+def _check_inputs_kept(state: ScheduleState, realize: BlockRealize, buf: Buffer, prim: str,
+                       what: str) -> None:
+    """Inlining moves the producer's reads to where its consumers run: refuse when a block
+    may overwrite one of the producer's inputs after the producer ran and before a consumer
+    reads the produced value (a block after the consumer in a loop the producer is not in
+    runs between two of the consumer's iterations)."""
+    inputs = buffers_read(realize.block)
+    order = _blocks_in_order(state.body)
+    pos_b = next(i for i, (r, _) in enumerate(order) if r is realize)
+    loops_b = order[pos_b][1]
+    consumers = [(i, r, lps) for i, (r, lps) in enumerate(order)
+                 if r is not realize and not child_blocks(r.block.body)
+                 and any(x is buf for x in buffers_read(r.block))]
+    for pos_w, (w, loops_w) in enumerate(order):
+        hit = next((x for x in _own_writes(w.block) if any(x is y for y in inputs)), None)
+        if w is realize or hit is None:
+            continue
+        for pos_c, c, loops_c in consumers:
+            shared = [lp for lp in loops_c if any(lp is x for x in loops_w)]
+            if pos_c > pos_b:
+                between = pos_b < pos_w < pos_c
+                again = pos_w >= pos_c and any(all(lp is not x for x in loops_b)
+                                               for lp in shared)
+            else:  # a consumer before the producer reads an earlier iteration's values
+                between, again = False, bool(shared)
+            if between or again:
+                raise fail(prim, what, f'block "{w.block.name_hint}" overwrites '
+                           f'"{hit.name}", which the block reads, after the block runs and '
+                           f'before its consumer "{c.block.name_hint}" reads the result; '
+                           "inlined, the consumer would read the new values")
+
+
 def compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     """Inline an elementwise producer into every consumer and remove it.
 
@@ -119,6 +183,7 @@ def compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
         if r is not realize and any(w is buf for w in buffers_written(r.block)):
             raise fail(prim, what, f'block "{r.block.name_hint}" also writes "{buf.name}"; '
                        "the block must be its only writer")
+    _check_inputs_kept(state, realize, buf, prim, what)
     k = exclusive_subtree(path)
     replace(state, path[:k + 1], None)
     body = _InlineLoads(buf, ivs, store.value).visit(state.body)

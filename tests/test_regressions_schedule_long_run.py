@@ -1,0 +1,112 @@
+"""Regressions from the fuzzer's long runs (issue 12, ``python -m tests.fuzz``): each cause of
+a wrong answer, crash or internal error, rebuilt from its shrunk case and compared with numpy
+and with the unscheduled build (outputs start from garbage), or refused with a ScheduleError
+naming primitive, block or loop and reason."""
+import numpy as np
+import pytest
+from test_regressions_schedule import _check_tir
+
+import tvmlite as tvm
+from tvmlite import te
+from tvmlite.script import tir as T
+from tvmlite.tir.schedule import Schedule, ScheduleError
+
+
+def _matmul(n, m, k):
+    def make():
+        A = te.placeholder((n, k), name="A")
+        B = te.placeholder((k, m), name="B")
+        r = te.reduce_axis((0, k), name="k")
+        C = te.compute((n, m), lambda i, j: te.sum(A[i, r] * B[r, j], axis=r), name="C")
+        return [A, B, C], 2
+
+    return make
+
+
+@pytest.mark.parametrize("n, m, factor, at", [(1, 6, 7, 0), (5, 3, 2, 0), (7, 5, 3, 0),
+                                              (5, 3, 4, 2)])
+def test_blockize_after_non_divisible_split_keeps_init_guard(n, m, factor, at):
+    # the split's predicate guarded the update but not the init blockize hoisted: the init
+    # wrote rows past the end of C
+    def schedule(sch):
+        i, j, _ = sch.get_loops(sch.get_block("C"))
+        sch.split(i, [None, factor])
+        sch.blockize(sch.get_loops(sch.get_block("C"))[at])
+
+    _check_tir(_matmul(n, m, 9), schedule, lambda a, b: a @ b)
+
+
+def test_blockize_split_reduction_keeps_init_per_element():
+    def schedule(sch):
+        _, _, k = sch.get_loops(sch.get_block("C"))
+        sch.split(k, [None, 4])
+        sch.blockize(sch.get_loops(sch.get_block("C"))[1])
+
+    _check_tir(_matmul(5, 3, 9), schedule, lambda a, b: a @ b)
+
+
+def test_blockize_inside_non_divisible_split_is_refused():
+    make = _matmul(7, 5, 9)
+    sch = Schedule(te.create_prim_func(make()[0]))
+    sch.split(sch.get_loops(sch.get_block("C"))[0], [None, 3])
+    with pytest.raises(ScheduleError, match=r'blockize: loop "i_1".*n dividing 7'):
+        sch.blockize(sch.get_loops(sch.get_block("C"))[1])
+
+
+# ---- compute_inline must not move a read past a write of what it reads
+@T.prim_func
+def _consumer_overwrites(A: T.Buffer((9,), "float32"), P: T.Buffer((10,), "float32"),
+                         C: T.Buffer((9,), "float32")):
+    B = T.alloc_buffer((9,))
+    for i in range(9):
+        with T.block("B"):
+            vi = T.axis.spatial(9, i)
+            B[vi] = P[vi] * T.float32(2)
+    for i in range(9):
+        with T.block("C"):  # reads B[i], then overwrites P[i + 1] that B[i + 1] was made of
+            vi = T.axis.spatial(9, i)
+            C[vi] = B[vi] + T.float32(1)
+            P[vi + 1] = A[vi]
+
+
+@T.prim_func
+def _writer_before_producer(A: T.Buffer((9,), "float32"), P: T.Buffer((9,), "float32"),
+                            C: T.Buffer((9,), "float32")):
+    B = T.alloc_buffer((9,))
+    for i in range(9):
+        with T.block("W"):  # writes P before B reads it, in the same loop: inlining is fine
+            vi = T.axis.spatial(9, i)
+            P[vi] = A[vi] * T.float32(3)
+        with T.block("B"):
+            vi = T.axis.spatial(9, i)
+            B[vi] = P[vi] * T.float32(2)
+        with T.block("C"):
+            vi = T.axis.spatial(9, i)
+            C[vi] = B[vi] + T.float32(1)
+
+
+def _run_script(mod, a, p):
+    c = tvm.nd.array(np.full(9, 12345.0, "float32"))
+    pa = tvm.nd.array(p.copy())
+    tvm.build(mod, target="llvm")(tvm.nd.array(a), pa, c)
+    return pa.numpy(), c.numpy()
+
+
+def test_compute_inline_refused_when_consumer_overwrites_input():
+    sch = Schedule(_consumer_overwrites)
+    with pytest.raises(ScheduleError, match='compute_inline: block "B": block "C" overwrites '
+                       '"P"'):
+        sch.compute_inline(sch.get_block("B"))
+
+
+def test_compute_inline_after_writer_in_same_loop():
+    rng = np.random.default_rng(3)
+    a, p = rng.random(9, dtype=np.float32), rng.random(9, dtype=np.float32)
+    sch = Schedule(_writer_before_producer)
+    sch.compute_inline(sch.get_block("B"))
+    want = a * 3 * 2 + 1
+    base = _run_script(tvm.IRModule({"main": _writer_before_producer}), a, p)
+    got = _run_script(sch.mod, a, p)
+    np.testing.assert_allclose(base[1], want, rtol=1e-6)
+    np.testing.assert_allclose(got[1], want, rtol=1e-6)
+    np.testing.assert_allclose(got[0], a * 3, rtol=1e-6)
