@@ -110,3 +110,24 @@ def test_compute_inline_after_writer_in_same_loop():
     np.testing.assert_allclose(base[1], want, rtol=1e-6)
     np.testing.assert_allclose(got[1], want, rtol=1e-6)
     np.testing.assert_allclose(got[0], a * 3, rtol=1e-6)
+
+
+# ---- cache_write of a block whose reduction init lives in an enclosing block
+def test_cache_write_of_blockized_update_is_refused():
+    # the inner block accumulates into C, initialised by C_o's init: a write cache would
+    # accumulate onto garbage (seed 2, cases 13 and 187)
+    make = _matmul(3, 5, 7)
+    func = te.create_prim_func(make()[0])
+    sch = Schedule(func)
+    sch.blockize(sch.get_loops(sch.get_block("C"))[2])
+    c = sch.get_block("C")
+    with pytest.raises(ScheduleError, match='cache_write: block "C": the block reads "C", '
+                       "which it writes, without an init of its own"):
+        sch.cache_write(c, 0, "local")
+    sch.cache_write(sch.get_block("C_o"), 0, "local")  # the whole reduction is fine
+
+    def same(s):
+        s.blockize(s.get_loops(s.get_block("C"))[2])
+        s.cache_write(s.get_block("C_o"), 0, "local")
+
+    _check_tir(make, same, lambda a, b: a @ b)
