@@ -131,3 +131,42 @@ def test_cache_write_of_blockized_update_is_refused():
         s.cache_write(s.get_block("C_o"), 0, "local")
 
     _check_tir(make, same, lambda a, b: a @ b)
+
+
+# ---- storage_align annotations must not follow a buffer replaced by reverse_compute_inline
+def _ewise_chain(n=5, m=7):
+    def make():
+        A = te.placeholder((n, m), name="A")
+        C = te.compute((n, m), lambda i, j: A[i, j] * 2.0, name="C")
+        D = te.compute((n, m), lambda i, j: C[i, j] + 1.0, name="D")
+        return [A, D], 1
+
+    return make
+
+
+@pytest.mark.parametrize("axis, factor, offset", [(1, 4, 3), (0, 8, 1)])
+def test_reverse_compute_inline_drops_alignment_of_inlined_buffer(axis, factor, offset):
+    # the alignment of C stayed on block C, which then wrote the output D: D was restrided
+    # and written past its end (seed 2, case 559)
+    def schedule(sch):
+        sch.storage_align(sch.get_block("C"), 0, axis, factor, offset)
+        sch.reverse_compute_inline(sch.get_block("D"))
+        assert "buffer_dim_align" not in sch.mod.script()
+
+    _check_tir(_ewise_chain(), schedule, lambda a: a * 2 + 1)
+
+
+@T.prim_func
+def _aligned_param(A: T.Buffer((3, 5), "float32"), D: T.Buffer((3, 5), "float32")):
+    for i, j in T.grid(3, 5):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.block_attr({"buffer_dim_align": [[0, 0, 8, 1]]})
+            D[vi, vj] = A[vi, vj] + T.float32(1)
+
+
+def test_storage_align_pass_never_restrides_a_parameter():
+    a = np.random.default_rng(5).random((3, 5), dtype=np.float32)
+    d = tvm.nd.array(np.full((3, 5), 12345.0, "float32"))
+    tvm.build(tvm.IRModule({"main": _aligned_param}), target="llvm")(tvm.nd.array(a), d)
+    np.testing.assert_allclose(d.numpy(), a + 1, rtol=1e-6)

@@ -12,6 +12,7 @@ from ..buffer import Buffer
 from ..expr import BufferLoad, IterVarType, Var
 from ..functor import Mutator, collect_vars, post_order_visit, substitute
 from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
+from ..stmt_util import ALIGN_ATTR
 from .error import fail
 from .state import (
     BlockRV,
@@ -191,6 +192,20 @@ def compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     remove_alloc(state, buf)
 
 
+def _drop_aligns(block: Block, buf: Buffer):
+    """``block``'s annotations without its ``storage_align`` entries for ``buf`` (which is
+    inlined away: they must not move to the buffer that takes its place)."""
+    anns = dict(block.annotations or {})
+    idx = {i for i, w in enumerate(block.writes) if w.buffer is buf}
+    if ALIGN_ATTR in anns:
+        kept = [e for e in anns[ALIGN_ATTR] if e[0] not in idx]
+        if kept:
+            anns[ALIGN_ATTR] = kept
+        else:
+            del anns[ALIGN_ATTR]
+    return anns or None
+
+
 def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     """Inline an elementwise consumer into its only producer and remove it.
 
@@ -279,7 +294,8 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
             return self.generic(e)
 
     new_store = substitute(_Repl().visit(store), vmap)
-    nb = dataclasses.replace(pblock, body=new_store)
+    nb = dataclasses.replace(pblock, body=new_store,
+                             annotations=_drop_aligns(pblock, buf))
     reads, writes = block_regions(nb)
     nb = dataclasses.replace(nb, reads=reads, writes=writes)
     k = exclusive_subtree(path)
