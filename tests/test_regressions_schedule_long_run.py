@@ -170,3 +170,35 @@ def test_storage_align_pass_never_restrides_a_parameter():
     d = tvm.nd.array(np.full((3, 5), 12345.0, "float32"))
     tvm.build(tvm.IRModule({"main": _aligned_param}), target="llvm")(tvm.nd.array(a), d)
     np.testing.assert_allclose(d.numpy(), a + 1, rtol=1e-6)
+
+
+# ---- reverse_compute_at of a consumer reading guarded neighbours (seed 1, case 2709)
+@pytest.mark.parametrize("d", [1, -1, 2])
+@pytest.mark.parametrize("at", [0, 1])
+def test_reverse_compute_at_guarded_neighbours_refused_or_right(d, at):
+    n, m = 13, 9
+
+    def make():
+        A = te.placeholder((n, m), name="A")
+        P = te.compute((n, m), lambda i, j: A[i, j] * 2.0 + 1.0, name="P")
+        C = te.compute((n, m), lambda i, j: te.if_then_else(
+            te.all(j + d >= 0, j + d < m), P[i, j + d], tvm.tir.const(7.0)) + P[i, j],
+            name="C")
+        return [A, C], 1
+
+    def ref(a):
+        p = a * 2 + 1
+        shifted = np.full_like(p, 7)
+        if d > 0:
+            shifted[:, :m - d] = p[:, d:]
+        else:
+            shifted[:, -d:] = p[:, :m + d]
+        return p + shifted
+
+    def schedule(sch):
+        try:
+            sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("P"))[at])
+        except ScheduleError as e:
+            assert 'reverse_compute_at: block "C"' in str(e)
+
+    _check_tir(make, schedule, ref)
