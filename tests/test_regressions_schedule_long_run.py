@@ -224,3 +224,52 @@ def test_symbolic_extent_programs_unscheduled_in_child_processes(dtype):
     bad = [(r["case"]["spec"], r["case"]["api"], r["status"], r["message"]) for r in res
            if r["status"] != "built"]
     assert not bad, bad
+
+
+# ---- reverse_compute_inline must not move the consumer past a block using what it writes
+@T.prim_func
+def _reader_between(A: T.Buffer((9,), "float32"), D: T.Buffer((9,), "float32"),
+                    E: T.Buffer((9,), "float32")):
+    B = T.alloc_buffer((9,))
+    for i in range(9):
+        with T.block("B"):
+            vi = T.axis.spatial(9, i)
+            B[vi] = A[vi] * T.float32(2)
+    for i in range(9):
+        with T.block("X"):  # reads D before C overwrites it
+            vi = T.axis.spatial(9, i)
+            E[vi] = D[vi] + T.float32(5)
+    for i in range(9):
+        with T.block("C"):
+            vi = T.axis.spatial(9, i)
+            D[vi] = B[vi] + T.float32(1)
+
+
+@T.prim_func
+def _writer_in_consumer_loop(A: T.Buffer((9,), "float32"), Q: T.Buffer((10,), "float32"),
+                             D: T.Buffer((9,), "float32")):
+    B = T.alloc_buffer((9,))
+    for i in range(9):
+        with T.block("B"):
+            vi = T.axis.spatial(9, i)
+            B[vi] = A[vi] * T.float32(2)
+    for i in range(9):
+        with T.block("C"):  # reads Q[i + 1], which X of the previous iteration wrote
+            vi = T.axis.spatial(9, i)
+            D[vi] = B[vi] + Q[vi + 1]
+        with T.block("X"):
+            vi = T.axis.spatial(9, i)
+            Q[vi + 2] = A[vi]
+
+
+@pytest.mark.parametrize("func, why", [
+    (_reader_between, 'block "X" reads "D", which the block writes, and runs between the '
+                      'producer "B" and the block'),
+    (_writer_in_consumer_loop, 'block "X" writes "Q", which the block reads, and runs '
+                               'between the producer "B" and the block'),
+])
+def test_reverse_compute_inline_refused_when_a_block_runs_in_between(func, why):
+    sch = Schedule(func)
+    with pytest.raises(ScheduleError) as e:
+        sch.reverse_compute_inline(sch.get_block("C"))
+    assert 'reverse_compute_inline: block "C": ' + why in str(e.value)
