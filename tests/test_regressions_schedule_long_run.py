@@ -246,26 +246,25 @@ def _reader_between(A: T.Buffer((9,), "float32"), D: T.Buffer((9,), "float32"),
 
 
 @T.prim_func
-def _writer_in_consumer_loop(A: T.Buffer((9,), "float32"), Q: T.Buffer((10,), "float32"),
-                             D: T.Buffer((9,), "float32")):
+def _writer_in_consumer_loop(A: T.Buffer((9,), "float32"), D: T.Buffer((9,), "float32")):
     B = T.alloc_buffer((9,))
     for i in range(9):
         with T.block("B"):
             vi = T.axis.spatial(9, i)
             B[vi] = A[vi] * T.float32(2)
     for i in range(9):
-        with T.block("C"):  # reads Q[i + 1], which X of the previous iteration wrote
+        with T.block("X"):  # writes D before C overwrites it
             vi = T.axis.spatial(9, i)
-            D[vi] = B[vi] + Q[vi + 1]
-        with T.block("X"):
+            D[vi] = A[vi]
+        with T.block("C"):
             vi = T.axis.spatial(9, i)
-            Q[vi + 2] = A[vi]
+            D[vi] = B[vi] + T.float32(1)
 
 
 @pytest.mark.parametrize("func, why", [
     (_reader_between, 'block "X" reads "D", which the block writes, and runs between the '
                       'producer "B" and the block'),
-    (_writer_in_consumer_loop, 'block "X" writes "Q", which the block reads, and runs '
+    (_writer_in_consumer_loop, 'block "X" writes "D", which the block writes, and runs '
                                'between the producer "B" and the block'),
 ])
 def test_reverse_compute_inline_refused_when_a_block_runs_in_between(func, why):
