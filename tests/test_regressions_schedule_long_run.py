@@ -272,3 +272,31 @@ def test_reverse_compute_inline_refused_when_a_block_runs_in_between(func, why):
     with pytest.raises(ScheduleError) as e:
         sch.reverse_compute_inline(sch.get_block("C"))
     assert 'reverse_compute_inline: block "C": ' + why in str(e.value)
+
+
+# ---- a vectorized int8 select broadcasting a guarded scalar load (seed 3, case 1999)
+def test_vectorized_int8_select_with_broadcast_guarded_load_compiles():
+    # the masked arm printed ``c ? B[i] : 0``, an int, which GCC refused to narrow into an
+    # int8 vector ("conversion of scalar 'int' to vector involves truncation")
+    n, m = 5, 8
+
+    def build(vectorize):
+        A = te.placeholder((n, m), name="A", dtype="int8")
+        B = te.placeholder((n, 1), name="B", dtype="int8")
+        C = te.compute((n, m), lambda i, j: te.if_then_else(
+            A[i, j] < B[i, 0], A[i, j] - B[i, 0], A[i, j] * tvm.tir.const(2, "int8")),
+            name="C")
+        sch = Schedule(te.create_prim_func([A, B, C]))
+        if vectorize:
+            _, j = sch.get_loops(sch.get_block("C"))
+            sch.vectorize(sch.split(j, [None, 4])[1])
+        return tvm.build(sch.mod, target="llvm")
+
+    rng = np.random.default_rng(7)
+    a = rng.integers(-60, 60, (n, m)).astype("int8")
+    b = rng.integers(-60, 60, (n, 1)).astype("int8")
+    want = np.where(a < b, a - b, a * 2).astype("int8")
+    for vec in (False, True):
+        c = tvm.nd.array(np.full((n, m), 77, "int8"))
+        build(vec)(tvm.nd.array(a), tvm.nd.array(b), c)
+        np.testing.assert_array_equal(c.numpy(), want)
