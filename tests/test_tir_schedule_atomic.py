@@ -444,16 +444,12 @@ def test_sibling_producer_in_loop_body_refused():
     _build_matches(sch, shapes, out_shapes, ref)
 
 
-@pytest.mark.xfail(strict=True, reason="compute_inline does not check that a block after the "
-                   "consumer overwrites what the inlined block reads (issue 11 review); "
-                   "owner of compute_inline.py to fix")
 def test_sibling_overwrite_refused_by_compute_inline():
     func, shapes, out_shapes, ref = _sibling()
     sch = Schedule(func)
-    try:
-        sch.compute_inline(sch.get_block("B"))
-    except ScheduleError:
-        pass
+    b = sch.get_block("B")
+    _refuse(sch, lambda: sch.compute_inline(b), "compute_inline", 'block "B"',
+            'block "X" overwrites "P"', 'consumer "C"')
     _build_matches(sch, shapes, out_shapes, ref)
 
 

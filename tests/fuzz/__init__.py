@@ -14,6 +14,6 @@ Run thousands of cases::
     PYTHONPATH=$PWD python -m tests.fuzz --cases 10000 --seed 1 --jobs 2
 
 It prints counts (cases, built, refused, wrong, baseline_wrong, crashed, internal; overall
-and per API) and each distinct failure's minimal repro; the exit status is 1 when a failure
-has no known root cause. ``tests/test_fuzz_schedules.py`` runs a fixed-seed slice in CI.
+and per API) and each distinct failure's minimal repro; the exit status is 1 when anything
+failed. ``tests/test_fuzz_schedules.py`` runs a fixed-seed slice in CI.
 """

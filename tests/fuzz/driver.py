@@ -169,32 +169,7 @@ def shrink(case: dict, result: dict, jobs: int = 2, budget: int = 60) -> tuple:
     return best, best_res
 
 
-# ----------------------------------------------------------------------- classification
-# Root causes being fixed on branch `fixes` (issue 12); a failure matching one is reported as
-# known, like an xfail. Heuristics on the minimal case: the primitives used and the program.
-def _ops(res):
-    return " ".join(res.get("applied", []))
-
-
-def known_cause(case: dict, res: dict) -> str:
-    spec, ops, msg = case["spec"], _ops(res), res.get("message", "")
-    if res["status"] == "baseline_wrong" and "-O3 miscompile" in msg:
-        return "GCC -O3 miscompile"
-    if "rfactor" in ops and (spec.get("init") is not None or spec.get("where")):
-        if "compute_at" in ops or "decompose_reduction" in ops:
-            return "rfactor with init=/where= (or init hoisting dropping the predicate)"
-        return "rfactor with init=/where="
-    if "reverse_compute_at" in ops and spec["kind"] in ("pad", "reduce", "matmul", "conv"):
-        return "reverse_compute_at of a padding or reduction consumer"
-    if spec.get("sym") and ("compute_at" in ops or "fuse" in ops or "tile" in ops):
-        return "symbolic extents in compute_at/fuse"
-    if "rfactor" in ops and "compute_at" in ops and res["status"] == "crashed":
-        return "reduction-init hoisting drops the block predicate"
-    if case["api"] == "te" and "cache_write" in ops and "KeyError" in msg:
-        return "TE reorder + cache_write KeyError"
-    return ""
-
-
+# ----------------------------------------------------------------------- reporting
 def repro(case: dict, res: dict) -> str:
     """The minimal case as text: program spec and the primitives applied."""
     lines = [f"program {case['spec']}", f"api {case['api']}, input seed {case['seed']}"]

@@ -182,7 +182,12 @@ class VectorPrinterMixin:
 
     def broadcast(self, scalar: str, dtype: str) -> str:
         """``scalar`` in every lane (GCC widens a scalar operand of a vector operation; ``x - 0``
-        is ``x`` exactly, signed zeros included)."""
+        is ``x`` exactly, signed zeros included). An integer scalar is cast to the element
+        type first: C promotes narrow integers to ``int`` (``c ? B[i] : 0``), which GCC will
+        not narrow into a vector implicitly, and the cast wraps as the IR's dtype does."""
+        el = _dt.element(dtype)
+        if _dt.is_int(el) or _dt.is_uint(el):
+            scalar = f"({c_type(el)})({scalar})"
         return f"(({scalar}) - ({self.ct(dtype)}){{0}})"
 
     def lanewise(self, e, args, build: Callable[[List], E.PrimExpr]) -> str:

@@ -42,6 +42,7 @@ from ..expr import BufferLoad, Call, IntImm, IterVar, IterVarType, PrimExpr, Ran
 from ..function import PrimFunc
 from ..functor import Mutator, collect_vars, substitute
 from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
+from ..stmt_util import hoist_init
 from .error import fail
 from .state import (
     BlockRV,
@@ -177,7 +178,9 @@ def blockize(state: ScheduleState, loop_rv: LoopRV, preserve_unit_iters: bool = 
         nest = dataclasses.replace(lp, body=nest)
     init = None
     if block.init is not None:
-        init = _init_nest(state, block, loops, in_ivs, in_vals, vmap, dom, prim, what)
+        with_init = dataclasses.replace(new_inner, init=substitute(block.init, vmap))
+        init = _init_nest(state, BlockRealize(tuple(in_vals), in_pred, with_init), loops,
+                          prim, what)
     name = state.fresh_block_name(block.name_hint + "_o")
     ob = Block(tuple(out_ivs), (), (), name, nest, init)
     reads, writes = block_regions(ob, outer)
@@ -186,40 +189,21 @@ def blockize(state: ScheduleState, loop_rv: LoopRV, preserve_unit_iters: bool = 
     return BlockRV(name, state.func_name)
 
 
-def _init_nest(state, block, loops, in_ivs, in_vals, vmap, dom, prim, what) -> Stmt:
-    """The outer block's init: the inner init over the inner spatial iterators."""
-    sp, red = [], set()
-    for iv, v in zip(in_ivs, in_vals):
-        if iv.iter_type == IterVarType.CommReduce:
-            red |= collect_vars(v)
-        else:
-            sp.append((iv, v))
-    sp_vars = set()
-    for _, v in sp:
-        sp_vars |= collect_vars(v)
-    if red & sp_vars:
-        raise fail(prim, what, "an inner loop feeds both spatial and reduction iterators, so "
-                   "the reduction's init cannot be separated")
-    ivs, vals, m = [], [], {}
-    for iv, v in sp:
-        nv = IterVar(iv.dom, Var(iv.var.name.replace("_i", "") + "_init", iv.var.dtype),
-                     iv.iter_type)
-        ivs.append(nv)
-        vals.append(v)
-        m[iv.var] = nv.var
-    init_body = substitute(substitute(block.init, vmap), m)
-    ib = Block(tuple(ivs), (), (), state.fresh_block_name(block.name_hint + "_init"),
-               init_body)
-    reads, writes = block_regions(ib, dom)
-    # the init nest gets its own loop variables: a Var is defined by one loop only
-    fresh = {lp.loop_var: Var(lp.loop_var.name, lp.loop_var.dtype) for lp in loops
-             if lp.loop_var in sp_vars}
-    nest: Stmt = BlockRealize(tuple(substitute(v, fresh) for v in vals), IntImm("bool", 1),
-                              dataclasses.replace(ib, reads=(), writes=writes))
-    for lp in reversed(loops):
-        if lp.loop_var in fresh:
-            nest = dataclasses.replace(lp, loop_var=fresh[lp.loop_var], body=nest)
-    return nest
+def _init_nest(state, inner: BlockRealize, loops: List[For], prim: str, what: str) -> Stmt:
+    """The outer block's init: the inner block's init over the inner spatial loops, under the
+    spatial part of its predicate (a non-divisible split's guard), by the shared
+    ``hoist_init``."""
+    res = hoist_init(inner, loops, 0)
+    if isinstance(res, str):
+        raise fail(prim, what, f"the reduction's init cannot be separated: {res}")
+    nest = res[1]
+    name = state.fresh_block_name(inner.block.name_hint + "_init")
+
+    class _Rename(Mutator):
+        def visit_Block(self, b):
+            return dataclasses.replace(b, name_hint=name)
+
+    return _Rename().visit(nest)
 
 
 # --------------------------------------------------------------------------- matching

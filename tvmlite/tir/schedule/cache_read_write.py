@@ -228,6 +228,10 @@ def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int
         raise fail(prim, what, f"write_buffer_index {write_buffer_index!r} is out of range "
                    f"(the block writes {len(block.writes)} buffers)")
     buf = block.writes[write_buffer_index].buffer
+    if block.init is None and any(b is buf for b in buffers_read(block)):
+        raise fail(prim, what, f'the block reads "{buf.name}", which it writes, without an '
+                   "init of its own (its initial values come from elsewhere, e.g. an outer "
+                   "block's init); the cache is never filled from it")
     ensure_root_block(state)  # the new buffer is allocated in the root block
     path = state.block_path(block_rv, prim)
     realize = path[-1]

@@ -3,22 +3,26 @@ expression into its consumers (or its consumer's expression into it)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ...ir.structural import structural_equal
 from .. import op as _op
 from ..analysis import block_regions
+from ..buffer import Buffer
 from ..expr import BufferLoad, IterVarType, Var
 from ..functor import Mutator, collect_vars, post_order_visit, substitute
-from ..stmt import Block, BufferStore
+from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
+from ..stmt_util import ALIGN_ATTR
 from .error import fail
 from .state import (
     BlockRV,
     ScheduleState,
+    StmtWalker,
     buffers_read,
     buffers_written,
     can_prove,
     child_blocks,
+    collect_accesses,
     exclusive_subtree,
     find_path,
     remove_alloc,
@@ -76,6 +80,111 @@ class _InlineLoads(Mutator):
         return dataclasses.replace(b2, reads=reads)
 
 
+def _blocks_in_order(root: Stmt) -> List[Tuple[BlockRealize, Tuple[For, ...]]]:
+    """Every BlockRealize under ``root`` in program order, with the loops around it."""
+    out, loops = [], []
+
+    def enter(x):
+        if isinstance(x, For):
+            loops.append(x)
+        elif isinstance(x, BlockRealize):
+            out.append((x, tuple(loops)))
+        return True
+
+    def leave(x):
+        if isinstance(x, For):
+            loops.pop()
+
+    StmtWalker(enter, leave).visit(root)
+    return out
+
+
+def _own_writes(block: Block) -> List[Buffer]:
+    """Buffers a block writes itself: all of them for a leaf block, its init's for a block
+    holding others (whose writes are their own)."""
+    if not child_blocks(block.body):
+        return buffers_written(block)
+    if block.init is None:
+        return []
+    return [a.buffer for a in collect_accesses(block.init) if a.is_write]
+
+
+def _runs_between(order, pos_b: int, pos_c: int, pos_w: int) -> bool:
+    """Whether block ``order[pos_w]`` may run after block ``order[pos_b]`` and before block
+    ``order[pos_c]`` reads what it produced: it lies between them, or it follows the reader in
+    a loop that does not hold the producer (so it runs between two of the reader's
+    iterations); a reader before the producer reads an earlier iteration's values, so any
+    loop shared with it counts."""
+    loops_b, loops_c, loops_w = order[pos_b][1], order[pos_c][1], order[pos_w][1]
+    shared = [lp for lp in loops_c if any(lp is x for x in loops_w)]
+    if pos_c < pos_b:
+        return bool(shared)
+    if pos_b < pos_w < pos_c:
+        return True
+    return pos_w >= pos_c and any(all(lp is not x for x in loops_b) for lp in shared)
+
+
+def _position(order, realize: BlockRealize) -> int:
+    return next(i for i, (r, _) in enumerate(order) if r is realize)
+
+
+def _has(bufs: List[Buffer], b: Buffer) -> bool:
+    return any(x is b for x in bufs)
+
+
+def _check_inputs_kept(state: ScheduleState, realize: BlockRealize, buf: Buffer, prim: str,
+                       what: str) -> None:
+    """Inlining moves the producer's reads to where its consumers run: refuse when a block
+    may overwrite one of the producer's inputs after the producer ran and before a consumer
+    reads the produced value."""
+    inputs = buffers_read(realize.block)
+    order = _blocks_in_order(state.body)
+    pos_b = _position(order, realize)
+    consumers = [i for i, (r, _) in enumerate(order)
+                 if r is not realize and not child_blocks(r.block.body)
+                 and _has(buffers_read(r.block), buf)]
+    for pos_w, (w, _) in enumerate(order):
+        hit = next((x for x in _own_writes(w.block) if _has(inputs, x)), None)
+        if w is realize or hit is None:
+            continue
+        for pos_c in consumers:
+            if _runs_between(order, pos_b, pos_c, pos_w):
+                raise fail(prim, what, f'block "{w.block.name_hint}" overwrites '
+                           f'"{hit.name}", which the block reads, after the block runs and '
+                           f'before its consumer "{order[pos_c][0].block.name_hint}" reads '
+                           "the result; inlined, the consumer would read the new values")
+
+
+def _check_consumer_movable(state: ScheduleState, producer: BlockRealize,
+                            realize: BlockRealize, buf: Buffer, prim: str, what: str) -> None:
+    """Reverse inlining runs the consumer where its producer runs: refuse when a block that
+    may run in between reads or writes what the consumer writes, or writes what it reads
+    (the producer itself counts when it reads what the consumer writes)."""
+    outs = buffers_written(realize.block)
+    ins = [b for b in buffers_read(realize.block) if b is not buf]
+    order = _blocks_in_order(state.body)
+    pos_b, pos_c = _position(order, producer), _position(order, realize)
+    for pos_w, (w, _) in enumerate(order):
+        if w is realize or child_blocks(w.block.body):
+            continue
+        wr, rd = _own_writes(w.block), buffers_read(w.block)
+        why = next((f'reads "{b.name}", which the block writes' for b in outs
+                    if _has(rd, b)), None)
+        if w is producer:
+            if why:
+                raise fail(prim, what, f'the producer "{w.block.name_hint}" {why}; inlined '
+                           "into it, the block would write it before it is read")
+            continue
+        why = why or next((f'writes "{b.name}", which the block writes' for b in outs
+                           if _has(wr, b)), None)
+        why = why or next((f'writes "{b.name}", which the block reads' for b in ins
+                           if _has(wr, b)), None)
+        if why and _runs_between(order, pos_b, pos_c, pos_w):
+            raise fail(prim, what, f'block "{w.block.name_hint}" {why}, and runs between the '
+                       f'producer "{producer.block.name_hint}" and the block; inlined into '
+                       "the producer, the block would run before it")
+
+
 def compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     """Inline an elementwise producer into every consumer and remove it.
 
@@ -119,11 +228,26 @@ def compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
         if r is not realize and any(w is buf for w in buffers_written(r.block)):
             raise fail(prim, what, f'block "{r.block.name_hint}" also writes "{buf.name}"; '
                        "the block must be its only writer")
+    _check_inputs_kept(state, realize, buf, prim, what)
     k = exclusive_subtree(path)
     replace(state, path[:k + 1], None)
     body = _InlineLoads(buf, ivs, store.value).visit(state.body)
     state.set_body(body)
     remove_alloc(state, buf)
+
+
+def _drop_aligns(block: Block, buf: Buffer):
+    """``block``'s annotations without its ``storage_align`` entries for ``buf`` (which is
+    inlined away: they must not move to the buffer that takes its place)."""
+    anns = dict(block.annotations or {})
+    idx = {i for i, w in enumerate(block.writes) if w.buffer is buf}
+    if ALIGN_ATTR in anns:
+        kept = [e for e in anns[ALIGN_ATTR] if e[0] not in idx]
+        if kept:
+            anns[ALIGN_ATTR] = kept
+        else:
+            del anns[ALIGN_ATTR]
+    return anns or None
 
 
 def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
@@ -191,6 +315,7 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     if cvars is None or len(cvars) != len(block.iter_vars):
         raise fail(prim, what, f'the indices of "{buf.name}" must be exactly the block\'s '
                    "iterators, each once")
+    _check_consumer_movable(state, producer, realize, buf, prim, what)
     pblock = producer.block
     pwhat = f'producer block "{pblock.name_hint}"'
     pstore = _store_of(pblock, prim, pwhat)
@@ -214,7 +339,8 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
             return self.generic(e)
 
     new_store = substitute(_Repl().visit(store), vmap)
-    nb = dataclasses.replace(pblock, body=new_store)
+    nb = dataclasses.replace(pblock, body=new_store,
+                             annotations=_drop_aligns(pblock, buf))
     reads, writes = block_regions(nb)
     nb = dataclasses.replace(nb, reads=reads, writes=writes)
     k = exclusive_subtree(path)

@@ -55,8 +55,13 @@ def apply_storage_align(body, func=None):
     col.visit(body)
     if not col.aligns:
         return body
+    # a parameter's layout is the caller's (``Schedule.storage_align`` refuses one; an
+    # annotation left behind by a later primitive must not restride it)
+    params = {id(b) for b in func.buffer_map.values()} if func is not None else set()
     bmap = {}
     for key, (buf, aligns) in col.aligns.items():
+        if key in params:
+            continue
         strides = tuple(aligned_strides(buf.shape, aligns))
         bmap[key] = Buffer(buf.data, buf.dtype, buf.shape, strides, buf.elem_offset, buf.name,
                            buf.data_alignment, buf.offset_factor, buf.scope_name,
