@@ -95,3 +95,24 @@ def test_bad_path_arguments(tmp_path):
         tvm.runtime.load_module(str(tmp_path))
     with pytest.raises(tvm.TVMError, match="does not exist"):
         tvm.runtime.load_module(os.path.join(str(tmp_path), "none.so"))
+
+
+def test_only_unsealed_libraries_are_probed_in_a_child(exported, tmp_path, monkeypatch):
+    from tvmlite.runtime import module as rt_module
+
+    probed = []
+    real_probe = rt_module._probe_load
+    monkeypatch.setattr(rt_module, "_probe_load",
+                        lambda lib, path: probed.append(path) or real_probe(lib, path))
+    a = np.arange(9, dtype="float32")
+    for p in (exported["so"], exported["tar"]):  # written by export_library: sealed
+        b = tvm.nd.empty((9,))
+        tvm.runtime.load_module(p)(tvm.nd.array(a), b)
+        np.testing.assert_allclose(b.numpy(), a * 2 + 1)
+    assert probed == []
+    bare = tmp_path / "bare.so"  # the same library without its checksum trailer
+    bare.write_bytes(rt_module.unseal(open(exported["so"], "rb").read(), "k.so"))
+    b = tvm.nd.empty((9,))
+    tvm.runtime.load_module(str(bare))(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a * 2 + 1)
+    assert probed == [str(bare)]

@@ -506,6 +506,16 @@ def _probe_load(lib: str, path: str) -> str:
     return lib
 
 
+def _load_shared(raw: bytes, path: str) -> Module:
+    """Validate and load a shared library's bytes. One whose SHA-256 trailer matches is what
+    ``export_library`` wrote, so it loads directly; any other is first dlopened in a child
+    process (~50 ms), so that a loader crash costs a TVMError, not the caller's process."""
+    data = unseal(raw, path)
+    validate_elf(data, path, "shared library")
+    lib = _content_addressed(data)
+    return Module(lib if len(data) != len(raw) else _probe_load(lib, path))
+
+
 def _read(path: str) -> bytes:
     try:
         with open(path, "rb") as fh:
@@ -547,9 +557,7 @@ def load_module(path: str, fmt: str = "") -> Module:
         raise TVMError(f"load_module: {path!r} is not a regular file")
     fmt = fmt or os.path.splitext(path)[1].lstrip(".")
     if fmt in ("so", "dylib", "dll"):
-        data = unseal(_read(path), path)
-        validate_elf(data, path, "shared library")
-        return Module(_probe_load(_content_addressed(data), path))
+        return _load_shared(_read(path), path)
     if fmt == "o":
         objects = {"lib0.o": unseal(_read(path), path)}
         validate_elf(objects["lib0.o"], path, "object file")
@@ -561,9 +569,7 @@ def load_module(path: str, fmt: str = "") -> Module:
             names = sorted(os.listdir(d))
             libs = [n for n in names if n.endswith(".so")]
             if libs:
-                data = unseal(_read(os.path.join(d, libs[0])), f"{path}:{libs[0]}")
-                validate_elf(data, f"{path}:{libs[0]}", "shared library")
-                return Module(_probe_load(_content_addressed(data), f"{path}:{libs[0]}"))
+                return _load_shared(_read(os.path.join(d, libs[0])), f"{path}:{libs[0]}")
             objects = {}
             for n in names:
                 if n.endswith(".o"):
