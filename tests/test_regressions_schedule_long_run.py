@@ -300,3 +300,26 @@ def test_vectorized_int8_select_with_broadcast_guarded_load_compiles():
         c = tvm.nd.array(np.full((n, m), 77, "int8"))
         build(vec)(tvm.nd.array(a), tvm.nd.array(b), c)
         np.testing.assert_array_equal(c.numpy(), want)
+
+
+def test_reverse_compute_at_under_a_strided_producer_loop_is_refused_or_right():
+    """Fuzz seed 7 case 1583: after split + reorder the producer writes ``{j, j+4}`` per
+    iteration of the inner half; the consumer must not be computed over the hull
+    ``[j, j+4]`` (it read elements produced by later iterations)."""
+    A = te.placeholder((4,), name="A")
+    Pad = te.compute((6,), lambda j: tvm.tir.if_then_else(
+        tvm.tir.all(j >= 1, j < 5), A[j - 1], tvm.tir.const(0.0, "float32")), name="Pad")
+    D = te.compute((6,), lambda j: Pad[j] * 2.0 - 1.0, name="D")
+    sch = tvm.tir.Schedule(te.create_prim_func([A, D]))
+    jo, ji = sch.split(sch.get_loops(sch.get_block("Pad"))[0], [None, 4])
+    sch.reorder(ji, jo)
+    a = np.random.default_rng(0).standard_normal(4).astype("float32")
+    want = np.pad(a, 1) * 2 - 1
+    try:
+        sch.reverse_compute_at(sch.get_block("D"), ji, preserve_unit_loops=False)
+    except tvm.tir.ScheduleError as e:
+        assert "reverse_compute_at" in str(e)
+        return
+    out = tvm.nd.array(np.full(6, np.nan, "float32"))
+    tvm.build(sch.mod)(tvm.nd.array(a), out)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)

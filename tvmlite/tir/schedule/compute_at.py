@@ -465,7 +465,10 @@ def _covered_by_enumeration(loops, spans, reduction: bool):
         run_hits[tuple(r_box)] += 1
     if reduction:
         return bool((run_hits == 1).all())
-    return bool((true_hits >= 1).all())
+    # each element exactly once: an element computed by two iterations is computed first from
+    # a region the producer has not finished (under a split+reorder the producer writes
+    # {j, j+4} per iteration and the consumer would get the hull [j, j+4])
+    return bool((true_hits == 1).all())
 
 
 def _covered_linear(loops, spans, reduction: bool) -> bool:
