@@ -14,6 +14,7 @@ import pickle
 import time
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from .. import _classic
 from ..error import TVMError
 from . import build_executor as _bx
 from . import worker as _w
@@ -296,3 +297,16 @@ def create_measure_batch(task, option: Dict[str, Any]):
     measure_batch.builder = builder
     measure_batch.runner = runner
     return measure_batch
+
+
+_classic_getattr = _classic.fallback(__name__)
+
+
+def __getattr__(name: str):
+    # classic ``autotvm.measure.RPCRunner`` / ``request_remote`` / ``check_remote``: they live
+    # in tvmlite.rpc, a layer above autotvm, and are re-exported on first use
+    if name in ("RPCRunner", "request_remote", "check_remote"):
+        from ..rpc import runner as _rpc_runner
+
+        return getattr(_rpc_runner, name)
+    return _classic_getattr(name)
