@@ -152,3 +152,22 @@ def test_isolated_servers_turn_hangs_and_crashes_into_trial_errors():
         finally:
             for s in servers:
                 s.terminate()
+
+
+def test_classic_measure_paths_request_and_check_remote(pool, monkeypatch):
+    tracker, _ = pool
+    from tvmlite.autotvm.measure import measure_methods
+    assert autotvm.measure.RPCRunner is measure_methods.RPCRunner is autotvm.RPCRunner
+    sess = autotvm.measure.request_remote("loop", HOST, tracker.port, timeout=30)
+    a = np.arange(5, dtype="float32")
+    assert (sess.array(a, sess.cpu()).numpy() == a).all()
+    sess.close()
+    assert autotvm.measure.check_remote("llvm", "loop", HOST, tracker.port, timeout=10)
+    assert not autotvm.measure.check_remote("llvm", "no-such-key", HOST, tracker.port,
+                                            timeout=0.5)
+    monkeypatch.setenv("TVM_TRACKER_HOST", HOST)
+    monkeypatch.setenv("TVM_TRACKER_PORT", str(tracker.port))
+    autotvm.measure.request_remote("loop").close()
+    monkeypatch.delenv("TVM_TRACKER_HOST")
+    with pytest.raises(Exception, match="TVM_TRACKER_HOST"):
+        autotvm.measure.request_remote("loop")

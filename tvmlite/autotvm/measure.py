@@ -14,7 +14,9 @@ import pickle
 import time
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from .. import _classic
 from ..error import TVMError
+from . import build_executor as _bx
 from . import worker as _w
 from .argcheck import check_int, check_number
 
@@ -94,12 +96,20 @@ class Builder:
 
 class LocalBuilder(Builder):
     """Build candidates in ``n_parallel`` worker processes (default: one per CPU), each with
-    ``timeout`` seconds."""
+    ``timeout`` seconds.
+
+    ``executor`` spreads the builds over more machines: a ``dask.distributed.Client`` (or any
+    object with a ``concurrent.futures``-style ``submit``) compiles each candidate on one of
+    its workers (see :mod:`~tvmlite.autotvm.build_executor`); ``n_parallel`` then only sizes
+    the local pool used for features and the correctness reference.
+    """
 
     def __init__(self, timeout: float = 10, n_parallel: Optional[int] = None,
                  build_kwargs: Optional[dict] = None, build_func: str = "default",
-                 do_fork: bool = False, runtime=None):
+                 do_fork: bool = False, runtime=None, executor=None):
         super().__init__(timeout, n_parallel)
+        executor = _bx.check_executor(executor)
+        self.executor = None if executor is None else _bx.ExecutorBuilds(executor)
         if build_func not in ("default", "so"):
             raise ValueError(f"LocalBuilder: unsupported build_func {build_func!r}")
         if build_kwargs:
@@ -122,16 +132,22 @@ class LocalBuilder(Builder):
         super().set_task(task, build_kwargs)
         self._key = _task_key(task)
         self._blob = _task_blob(task)
+        if self.executor is not None:
+            self.executor.set_task(self._blob)
 
     def _map(self, requests):
         return self.pool.map(requests, self.timeout, {self._key: self._blob})
 
     def build(self, measure_inputs: Sequence[MeasureInput]) -> List[BuildResult]:
         t0 = time.perf_counter()
-        reqs = [("build", self._key, inp.config.index, self.want_features)
-                for inp in measure_inputs]
+        if self.executor is not None:
+            answers = self.executor.map([inp.config.index for inp in measure_inputs],
+                                        self.want_features, self.timeout)
+        else:
+            answers = self._map([("build", self._key, inp.config.index, self.want_features)
+                                 for inp in measure_inputs])
         out = []
-        for inp, ans in zip(measure_inputs, self._map(reqs)):
+        for inp, ans in zip(measure_inputs, answers):
             if ans[0] == "ok":
                 v = ans[1]
                 if v["features"] is not None:
@@ -281,3 +297,16 @@ def create_measure_batch(task, option: Dict[str, Any]):
     measure_batch.builder = builder
     measure_batch.runner = runner
     return measure_batch
+
+
+_classic_getattr = _classic.fallback(__name__)
+
+
+def __getattr__(name: str):
+    # classic ``autotvm.measure.RPCRunner`` / ``request_remote`` / ``check_remote``: they live
+    # in tvmlite.rpc, a layer above autotvm, and are re-exported on first use
+    if name in ("RPCRunner", "request_remote", "check_remote"):
+        from ..rpc import runner as _rpc_runner
+
+        return getattr(_rpc_runner, name)
+    return _classic_getattr(name)

@@ -21,6 +21,7 @@ from ..error import TVMError
 from ..runtime import ndarray as _nd
 from ..runtime.device import Device, cpu
 from ..runtime.module import BenchmarkResult
+from ..runtime.packed_func import register_func
 from .cc import build_shared_cached
 from .param_dict import load_param_dict
 
@@ -249,6 +250,17 @@ class GraphModule:
     def __getitem__(self, name: str):
         return getattr(self, name)
 
+    # the functions a remote client may call (classic: the executor is a module of them)
+    _FUNCTIONS = ("set_input", "run", "get_output", "get_input", "get_num_outputs",
+                  "get_num_inputs", "load_params", "benchmark")
+
+    def get_function(self, name: str, query_imports: bool = False):
+        """The executor's function ``name`` (``set_input``, ``run``, ``get_output`` …)."""
+        if name not in self._FUNCTIONS:
+            raise TVMError(f"the graph executor has no function {name!r} (it has "
+                           f"{', '.join(self._FUNCTIONS)})")
+        return getattr(self, name)
+
 
 def create(graph_json_str: str, libmod, device, *more_devices) -> GraphModule:
     """A :class:`GraphModule` for ``graph_json_str`` whose kernels are in ``libmod``."""
@@ -256,4 +268,10 @@ def create(graph_json_str: str, libmod, device, *more_devices) -> GraphModule:
     if not isinstance(graph_json_str, str):
         raise TVMError(f"graph_executor.create: the graph must be a JSON string, got "
                        f"{type(graph_json_str).__name__}")
+    remote = getattr(libmod, "_create_graph_executor", None)
+    if remote is not None:  # a module loaded on an RPC server: the executor runs there
+        return remote(graph_json_str, dev)
     return GraphModule._create(graph_json_str, libmod, dev)
+
+
+register_func("tvm.graph_executor.create", create, override=True)

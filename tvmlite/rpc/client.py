@@ -2,6 +2,7 @@
 the server; ``rpc.LocalSession`` offers the same interface on this machine."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -158,8 +159,101 @@ class RemoteModule(_RemoteObject):
                              int(repeat), float(min_repeat_ms))
         return RemoteFunction(self._sess, h, func_name, wrap=BenchmarkResult)
 
+    def _create_graph_executor(self, graph_json: str, dev) -> "RemoteGraphModule":
+        """What ``graph_executor.create(graph_json, <this module>, dev)`` returns."""
+        if not isinstance(dev, RPCDevice) or dev._rpc_sess is not self._sess:
+            raise TVMError(f"graph_executor.create: the library is on an RPC server, so the "
+                           f"device must be one of that session (remote.cpu()), got {dev!r}")
+        return RemoteGraphModule(self, graph_json, dev)
+
     def __repr__(self) -> str:
         return f"Module(rpc, {self._handle.id})"
+
+
+class RemoteGraphModule:
+    """A graph executor running on the server (classic: ``graph_runtime.create(graph,
+    remote_lib, remote.cpu())``). Inputs go from here, kernels run there, outputs stay there
+    until ``.numpy()``."""
+
+    def __init__(self, lib: RemoteModule, graph_json: str, dev: RPCDevice):
+        try:
+            g = json.loads(graph_json)
+            nodes, row_ptr = g["nodes"], g["node_row_ptr"]
+            shapes, dtypes = g["attrs"]["shape"][1], g["attrs"]["dltype"][1]
+            self._inputs = {nodes[n]["name"]: row_ptr[n] for n in g["arg_nodes"]}
+            self._outputs = [row_ptr[h[0]] + h[1] for h in g["heads"]]
+        except (ValueError, KeyError, TypeError, IndexError) as e:
+            raise TVMError(f"graph executor: malformed graph JSON ({type(e).__name__}: "
+                           f"{e})") from None
+        self._sess = lib._sess
+        self._types = list(zip(shapes, dtypes))
+        self._input_names = list(self._inputs)
+        self.dev = dev
+        create = self._sess.get_function("tvm.graph_executor.create")
+        self._module = RemoteModule(self._sess, self._sess._call(
+            S.OP_CALL, create._handle, [graph_json, lib._handle, dev.spec()]))
+        self._fns: Dict[str, P.Handle] = {}
+
+    def _call(self, name: str, *args) -> Any:
+        h = self._fns.get(name)
+        if h is None:
+            h = self._fns[name] = RemoteFunction(self._sess, self._sess._call(
+                S.OP_GET_FUNCTION, self._module._handle, name), name)
+        return self._sess._call(S.OP_CALL, h._handle, [self._sess._arg(a) for a in args])
+
+    def _array(self, handle: P.Handle, entry: int) -> RemoteNDArray:
+        shape, dtype = self._types[entry]
+        return RemoteNDArray(self._sess, handle, shape, dtype, self.dev)
+
+    def set_input(self, key=None, value=None, **params) -> None:
+        """Send ``value`` (numpy, a local or a remote array) to input ``key``."""
+        items = ([(key, value)] if key is not None else []) + list(params.items())
+        for k, v in items:
+            if isinstance(v, _nd.NDArray):
+                v = v.numpy()
+            elif not isinstance(v, (RemoteNDArray, np.ndarray)):
+                v = np.asarray(v)
+            self._call("set_input", k, v)
+
+    def run(self, **inputs) -> None:
+        if inputs:
+            self.set_input(**inputs)
+        self._call("run")
+
+    def get_num_inputs(self) -> int:
+        return len(self._input_names)
+
+    def get_num_outputs(self) -> int:
+        return len(self._outputs)
+
+    def get_input(self, key, out=None):
+        """Input ``key`` (a remote array)."""
+        name = self._input_names[key] if isinstance(key, int) and \
+            0 <= key < len(self._input_names) else key
+        arr = self._array(self._call("get_input", key), self._inputs.get(name, 0))
+        return out.copyfrom(arr) if out is not None else arr
+
+    def get_output(self, index: int, out=None):
+        """Output ``index`` (a remote array; ``.numpy()`` brings it here)."""
+        if not isinstance(index, int) or not 0 <= index < len(self._outputs):
+            raise TVMError(f"get_output: index {index} out of range (the graph has "
+                           f"{len(self._outputs)} outputs)")
+        arr = self._array(self._call("get_output", index), self._outputs[index])
+        return out.copyfrom(arr) if out is not None else arr
+
+    def load_params(self, params_bytes: bytes) -> None:
+        self._call("load_params", bytes(params_bytes))
+
+    def benchmark(self, device=None, func_name: str = "run", repeat: int = 5, number: int = 5,
+                  min_repeat_ms: float = 0, end_to_end: bool = False, **kwargs):
+        """Time ``run`` on the server (seconds per run in a ``BenchmarkResult``)."""
+        if kwargs:
+            self.set_input(**kwargs)
+        return BenchmarkResult(self._call("benchmark", None, func_name, int(repeat),
+                                          int(number), float(min_repeat_ms)))
+
+    def __getitem__(self, name: str):
+        return getattr(self, name)
 
 
 class RPCSession:
@@ -226,7 +320,7 @@ class RPCSession:
                            f"function: copy it to the remote device first")
         if isinstance(a, np.ndarray):
             return P.Tensor(a)
-        if isinstance(a, (bool, int, float, str, np.integer, np.floating)) or a is None:
+        if isinstance(a, (bool, int, float, str, bytes, np.integer, np.floating)) or a is None:
             return a
         raise TVMError(f"cannot pass a {type(a).__name__} to a remote function")
 

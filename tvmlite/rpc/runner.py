@@ -92,6 +92,10 @@ class RPCRunner(Runner):
 
     def _measure(self, sess: RPCSession, br: BuildResult, ref) -> List[float]:
         name = f"cand-{os.getpid()}-{threading.get_ident()}.so"
+        # ``timeout`` bounds running the candidate; moving it there may take longer on a busy
+        # machine (an isolated server starts a session process first) without being a
+        # RUN_TIMEOUT of the candidate
+        sess.set_call_timeout(self.request_timeout)
         sess.upload(br.filename, name)
         try:
             mod = sess.load_module(name)
@@ -99,6 +103,7 @@ class RPCRunner(Runner):
             sess.remove(name)
         dev = sess.cpu()
         args = [_nd.array(a.numpy(), dev) for a in _w._random_args(br.arg_info, 0)]
+        sess.set_call_timeout(self.timeout)
         if ref is not None:
             mod(*args)
             got = [a.numpy() for a, s in zip(args, br.arg_info) if s[2]]
@@ -142,7 +147,6 @@ class RPCRunner(Runner):
                         if sess is None:
                             sess = tracker.request(self.key, self.priority,
                                                    timeout=self.request_timeout)
-                            sess.set_call_timeout(self.timeout)
                         costs = self._measure(sess, br, ref)
                         res = (tuple(costs), 0)
                     except _WrongAnswer as e:
@@ -174,3 +178,34 @@ class RPCRunner(Runner):
 
 class _WrongAnswer(Exception):
     pass
+
+
+def request_remote(device_key: str, host: Optional[str] = None, port: Optional[int] = None,
+                   priority: int = 1, timeout: float = 60) -> RPCSession:
+    """A session on a free device of ``device_key`` from the tracker at ``host:port``
+    (default: ``$TVM_TRACKER_HOST``/``$TVM_TRACKER_PORT``), as classic AutoTVM has it."""
+    host = host or os.environ.get("TVM_TRACKER_HOST")
+    port = port or os.environ.get("TVM_TRACKER_PORT")
+    if not host or not port:
+        raise TVMError("request_remote: give host and port, or set TVM_TRACKER_HOST and "
+                       "TVM_TRACKER_PORT")
+    return connect_tracker(host, int(port)).request(device_key, priority=priority,
+                                                    session_timeout=timeout)
+
+
+def check_remote(target, device_key: str, host: Optional[str] = None,
+                 port: Optional[int] = None, priority: int = 100, timeout: float = 10) -> bool:
+    """Whether a device of ``device_key`` answers within ``timeout`` seconds."""
+    result: List[bool] = []
+
+    def probe() -> None:
+        sess = request_remote(device_key, host, port, priority)
+        try:
+            result.append(sess.cpu().exist)
+        finally:
+            sess.close()
+
+    t = threading.Thread(target=probe, daemon=True)
+    t.start()
+    t.join(timeout)
+    return bool(result and result[0])

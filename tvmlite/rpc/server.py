@@ -21,6 +21,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from ..contrib.graph_executor import GraphModule
 from ..error import TVMError
 from ..runtime import ndarray as _nd
 from ..runtime.device import Device
@@ -30,6 +31,9 @@ from . import protocol as P
 from .tracker import ServerAgent
 
 logger = logging.getLogger("RPCServer")
+# what a session may hold and call functions of: loaded libraries and graph executors
+# (``tvm.graph_executor.create`` is a global the client calls, as in classic TVM)
+_MODULES = (Module, GraphModule)
 
 # opcodes (requests); a reply is [STATUS_OK, value] or [STATUS_ERR, message]
 OP_UPLOAD, OP_DOWNLOAD, OP_REMOVE, OP_LISTDIR, OP_LOAD_MODULE = 1, 2, 3, 4, 5
@@ -111,19 +115,19 @@ class _Session:
 
     def arg(self, v: Any) -> Any:
         if isinstance(v, P.Handle):
-            return self.get(v, (_nd.NDArray, Module), "argument")
+            return self.get(v, (_nd.NDArray,) + _MODULES, "argument")
         if isinstance(v, P.DeviceSpec):
             return self.device(v)
         if isinstance(v, P.Tensor):
             return _nd.array(v.array)
-        if isinstance(v, (list, bytes)):
+        if isinstance(v, list):
             raise TVMError(f"cannot pass a {type(v).__name__} to a remote function")
         return v
 
     def result(self, v: Any) -> Any:
         if isinstance(v, BenchmarkResult):
             return [float(x) for x in v.results]
-        if isinstance(v, (_nd.NDArray, Module)):
+        if isinstance(v, (_nd.NDArray,) + _MODULES):
             return self.put(v)
         if v is None or isinstance(v, (bool, int, float, str, bytes)):
             return v
@@ -173,7 +177,7 @@ class _Session:
             raise TVMError("function name must be a string")
         if mod is None:
             return self.put(get_global_func(name))
-        return self.put(self.get(mod, (Module,), "module").get_function(name))
+        return self.put(self.get(mod, _MODULES, "module").get_function(name))
 
     def op_call(self, func, args):
         f = self.get(func, (object,), "function")
