@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import List, Tuple, Union
+from typing import List, Optional, Tuple, Union
 
 from ..contrib.cc import build_shared_cached, cache_dir, cache_key, create_object
 from ..contrib.clang import C_KERNEL_HEADER
@@ -56,8 +56,10 @@ def _entry_of(funcs: dict) -> Union[str, None]:
     return next(iter(funcs), None)
 
 
-def generate_source(mod: Union[IRModule, PrimFunc], target: Target) -> Tuple[str, List[str], str]:
-    """(C source, compiler flags, resolved ISA) for a lowered module."""
+def generate_source(mod: Union[IRModule, PrimFunc], target: Target,
+                    extra_meta: Optional[dict] = None) -> Tuple[str, List[str], str]:
+    """(C source, compiler flags, resolved ISA) for a lowered module; ``extra_meta`` joins the
+    metadata embedded in the library (a CUDA host module's kernels)."""
     if isinstance(mod, PrimFunc):
         mod = IRModule({mod.attrs.get("global_symbol", "default_function"): mod})
     flags, isa = compile_flags(target)
@@ -70,18 +72,19 @@ def generate_source(mod: Union[IRModule, PrimFunc], target: Target) -> Tuple[str
         symbols[name] = str(f.attrs.get("global_symbol", name))
     entry = _entry_of(mod.functions)
     meta = {"entry": symbols.get(entry) if entry else None, "target": str(target),
-            "type_key": target.kind.name, "cflags": flags}
+            "type_key": target.kind.name, "cflags": flags, **(extra_meta or {})}
     if cg.uses_openmp:
         flags.append(OPENMP_FLAG)
     return cg.finish(meta), flags, isa
 
 
-def build(mod: Union[IRModule, PrimFunc], target: Union[Target, str] = "llvm"):
+def build(mod: Union[IRModule, PrimFunc], target: Union[Target, str] = "llvm",
+          extra_meta: Optional[dict] = None):
     """Compile a lowered IRModule for the CPU and load it (``runtime.Module``)."""
     target = target if isinstance(target, Target) else Target(target)
     if target.kind.name not in ("llvm", "c"):
         raise TVMError(f"the C backend builds for llvm/c targets, not {target.kind.name}")
-    source, flags, isa = generate_source(mod, target)
+    source, flags, isa = generate_source(mod, target, extra_meta)
     flags += imported_objects(mod, flags)
     try:
         path = build_shared_cached(source, flags, isa)

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..codegen.build_c import build as build_c
 from ..codegen.build_c import compile_flags
-from ..codegen.codegen_cuda import generate_cuda
+from ..codegen.codegen_cuda import build_driver_module, generate_cuda, use_driver_host
 from ..deep_recursion import deep
 from ..error import TVMError
 from ..ir.module import IRModule
@@ -179,6 +179,8 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
                      config={**cur.config, "tir.disable_vectorize": True}):
         lowered = lower(mod, name=name)
     lowered = Sequential(gpu_passes(tgt), name="tvmlite.gpu")(lowered)
+    if use_driver_host():
+        return build_driver_module(lowered, tgt)
     devices = []
     for func in lowered.functions.values():
         if isinstance(func, PrimFunc):

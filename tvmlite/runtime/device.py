@@ -66,7 +66,13 @@ class Device:
         if self.device_type == CPU:
             return self.device_id == 0
         if self.device_type == CUDA:
-            return gpu_emulation() or cuda_available()
+            if gpu_emulation():
+                return True
+            if not cuda_available():
+                return False
+            from .cuda_driver import device_count
+
+            return 0 <= self.device_id < device_count()
         return False
 
     @property
@@ -78,29 +84,50 @@ class Device:
         """Wait for the device to finish its work (CPU work is synchronous)."""
         if self.device_type != CPU and not self.exist:
             raise TVMError(f"device {self!r} is not available")
+        if self._real_cuda():
+            from .cuda_driver import synchronize
+
+            synchronize(self.device_id)
+
+    def _real_cuda(self) -> bool:
+        return self.device_type == CUDA and not gpu_emulation() and cuda_available()
+
+    def _cuda_attr(self, name: str, emulated: int, other: int) -> int:
+        """A device attribute: the driver's on a real GPU, an H100's when emulated."""
+        if self.device_type != CUDA:
+            return other
+        if self._real_cuda():
+            from .cuda_driver import attribute
+
+            return attribute(self.device_id, name)
+        return emulated
 
     @property
     def max_threads_per_block(self) -> int:
-        return 1024 if self.device_type == CUDA else 1
+        return self._cuda_attr("max_threads_per_block", 1024, 1)
 
     @property
     def max_shared_memory_per_block(self) -> int:
-        return 49152 if self.device_type == CUDA else 0
+        return self._cuda_attr("max_shared_memory_per_block", 49152, 0)
 
     @property
     def warp_size(self) -> int:
-        return 32 if self.device_type == CUDA else 1
+        return self._cuda_attr("warp_size", 32, 1)
 
     @property
     def compute_version(self) -> str:
         """The CUDA compute capability; an emulated device reports an H100's."""
         if self.device_type != CUDA or not self.exist:
             raise TVMError(f"device {self!r} is not available")
+        if self._real_cuda():
+            from .cuda_driver import compute_version
+
+            return compute_version(self.device_id)
         return "9.0"
 
     @property
     def multi_processor_count(self) -> int:
-        return 132 if self.device_type == CUDA else 1
+        return self._cuda_attr("multi_processor_count", 132, 1)
 
     # TVM 0.7 spelling
     @property

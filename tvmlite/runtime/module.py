@@ -269,6 +269,10 @@ class Module:
         configure_library(self._lib)
         self._funcs: Dict[str, CompiledFunc] = {}
         self.imported_modules: List["Module"] = []
+        if "cuda" in self._meta:  # host code of a CUDA build: its kernels' PTX rides along
+            from .cuda_module import attach_cuda
+
+            attach_cuda(self, self._meta["cuda"])
 
     # ------------------------------------------------------------------ properties
     @property
@@ -426,6 +430,11 @@ class Module:
             raise ValueError("time_evaluator: number and repeat must be positive")
         if f_preproc:
             raise TVMError(f"time_evaluator: f_preproc {f_preproc!r} is not supported")
+        dev = dev if dev is not None else ctx
+        if "cuda" in self._meta and getattr(dev, "device_type", 1) == 2:
+            from .cuda_module import time_evaluator as cuda_time_evaluator
+
+            return cuda_time_evaluator(f, dev, number, repeat, min_repeat_ms)
 
         def evaluator(*args) -> BenchmarkResult:
             _, timer = _timer()

@@ -136,7 +136,7 @@ class NDArray:
         an NDArray must have the same dtype.
         """
         if isinstance(source, NDArray):
-            src = source._arr
+            src = source._arr if source._arr is not None else source.numpy()  # a device array
             if src.dtype != self._arr.dtype:
                 raise ValueError(f"NDArray dtype {source.dtype} does not match the NDArray "
                                  f"dtype {self.dtype}")
@@ -176,6 +176,18 @@ class NDArray:
 
     def __str__(self) -> str:
         return str(self._arr)
+
+    def to_dlpack(self):
+        """A DLPack capsule viewing this array (no copy)."""
+        from .cuda_ndarray import to_dlpack
+
+        return to_dlpack(self)
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        return self.to_dlpack()
+
+    def __dlpack_device__(self) -> tuple:
+        return (self._device.device_type, self._device.device_id)
 
     def same_as(self, other) -> bool:
         return self is other
@@ -217,6 +229,10 @@ def empty(shape, dtype: str = "float32", device=None, ctx=None) -> NDArray:
     _check_device(dev)
     if math.prod(shape) * _dt.nbytes(dtype) > 1 << 48:
         raise ValueError(f"shape {shape} of {dtype} is too large to allocate")
+    if dev.device_type == CUDA and not gpu_emulation():
+        from .cuda_ndarray import empty_cuda
+
+        return empty_cuda(shape, dtype, dev)
     return NDArray(_aligned_empty(shape, _np_dtype(dtype)), dev, dtype)
 
 
@@ -235,8 +251,18 @@ def array(arr, device=None, ctx=None, dtype: Optional[str] = None) -> NDArray:
     if remote is not None:
         return remote.array(arr, dev)
     out = empty(arr.shape, _tvm_dtype(arr.dtype), device, ctx)
-    np.copyto(out._arr, arr)
+    if out._arr is None:  # device memory
+        out.copyfrom(arr)
+    else:
+        np.copyto(out._arr, arr)
     return out
+
+
+def from_dlpack(obj) -> NDArray:
+    """An NDArray sharing the memory of a DLPack tensor (torch, cupy, numpy) or capsule."""
+    from .cuda_ndarray import from_dlpack as _from_dlpack
+
+    return _from_dlpack(obj)
 
 
 def from_numpy_view(arr: np.ndarray, device: Optional[Device] = None) -> NDArray:
@@ -273,4 +299,5 @@ def _dt_name(code: int, bits: int, lanes: int) -> str:
     return base if lanes == 1 else f"{base}x{lanes}"
 
 
-__all__ = ["NDArray", "array", "empty", "DLTensor", "from_numpy_view", "from_dltensor"]
+__all__ = ["NDArray", "array", "empty", "DLTensor", "from_numpy_view", "from_dltensor",
+           "from_dlpack"]
