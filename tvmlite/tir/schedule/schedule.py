@@ -31,6 +31,7 @@ from . import rfactor as _rf
 from . import set_scope as _ss
 from . import split as _split
 from . import storage_align as _sa
+from . import transform_layout as _tl
 from .error import RENDER_LEVELS, ScheduleError, fail
 from .state import (
     BlockRV,
@@ -928,6 +929,57 @@ class Schedule:
         _ss.set_scope(self._state, block, buffer_index, storage_scope)
         self._trace.record("set_scope", [block], None,
                            {"buffer_index": buffer_index, "storage_scope": storage_scope})
+
+    @_all_or_nothing
+    @_with_example(_tl.transform_layout)
+    def transform_layout(self, block: Union[BlockRV, str], buffer: Any, index_map: Any,
+                         pad_value: Any = None, *,
+                         assume_injective_transform: bool = False) -> None:
+        """Change the layout of a buffer ``block`` accesses; every access in the function
+        follows.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            A block accessing the buffer.
+        buffer : tuple or str or Buffer
+            ``("read", i)`` / ``("write", i)`` (the block's i-th read or write region), or
+            the buffer's name.
+        index_map : IndexMap or callable
+            Old indices to new ones, e.g. ``lambda i, j: [i // 16, j, i % 16]``; an
+            ``IndexMap.AXIS_SEPARATOR`` among the outputs sets axis separators.
+        pad_value : int, float, PrimExpr or callable, optional
+            The value of padding elements, where the new layout has any.
+        assume_injective_transform : bool
+            Allow a padding layout without ``pad_value``: the padding is never accessed.
+        """
+        self._func_of(block)
+        imap, pad = _tl.transform_layout(self._state, block, buffer, index_map, pad_value,
+                                         assume_injective_transform)
+        attrs = {"buffer": buffer, "index_map": imap, "pad_value": pad}
+        if assume_injective_transform:
+            attrs["assume_injective_transform"] = True
+        self._trace.record("transform_layout", [block], None, attrs)
+
+    @_all_or_nothing
+    @_with_example(_tl.set_axis_separator)
+    def set_axis_separator(self, block: Union[BlockRV, str], buffer: Any,
+                           axis_separators: Optional[Sequence[int]]) -> None:
+        """Set the axis separators of a buffer ``block`` accesses.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            A block accessing the buffer.
+        buffer : tuple or str or Buffer
+            As for :meth:`transform_layout`.
+        axis_separators : list of int
+            Increasing axis positions where a new physical dimension starts.
+        """
+        self._func_of(block)
+        _tl.set_axis_separator(self._state, block, buffer, axis_separators)
+        self._trace.record("set_axis_separator", [block], None,
+                           {"buffer": buffer, "axis_separators": list(axis_separators or [])})
 
     # ------------------------------------------------------------------ reductions
     @_all_or_nothing
