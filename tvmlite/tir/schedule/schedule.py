@@ -954,9 +954,9 @@ class Schedule:
             Allow a padding layout without ``pad_value``: the padding is never accessed.
         """
         self._func_of(block)
-        imap, pad = _tl.transform_layout(self._state, block, buffer, index_map, pad_value,
-                                         assume_injective_transform)
-        attrs = {"buffer": buffer, "index_map": imap, "pad_value": pad}
+        spec, imap, pad = _tl.transform_layout(self._state, block, buffer, index_map,
+                                               pad_value, assume_injective_transform)
+        attrs = {"buffer": spec, "index_map": imap, "pad_value": pad}
         if assume_injective_transform:
             attrs["assume_injective_transform"] = True
         self._trace.record("transform_layout", [block], None, attrs)
@@ -977,9 +977,9 @@ class Schedule:
             Increasing axis positions where a new physical dimension starts.
         """
         self._func_of(block)
-        _tl.set_axis_separator(self._state, block, buffer, axis_separators)
+        spec = _tl.set_axis_separator(self._state, block, buffer, axis_separators)
         self._trace.record("set_axis_separator", [block], None,
-                           {"buffer": buffer, "axis_separators": list(axis_separators or [])})
+                           {"buffer": spec, "axis_separators": list(axis_separators or [])})
 
     # ------------------------------------------------------------------ reductions
     @_all_or_nothing

@@ -12,10 +12,14 @@ from ..expr import BufferLoad, FloatImm, IntImm, PrimExpr, Range, Var
 from ..functor import Mutator, post_order_visit
 from ..index_map import IndexMap, as_index_map
 from ..stmt import Block, BufferRegion, BufferStore, For, MatchBufferRegion
-from .error import fail
+from .error import ScheduleError, fail
 from .state import BlockRV, ScheduleState, can_prove, simplify
 
 BufferSpec = Union[Tuple[str, int], str, Buffer]
+
+
+class BufferIndexError(ScheduleError, AssertionError):
+    """A ``("read"|"write", i)`` index out of range (classic TVM asserts on it)."""
 
 
 def resolve_buffer(state: ScheduleState, block_rv: BlockRV, buffer: BufferSpec,
@@ -26,6 +30,8 @@ def resolve_buffer(state: ScheduleState, block_rv: BlockRV, buffer: BufferSpec,
     block = state.block_path(block_rv, prim)[-1].block
     what = f'block "{block.name_hint}"'
     if isinstance(buffer, Buffer):
+        if not any(r.buffer is buffer for r in (*block.reads, *block.writes)):
+            raise fail(prim, what, f'the block does not access buffer "{buffer.name}"')
         return block, buffer
     if isinstance(buffer, str):
         found = [r.buffer for r in (*block.reads, *block.writes) if r.buffer.name == buffer]
@@ -38,24 +44,50 @@ def resolve_buffer(state: ScheduleState, block_rv: BlockRV, buffer: BufferSpec,
             raise fail(prim, what, f'the buffer kind must be "read" or "write", got {kind!r}')
         regions = block.reads if kind == "read" else block.writes
         if not isinstance(index, int) or not 0 <= index < len(regions):
-            raise fail(prim, what, f"{kind} buffer index {index!r} is out of range (the block "
-                       f"has {len(regions)} {kind} regions)")
+            cond = (f"{kind} buffer index {index!r} is out of range (the block has "
+                    f"{len(regions)} {kind} regions)")
+            raise BufferIndexError(f"ScheduleError: {prim}: {what}: {cond}", prim, what, cond)
         return block, regions[index].buffer
     raise TypeError(f'{prim}: buffer must be ("read"|"write", index), a buffer name or a '
                     f"Buffer, got {buffer!r}")
 
 
+def buffer_spec(block: Block, buf: Buffer) -> Tuple[str, int]:
+    """``("write", i)`` or ``("read", i)``: where ``block`` lists ``buf`` (writes first)."""
+    for kind, regions in (("write", block.writes), ("read", block.reads)):
+        for k, r in enumerate(regions):
+            if r.buffer is buf:
+                return kind, k
+    raise ValueError(f'block "{block.name_hint}" does not list buffer "{buf.name}"')
+
+
 class _LayoutRewriter(Mutator):
     """Replace ``old`` by ``new`` everywhere, sending every index tuple through ``fmap``;
-    indices are simplified under the ranges of the loops and block iterators around them."""
+    indices are simplified under the ranges of the loops and block iterators around them.
+    With ``match_separators``, buffers matched to a region of ``old`` take ``new``'s axis
+    separators (classic ``set_axis_separator``)."""
 
     def __init__(self, old: Buffer, new: Buffer,
-                 fmap: Callable[[Sequence[PrimExpr]], List[PrimExpr]]):
+                 fmap: Callable[[Sequence[PrimExpr]], List[PrimExpr]],
+                 match_separators: bool = False):
         self.old, self.new, self.fmap = old, new, fmap
+        self.match_separators = match_separators
+        self.matched: Dict[Buffer, Buffer] = {}
         self.dom: Dict[Var, Range] = {}
 
+    def _target(self, buf: Buffer) -> Optional[Buffer]:
+        if buf is self.old:
+            return self.new
+        return self.matched.get(buf)
+
     def _indices(self, indices) -> Tuple[PrimExpr, ...]:
-        return tuple(simplify(e, self.dom) for e in self.fmap(list(indices)))
+        return tuple(self._simplify(e) for e in self.fmap(list(indices)))
+
+    def _simplify(self, e: PrimExpr, dom: Optional[Dict[Var, Range]] = None) -> PrimExpr:
+        # as classic TVM: an index that simplifies to a constant only because some
+        # iterator has extent 1 keeps its variables
+        out = simplify(e, self.dom if dom is None else dom)
+        return e if isinstance(out, IntImm) and not isinstance(e, IntImm) else out
 
     def visit_For(self, s: For):
         self.dom[s.loop_var] = Range(s.min, s.extent)
@@ -69,6 +101,11 @@ class _LayoutRewriter(Mutator):
         for iv in b.iter_vars:
             if iv.dom is not None:
                 self.dom[iv.var] = iv.dom
+        if self.match_separators:
+            for m in b.match_buffers:
+                if m.source.buffer is self.old:
+                    self.matched[m.buffer] = dataclasses.replace(
+                        m.buffer, axis_separators=self.new.axis_separators)
         try:
             b2 = self.generic(b)
         finally:
@@ -80,24 +117,33 @@ class _LayoutRewriter(Mutator):
 
     def visit_BufferLoad(self, e: BufferLoad):
         e2 = self.generic(e)
-        if e2.buffer is not self.old:
-            return e2
-        return BufferLoad(self.new, self._indices(e2.indices))
+        if e2.buffer is self.old:
+            return BufferLoad(self.new, self._indices(e2.indices))
+        if e2.buffer in self.matched:
+            return BufferLoad(self.matched[e2.buffer], e2.indices)
+        return e2
 
     def visit_BufferStore(self, s: BufferStore):
         s2 = self.generic(s)
-        if s2.buffer is not self.old:
-            return s2
-        return BufferStore(self.new, s2.value, self._indices(s2.indices))
+        if s2.buffer is self.old:
+            return BufferStore(self.new, s2.value, self._indices(s2.indices))
+        if s2.buffer in self.matched:
+            return BufferStore(self.matched[s2.buffer], s2.value, s2.indices)
+        return s2
 
     def visit_BufferRegion(self, r: BufferRegion):
-        if r.buffer is not self.old:
-            return r
-        return BufferRegion(self.new, tuple(self.map_region(r.region)))
+        r = self.generic(r)
+        if r.buffer is self.old:
+            return BufferRegion(self.new, tuple(self.map_region(r.region)))
+        if r.buffer in self.matched:
+            return BufferRegion(self.matched[r.buffer], r.region)
+        return r
 
     def visit_MatchBufferRegion(self, m: MatchBufferRegion):
         src = self.visit(m.source)
-        return m if src is m.source else MatchBufferRegion(m.buffer, src)
+        if src is m.source:
+            return m
+        return MatchBufferRegion(self.matched.get(m.buffer, m.buffer), src)
 
     def map_region(self, region: Sequence[Range]) -> List[Range]:
         """The box the image of ``region`` fits in."""
@@ -117,7 +163,7 @@ class _LayoutRewriter(Mutator):
             boxes = relax_region(mapped, offs)
         except ValueError:
             return [Range(_op.const(0, n.dtype), n) for n in self.new.shape]
-        return [Range(simplify(b.min, self.dom), simplify(b.extent, {**self.dom, **offs}))
+        return [Range(self._simplify(b.min), simplify(b.extent, {**self.dom, **offs}))
                 for b in boxes]
 
 
@@ -126,11 +172,12 @@ def _is_one(e) -> bool:
 
 
 def rewrite_buffer(state: ScheduleState, old: Buffer, new: Buffer,
-                   fmap: Callable[[Sequence[PrimExpr]], List[PrimExpr]]) -> None:
+                   fmap: Callable[[Sequence[PrimExpr]], List[PrimExpr]],
+                   match_separators: bool = False) -> None:
     """Replace ``old`` by ``new`` in the function (body, allocations, parameters), every
     index tuple sent through ``fmap``."""
     func = state.func
-    body = _LayoutRewriter(old, new, fmap).visit(func.body)
+    body = _LayoutRewriter(old, new, fmap, match_separators).visit(func.body)
     bmap = {p: (new if b is old else b) for p, b in func.buffer_map.items()}
     mod = state.mod.copy()
     mod[state.func_name] = dataclasses.replace(func, body=body, buffer_map=bmap)
@@ -173,7 +220,7 @@ def _pad_value(pad_value: Any, buf: Buffer, ndim: int, prim: str, what: str
 
 def transform_layout(state: ScheduleState, block_rv: BlockRV, buffer: BufferSpec,
                      index_map: Union[IndexMap, Callable], pad_value: Any = None,
-                     assume_injective_transform: bool = False) -> Tuple[IndexMap, Any]:
+                     assume_injective_transform: bool = False) -> Tuple[Any, IndexMap, Any]:
     """Store a buffer ``block`` accesses in the layout ``index_map`` gives: element
     ``idx`` moves to ``index_map(idx)``; its shape, allocation (or parameter) and every
     access in the function change with it.
@@ -199,10 +246,11 @@ def transform_layout(state: ScheduleState, block_rv: BlockRV, buffer: BufferSpec
                 vi, vj = T.axis.remap("SS", [i, j])
                 B[vi // 16, vj // 16, vi % 16, vj % 16] = A[vi, vj] * 2.0
 
-    Returns the index map and pad value as the trace records them.
+    Returns the buffer, index map and pad value as the trace records them.
     """
     prim = "transform_layout"
     block, buf = resolve_buffer(state, block_rv, buffer, prim)
+    spec = buffer if isinstance(buffer, (str, tuple, list)) else buffer_spec(block, buf)
     what = f'block "{block.name_hint}"'
     index_dtype = buf.shape[0].dtype if buf.shape else "int32"
     try:
@@ -239,8 +287,8 @@ def transform_layout(state: ScheduleState, block_rv: BlockRV, buffer: BufferSpec
                    f'pads buffer "{buf.name}" (shape {list(buf.shape)} -> {list(new_shape)})')
     new_buf = dataclasses.replace(buf, shape=new_shape, strides=(),
                                   axis_separators=tuple(seps) if seps else buf.axis_separators)
-    rewrite_buffer(state, buf, new_buf, imap.map_indices)
-    return given, (pmap if callable(pad_value) else pad_value)
+    rewrite_buffer(state, buf, new_buf, imap.map_indices, match_separators=bool(seps))
+    return spec, given, (pmap if callable(pad_value) else pad_value)
 
 
 def _product(shape: Sequence[PrimExpr]) -> PrimExpr:
@@ -251,7 +299,7 @@ def _product(shape: Sequence[PrimExpr]) -> PrimExpr:
 
 
 def set_axis_separator(state: ScheduleState, block_rv: BlockRV, buffer: BufferSpec,
-                       axis_separators: Optional[Sequence[int]]) -> None:
+                       axis_separators: Optional[Sequence[int]]) -> Any:
     """Set where a buffer's axes are split into groups when it is flattened (each group
     becomes one physical dimension).
 
@@ -262,6 +310,8 @@ def set_axis_separator(state: ScheduleState, block_rv: BlockRV, buffer: BufferSp
     After ``set_axis_separator(block_B, ("write", 0), [1])``::
 
         B = T.alloc_buffer((128, 128), axis_separators=[1])
+
+    Returns the buffer as the trace records it.
     """
     prim = "set_axis_separator"
     block, buf = resolve_buffer(state, block_rv, buffer, prim)
@@ -271,4 +321,5 @@ def set_axis_separator(state: ScheduleState, block_rv: BlockRV, buffer: BufferSp
                    f"increasing positions inside the {len(buf.shape)} axes of buffer "
                    f'"{buf.name}"')
     new_buf = dataclasses.replace(buf, axis_separators=seps)
-    rewrite_buffer(state, buf, new_buf, list)
+    rewrite_buffer(state, buf, new_buf, list, match_separators=True)
+    return buffer if isinstance(buffer, (str, tuple, list)) else buffer_spec(block, buf)
