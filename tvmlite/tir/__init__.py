@@ -1,7 +1,6 @@
 """TensorIR: expressions, statements, buffers and functions (``tvm.tir``)."""
 from . import ir_builder, op, schedule, stmt_functor, transform
 from .buffer import Buffer, decl_buffer
-from .index_map import IndexMap
 from .expr import (
     EQ,
     GE,
@@ -42,6 +41,7 @@ from .expr import (
 )
 from .function import PrimFunc
 from .functor import post_order_visit, substitute
+from .index_map import IndexMap
 from .op import (  # reducers; with two operands they combine elementwise
     abs,
     acos,

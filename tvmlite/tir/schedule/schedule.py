@@ -31,6 +31,7 @@ from . import rfactor as _rf
 from . import set_scope as _ss
 from . import split as _split
 from . import storage_align as _sa
+from . import transform_block_layout as _tbl
 from . import transform_layout as _tl
 from .error import RENDER_LEVELS, ScheduleError, fail
 from .state import (
@@ -960,6 +961,23 @@ class Schedule:
         if assume_injective_transform:
             attrs["assume_injective_transform"] = True
         self._trace.record("transform_layout", [block], None, attrs)
+
+    @_all_or_nothing
+    @_with_example(_tbl.transform_block_layout)
+    def transform_block_layout(self, block: Union[BlockRV, str], index_map: Any) -> None:
+        """Replace the loops of a block by loops over ``index_map`` of its iterators.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            A block alone under its loops, each loop bound to one of its iterators.
+        index_map : IndexMap or callable
+            Block iterators to new ones: an affine bijection, e.g.
+            ``lambda i, j: (i * 128 + j,)``.
+        """
+        self._func_of(block)
+        imap = _tbl.transform_block_layout(self._state, block, index_map)
+        self._trace.record("transform_block_layout", [block], None, {"index_map": imap})
 
     @_all_or_nothing
     @_with_example(_tl.set_axis_separator)

@@ -83,11 +83,8 @@ class _LayoutRewriter(Mutator):
     def _indices(self, indices) -> Tuple[PrimExpr, ...]:
         return tuple(self._simplify(e) for e in self.fmap(list(indices)))
 
-    def _simplify(self, e: PrimExpr, dom: Optional[Dict[Var, Range]] = None) -> PrimExpr:
-        # as classic TVM: an index that simplifies to a constant only because some
-        # iterator has extent 1 keeps its variables
-        out = simplify(e, self.dom if dom is None else dom)
-        return e if isinstance(out, IntImm) and not isinstance(e, IntImm) else out
+    def _simplify(self, e: PrimExpr) -> PrimExpr:
+        return simplify_nontrivial(e, self.dom)
 
     def visit_For(self, s: For):
         self.dom[s.loop_var] = Range(s.min, s.extent)
@@ -165,6 +162,13 @@ class _LayoutRewriter(Mutator):
             return [Range(_op.const(0, n.dtype), n) for n in self.new.shape]
         return [Range(self._simplify(b.min), simplify(b.extent, {**self.dom, **offs}))
                 for b in boxes]
+
+
+def simplify_nontrivial(e: PrimExpr, dom: Dict[Var, Range]) -> PrimExpr:
+    """``e`` simplified under ``dom``, unless it would become a constant: as in classic TVM,
+    an index that is constant only because an iterator has extent 1 keeps its variables."""
+    out = simplify(e, dom)
+    return e if isinstance(out, IntImm) and not isinstance(e, IntImm) else out
 
 
 def _is_one(e) -> bool:
