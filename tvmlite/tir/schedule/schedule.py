@@ -26,6 +26,7 @@ from . import compute_inline as _ci
 from . import decompose_reduction as _dr
 from . import fuse as _fuse
 from . import loop_kind as _lk
+from . import reindex as _reindex
 from . import reorder as _reorder
 from . import rfactor as _rf
 from . import set_scope as _ss
@@ -930,6 +931,29 @@ class Schedule:
         _ss.set_scope(self._state, block, buffer_index, storage_scope)
         self._trace.record("set_scope", [block], None,
                            {"buffer_index": buffer_index, "storage_scope": storage_scope})
+
+    @_all_or_nothing
+    @_with_example(_reindex.reindex)
+    def reindex(self, block: Union[BlockRV, str], buffer: Any) -> BlockRV:
+        """Make ``block`` access a buffer through a copy indexed by the block iterators its
+        access uses, filled before it (a read) or written back after it (a write).
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The block; all its accesses to the buffer use the same indices.
+        buffer : tuple or str or Buffer
+            ``("read", i)`` / ``("write", i)``, or the buffer's name.
+
+        Returns
+        -------
+        BlockRV
+            The copy block.
+        """
+        self._func_of(block)
+        out, spec = _reindex.reindex(self._state, block, buffer)
+        self._trace.record("reindex", [block], out, {"buffer": spec})
+        return out
 
     @_all_or_nothing
     @_with_example(_tl.transform_layout)
