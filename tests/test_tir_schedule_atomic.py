@@ -322,6 +322,29 @@ def _case_set_scope(s):
         ["set_scope", "function parameter"], lambda: s.set_scope(s.get_block("B"), 0, "local")
 
 
+def _case_transform_layout(s):
+    return lambda: s.transform_layout("B", "B", lambda i, j: [i // 4, j, i % 4]), \
+        ["transform_layout", 'block "B"', "pads"], \
+        lambda: s.transform_layout("B", "B", lambda i, j: [j, i])
+
+
+def _case_set_axis_separator(s):
+    return lambda: s.set_axis_separator("B", ("write", 0), [5]), \
+        ["set_axis_separator", 'block "B"', "increasing positions"], \
+        lambda: s.set_axis_separator("B", ("write", 0), [1])
+
+
+def _case_transform_block_layout(s):
+    return lambda: s.transform_block_layout("B", lambda i, j: (i + j,)), \
+        ["transform_block_layout", 'block "B"', "not bijective"], \
+        lambda: s.transform_block_layout("B", lambda i, j: (i * M + j,))
+
+
+def _case_reindex(s):
+    return lambda: s.reindex("B", ("read", 2)), ["reindex", 'block "B"', "out of range"], \
+        lambda: s.reindex("C", ("read", 0))
+
+
 def _case_decompose_reduction(s):  # reduction program
     c = s.get_block("C")
     ci, ck = s.get_loops(c)
@@ -392,6 +415,10 @@ CASES = {
     "blockize": (_sibling, _case_blockize),
     "tensorize": (_add_mul, _case_tensorize),
     "remove_rv": (_chain, _case_remove_rv),
+    "transform_layout": (_chain, _case_transform_layout),
+    "set_axis_separator": (_chain, _case_set_axis_separator),
+    "transform_block_layout": (_chain, _case_transform_block_layout),
+    "reindex": (_chain, _case_reindex),
 }
 
 

@@ -6,6 +6,7 @@ them into a TensorIR ``PrimFunc``; schedules act on that function.
 from .._classic import fallback as _fallback  # noqa: E402
 from .._classic import stub_missing_methods as _stub_missing_methods
 from ..tir.expr import IterVar, Reduce, Var  # noqa: F401
+from ..tir.index_map import AXIS_SEPARATOR  # noqa: F401
 from ..tir.op import (  # noqa: F401  (the expression helpers classic te offers)
     abs,
     acos,

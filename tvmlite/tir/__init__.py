@@ -41,6 +41,7 @@ from .expr import (
 )
 from .function import PrimFunc
 from .functor import post_order_visit, substitute
+from .index_map import IndexMap
 from .op import (  # reducers; with two operands they combine elementwise
     abs,
     acos,

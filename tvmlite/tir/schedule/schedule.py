@@ -26,11 +26,14 @@ from . import compute_inline as _ci
 from . import decompose_reduction as _dr
 from . import fuse as _fuse
 from . import loop_kind as _lk
+from . import reindex as _reindex
 from . import reorder as _reorder
 from . import rfactor as _rf
 from . import set_scope as _ss
 from . import split as _split
 from . import storage_align as _sa
+from . import transform_block_layout as _tbl
+from . import transform_layout as _tl
 from .error import RENDER_LEVELS, ScheduleError, fail
 from .state import (
     BlockRV,
@@ -928,6 +931,97 @@ class Schedule:
         _ss.set_scope(self._state, block, buffer_index, storage_scope)
         self._trace.record("set_scope", [block], None,
                            {"buffer_index": buffer_index, "storage_scope": storage_scope})
+
+    @_all_or_nothing
+    @_with_example(_reindex.reindex)
+    def reindex(self, block: Union[BlockRV, str], buffer: Any) -> BlockRV:
+        """Make ``block`` access a buffer through a copy indexed by the block iterators its
+        access uses, filled before it (a read) or written back after it (a write).
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The block; all its accesses to the buffer use the same indices.
+        buffer : tuple or str or Buffer
+            ``("read", i)`` / ``("write", i)``, or the buffer's name.
+
+        Returns
+        -------
+        BlockRV
+            The copy block.
+        """
+        self._func_of(block)
+        out, spec = _reindex.reindex(self._state, block, buffer)
+        self._trace.record("reindex", [block], out, {"buffer": spec})
+        return out
+
+    @_all_or_nothing
+    @_with_example(_tl.transform_layout)
+    def transform_layout(self, block: Union[BlockRV, str], buffer: Any, index_map: Any,
+                         pad_value: Any = None, *,
+                         assume_injective_transform: bool = False) -> None:
+        """Change the layout of a buffer ``block`` accesses; every access in the function
+        follows.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            A block accessing the buffer.
+        buffer : tuple or str or Buffer
+            ``("read", i)`` / ``("write", i)`` (the block's i-th read or write region), or
+            the buffer's name.
+        index_map : IndexMap or callable
+            Old indices to new ones, e.g. ``lambda i, j: [i // 16, j, i % 16]``; an
+            ``IndexMap.AXIS_SEPARATOR`` among the outputs sets axis separators.
+        pad_value : int, float, PrimExpr or callable, optional
+            The value of padding elements, where the new layout has any.
+        assume_injective_transform : bool
+            Allow a padding layout without ``pad_value``: the padding is never accessed.
+        """
+        self._func_of(block)
+        spec, imap, pad = _tl.transform_layout(self._state, block, buffer, index_map,
+                                               pad_value, assume_injective_transform)
+        attrs = {"buffer": spec, "index_map": imap, "pad_value": pad}
+        if assume_injective_transform:
+            attrs["assume_injective_transform"] = True
+        self._trace.record("transform_layout", [block], None, attrs)
+
+    @_all_or_nothing
+    @_with_example(_tbl.transform_block_layout)
+    def transform_block_layout(self, block: Union[BlockRV, str], index_map: Any) -> None:
+        """Replace the loops of a block by loops over ``index_map`` of its iterators.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            A block alone under its loops, each loop bound to one of its iterators.
+        index_map : IndexMap or callable
+            Block iterators to new ones: an affine bijection, e.g.
+            ``lambda i, j: (i * 128 + j,)``.
+        """
+        self._func_of(block)
+        imap = _tbl.transform_block_layout(self._state, block, index_map)
+        self._trace.record("transform_block_layout", [block], None, {"index_map": imap})
+
+    @_all_or_nothing
+    @_with_example(_tl.set_axis_separator)
+    def set_axis_separator(self, block: Union[BlockRV, str], buffer: Any,
+                           axis_separators: Optional[Sequence[int]]) -> None:
+        """Set the axis separators of a buffer ``block`` accesses.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            A block accessing the buffer.
+        buffer : tuple or str or Buffer
+            As for :meth:`transform_layout`.
+        axis_separators : list of int
+            Increasing axis positions where a new physical dimension starts.
+        """
+        self._func_of(block)
+        spec = _tl.set_axis_separator(self._state, block, buffer, axis_separators)
+        self._trace.record("set_axis_separator", [block], None,
+                           {"buffer": spec, "axis_separators": list(axis_separators or [])})
 
     # ------------------------------------------------------------------ reductions
     @_all_or_nothing
