@@ -20,9 +20,9 @@ from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import expr as E
 from ..tir import stmt as S
-from ..tir.op import const as _const
 from ..tir.buffer import Buffer
 from ..tir.function import PrimFunc
+from ..tir.op import const as _const
 from .c_text import _strip, c_type
 from .codegen_c_vector import VectorPrinterMixin
 
