@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Dict
 
-from ..error import TVMError
-from .function import PrimFunc
+from ...error import TVMError
+from ..function import PrimFunc
 
 _REGISTRY: Dict[str, "TensorIntrin"] = {}
 
