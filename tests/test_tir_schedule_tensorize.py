@@ -294,3 +294,12 @@ def test_tensorize_classic_dot_product_intrinsics(intrin_mod, name, lanes, depth
         c = tvm.nd.array(np.zeros((m, n), "int32"))
         tvm.build(mod, target="llvm")(tvm.nd.array(x), tvm.nd.array(w), c)
         np.testing.assert_equal(c.numpy(), want.astype("int32"))
+
+
+def test_tensor_intrin_missing_name_is_a_value_error():
+    from tvmlite.error import TVMError
+
+    assert TensorIntrin.get("no_such_intrin", allow_missing=True) is None
+    for exc in (ValueError, TVMError):
+        with pytest.raises(exc, match="no TensorIntrin registered under 'no_such_intrin'"):
+            TensorIntrin.get("no_such_intrin")

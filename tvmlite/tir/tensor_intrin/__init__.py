@@ -10,6 +10,10 @@ from ..function import PrimFunc
 _REGISTRY: Dict[str, "TensorIntrin"] = {}
 
 
+class TensorIntrinNotFound(TVMError, ValueError):
+    """No intrinsic is registered under the name (a ``ValueError`` too, as in classic TVM)."""
+
+
 class TensorIntrin:
     """A tensor intrinsic: ``desc`` and ``impl`` take the same buffer parameters, in order.
 
@@ -48,7 +52,7 @@ class TensorIntrin:
         """The intrinsic registered under ``name``."""
         out = _REGISTRY.get(name)
         if out is None and not allow_missing:
-            raise TVMError(f"no TensorIntrin registered under {name!r} (known: "
+            raise TensorIntrinNotFound(f"no TensorIntrin registered under {name!r} (known: "
                            f"{sorted(_REGISTRY) or 'none'})")
         return out
 
