@@ -253,3 +253,53 @@ def test_tensorize_errors_leave_schedule_unchanged():
     s5.reorder(i0, j0, k0, i1, j1, k1)
     with pytest.raises(ScheduleError, match="float32"):
         s5.tensorize(i1, "test_gemm4x4")
+
+
+@pytest.mark.parametrize("intrin_mod, name, lanes, depth, xdt, wdt", [
+    ("x86", "VNNI_DOT_16x4_INTRIN", 16, 4, "uint8", "int8"),
+    ("arm_cpu", "ARM_DOT_4x4_i8_SDOT_INTRIN", 4, 4, "int8", "int8"),
+    ("hexagon", "VDMPY_i16i16i32_INTRIN", 32, 2, "int16", "int16"),
+])
+def test_tensorize_classic_dot_product_intrinsics(intrin_mod, name, lanes, depth, xdt, wdt):
+    import importlib
+
+    from tvmlite import te
+
+    intrin = getattr(importlib.import_module(f"tvmlite.tir.tensor_intrin.{intrin_mod}"), name)
+    m, n, k = 5, lanes * 3, depth * 5
+    X = te.placeholder((m, k), name="X", dtype=xdt)
+    W = te.placeholder((n, k), name="W", dtype=wdt)
+    r = te.reduce_axis((0, k), name="k")
+    C = te.compute((m, n), lambda i, j: te.sum(
+        X[i, r].astype("int32") * W[j, r].astype("int32"), axis=r), name="C")
+    func = te.create_prim_func([X, W, C])
+    sch = tvm.tir.Schedule(func)
+    block = sch.get_block("C")
+    _, j, kk = sch.get_loops(block)
+    _, ji = sch.split(j, [None, lanes])
+    ko, _ = sch.split(kk, [None, depth])
+    sch.reorder(ko, ji)
+    sch.decompose_reduction(block, ko)
+    sch.tensorize(ji, intrin)
+    # the implementation's own block reads and writes the scheduled buffers
+    bufs = set()
+    post_order_visit(sch.mod["main"].body, lambda n: bufs.update(
+        r.buffer.name for r in getattr(n, "reads", ()) + getattr(n, "writes", ())))
+    assert bufs <= {"X", "W", "C"}, bufs
+    lo, hi = np.iinfo(xdt).min, np.iinfo(xdt).max
+    x = np.random.randint(lo, hi, (m, k)).astype(xdt)
+    w = np.random.randint(np.iinfo(wdt).min, np.iinfo(wdt).max, (n, k)).astype(wdt)
+    want = x.astype("int64") @ w.astype("int64").T
+    for mod in (func, sch.mod):
+        c = tvm.nd.array(np.zeros((m, n), "int32"))
+        tvm.build(mod, target="llvm")(tvm.nd.array(x), tvm.nd.array(w), c)
+        np.testing.assert_equal(c.numpy(), want.astype("int32"))
+
+
+def test_tensor_intrin_missing_name_is_a_value_error():
+    from tvmlite.error import TVMError
+
+    assert TensorIntrin.get("no_such_intrin", allow_missing=True) is None
+    for exc in (ValueError, TVMError):
+        with pytest.raises(exc, match="no TensorIntrin registered under 'no_such_intrin'"):
+            TensorIntrin.get("no_such_intrin")

@@ -22,6 +22,7 @@ from ..tir import expr as E
 from ..tir import stmt as S
 from ..tir.buffer import Buffer
 from ..tir.function import PrimFunc
+from ..tir.op import const as _const
 from .c_text import _strip, c_type
 from .codegen_c_vector import VectorPrinterMixin
 
@@ -604,7 +605,12 @@ class _FunctionPrinter(VectorPrinterMixin):
         self.ptr_type[s.buffer_var] = dt
         self.emit("{")
         self.indent += 1
-        if count is not None and count * esize <= STACK_ALLOC_LIMIT and self.par is None:
+        data = (s.annotations or {}).get(S.ALLOCATE_CONST_DATA)
+        if data is not None:  # T.allocate_const
+            values = ", ".join(self.expr(_const(v, dt)) for v in data)
+            self.emit(f"static const {ct} {name}[{max(len(data), 1)}] = {{{values}}};")
+            self.stmt(s.body)
+        elif count is not None and count * esize <= STACK_ALLOC_LIMIT and self.par is None:
             self.emit(f"{ct} {name}[{max(count, 1)}] __attribute__((aligned(64)));")
             self.stmt(s.body)
         else:

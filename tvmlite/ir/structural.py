@@ -36,6 +36,15 @@ _DEFINING = {
     ("Reduce", "axis"),
 }
 
+# Fields that are labels, not structure (as in TVM: a block's name is for people and for
+# ``get_block``; two blocks that differ only in name compute the same thing).
+_LABELS = {("Block", "name_hint")}
+
+
+def _skip(obj, field: str) -> bool:
+    return (field == "name" and _def_kind(obj) == "buffer") or \
+        (type(obj).__name__, field) in _LABELS
+
 
 class _Equal:
     def __init__(self, map_free_vars: bool = True):
@@ -100,10 +109,8 @@ class _Equal:
         fs = _fields(a)
         if fs:
             for f in fs:
-                if f.name == "name" and _def_kind(a) == "buffer":
-                    continue  # as in TVM, a buffer's name is not part of its structure
-                if f.name == "name_hint" and type(a).__name__ == "Block":
-                    continue  # nor is a block's name (classic Block::SEqualReduce)
+                if _skip(a, f.name):
+                    continue  # as in TVM, names of buffers and blocks are not structure
                 self.eq(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
             return
         if hasattr(a, "functions") and hasattr(a, "attrs"):  # IRModule
@@ -182,7 +189,7 @@ def _hash_into(x, h, ids):
     if fs:
         h.update(type(x).__name__.encode())
         for f in fs:
-            if f.name == "name" and _def_kind(x) == "buffer":
+            if _skip(x, f.name):
                 continue
             _hash_into(getattr(x, f.name), h, ids)
         return

@@ -57,6 +57,7 @@ from ..tir.expr import (
 from ..tir.function import PrimFunc
 from ..tir.functor import post_order_visit
 from ..tir.stmt import (
+    ALLOCATE_CONST_DATA,
     Allocate,
     AssertStmt,
     AttrStmt,
@@ -446,13 +447,18 @@ class _Printer:
                          f"{self.expr(s.value)}")
 
     def s_Allocate(self, s: Allocate, level, tail):
-        args = [f"[{', '.join(self.expr(e) for e in s.extents)}]", json.dumps(s.dtype),
-                json.dumps(s.scope)]
-        if not _is_true(s.condition):
-            args.append(self.expr(s.condition))
-        if s.annotations:
-            args.append(f"annotations={self.value(s.annotations)}")
-        call = f"T.allocate({', '.join(args)})"
+        extents = f"[{', '.join(self.expr(e) for e in s.extents)}]"
+        anns = dict(s.annotations or {})
+        data = anns.pop(ALLOCATE_CONST_DATA, None)
+        if data is not None:
+            args = [f"[{', '.join(repr(v) for v in data)}]", json.dumps(s.dtype), extents]
+        else:
+            args = [extents, json.dumps(s.dtype), json.dumps(s.scope)]
+            if not _is_true(s.condition):
+                args.append(self.expr(s.condition))
+        if anns:
+            args.append(f"annotations={self.value(anns)}")
+        call = f"T.allocate{'_const' if data is not None else ''}({', '.join(args)})"
         name = self.define(s.buffer_var, s.buffer_var.name)
         inner = level if tail else level + 1
         if tail:

@@ -20,7 +20,7 @@ from ..tir.expr import Let as _LetNode
 from ..tir.expr import Ramp as _RampNode
 from ..tir.expr import Range as _Range
 from ..tir.expr import Select as _SelectNode
-from ..tir.stmt import Evaluate, ForKind
+from ..tir.stmt import ALLOCATE_CONST_DATA, Evaluate, ForKind
 
 # --------------------------------------------------------------------------- dtypes
 
@@ -356,6 +356,23 @@ def allocate(extents, dtype: str, scope: str = "global", condition=True,
         extents = [extents]
     return AllocateSpec(tuple(_op.convert(e) for e in extents), _dt.canonical(dtype),
                         scope, _op.convert(condition), annotations)
+
+
+def allocate_const(data, dtype: str, extents, annotations=None) -> AllocateSpec:
+    """A constant buffer for the rest of the enclosing scope, holding ``data`` (row-major);
+    binds a handle variable."""
+    if not isinstance(extents, (list, tuple)):
+        extents = [extents]
+    values = tuple(data.flatten().tolist() if hasattr(data, "flatten") else data)
+    count = 1
+    for e in extents:
+        count *= int(e)
+    if len(values) != count:
+        raise ValueError(f"T.allocate_const: {len(values)} values for extents {list(extents)}")
+    anns = dict(annotations or {})
+    anns[ALLOCATE_CONST_DATA] = values
+    return AllocateSpec(tuple(_op.convert(e) for e in extents), _dt.canonical(dtype),
+                        "global", _op.convert(True), anns)
 
 
 @dataclass

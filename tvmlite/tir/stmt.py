@@ -49,9 +49,14 @@ class BufferStore(Stmt):
     indices: Tuple[PrimExpr, ...]
 
 
+# Allocate annotation of ``T.allocate_const``: the buffer's constant contents (a flat tuple).
+ALLOCATE_CONST_DATA = "tvmlite.allocate_const"
+
+
 @node
 class Allocate(Stmt):
-    """Allocate ``extents`` elements of ``dtype`` in ``scope``, bound to ``buffer_var``."""
+    """Allocate ``extents`` elements of ``dtype`` in ``scope``, bound to ``buffer_var``
+    (constant data when ``annotations`` holds :data:`ALLOCATE_CONST_DATA`)."""
 
     buffer_var: Var
     dtype: str

@@ -41,7 +41,7 @@ from ..buffer import Buffer
 from ..expr import BufferLoad, Call, IntImm, IterVar, IterVarType, PrimExpr, Range, Var
 from ..function import PrimFunc
 from ..functor import Mutator, collect_vars, substitute
-from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
+from ..stmt import Block, BlockRealize, BufferRegion, BufferStore, For, Stmt
 from ..stmt_util import hoist_init
 from .error import fail
 from .state import (
@@ -469,6 +469,17 @@ class _BindImpl(Mutator):
         if b is None:
             return self.generic(s)
         return BufferStore(b.target, self.visit(s.value), self._load_idx(b, s.indices))
+
+    def visit_BufferRegion(self, r):
+        # an implementation with blocks of its own: their reads/writes move with the accesses
+        b = self.by_buf.get(id(r.buffer))
+        if b is None:
+            return self.generic(r)
+        mins = self._load_idx(b, [x.min for x in r.region])
+        lead = len(mins) - len(r.region)
+        region = tuple(Range(m, IntImm(m.dtype, 1)) for m in mins[:lead]) + tuple(
+            Range(m, self.visit(x.extent)) for m, x in zip(mins[lead:], r.region))
+        return BufferRegion(b.target, region)
 
     def visit_Call(self, e):
         if e.op == "address_of_elem" and isinstance(e.args[0], Buffer):

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Dict
 
-from ..error import TVMError
-from .function import PrimFunc
+from ...error import TVMError
+from ..function import PrimFunc
 
 _REGISTRY: Dict[str, "TensorIntrin"] = {}
+
+
+class TensorIntrinNotFound(TVMError, ValueError):
+    """No intrinsic is registered under the name (a ``ValueError`` too, as in classic TVM)."""
 
 
 class TensorIntrin:
@@ -48,7 +52,7 @@ class TensorIntrin:
         """The intrinsic registered under ``name``."""
         out = _REGISTRY.get(name)
         if out is None and not allow_missing:
-            raise TVMError(f"no TensorIntrin registered under {name!r} (known: "
+            raise TensorIntrinNotFound(f"no TensorIntrin registered under {name!r} (known: "
                            f"{sorted(_REGISTRY) or 'none'})")
         return out
 
