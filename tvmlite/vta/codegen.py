@@ -120,6 +120,7 @@ class _Gen:
         self.sram: Dict[object, Tuple[str, int, int]] = {}  # data var → (mem, base, rows)
         self.free: Dict[str, List[Tuple[int, int]]] = {}
         self.alloc_info: Dict[object, S.Allocate] = {}
+        self.free_at: Dict[int, Dict[int, List]] = {}  # id(SeqStmt) → child → buffers
         self.depth = {"inp": env.INP_BUFF_SIZE // env.INP_ELEM_BYTES,
                       "wgt": env.WGT_BUFF_SIZE // env.WGT_ELEM_BYTES,
                       "acc": env.ACC_BUFF_SIZE // env.ACC_ELEM_BYTES,
@@ -179,17 +180,25 @@ class _Gen:
     # -------------------------------------------------------------- statements
     def stmt(self, s, env) -> None:  # noqa: C901
         if isinstance(s, S.SeqStmt):
-            last = _last_uses(s.seq)
+            plan = self.free_at.get(id(s), {})
             for k, c in enumerate(s.seq):
                 self.stmt(c, env)
-                for v in last.get(k, ()):
-                    if v in self.alloc_info:
-                        self._release(v)
+                for v in plan.get(k, ()):
+                    self._release(v)
         elif isinstance(s, S.Allocate):
             if s.scope not in SCOPE_MEM:
                 raise _err(f"allocation {s.buffer_var.name} in scope {s.scope!r}: "
                            "a VTA function may only allocate on-chip VTA buffers")
             self.alloc_info[s.buffer_var] = s
+            seq = s.body
+            while isinstance(seq, (S.Allocate, S.LetStmt)) or (
+                    isinstance(seq, S.AttrStmt) and not seq.attr_key.startswith("pragma_")):
+                seq = seq.body
+            if isinstance(seq, S.SeqStmt):  # free the buffer after its last use
+                last = _last_uses(seq.seq).get(s.buffer_var)
+                if last is not None:
+                    self.free_at.setdefault(id(seq), {}).setdefault(last, []).append(
+                        s.buffer_var)
             self.stmt(s.body, env)
             self._release(s.buffer_var)
         elif isinstance(s, S.LetStmt):
@@ -589,17 +598,15 @@ def _refs(s, out: set) -> None:
             _refs(x, out)
 
 
-def _last_uses(seq) -> Dict[int, List]:
+def _last_uses(seq) -> Dict[object, int]:
+    """Per buffer data variable, the last statement of ``seq`` touching it."""
     last: Dict[object, int] = {}
     for k, c in enumerate(seq):
         vs: set = set()
         _refs(c, vs)
         for v in vs:
             last[v] = k
-    out: Dict[int, List] = {}
-    for v, k in last.items():
-        out.setdefault(k, []).append(v)
-    return out
+    return last
 
 
 def insert_dependences(insns: List[isa.Insn], depth: Dict[str, int]) -> None:
