@@ -10,6 +10,7 @@ import numpy as np
 from .. import driver
 from ..error import TVMError
 from ..ir.transform import PassContext
+from ..runtime import module as _module
 from ..runtime import ndarray as _nd
 from ..te.schedule import Schedule
 from . import codegen, simulator
@@ -132,3 +133,6 @@ def build(sch, args: Optional[Sequence[Any]] = None, target=None, target_host=No
     if len(funcs) != 1:
         raise TVMError("vta.build: expected one function")
     return VTAModule(codegen.generate(funcs[0][1], env, name))
+
+
+_module.FILE_LOADERS[MAGIC] = load
