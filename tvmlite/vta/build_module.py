@@ -45,7 +45,7 @@ def _gemm_as_pragma(sch):
     try:
         yield
     finally:
-        for st, iv, a, itype, intrin in saved:
+        for _st, _iv, a, itype, intrin in saved:
             a.tensor_intrin, a.iter_type = intrin, itype
             keys = [k.value for k in a.pragma_keys]
             k = keys.index("vta_gemm")

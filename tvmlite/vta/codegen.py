@@ -268,7 +268,8 @@ class _Gen:
                 raise _err("a store to DRAM cannot pad")
             self._store(dst, src, didx, sidx, shape)
         else:
-            raise _err(f"dma_copy from {src.scope_name} ({src.name}) to {dst.scope_name} ({dst.name}) "
+            raise _err(f"dma_copy from {src.scope_name} ({src.name}) to {dst.scope_name} "
+                       f"({dst.name}) "
                        "is neither a DRAM→SRAM load nor an accumulator→DRAM store")
 
     def _tiles(self, idx, tile, what):
