@@ -21,7 +21,8 @@ _SUBMODULES = {
 _ALIASES = {"nd": "runtime.ndarray"}
 _FUNCS = {
     "lower": "driver", "build": "driver",
-    "cpu": "runtime", "gpu": "runtime", "cuda": "runtime", "device": "runtime",
+    "cpu": "runtime", "ext_dev": "runtime", "gpu": "runtime", "cuda": "runtime",
+    "device": "runtime",
     "context": "runtime", "register_func": "runtime", "get_global_func": "runtime",
 }
 

@@ -509,6 +509,9 @@ class LocalSession:
     def cuda(self, dev_id: int = 0) -> Device:
         return cuda(dev_id)
 
+    def ext_dev(self, dev_id: int = 0) -> Device:
+        return make_device(EXT_DEV, dev_id)
+
     gpu = cuda
     context = device
 

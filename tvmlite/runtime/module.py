@@ -550,6 +550,10 @@ def _untar_checked(path: str, directory: str) -> None:
         raise TVMError(f"load_module: cannot load {path}: not a valid tar archive: {e}") from None
 
 
+#: file magic → loader, for modules of packages above the runtime (``tvmlite.vta``)
+FILE_LOADERS: Dict[bytes, Any] = {}
+
+
 def load_module(path: str, fmt: str = "") -> Module:
     """Load a module exported as ``.so``, ``.tar`` or ``.o`` (``tvm.runtime.load_module``).
 
@@ -565,6 +569,11 @@ def load_module(path: str, fmt: str = "") -> Module:
     if not os.path.isfile(path):
         raise TVMError(f"load_module: {path!r} is not a regular file")
     fmt = fmt or os.path.splitext(path)[1].lstrip(".")
+    with open(path, "rb") as fh:
+        head = fh.read(64)
+    for magic, loader in FILE_LOADERS.items():  # e.g. VTA programs (registered by tvmlite.vta)
+        if head.startswith(magic):
+            return loader(path)
     if fmt in ("so", "dylib", "dll"):
         return _load_shared(_read(path), path)
     if fmt == "o":

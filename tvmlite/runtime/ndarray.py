@@ -13,7 +13,7 @@ import numpy as np
 
 from ..error import TVMError
 from ..ir import dtype as _dt
-from .device import CPU, CUDA, Device, cpu, cuda_available, gpu_emulation
+from .device import CPU, CUDA, EXT_DEV, Device, cpu, cuda_available, gpu_emulation
 from .device import device as _make_device
 
 ALIGNMENT = 64
@@ -199,6 +199,8 @@ class NDArray:
 
 def _check_device(dev: Device) -> None:
     if dev.device_type != CPU:
+        if dev.device_type == EXT_DEV:
+            return  # the VTA simulator's DRAM is host memory
         if dev.device_type == CUDA and gpu_emulation():
             return  # emulated: the array lives in host memory
         if dev.device_type == CUDA and not cuda_available():

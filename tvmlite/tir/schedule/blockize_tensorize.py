@@ -385,10 +385,16 @@ def _iter_kinds(block: Block) -> List[IterVarType]:
 
 
 def _flat_init(init: Stmt) -> Stmt:
-    """The outer init nest with its block bindings substituted."""
+    """The outer init nest with its block bindings substituted and unit loops dropped (the TE
+    facade's init nest omits them)."""
     class _F(Mutator):
         def visit_BlockRealize(self, r):
             return self.visit(_flat(r, r.block.body))
+
+        def visit_For(self, s):
+            if const_value(s.extent) == 1:
+                return self.visit(substitute(s.body, {s.loop_var: s.min}))
+            return self.generic(s)
 
     return _F().visit(init)
 

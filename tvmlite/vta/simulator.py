@@ -1,0 +1,216 @@
+"""A functional simulator of the VTA instruction set, in numpy (whole instructions at once).
+
+Three modules (load, compute, store) run their queues; an instruction whose ``pop_*`` flag
+finds no token in the matching dependence queue waits. When no module can go on before all
+instructions ran, that is a deadlock; tokens left over at the end are a token mismatch: both
+raise a :class:`TVMError`.
+"""
+from __future__ import annotations
+
+import time
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from ..error import TVMError
+from . import isa
+
+STAT_KEYS = ("inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes",
+             "out_store_nbytes", "gemm_counter", "alu_counter")
+
+_STATS: Dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
+_EXTRA: Dict[str, float] = {}
+_TRACE: Optional[List[str]] = None
+
+
+def clear_stats() -> None:
+    """Reset the statistics (classic ``vta.testing.simulator.clear_stats``)."""
+    for k in STAT_KEYS:
+        _STATS[k] = 0
+    _EXTRA.clear()
+
+
+def stats() -> Dict[str, int]:
+    """The statistics of the runs since the last :func:`clear_stats` (bytes moved by DMA and
+    GEMM/ALU micro-op executions, as classic counts them)."""
+    return dict(_STATS)
+
+
+def utilisation() -> Dict[str, float]:
+    """Beyond classic: instructions per queue, and seconds of simulation per queue."""
+    return dict(_EXTRA)
+
+
+def trace(enable: bool = True) -> None:
+    """Record every executed instruction (``trace_dump()`` returns them)."""
+    global _TRACE
+    _TRACE = [] if enable else None
+
+
+def trace_dump() -> List[str]:
+    """The instructions executed since ``trace()`` was called, one line each."""
+    return list(_TRACE or [])
+
+
+class Device:
+    """SRAM contents of one VTA core."""
+
+    def __init__(self, cfg_env):
+        e = cfg_env
+        self.b, self.i, self.o = e.BATCH, e.BLOCK_IN, e.BLOCK_OUT
+        self.inp = np.zeros((e.INP_BUFF_SIZE // e.INP_ELEM_BYTES, e.BATCH, e.BLOCK_IN),
+                            e.inp_dtype)
+        self.wgt = np.zeros((e.WGT_BUFF_SIZE // e.WGT_ELEM_BYTES, e.BLOCK_OUT, e.BLOCK_IN),
+                            e.wgt_dtype)
+        self.acc = np.zeros((e.ACC_BUFF_SIZE // e.ACC_ELEM_BYTES, e.BATCH, e.BLOCK_OUT),
+                            e.acc_dtype)
+        self.uop = np.zeros((e.UOP_BUFF_SIZE // 4, 3), np.int64)
+        self.out_dtype = e.out_dtype
+        self.elem_bytes = {"inp": e.INP_ELEM_BYTES, "wgt": e.WGT_ELEM_BYTES,
+                           "acc": e.ACC_ELEM_BYTES, "out": e.OUT_ELEM_BYTES}
+
+
+def _indices(dev, ins):
+    k = dev.uop[ins.uop_bgn:ins.uop_end]
+    o = np.arange(ins.iter_out)[:, None, None, None]
+    i = np.arange(ins.iter_in)[None, :, None, None]
+    idx = k[None, None] + o * np.array(ins.factor_out) + i * np.array(ins.factor_in)
+    return idx.reshape(-1, 3)
+
+
+def _bounds(dev, rows, mem, what):
+    depth = getattr(dev, mem).shape[0]
+    if rows.size and (rows.min() < 0 or rows.max() >= depth):
+        raise TVMError(f"VTA simulator: {what} touches {mem} row {int(rows.max())} outside "
+                       f"the buffer ({depth} rows)")
+
+
+def _run(dev, ins, args, uops) -> None:  # noqa: C901
+    if isinstance(ins, isa.Load):
+        if ins.mem == "uop":
+            dev.uop[ins.sram:ins.sram + ins.x_size] = uops[ins.offset:ins.offset + ins.x_size]
+            _STATS["uop_load_nbytes"] += ins.x_size * 4
+            return
+        sram = getattr(dev, ins.mem)
+        tile = sram.shape[1:]
+        dram = args[ins.arg].reshape((-1,) + tile)
+        w = ins.x_pad[0] + ins.x_size + ins.x_pad[1]
+        h = ins.y_pad[0] + ins.y_size + ins.y_pad[1]
+        rows = np.arange(ins.y_size)[:, None] * ins.x_stride + np.arange(ins.x_size) \
+            + ins.offset
+        if rows.size and (rows.min() < 0 or rows.max() >= dram.shape[0]):
+            raise TVMError(f"VTA simulator: a load reads tile {int(rows.max())} beyond "
+                           f"argument {ins.arg} ({dram.shape[0]} tiles)")
+        block = np.zeros((h, w) + tile, sram.dtype)
+        block[ins.y_pad[0]:ins.y_pad[0] + ins.y_size, ins.x_pad[0]:ins.x_pad[0] + ins.x_size] = \
+            dram[rows]
+        _bounds(dev, np.array([ins.sram, ins.sram + h * w - 1]), ins.mem, "a load")
+        sram[ins.sram:ins.sram + h * w] = block.reshape((-1,) + tile)
+        _STATS[f"{ins.mem}_load_nbytes"] += ins.y_size * ins.x_size * dev.elem_bytes[ins.mem]
+    elif isinstance(ins, isa.Store):
+        dram = args[ins.arg].reshape((-1,) + dev.acc.shape[1:])
+        rows = (np.arange(ins.y_size)[:, None] * ins.x_stride + np.arange(ins.x_size)
+                + ins.offset).ravel()
+        if rows.size and (rows.min() < 0 or rows.max() >= dram.shape[0]):
+            raise TVMError(f"VTA simulator: a store writes tile {int(rows.max())} beyond "
+                           f"argument {ins.arg} ({dram.shape[0]} tiles)")
+        n = ins.y_size * ins.x_size
+        _bounds(dev, np.array([ins.sram, ins.sram + n - 1]), "acc", "a store")
+        dram[rows] = dev.acc[ins.sram:ins.sram + n].astype(dram.dtype)
+        _STATS["out_store_nbytes"] += n * dev.elem_bytes["out"]
+    elif isinstance(ins, isa.Alu):
+        idx = _indices(dev, ins)
+        d, s = idx[:, 0], idx[:, 1]
+        _bounds(dev, idx[:, :2], "acc", "an ALU operation")
+        a = dev.acc[s] if ins.use_imm else dev.acc[d]
+        b = np.int32(ins.imm) if ins.use_imm else dev.acc[s]
+        if ins.op == "add":
+            r = a + b
+        elif ins.op == "mul":
+            r = a * b
+        elif ins.op == "min":
+            r = np.minimum(a, b)
+        elif ins.op == "max":
+            r = np.maximum(a, b)
+        elif ins.op == "shr":
+            r = a >> b if ins.imm >= 0 or not ins.use_imm else a << -ins.imm
+        else:
+            raise TVMError(f"VTA simulator: unknown ALU operation {ins.op}")
+        dev.acc[d] = r.astype(dev.acc.dtype)
+        _STATS["alu_counter"] += len(idx)
+    elif isinstance(ins, isa.Gemm):
+        idx = _indices(dev, ins)
+        _bounds(dev, idx[:, 0], "acc", "a GEMM")
+        if ins.reset:
+            dev.acc[idx[:, 0]] = 0
+            return
+        _bounds(dev, idx[:, 1], "inp", "a GEMM")
+        _bounds(dev, idx[:, 2], "wgt", "a GEMM")
+        x = dev.inp[idx[:, 1]].astype(np.int32)
+        w = dev.wgt[idx[:, 2]].astype(np.int32)
+        prod = np.matmul(x, w.transpose(0, 2, 1))
+        np.add.at(dev.acc, idx[:, 0], prod)
+        _STATS["gemm_counter"] += len(idx)
+
+
+def run(program, args: List[np.ndarray], env) -> None:
+    """Execute ``program`` on the numpy arrays ``args`` (outputs are written in place)."""
+    dev = Device(env)
+    queues: List[List[isa.Insn]] = [[], [], []]
+    for ins in program.insns:
+        queues[ins.queue].append(ins)
+    pos = [0, 0, 0]
+    tokens = {(a, b): 0 for a in range(3) for b in range(3) if abs(a - b) == 1}
+    spent = [0.0, 0.0, 0.0]
+    uops = program.uops.astype(np.int64)
+    while True:
+        progressed = False
+        for q in range(3):
+            while pos[q] < len(queues[q]):
+                ins = queues[q][pos[q]]
+                if ins.pop_prev and (q == 0 or tokens[(q - 1, q)] == 0):
+                    if q == 0:
+                        raise TVMError("VTA simulator: a load instruction pops a token from "
+                                       "a previous queue, which the load queue has not")
+                    break
+                if ins.pop_next and (q == 2 or tokens[(q + 1, q)] == 0):
+                    if q == 2:
+                        raise TVMError("VTA simulator: a store instruction pops a token from "
+                                       "a next queue, which the store queue has not")
+                    break
+                if ins.pop_prev:
+                    tokens[(q - 1, q)] -= 1
+                if ins.pop_next:
+                    tokens[(q + 1, q)] -= 1
+                t0 = time.perf_counter()
+                _run(dev, ins, args, uops)
+                spent[q] += time.perf_counter() - t0
+                if _TRACE is not None:
+                    _TRACE.append(f"{isa.QUEUE_NAMES[q]:7s} {ins}")
+                if ins.push_prev:
+                    if q == 0:
+                        raise TVMError("VTA simulator: a load pushes to a previous queue")
+                    tokens[(q, q - 1)] += 1
+                if ins.push_next:
+                    if q == 2:
+                        raise TVMError("VTA simulator: a store pushes to a next queue")
+                    tokens[(q, q + 1)] += 1
+                pos[q] += 1
+                progressed = True
+        if all(pos[q] == len(queues[q]) for q in range(3)):
+            break
+        if not progressed:
+            heads = ", ".join(f"{isa.QUEUE_NAMES[q]} at instruction {pos[q]} "
+                              f"({queues[q][pos[q]].flags()})"
+                              for q in range(3) if pos[q] < len(queues[q]))
+            raise TVMError(f"VTA simulator: deadlock: every queue waits for a dependence "
+                           f"token ({heads})")
+    left = {f"{isa.QUEUE_NAMES[a]}->{isa.QUEUE_NAMES[b]}": n for (a, b), n in tokens.items()
+            if n}
+    if left:
+        raise TVMError(f"VTA simulator: dependence token mismatch: tokens pushed but never "
+                       f"popped: {left}")
+    for q in range(3):
+        name = isa.QUEUE_NAMES[q]
+        _EXTRA[f"{name}_insns"] = _EXTRA.get(f"{name}_insns", 0) + len(queues[q])
+        _EXTRA[f"{name}_seconds"] = _EXTRA.get(f"{name}_seconds", 0.0) + spent[q]

@@ -1,0 +1,5 @@
+"""VTA testing helpers (``vta.testing``)."""
+from . import simulator
+from .utils import run
+
+__all__ = ["run", "simulator"]
