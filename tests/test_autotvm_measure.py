@@ -139,3 +139,34 @@ def test_local_builder_accepts_the_classic_arguments():
         autotvm.LocalBuilder(build_kwargs={"binds": {}})
     with pytest.raises(ValueError, match="runtime"):
         autotvm.LocalBuilder(runtime=object())
+
+
+def test_runner_hands_each_measurement_to_a_set_executor():
+    from tvmlite.autotvm.executor import Executor, InlineExecutor
+
+    class Counting(Executor):
+        def __init__(self):
+            self.kwargs = []
+            self.inline = InlineExecutor()
+
+        def submit(self, func, *args, **kwargs):
+            self.kwargs.append(kwargs)
+            return self.inline.submit(func, *args, **kwargs)
+
+    task = autotvm.task.create("test_measure/modes", args=(37,), target="llvm")
+    space = task.config_space
+    runner = autotvm.LocalRunner(number=1, repeat=1, timeout=4, check_correctness=True)
+    option = autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=4), runner=runner)
+    runner.executor = Counting()
+    runner.ref_input = [np.random.rand(37).astype("float32")]
+    batch = autotvm.create_measure_batch(task, option)
+    configs = [space.get(MODES.index(m)) for m in ("ok", "wrong", "raise")]
+    results = batch([autotvm.MeasureInput(task.target, task, c) for c in configs])
+    assert [r.error_no for r in results] == [0, MeasureErrorNo.WRONG_ANSWER,
+                                             MeasureErrorNo.INSTANTIATION_ERROR]
+    assert len(runner.executor.kwargs) == 3
+    assert all(k["ref_input"] is runner.ref_input for k in runner.executor.kwargs)
+    # without an executor to take them, given inputs are refused rather than ignored
+    runner.executor = None
+    with pytest.raises(tvm.TVMError, match="does not implement .*ref_input"):
+        batch([autotvm.MeasureInput(task.target, task, configs[0])])

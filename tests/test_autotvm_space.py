@@ -274,3 +274,85 @@ def test_fallback_template_computes_the_product():
     c = tvm.nd.array(np.zeros((20, 20), "float32"))
     f(tvm.nd.array(a), tvm.nd.array(b), c)
     np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4)
+
+
+def _filtered_space(n_y=45, n_x=63, limit=40):
+    """Two split knobs over odd extents and a condition joining them (classic multi_filter)."""
+    space = ConfigSpace()
+    space.define_split("tile_y", space.axis(n_y), num_outputs=2)
+    space.define_split("tile_x", space.axis(n_x), num_outputs=2)
+    space.multi_filter(filter=lambda e: e["tile_x"].size[1] * e["tile_y"].size[1] <= limit)
+    return space
+
+
+def test_multi_filter_keeps_indices_and_counts_valid_points():
+    space = _filtered_space()
+    assert space.dims == [6, 6] and space.range_length == 36
+    ok = [i for i in range(36)
+          if space._entity_at(i)["tile_x"].size[1] * space._entity_at(i)["tile_y"].size[1] <= 40]
+    assert 0 < len(ok) < 36 and len(space) == len(ok)
+    assert [i for i in range(-3, 40) if space.is_index_valid(i)] == ok
+    for i in range(36):
+        if i in ok:
+            assert space.get(i).index == i
+        else:
+            with pytest.raises(SpaceError, match="multi_filter"):
+                space.get(i)
+    for lo, hi in [(0, 36), (5, 17), (9, 9), (35, 36)]:
+        assert space.subrange_length(lo, hi) == sum(lo <= i < hi for i in ok)
+    for lo, hi in [(0, 37), (-1, 5), (10, 3)]:
+        with pytest.raises(SpaceError):
+            space.subrange_length(lo, hi)
+    for i in range(36):
+        after = [k for k in ok if k > i]
+        before = [k for k in ok if k < i]
+        assert space.get_next_index(i) == (after[0] if after else None)
+        assert space.get_next_index(i, 2) == (after[1] if len(after) > 1 else None)
+        assert space.get_next_index(i, -1) == (before[-1] if before else None)
+        assert space.get_next_index(i, 1, end=i + 2) == (after[0] if after and
+                                                          after[0] < i + 2 else None)
+    assert space.point2knob(space.knob2point([4, 3])) == [4, 3]
+    assert space.knob2point([1, 2]) == 1 + 2 * 6
+
+
+def test_multi_filter_sampling_stays_valid_and_the_filter_applies_to_later_knobs():
+    space = _filtered_space()
+    ok = [i for i in range(36) if space.is_index_valid(i)]
+    assert sorted(space.sample_ints(len(ok) + 5)) == ok
+    for _ in range(20):
+        assert space.get_rand_index() in ok
+        walk = space.random_walk(ok[0])
+        assert walk != ok[0] and walk in ok
+    assert space.get_rand_index(to_exclude=ok[1:]) == ok[0]
+    with pytest.raises(SpaceError):
+        space.get_rand_index(to_exclude=ok)
+    # redefining a knob (here with its own filter) replaces it; the shared filter still holds
+    space.define_split("tile_y", space.axis(45), num_outputs=2, filter=lambda e: e.size[-1] < 9)
+    assert space.dims == [3, 6]  # factors of 45 below 9: 1, 3, 5
+    assert len(space) == sum(
+        space._entity_at(i)["tile_x"].size[1] * space._entity_at(i)["tile_y"].size[1] <= 40
+        for i in range(18))
+
+
+def test_filtered_task_tunes_only_valid_configs_and_they_compute_the_product():
+    import pickle
+
+    task = autotvm.task.create("test_space/matmul", args=(19,), target="llvm")
+    task.config_space.multi_filter(filter=lambda e: e["tile_x"].size[-1] * e["tile_y"].size[-1]
+                                   in (1, 19))
+    space = task.config_space
+    assert 0 < len(space) < space.range_length
+    clone = pickle.loads(pickle.dumps(space))  # the lambda stays behind; its verdicts travel
+    assert [clone.is_index_valid(i) for i in range(space.range_length)] == \
+        [space.is_index_valid(i) for i in range(space.range_length)]
+    tuner = autotvm.tuner.GridSearchTuner(task, range_idx=(3, 40))
+    assert (tuner.begin_idx, tuner.end_idx, tuner.range_length) == (3, 41, 38)
+    assert tuner.visited_max == space.subrange_length(3, 41)
+    a = np.random.rand(19, 19).astype("float32")
+    b = np.random.rand(19, 19).astype("float32")
+    for idx in space.sample_ints(3):
+        s, args = task.instantiate(space.get(idx))
+        f = tvm.build(s, args, "llvm")
+        c = tvm.nd.empty((19, 19), "float32")
+        f(tvm.nd.array(a), tvm.nd.array(b), c)
+        np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4)

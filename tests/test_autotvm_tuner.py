@@ -253,3 +253,42 @@ def test_xgb_tuner_resumes_from_its_log_with_loop_nest_features(tmp_path):
     t3.load_history(autotvm.record.load_from_file(log))
     t3.tune(n_trial=4, measure_option=option)
     assert len(t3.visited) == 28
+
+
+def _filtered_task():
+    task = _task()
+    task.config_space.multi_filter(filter=lambda e: (e["a"].val + e["b"].val) % 3 != 0)
+    return task
+
+
+@pytest.mark.parametrize("name", ["random", "grid", "ga"])
+def test_tuners_measure_only_configs_a_multi_filter_keeps(name):
+    task = _filtered_task()
+    space = task.config_space
+    ok = {i for i in range(256) if space.is_index_valid(i)}
+    assert len(space) == len(ok) and space.range_length == 256
+    tuner, _ = _make(name, task)
+    option = _option()
+    tuner.tune(n_trial=len(ok), measure_option=option)
+    measured = option["runner"].measured
+    assert len(measured) == len(set(measured)) and set(measured) <= ok
+    assert set(measured) == ok or name == "ga"
+    assert _best_knobs(tuner) == BEST  # the filter keeps the optimum (5 + 2 = 7)
+    if name == "ga":
+        assert tuner.visited <= ok
+
+
+def test_index_tuners_walk_the_valid_indices_of_their_range():
+    task = _filtered_task()
+    space = task.config_space
+    ok = [i for i in range(11, 30) if space.is_index_valid(i)]
+    tuner = autotvm.tuner.GridSearchTuner(task, range_idx=(11, 29))
+    assert (tuner.begin_idx, tuner.end_idx, tuner.range_length) == (11, 30, 19)
+    assert tuner.visited_max == len(ok) and tuner.index == ok[0]
+    option = _option(n_parallel=3)
+    tuner.tune(n_trial=100, measure_option=option)
+    assert option["runner"].measured == ok and not tuner.has_next()
+    tuner = autotvm.tuner.RandomTuner(task, range_idx=(11, 29), seed=3)
+    option = _option()
+    tuner.tune(n_trial=100, measure_option=option)
+    assert sorted(option["runner"].measured) == ok

@@ -141,6 +141,12 @@ def test_reduction_errors():
         te.compute((4,), lambda i: te.sum(A[i, k], axis=k) + 1.0)
     with pytest.raises(ValueError, match="begin, end"):
         te.reduce_axis((0, 1, 2))
+    # classic code catches the error under its FFI name
+    from tvmlite import _ffi
+
+    with pytest.raises(_ffi.base.TVMError, match="top level"):
+        te.compute((4,), lambda i: A[i, 0] * (te.sum(A[i, k], axis=k) + 1.0))
+    assert _ffi.get_global_func("no.such.function", allow_missing=True) is None
 
 
 def test_tuple_reducer_gives_several_outputs():

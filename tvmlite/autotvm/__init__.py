@@ -8,7 +8,7 @@ best one when the template is called again.
 """
 from .. import _classic
 from .._classic import fallback as _fallback
-from . import callback, dispatch, measure, record, space, task, tuner
+from . import callback, dispatch, executor, measure, record, space, task, tuner
 from .apply_history_best import ApplyHistoryBest, apply_history_best
 from .dispatch import ApplyConfig, DispatchContext, FallbackContext
 from .measure import (
@@ -52,7 +52,8 @@ def _classic_module_paths() -> None:
     """Classic AutoTVM's module layout (``autotvm.task.space``, ``autotvm.measure.measure``…)
     over tvmlite's flatter one."""
     _classic.expose_submodules(task, space=space, task=task, dispatcher=dispatch)
-    _classic.expose_submodules(measure, measure=measure, measure_methods=measure)
+    _classic.expose_submodules(measure, measure=measure, measure_methods=measure,
+                               executor=executor)
 
 
 _classic_module_paths()

@@ -15,10 +15,12 @@ import time
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .. import _classic
+from .._classic import unsupported
 from ..error import TVMError
 from . import build_executor as _bx
 from . import worker as _w
 from .argcheck import check_int, check_number
+from .executor import Executor, InlineExecutor
 
 
 class MeasureErrorNo(enum.IntEnum):
@@ -225,6 +227,10 @@ class LocalRunner(Runner):
         self.enable_cpu_cache_flush = bool(enable_cpu_cache_flush)
         self.check_correctness = bool(check_correctness)
         self.ref_path: Optional[str] = None
+        # classic hooks: ``executor`` takes each measurement when set; ``ref_input`` (inputs
+        # to time the kernel on) is only handed to such an executor
+        self.executor: Optional[Executor] = None
+        self.ref_input: Optional[List[Any]] = None
 
     @property
     def pool(self) -> _w.WorkerPool:
@@ -237,30 +243,42 @@ class LocalRunner(Runner):
     def run(self, measure_inputs: Sequence[MeasureInput],
             build_results: Sequence[BuildResult]) -> List[MeasureResult]:
         t0 = time.perf_counter()
+        if self.executor is None and self.ref_input is not None:
+            raise unsupported("autotvm LocalRunner.ref_input (timing on given inputs)")
+        executor = self.executor or InlineExecutor()
+        futures = [executor.submit(self._measure_one, inp, br, ref_input=self.ref_input)
+                   for inp, br in zip(measure_inputs, build_results)]
         out: List[MeasureResult] = []
-        for _inp, br in zip(measure_inputs, build_results):
-            now = time.time()
-            if br.error is not None:
-                out.append(MeasureResult((br.error[1],), int(br.error[0]), br.time_cost, now))
-                continue
-            t1 = time.perf_counter()
-            ans = self.pool.map([("run", br.filename, br.arg_info, self.number, self.repeat,
-                                  self.min_repeat_ms, self.enable_cpu_cache_flush,
-                                  self.ref_path)], self.timeout)[0]
-            cost = br.time_cost + time.perf_counter() - t1
-            if ans[0] == "ok":
-                out.append(MeasureResult(tuple(ans[1]), 0, cost, time.time()))
-            elif ans[0] == "timeout":
-                out.append(MeasureResult((f"running took longer than the timeout "
-                                          f"({self.timeout:g} s)",),
-                                         int(MeasureErrorNo.RUN_TIMEOUT), cost, time.time()))
-            else:
-                no = MeasureErrorNo.RUNTIME_DEVICE if ans[1] is None else ans[1]
-                out.append(MeasureResult((ans[2],), int(no), cost, time.time()))
-            if self.cooldown_interval > 0:
-                time.sleep(self.cooldown_interval)
+        for fut in futures:
+            res = fut.result()
+            out.append(res if isinstance(res, MeasureResult) else MeasureResult(
+                (f"the runner's executor returned {res!r}, not a MeasureResult",),
+                int(MeasureErrorNo.RUNTIME_DEVICE), 0.0, time.time()))
         self.stats["run_s"] += time.perf_counter() - t0
         return out
+
+    def _measure_one(self, measure_input: MeasureInput, br: BuildResult,
+                     ref_input: Optional[List[Any]] = None) -> MeasureResult:
+        """Measure one built candidate in the runner process."""
+        if br.error is not None:
+            return MeasureResult((br.error[1],), int(br.error[0]), br.time_cost, time.time())
+        t1 = time.perf_counter()
+        ans = self.pool.map([("run", br.filename, br.arg_info, self.number, self.repeat,
+                              self.min_repeat_ms, self.enable_cpu_cache_flush,
+                              self.ref_path)], self.timeout)[0]
+        cost = br.time_cost + time.perf_counter() - t1
+        if ans[0] == "ok":
+            res = MeasureResult(tuple(ans[1]), 0, cost, time.time())
+        elif ans[0] == "timeout":
+            res = MeasureResult((f"running took longer than the timeout "
+                                 f"({self.timeout:g} s)",),
+                                int(MeasureErrorNo.RUN_TIMEOUT), cost, time.time())
+        else:
+            no = MeasureErrorNo.RUNTIME_DEVICE if ans[1] is None else ans[1]
+            res = MeasureResult((ans[2],), int(no), cost, time.time())
+        if self.cooldown_interval > 0:
+            time.sleep(self.cooldown_interval)
+        return res
 
 
 def measure_option(builder="local", runner="local", **kwargs) -> Dict[str, Any]:

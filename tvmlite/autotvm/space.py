@@ -10,9 +10,11 @@ classic TVM), so index ``i`` decodes as ``i % len(knob0)``, ``(i // len(knob0)) 
 """
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+import random
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 from .. import te
 from ..error import TVMError
@@ -382,6 +384,11 @@ _ENTITY_OF_KIND = {"sp": SplitEntity, "re": ReorderEntity, "an": AnnotateEntity,
 
 
 # ------------------------------------------------------------------------------------ configs
+def _in_sorted(values: List[int], x: int) -> bool:
+    k = bisect.bisect_left(values, x)
+    return k < len(values) and values[k] == x
+
+
 class ConfigSpace:
     """The space a template defines (``task.config_space``)."""
 
@@ -393,14 +400,21 @@ class ConfigSpace:
         self.flop = 0
         self.code_hash = None
         self.errors: List[str] = []
+        self._shared_filter: Optional[Callable[[Any], bool]] = None
+        self._valid: Optional[List[int]] = None  # sorted indices passing the shared filter
 
     # -- definitions
     def _add(self, name: str, space: TransformSpace) -> None:
-        if name in self.space_map:
+        old = self.space_map.get(name)
+        # a split defined again over the same extent replaces the first in place (classic
+        # templates re-filter a split this way); any other duplicate is a template bug
+        if old is not None and not (isinstance(old, SplitSpace) and isinstance(space, SplitSpace)
+                                    and old.product == space.product):
             raise SpaceError(f"knob {name!r} is defined twice")
         self.space_map[name] = space
         self._entity_map[name] = space[0]
         self._length = None
+        self._valid = None
 
     def define_split(self, name: str, axis, policy: str = "factors", **kwargs) -> None:
         """Define a knob splitting ``axis`` (an IterVar or an extent)."""
@@ -441,26 +455,140 @@ class ConfigSpace:
     def is_fallback(self) -> bool:
         return False
 
+    def multi_filter(self, filter: Callable[[Any], bool]) -> None:  # noqa: A002
+        """Keep only the points for which ``filter(config)`` is true, a condition over several
+        knobs (``cfg["tile_x"].size[1] * cfg["tile_y"].size[1] < 1024``). Indices keep their
+        meaning: ``range_length`` stays the size of the whole grid and ``len`` counts the
+        points that pass; knobs defined later are filtered too."""
+        if self._collect:
+            self._shared_filter = filter
+            self._valid = None
+
     # -- the space
-    def __len__(self) -> int:
+    @property
+    def range_length(self) -> int:
+        """The number of indices, valid or not: the product of the knobs' sizes."""
         if self._length is None:
             self._length = math.prod(len(s) for s in self.space_map.values())
         return self._length
+
+    def _valid_indices(self) -> Optional[List[int]]:
+        if self._valid is None and self._shared_filter is not None:
+            self._valid = [i for i in range(self.range_length)
+                           if self._shared_filter(self._entity_at(i))]
+        return self._valid
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # a filter is often a lambda, which pickle cannot send to the build workers: send the
+        # indices it keeps instead
+        state = dict(self.__dict__)
+        state["_valid"] = self._valid_indices()
+        state["_shared_filter"] = None
+        return state
+
+    def __len__(self) -> int:
+        valid = self._valid_indices()
+        return self.range_length if valid is None else len(valid)
 
     @property
     def dims(self) -> List[int]:
         return [len(s) for s in self.space_map.values()]
 
-    def get(self, index: int) -> "ConfigEntity":
-        """The config at ``index`` (0 ≤ index < len(self))."""
-        if not 0 <= index < len(self):
-            raise SpaceError(f"config index {index} is out of the space's range [0, {len(self)})")
+    def is_index_valid(self, index: int) -> bool:
+        """Whether ``index`` is inside the space and passes the ``multi_filter``."""
+        if not 0 <= index < self.range_length:
+            return False
+        valid = self._valid_indices()
+        return valid is None or _in_sorted(valid, index)
+
+    def subrange_length(self, start: int, end: int) -> int:
+        """The number of valid indices in ``[start, end)``."""
+        if not 0 <= start <= end <= self.range_length:
+            raise SpaceError(f"subrange [{start}, {end}) is not inside the space's index range "
+                             f"[0, {self.range_length}]")
+        valid = self._valid_indices()
+        if valid is None:
+            return end - start
+        return bisect.bisect_left(valid, end) - bisect.bisect_left(valid, start)
+
+    def get_next_index(self, index: int, n: int = 1, start: Optional[int] = None,
+                       end: Optional[int] = None) -> Optional[int]:
+        """The ``n``-th valid index after ``index`` (before it for negative ``n``) within
+        ``[start, end)``, or None when there is none."""
+        start = 0 if start is None else start
+        end = self.range_length if end is None else end
+        valid = self._valid_indices()
+        if valid is None:
+            nxt = index + n
+            return nxt if start <= nxt < end else None
+        if n >= 0:
+            pos = bisect.bisect_right(valid, index) + n - 1
+        else:
+            pos = bisect.bisect_left(valid, index) + n
+        if not 0 <= pos < len(valid) or not start <= valid[pos] < end:
+            return None
+        return valid[pos]
+
+    def get_rand_index(self, start: Optional[int] = None, end: Optional[int] = None,
+                       to_exclude: Optional[Sequence[int]] = None) -> int:
+        """A uniformly random valid index in ``[start, end)`` not in ``to_exclude``."""
+        start = 0 if start is None else start
+        end = self.range_length if end is None else end
+        excluded = set(to_exclude or ())
+        valid = self._valid_indices()
+        lo, hi = ((start, end) if valid is None else
+                  (bisect.bisect_left(valid, start), bisect.bisect_left(valid, end)))
+        pick = (lambda k: k) if valid is None else valid.__getitem__
+        if hi - lo - len(excluded) > 64 or hi - lo > 4096:
+            for _ in range(1000):  # rejection sampling while most of the range is free
+                cand = pick(random.randrange(lo, hi)) if hi > lo else None
+                if cand is not None and cand not in excluded:
+                    return cand
+        free = [pick(k) for k in range(lo, hi) if pick(k) not in excluded]
+        if not free:
+            raise SpaceError(f"no valid config index left in [{start}, {end})")
+        return random.choice(free)
+
+    def sample_ints(self, m: int) -> List[int]:
+        """``m`` distinct random valid indices (all of them if there are fewer)."""
+        m = min(m, len(self))
+        valid = self._valid_indices()
+        if valid is not None:
+            return random.sample(valid, m)
+        return random.sample(range(self.range_length), m)
+
+    def random_walk(self, point: int) -> int:
+        """A random valid neighbour of ``point``: another index differing in one knob."""
+        knobs = self.point2knob(point)
+        movable = [d for d, n in enumerate(self.dims) if n > 1]
+        if not movable or len(self) <= 1:
+            raise SpaceError(f"random_walk: config {point} has no valid neighbour")
+        for _ in range(1000):
+            new = list(knobs)
+            d = random.choice(movable)
+            new[d] = random.randrange(self.dims[d] - 1)
+            new[d] += new[d] >= knobs[d]
+            cand = self.knob2point(new)
+            if self.is_index_valid(cand):
+                return cand
+        return self.get_rand_index(to_exclude=[point])
+
+    def _entity_at(self, index: int) -> "ConfigEntity":
         entities = {}
         t = index
         for name, space in self.space_map.items():
             entities[name] = space[t % len(space)]
             t //= len(space)
         return ConfigEntity(index, self.code_hash, entities, self)
+
+    def get(self, index: int) -> "ConfigEntity":
+        """The config at ``index`` (a valid index, 0 ≤ index < range_length)."""
+        if not 0 <= index < self.range_length:
+            raise SpaceError(f"config index {index} is out of the space's range "
+                             f"[0, {self.range_length})")
+        if not self.is_index_valid(index):
+            raise SpaceError(f"config index {index} is excluded by the space's multi_filter")
+        return self._entity_at(index)
 
     def knob_indices(self, index: int) -> List[int]:
         """The candidate index of every knob at point ``index``."""
@@ -476,6 +604,14 @@ class ConfigSpace:
             idx += k * mul
             mul *= len(space)
         return idx
+
+    def point2knob(self, point: int) -> List[int]:
+        """Classic name of :meth:`knob_indices`."""
+        return self.knob_indices(point)
+
+    def knob2point(self, knob: Sequence[int]) -> int:
+        """Classic name of :meth:`index_of`."""
+        return self.index_of(knob)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.space_map)

@@ -433,6 +433,8 @@ class _FunctionPrinter(VectorPrinterMixin):
                     src = f"{t}->shape[{k}]"
                 else:
                     src = f"({t}->strides ? {t}->strides[{k}] : {self._compact_stride(t, k)})"
+                    if buf.buffer_type == "auto_broadcast":
+                        src = f"({t}->shape[{k}] == 1 ? 0 : {src})"
                 self.emit(f"{ct} {n} = ({ct})({src});")
 
     def _compact_stride(self, t: str, k: int) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
+from ..error import TVMError
 from ..ir import dtype as _dt
 from . import op as _op
 from .expr import BufferLoad, Call, IntImm, Node, PrimExpr, Var, node
@@ -23,6 +24,9 @@ class Buffer(Node):
     offset_factor: int = 1
     scope_name: str = "global"
     axis_separators: Tuple[int, ...] = ()
+    # "auto_broadcast": a dimension of extent 1 at call time gets stride 0, so the buffer reads
+    # as if repeated along it (numpy broadcasting of a function parameter)
+    buffer_type: str = ""
 
     def scope(self) -> str:
         return self.scope_name
@@ -73,6 +77,12 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
     dtype = _dt.canonical(dtype)
     if data is None:
         data = Var(name, "handle")
+    if buffer_type not in ("", "default", "auto_broadcast"):
+        raise TVMError(f"decl_buffer {name}: unknown buffer_type {buffer_type!r} (use "
+                       f"'default' or 'auto_broadcast')")
+    if buffer_type == "auto_broadcast" and shape and not strides:
+        # strides bound at call time, 0 along dimensions of extent 1
+        strides = [Var(f"{name}_stride_{k}", "int32") for k in range(len(shape))]
     strides = tuple(_op.convert(s) for s in strides) if strides else ()
     if elem_offset is None and offset_factor > 0:
         # as in TVM: a buffer that may start anywhere (a tensorize operand) gets a variable
@@ -81,4 +91,5 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
     return Buffer(data, dtype, shape, strides, elem_offset, name,
                   data_alignment if data_alignment > 0 else 64,
                   offset_factor if offset_factor > 0 else 1, scope or "global",
-                  tuple(axis_separators or ()))
+                  tuple(axis_separators or ()),
+                  "auto_broadcast" if buffer_type == "auto_broadcast" else "")

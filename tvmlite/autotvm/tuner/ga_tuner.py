@@ -25,33 +25,25 @@ class GATuner(Tuner):
         self.elite_num = min(elite_num, self.pop_size)
         self.mutation_prob = mutation_prob
         self.scores = {}  # index -> flops
+        # as in classic AutoTVM, ``visited`` holds every config proposed (a gene), measured
+        # or not; ``scores`` holds the measured ones
         self.genes: List[int] = self._random_unvisited(self.pop_size)
+        self.visited.update(self.genes)
         self.trial_pt = 0
 
-    def _random_unvisited(self, n: int) -> List[int]:
-        out: List[int] = []
-        total = len(self.space)
-        tries = 0
-        while len(out) < n and tries < 20 * n + 100:
-            tries += 1
-            i = int(self.rng.integers(total))
-            if i not in self.visited and i not in out:
-                out.append(i)
-        return out
-
     def has_next(self) -> bool:
-        return len(self.visited) < len(self.space)
+        return len(self.scores) < len(self.space)
 
     def next_batch(self, batch_size: int) -> List[ConfigEntity]:
         out = []
-        while len(out) < batch_size and len(self.visited) + len(out) < len(self.space):
+        while len(out) < batch_size and len(self.scores) + len(out) < len(self.space):
             if self.trial_pt >= len(self.genes):
                 self._evolve()
                 if not self.genes:
                     break
             idx = self.genes[self.trial_pt]
             self.trial_pt += 1
-            if idx in self.visited or any(c.index == idx for c in out):
+            if idx in self.scores or any(c.index == idx for c in out):
                 continue
             out.append(self.space.get(idx))
         return out
@@ -65,6 +57,7 @@ class GATuner(Tuner):
         pool = sorted(self.scores.items(), key=lambda kv: -kv[1])[: self.pop_size]
         if not pool:
             self.genes, self.trial_pt = self._random_unvisited(self.pop_size), 0
+            self.visited.update(self.genes)
             return
         idxs = [i for i, _ in pool]
         fit = np.array([s for _, s in pool], dtype="float64")
@@ -83,10 +76,11 @@ class GATuner(Tuner):
                 if self.rng.random() < self.mutation_prob:
                     child[d] = int(self.rng.integers(n))
             c = self.space.index_of(child)
-            if c not in self.visited and c not in seen:
+            if c not in self.visited and c not in seen and self.space.is_index_valid(c):
                 seen.add(c)
                 new.append(c)
         if len(new) < self.pop_size:
-            new += [i for i in self._random_unvisited(self.pop_size - len(new)) if i not in seen]
-        self.genes = [e for e in elites if e not in self.visited] + new
+            new += self._random_unvisited(self.pop_size - len(new), seen)
+        self.genes = [e for e in elites if e not in self.scores] + new
+        self.visited.update(new)
         self.trial_pt = 0

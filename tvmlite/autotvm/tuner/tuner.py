@@ -39,6 +39,24 @@ class Tuner:
         self.early_stopping = None
         self.ttl = None
         self.stats = {"tune_s": 0.0, "build_s": 0.0, "run_s": 0.0, "trials": 0, "resumed": 0}
+        self.rng = np.random.default_rng()
+
+    def _random_unvisited(self, k: int, taken=()) -> List[int]:
+        """Up to ``k`` distinct random valid indices, neither visited nor in ``taken``."""
+        space = self.space
+        n = space.range_length
+        if len(space) - len(self.visited) - len(taken) <= 4 * k:
+            rest = [i for i in range(n) if i not in self.visited and i not in taken
+                    and space.is_index_valid(i)]
+            self.rng.shuffle(rest)
+            return rest[:k]
+        out: List[int] = []
+        while len(out) < k:
+            i = int(self.rng.integers(n))
+            if i not in self.visited and i not in taken and i not in out and \
+                    space.is_index_valid(i):
+                out.append(i)
+        return out
 
     # -- to implement
     def has_next(self) -> bool:
@@ -73,7 +91,7 @@ class Tuner:
         for inp, res in data_set:
             if inp.task.workload != wl or inp.config.index in self.visited:
                 continue
-            if not 0 <= inp.config.index < len(self.space):
+            if not self.space.is_index_valid(inp.config.index):
                 continue
             # records hold only knob values; take the space's own entity for this index
             cfg = self.space.get(inp.config.index)

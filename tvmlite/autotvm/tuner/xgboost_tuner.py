@@ -148,18 +148,23 @@ class SimulatedAnnealingOptimizer:
             knobs[d] = int(np.clip(knobs[d] + (1 if self.rng.random() < 0.5 else -1), 0, n - 1))
         else:
             knobs[d] = int(self.rng.integers(n))
-        return self.space.index_of(knobs)
+        cand = self.space.index_of(knobs)
+        return cand if self.space.is_index_valid(cand) else idx
 
     def find_maximums(self, model: XGBoostCostModel, num: int, exclusive: set) -> List[int]:
-        n = len(self.space)
+        n = self.space.range_length
         if n <= self.exhaustive_limit:
-            cand = [i for i in range(n) if i not in exclusive]
+            cand = [i for i in range(n) if i not in exclusive and self.space.is_index_valid(i)]
             scores = model.predict(cand)
             order = np.argsort(-scores, kind="stable")
             return [cand[k] for k in order[:num] if np.isfinite(scores[k])]
         cache = model.features.cache
         start_new = len(cache)
-        points = [int(x) for x in self.rng.integers(n, size=self.parallel_size)]
+        points = []
+        while len(points) < self.parallel_size:
+            i = int(self.rng.integers(n))
+            if self.space.is_index_valid(i):
+                points.append(i)
         scores = model.predict(points)
         best: Dict[int, float] = {}
 
@@ -235,19 +240,6 @@ class XGBTuner(Tuner):
         self.features.builder = builder
         builder.want_features = self.features.feature_type == "itervar"
         self._batch = measure_batch.n_parallel
-
-    def _random_unvisited(self, k: int, taken) -> List[int]:
-        out: List[int] = []
-        n = len(self.space)
-        if n - len(self.visited) - len(taken) <= 4 * k:
-            rest = [i for i in range(n) if i not in self.visited and i not in taken]
-            self.rng.shuffle(rest)
-            return rest[:k]
-        while len(out) < k:
-            i = int(self.rng.integers(n))
-            if i not in self.visited and i not in taken and i not in out:
-                out.append(i)
-        return out
 
     def next_batch(self, batch_size: int) -> List[ConfigEntity]:
         out: List[int] = []

@@ -1,0 +1,40 @@
+"""``decl_buffer(buffer_type="auto_broadcast")``: a parameter dimension of extent 1 at call
+time reads as if repeated (stride 0), as numpy broadcasts."""
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import te
+
+
+def _broadcast_add(ndim):
+    shapes = [[te.size_var(f"{c}{k}") for k in range(ndim)] for c in "mno"]
+    A = te.placeholder(shapes[0], name="A")
+    B = te.placeholder(shapes[1], name="B")
+    C = te.compute(shapes[2], lambda *i: A[i] + B[i], name="C")
+    Ab = tvm.tir.decl_buffer(A.shape, A.dtype, name="Ab", buffer_type="auto_broadcast")
+    Bb = tvm.tir.decl_buffer(B.shape, B.dtype, name="Bb", buffer_type="auto_broadcast")
+    s = te.create_schedule(C.op)
+    return tvm.build(s, [A, B, C], "llvm", binds={A: Ab, B: Bb})
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((3, 5, 7), (3, 1, 7)), ((3, 5, 7), (1, 5, 1)),
+                                             ((1, 1, 7), (3, 5, 1)), ((3, 5, 7), (3, 5, 7))])
+def test_auto_broadcast_buffers_repeat_dimensions_of_extent_one(a_shape, b_shape):
+    f = _broadcast_add(3)
+    a = np.random.rand(*a_shape).astype("float32")
+    b = np.random.rand(*b_shape).astype("float32")
+    want = a + b
+    c = tvm.nd.array(np.zeros(want.shape, "float32"))
+    f(tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), want, rtol=1e-6)
+
+
+def test_auto_broadcast_buffer_has_stride_variables_and_bad_types_are_refused():
+    n = te.size_var("n")
+    b = tvm.tir.decl_buffer((n, 4), "float32", name="X", buffer_type="auto_broadcast")
+    assert b.buffer_type == "auto_broadcast" and len(b.strides) == 2
+    assert all(isinstance(s, tvm.tir.Var) for s in b.strides)
+    assert tvm.tir.decl_buffer((n, 4), "float32").buffer_type == ""
+    with pytest.raises(tvm.TVMError, match="buffer_type"):
+        tvm.tir.decl_buffer((n,), "float32", buffer_type="broadcast")
