@@ -18,9 +18,13 @@ threads of its block have not written yet).
 """
 from __future__ import annotations
 
+import math
+
 from ...error import TVMError
+from ...ir import dtype as _dt
 from .. import op as _op
-from ..expr import BufferLoad, IntImm, Var
+from ..buffer import Buffer
+from ..expr import BufferLoad, FloatImm, IntImm, Var
 from ..functor import Mutator, collect_vars
 from ..stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 from .gpu_barrier import _is_barrier
@@ -131,6 +135,31 @@ class _HoistLocals(Mutator):
         return _Expand(a.buffer_var, size, self.phases.tid).visit(body)
 
 
+def _poison(shared) -> list:
+    """Fill each shared buffer with garbage when a block starts (NaN for floats, 0x5A bytes
+    for integers): a thread reading an element no thread of its block has written yet (a
+    missing barrier) then reads garbage every time, not what the previous block left at the
+    same address."""
+    out = []
+    for a in shared:
+        if _dt.lanes(a.dtype) != 1:
+            continue
+        if _dt.is_float(a.dtype):
+            val = FloatImm(a.dtype, math.nan)
+        elif _dt.is_bool(a.dtype):
+            val = IntImm(a.dtype, 1)
+        else:
+            val = IntImm(a.dtype, 0x5A5A5A5A5A5A5A5A >> (64 - _dt.bits(a.dtype)))
+        size = IntImm("int64", 1)
+        for e in a.extents:
+            size = _op.mul(size, _op.cast("int64", e))
+        buf = Buffer(a.buffer_var, a.dtype, (size,), name=f"{a.buffer_var.name}_poison")
+        e = Var("e", "int64")
+        out.append(For(e, IntImm("int64", 0), size, ForKind.SERIAL,
+                       BufferStore(buf, val, (e,))))
+    return out
+
+
 class _Emulate(Mutator):
     def __init__(self, check: bool):
         self.check = check
@@ -149,6 +178,8 @@ class _Emulate(Mutator):
         body = phases.run(body)
         if check is not None:
             body = SeqStmt.flatten(check.init(), body)
+        else:
+            body = SeqStmt.flatten(*_poison(info.shared), body)
         for a in reversed(hoist.allocs + info.shared + (check.allocs if check else [])):
             body = Allocate(a.buffer_var, a.dtype, a.extents, a.condition, body,
                             a.annotations, "global")
