@@ -9,6 +9,11 @@ dense 1x512x1000 and 128x768x3072, and softmax. Each row is first checked agains
 ``OMP_WAIT_POLICY`` defaults to passive for both (set it to active on an idle machine).
 
 Run: python bench/bench_topi.py [group ...]   (groups: conv depthwise pool bn dense softmax)
+
+The conv rows are timed twice, with the fallback config and with the best record of
+``bench/logs/resnet18_conv2d_x86.log`` (the ``conv2d_NCHWc.x86`` template tuned by XGBTuner),
+and report GFLOP/s against the machine's FMA peak. Tune (appends to the log, skips configs it
+already has): python bench/bench_topi.py --tune [trials per layer, default 200]
 """
 from __future__ import annotations
 
@@ -39,7 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _timing import median_time  # noqa: E402
 
 import tvmlite as tvm  # noqa: E402
-from tvmlite import te, topi  # noqa: E402
+from tvmlite import autotvm, te, topi  # noqa: E402
 from tvmlite.topi import testing as ref  # noqa: E402
 from tvmlite.topi.x86.utils import largest_factor, vector_lanes  # noqa: E402
 
@@ -93,20 +98,40 @@ def _out_size(n, k, s, p):
     return (n + 2 * p - k) // s + 1
 
 
-def conv_case(c, f, n, k, s, p) -> Case:
+TUNE_LOG = ROOT / "bench" / "logs" / "resnet18_conv2d_x86.log"
+
+
+def _conv_blocks(c, f):
     lanes = vector_lanes()
-    ibn, obn = largest_factor(c, lanes), largest_factor(f, lanes)
+    return largest_factor(c, lanes), largest_factor(f, lanes)
+
+
+def conv_task_args(c, f, n, k, s, p) -> tuple:
+    """The ``conv2d_NCHWc.x86`` template arguments of one ResNet-18 layer in the packed
+    layouts the bench uses (the workload under which tuned records are found)."""
+    ibn, obn = _conv_blocks(c, f)
+    return (("TENSOR", (1, c // ibn, n, n, ibn), "float32"),
+            ("TENSOR", (f // obn, c // ibn, k, k, ibn, obn), "float32"),
+            s, p, 1, f"NCHW{ibn}c", f"NCHW{obn}c", "float32")
+
+
+def conv_case(c, f, n, k, s, p, tuned: bool = False) -> Case:
+    ibn, obn = _conv_blocks(c, f)
     x, w = _rand(1, c, n, n), _rand(f, c, k, k)
     o = _out_size(n, k, s, p)
 
     def build():
         D = te.placeholder((1, c // ibn, n, n, ibn), name="data")
         K = te.placeholder((f // obn, c // ibn, k, k, ibn, obn), name="kernel")
-        out = topi.x86.conv2d_NCHWc(D, K, s, p, 1, f"NCHW{ibn}c", f"NCHW{obn}c", "float32")
-        return (topi.x86.schedule_conv2d_NCHWc(out), [D, K, out],
-                [ref.pack_nchwc(x, ibn), ref.pack_oihw(w, ibn, obn)])
+        ctx = autotvm.apply_history_best(str(TUNE_LOG)) if tuned else contextlib.nullcontext()
+        with ctx:
+            out = topi.x86.conv2d_NCHWc(D, K, s, p, 1, f"NCHW{ibn}c", f"NCHW{obn}c",
+                                        "float32")
+            sch = topi.x86.schedule_conv2d_NCHWc(out)
+        return sch, [D, K, out], [ref.pack_nchwc(x, ibn), ref.pack_oihw(w, ibn, obn)]
 
-    return Case("conv", f"conv {c}->{f} {n}² k{k} s{s}", 2.0 * f * o * o * c * k * k, build,
+    label = f"conv {c}->{f} {n}² k{k} s{s}" + (" tuned" if tuned else "")
+    return Case("conv", label, 2.0 * f * o * o * c * k * k, build,
                 lambda: ref.pack_nchwc(ref.conv2d_nchw_python(x, w, s, p), obn),
                 lambda: [_t(x), _t(w)],
                 (lambda a, b: F.conv2d(a, b, stride=s, padding=p)) if torch else
@@ -216,6 +241,8 @@ def softmax_case(shape, fast=False) -> Case:
 
 def all_cases() -> List[Case]:
     cases = [conv_case(*c) for c in RESNET18_CONVS]
+    if TUNE_LOG.exists():
+        cases += [conv_case(*c, tuned=True) for c in RESNET18_CONVS]
     cases += [depthwise_case(*c) for c in MOBILENET_DW]
     cases += [pool_case(kind, 64, 112, 2) for kind in ("max", "avg")]
     cases += [batch_norm_case(64, 112), batch_norm_case(256, 28)]
@@ -349,5 +376,27 @@ def main(argv: Optional[Sequence[str]] = None) -> List[Result]:
     return results
 
 
+def tune(n_trial: int = 200) -> None:
+    """Tune every ResNet-18 layer's ``conv2d_NCHWc.x86`` task with XGBTuner for up to
+    ``n_trial`` trials (fewer when the space is smaller), appending to ``TUNE_LOG``."""
+    TUNE_LOG.parent.mkdir(parents=True, exist_ok=True)
+    option = autotvm.measure_option(
+        builder=autotvm.LocalBuilder(n_parallel=THREADS),
+        runner=autotvm.LocalRunner(number=2, repeat=3, min_repeat_ms=50))
+    for layer in RESNET18_CONVS:
+        task = autotvm.task.create("conv2d_NCHWc.x86", conv_task_args(*layer), target="llvm")
+        trials = min(n_trial, len(task.config_space))
+        t0 = time.perf_counter()
+        tuner = autotvm.tuner.XGBTuner(task)
+        tuner.tune(n_trial=trials, measure_option=option,
+                   callbacks=[autotvm.callback.log_to_file(str(TUNE_LOG))])
+        print(f"tuned {layer}: {trials} trials of a space of {len(task.config_space)} in "
+              f"{time.perf_counter() - t0:.0f} s, best {tuner.best_flops / 1e9:.1f} GFLOP/s "
+              f"{tuner.best_config}", flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--tune"]:
+        tune(*(int(a) for a in sys.argv[2:3]))
+    else:
+        main()
