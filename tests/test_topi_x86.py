@@ -276,6 +276,22 @@ def test_schedule_pool(layout, pool_type, cip, ceil):
                                    ref.adaptive_pool(x, size, pool_type), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("shape", [(1, 3, 11, 9), (2, 5, 13, 10)])
+@pytest.mark.parametrize("pool_type", ["max", "avg"])
+def test_schedule_pool_nchw_parallel_over_channels(shape, pool_type):
+    # (1, 3): fewer than 8 planes, rows fused into the parallel loop; (2, 5): planes alone
+    # parallel, the padded rows peeled by loop partition
+    x = _rand(*shape)
+    X = te.placeholder(shape, name="X")
+    Y = topi.nn.pool2d(X, (3, 3), (2, 2), (1, 1), (1, 1, 2, 1), pool_type, ceil_mode=True)
+    s = topi.x86.schedule_pool(Y, "NCHW")
+    lowered = str(tvm.lower(s, [X, Y]))
+    assert "T.parallel(" in lowered
+    assert ("i0_i1_fused_i2_fused" in lowered) == (shape[0] * shape[1] < 8)
+    want = ref.pool2d_ref(x, (3, 3), (2, 2), (1, 1), (1, 1, 2, 1), pool_type, True, True)
+    np.testing.assert_allclose(run(s, [X, Y], [x]), want, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("shape,axis", [((3, 37), -1), ((2, 5, 48), 2), ((4, 6, 5), 1),
                                         ((130, 144), 1), ((7, 3, 200), -1), ((1, 1000), -1),
                                         ((37, 12), 1)])
