@@ -80,6 +80,17 @@ def test_dense_nopack_and_pack_fallback(m, n, k, epilogue):
     _dense_case(topi.x86.dense_pack, topi.x86.schedule_dense_pack, m, n, k, epilogue)
 
 
+@pytest.mark.parametrize("m,n,k,parallel", [(1, 1000, 515, False), (3, 1400, 517, True)])
+def test_dense_nopack_parallel_only_past_2m_multiply_adds(m, n, k, parallel):
+    # a GEMV streams its weight on one thread; the parallel tile loop from 2**21 MACs on
+    a, w = _rand(m, k), _rand(n, k)
+    A, W = te.placeholder((m, k), name="A"), te.placeholder((n, k), name="W")
+    out = topi.x86.dense_nopack(A, W)
+    s = topi.x86.schedule_dense_nopack(out)
+    assert ("T.parallel(" in str(tvm.lower(s, [A, W, out]))) == parallel
+    np.testing.assert_allclose(run(s, [A, W, out], [a, w]), a @ w.T, rtol=1e-4, atol=1e-4)
+
+
 def _pack_data(x, bn):
     n, c, h, w = x.shape
     return x.reshape(n, c // bn, bn, h, w).transpose(0, 1, 3, 4, 2).copy()
