@@ -8,7 +8,13 @@ dense 1x512x1000 and 128x768x3072, and softmax. Each row is first checked agains
 7 runs. ``TVM_NUM_THREADS`` and torch's thread count are set to the same value (default 2);
 ``OMP_WAIT_POLICY`` defaults to passive for both (set it to active on an idle machine).
 
-Run: python bench/bench_topi.py [group ...]   (groups: conv depthwise pool bn dense softmax)
+Run: python bench/bench_topi.py [group ...]   (groups: conv depthwise pool bn dense softmax
+build)
+
+The conv rows are timed twice, with the fallback config and with the best record of
+``bench/logs/resnet18_conv2d_x86.log`` (the ``conv2d_NCHWc.x86`` template tuned by XGBTuner),
+and report GFLOP/s against the machine's FMA peak. Tune (appends to the log, skips configs it
+already has): python bench/bench_topi.py --tune [trials per layer, default 200]
 """
 from __future__ import annotations
 
@@ -39,7 +45,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _timing import median_time  # noqa: E402
 
 import tvmlite as tvm  # noqa: E402
-from tvmlite import te, topi  # noqa: E402
+from tvmlite import autotvm, te, topi  # noqa: E402
 from tvmlite.topi import testing as ref  # noqa: E402
 from tvmlite.topi.x86.utils import largest_factor, vector_lanes  # noqa: E402
 
@@ -68,6 +74,7 @@ class Case:
     base_inputs: Callable[[], list]
     base_fn: Callable
     rtol: float = 1e-4
+    build_tuned: Optional[Callable] = None  # the same with the tuned log applied
 
 
 def _rand(*shape) -> np.ndarray:
@@ -93,24 +100,44 @@ def _out_size(n, k, s, p):
     return (n + 2 * p - k) // s + 1
 
 
-def conv_case(c, f, n, k, s, p) -> Case:
+TUNE_LOG = ROOT / "bench" / "logs" / "resnet18_conv2d_x86.log"
+
+
+def _conv_blocks(c, f):
     lanes = vector_lanes()
-    ibn, obn = largest_factor(c, lanes), largest_factor(f, lanes)
+    return largest_factor(c, lanes), largest_factor(f, lanes)
+
+
+def conv_task_args(c, f, n, k, s, p) -> tuple:
+    """The ``conv2d_NCHWc.x86`` template arguments of one ResNet-18 layer in the packed
+    layouts the bench uses (the workload under which tuned records are found)."""
+    ibn, obn = _conv_blocks(c, f)
+    return (("TENSOR", (1, c // ibn, n, n, ibn), "float32"),
+            ("TENSOR", (f // obn, c // ibn, k, k, ibn, obn), "float32"),
+            s, p, 1, f"NCHW{ibn}c", f"NCHW{obn}c", "float32")
+
+
+def conv_case(c, f, n, k, s, p) -> Case:
+    ibn, obn = _conv_blocks(c, f)
     x, w = _rand(1, c, n, n), _rand(f, c, k, k)
     o = _out_size(n, k, s, p)
 
-    def build():
+    def build(tuned: bool = False):
         D = te.placeholder((1, c // ibn, n, n, ibn), name="data")
         K = te.placeholder((f // obn, c // ibn, k, k, ibn, obn), name="kernel")
-        out = topi.x86.conv2d_NCHWc(D, K, s, p, 1, f"NCHW{ibn}c", f"NCHW{obn}c", "float32")
-        return (topi.x86.schedule_conv2d_NCHWc(out), [D, K, out],
-                [ref.pack_nchwc(x, ibn), ref.pack_oihw(w, ibn, obn)])
+        ctx = autotvm.apply_history_best(str(TUNE_LOG)) if tuned else contextlib.nullcontext()
+        with ctx:
+            out = topi.x86.conv2d_NCHWc(D, K, s, p, 1, f"NCHW{ibn}c", f"NCHW{obn}c",
+                                        "float32")
+            sch = topi.x86.schedule_conv2d_NCHWc(out)
+        return sch, [D, K, out], [ref.pack_nchwc(x, ibn), ref.pack_oihw(w, ibn, obn)]
 
     return Case("conv", f"conv {c}->{f} {n}² k{k} s{s}", 2.0 * f * o * o * c * k * k, build,
                 lambda: ref.pack_nchwc(ref.conv2d_nchw_python(x, w, s, p), obn),
                 lambda: [_t(x), _t(w)],
                 (lambda a, b: F.conv2d(a, b, stride=s, padding=p)) if torch else
-                (lambda a, b: ref.conv2d_nchw_python(a, b, s, p)), rtol=1e-3)
+                (lambda a, b: ref.conv2d_nchw_python(a, b, s, p)), rtol=1e-3,
+                build_tuned=(lambda: build(True)) if TUNE_LOG.exists() else None)
 
 
 def depthwise_case(c, n, s) -> Case:
@@ -232,6 +259,7 @@ class Result:
     case: Case
     ours: List[float]  # seconds per call, one entry per interleaved run
     base: List[float]
+    tuned: Optional[List[float]] = None  # with the tuned log, when the case has one
 
     @property
     def ours_s(self) -> float:
@@ -245,6 +273,14 @@ class Result:
     def ratio(self) -> float:
         """Baseline time / our time (medians): above 1 we are faster."""
         return self.base_s / self.ours_s
+
+    @property
+    def tuned_s(self) -> float:
+        return statistics.median(self.tuned)
+
+    @property
+    def ratio_tuned(self) -> float:
+        return self.base_s / self.tuned_s
 
     @property
     def ratio_best(self) -> float:
@@ -263,10 +299,9 @@ def _calls_per_run(f) -> int:
     return max(1, int(RUN_S / max(time.perf_counter() - t0, 1e-7)))
 
 
-def measure(case: Case) -> Result:
-    """Check ``case`` against its reference, then time ours and the baseline in alternating
-    runs (so that both see the same machine load), ``REPS`` runs each."""
-    s, args, inputs = case.build()
+def _built_and_checked(case: Case, build: Callable):
+    """``build``'s kernel, its arguments, and a timer of it; the result checked first."""
+    s, args, inputs = build()
     f = tvm.build(s, args, target="llvm")
     dev = tvm.cpu()
     nd_in = [tvm.nd.array(a, dev) for a in inputs]
@@ -276,6 +311,20 @@ def measure(case: Case) -> Result:
     scale = float(np.max(np.abs(want))) or 1.0
     np.testing.assert_allclose(out.numpy(), want, rtol=case.rtol, atol=case.rtol * scale,
                                err_msg=case.label)
+    ev = f.time_evaluator(f.entry_name, dev, number=_calls_per_run(lambda: f(*nd_in, out)),
+                          repeat=1)
+    return lambda: ev(*nd_in, out).mean
+
+
+def measure(case: Case) -> Result:
+    """Check ``case`` against its reference, then time ours (fallback and tuned, where the
+    case has a tuned build) and the baseline in alternating runs (so that all see the same
+    machine load), ``REPS`` runs each."""
+    timers = [_built_and_checked(case, case.build)]
+    if case.build_tuned is not None:
+        timers.append(_built_and_checked(case, case.build_tuned))
+    want = case.want()
+    scale = float(np.max(np.abs(want))) or 1.0
     base_in = case.base_inputs()
     ctx = torch.no_grad() if torch is not None else contextlib.nullcontext()
     with ctx:
@@ -283,18 +332,18 @@ def measure(case: Case) -> Result:
         got = got.numpy() if torch is not None else got
         np.testing.assert_allclose(_to_ours(got, want), want, rtol=case.rtol,
                                    atol=case.rtol * scale, err_msg=f"baseline {case.label}")
-        n_ours = _calls_per_run(lambda: f(*nd_in, out))
-        ev = f.time_evaluator(f.entry_name, dev, number=n_ours, repeat=1)
         n_base = _calls_per_run(lambda: case.base_fn(*base_in))
-        ours, base = [], []
+        ours: List[List[float]] = [[] for _ in timers]
+        base = []
         for _ in range(REPS):
             # the pause lets the other side's OpenMP workers stop spinning (torch has its
             # own runtime): a spinning thread would hold one of the cores we time on
-            time.sleep(SWITCH_PAUSE_S)
-            ours.append(ev(*nd_in, out).mean)
+            for times, timer in zip(ours, timers):
+                time.sleep(SWITCH_PAUSE_S)
+                times.append(timer())
             time.sleep(SWITCH_PAUSE_S)
             base.append(median_time(lambda: case.base_fn(*base_in), reps=1, number=n_base))
-    return Result(case, ours, base)
+    return Result(case, ours[0], base, ours[1] if len(ours) > 1 else None)
 
 
 def _to_ours(got: np.ndarray, want: np.ndarray) -> np.ndarray:
@@ -331,6 +380,128 @@ def _print_geomean(results, group):
               f"{geomean([r.ratio for r in rs]):7.2f}x{geomean([r.ratio_best for r in rs]):7.2f}x")
 
 
+# one thread per core, each running 12 independent vector FMA chains (enough to cover the
+# FMA latency on any x86 core), timed by the OpenMP clock
+_PEAK_SRC = r"""
+#include <omp.h>
+typedef float v16 __attribute__((vector_size(64)));
+double fma_peak_gflops(int threads, long iters) {
+  double t0 = omp_get_wtime();
+  volatile float sink = 0;
+  #pragma omp parallel num_threads(threads)
+  {
+    v16 acc[12], a = (v16){0} + 1.0001f, b = (v16){0} + 0.9999f;
+    for (int j = 0; j < 12; ++j) acc[j] = (v16){0} + (float)j;
+    for (long i = 0; i < iters; ++i) {
+      #pragma GCC unroll 12
+      for (int j = 0; j < 12; ++j) acc[j] = acc[j] * a + b;
+    }
+    float s = 0;
+    for (int j = 0; j < 12; ++j) s += acc[j][0];
+    #pragma omp atomic
+    sink += s;
+  }
+  return 2.0 * 16 * 12 * iters * threads / (omp_get_wtime() - t0) / 1e9;
+}
+"""
+
+
+def nominal_fma_peak_gflops(threads: int = THREADS) -> float:
+    """``threads`` x the clock /proc/cpuinfo reports x 32 fp32 flops per cycle (one 16-lane
+    FMA per cycle: Zen 4's two 256-bit FMA pipes, or AVX2 with two FMA units); the
+    environment variable ``BENCH_FMA_PEAK_GFLOPS`` overrides it."""
+    if os.environ.get("BENCH_FMA_PEAK_GFLOPS"):
+        return float(os.environ["BENCH_FMA_PEAK_GFLOPS"])
+    mhz = 0.0
+    with contextlib.suppress(OSError, ValueError), open("/proc/cpuinfo") as f:
+        mhz = max(float(line.split(":")[1]) for line in f if line.startswith("cpu MHz"))
+    return threads * mhz / 1e3 * 32
+
+
+def fma_peak_gflops(threads: int = THREADS) -> float:
+    """The machine's fp32 FMA peak on ``threads`` threads, measured (the best of 5 runs):
+    GFLOP/s of a loop of independent vector FMAs, as wide as ``-march=native`` allows (on a
+    loaded machine far below the nominal peak)."""
+    import ctypes
+    import tempfile
+
+    from tvmlite.contrib import cc
+
+    with tempfile.TemporaryDirectory() as d:
+        src, lib = Path(d) / "peak.c", Path(d) / "peak.so"
+        src.write_text(_PEAK_SRC)
+        cc.create_shared(str(lib), [str(src)], ["-O2", "-march=native", "-ffp-contract=fast"])
+        fn = ctypes.CDLL(str(lib)).fma_peak_gflops
+    fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_int, ctypes.c_long]
+    return max(fn(threads, 20_000_000) for _ in range(5))
+
+
+def print_conv_table(results: Sequence[Result], base_name: str) -> None:
+    """One row per conv layer: fallback, tuned (where logged) and the baseline, GFLOP/s and
+    the share of the FMA peak (the larger of the nominal and the measured one); ratios =
+    baseline time / ours, from the same run."""
+    nominal, measured = nominal_fma_peak_gflops(), fma_peak_gflops()
+    peak = max(nominal, measured)
+    print(f"  conv2d_NCHWc.x86 vs {base_name}; fp32 FMA peak on {THREADS} threads: nominal "
+          f"{nominal:.0f} GFLOP/s, measured now {measured:.0f}; GF = GFLOP/s, % = of "
+          f"{peak:.0f}")
+    print(f"  {'layer':<26}{'fallback':>10}{'GF':>6}{'%':>4}{'tuned':>10}{'GF':>6}{'%':>4}"
+          f"{base_name:>10}{'GF':>6}{'fallb.':>8}{'tuned':>7}")
+    for r in results:
+        c = r.case
+        gf = [c.flops / t / 1e9 for t in (r.ours_s, r.tuned_s if r.tuned else 1e9, r.base_s)]
+        tuned = (f"{r.tuned_s * 1e3:7.3f} ms{gf[1]:6.1f}{100 * gf[1] / peak:4.0f}"
+                 if r.tuned else f"{'-':>20}")
+        print(f"  {c.label[5:]:<26}{r.ours_s * 1e3:7.3f} ms{gf[0]:6.1f}{100 * gf[0] / peak:4.0f}"
+              f"{tuned}{r.base_s * 1e3:7.3f} ms{gf[2]:6.1f}{r.ratio:7.2f}x"
+              + (f"{r.ratio_tuned:6.2f}x" if r.tuned else ""))
+    tuned = [r.ratio_tuned for r in results if r.tuned]
+    print(f"  {'  geometric mean':<76}{geomean([r.ratio for r in results]):7.2f}x"
+          + (f"{geomean(tuned):6.2f}x" if len(tuned) == len(results) else ""))
+
+
+def build_time_row() -> None:
+    """Uncached build of the default-scheduled conv2d with fusion (conv + bias + relu,
+    ResNet-18's 64->64 56² layer in NCHW16c), split into its phases: declare and schedule,
+    lowering (TE materialization and the pass list), C code + the C compiler + loading."""
+    import tempfile
+
+    from tvmlite.codegen import build_c
+    from tvmlite.driver import build_module
+
+    def phases(salt: float):
+        t = [time.perf_counter()]
+        D = te.placeholder((1, 4, 56, 56, 16), name="data")
+        K = te.placeholder((4, 4, 3, 3, 16, 16), name="kernel")
+        B = te.placeholder((4, 1, 1, 16), name="bias")
+        conv = topi.x86.conv2d_NCHWc(D, K, 1, 1, 1, "NCHW16c", "NCHW16c", "float32")
+        out = topi.nn.relu(conv + B + salt)  # salt: a new kernel each time, never cached
+        sch = topi.x86.schedule_conv2d_NCHWc(out)
+        t.append(time.perf_counter())
+        lowered = build_module.lower(sch, [D, K, B, out], name="default_function",
+                                     _for_build=True)
+        t.append(time.perf_counter())
+        build_c.build(lowered, tvm.target.Target("llvm"))  # C code, compiler, load
+        t.append(time.perf_counter())
+        return [b - a for a, b in zip(t, t[1:])]
+
+    old = os.environ.get("TVMLITE_CACHE_DIR")
+    with tempfile.TemporaryDirectory() as d:
+        os.environ["TVMLITE_CACHE_DIR"] = d
+        try:
+            runs = [phases(0.25 * i) for i in range(REPS)]
+        finally:
+            if old is None:
+                del os.environ["TVMLITE_CACHE_DIR"]
+            else:
+                os.environ["TVMLITE_CACHE_DIR"] = old
+    med = [statistics.median(p[i] for p in runs) * 1e3 for i in range(3)]
+    total = statistics.median(sum(p) for p in runs) * 1e3
+    print(f"  build conv2d+bias+relu (fallback, uncached), medians of {REPS}: "
+          f"declare+schedule {med[0]:.0f} ms, lower {med[1]:.0f} ms, "
+          f"C code+compiler+load {med[2]:.0f} ms; total {total:.0f} ms (goal <= 150)")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> List[Result]:
     groups = set(sys.argv[1:] if argv is None else argv)
     logging.getLogger("autotvm").setLevel(logging.ERROR)  # fallback-config notices
@@ -345,9 +516,38 @@ def main(argv: Optional[Sequence[str]] = None) -> List[Result]:
         if groups and case.group not in groups:
             continue
         results.append(measure(case))
-    print_table(results, base_name)
+    convs = [r for r in results if r.case.group == "conv"]
+    if convs:
+        print_conv_table(convs, base_name)
+    rest = [r for r in results if r.case.group != "conv"]
+    if rest:
+        print_table(rest, base_name)
+    if not groups or "build" in groups:
+        build_time_row()
     return results
 
 
+def tune(n_trial: int = 200) -> None:
+    """Tune every ResNet-18 layer's ``conv2d_NCHWc.x86`` task with XGBTuner for up to
+    ``n_trial`` trials (fewer when the space is smaller), appending to ``TUNE_LOG``."""
+    TUNE_LOG.parent.mkdir(parents=True, exist_ok=True)
+    option = autotvm.measure_option(
+        builder=autotvm.LocalBuilder(n_parallel=THREADS),
+        runner=autotvm.LocalRunner(number=2, repeat=3, min_repeat_ms=50))
+    for layer in RESNET18_CONVS:
+        task = autotvm.task.create("conv2d_NCHWc.x86", conv_task_args(*layer), target="llvm")
+        trials = min(n_trial, len(task.config_space))
+        t0 = time.perf_counter()
+        tuner = autotvm.tuner.XGBTuner(task)
+        tuner.tune(n_trial=trials, measure_option=option,
+                   callbacks=[autotvm.callback.log_to_file(str(TUNE_LOG))])
+        print(f"tuned {layer}: {trials} trials of a space of {len(task.config_space)} in "
+              f"{time.perf_counter() - t0:.0f} s, best {tuner.best_flops / 1e9:.1f} GFLOP/s "
+              f"{tuner.best_config}", flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--tune"]:
+        tune(*(int(a) for a in sys.argv[2:3]))
+    else:
+        main()

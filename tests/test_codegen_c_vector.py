@@ -223,3 +223,28 @@ def test_non_power_of_two_vector_type_is_rejected_clearly():
 
     with pytest.raises(TVMError, match="power of two"):
         _build(f)
+
+
+@pytest.mark.parametrize("lanes", [4, 8, 16])
+def test_vector_exp_is_within_2_ulp_of_numpy(lanes):
+    # the vector expf helper (range reduction + polynomial) against numpy over the whole
+    # float32 range: normal, subnormal and overflowing results, infinities and NaN
+    n = 1536
+    A = te.placeholder((n,), name="A")
+    B = te.compute(A.shape, lambda i: te.exp(A[i]), name="B")
+    s = te.create_schedule(B.op)
+    s[B].vectorize(s[B].split(B.op.axis[0], factor=lanes)[1])
+    f = tvm.build(s, [A, B], "llvm")
+    assert f"tvml_exp_float32x{lanes}(" in f.get_source()
+    rng = np.random.default_rng(lanes)
+    special = [np.inf, -np.inf, np.nan, 0.0, -0.0, 88.72283, 88.7229, -87.33, -103.97, -104.5]
+    x = np.concatenate([rng.uniform(-110, 90, n - 2 * len(special) - 300),
+                        rng.uniform(-1, 1, 300), special, -np.array(special)]).astype("float32")
+    b = tvm.nd.array(np.zeros(n, "float32"))
+    f(tvm.nd.array(x), b)
+    got = b.numpy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = np.exp(x)
+        same = (got == want) | (np.isnan(got) & np.isnan(want))
+        close = np.abs(got.astype("float64") - want) <= 2 * np.spacing(want)
+    assert np.all(same | close), x[~(same | close)]

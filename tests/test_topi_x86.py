@@ -80,6 +80,17 @@ def test_dense_nopack_and_pack_fallback(m, n, k, epilogue):
     _dense_case(topi.x86.dense_pack, topi.x86.schedule_dense_pack, m, n, k, epilogue)
 
 
+@pytest.mark.parametrize("m,n,k,parallel", [(1, 1000, 515, False), (3, 1400, 517, True)])
+def test_dense_nopack_parallel_only_past_2m_multiply_adds(m, n, k, parallel):
+    # a GEMV streams its weight on one thread; the parallel tile loop from 2**21 MACs on
+    a, w = _rand(m, k), _rand(n, k)
+    A, W = te.placeholder((m, k), name="A"), te.placeholder((n, k), name="W")
+    out = topi.x86.dense_nopack(A, W)
+    s = topi.x86.schedule_dense_nopack(out)
+    assert ("T.parallel(" in str(tvm.lower(s, [A, W, out]))) == parallel
+    np.testing.assert_allclose(run(s, [A, W, out], [a, w]), a @ w.T, rtol=1e-4, atol=1e-4)
+
+
 def _pack_data(x, bn):
     n, c, h, w = x.shape
     return x.reshape(n, c // bn, bn, h, w).transpose(0, 1, 3, 4, 2).copy()
@@ -274,6 +285,22 @@ def test_schedule_pool(layout, pool_type, cip, ceil):
         got = run(topi.x86.schedule_adaptive_pool(A, layout), [X, A], [data])
         np.testing.assert_allclose(got if layout == "NCHW" else _unpack(got),
                                    ref.adaptive_pool(x, size, pool_type), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 11, 9), (2, 5, 13, 10)])
+@pytest.mark.parametrize("pool_type", ["max", "avg"])
+def test_schedule_pool_nchw_parallel_over_channels(shape, pool_type):
+    # (1, 3): fewer than 8 planes, rows fused into the parallel loop; (2, 5): planes alone
+    # parallel, the padded rows peeled by loop partition
+    x = _rand(*shape)
+    X = te.placeholder(shape, name="X")
+    Y = topi.nn.pool2d(X, (3, 3), (2, 2), (1, 1), (1, 1, 2, 1), pool_type, ceil_mode=True)
+    s = topi.x86.schedule_pool(Y, "NCHW")
+    lowered = str(tvm.lower(s, [X, Y]))
+    assert "T.parallel(" in lowered
+    assert ("i0_i1_fused_i2_fused" in lowered) == (shape[0] * shape[1] < 8)
+    want = ref.pool2d_ref(x, (3, 3), (2, 2), (1, 1), (1, 1, 2, 1), pool_type, True, True)
+    np.testing.assert_allclose(run(s, [X, Y], [x]), want, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("shape,axis", [((3, 37), -1), ((2, 5, 48), 2), ((4, 6, 5), 1),

@@ -14,6 +14,7 @@ load never touches memory for an inactive lane.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable, List
 
 from ..error import TVMError
@@ -133,6 +134,8 @@ class VectorPrinterMixin:
                 return self.expr(e.args[0])
             if op == "floor" and _dt.is_float(dt) and _dt.bits(dt) in (32, 64):
                 return self.float_floor(e.args[0])
+            if op == "exp" and _dt.element(dt) == "float32":
+                return f"{self.vhelper_exp(dt)}({self.expr(e.args[0])})"
             if op == "reinterpret" and _dt.bits(e.args[0].dtype) == _dt.bits(dt):
                 # a cast between vector types of one size keeps the bits (GCC)
                 return f"(({T})({self.expr(e.args[0])}))"
@@ -179,6 +182,36 @@ class VectorPrinterMixin:
                 f"{f} = ({T})(({IT}){f} | {s}); "
                 f"{IT} {m} = (({T})(({IT}){a} & ~{sm}) < {big}); "
                 f"({T})((({IT}){f} & {m}) | (({IT}){a} & ~{m})); }})")
+
+    def vhelper_exp(self, dtype: str) -> str:
+        """Name of the vector ``expf`` of ``dtype`` (float32 lanes), defined on first use: a
+        lane loop calling ``expf`` stays scalar, this one stays in vector registers.
+
+        ``n = round(x / ln 2)``, ``r = x - n ln 2`` in two parts (Cody-Waite; exact with FMA),
+        ``e**r`` by its Taylor polynomial of degree 7 (truncation below 6e-9 relative on
+        ``|r| <= ln 2 / 2``), times ``2**n`` built in the exponent bits as two factors so that
+        results in the subnormal range round once. Within 2 ulp of glibc's ``expf``; overflow
+        gives inf, underflow 0, NaN passes through."""
+        T = self.ct(dtype)
+        IT = self.ct(f"int32x{_dt.lanes(dtype)}")
+        name = f"tvml_exp_{dtype}"
+        taylor = " ".join(f"p = p * r + {1.0 / math.factorial(k)!r}f;" for k in range(6, -1, -1))
+        # GCC's C has no vector ?:, so lanes are chosen by comparison masks (-1/0)
+        pick = "({T})((({IT})({a}) & {m}) | (({IT})({b}) & ~{m}))"
+        body = (f"{T} z = ({T}){{0}}; {IT} hi = x > 88.7228394f, lo = x < -104.0f; "
+                f"{T} c = {pick.format(T=T, IT=IT, a='z + 88.7228394f', b='x', m='hi')}; "
+                f"c = {pick.format(T=T, IT=IT, a='z - 104.0f', b='c', m='lo')}; "
+                f"{T} t = c * 1.44269504f + 12582912.0f; {T} n = t - 12582912.0f; "
+                f"{T} r = c - n * 0.693145751953125f; r = r - n * 1.42860677e-06f; "
+                f"{T} p = z + {1.0 / math.factorial(7)!r}f; {taylor} "
+                f"{IT} ni = __builtin_convertvector(n, {IT}); {IT} n1 = ni >> 1; "
+                f"{T} s1 = ({T})((n1 + 127) << 23); {T} s2 = ({T})((ni - n1 + 127) << 23); "
+                f"p = p * s1 * s2; "
+                f"p = {pick.format(T=T, IT=IT, a='z + __builtin_inff()', b='p', m='hi')}; "
+                f"p = ({T})(({IT})p & ~lo); "
+                f"{IT} nan = x != x; "
+                f"return {pick.format(T=T, IT=IT, a='x', b='p', m='nan')};")
+        return self.cg.helper(name, f"static inline TVML_UNUSED {T} {name}({T} x) {{ {body} }}\n")
 
     def broadcast(self, scalar: str, dtype: str) -> str:
         """``scalar`` in every lane (GCC widens a scalar operand of a vector operation; ``x - 0``
