@@ -97,6 +97,11 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
     compute, the group scheduled by its anchor op's strategy."""
     values: Dict[int, Any] = {}
     args = []
+    empty = [t for t in [p.checked_type for p in func.params] + [func.body.checked_type]
+             if isinstance(t, TensorType) and 0 in t.shape]
+    if empty:
+        raise TVMError(f"relay.build: fused function {name} has a zero-size tensor "
+                       f"{type_str(empty[0])}; empty tensors are not supported")
     for p in func.params:
         t = p.checked_type
         if not isinstance(t, TensorType):

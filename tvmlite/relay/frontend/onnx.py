@@ -50,7 +50,7 @@ class _Ctx:
         arr = np.asarray(arr)
         self.consts[name] = arr
         self.static.add(name)
-        self.values[name] = Constant(_nd.array(np.ascontiguousarray(arr)))
+        self.values[name] = Constant(_nd.array(np.array(arr, order="C")))
 
     def where(self) -> str:
         n = self.node
@@ -752,12 +752,12 @@ def from_onnx(model, shape: Optional[Dict[str, Sequence[int]]] = None,
         if freeze_params or arr.dtype.kind in "iub":
             ctx.static.add(init.name)  # integer initializers are shape operands
         if freeze_params:
-            ctx.values[init.name] = Constant(_nd.array(np.ascontiguousarray(arr)))
+            ctx.values[init.name] = Constant(_nd.array(np.array(arr, order="C")))
         else:
             v = var(init.name, shape=arr.shape, dtype=str(arr.dtype))
             ctx.values[init.name] = v
             param_vars.append(v)
-            params[init.name] = _nd.array(np.ascontiguousarray(arr))
+            params[init.name] = _nd.array(np.array(arr, order="C"))
     inputs: List[Var] = []
     for inp in graph.input:
         if inp.name in ctx.values:

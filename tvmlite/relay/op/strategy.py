@@ -15,9 +15,29 @@ from .nn import pad4
 from .registry import register_strategy
 
 
+def _touches_bool(outs) -> bool:
+    stack, seen = list(outs), set()
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if t.dtype == "bool":
+            return True
+        stack.extend(t.op.input_tensors)
+    return False
+
+
+def _x86_injective(outs):
+    # the C backend has no bool vectors: a group reading or writing bools keeps the generic
+    # (scalar) schedule
+    if _touches_bool(outs):
+        return _generic.schedule_injective(outs)
+    return _x86.schedule_injective(outs)
+
+
 def _injective_strategies(name: str, fcompute) -> None:
-    register_strategy(name, "cpu", fcompute, lambda attrs, outs, tgt:
-                      _x86.schedule_injective(outs))
+    register_strategy(name, "cpu", fcompute, lambda attrs, outs, tgt: _x86_injective(outs))
     register_strategy(name, "generic", fcompute, lambda attrs, outs, tgt:
                       _generic.schedule_injective(outs))
 
