@@ -94,7 +94,7 @@ def mobilenet_v2(small: bool = False):
     cin = ch(32)
     layers = cbr(3, cin, 3, 2)
     for t, c, n, s in settings:
-        n = min(n, 2) if small else n
+        n = 1 if small else n
         for i in range(n):
             layers.append(Inverted(cin, ch(c), s if i == 0 else 1, t))
             cin = ch(c)
@@ -146,7 +146,7 @@ def input_shapes(name: str, small: bool = False) -> Dict[str, Tuple[int, ...]]:
     if name == "bert_layer":
         seq, hidden = (16, 64) if small else (128, 768)
         return {"x": (1, seq, hidden), "mask": (1, seq)}
-    return {"x": (1, 3, 64, 64) if small else (1, 3, 224, 224)}
+    return {"x": (1, 3, 32, 32) if small else (1, 3, 224, 224)}
 
 
 def random_inputs(name: str, small: bool = False, seed: int = 0) -> Dict[str, np.ndarray]:
