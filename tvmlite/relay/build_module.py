@@ -31,7 +31,7 @@ from .expr import (
 from .expr import Tuple as RTuple
 from .op.registry import Op
 from .printer import astext
-from .transform import FoldConstant, FuseOps, InferType
+from .transform import FoldConstant, FuseOps, InferType, SimplifyInference
 from .ty import TensorType, TupleType, type_str
 
 
@@ -361,7 +361,8 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
     func = bind_params_by_name(_main_function(ir_mod), params or {})
     mod = IRModule({"main": func})
     with tgt:
-        mod = Sequential([InferType(), FoldConstant(), FuseOps()], name="relay.build")(mod)
+        mod = Sequential([InferType(), SimplifyInference(), FoldConstant(), FuseOps()],
+                         name="relay.build")(mod)
         cg = _GraphCodegen(mod["main"], tgt)
         graph_json = cg.run()
         if len(cg.lowered):

@@ -2,3 +2,4 @@
 from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
 from .infer_type import InferType, infer_type
+from .simplify_inference import SimplifyInference
