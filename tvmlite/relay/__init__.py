@@ -23,7 +23,20 @@ from .expr import (
     const,
     var,
 )
-from .op import add, concatenate, divide, multiply, nn, reshape, subtract, transpose
+from .op import image, nn
+from .op.tensor import *  # noqa: F401,F403
+from .op.transform import (
+    broadcast_to,
+    expand_dims,
+    max,
+    mean,
+    min,
+    split,
+    squeeze,
+    strided_slice,
+    sum,
+    take,
+)
 from .ty import FuncType, TensorType, TupleType, Type
 
 _register_node_printer(printer.is_relay_module, printer.astext)

@@ -31,7 +31,7 @@ from .expr import (
 from .expr import Tuple as RTuple
 from .op.registry import Op
 from .printer import astext
-from .transform import FoldConstant, FuseOps, InferType
+from .transform import FoldConstant, FuseOps, InferType, SimplifyInference
 from .ty import TensorType, TupleType, type_str
 
 
@@ -97,6 +97,11 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
     compute, the group scheduled by its anchor op's strategy."""
     values: Dict[int, Any] = {}
     args = []
+    empty = [t for t in [p.checked_type for p in func.params] + [func.body.checked_type]
+             if isinstance(t, TensorType) and 0 in t.shape]
+    if empty:
+        raise TVMError(f"relay.build: fused function {name} has a zero-size tensor "
+                       f"{type_str(empty[0])}; empty tensors are not supported")
     for p in func.params:
         t = p.checked_type
         if not isinstance(t, TensorType):
@@ -356,7 +361,8 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
     func = bind_params_by_name(_main_function(ir_mod), params or {})
     mod = IRModule({"main": func})
     with tgt:
-        mod = Sequential([InferType(), FoldConstant(), FuseOps()], name="relay.build")(mod)
+        mod = Sequential([InferType(), SimplifyInference(), FoldConstant(), FuseOps()],
+                         name="relay.build")(mod)
         cg = _GraphCodegen(mod["main"], tgt)
         graph_json = cg.run()
         if len(cg.lowered):

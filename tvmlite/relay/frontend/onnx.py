@@ -16,6 +16,7 @@ from ...runtime import ndarray as _nd
 from .. import op as _op
 from ..expr import Constant, Expr, Function, Var, const, var
 from ..expr import Tuple as RTuple
+from ..op import image as _image
 from ..op import nn as _nn
 from ..transform.infer_type import infer_type
 from ..ty import TensorType
@@ -42,7 +43,14 @@ class _Ctx:
         self.opset = opset
         self.values: Dict[str, Expr] = {}
         self.consts: Dict[str, np.ndarray] = {}  # initializer / Constant outputs by name
+        self.static = set()  # names whose value is fixed at import time (not a parameter)
         self.node = None
+
+    def set_const(self, name: str, arr: np.ndarray) -> None:
+        arr = np.asarray(arr)
+        self.consts[name] = arr
+        self.static.add(name)
+        self.values[name] = Constant(_nd.array(np.array(arr, order="C")))
 
     def where(self) -> str:
         n = self.node
@@ -167,14 +175,29 @@ def _gemm(ctx, ins, attrs):
 def _matmul(ctx, ins, attrs):
     a, b = ins
     sa, sb = ctx.shape(a), ctx.shape(b)
-    if len(sb) != 2 or len(sa) < 2:
-        raise ctx.fail(f"only A (..., K) @ B (K, N) with a 2-D B is supported, got {sa} and "
-                       f"{sb}")
-    bt = _op.transpose(b, (1, 0))
-    if len(sa) == 2:
-        return _nn.dense(a, bt)
-    flat = _op.reshape(a, (-1, sa[-1]))
-    return _op.reshape(_nn.dense(flat, bt), tuple(sa[:-1]) + (sb[1],))
+    if len(sa) < 2 or len(sb) < 2:
+        raise ctx.fail(f"1-D operands are not supported, got {sa} and {sb}")
+    if len(sb) == 2:  # a weight: one dense over the flattened rows
+        bt = _op.transpose(b, (1, 0))
+        if len(sa) == 2:
+            return _nn.dense(a, bt)
+        flat = _op.reshape(a, (-1, sa[-1]))
+        return _op.reshape(_nn.dense(flat, bt), tuple(sa[:-1]) + (sb[1],))
+    ba, bb = tuple(sa[:-2]), tuple(sb[:-2])
+    try:
+        batch = tuple(np.broadcast_shapes(ba, bb))
+    except ValueError:
+        raise ctx.fail(f"batch dimensions of {sa} and {sb} do not broadcast") from None
+    n_batch = int(np.prod(batch, dtype=np.int64))
+
+    def to3(x, shape, own):
+        if int(np.prod(own, dtype=np.int64)) == 1:
+            return _op.reshape(x, (1,) + tuple(shape[-2:]))
+        if tuple((1,) * (len(batch) - len(own)) + own) != batch:
+            x = _op.broadcast_to(x, batch + tuple(shape[-2:]))
+        return _op.reshape(x, (n_batch,) + tuple(shape[-2:]))
+    out = _nn.batch_matmul(to3(a, sa, ba), to3(b, sb, bb), transpose_b=False)
+    return _op.reshape(out, batch + (sa[-2], sb[-1]))
 
 
 @_register("Relu")
@@ -254,19 +277,28 @@ def _concat(ctx, ins, attrs):
     return _op.concatenate(RTuple([i for i in ins if i is not None]), int(attrs["axis"]))
 
 
-@_register("Softmax")
-def _softmax(ctx, ins, attrs):
+def _softmax_like(ctx, ins, attrs, fn):
     x = ins[0]
     shape = ctx.shape(x)
     nd = len(shape)
     axis = int(attrs.get("axis", -1 if ctx.opset >= 13 else 1))
     axis = axis + nd if axis < 0 else axis
     if ctx.opset >= 13 or axis == nd - 1:
-        return _nn.softmax(x, axis)
-    # before opset 13: softmax of the input flattened to 2-D at axis
+        return fn(x, axis)
+    # before opset 13: the input flattened to 2-D at axis
     outer = int(np.prod(shape[:axis], dtype=np.int64))
     flat = _op.reshape(x, (outer, -1))
-    return _op.reshape(_nn.softmax(flat, -1), shape)
+    return _op.reshape(fn(flat, -1), shape)
+
+
+@_register("Softmax")
+def _softmax(ctx, ins, attrs):
+    return _softmax_like(ctx, ins, attrs, _nn.softmax)
+
+
+@_register("LogSoftmax")
+def _log_softmax(ctx, ins, attrs):
+    return _softmax_like(ctx, ins, attrs, _nn.log_softmax)
 
 
 @_register("BatchNormalization")
@@ -290,6 +322,343 @@ def _dropout(ctx, ins, attrs):
     return ins[0]
 
 
+# ------------------------------------------------------------------ element-wise converters
+for _onnx_name, _fn in (("Sqrt", _op.sqrt), ("Exp", _op.exp), ("Log", _op.log),
+                        ("Tanh", _op.tanh), ("Sigmoid", _op.sigmoid), ("Erf", _op.erf),
+                        ("Abs", _op.abs), ("Neg", _op.negative), ("Floor", _op.floor),
+                        ("Ceil", _op.ceil), ("Sin", _op.sin), ("Cos", _op.cos),
+                        ("Not", _op.logical_not)):
+    _register(_onnx_name)(lambda ctx, ins, attrs, fn=_fn: fn(ins[0]))
+
+for _onnx_name, _fn in (("Equal", _op.equal), ("Less", _op.less), ("Greater", _op.greater),
+                        ("LessOrEqual", _op.less_equal),
+                        ("GreaterOrEqual", _op.greater_equal), ("And", _op.logical_and),
+                        ("Or", _op.logical_or)):
+    _register(_onnx_name)(lambda ctx, ins, attrs, fn=_fn: fn(ins[0], ins[1]))
+
+
+def _variadic(fn):
+    def conv(ctx, ins, attrs):
+        out = ins[0]
+        for x in ins[1:]:
+            out = fn(out, x)
+        return out
+    return conv
+
+
+_register("Max")(_variadic(_op.maximum))
+_register("Min")(_variadic(_op.minimum))
+_register("Sum")(_variadic(_op.add))
+
+
+@_register("Reciprocal")
+def _reciprocal(ctx, ins, attrs):
+    return _op.divide(const(1.0, ctx.dtype(ins[0])), ins[0])
+
+
+@_register("Pow")
+def _pow(ctx, ins, attrs):
+    x, y = ins
+    dt = ctx.dtype(x)
+    if ctx.dtype(y) != dt:
+        y = _op.cast(y, dt)
+    return _op.power(x, y)
+
+
+@_register("Where")
+def _where(ctx, ins, attrs):
+    return _op.where(ins[0], ins[1], ins[2])
+
+
+@_register("Cast")
+def _cast(ctx, ins, attrs):
+    return _op.cast(ins[0], _elem_dtype(int(attrs["to"])))
+
+
+@_register("LeakyRelu")
+def _leaky_relu(ctx, ins, attrs):
+    return _nn.leaky_relu(ins[0], float(attrs.get("alpha", 0.01)))
+
+
+@_register("Clip")
+def _clip(ctx, ins, attrs):
+    x = ins[0]
+    dt = ctx.dtype(x)
+    info = np.finfo(dt) if np.dtype(dt).kind == "f" else np.iinfo(dt)
+    if ctx.opset < 11:
+        return _op.clip(x, float(attrs.get("min", info.min)), float(attrs.get("max", info.max)))
+    bounds = []
+    for i, default in ((1, info.min), (2, info.max)):
+        name = ctx.node.input[i] if len(ctx.node.input) > i else ""
+        if not name:
+            bounds.append(float(default))
+        elif name in ctx.consts:
+            bounds.append(float(ctx.consts[name]))
+        else:
+            bounds.append(ins[i])
+    if all(isinstance(b, float) for b in bounds):
+        return _op.clip(x, *bounds)
+    lo, hi = bounds
+    out = x if isinstance(lo, float) else _op.maximum(x, lo)
+    if isinstance(lo, float):
+        out = _op.maximum(out, const(lo, dt))
+    return _op.minimum(out, const(hi, dt) if isinstance(hi, float) else hi)
+
+
+@_register("Gelu")
+def _gelu(ctx, ins, attrs):
+    x = ins[0]
+    dt = ctx.dtype(x)
+    if attrs.get("approximate", "none") == "tanh":
+        inner = _op.multiply(const(float(np.sqrt(2 / np.pi)), dt), _op.add(
+            x, _op.multiply(const(0.044715, dt), _op.multiply(x, _op.multiply(x, x)))))
+        return _op.multiply(_op.multiply(const(0.5, dt), x),
+                            _op.add(const(1.0, dt), _op.tanh(inner)))
+    return _op.multiply(_op.multiply(const(0.5, dt), x), _op.add(
+        const(1.0, dt), _op.erf(_op.multiply(x, const(float(1 / np.sqrt(2)), dt)))))
+
+
+# --------------------------------------------------------------------------- reductions
+def _axes_operand(ctx, attrs, index: int, since: int) -> Optional[List[int]]:
+    """Axes from attribute ``axes`` (before opset ``since``) or from input ``index``."""
+    if ctx.opset < since or "axes" in attrs:
+        axes = attrs.get("axes")
+        return None if axes is None else [int(a) for a in axes]
+    if len(ctx.node.input) > index and ctx.node.input[index]:
+        return [int(a) for a in np.atleast_1d(ctx.const_value(ctx.node.input[index], "axes"))]
+    return None
+
+
+def _reduce(fn, since: int):
+    def conv(ctx, ins, attrs):
+        axes = _axes_operand(ctx, attrs, 1, since)
+        if not axes:
+            if attrs.get("noop_with_empty_axes", 0):
+                return ins[0]
+            axes = None
+        return fn(ins[0], axes, bool(attrs.get("keepdims", 1)))
+    return conv
+
+
+_register("ReduceSum")(_reduce(_op.sum, 13))
+_register("ReduceMean")(_reduce(_op.mean, 18))
+_register("ReduceMax")(_reduce(_op.max, 18))
+_register("ReduceMin")(_reduce(_op.min, 18))
+
+
+# ------------------------------------------------------------------------ shape and layout
+@_register("Shape")
+def _shape(ctx, ins, attrs):
+    shape = np.array(ctx.shape(ins[0]), dtype="int64")
+    start, end = attrs.get("start", 0), attrs.get("end")
+    return shape[start:end]
+
+
+@_register("Squeeze")
+def _squeeze(ctx, ins, attrs):
+    shape = ctx.shape(ins[0])
+    axes = _axes_operand(ctx, attrs, 1, 13)
+    nd = len(shape)
+    if axes is None:
+        drop = {i for i, d in enumerate(shape) if d == 1}
+    else:
+        drop = {a + nd if a < 0 else a for a in axes}
+        bad = [a for a in drop if not 0 <= a < nd or shape[a] != 1]
+        if bad:
+            raise ctx.fail(f"cannot squeeze axes {axes} of shape {shape}")
+    return _op.reshape(ins[0], [d for i, d in enumerate(shape) if i not in drop])
+
+
+@_register("Unsqueeze")
+def _unsqueeze(ctx, ins, attrs):
+    shape = list(ctx.shape(ins[0]))
+    axes = _axes_operand(ctx, attrs, 1, 13)
+    if not axes:
+        raise ctx.fail("axes are required")
+    nd = len(shape) + len(axes)
+    norm = sorted(a + nd if a < 0 else a for a in axes)
+    if len(set(norm)) != len(norm) or not all(0 <= a < nd for a in norm):
+        raise ctx.fail(f"axes {axes} are invalid for an output of rank {nd}")
+    for a in norm:
+        shape.insert(a, 1)
+    return _op.reshape(ins[0], shape)
+
+
+@_register("Expand")
+def _expand(ctx, ins, attrs):
+    want = tuple(int(d) for d in ctx.const_value(ctx.node.input[1], "the shape operand"))
+    shape = ctx.shape(ins[0])
+    try:
+        out = tuple(np.broadcast_shapes(shape, want))
+    except ValueError:
+        raise ctx.fail(f"cannot expand shape {shape} to {want}") from None
+    return ins[0] if out == tuple(shape) else _op.broadcast_to(ins[0], out)
+
+
+@_register("Slice")
+def _slice(ctx, ins, attrs):
+    nd = len(ctx.shape(ins[0]))
+    if ctx.opset < 10:
+        starts, ends = attrs["starts"], attrs["ends"]
+        axes, steps = attrs.get("axes"), None
+    else:
+        def operand(i, what):
+            if len(ctx.node.input) > i and ctx.node.input[i]:
+                return [int(v) for v in ctx.const_value(ctx.node.input[i], what)]
+            return None
+        starts, ends = operand(1, "starts"), operand(2, "ends")
+        axes, steps = operand(3, "axes"), operand(4, "steps")
+    axes = list(range(len(starts))) if axes is None else [a + nd if a < 0 else a for a in axes]
+    big = 2 ** 31 - 1  # INT64_MAX / INT64_MIN ends mean "to the end"
+    ends = [max(min(int(e), big), -big) for e in ends]
+    starts = [max(min(int(b), big), -big) for b in starts]
+    return _op.strided_slice(ins[0], starts, ends, steps, axes)
+
+
+@_register("Gather")
+def _gather(ctx, ins, attrs):
+    shape = ctx.shape(ins[0])
+    axis = int(attrs.get("axis", 0))
+    axis = axis + len(shape) if axis < 0 else axis
+    if not 0 <= axis < len(shape):
+        raise ctx.fail(f"axis {attrs.get('axis')} is out of range for shape {shape}")
+    name = ctx.node.input[1]
+    if name in ctx.consts:
+        idx = np.asarray(ctx.consts[name]).astype("int64")
+        if idx.size and (idx.min() < -shape[axis] or idx.max() >= shape[axis]):
+            raise ctx.fail(f"indices out of range for dimension {axis} of size {shape[axis]}")
+        idx = np.where(idx < 0, idx + shape[axis], idx).astype("int32")
+        return _op.take(ins[0], const(idx, "int32"), axis, mode="fast")
+    return _op.take(ins[0], ins[1], axis, mode="wrap")
+
+
+@_register("Split")
+def _split(ctx, ins, attrs):
+    shape = ctx.shape(ins[0])
+    axis = int(attrs.get("axis", 0))
+    n_out = len(ctx.node.output)
+    if "split" in attrs:
+        sizes = [int(v) for v in attrs["split"]]
+    elif len(ctx.node.input) > 1 and ctx.node.input[1]:
+        sizes = [int(v) for v in ctx.const_value(ctx.node.input[1], "split")]
+    else:
+        size = shape[axis]
+        n = int(attrs.get("num_outputs", n_out))
+        chunk = -(-size // n)
+        sizes = [min(chunk, size - chunk * k) for k in range(n)]
+    if len(sizes) != n_out:
+        raise ctx.fail(f"{len(sizes)} split sizes for {n_out} outputs")
+    bounds = list(np.cumsum(sizes)[:-1])
+    return list(_op.split(ins[0], bounds, axis))
+
+
+@_register("Pad")
+def _pad(ctx, ins, attrs):
+    nd = len(ctx.shape(ins[0]))
+    mode = attrs.get("mode", "constant")
+    if mode != "constant":
+        raise ctx.fail(f"mode {mode!r} is not supported (only 'constant')")
+    if ctx.opset < 11:
+        pads, value = [int(p) for p in attrs["pads"]], float(attrs.get("value", 0.0))
+        axes = list(range(nd))
+    else:
+        pads = [int(p) for p in ctx.const_value(ctx.node.input[1], "pads")]
+        value = 0.0
+        if len(ctx.node.input) > 2 and ctx.node.input[2]:
+            value = float(ctx.const_value(ctx.node.input[2], "constant_value"))
+        axes = list(range(nd))
+        if len(ctx.node.input) > 3 and ctx.node.input[3]:
+            axes = [int(a) % nd for a in ctx.const_value(ctx.node.input[3], "axes")]
+    k = len(axes)
+    if len(pads) != 2 * k or min(pads) < 0:
+        raise ctx.fail(f"pads {pads} must be {2 * k} non-negative values")
+    width = [[0, 0] for _ in range(nd)]
+    for j, a in enumerate(axes):
+        width[a] = [pads[j], pads[j + k]]
+    return _nn.pad(ins[0], width, value)
+
+
+@_register("Resize")
+def _resize(ctx, ins, attrs):
+    shape = _check_2d(ctx, ins[0])
+    names = list(ctx.node.input) + [""] * 4
+    sizes = scales = None
+    if ctx.opset < 11:
+        scales = ctx.const_value(names[1], "scales")
+    else:
+        if names[3]:
+            sizes = [int(v) for v in ctx.const_value(names[3], "sizes")]
+        if names[2] and sizes is None:
+            scales = ctx.const_value(names[2], "scales")
+    if sizes is None:
+        if scales is None or len(scales) != 4:
+            raise ctx.fail("needs 4 scales or 4 sizes")
+        sizes = [int(np.floor(d * float(s))) for d, s in zip(shape, scales)]
+    if len(sizes) != 4 or tuple(sizes[:2]) != tuple(shape[:2]):
+        raise ctx.fail(f"only the spatial axes can be resized: {shape} -> {sizes}")
+    mode = attrs.get("mode", "nearest")
+    if mode not in ("nearest", "linear"):
+        raise ctx.fail(f"mode {mode!r} is not supported (nearest, linear)")
+    coord = attrs.get("coordinate_transformation_mode", "half_pixel")
+    rounding = attrs.get("nearest_mode", "round_prefer_floor") if mode == "nearest" else ""
+    return _image.resize2d(ins[0], sizes[2:], method="nearest_neighbor" if mode == "nearest"
+                           else "linear", coordinate_transformation_mode=coord,
+                           rounding_method=rounding)
+
+
+@_register("LayerNormalization")
+def _layer_norm(ctx, ins, attrs):
+    shape = ctx.shape(ins[0])
+    axis = int(attrs.get("axis", -1))
+    axis = axis + len(shape) if axis < 0 else axis
+    if axis != len(shape) - 1:
+        raise ctx.fail(f"only normalisation over the last axis is supported, got axis "
+                       f"{attrs.get('axis')} of shape {shape}")
+    if len([o for o in ctx.node.output if o]) > 1:
+        raise ctx.fail("only the first output (Y) is supported")
+    beta = ins[2] if len(ins) > 2 and ins[2] is not None else None
+    dt = ctx.dtype(ins[0])
+    if beta is None:
+        beta = const(np.zeros(shape[-1], dt))
+    return _nn.layer_norm(ins[0], ins[1], beta, axis, float(attrs.get("epsilon", 1e-5)),
+                          center=len(ins) > 2 and ins[2] is not None)
+
+
+@_register("ConvTranspose")
+def _conv_transpose(ctx, ins, attrs):
+    x, w = ins[0], ins[1]
+    xs = _check_2d(ctx, x)
+    ws = ctx.shape(w)
+    if int(attrs.get("group", 1)) != 1:
+        raise ctx.fail(f"group={attrs['group']} is not supported (only 1)")
+    if tuple(attrs.get("dilations", (1, 1))) != (1, 1):
+        raise ctx.fail(f"dilations {attrs['dilations']} are not supported (only 1)")
+    strides = tuple(int(v) for v in attrs.get("strides", (1, 1)))
+    opad = tuple(int(v) for v in attrs.get("output_padding", (0, 0)))
+    kernel = tuple(int(v) for v in attrs.get("kernel_shape", ws[2:]))
+    auto = attrs.get("auto_pad", "NOTSET")
+    if "output_shape" in attrs or auto not in ("NOTSET", "", "VALID"):
+        # the pads that give the requested (or SAME) output size
+        want = [int(v) for v in attrs.get("output_shape", [d * s for d, s in
+                                                           zip(xs[2:], strides)])][-2:]
+        pads_lo, pads_hi = [], []
+        for i in range(2):
+            total = strides[i] * (xs[2 + i] - 1) + opad[i] + kernel[i] - want[i]
+            if total < 0:
+                raise ctx.fail(f"output_shape {want} is larger than the full output")
+            small, big = total // 2, total - total // 2
+            lo, hi = (big, small) if auto == "SAME_LOWER" else (small, big)
+            pads_lo.append(lo)
+            pads_hi.append(hi)
+        pads = (pads_lo[0], pads_lo[1], pads_hi[0], pads_hi[1])
+    else:
+        pads = tuple(int(p) for p in attrs.get("pads", (0, 0, 0, 0)))
+    out = _nn.conv2d_transpose(x, w, strides=strides, padding=pads, output_padding=opad)
+    if len(ins) > 2 and ins[2] is not None:
+        out = _nn.bias_add(out, ins[2])
+    return out
+
+
 def _constant_array(ctx: _Ctx, attrs) -> np.ndarray:
     for key in ("value", "value_float", "value_floats", "value_int", "value_ints"):
         if key in attrs:
@@ -303,6 +672,31 @@ def _constant_array(ctx: _Ctx, attrs) -> np.ndarray:
 
 
 # -------------------------------------------------------------------------------- import
+_NO_FOLD = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+            "Multinomial", "Bernoulli"}
+
+
+def _fold_node(ctx: _Ctx, node) -> List[np.ndarray]:
+    """The outputs of ``node``, whose inputs are all constants, by onnx's reference
+    evaluator (one node, the model's opset)."""
+    _onnx()
+    from onnx import helper
+    from onnx.reference import ReferenceEvaluator
+    names = [n for n in node.input if n]
+    feeds = {n: ctx.consts[n] for n in names}
+    inputs = [helper.make_tensor_value_info(
+        n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape) for n, a in feeds.items()]
+    outputs = [helper.make_empty_tensor_value_info(o) for o in node.output if o]
+    graph = helper.make_graph([node], "fold", inputs, outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", ctx.opset)])
+    try:
+        res = ReferenceEvaluator(model).run(None, feeds)
+    except Exception as e:  # the reference raises what its numpy code raises
+        raise ctx.fail(f"cannot evaluate the constant node: {type(e).__name__}: {e}") from None
+    it = iter(res)
+    return [np.asarray(next(it)) if o else None for o in node.output]
+
+
 def _load(model):
     onnx = _onnx()
     if isinstance(model, onnx.ModelProto):
@@ -355,13 +749,15 @@ def from_onnx(model, shape: Optional[Dict[str, Sequence[int]]] = None,
     for init in graph.initializer:
         arr = onnx.numpy_helper.to_array(init)
         ctx.consts[init.name] = arr
+        if freeze_params or arr.dtype.kind in "iub":
+            ctx.static.add(init.name)  # integer initializers are shape operands
         if freeze_params:
-            ctx.values[init.name] = Constant(_nd.array(np.ascontiguousarray(arr)))
+            ctx.values[init.name] = Constant(_nd.array(np.array(arr, order="C")))
         else:
             v = var(init.name, shape=arr.shape, dtype=str(arr.dtype))
             ctx.values[init.name] = v
             param_vars.append(v)
-            params[init.name] = _nd.array(np.ascontiguousarray(arr))
+            params[init.name] = _nd.array(np.array(arr, order="C"))
     inputs: List[Var] = []
     for inp in graph.input:
         if inp.name in ctx.values:
@@ -395,9 +791,15 @@ def from_onnx(model, shape: Optional[Dict[str, Sequence[int]]] = None,
             raise ctx.fail(f"domain {node.domain!r} is not supported")
         attrs = _attrs(node)
         if node.op_type == "Constant":
-            arr = _constant_array(ctx, attrs)
-            ctx.consts[node.output[0]] = arr
-            ctx.values[node.output[0]] = Constant(_nd.array(np.ascontiguousarray(arr)))
+            ctx.set_const(node.output[0], _constant_array(ctx, attrs))
+            continue
+        named = [n for n in node.input if n]
+        if named and all(n in ctx.static for n in named) and node.op_type not in _NO_FOLD:
+            # shape arithmetic of constants (Shape -> Gather -> Concat -> Reshape): evaluated
+            # here by onnx's reference implementation of the node
+            for name, arr in zip(node.output, _fold_node(ctx, node)):
+                if name:
+                    ctx.set_const(name, arr)
             continue
         conv = _CONVERTERS.get(node.op_type)
         if conv is None:
@@ -415,16 +817,19 @@ def from_onnx(model, shape: Optional[Dict[str, Sequence[int]]] = None,
             out = conv(ctx, ins, attrs)
             outs = out if isinstance(out, list) else [out]
             for o in outs:
-                infer_type(o)
+                if isinstance(o, Expr):
+                    infer_type(o)
         except OnnxImportError:
             raise
         except TVMError as e:
             raise OnnxImportError(f"from_onnx: {ctx.where()}: {e}") from None
         for name, o in zip(node.output, outs):
-            if name:
+            if not name:
+                continue
+            if isinstance(o, np.ndarray):  # a value known at import time (Shape)
+                ctx.set_const(name, o)
+            else:
                 ctx.values[name] = o
-        if node.op_type == "Identity" and node.input[0] in ctx.consts:
-            ctx.consts[node.output[0]] = ctx.consts[node.input[0]]
     results = []
     for o in graph.output:
         if o.name not in ctx.values:

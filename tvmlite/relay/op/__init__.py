@@ -1,4 +1,16 @@
 """Relay operators: the registry (``relay.op.get``) and the op constructors."""
-from . import nn, registry, strategy, tensor
+from . import image, nn, registry, strategy, tensor, transform
 from .registry import Op, OpPattern, get, list_op_names, register, register_strategy
-from .tensor import add, concatenate, divide, multiply, reshape, subtract, transpose
+from .tensor import *  # noqa: F401,F403
+from .transform import (
+    broadcast_to,
+    expand_dims,
+    max,
+    mean,
+    min,
+    split,
+    squeeze,
+    strided_slice,
+    sum,
+    take,
+)

@@ -60,3 +60,31 @@ def tuple_arg(op: str, t: Type) -> TupleType:
     if not isinstance(t, TupleType):
         raise RelayTypeError(f"{op}: expects a tuple of tensors, got {t!r}")
     return t
+
+
+def topi_rel(name: str):
+    """A type relation that asks the op's one TOPI compute: placeholders of the argument
+    types go through the op's generic ``fcompute`` and the output's shape and dtype are
+    read back (the shape rules of slicing, gathering, padding… live in TOPI only)."""
+    def rel(types: Sequence[Type], attrs) -> Type:
+        from ...te.operation import placeholder
+        from ...topi.utils import get_const_tuple
+        from .registry import get
+        ins = []
+        for i, t in enumerate(types):
+            if isinstance(t, TupleType):
+                ins.extend(placeholder(tensor_arg(name, t.fields, j).shape,
+                                       t.fields[j].dtype) for j in range(len(t.fields)))
+            else:
+                t = tensor_arg(name, types, i)
+                ins.append(placeholder(t.shape, t.dtype))
+        fcompute = get(name).strategies["generic"][0]
+        try:
+            outs = fcompute(attrs, ins, None)
+        except RelayTypeError:
+            raise
+        except (TVMError, ValueError, TypeError, IndexError) as e:
+            raise RelayTypeError(f"{name}: {e}") from None
+        res = [TensorType(get_const_tuple(o.shape), o.dtype) for o in outs]
+        return res[0] if len(res) == 1 else TupleType(res)
+    return rel

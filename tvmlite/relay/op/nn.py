@@ -6,7 +6,7 @@ from typing import Tuple
 
 from ..expr import Expr, TupleWrapper
 from ..ty import TensorType, TupleType
-from ._rel import RelayTypeError, ndim_arg, norm_axis, same_dtype, tensor_arg
+from ._rel import RelayTypeError, ndim_arg, norm_axis, same_dtype, tensor_arg, topi_rel
 from .registry import OpPattern, make_call, register
 
 
@@ -297,3 +297,95 @@ __all__ = ["conv2d", "dense", "bias_add", "relu", "softmax", "batch_flatten", "m
            "avg_pool2d", "global_avg_pool2d", "batch_norm", "pad4"]
 
 
+
+
+# ------------------------------------------------------------------ ops the frontends need
+register("nn.leaky_relu", 1, _identity_rel("nn.leaky_relu"), OpPattern.ELEMWISE,
+         {"alpha": 0.01})
+
+
+def leaky_relu(data: Expr, alpha: float = 0.01) -> Expr:
+    """``data if data > 0 else alpha * data``."""
+    return make_call("nn.leaky_relu", [data], alpha=float(alpha))
+
+
+def _softmax_like_rel(name: str):
+    def rel(types, attrs):
+        t = tensor_arg(name, types, 0, "data")
+        norm_axis(name, attrs.axis, len(t.shape))
+        return t
+    return rel
+
+
+register("nn.log_softmax", 1, _softmax_like_rel("nn.log_softmax"), OpPattern.OPAQUE,
+         {"axis": -1})
+
+
+def log_softmax(data: Expr, axis: int = -1) -> Expr:
+    """``log(softmax(data))`` along ``axis``, computed stably."""
+    return make_call("nn.log_softmax", [data], axis=int(axis))
+
+
+register("nn.layer_norm", 3, topi_rel("nn.layer_norm"), OpPattern.OPAQUE,
+         {"axis": -1, "epsilon": 1e-5, "center": True, "scale": True})
+
+
+def layer_norm(data: Expr, gamma: Expr, beta: Expr, axis: int = -1, epsilon: float = 1e-5,
+               center: bool = True, scale: bool = True) -> Expr:
+    """Normalise ``data`` over ``axis`` (mean 0, variance 1), then scale by ``gamma`` and
+    shift by ``beta``."""
+    return make_call("nn.layer_norm", [data, gamma, beta], axis=int(axis),
+                     epsilon=float(epsilon), center=bool(center), scale=bool(scale))
+
+
+register("nn.pad", 1, topi_rel("nn.pad"), OpPattern.INJECTIVE,
+         {"pad_width": (), "pad_value": 0.0, "pad_mode": "constant"})
+
+
+def pad(data: Expr, pad_width, pad_value: float = 0.0, pad_mode: str = "constant") -> Expr:
+    """Pad each dimension by ``pad_width[d] = (before, after)`` elements of ``pad_value``."""
+    if pad_mode != "constant":
+        raise RelayTypeError(f"nn.pad: pad_mode {pad_mode!r} is not supported yet (only "
+                             "'constant')")
+    width = tuple((int(a), int(b)) for a, b in pad_width)
+    return make_call("nn.pad", [data], pad_width=width, pad_value=float(pad_value))
+
+
+register("nn.conv2d_transpose", 2, topi_rel("nn.conv2d_transpose"),
+         OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"strides": (1, 1), "padding": (0, 0, 0, 0), "output_padding": (0, 0),
+          "dilation": (1, 1), "groups": 1, "channels": None, "kernel_size": None,
+          "data_layout": "NCHW", "kernel_layout": "IOHW", "out_dtype": ""})
+
+
+def conv2d_transpose(data: Expr, weight: Expr, strides=(1, 1), padding=(0, 0),
+                     dilation=(1, 1), groups: int = 1, channels=None, kernel_size=None,
+                     data_layout: str = "NCHW", kernel_layout: str = "IOHW",
+                     output_padding=(0, 0), out_dtype: str = "") -> Expr:
+    """Transposed 2-D convolution: NCHW data, IOHW weight (groups and dilation 1)."""
+    op = "nn.conv2d_transpose"
+    if int(groups) != 1 or _pair(op, dilation, "dilation") != (1, 1):
+        raise RelayTypeError(f"{op}: only groups=1 and dilation 1 are supported, got "
+                             f"groups={groups}, dilation={dilation}")
+    if data_layout != "NCHW" or kernel_layout not in ("IOHW", "OIHW"):
+        raise RelayTypeError(f"{op}: only NCHW data with an IOHW kernel is supported")
+    opad = (output_padding,) * 2 if isinstance(output_padding, int) else tuple(output_padding)
+    return make_call(op, [data, weight], strides=_pair(op, strides, "strides"),
+                     padding=pad4(op, padding), output_padding=tuple(int(x) for x in opad),
+                     channels=channels, kernel_size=kernel_size, out_dtype=out_dtype)
+
+
+register("nn.batch_matmul", 2, topi_rel("nn.batch_matmul"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"out_dtype": "", "transpose_a": False, "transpose_b": True})
+
+
+def batch_matmul(x: Expr, y: Expr, out_dtype: str = "", transpose_a: bool = False,
+                 transpose_b: bool = True) -> Expr:
+    """Batched ``x @ y.T`` (``transpose_b``): x ``(B, M, K)``, y ``(B, N, K)``; a batch of
+    one broadcasts."""
+    return make_call("nn.batch_matmul", [x, y], out_dtype=out_dtype,
+                     transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+
+
+__all__ += ["leaky_relu", "log_softmax", "layer_norm", "pad", "conv2d_transpose",
+            "batch_matmul"]

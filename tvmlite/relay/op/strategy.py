@@ -15,11 +15,35 @@ from .nn import pad4
 from .registry import register_strategy
 
 
+def _touches_bool(outs) -> bool:
+    stack, seen = list(outs), set()
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if t.dtype == "bool":
+            return True
+        stack.extend(t.op.input_tensors)
+    return False
+
+
+def _x86_injective(outs):
+    # the C backend has no bool vectors: a group reading or writing bools keeps the generic
+    # (scalar) schedule
+    if _touches_bool(outs):
+        return _generic.schedule_injective(outs)
+    return _x86.schedule_injective(outs)
+
+
 def _injective_strategies(name: str, fcompute) -> None:
-    register_strategy(name, "cpu", fcompute, lambda attrs, outs, tgt:
-                      _x86.schedule_injective(outs))
+    register_strategy(name, "cpu", fcompute, lambda attrs, outs, tgt: _x86_injective(outs))
     register_strategy(name, "generic", fcompute, lambda attrs, outs, tgt:
                       _generic.schedule_injective(outs))
+
+
+def _unary(fn):
+    return lambda attrs, ins, ty: [fn(ins[0])]
 
 
 def _binary(fn):
@@ -170,3 +194,100 @@ register_strategy("nn.softmax", "cpu", _softmax,
                   lambda attrs, outs, tgt: _x86.schedule_softmax(outs))
 register_strategy("nn.softmax", "generic", _softmax,
                   lambda attrs, outs, tgt: _generic.schedule_softmax(outs))
+
+
+# ------------------------------------------------------- element-wise, broadcast, transform
+from . import image as _image_ops  # noqa: E402,F401  (registers image.*)
+from . import transform as _transform_ops  # noqa: E402,F401  (registers the transforms)
+
+for _name in _tensor_ops.UNARY_OPS + ("logical_not",):
+    _injective_strategies(_name, _unary(getattr(topi, _name)))
+for _name in _tensor_ops.ARITH_OPS + _tensor_ops.COMPARE_OPS + _tensor_ops.LOGICAL_OPS:
+    _injective_strategies(_name, _binary(getattr(topi, _name)))
+_injective_strategies("clip", lambda attrs, ins, ty: [topi.clip(ins[0], attrs.a_min,
+                                                                attrs.a_max)])
+_injective_strategies("cast", lambda attrs, ins, ty: [topi.cast(ins[0], attrs.dtype)])
+_injective_strategies("where", lambda attrs, ins, ty: [topi.where(*ins)])
+_injective_strategies("nn.leaky_relu", lambda attrs, ins, ty: [topi.nn.leaky_relu(
+    ins[0], attrs.alpha)])
+_injective_strategies("strided_slice", lambda attrs, ins, ty: [topi.strided_slice(
+    ins[0], attrs.begin, attrs.end, attrs.strides, attrs.axes)])
+_injective_strategies("take", lambda attrs, ins, ty: [topi.take(
+    ins[0], ins[1], attrs.axis, mode=attrs.mode)])
+_injective_strategies("squeeze", lambda attrs, ins, ty: [topi.squeeze(
+    ins[0], None if attrs.axis is None else list(attrs.axis))])
+_injective_strategies("expand_dims", lambda attrs, ins, ty: [topi.expand_dims(
+    ins[0], attrs.axis, attrs.num_newaxis)])
+_injective_strategies("broadcast_to", lambda attrs, ins, ty: [topi.broadcast_to(
+    ins[0], list(attrs.shape))])
+_injective_strategies("nn.pad", lambda attrs, ins, ty: [topi.nn.pad(
+    ins[0], [w[0] for w in attrs.pad_width], [w[1] for w in attrs.pad_width],
+    attrs.pad_value)])
+_injective_strategies("image.resize2d", lambda attrs, ins, ty: [topi.image.resize2d(
+    ins[0], attrs.roi, attrs.size, attrs.layout, attrs.method,
+    attrs.coordinate_transformation_mode, attrs.rounding_method, attrs.cubic_alpha,
+    attrs.cubic_exclude, attrs.extrapolation_value, attrs.out_dtype or None)])
+
+
+# -------------------------------------------------------------------------------- reductions
+def _reduce_compute(name: str):
+    def f(attrs, ins, ty):
+        axis = None if attrs.axis is None else list(attrs.axis)
+        if name != "mean":
+            return [getattr(topi, name)(ins[0], axis, attrs.keepdims)]
+        data = ins[0]
+        shape = topi.utils.get_const_tuple(data.shape)
+        axes = range(len(shape)) if axis is None else [a % max(len(shape), 1) for a in axis]
+        count = 1
+        for a in set(axes):
+            count *= shape[a]
+        total = topi.sum(data, axis, attrs.keepdims)
+        return [topi.divide(total, _tir_const(float(count), data.dtype))]
+    return f
+
+
+def _tir_const(value, dtype: str):
+    from ...tir import op as _tir_op
+    return _tir_op.const(value, dtype)
+
+
+def _reduce_schedules(name: str, fcompute, x86_schedule, generic_schedule) -> None:
+    register_strategy(name, "cpu", fcompute, lambda attrs, outs, tgt: x86_schedule(outs))
+    register_strategy(name, "generic", fcompute,
+                      lambda attrs, outs, tgt: generic_schedule(outs))
+
+
+for _name in ("sum", "mean", "max", "min"):
+    _reduce_schedules(_name, _reduce_compute(_name), _x86.schedule_reduce,
+                      _generic.schedule_reduce)
+_reduce_schedules("nn.layer_norm", lambda attrs, ins, ty: [topi.nn.layer_norm(
+    ins[0], ins[1] if attrs.scale else None, ins[2] if attrs.center else None,
+    [attrs.axis], attrs.epsilon)], _x86.schedule_reduce, _generic.schedule_layer_norm)
+_reduce_schedules("nn.log_softmax", lambda attrs, ins, ty: [topi.nn.log_softmax(
+    ins[0], attrs.axis)], _x86.schedule_softmax, _generic.schedule_softmax)
+
+
+# ----------------------------------------------------------------- transposed conv, matmul
+def _conv2d_transpose(attrs, ins, ty):
+    return [topi.nn.conv2d_transpose_nchw(ins[0], ins[1], attrs.strides, attrs.padding,
+                                          attrs.out_dtype or ins[0].dtype,
+                                          attrs.output_padding)]
+
+
+_reduce_schedules("nn.conv2d_transpose", _conv2d_transpose,
+                  _generic.schedule_conv2d_transpose_nchw,
+                  _generic.schedule_conv2d_transpose_nchw)
+
+
+def _batch_matmul_compute(x86: bool):
+    def f(attrs, ins, ty):
+        fn = _x86.batch_matmul if x86 else topi.nn.batch_matmul
+        return [fn(ins[0], ins[1], None, attrs.out_dtype or None, attrs.transpose_a,
+                   attrs.transpose_b)]
+    return f
+
+
+register_strategy("nn.batch_matmul", "cpu", _batch_matmul_compute(True),
+                  lambda attrs, outs, tgt: _x86.schedule_batch_matmul(outs))
+register_strategy("nn.batch_matmul", "generic", _batch_matmul_compute(False),
+                  lambda attrs, outs, tgt: _generic.schedule_batch_matmul(outs))

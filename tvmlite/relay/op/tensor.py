@@ -157,3 +157,116 @@ def concatenate(data, axis: int) -> Expr:
     if not isinstance(data, Expr):
         data = Tuple(list(data))
     return make_call("concatenate", [data], axis=int(axis))
+
+
+# ------------------------------------------------------------------ unary element-wise ops
+def _unary_rel(name: str):
+    def rel(types: Sequence[Type], attrs) -> Type:
+        return tensor_arg(name, types, 0, "data")
+    return rel
+
+
+UNARY_OPS = ("sqrt", "rsqrt", "exp", "log", "tanh", "sigmoid", "erf", "abs", "negative",
+             "floor", "ceil", "round", "sin", "cos")
+for _name in UNARY_OPS:
+    register(_name, 1, _unary_rel(_name), OpPattern.ELEMWISE)
+
+
+def _unary(name: str):
+    def f(data: Expr) -> Expr:
+        return make_call(name, [data])
+    f.__name__ = name
+    f.__doc__ = f"Element-wise ``{name}``."
+    return f
+
+
+sqrt, rsqrt, exp, log, tanh, sigmoid, erf, abs, negative, floor, ceil, round, sin, cos = (  # noqa: A001
+    _unary(n) for n in UNARY_OPS)
+
+# ------------------------------------------------------------------ more broadcasting ops
+ARITH_OPS = ("power", "maximum", "minimum", "floor_divide", "floor_mod")
+COMPARE_OPS = ("equal", "not_equal", "less", "greater", "less_equal", "greater_equal")
+LOGICAL_OPS = ("logical_and", "logical_or")
+
+
+def _compare_rel(name: str):
+    def rel(types: Sequence[Type], attrs) -> Type:
+        t = _broadcast_rel(name)(types, attrs)
+        return TensorType(t.shape, "bool")
+    return rel
+
+
+for _name in ARITH_OPS + LOGICAL_OPS:
+    register(_name, 2, _broadcast_rel(_name), OpPattern.BROADCAST)
+for _name in COMPARE_OPS:
+    register(_name, 2, _compare_rel(_name), OpPattern.BROADCAST)
+
+
+def _binary_ctor(name: str):
+    def f(lhs: Expr, rhs: Expr) -> Expr:
+        return make_call(name, [lhs, rhs])
+    f.__name__ = name
+    f.__doc__ = f"Element-wise ``{name}`` with NumPy broadcasting."
+    return f
+
+
+(power, maximum, minimum, floor_divide, floor_mod, equal, not_equal, less, greater,
+ less_equal, greater_equal, logical_and, logical_or) = (
+    _binary_ctor(n) for n in ARITH_OPS + COMPARE_OPS + LOGICAL_OPS)
+
+
+def _logical_not_rel(types, attrs):
+    t = tensor_arg("logical_not", types, 0, "data")
+    return TensorType(t.shape, "bool")
+
+
+register("logical_not", 1, _logical_not_rel, OpPattern.ELEMWISE)
+
+
+def logical_not(data: Expr) -> Expr:
+    """Element-wise logical not (a bool result)."""
+    return make_call("logical_not", [data])
+
+
+# ---------------------------------------------------------------------- clip, cast, where
+register("clip", 1, _unary_rel("clip"), OpPattern.ELEMWISE, {"a_min": 0.0, "a_max": 0.0})
+
+
+def clip(data: Expr, a_min: float, a_max: float) -> Expr:
+    """Clamp ``data`` into ``[a_min, a_max]``."""
+    return make_call("clip", [data], a_min=float(a_min), a_max=float(a_max))
+
+
+def _cast_rel(types, attrs):
+    t = tensor_arg("cast", types, 0, "data")
+    return TensorType(t.shape, attrs.dtype)
+
+
+register("cast", 1, _cast_rel, OpPattern.ELEMWISE, {"dtype": "float32"})
+
+
+def cast(data: Expr, dtype: str) -> Expr:
+    """Convert ``data`` to ``dtype``."""
+    return make_call("cast", [data], dtype=str(dtype))
+
+
+def _where_rel(types, attrs):
+    name = "where"
+    c = tensor_arg(name, types, 0, "condition")
+    x, y = tensor_arg(name, types, 1, "x"), tensor_arg(name, types, 2, "y")
+    same_dtype(name, x, y, "x and y")
+    shape = broadcast_shapes(name, broadcast_shapes(name, c.shape, x.shape), y.shape)
+    return TensorType(shape, x.dtype)
+
+
+register("where", 3, _where_rel, OpPattern.BROADCAST)
+
+
+def where(condition: Expr, x: Expr, y: Expr) -> Expr:
+    """``x`` where ``condition`` holds, else ``y`` (NumPy broadcasting of all three)."""
+    return make_call("where", [condition, x, y])
+
+
+__all__ = ["add", "subtract", "multiply", "divide", "reshape", "transpose", "concatenate",
+           "logical_not", "clip", "cast", "where", *UNARY_OPS, *ARITH_OPS, *COMPARE_OPS,
+           *LOGICAL_OPS]

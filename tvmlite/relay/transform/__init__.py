@@ -1,4 +1,6 @@
 """Relay passes (``relay.transform``), each a ``tvm.transform.Pass`` over an IRModule."""
+from .dead_code import DeadCodeElimination
 from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
 from .infer_type import InferType, infer_type
+from .simplify_inference import SimplifyInference

@@ -101,13 +101,16 @@ def schedule_dense_nopack(outs) -> Schedule:
 
 def config_of(out: Tensor):
     """The AutoTVM config of the workload recorded on ``out``'s operator (or a producer)."""
-    op = out.op
-    while "workload" not in op.attrs:
-        if not op.input_tensors:
-            raise TopiError("no stage of the output carries an AutoTVM workload: build the "
-                            "operator with the topi.x86 compute of the same name")
-        op = op.input_tensors[0].op
-    return query_config(op.attrs["workload"])
+    stack, seen = [out.op], set()
+    while stack:  # every producer, not only the first input (a residual add's may be data)
+        op = stack.pop()
+        if "workload" in op.attrs:
+            return query_config(op.attrs["workload"])
+        if id(op) not in seen:
+            seen.add(id(op))
+            stack.extend(t.op for t in reversed(op.input_tensors))
+    raise TopiError("no stage of the output carries an AutoTVM workload: build the "
+                    "operator with the topi.x86 compute of the same name")
 
 
 # ------------------------------------------------------------------------------------- pack

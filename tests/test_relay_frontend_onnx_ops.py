@@ -1,0 +1,186 @@
+"""from_onnx: the operators current exporters write (opsets 11-18), one small model each,
+compiled with relay.build and compared with onnxruntime on random inputs at odd sizes."""
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+import tvmlite as tvm  # noqa: E402
+from tvmlite import relay  # noqa: E402
+from tvmlite.contrib import graph_executor  # noqa: E402
+
+_TP = {"float32": TensorProto.FLOAT, "int64": TensorProto.INT64, "bool": TensorProto.BOOL,
+       "int32": TensorProto.INT32}
+
+
+def _model(nodes, inputs, outputs, inits=(), opset=17):
+    """inputs: (name, array) pairs, whose shapes and dtypes the model declares."""
+    g = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(n, _TP[str(a.dtype)], a.shape)
+                     for n, a in inputs],
+        [helper.make_empty_tensor_value_info(n) for n in outputs],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in dict(inits).items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def _check(nodes, inputs, outputs=("y",), inits=(), opset=17, rtol=1e-5, atol=1e-5,
+           freeze_params=False):
+    model = _model(nodes, inputs, list(outputs), inits, opset)
+    feeds = dict(inputs)
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expect = sess.run(None, feeds)
+    mod, params = relay.frontend.from_onnx(model, freeze_params=freeze_params)
+    with tvm.transform.PassContext(opt_level=3):
+        factory = relay.build(mod, target="llvm", params=params)
+    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    gm.run(**feeds)
+    assert gm.get_num_outputs() == len(expect)
+    for i, e in enumerate(expect):
+        got = gm.get_output(i).numpy()
+        assert got.shape == e.shape and got.dtype == e.dtype
+        np.testing.assert_allclose(got, e, rtol=rtol, atol=atol)
+
+
+def _r(rng, *shape):
+    return rng.standard_normal(shape).astype("float32")
+
+
+def _i64(*v):
+    return np.array(v, dtype="int64")
+
+
+@pytest.mark.parametrize("op", ["Sqrt", "Exp", "Log", "Tanh", "Sigmoid", "Erf", "Abs", "Neg",
+                                "Floor", "Ceil", "Reciprocal"])
+def test_unary(rng, op):
+    x = _r(rng, 3, 7, 5)
+    if op in ("Sqrt", "Log", "Reciprocal"):
+        x = np.abs(x) + 0.1
+    _check([helper.make_node(op, ["x"], ["y"])], [("x", x)])
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_opset20(rng, approximate):
+    _check([helper.make_node("Gelu", ["x"], ["y"], approximate=approximate)],
+           [("x", _r(rng, 3, 11))], opset=20)
+
+
+def test_pow_where_compare_cast(rng):
+    x, z = np.abs(_r(rng, 4, 9)) + 0.2, _r(rng, 9)
+    nodes = [helper.make_node("Pow", ["x", "e"], ["p"]),
+             helper.make_node("Greater", ["p", "z"], ["g"]),
+             helper.make_node("Equal", ["x", "x"], ["eq"]),
+             helper.make_node("And", ["g", "eq"], ["c"]),
+             helper.make_node("Where", ["c", "p", "z"], ["w"]),
+             helper.make_node("Cast", ["c"], ["ci"], to=TensorProto.INT64),
+             helper.make_node("Cast", ["w"], ["y"], to=TensorProto.FLOAT),
+             helper.make_node("Max", ["x", "z", "w"], ["m"]),
+             helper.make_node("LeakyRelu", ["z"], ["lr"], alpha=0.3),
+             helper.make_node("Clip", ["x", "lo", ""], ["cl"])]
+    _check(nodes, [("x", x), ("z", z)], ["y", "ci", "m", "lr", "cl"],
+           inits={"e": np.float32(1.7), "lo": np.float32(0.5)})
+
+
+@pytest.mark.parametrize("op, opset, axes, keepdims", [
+    ("ReduceMean", 13, [-1], 1), ("ReduceMean", 18, [1, 2], 0), ("ReduceSum", 13, [0], 1),
+    ("ReduceSum", 11, None, 0), ("ReduceMax", 18, [2], 0), ("ReduceMin", 13, [1], 1)])
+def test_reductions_axes_attribute_or_input(rng, op, opset, axes, keepdims):
+    as_input = axes is not None and (opset >= 18 or (op == "ReduceSum" and opset >= 13))
+    ins = ["x", "axes"] if as_input else ["x"]
+    kw = {} if as_input or axes is None else {"axes": axes}
+    inits = {"axes": _i64(*axes)} if as_input else {}
+    _check([helper.make_node(op, ins, ["y"], keepdims=keepdims, **kw)],
+           [("x", _r(rng, 3, 5, 7))], inits=inits, opset=opset)
+
+
+def test_shape_arithmetic_folds_into_reshape(rng):
+    """Shape -> Gather -> Unsqueeze -> Concat -> Reshape, as torch exports x.view(b, -1)."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "zero"], ["b"], axis=0),
+             helper.make_node("Unsqueeze", ["b", "ax0"], ["bu"]),
+             helper.make_node("Concat", ["bu", "minus1"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["r"]),
+             helper.make_node("ConstantOfShape", ["shape2"], ["ones"],
+                              value=numpy_helper.from_array(np.array([1.0], "float32"))),
+             helper.make_node("Add", ["r", "ones"], ["y"])]
+    _check(nodes, [("x", _r(rng, 3, 5, 7))],
+           inits={"zero": np.array(0, "int64"), "ax0": _i64(0), "minus1": _i64(-1),
+                  "shape2": _i64(3, 35)})
+
+
+def test_slice_gather_expand_split_squeeze(rng):
+    x = _r(rng, 4, 6, 9)
+    nodes = [helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["sl"]),
+             helper.make_node("Gather", ["x", "idx"], ["ga"], axis=2),
+             helper.make_node("Gather", ["x", "dyn_idx"], ["gd"], axis=1),
+             helper.make_node("Expand", ["b", "eshape"], ["ex"]),
+             helper.make_node("Split", ["x", "split"], ["s0", "s1"], axis=2),
+             helper.make_node("Split", ["x"], ["t0", "t1", "t2"], axis=1, num_outputs=3),
+             helper.make_node("Unsqueeze", ["s0", "ax_u"], ["u"]),
+             helper.make_node("Squeeze", ["u", "ax_u"], ["sq"])]
+    _check(nodes, [("x", x), ("b", _r(rng, 6, 1)),
+                   ("dyn_idx", np.array([[0, -1], [5, 2]], "int64"))],
+           ["sl", "ga", "gd", "ex", "s1", "t2", "u", "sq"], opset=18,
+           inits={"st": _i64(1, -2), "en": _i64(4, -2 ** 62), "ax": _i64(1, 2),
+                  "sp": _i64(2, -3), "idx": _i64(0, -1, 3, 3), "eshape": _i64(4, 6, 5),
+                  "split": _i64(4, 5), "ax_u": _i64(0, 2)})
+
+
+def test_pad_resize_layernorm(rng):
+    x = _r(rng, 1, 3, 5, 7)
+    nodes = [helper.make_node("Pad", ["x", "pads", "cv"], ["p"]),
+             helper.make_node("Resize", ["x", "", "scales"], ["rn"], mode="nearest"),
+             helper.make_node("Resize", ["x", "", "", "sizes"], ["rl"], mode="linear"),
+             helper.make_node("LayerNormalization", ["x", "g", "bb"], ["ln"], axis=-1,
+                              epsilon=1e-3)]
+    _check(nodes, [("x", x)], ["p", "rn", "rl", "ln"],
+           inits={"pads": _i64(0, 1, 2, 0, 0, 0, 1, 3), "cv": np.float32(0.5),
+                  "scales": np.array([1, 1, 2, 2], "float32"), "sizes": _i64(1, 3, 8, 11),
+                  "g": _r(rng, 7), "bb": _r(rng, 7)})
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+def test_softmax_log_softmax(rng, op):
+    _check([helper.make_node(op, ["x"], ["y"], axis=1)], [("x", _r(rng, 2, 5, 3))])
+
+
+@pytest.mark.parametrize("attrs", [{"strides": [2, 2], "pads": [1, 1, 1, 1]},
+                                   {"strides": [2, 3], "output_padding": [1, 2]},
+                                   {"strides": [2, 2], "auto_pad": "SAME_UPPER"}])
+def test_conv_transpose(rng, attrs):
+    _check([helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **attrs)],
+           [("x", _r(rng, 1, 3, 5, 6))], inits={"w": _r(rng, 3, 4, 3, 3), "b": _r(rng, 4)},
+           rtol=1e-4)
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((2, 5, 7), (2, 7, 3)), ((2, 3, 5, 7), (2, 3, 7, 4)), ((2, 3, 5, 7), (7, 4)),
+    ((3, 5, 7), (1, 7, 4)), ((2, 1, 5, 7), (3, 7, 6)), ((5, 7), (3, 7, 2))])
+def test_matmul_batched(rng, a_shape, b_shape):
+    _check([helper.make_node("MatMul", ["a", "b"], ["y"])],
+           [("a", _r(rng, *a_shape)), ("b", _r(rng, *b_shape))], rtol=1e-4)
+
+
+def test_constant_weight_transposes_fold_under_freeze(rng):
+    nodes = [helper.make_node("Transpose", ["w"], ["wt"], perm=[1, 0]),
+             helper.make_node("MatMul", ["x", "wt"], ["y"])]
+    _check(nodes, [("x", _r(rng, 3, 5))], inits={"w": _r(rng, 4, 5)}, freeze_params=True,
+           rtol=1e-4)
+
+
+def test_bad_inputs_name_the_node(rng):
+    m = _model([helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect", name="pd")],
+               [("x", _r(rng, 2, 3))], ["y"], inits={"pads": _i64(1, 1, 1, 1)})
+    with pytest.raises(tvm.TVMError, match="Pad \\(node 'pd'\\): mode 'reflect'"):
+        relay.frontend.from_onnx(m)
+    m = _model([helper.make_node("Gather", ["x", "i"], ["y"], name="gt")],
+               [("x", _r(rng, 2, 3))], ["y"], inits={"i": _i64(3)})
+    with pytest.raises(tvm.TVMError, match="Gather \\(node 'gt'\\): indices out of range"):
+        relay.frontend.from_onnx(m)
+    m = _model([helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")],
+               [("a", _r(rng, 2, 3, 4)), ("b", _r(rng, 3, 5, 2))], ["y"])
+    with pytest.raises(tvm.TVMError, match="MatMul \\(node 'mm'\\)"):
+        relay.frontend.from_onnx(m)
