@@ -28,7 +28,7 @@ from ..tir import op as _op
 from ..tir import stmt as S
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, collect_vars, post_order_visit, substitute
-from ..tir.transform.gpu_kernels import BARRIER, LOCAL_TAGS
+from ..tir.transform.gpu_kernels import BARRIER, LOCAL_TAGS, SHUFFLE_DOWN
 from ..tir.transform.gpu_split_host_device import LAUNCH, split_host_device
 from ..tir.transform.gpu_vectorize import VECTOR_ATTR
 from .build_c import build as build_c
@@ -130,6 +130,12 @@ class _CudaPrinter(_FunctionPrinter):
             self.emit("__syncthreads();")
             return
         super().s_Evaluate(s)
+
+    def e_Call(self, e: E.Call) -> str:
+        if e.op == SHUFFLE_DOWN:
+            v, off, width = (_strip(self.expr(a)) for a in e.args)
+            return f"__shfl_down_sync(__activemask(), {v}, {off}, {width})"
+        return super().e_Call(e)
 
     def s_Allocate(self, s: S.Allocate) -> None:
         count = 1
