@@ -274,16 +274,19 @@ def _row_reduce(n, m, kind="sum", rfactor=False):
                                               ("min", False, 5, 3), ("sum", True, 37, 100),
                                               ("sum", True, 9, 250)])
 def test_cross_thread_reduction(monkeypatch, tmp_path, kind, rfactor, n, m):
-    """A reduction loop bound to threadIdx: each thread's part goes to shared memory and,
-    after a barrier, thread 0 folds them (checked for races by the emulation's checking
-    mode)."""
+    """A reduction loop bound to threadIdx: warp shuffles where threadIdx.x has 2^k <= 32
+    threads, else a tree in shared memory with barriers (checked for races by the emulation's
+    checking mode)."""
     import shutil
     import subprocess
     monkeypatch.setenv("TVMLITE_GPU_EMULATION", "check")
     s, args = _row_reduce(n, m, kind, rfactor)
     mod = tvm.build(s, args, "cuda")
     src = mod.imported_modules[0].get_source()
-    assert "__shared__ float red_B" in src and "__syncthreads();" in src
+    if rfactor:  # 16 threads on threadIdx.x: shuffles within the warp, no shared memory
+        assert "__shfl_down_sync(__activemask(), " in src and "__shared__" not in src
+    else:  # 100, 77 or 3 threads: a tree in shared memory
+        assert "__shared__ float __align__(16) red_B" in src and "__syncthreads();" in src
     a = np.random.rand(n, m).astype("float32")
     out = tvm.nd.array(np.zeros(n, "float32"), tvm.cuda(0))
     mod(tvm.nd.array(a, tvm.cuda(0)), out)

@@ -12,20 +12,27 @@ import base64
 import hashlib
 from typing import List, Tuple
 
+from ..arith.analyzer import Analyzer
+from ..arith.linear import detect_linear_equation
 from ..error import TVMError
+from ..ir import dtype as _dt
 from ..ir.module import IRModule
+from ..ir.structural import structural_equal
 from ..ir.transform import PassContext, register_pass_config
 from ..runtime.cuda_compile import arch_of, compile_cuda
 from ..runtime.cuda_module import LAUNCH_FUNC, attach_cuda
 from ..runtime.device import cuda_available, gpu_emulation
 from ..target import Target
 from ..tir import expr as E
+from ..tir import op as _op
 from ..tir import stmt as S
 from ..tir.function import PrimFunc
-from ..tir.functor import Mutator
-from ..tir.transform.gpu_kernels import BARRIER, LOCAL_TAGS
+from ..tir.functor import Mutator, collect_vars, post_order_visit, substitute
+from ..tir.transform.gpu_kernels import BARRIER, LOCAL_TAGS, SHUFFLE_DOWN
 from ..tir.transform.gpu_split_host_device import LAUNCH, split_host_device
+from ..tir.transform.gpu_vectorize import VECTOR_ATTR
 from .build_c import build as build_c
+from .c_text import _strip
 from .codegen_c import CodeGenC, _FunctionPrinter, c_type
 
 # how a CUDA build's host code runs kernels: "auto" (the driver API where a GPU and
@@ -53,6 +60,29 @@ FP16_PREAMBLE = """#include <cuda_fp16.h>
 """
 
 
+# CUDA's vector memory types: (element dtype, lanes) -> (type, constructor)
+VECTOR_TYPES = {
+    ("float32", 2): ("float2", "make_float2"), ("float32", 4): ("float4", "make_float4"),
+    ("int32", 2): ("int2", "make_int2"), ("int32", 4): ("int4", "make_int4"),
+    ("uint32", 2): ("uint2", "make_uint2"), ("uint32", 4): ("uint4", "make_uint4"),
+    ("float64", 2): ("double2", "make_double2"), ("int64", 2): ("longlong2", "make_longlong2"),
+    ("int8", 4): ("char4", "make_char4"), ("uint8", 4): ("uchar4", "make_uchar4"),
+    ("float16", 2): ("__half2", "__halves2half2"),
+}
+_LANE = "xyzw"
+
+
+class _SwapLoads(Mutator):
+    """Replace the given BufferLoad nodes (by identity) with variables."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def visit_BufferLoad(self, e):
+        v = self.table.get(id(e))
+        return v if v is not None else self.generic(e)
+
+
 class _CudaPrinter(_FunctionPrinter):
     def print_function(self) -> str:
         f = self.func
@@ -74,7 +104,8 @@ class _CudaPrinter(_FunctionPrinter):
                 count *= int(e.value)
             n = self.bind_name(a.buffer_var)
             self.ptr_type[a.buffer_var] = a.dtype
-            self.emit(f"__shared__ {c_type(a.dtype)} {n}[{count}];")
+            # 16-byte aligned, for float4-style accesses
+            self.emit(f"__shared__ {c_type(a.dtype)} __align__(16) {n}[{count}];")
         self.stmt(f.body)
         nthreads = info.threads()
         head = (f'extern "C" __global__ void __launch_bounds__({nthreads}) '
@@ -100,6 +131,12 @@ class _CudaPrinter(_FunctionPrinter):
             return
         super().s_Evaluate(s)
 
+    def e_Call(self, e: E.Call) -> str:
+        if e.op == SHUFFLE_DOWN:
+            v, off, width = (_strip(self.expr(a)) for a in e.args)
+            return f"__shfl_down_sync(__activemask(), {v}, {off}, {width})"
+        return super().e_Call(e)
+
     def s_Allocate(self, s: S.Allocate) -> None:
         count = 1
         for e in s.extents:
@@ -111,7 +148,7 @@ class _CudaPrinter(_FunctionPrinter):
         self.ptr_type[s.buffer_var] = s.dtype
         self.emit("{")
         self.indent += 1
-        self.emit(f"{c_type(s.dtype)} {name}[{max(count, 1)}];")
+        self.emit(f"{c_type(s.dtype)} __align__(16) {name}[{max(count, 1)}];")
         self.stmt(s.body)
         self.indent -= 1
         self.emit("}")
@@ -120,7 +157,92 @@ class _CudaPrinter(_FunctionPrinter):
         if S.ForKind(s.kind) == S.ForKind.PARALLEL:
             raise TVMError(f"{self.symbol}: loop {s.loop_var.name} is marked parallel inside a "
                            "GPU kernel; bind it to a thread axis instead")
+        if VECTOR_ATTR in (s.annotations or {}) and self._vector_loop(s):
+            return
         super().s_For(s)
+
+    # ------------------------------------------------------------ float4-style accesses
+    def _aligned_base(self, buf, idx, loop: S.For, lanes: int):
+        """The index of lane 0 when ``buf[idx]`` reads ``lanes`` consecutive elements over
+        ``loop`` from a vector-aligned element (so one vector access covers them), else
+        None."""
+        if (_dt.element(buf.dtype), lanes) not in VECTOR_TYPES or _dt.lanes(buf.dtype) != 1:
+            return None
+        if not (isinstance(buf.elem_offset, E.IntImm) and buf.elem_offset.value == 0):
+            return None
+        coef = detect_linear_equation(idx, [loop.loop_var])
+        if not coef or not (isinstance(coef[0], E.IntImm) and coef[0].value == 1):
+            return None
+        base = _op.add(coef[1], loop.min)
+        if loop.loop_var in collect_vars(base):
+            return None
+        ana = Analyzer()
+        if not ana.can_prove(_op.eq(_op.floormod(base, E.IntImm(base.dtype, lanes)), 0)):
+            return None
+        return ana.simplify(base)
+
+    def _vector_loop(self, s: S.For) -> bool:
+        """Print a marked loop of 2 or 4 lanes with vector loads/stores; False (nothing
+        printed) when no access is contiguous and aligned, or when lanes could see each
+        other's stores (then the scalar loop is printed)."""
+        if not isinstance(s.extent, E.IntImm) or s.extent.value not in (2, 4):
+            return False
+        lanes = int(s.extent.value)
+        v = s.loop_var
+        body, cond = s.body, None
+        if isinstance(body, S.IfThenElse) and body.else_case is None \
+                and v not in collect_vars(body.condition):
+            body, cond = body.then_case, body.condition
+        if not isinstance(body, S.BufferStore) or len(body.indices) != 1:
+            return False
+        store = body
+        loads = []
+        post_order_visit(store.value, lambda e: loads.append(e)
+                         if isinstance(e, E.BufferLoad) else None)
+        vec_loads = []
+        for ld in loads:
+            if len(ld.indices) != 1:
+                return False
+            if ld.buffer.data is store.buffer.data \
+                    and not structural_equal(ld.indices[0], store.indices[0]):
+                return False  # a lane would read what another lane stores
+            base = self._aligned_base(ld.buffer, ld.indices[0], s, lanes)
+            if base is not None:
+                vec_loads.append((ld, base))
+        store_base = self._aligned_base(store.buffer, store.indices[0], s, lanes)
+        if store_base is None and not vec_loads:
+            return False
+        if cond is not None:
+            self.emit(f"if ({_strip(self.expr(cond))}) {{")
+        else:
+            self.emit("{")
+        self.indent += 1
+        tables = [dict() for _ in range(lanes)]
+        for ld, base in vec_loads:
+            vt, _ = VECTOR_TYPES[(_dt.element(ld.buffer.dtype), lanes)]
+            t = self.fresh(f"{ld.buffer.name}_v")
+            self.emit(f"{vt} {t} = *(const {vt}*)({self.buffer_ptr(ld.buffer)} + "
+                      f"({_strip(self.expr(base))}));")
+            for k in range(lanes):
+                lane = E.Var(f"{t}_{k}", ld.dtype)
+                self.names[lane] = f"{t}.{_LANE[k]}"
+                tables[k][id(ld)] = lane
+        values = []
+        for k in range(lanes):
+            at = {v: _op.add(s.min, E.IntImm(v.dtype, k))}
+            values.append(_strip(self.expr(substitute(_SwapLoads(tables[k]).visit(store.value),
+                                                      at))))
+        if store_base is not None:
+            vt, make = VECTOR_TYPES[(_dt.element(store.buffer.dtype), lanes)]
+            self.emit(f"*({vt}*)({self.buffer_ptr(store.buffer)} + "
+                      f"({_strip(self.expr(store_base))})) = {make}({', '.join(values)});")
+        else:
+            for k in range(lanes):
+                idx = substitute(store.indices[0], {v: _op.add(s.min, E.IntImm(v.dtype, k))})
+                self.emit(f"{self.buffer_ref(store.buffer, [idx])} = {values[k]};")
+        self.indent -= 1
+        self.emit("}")
+        return True
 
 
 class CodeGenCUDA(CodeGenC):

@@ -26,6 +26,7 @@ from ..te.schedule import Schedule, schedule_to_prim_func
 from ..tir import transform as _t
 from ..tir.function import PrimFunc
 from ..tir.transform.gpu_split_host_device import split_host_device
+from ..tir.transform.gpu_vectorize import MarkGPUVectorLoops
 
 
 def _phase(ctx: PassContext, phase: int) -> List[Pass]:
@@ -173,10 +174,12 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
     host library. Without a CUDA runtime the host library runs the same lowered kernels
     emulated on the CPU (``TVMLITE_GPU_EMULATION=1`` gives ``tvm.cuda(0)`` arrays for it)."""
     # no loop partition: guards stay in kernels (a peeled copy would duplicate shared buffers);
-    # vectorized loops stay serial loops until the CUDA dialect prints float4-style vectors
+    # vectorized loops stay serial loops, marked for the CUDA dialect's float4-style accesses
     cur = PassContext.current()
+    marks = [*cur.config.get("tir.add_lower_pass", ()), (2, MarkGPUVectorLoops())]
     with PassContext(cur.opt_level, cur.required_pass, cur.disabled_pass,
-                     config={**cur.config, "tir.disable_vectorize": True}):
+                     config={**cur.config, "tir.disable_vectorize": True,
+                             "tir.add_lower_pass": marks}):
         lowered = lower(mod, name=name)
     lowered = Sequential(gpu_passes(tgt), name="tvmlite.gpu")(lowered)
     if use_driver_host():

@@ -24,11 +24,11 @@ from ...error import TVMError
 from ...ir import dtype as _dt
 from .. import op as _op
 from ..buffer import Buffer
-from ..expr import BufferLoad, FloatImm, IntImm, Var
-from ..functor import Mutator, collect_vars
+from ..expr import BufferLoad, Call, FloatImm, IntImm, Var
+from ..functor import Mutator, collect_vars, post_order_visit
 from ..stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
-from .gpu_barrier import _is_barrier
-from .gpu_kernels import BLOCK_TAGS, KERNEL_ATTR, LOCAL_TAGS, has_barrier
+from .gpu_barrier import _is_barrier, barrier
+from .gpu_kernels import BLOCK_TAGS, KERNEL_ATTR, LOCAL_TAGS, SHUFFLE_DOWN, has_barrier
 from .gpu_race_check import RaceCheck
 
 
@@ -55,6 +55,49 @@ class _Expand(Mutator):
         if idx is s.indices and value is s.value:
             return s
         return BufferStore(s.buffer, value, idx)
+
+
+class _Shuffles(Mutator):
+    """Warp shuffles as the emulation runs them: ``x = f(x, shuffle_down(e, off, w))``
+    becomes ``stage[tid] = e``, a barrier, ``x = f(x, stage[src])`` with ``src = tid + off``
+    inside the thread's ``w``-lane group (else its own), and a barrier before the stage is
+    written again. ``stage`` is one value per thread of the block."""
+
+    def __init__(self, info, tid):
+        self.info, self.tid = info, tid
+        self.stages = {}  # dtype -> (Allocate, Buffer)
+
+    def stage(self, dtype):
+        if dtype not in self.stages:
+            n = IntImm("int32", self.info.threads())
+            var = Var(f"shuffle_{dtype}", "handle")
+            self.stages[dtype] = (Allocate(var, dtype, (n,), IntImm("bool", 1), None, None,
+                                           "global"),
+                                  Buffer(var, dtype, (n,), name=var.name))
+        return self.stages[dtype][1]
+
+    def visit_BufferStore(self, s):
+        calls = []
+        post_order_visit(s.value, lambda e: calls.append(e)
+                         if isinstance(e, Call) and e.op == SHUFFLE_DOWN else None)
+        if not calls:
+            return s
+        if len(calls) != 1:
+            raise TVMError(f"{self.info.name}: a statement with {len(calls)} warp shuffles")
+        call = calls[0]
+        value, off, width = call.args
+        buf = self.stage(call.dtype)
+        lane = _op.floormod(_op.floormod(self.tid, 32), width)
+        src = _op.if_then_else(_op.lt(_op.add(lane, off), width), _op.add(self.tid, off),
+                               self.tid)
+
+        class _Swap(Mutator):
+            def visit_Call(self, e):
+                return BufferLoad(buf, (src,)) if e is call else self.generic(e)
+
+        return SeqStmt.flatten(BufferStore(buf, value, (self.tid,)), barrier(),
+                               BufferStore(s.buffer, _Swap().visit(s.value), s.indices),
+                               barrier())
 
 
 class _Phases:
@@ -171,6 +214,8 @@ class _Emulate(Mutator):
         phases = _Phases(info)
         hoist = _HoistLocals(phases)
         body = hoist.visit(s.body)
+        shuffles = _Shuffles(info, phases.tid)
+        body = shuffles.visit(body)
         check = RaceCheck(info, phases.tid) if self.check and info.shared else None
         if check is not None:
             body = check.instrument(body)
@@ -180,7 +225,9 @@ class _Emulate(Mutator):
             body = SeqStmt.flatten(check.init(), body)
         else:
             body = SeqStmt.flatten(*_poison(info.shared), body)
-        for a in reversed(hoist.allocs + info.shared + (check.allocs if check else [])):
+        stages = [a for a, _ in shuffles.stages.values()]
+        for a in reversed(hoist.allocs + stages + info.shared
+                          + (check.allocs if check else [])):
             body = Allocate(a.buffer_var, a.dtype, a.extents, a.condition, body,
                             a.annotations, "global")
         b = Var("block", "int64")

@@ -35,7 +35,7 @@ from ...ir import dtype as _dt
 from ...ir.structural import structural_equal
 from .. import op as _op
 from ..buffer import Buffer
-from ..expr import Add, BufferLoad, IntImm, Max, Min, Var
+from ..expr import Add, BufferLoad, Call, IntImm, Max, Min, Var
 from ..functor import Mutator, Visitor, collect_vars, substitute
 from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 
@@ -150,6 +150,7 @@ class _Accumulations(Visitor):
 class _Normalize(Mutator):
     def __init__(self, info: KernelInfo):
         self.info = info
+        self.conds = 0  # enclosing ifs: a warp shuffle needs every thread of the warp
 
     def visit_For(self, s):
         tag = _bound_tag(s)
@@ -171,10 +172,20 @@ class _Normalize(Mutator):
             body = IfThenElse(_op.lt(tv, s.extent), body)
         return body
 
+    def visit_IfThenElse(self, s):
+        self.conds += 1
+        try:
+            return self.generic(s)
+        finally:
+            self.conds -= 1
+
     def _cross_thread_reduce(self, loop, tag: str, store: BufferStore):
-        """``for t (bound): ... X[i] = X[i] + v(t)`` → each thread writes ``v`` to a shared
-        buffer, then (after a barrier, inserted later) thread 0 folds the buffer into
-        ``X[i]`` under the store's own guards."""
+        """``for t (bound): ... X[i] = X[i] + v(t)``: each thread's ``v`` (the identity where
+        its guards fail) is combined across the threads of ``tag``, then thread 0 updates
+        ``X[i]``: with warp shuffles inside a warp and a shared buffer across warps
+        (threadIdx.x over 2^k <= 32 or a multiple of 32 threads), else with a tree in shared
+        memory; where the guards depend on ``t``, thread 0 folds a shared buffer under each
+        thread's guards. Barriers come later, from :mod:`gpu_barrier`."""
         what = (f"{self.info.name}: loop {loop.loop_var.name} bound to {tag} is a reduction "
                 f"loop of {store.buffer.name}")
         if tag not in LOCAL_TAGS:
@@ -193,37 +204,17 @@ class _Normalize(Mutator):
             raise TVMError(f"{what}, and the update is not a sum, min or max of the element: "
                            "every thread would update the same element")
         same_a = isinstance(value.a, BufferLoad) and structural_equal(value.a, old)
-        v = value.b if same_a else value.a
-        dt = store.buffer.dtype
-        ident = {Add: _op.const(0, dt), Max: _op.min_value(dt), Min: _op.max_value(dt)}
-        ident = ident[type(value)]
-        n = self.info.threads()
-        tid = IntImm("int32", 0)
-        for tg in reversed(LOCAL_TAGS):
-            if tg in self.info.vars:
-                tid = _op.add(_op.mul(tid, self.info.extent(tg)), self.info.vars[tg])
-        red_var = Var(f"red_{store.buffer.name}", "handle")
-        red = Buffer(red_var, dt, (IntImm("int32", n),), name=f"red_{store.buffer.name}",
-                     scope_name="shared")
-        self.info.shared.append(Allocate(red_var, dt, (IntImm("int32", n),), IntImm("bool", 1),
-                                         None, None, "shared"))
-        tv = self.info.vars[tag]
-        # each thread: its contribution (the identity where its guards fail)
-        part = _replace_stmt(loop.body, store, BufferStore(red, v, (tid,)))
-        part = SeqStmt.flatten(BufferStore(red, ident, (tid,)), part)
-        # thread 0: fold the contributions in thread order, under each one's guards
-        t = Var(f"{loop.loop_var.name}_red", loop.loop_var.dtype)
-        cond = IntImm("bool", 1)
-        for c in path:
-            cond = _op.logical_and(cond, c)
-        cond = substitute(cond, {loop.loop_var: t})
-        tid_t = substitute(tid, {tv: t})
-        combined = type(value)(old, BufferLoad(red, (tid_t,))) if same_a else \
-            type(value)(BufferLoad(red, (tid_t,)), old)
-        upd = BufferStore(store.buffer, combined, store.indices)
-        fold = For(t, IntImm(t.dtype, 0), loop.extent, ForKind.SERIAL,
-                   upd if isinstance(cond, IntImm) else IfThenElse(cond, upd))
-        return SeqStmt.flatten(part, IfThenElse(_op.eq(tv, 0), fold))
+        r = _Reduce(self.info, loop, tag, store, type(value), same_a,
+                    value.b if same_a else value.a, path)
+        launch = self.info.extent(tag)
+        if any(loop.loop_var in collect_vars(c) for c in path) \
+                or not (isinstance(loop.extent, IntImm) and loop.extent.value == launch.value):
+            return r.serial_fold()
+        n = int(launch.value)
+        if tag == "threadIdx.x" and self.conds == 0 and r.dtype in _SHUFFLE_DTYPES \
+                and (n in (2, 4, 8, 16, 32) or (n % 32 == 0 and n <= 1024)):
+            return r.warp()
+        return r.tree()
 
     def visit_Allocate(self, a):
         body = self.visit(a.body)
@@ -234,6 +225,141 @@ class _Normalize(Mutator):
             return a
         return Allocate(a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations,
                         a.scope)
+
+
+SHUFFLE_DOWN = "tir.tvm_warp_shuffle_down"
+_SHUFFLE_DTYPES = ("float32", "float64", "int32", "int64")
+
+
+def shuffle_down(value, offset: int, width: int):
+    """``__shfl_down_sync(mask, value, offset, width)``: the value of the thread ``offset``
+    lanes further in the same ``width``-lane group of the warp (its own past the group)."""
+    return Call(value.dtype, SHUFFLE_DOWN, (value, IntImm("int32", offset),
+                                            IntImm("int32", width)))
+
+
+class _Reduce:
+    """The lowerings of one cross-thread reduction (see ``_cross_thread_reduce``)."""
+
+    def __init__(self, info, loop, tag, store, combiner, same_a, v, path):
+        self.info, self.loop, self.tag, self.store = info, loop, tag, store
+        self.combiner, self.same_a, self.v, self.path = combiner, same_a, v, path
+        self.dtype = store.buffer.dtype
+        self.ident = {Add: _op.const(0, self.dtype), Max: _op.min_value(self.dtype),
+                      Min: _op.max_value(self.dtype)}[combiner]
+        self.tv = info.vars[tag]
+        self.n = int(info.extent(tag).value)
+        # the thread's index in the block, and the index of its group (the other tags)
+        tid, group, gsize = IntImm("int32", 0), IntImm("int32", 0), 1
+        for tg in reversed(LOCAL_TAGS):
+            if tg in info.vars:
+                tid = _op.add(_op.mul(tid, info.extent(tg)), info.vars[tg])
+                if tg != tag:
+                    group = _op.add(_op.mul(group, info.extent(tg)), info.vars[tg])
+                    gsize *= int(info.extent(tg).value)
+        self.tid, self.group, self.gsize = tid, group, gsize
+
+    def combine(self, a, b):
+        return self.combiner(a, b)
+
+    def shared(self, suffix: str, size: int) -> Buffer:
+        name = f"red_{self.store.buffer.name}{suffix}"
+        var = Var(name, "handle")
+        self.info.shared.append(Allocate(var, self.dtype, (IntImm("int32", size),),
+                                         IntImm("bool", 1), None, None, "shared"))
+        return Buffer(var, self.dtype, (IntImm("int32", size),), name=name,
+                      scope_name="shared")
+
+    def cond(self):
+        c = IntImm("bool", 1)
+        for x in self.path:
+            c = _op.logical_and(c, x)
+        return c
+
+    def contribution(self, buf: Buffer, idx):
+        """``buf[idx] = identity``, then ``buf[idx] = v`` under the update's guards."""
+        part = _replace_stmt(self.loop.body, self.store, BufferStore(buf, self.v, (idx,)))
+        return SeqStmt.flatten(BufferStore(buf, self.ident, (idx,)), part)
+
+    def update(self, result):
+        """Thread 0 of the group: ``X[i] = X[i] op result`` under the update's guards."""
+        old = BufferLoad(self.store.buffer, self.store.indices)
+        val = self.combine(old, result) if self.same_a else self.combine(result, old)
+        cond = _op.logical_and(_op.eq(self.tv, 0), self.cond())
+        return IfThenElse(cond, BufferStore(self.store.buffer, val, self.store.indices))
+
+    def serial_fold(self):
+        """Every thread's part to shared memory; thread 0 folds them in order under each
+        thread's own guards."""
+        red = self.shared("", self.info.threads())
+        t = Var(f"{self.loop.loop_var.name}_red", self.loop.loop_var.dtype)
+        cond = substitute(self.cond(), {self.loop.loop_var: t})
+        tid_t = substitute(self.tid, {self.tv: t})
+        old = BufferLoad(self.store.buffer, self.store.indices)
+        item = BufferLoad(red, (tid_t,))
+        val = self.combine(old, item) if self.same_a else self.combine(item, old)
+        upd = BufferStore(self.store.buffer, val, self.store.indices)
+        fold = For(t, IntImm(t.dtype, 0), self.loop.extent, ForKind.SERIAL,
+                   upd if isinstance(cond, IntImm) else IfThenElse(cond, upd))
+        return SeqStmt.flatten(self.contribution(red, self.tid),
+                               IfThenElse(_op.eq(self.tv, 0), fold))
+
+    def tree(self):
+        """Parts to shared memory, then halving steps ``red[t] op= red[t + s]`` (barriers
+        between come from gpu_barrier); thread 0 of the group holds the result."""
+        red = self.shared("", self.n * self.gsize)
+        base = _op.mul(self.group, self.n)
+        at = _op.add(base, self.tv)
+        steps = [self.contribution(red, at)]
+        s = 1
+        while s < self.n:
+            s *= 2
+        s //= 2
+        while s >= 1:
+            ok = _op.logical_and(_op.lt(self.tv, s), _op.lt(_op.add(self.tv, s), self.n))
+            nxt = BufferLoad(red, (_op.add(at, s),))
+            steps.append(IfThenElse(ok, BufferStore(
+                red, self.combine(BufferLoad(red, (at,)), nxt), (at,))))
+            s //= 2
+        steps.append(self.update(BufferLoad(red, (base,))))
+        return SeqStmt.flatten(*steps)
+
+    def warp(self):
+        """Shuffles down within each warp (or ``n``-lane group); for more than 32 threads the
+        warps' results go through shared memory to the first warp, which shuffles again."""
+        name = f"red_{self.store.buffer.name}_local"
+        var = Var(name, "handle")
+        loc = Buffer(var, self.dtype, (IntImm("int32", 1),), name=name, scope_name="local")
+        zero = (IntImm("int32", 0),)
+        cur = BufferLoad(loc, zero)
+
+        def shuffles(width: int, count: int):
+            out, off = [], 1
+            while off < count:
+                off *= 2
+            off //= 2
+            while off >= 1:
+                out.append(BufferStore(loc, self.combine(cur, shuffle_down(cur, off, width)),
+                                       zero))
+                off //= 2
+            return out
+
+        steps = [self.contribution(loc, zero[0])]
+        width = min(self.n, 32)
+        steps += shuffles(width, width)
+        if self.n > 32:
+            nw = self.n // 32
+            red = self.shared("_warps", nw * self.gsize)
+            lane0 = _op.eq(_op.floormod(self.tv, 32), 0)
+            steps.append(IfThenElse(lane0, BufferStore(
+                red, cur, (_op.add(_op.mul(self.group, nw), _op.floordiv(self.tv, 32)),))))
+            steps.append(BufferStore(loc, self.ident, zero))
+            steps.append(IfThenElse(_op.lt(self.tv, nw), BufferStore(
+                loc, BufferLoad(red, (_op.add(_op.mul(self.group, nw), self.tv),)), zero)))
+            steps += shuffles(32, nw)
+        steps.append(self.update(cur))
+        return Allocate(var, self.dtype, (IntImm("int32", 1),), IntImm("bool", 1),
+                        SeqStmt.flatten(*steps), None, "local")
 
 
 def _is_zero(e) -> bool:
@@ -421,5 +547,5 @@ def has_barrier(s) -> bool:
     return bool(found)
 
 
-__all__ = ["KernelInfo", "KERNEL_ATTR", "THREAD_TAGS", "BARRIER", "lower_gpu_kernels",
-           "has_barrier"]
+__all__ = ["KernelInfo", "KERNEL_ATTR", "THREAD_TAGS", "BARRIER", "SHUFFLE_DOWN", "shuffle_down",
+           "lower_gpu_kernels", "has_barrier"]
