@@ -553,7 +553,7 @@ def _tile_grid(shape, tile) -> Tuple[int, ...]:
 
 def _fit_2d(d_t: np.ndarray, grid: Tuple[int, ...]):
     """Fit DRAM tile indices (−1: padding) to ``(offset, y, x, x_stride, y_pad, x_pad)``."""
-    cands = []
+    cands = [1]  # one tile per row: a strided gather (classic's x_size 1)
     acc = 1
     for e in reversed(grid or (1,)):
         acc *= e
