@@ -29,6 +29,7 @@ from ..error import TVMError
 from ..tir import expr as E
 from ..tir import stmt as S
 from . import isa
+from .transform import CTHREAD_ATTR
 
 SCOPE_MEM = {"local.inp_buffer": "inp", "local.wgt_buffer": "wgt", "local.acc_buffer": "acc"}
 
@@ -117,7 +118,12 @@ class _Gen:
         self.uop_table: List[Tuple[int, int, int]] = []
         self.kernels: Dict[tuple, Tuple[int, int]] = {}  # kernel → (bgn, end) in uop SRAM
         self.uop_used = 0
-        self.sram: Dict[object, Tuple[str, int, int]] = {}  # data var → (mem, base, rows)
+        # (data var, virtual thread) → (mem, base, rows); a buffer allocated inside a cthread
+        # loop has one copy per thread, keyed by the thread's index path (``()`` outside)
+        self.sram: Dict[tuple, Tuple[str, int, int]] = {}
+        self.owned: set = set()
+        self.vt: tuple = ()
+        self._dying: set = set()  # buffers whose last use is the statement being generated
         self.free: Dict[str, List[Tuple[int, int]]] = {}
         self.alloc_info: Dict[object, S.Allocate] = {}
         self.free_at: Dict[int, Dict[int, List]] = {}  # id(SeqStmt) → child → buffers
@@ -134,9 +140,17 @@ class _Gen:
     def _mem_of(self, buf) -> Optional[str]:
         return SCOPE_MEM.get(buf.scope_name)
 
+    def _key(self, var, vt: Optional[tuple] = None) -> tuple:
+        """The key of ``var``'s copy seen from virtual thread ``vt`` (default: the current)."""
+        vt = self.vt if vt is None else vt
+        while vt and (var, vt) not in self.owned:
+            vt = vt[:-1]
+        return (var, vt)
+
     def _base(self, buf) -> int:
         """The SRAM row of ``buf``'s first tile (allocated on first use)."""
-        got = self.sram.get(buf.data)
+        key = self._key(buf.data)
+        got = self.sram.get(key)
         if got is not None:
             return got[1]
         mem = self._mem_of(buf)
@@ -154,15 +168,15 @@ class _Gen:
         for k, (start, size) in enumerate(self.free[mem]):
             if size >= rows:
                 self.free[mem][k] = (start + rows, size - rows)
-                self.sram[buf.data] = (mem, start, rows)
+                self.sram[key] = (mem, start, rows)
                 return start
         used = self.depth[mem] - sum(sz for _, sz in self.free[mem])
         raise _err(f"buffer {buf.name} needs {rows} rows of {buf.scope_name} but only "
                    f"{self.depth[mem] - used} of its {self.depth[mem]} rows are free (limit "
                    f"{self.depth[mem]} x {tile} elements)")
 
-    def _release(self, var) -> None:
-        got = self.sram.pop(var, None)
+    def _release(self, key: tuple) -> None:
+        got = self.sram.pop(key, None)
         if got is None:
             return
         mem, base, rows = got
@@ -178,33 +192,45 @@ class _Gen:
         self.free[mem] = merged
 
     # -------------------------------------------------------------- statements
+    def _plan_alloc(self, s) -> None:
+        """Record the allocation ``s`` and plan to free it after its last use."""
+        if s.scope not in SCOPE_MEM:
+            raise _err(f"allocation {s.buffer_var.name} in scope {s.scope!r}: "
+                       "a VTA function may only allocate on-chip VTA buffers")
+        if s.buffer_var in self.alloc_info:
+            return  # planned when the host loop around it ran its first iteration
+        self.alloc_info[s.buffer_var] = s
+        seq = s.body
+        while isinstance(seq, (S.Allocate, S.LetStmt)) or (
+                isinstance(seq, S.AttrStmt) and not seq.attr_key.startswith("pragma_")):
+            seq = seq.body
+        if isinstance(seq, S.SeqStmt):  # free the buffer after its last use
+            last = _last_uses(seq.seq).get(s.buffer_var)
+            if last is not None:
+                self.free_at.setdefault(id(seq), {}).setdefault(last, []).append(s.buffer_var)
+
     def stmt(self, s, env) -> None:  # noqa: C901
         if isinstance(s, S.SeqStmt):
             plan = self.free_at.get(id(s), {})
             for k, c in enumerate(s.seq):
+                self._dying = set(plan.get(k, ()))
                 self.stmt(c, env)
                 for v in plan.get(k, ()):
-                    self._release(v)
+                    self._release(self._key(v))
         elif isinstance(s, S.Allocate):
-            if s.scope not in SCOPE_MEM:
-                raise _err(f"allocation {s.buffer_var.name} in scope {s.scope!r}: "
-                           "a VTA function may only allocate on-chip VTA buffers")
-            self.alloc_info[s.buffer_var] = s
-            seq = s.body
-            while isinstance(seq, (S.Allocate, S.LetStmt)) or (
-                    isinstance(seq, S.AttrStmt) and not seq.attr_key.startswith("pragma_")):
-                seq = seq.body
-            if isinstance(seq, S.SeqStmt):  # free the buffer after its last use
-                last = _last_uses(seq.seq).get(s.buffer_var)
-                if last is not None:
-                    self.free_at.setdefault(id(seq), {}).setdefault(last, []).append(
-                        s.buffer_var)
+            self._plan_alloc(s)
+            self.owned.add((s.buffer_var, self.vt))
             self.stmt(s.body, env)
-            self._release(s.buffer_var)
+            self._release(self._key(s.buffer_var))
         elif isinstance(s, S.LetStmt):
             self.stmt(s.body, {**env, s.var: _ev(s.value, env)})
         elif isinstance(s, S.AttrStmt):
-            if s.attr_key == "pragma_dma_copy":
+            if s.attr_key == CTHREAD_ATTR:
+                loop = s.body
+                lo = int(_ev(loop.min, env))
+                self.stmt_vt(loop.body, [(self.vt + (v,), {**env, loop.loop_var: v})
+                                         for v in range(lo, lo + int(_ev(loop.extent, env)))])
+            elif s.attr_key == "pragma_dma_copy":
                 self.dma(s.body, env)
             elif s.attr_key == "pragma_alu":
                 self.alu(s.body, env)
@@ -236,6 +262,53 @@ class _Gen:
             raise _err(f"statement {type(s).__name__} is not mapped to VTA (a copy needs the "
                        f"dma_copy pragma, elementwise work the alu pragma, the product "
                        f"tensorize(env.gemm)): {str(s)[:200]}")
+
+    def stmt_vt(self, s, envs) -> None:  # noqa: C901
+        """Generate ``s`` for virtual threads ``envs`` ((thread path, variables) pairs),
+        interleaving their instruction streams: each statement of a sequence and each host
+        loop iteration runs for every thread before the next one, so one thread's loads
+        overlap another thread's compute (classic VTA's latency hiding)."""
+        if isinstance(s, S.SeqStmt):
+            plan = self.free_at.get(id(s), {})
+            for k, c in enumerate(s.seq):
+                self._dying = set(plan.get(k, ()))
+                self.stmt_vt(c, envs)
+                for v in plan.get(k, ()):
+                    for vt, _ in envs:
+                        self._release(self._key(v, vt))
+            return
+        if isinstance(s, S.Allocate):
+            self._plan_alloc(s)
+            for vt, _ in envs:
+                self.owned.add((s.buffer_var, vt))
+            self.stmt_vt(s.body, envs)
+            for vt, _ in envs:
+                self._release(self._key(s.buffer_var, vt))
+            return
+        if isinstance(s, S.LetStmt):
+            self.stmt_vt(s.body, [(vt, {**e, s.var: _ev(s.value, e)}) for vt, e in envs])
+            return
+        if isinstance(s, S.AttrStmt) and s.attr_key == CTHREAD_ATTR:
+            loop = s.body
+            self.stmt_vt(loop.body, [
+                (vt + (v,), {**e, loop.loop_var: v}) for vt, e in envs
+                for v in range(int(_ev(loop.min, e)), int(_ev(loop.min, e) + _ev(loop.extent, e)))])
+            return
+        if isinstance(s, S.AttrStmt) and not s.attr_key.startswith("pragma_"):
+            self.stmt_vt(s.body, envs)
+            return
+        if isinstance(s, S.For) and not _is_gemm_leaf(_nest(s)[1], self):
+            bounds = {(int(_ev(s.min, e)), int(_ev(s.extent, e))) for _, e in envs}
+            if len(bounds) == 1:
+                lo, ext = bounds.pop()
+                for i in range(lo, lo + ext):
+                    self.stmt_vt(s.body, [(vt, {**e, s.loop_var: i}) for vt, e in envs])
+                return
+        saved = self.vt  # a VTA region, or a loop whose bounds differ between the threads
+        for vt, e in envs:
+            self.vt = vt
+            self.stmt(s, e)
+        self.vt = saved
 
     # -------------------------------------------------------------- DMA
     def dma(self, body, env) -> None:
@@ -308,7 +381,7 @@ class _Gen:
         if fit is None:
             raise _err(f"load from {src.name}: the copy is not a 2D strided pattern")
         base = self._base(dst)
-        if base + s_t[-1] + 1 > base + self.sram[dst.data][2]:
+        if base + s_t[-1] + 1 > base + self.sram[self._key(dst.data)][2]:
             raise _err(f"load into {dst.name} runs past the buffer")
         offset, y, x, stride, ypad, xpad = fit
         q = isa.COMPUTE_Q if mem == "acc" else isa.LOAD_Q
@@ -454,13 +527,22 @@ class _Gen:
 
         def tiles(load_or_store, idx_expr):
             flat = _full(_ev(idx_expr, genv), shape).reshape(-1)
-            tt = self._tiles(flat, t, f"alu on {load_or_store.buffer.name}")
-            return (tt + self._base(load_or_store.buffer)).reshape(ushape)
+            return self._tiles(flat, t, f"alu on {load_or_store.buffer.name}").reshape(ushape)
 
-        dst = tiles(store, store.indices[-1])
-        src = tiles(a, a.indices[-1])
+        dkey, skey = self._key(store.buffer.data), self._key(a.buffer.data)
+        dst, src = tiles(store, store.indices[-1]), tiles(a, a.indices[-1])
+        moved = False
+        if dkey not in self.sram and skey in self.sram and a.buffer.data in self._dying \
+                and np.array_equal(dst, src) and store.buffer.data in self.alloc_info:
+            # the source dies here: compute in place in its rows (classic merges the
+            # elementwise stages' buffers the same way), as VTA's ALU writes its operand
+            if self.sram[skey][2] * t == _elems_of(self, store.buffer):
+                self.sram[dkey] = self.sram.pop(skey)
+                moved = True
+        dst = dst + self._base(store.buffer)
+        src = src + (self._base(store.buffer) if moved else self._base(a.buffer))
         if isinstance(bexpr, E.BufferLoad):
-            other = tiles(bexpr, bexpr.indices[-1])
+            other = tiles(bexpr, bexpr.indices[-1]) + self._base(bexpr.buffer)
             if not np.array_equal(src, dst):  # VTA computes dst = op(dst, src): copy first
                 self._alu_grid("add", dst, src, True, 0)
             self._alu_grid(op, dst, other, False, 0)
@@ -496,6 +578,13 @@ class _Gen:
                       factor_out=step, factor_in=(0, 0, 0), op=op, use_imm=use_imm, imm=imm)
         ins._span = _span(uops, n, 1, step, (0, 0, 0))
         self.insns.append(ins)
+
+
+def _elems_of(gen, buf) -> int:
+    n = 1
+    for x in gen.alloc_info[buf.data].extents:
+        n *= int(_ev(x, {}))
+    return n
 
 
 def _is_gemm_leaf(leaf, gen) -> bool:
