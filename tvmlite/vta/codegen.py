@@ -28,6 +28,7 @@ import numpy as np
 from ..error import TVMError
 from ..tir import expr as E
 from ..tir import stmt as S
+from ..tir.functor import collect_vars, post_order_visit
 from . import isa
 from .transform import CTHREAD_ATTR
 
@@ -124,6 +125,8 @@ class _Gen:
         self.owned: set = set()
         self.vt: tuple = ()
         self._dying: set = set()  # buffers whose last use is the statement being generated
+        self._free: Dict[int, tuple] = {}  # id(region) → (region, its free variables)
+        self._gemm_cache: Dict[tuple, tuple] = {}
         self.free: Dict[str, List[Tuple[int, int]]] = {}
         self.alloc_info: Dict[object, S.Allocate] = {}
         self.free_at: Dict[int, Dict[int, List]] = {}  # id(SeqStmt) → child → buffers
@@ -451,6 +454,25 @@ class _Gen:
 
     # -------------------------------------------------------------- GEMM
     def gemm(self, loops, leaf, env) -> None:
+        # the micro-ops relative to the buffers depend only on the region's free variables:
+        # computed once per distinct value set (the host loops around repeat them)
+        node = loops[0] if loops else leaf
+        got = self._free.get(id(node))
+        if got is None:
+            bound = set()
+            post_order_visit(node, lambda x: bound.add(x.loop_var) if isinstance(x, S.For)
+                             else None)
+            got = self._free[id(node)] = (node, [v for v in collect_vars(node) - bound])
+        key = (id(node),) + tuple(int(env[v]) if v in env else None for v in got[1])
+        cached = self._gemm_cache.get(key)
+        if cached is None:
+            cached = self._gemm_cache[key] = self._gemm_rel(loops, leaf, env)
+        bufs, rel, reset = cached
+        bases = np.array([self._base(b) for b in bufs] + [0] * (3 - len(bufs)))
+        self._emit_uops(isa.Gemm, rel + bases, reset=reset)
+
+    def _gemm_rel(self, loops, leaf, env):
+        """(buffers, micro-op grid relative to their bases, reset) of a GEMM region."""
         tile_loops: List[S.For] = []
         if isinstance(leaf, S.AttrStmt):
             tile_loops, store = _nest(leaf.body)
@@ -478,11 +500,8 @@ class _Gen:
                 inner *= shape[k]
             if inner != t_acc:
                 raise _err(f"reset of {acc.name}: the inner loops do not span one tile")
-            base = self._base(acc)
-            d = (d_t + base).reshape(shape[:k] or (1,))
-            grid = np.stack([d, np.zeros_like(d), np.zeros_like(d)], -1)
-            self._emit_uops(isa.Gemm, grid, reset=True)
-            return
+            d = d_t.reshape(shape[:k] or (1,))
+            return [acc], np.stack([d, np.zeros_like(d), np.zeros_like(d)], -1), True
         inp, wgt = _gemm_operands(store, acc)
         src_i = _full(_ev(inp.indices[-1], genv), shape)
         wgt_i = _full(_ev(wgt.indices[-1], genv), shape)
@@ -506,8 +525,8 @@ class _Gen:
             if np.any(x % t):
                 raise _err(f"tensorize(env.gemm): {buf.name} is not accessed at tile "
                            "boundaries")
-            parts.append((x.ravel() // t + self._base(buf)).reshape(ushape))
-        self._emit_uops(isa.Gemm, np.stack(parts, -1), reset=False)
+            parts.append((x.ravel() // t).reshape(ushape))
+        return [acc, inp.buffer, wgt.buffer], np.stack(parts, -1), False
 
     # -------------------------------------------------------------- ALU
     def alu(self, body, env) -> None:
