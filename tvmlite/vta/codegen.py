@@ -508,7 +508,7 @@ class _Gen:
         tshape = shape[nuop:]
         b, o, k = self.env.BATCH, self.env.BLOCK_OUT, self.env.BLOCK_IN
         if int(np.prod(tshape)) != b * o * k:
-            raise _err("tensorize(env.gemm): the tensorized loops are not a "
+            raise _err(f"tensorize(env.gemm) of {acc.name}: the tensorized loops are not a "
                        f"{b}x{o}x{k} GEMM tile (extents {tshape})")
         flat = (-1, b * o * k)
         d0, s0, w0 = (x.reshape(flat)[:, :1] for x in (dst_i, src_i, wgt_i))
@@ -516,8 +516,8 @@ class _Gen:
         if np.any(dst_i.reshape(flat) - d0 != (bb * o + oo).ravel()) or \
                 np.any(src_i.reshape(flat) - s0 != (bb * k + kk).ravel()) or \
                 np.any(wgt_i.reshape(flat) - w0 != (oo * k + kk).ravel()):
-            raise _err("tensorize(env.gemm): the compute does not match the GEMM intrinsic "
-                       "(out[b, o] += inp[b, k] * wgt[o, k] over one tile)")
+            raise _err(f"tensorize(env.gemm) of {acc.name}: the compute does not match the GEMM "
+                       "intrinsic (out[b, o] += inp[b, k] * wgt[o, k] over one tile)")
         ushape = shape[:nuop] or (1,)
         parts = []
         for x, t, buf in ((d0, t_acc, acc), (s0, self.tile["inp"], inp.buffer),
@@ -626,8 +626,8 @@ def _gemm_operands(store, acc):
             scopes = {SCOPE_MEM.get(a.buffer.scope_name): a, SCOPE_MEM.get(b.buffer.scope_name): b}
             if "inp" in scopes and "wgt" in scopes:
                 return scopes["inp"], scopes["wgt"]
-    raise _err("tensorize(env.gemm): the compute does not match the GEMM intrinsic "
-               f"(acc += cast(inp) * cast(wgt) with inputs in the inp/wgt buffers): "
+    raise _err(f"tensorize(env.gemm) of {acc.name}: the compute does not match the GEMM "
+               "intrinsic (acc += cast(inp) * cast(wgt) with inputs in the inp/wgt buffers): "
                f"{str(store)[:200]}")
 
 
