@@ -54,3 +54,13 @@ def test_vta_wgt_buffer_over_sram_is_an_error():
     s, args = _conv(7, 2048, 16, 1, 7, 1, ic_block=128)
     with pytest.raises(TVMError, match="kernel_buf needs 1152 rows of local.wgt_buffer.*1024"):
         vta.build(s, args, name="conv")
+
+
+def test_vta_lower_simple_mode_prints_runtime_calls():
+    s, args = _conv(6, 32, 64, 2, 3, 2)
+    text = str(vta.lower(s, args, simple_mode=True))
+    for call in ("VTALoadBuffer2D", "VTAStoreBuffer2D", "VTAUopPush", "VTAPushGEMMOp",
+                 "VTAPushALUOp", "coproc_scope", "VTASynchronize", "vta.cthread"):
+        assert call in text, call
+    # the padded input load: rows past the map's edge become SRAM padding, not DRAM reads
+    assert "T.max(1 - " in text and "pragma_dma_copy" not in text
