@@ -15,7 +15,7 @@ from ..runtime import ndarray as _nd
 from ..te.schedule import Schedule
 from . import codegen, simulator
 from .environment import get_env
-from .transform import AnnotatePragmas
+from .transform import AnnotatePragmas, LowerToIntrinsics
 
 MAGIC = b"TVMLITE-VTA-PROGRAM\n"
 
@@ -62,6 +62,13 @@ def lower(sch, args: Optional[Sequence[Any]] = None, name: str = "main", binds=N
                    for _, p in ctx.config.get("tir.add_lower_pass", ())):
             stack.enter_context(build_config())
         stack.enter_context(_gemm_as_pragma(sch))
+        if simple_mode:  # print the regions as the runtime calls classic lowers them to
+            cur = PassContext.current()
+            cfg = dict(cur.config)
+            cfg["tir.add_lower_pass"] = list(cfg.get("tir.add_lower_pass", ())) + [
+                (3, LowerToIntrinsics())]
+            stack.enter_context(PassContext(cur.opt_level, cur.required_pass,
+                                            cur.disabled_pass, config=cfg))
         return driver.lower(sch, args, name=name, binds=binds, simple_mode=simple_mode)
 
 

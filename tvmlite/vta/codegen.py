@@ -28,7 +28,9 @@ import numpy as np
 from ..error import TVMError
 from ..tir import expr as E
 from ..tir import stmt as S
+from ..tir.functor import collect_vars, post_order_visit
 from . import isa
+from .transform import CTHREAD_ATTR
 
 SCOPE_MEM = {"local.inp_buffer": "inp", "local.wgt_buffer": "wgt", "local.acc_buffer": "acc"}
 
@@ -117,7 +119,14 @@ class _Gen:
         self.uop_table: List[Tuple[int, int, int]] = []
         self.kernels: Dict[tuple, Tuple[int, int]] = {}  # kernel → (bgn, end) in uop SRAM
         self.uop_used = 0
-        self.sram: Dict[object, Tuple[str, int, int]] = {}  # data var → (mem, base, rows)
+        # (data var, virtual thread) → (mem, base, rows); a buffer allocated inside a cthread
+        # loop has one copy per thread, keyed by the thread's index path (``()`` outside)
+        self.sram: Dict[tuple, Tuple[str, int, int]] = {}
+        self.owned: set = set()
+        self.vt: tuple = ()
+        self._dying: set = set()  # buffers whose last use is the statement being generated
+        self._free: Dict[int, tuple] = {}  # id(region) → (region, its free variables)
+        self._gemm_cache: Dict[tuple, tuple] = {}
         self.free: Dict[str, List[Tuple[int, int]]] = {}
         self.alloc_info: Dict[object, S.Allocate] = {}
         self.free_at: Dict[int, Dict[int, List]] = {}  # id(SeqStmt) → child → buffers
@@ -134,9 +143,17 @@ class _Gen:
     def _mem_of(self, buf) -> Optional[str]:
         return SCOPE_MEM.get(buf.scope_name)
 
+    def _key(self, var, vt: Optional[tuple] = None) -> tuple:
+        """The key of ``var``'s copy seen from virtual thread ``vt`` (default: the current)."""
+        vt = self.vt if vt is None else vt
+        while vt and (var, vt) not in self.owned:
+            vt = vt[:-1]
+        return (var, vt)
+
     def _base(self, buf) -> int:
         """The SRAM row of ``buf``'s first tile (allocated on first use)."""
-        got = self.sram.get(buf.data)
+        key = self._key(buf.data)
+        got = self.sram.get(key)
         if got is not None:
             return got[1]
         mem = self._mem_of(buf)
@@ -154,15 +171,15 @@ class _Gen:
         for k, (start, size) in enumerate(self.free[mem]):
             if size >= rows:
                 self.free[mem][k] = (start + rows, size - rows)
-                self.sram[buf.data] = (mem, start, rows)
+                self.sram[key] = (mem, start, rows)
                 return start
         used = self.depth[mem] - sum(sz for _, sz in self.free[mem])
         raise _err(f"buffer {buf.name} needs {rows} rows of {buf.scope_name} but only "
                    f"{self.depth[mem] - used} of its {self.depth[mem]} rows are free (limit "
                    f"{self.depth[mem]} x {tile} elements)")
 
-    def _release(self, var) -> None:
-        got = self.sram.pop(var, None)
+    def _release(self, key: tuple) -> None:
+        got = self.sram.pop(key, None)
         if got is None:
             return
         mem, base, rows = got
@@ -178,33 +195,45 @@ class _Gen:
         self.free[mem] = merged
 
     # -------------------------------------------------------------- statements
+    def _plan_alloc(self, s) -> None:
+        """Record the allocation ``s`` and plan to free it after its last use."""
+        if s.scope not in SCOPE_MEM:
+            raise _err(f"allocation {s.buffer_var.name} in scope {s.scope!r}: "
+                       "a VTA function may only allocate on-chip VTA buffers")
+        if s.buffer_var in self.alloc_info:
+            return  # planned when the host loop around it ran its first iteration
+        self.alloc_info[s.buffer_var] = s
+        seq = s.body
+        while isinstance(seq, (S.Allocate, S.LetStmt)) or (
+                isinstance(seq, S.AttrStmt) and not seq.attr_key.startswith("pragma_")):
+            seq = seq.body
+        if isinstance(seq, S.SeqStmt):  # free the buffer after its last use
+            last = _last_uses(seq.seq).get(s.buffer_var)
+            if last is not None:
+                self.free_at.setdefault(id(seq), {}).setdefault(last, []).append(s.buffer_var)
+
     def stmt(self, s, env) -> None:  # noqa: C901
         if isinstance(s, S.SeqStmt):
             plan = self.free_at.get(id(s), {})
             for k, c in enumerate(s.seq):
+                self._dying = set(plan.get(k, ()))
                 self.stmt(c, env)
                 for v in plan.get(k, ()):
-                    self._release(v)
+                    self._release(self._key(v))
         elif isinstance(s, S.Allocate):
-            if s.scope not in SCOPE_MEM:
-                raise _err(f"allocation {s.buffer_var.name} in scope {s.scope!r}: "
-                           "a VTA function may only allocate on-chip VTA buffers")
-            self.alloc_info[s.buffer_var] = s
-            seq = s.body
-            while isinstance(seq, (S.Allocate, S.LetStmt)) or (
-                    isinstance(seq, S.AttrStmt) and not seq.attr_key.startswith("pragma_")):
-                seq = seq.body
-            if isinstance(seq, S.SeqStmt):  # free the buffer after its last use
-                last = _last_uses(seq.seq).get(s.buffer_var)
-                if last is not None:
-                    self.free_at.setdefault(id(seq), {}).setdefault(last, []).append(
-                        s.buffer_var)
+            self._plan_alloc(s)
+            self.owned.add((s.buffer_var, self.vt))
             self.stmt(s.body, env)
-            self._release(s.buffer_var)
+            self._release(self._key(s.buffer_var))
         elif isinstance(s, S.LetStmt):
             self.stmt(s.body, {**env, s.var: _ev(s.value, env)})
         elif isinstance(s, S.AttrStmt):
-            if s.attr_key == "pragma_dma_copy":
+            if s.attr_key == CTHREAD_ATTR:
+                loop = s.body
+                lo = int(_ev(loop.min, env))
+                self.stmt_vt(loop.body, [(self.vt + (v,), {**env, loop.loop_var: v})
+                                         for v in range(lo, lo + int(_ev(loop.extent, env)))])
+            elif s.attr_key == "pragma_dma_copy":
                 self.dma(s.body, env)
             elif s.attr_key == "pragma_alu":
                 self.alu(s.body, env)
@@ -236,6 +265,53 @@ class _Gen:
             raise _err(f"statement {type(s).__name__} is not mapped to VTA (a copy needs the "
                        f"dma_copy pragma, elementwise work the alu pragma, the product "
                        f"tensorize(env.gemm)): {str(s)[:200]}")
+
+    def stmt_vt(self, s, envs) -> None:  # noqa: C901
+        """Generate ``s`` for virtual threads ``envs`` ((thread path, variables) pairs),
+        interleaving their instruction streams: each statement of a sequence and each host
+        loop iteration runs for every thread before the next one, so one thread's loads
+        overlap another thread's compute (classic VTA's latency hiding)."""
+        if isinstance(s, S.SeqStmt):
+            plan = self.free_at.get(id(s), {})
+            for k, c in enumerate(s.seq):
+                self._dying = set(plan.get(k, ()))
+                self.stmt_vt(c, envs)
+                for v in plan.get(k, ()):
+                    for vt, _ in envs:
+                        self._release(self._key(v, vt))
+            return
+        if isinstance(s, S.Allocate):
+            self._plan_alloc(s)
+            for vt, _ in envs:
+                self.owned.add((s.buffer_var, vt))
+            self.stmt_vt(s.body, envs)
+            for vt, _ in envs:
+                self._release(self._key(s.buffer_var, vt))
+            return
+        if isinstance(s, S.LetStmt):
+            self.stmt_vt(s.body, [(vt, {**e, s.var: _ev(s.value, e)}) for vt, e in envs])
+            return
+        if isinstance(s, S.AttrStmt) and s.attr_key == CTHREAD_ATTR:
+            loop = s.body
+            self.stmt_vt(loop.body, [
+                (vt + (v,), {**e, loop.loop_var: v}) for vt, e in envs
+                for v in range(int(_ev(loop.min, e)), int(_ev(loop.min, e) + _ev(loop.extent, e)))])
+            return
+        if isinstance(s, S.AttrStmt) and not s.attr_key.startswith("pragma_"):
+            self.stmt_vt(s.body, envs)
+            return
+        if isinstance(s, S.For) and not _is_gemm_leaf(_nest(s)[1], self):
+            bounds = {(int(_ev(s.min, e)), int(_ev(s.extent, e))) for _, e in envs}
+            if len(bounds) == 1:
+                lo, ext = bounds.pop()
+                for i in range(lo, lo + ext):
+                    self.stmt_vt(s.body, [(vt, {**e, s.loop_var: i}) for vt, e in envs])
+                return
+        saved = self.vt  # a VTA region, or a loop whose bounds differ between the threads
+        for vt, e in envs:
+            self.vt = vt
+            self.stmt(s, e)
+        self.vt = saved
 
     # -------------------------------------------------------------- DMA
     def dma(self, body, env) -> None:
@@ -308,7 +384,7 @@ class _Gen:
         if fit is None:
             raise _err(f"load from {src.name}: the copy is not a 2D strided pattern")
         base = self._base(dst)
-        if base + s_t[-1] + 1 > base + self.sram[dst.data][2]:
+        if base + s_t[-1] + 1 > base + self.sram[self._key(dst.data)][2]:
             raise _err(f"load into {dst.name} runs past the buffer")
         offset, y, x, stride, ypad, xpad = fit
         q = isa.COMPUTE_Q if mem == "acc" else isa.LOAD_Q
@@ -378,6 +454,25 @@ class _Gen:
 
     # -------------------------------------------------------------- GEMM
     def gemm(self, loops, leaf, env) -> None:
+        # the micro-ops relative to the buffers depend only on the region's free variables:
+        # computed once per distinct value set (the host loops around repeat them)
+        node = loops[0] if loops else leaf
+        got = self._free.get(id(node))
+        if got is None:
+            bound = set()
+            post_order_visit(node, lambda x: bound.add(x.loop_var) if isinstance(x, S.For)
+                             else None)
+            got = self._free[id(node)] = (node, [v for v in collect_vars(node) - bound])
+        key = (id(node),) + tuple(int(env[v]) if v in env else None for v in got[1])
+        cached = self._gemm_cache.get(key)
+        if cached is None:
+            cached = self._gemm_cache[key] = self._gemm_rel(loops, leaf, env)
+        bufs, rel, reset = cached
+        bases = np.array([self._base(b) for b in bufs] + [0] * (3 - len(bufs)))
+        self._emit_uops(isa.Gemm, rel + bases, reset=reset)
+
+    def _gemm_rel(self, loops, leaf, env):
+        """(buffers, micro-op grid relative to their bases, reset) of a GEMM region."""
         tile_loops: List[S.For] = []
         if isinstance(leaf, S.AttrStmt):
             tile_loops, store = _nest(leaf.body)
@@ -405,18 +500,15 @@ class _Gen:
                 inner *= shape[k]
             if inner != t_acc:
                 raise _err(f"reset of {acc.name}: the inner loops do not span one tile")
-            base = self._base(acc)
-            d = (d_t + base).reshape(shape[:k] or (1,))
-            grid = np.stack([d, np.zeros_like(d), np.zeros_like(d)], -1)
-            self._emit_uops(isa.Gemm, grid, reset=True)
-            return
+            d = d_t.reshape(shape[:k] or (1,))
+            return [acc], np.stack([d, np.zeros_like(d), np.zeros_like(d)], -1), True
         inp, wgt = _gemm_operands(store, acc)
         src_i = _full(_ev(inp.indices[-1], genv), shape)
         wgt_i = _full(_ev(wgt.indices[-1], genv), shape)
         tshape = shape[nuop:]
         b, o, k = self.env.BATCH, self.env.BLOCK_OUT, self.env.BLOCK_IN
         if int(np.prod(tshape)) != b * o * k:
-            raise _err("tensorize(env.gemm): the tensorized loops are not a "
+            raise _err(f"tensorize(env.gemm) of {acc.name}: the tensorized loops are not a "
                        f"{b}x{o}x{k} GEMM tile (extents {tshape})")
         flat = (-1, b * o * k)
         d0, s0, w0 = (x.reshape(flat)[:, :1] for x in (dst_i, src_i, wgt_i))
@@ -424,8 +516,8 @@ class _Gen:
         if np.any(dst_i.reshape(flat) - d0 != (bb * o + oo).ravel()) or \
                 np.any(src_i.reshape(flat) - s0 != (bb * k + kk).ravel()) or \
                 np.any(wgt_i.reshape(flat) - w0 != (oo * k + kk).ravel()):
-            raise _err("tensorize(env.gemm): the compute does not match the GEMM intrinsic "
-                       "(out[b, o] += inp[b, k] * wgt[o, k] over one tile)")
+            raise _err(f"tensorize(env.gemm) of {acc.name}: the compute does not match the GEMM "
+                       "intrinsic (out[b, o] += inp[b, k] * wgt[o, k] over one tile)")
         ushape = shape[:nuop] or (1,)
         parts = []
         for x, t, buf in ((d0, t_acc, acc), (s0, self.tile["inp"], inp.buffer),
@@ -433,8 +525,8 @@ class _Gen:
             if np.any(x % t):
                 raise _err(f"tensorize(env.gemm): {buf.name} is not accessed at tile "
                            "boundaries")
-            parts.append((x.ravel() // t + self._base(buf)).reshape(ushape))
-        self._emit_uops(isa.Gemm, np.stack(parts, -1), reset=False)
+            parts.append((x.ravel() // t).reshape(ushape))
+        return [acc, inp.buffer, wgt.buffer], np.stack(parts, -1), False
 
     # -------------------------------------------------------------- ALU
     def alu(self, body, env) -> None:
@@ -454,13 +546,22 @@ class _Gen:
 
         def tiles(load_or_store, idx_expr):
             flat = _full(_ev(idx_expr, genv), shape).reshape(-1)
-            tt = self._tiles(flat, t, f"alu on {load_or_store.buffer.name}")
-            return (tt + self._base(load_or_store.buffer)).reshape(ushape)
+            return self._tiles(flat, t, f"alu on {load_or_store.buffer.name}").reshape(ushape)
 
-        dst = tiles(store, store.indices[-1])
-        src = tiles(a, a.indices[-1])
+        dkey, skey = self._key(store.buffer.data), self._key(a.buffer.data)
+        dst, src = tiles(store, store.indices[-1]), tiles(a, a.indices[-1])
+        moved = False
+        if dkey not in self.sram and skey in self.sram and a.buffer.data in self._dying \
+                and np.array_equal(dst, src) and store.buffer.data in self.alloc_info:
+            # the source dies here: compute in place in its rows (classic merges the
+            # elementwise stages' buffers the same way), as VTA's ALU writes its operand
+            if self.sram[skey][2] * t == _elems_of(self, store.buffer):
+                self.sram[dkey] = self.sram.pop(skey)
+                moved = True
+        dst = dst + self._base(store.buffer)
+        src = src + (self._base(store.buffer) if moved else self._base(a.buffer))
         if isinstance(bexpr, E.BufferLoad):
-            other = tiles(bexpr, bexpr.indices[-1])
+            other = tiles(bexpr, bexpr.indices[-1]) + self._base(bexpr.buffer)
             if not np.array_equal(src, dst):  # VTA computes dst = op(dst, src): copy first
                 self._alu_grid("add", dst, src, True, 0)
             self._alu_grid(op, dst, other, False, 0)
@@ -498,6 +599,13 @@ class _Gen:
         self.insns.append(ins)
 
 
+def _elems_of(gen, buf) -> int:
+    n = 1
+    for x in gen.alloc_info[buf.data].extents:
+        n *= int(_ev(x, {}))
+    return n
+
+
 def _is_gemm_leaf(leaf, gen) -> bool:
     if isinstance(leaf, S.AttrStmt) and leaf.attr_key == "pragma_vta_gemm":
         return True
@@ -518,8 +626,8 @@ def _gemm_operands(store, acc):
             scopes = {SCOPE_MEM.get(a.buffer.scope_name): a, SCOPE_MEM.get(b.buffer.scope_name): b}
             if "inp" in scopes and "wgt" in scopes:
                 return scopes["inp"], scopes["wgt"]
-    raise _err("tensorize(env.gemm): the compute does not match the GEMM intrinsic "
-               f"(acc += cast(inp) * cast(wgt) with inputs in the inp/wgt buffers): "
+    raise _err(f"tensorize(env.gemm) of {acc.name}: the compute does not match the GEMM "
+               "intrinsic (acc += cast(inp) * cast(wgt) with inputs in the inp/wgt buffers): "
                f"{str(store)[:200]}")
 
 
@@ -553,7 +661,7 @@ def _tile_grid(shape, tile) -> Tuple[int, ...]:
 
 def _fit_2d(d_t: np.ndarray, grid: Tuple[int, ...]):
     """Fit DRAM tile indices (−1: padding) to ``(offset, y, x, x_stride, y_pad, x_pad)``."""
-    cands = []
+    cands = [1]  # one tile per row: a strided gather (classic's x_size 1)
     acc = 1
     for e in reversed(grid or (1,)):
         acc *= e

@@ -4,9 +4,15 @@ Three modules (load, compute, store) run their queues; an instruction whose ``po
 finds no token in the matching dependence queue waits. When no module can go on before all
 instructions ran, that is a deadlock; tokens left over at the end are a token mismatch: both
 raise a :class:`TVMError`.
+
+Beyond classic, each run also estimates cycles (:func:`utilisation`): every module executes its
+queue in order, an instruction starts when its module is free and the tokens it pops were
+pushed, and lasts ``_cycles(ins)`` (a 64-bit DMA bus, one micro-op per cycle): so the figures
+show how far the load, compute and store queues overlap (virtual threads hide latency).
 """
 from __future__ import annotations
 
+import collections
 import time
 from typing import Dict, List, Optional
 
@@ -37,8 +43,30 @@ def stats() -> Dict[str, int]:
 
 
 def utilisation() -> Dict[str, float]:
-    """Beyond classic: instructions per queue, and seconds of simulation per queue."""
-    return dict(_EXTRA)
+    """Beyond classic, per queue: instructions, busy cycles, utilisation (busy / total) and
+    seconds of simulation; overall: ``total_cycles`` (with the queues overlapping) and
+    ``serial_cycles`` (their sum, with no overlap), since the last :func:`clear_stats`."""
+    out = dict(_EXTRA)
+    total = out.get("total_cycles", 0)
+    for name in isa.QUEUE_NAMES:
+        out[f"{name}_utilisation"] = out.get(f"{name}_cycles", 0) / total if total else 0.0
+    return out
+
+
+#: fixed cycles of an instruction (fetch, decode, pipeline fill) and DMA bus bytes per cycle
+_INSN_CYCLES, _BUS_BYTES = 4, 8
+
+
+def _cycles(ins, dev) -> int:
+    """Estimated cycles of ``ins``."""
+    if isinstance(ins, isa.Load):
+        if ins.mem == "uop":
+            return _INSN_CYCLES + -(-ins.x_size * 4 // _BUS_BYTES)
+        tiles = (ins.y_size + sum(ins.y_pad)) * (ins.x_size + sum(ins.x_pad))
+        return _INSN_CYCLES + -(-tiles * dev.elem_bytes[ins.mem] // _BUS_BYTES)
+    if isinstance(ins, isa.Store):
+        return _INSN_CYCLES + -(-ins.y_size * ins.x_size * dev.elem_bytes["out"] // _BUS_BYTES)
+    return _INSN_CYCLES + (ins.uop_end - ins.uop_bgn) * ins.iter_out * ins.iter_in
 
 
 def trace(enable: bool = True) -> None:
@@ -160,7 +188,10 @@ def run(program, args: List[np.ndarray], env) -> None:
     for ins in program.insns:
         queues[ins.queue].append(ins)
     pos = [0, 0, 0]
-    tokens = {(a, b): 0 for a in range(3) for b in range(3) if abs(a - b) == 1}
+    # dependence queues: the cycle at which each pending token was pushed
+    tokens = {(a, b): collections.deque() for a in range(3) for b in range(3) if abs(a - b) == 1}
+    clock = [0, 0, 0]
+    busy = [0, 0, 0]
     spent = [0.0, 0.0, 0.0]
     uops = program.uops.astype(np.int64)
     while True:
@@ -168,20 +199,24 @@ def run(program, args: List[np.ndarray], env) -> None:
         for q in range(3):
             while pos[q] < len(queues[q]):
                 ins = queues[q][pos[q]]
-                if ins.pop_prev and (q == 0 or tokens[(q - 1, q)] == 0):
+                if ins.pop_prev and (q == 0 or not tokens[(q - 1, q)]):
                     if q == 0:
                         raise TVMError("VTA simulator: a load instruction pops a token from "
                                        "a previous queue, which the load queue has not")
                     break
-                if ins.pop_next and (q == 2 or tokens[(q + 1, q)] == 0):
+                if ins.pop_next and (q == 2 or not tokens[(q + 1, q)]):
                     if q == 2:
                         raise TVMError("VTA simulator: a store instruction pops a token from "
                                        "a next queue, which the store queue has not")
                     break
+                start = clock[q]
                 if ins.pop_prev:
-                    tokens[(q - 1, q)] -= 1
+                    start = max(start, tokens[(q - 1, q)].popleft())
                 if ins.pop_next:
-                    tokens[(q + 1, q)] -= 1
+                    start = max(start, tokens[(q + 1, q)].popleft())
+                cost = _cycles(ins, dev)
+                clock[q] = start + cost
+                busy[q] += cost
                 t0 = time.perf_counter()
                 _run(dev, ins, args, uops)
                 spent[q] += time.perf_counter() - t0
@@ -190,11 +225,11 @@ def run(program, args: List[np.ndarray], env) -> None:
                 if ins.push_prev:
                     if q == 0:
                         raise TVMError("VTA simulator: a load pushes to a previous queue")
-                    tokens[(q, q - 1)] += 1
+                    tokens[(q, q - 1)].append(clock[q])
                 if ins.push_next:
                     if q == 2:
                         raise TVMError("VTA simulator: a store pushes to a next queue")
-                    tokens[(q, q + 1)] += 1
+                    tokens[(q, q + 1)].append(clock[q])
                 pos[q] += 1
                 progressed = True
         if all(pos[q] == len(queues[q]) for q in range(3)):
@@ -205,8 +240,8 @@ def run(program, args: List[np.ndarray], env) -> None:
                               for q in range(3) if pos[q] < len(queues[q]))
             raise TVMError(f"VTA simulator: deadlock: every queue waits for a dependence "
                            f"token ({heads})")
-    left = {f"{isa.QUEUE_NAMES[a]}->{isa.QUEUE_NAMES[b]}": n for (a, b), n in tokens.items()
-            if n}
+    left = {f"{isa.QUEUE_NAMES[a]}->{isa.QUEUE_NAMES[b]}": len(n)
+            for (a, b), n in tokens.items() if n}
     if left:
         raise TVMError(f"VTA simulator: dependence token mismatch: tokens pushed but never "
                        f"popped: {left}")
@@ -214,3 +249,6 @@ def run(program, args: List[np.ndarray], env) -> None:
         name = isa.QUEUE_NAMES[q]
         _EXTRA[f"{name}_insns"] = _EXTRA.get(f"{name}_insns", 0) + len(queues[q])
         _EXTRA[f"{name}_seconds"] = _EXTRA.get(f"{name}_seconds", 0.0) + spent[q]
+        _EXTRA[f"{name}_cycles"] = _EXTRA.get(f"{name}_cycles", 0) + busy[q]
+    _EXTRA["total_cycles"] = _EXTRA.get("total_cycles", 0) + max(clock)
+    _EXTRA["serial_cycles"] = _EXTRA.get("serial_cycles", 0) + sum(busy)
