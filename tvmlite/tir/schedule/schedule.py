@@ -26,6 +26,7 @@ from . import compute_inline as _ci
 from . import decompose_reduction as _dr
 from . import fuse as _fuse
 from . import loop_kind as _lk
+from . import merge as _merge
 from . import reindex as _reindex
 from . import reorder as _reorder
 from . import sampling as _sampling
@@ -719,6 +720,30 @@ class Schedule:
         out = _fuse.fuse(self._state, loops, preserve_unit_iters)
         self._trace.record("fuse", list(loops), out,
                            {"preserve_unit_iters": preserve_unit_iters})
+        return out
+
+    @_all_or_nothing
+    @_with_example(_merge.merge)
+    def merge(self, *loops: LoopRV) -> LoopRV:
+        """Run sibling loop nests of the same shape under one shared nest.
+
+        Parameters
+        ----------
+        *loops : LoopRV
+            Loops of adjacent, independent nests (or one list of them); the loops from
+            their common ancestor down to each are merged level by level.
+
+        Returns
+        -------
+        LoopRV
+            The innermost merged loop.
+        """
+        if len(loops) == 1 and isinstance(loops[0], (list, tuple)):
+            loops = tuple(loops[0])
+        if loops:
+            self._func_of(loops[0])
+        out = _merge.merge(self._state, loops)
+        self._trace.record("merge", list(loops), out)
         return out
 
     @_all_or_nothing
