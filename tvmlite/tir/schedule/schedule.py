@@ -29,8 +29,8 @@ from . import loop_kind as _lk
 from . import merge as _merge
 from . import reindex as _reindex
 from . import reorder as _reorder
-from . import sampling as _sampling
 from . import rfactor as _rf
+from . import sampling as _sampling
 from . import set_scope as _ss
 from . import split as _split
 from . import storage_align as _sa
