@@ -381,6 +381,29 @@ def _case_remove_rv(s):
         lambda: s.compute_inline(s.get_block("B"))
 
 
+def _case_sample_categorical(s):
+    return lambda: s.sample_categorical([1, 2], [0.5]), ["sample_categorical", "as many"], \
+        lambda: s.split(s.get_loops("B")[1], [None, s.sample_categorical([2, 4], [1, 1])])
+
+
+def _case_sample_perfect_tile(s):
+    i, j = s.get_loops("B")
+    return lambda: s.sample_perfect_tile(i, n=2, decision=[2, 7]), \
+        ["sample_perfect_tile", f'loop "{i.var.name}"', "not 2 positive factors"], \
+        lambda: s.split(j, s.sample_perfect_tile(j, n=3))
+
+
+def _case_sample_compute_location(s):
+    return lambda: s.sample_compute_location("nope"), ["get_block", "nope"], \
+        lambda: s.compute_at("B", s.sample_compute_location("B"))
+
+
+def _case_merge(s):  # chain program: C reads B, so their nests are dependent
+    (bi, _), (ci, _) = s.get_loops("B"), s.get_loops("C")
+    return lambda: s.merge(bi, ci), ["merge", 'writes "B"', "reorder dependent"], \
+        lambda: s.fuse(bi, s.get_loops("B")[1])
+
+
 CASES = {
     "get_block": (_chain, _case_get_block),
     "get_loops": (_chain, _case_get_loops),
@@ -419,6 +442,10 @@ CASES = {
     "set_axis_separator": (_chain, _case_set_axis_separator),
     "transform_block_layout": (_chain, _case_transform_block_layout),
     "reindex": (_chain, _case_reindex),
+    "merge": (_chain, _case_merge),
+    "sample_categorical": (_chain, _case_sample_categorical),
+    "sample_perfect_tile": (_chain, _case_sample_perfect_tile),
+    "sample_compute_location": (_chain, _case_sample_compute_location),
 }
 
 
@@ -437,7 +464,8 @@ def test_refused_primitive_leaves_schedule_unchanged(name):
 def test_every_public_method_has_a_refusal_case():
     public = {n for n, v in inspect.getmembers(Schedule, inspect.isfunction)
               if not n.startswith("_") and not getattr(v, "tvmlite_unsupported", False)}
-    assert public - set(CASES) == {"copy", "show", "work_on"}
+    # seed's refusal is a ValueError (test_settings_validated...); fork_seed takes nothing
+    assert public - set(CASES) == {"copy", "show", "work_on", "seed", "fork_seed"}
 
 
 def test_work_on_refused_unchanged():
@@ -537,9 +565,13 @@ def test_settings_validated_and_removed_ones_rejected():
         Schedule(func, error_render_level="loud")
     with pytest.raises(ValueError, match="debug_mask"):
         Schedule(func, debug_mask="some")
-    for removed in ("seed", "enable_check"):
-        with pytest.raises(TypeError):
-            Schedule(func, **{removed: 1})
+    with pytest.raises(TypeError):
+        Schedule(func, enable_check=1)
+    for bad in (-2, 1.5, "1"):
+        with pytest.raises(ValueError, match="seed"):
+            Schedule(func, seed=bad)
+        with pytest.raises(ValueError, match="seed"):
+            Schedule(func).seed(bad)
     assert "seed" in Schedule.__doc__ and "enable_check" in Schedule.__doc__
 
 

@@ -2,9 +2,10 @@
 from .error import ScheduleError
 from .schedule import Schedule
 from .state import BlockRV, LoopRV, ScheduleState
-from .trace import Trace
+from .trace import ExprRV, Instruction, InstructionKind, Trace
 
-__all__ = ["Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "Trace"]
+__all__ = ["Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "ExprRV", "Trace",
+           "Instruction", "InstructionKind"]
 
 
 from ... import _classic  # noqa: E402

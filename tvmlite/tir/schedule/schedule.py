@@ -26,9 +26,11 @@ from . import compute_inline as _ci
 from . import decompose_reduction as _dr
 from . import fuse as _fuse
 from . import loop_kind as _lk
+from . import merge as _merge
 from . import reindex as _reindex
 from . import reorder as _reorder
 from . import rfactor as _rf
+from . import sampling as _sampling
 from . import set_scope as _ss
 from . import split as _split
 from . import storage_align as _sa
@@ -47,9 +49,9 @@ from .state import (
     scope_index,
     walk_stmts,
 )
-from .trace import Trace
+from .trace import ExprRV, Trace
 
-RV = Union[BlockRV, LoopRV]
+RV = Union[BlockRV, LoopRV, ExprRV]
 
 
 # parameters that, as in classic TVM, also take a block's name (looked up with get_block)
@@ -123,19 +125,22 @@ class Schedule:
         (``ScheduleError: (not rendered)``). tvmlite does not print the IR in the message:
         after a refusal :meth:`show` prints it unchanged.
 
+    seed : int, optional
+        The seed of the random state the sampling primitives draw from (None or -1:
+        nondeterministic).
+
     Notes
     -----
-    Classic TVM's ``seed`` and ``enable_check`` are not accepted: tvmlite has no sampling
-    primitives (``sample_perfect_tile``, ``sample_categorical``) for a seed to drive, and every
-    legality check always runs, since an unchecked primitive can compute a wrong answer.
+    Classic TVM's ``enable_check`` is not accepted: every legality check always runs, since
+    an unchecked primitive can compute a wrong answer.
 
     Every method is all-or-nothing: a refused call raises :class:`ScheduleError` (or
     ``TypeError`` for a wrong kind of argument) and leaves :attr:`mod`, :attr:`trace` and
     every handle as they were.
     """
 
-    def __init__(self, mod: Union[IRModule, PrimFunc], *, debug_mask: Union[str, int] = "none",
-                 error_render_level: str = "detail"):
+    def __init__(self, mod: Union[IRModule, PrimFunc], *, seed: Optional[int] = None,
+                 debug_mask: Union[str, int] = "none", error_render_level: str = "detail"):
         if isinstance(mod, PrimFunc):
             mod = IRModule({"main": mod})
         if not isinstance(mod, IRModule):
@@ -159,6 +164,8 @@ class Schedule:
         self._error_render_level = error_render_level
         self._removed: Dict[int, Any] = {}  # id -> handle dropped by remove_rv
         self._running = False
+        self._rng = _sampling.new_rng(seed)
+        self._values: Dict[ExprRV, Any] = {}  # sampled values
 
     # ------------------------------------------------------------------ transactions
     def _atomic(self, name: str, fn: Callable, args: tuple, kwargs: dict):
@@ -276,6 +283,8 @@ class Schedule:
         new._error_render_level = self._error_render_level
         new._removed = dict(self._removed)
         new._running = False
+        new._rng = _sampling.new_rng(_sampling.fork_seed(self._rng))
+        new._values = dict(self._values)
         return new
 
     def show(self) -> None:
@@ -302,12 +311,22 @@ class Schedule:
             The block or loop the handle names now (nodes are immutable: a later primitive
             makes a new node, so call ``get`` again after it).
         """
+        if isinstance(rv, ExprRV):
+            return self._value(rv, "get")
         self._func_of(rv)
         if isinstance(rv, BlockRV):
             return self._state.block_path(rv, "get")[-1].block
         if isinstance(rv, LoopRV):
             return self._state.loop_path(rv, "get")[-1]
         raise TypeError(f"get: expected a BlockRV or LoopRV, got {type(rv).__name__}")
+
+    def _value(self, x: Any, prim: str) -> Any:
+        """``x`` with a sampled handle replaced by its value."""
+        if isinstance(x, ExprRV):
+            if x not in self._values:
+                raise fail(prim, repr(x), "the handle is not defined in this schedule")
+            return self._values[x]
+        return x
 
     def get_sref(self, rv: RV) -> Union[Block, For]:
         """Classic TVM's ``get_sref``: tvmlite has no sref tree, so this is :meth:`get`.
@@ -528,13 +547,124 @@ class Schedule:
         list of BlockRV
             In program order.
         """
-        me, sibs = self._scope_siblings(block, "get_consumers")
-        writes = buffers_written(me.block)
-        pos = next(k for k, r in enumerate(sibs) if r is me)
-        out = [BlockRV(r.block.name_hint, block.func_name) for r in sibs[pos + 1:]
-               if any(any(b is w for w in buffers_read(r.block)) for b in writes)]
+        out = [BlockRV(r.block.name_hint, block.func_name)
+               for r in self._consumer_blocks(block, "get_consumers")]
         self._trace.record("get_consumers", [block], out)
         return out
+
+    def _consumer_blocks(self, block: BlockRV, prim: str) -> List[BlockRealize]:
+        me, sibs = self._scope_siblings(block, prim)
+        writes = buffers_written(me.block)
+        pos = next(k for k, r in enumerate(sibs) if r is me)
+        return [r for r in sibs[pos + 1:]
+                if any(any(b is w for w in buffers_read(r.block)) for b in writes)]
+
+    # ------------------------------------------------------------------ sampling
+    def seed(self, seed: int) -> None:
+        """Reset the random state of the sampling primitives.
+
+        Parameters
+        ----------
+        seed : int
+            The new seed (-1: nondeterministic).
+        """
+        self._rng = _sampling.new_rng(seed)
+
+    def fork_seed(self) -> int:
+        """A seed drawn from this schedule's random state, for an independent one.
+
+        Returns
+        -------
+        int
+            The new seed.
+        """
+        return _sampling.fork_seed(self._rng)
+
+    @_all_or_nothing
+    def sample_categorical(self, candidates: Sequence[int], probs: Sequence[float],
+                           decision: Optional[int] = None) -> ExprRV:
+        """Sample one of ``candidates`` with probabilities ``probs``.
+
+        Parameters
+        ----------
+        candidates : list of int
+            The values.
+        probs : list of float
+            Their probabilities (normalized here).
+        decision : int, optional
+            The index to pick instead of sampling (a trace replay passes it).
+
+        Returns
+        -------
+        ExprRV
+            A handle to the value (:meth:`get` gives it; ``split`` and ``annotate`` take it).
+        """
+        value, idx = _sampling.sample_categorical(self._rng, candidates, probs, decision)
+        rv = ExprRV()
+        self._values[rv] = value
+        self._trace.record("sample_categorical", [], rv,
+                           {"candidates": [int(getattr(c, "value", c)) for c in candidates],
+                            "probs": [float(getattr(p, "value", p)) for p in probs],
+                            "decision": _sampling.decision_int(idx)})
+        return rv
+
+    @_all_or_nothing
+    def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16,
+                            decision: Optional[Sequence[int]] = None) -> List[ExprRV]:
+        """Sample ``n`` tile sizes whose product is the loop's (constant) extent.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            The loop to tile.
+        n : int
+            How many factors.
+        max_innermost_factor : int
+            The largest innermost factor (-1: no limit).
+        decision : list of int, optional
+            The factors to take instead of sampling (a trace replay passes them).
+
+        Returns
+        -------
+        list of ExprRV
+            Handles to the factors, outermost first, ready for :meth:`split`.
+        """
+        self._func_of(loop)
+        factors = _sampling.sample_perfect_tile(self._state, self._rng, loop, n,
+                                                max_innermost_factor, decision)
+        out = [ExprRV() for _ in factors]
+        self._values.update(zip(out, factors))
+        self._trace.record("sample_perfect_tile", [loop], out,
+                           {"n": n, "max_innermost_factor": max_innermost_factor,
+                            "decision": factors})
+        return out
+
+    @_all_or_nothing
+    def sample_compute_location(self, block: Union[BlockRV, str],
+                                decision: Optional[int] = None) -> LoopRV:
+        """Sample a place :meth:`compute_at` can move ``block`` to.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The producer.
+        decision : int, optional
+            -2 (inline), -1 (root) or the index of a loop above its first consumer, to take
+            instead of sampling (a trace replay passes it).
+
+        Returns
+        -------
+        LoopRV
+            The loop, or the root or inline mark (which :meth:`compute_at` also takes).
+        """
+        self._func_of(block)
+        consumers = [self._state.block_path(BlockRV(r.block.name_hint, block.func_name))
+                     for r in self._consumer_blocks(block, "sample_compute_location")]
+        rv, k = _sampling.sample_compute_location(self._state, self._rng, block, consumers,
+                                                  decision)
+        self._trace.record("sample_compute_location", [block], rv,
+                           {"decision": _sampling.decision_int(k)})
+        return rv
 
     # ------------------------------------------------------------------ loops
     @_all_or_nothing
@@ -559,7 +689,8 @@ class Schedule:
             The new loops, outermost first.
         """
         self._func_of(loop)
-        out = _split.split(self._state, loop, list(factors), preserve_unit_iters)
+        out = _split.split(self._state, loop, [self._value(f, "split") for f in factors],
+                           preserve_unit_iters)
         self._trace.record("split", [loop], out, {"factors": list(factors),
                                                    "preserve_unit_iters": preserve_unit_iters})
         return out
@@ -589,6 +720,30 @@ class Schedule:
         out = _fuse.fuse(self._state, loops, preserve_unit_iters)
         self._trace.record("fuse", list(loops), out,
                            {"preserve_unit_iters": preserve_unit_iters})
+        return out
+
+    @_all_or_nothing
+    @_with_example(_merge.merge)
+    def merge(self, *loops: LoopRV) -> LoopRV:
+        """Run sibling loop nests of the same shape under one shared nest.
+
+        Parameters
+        ----------
+        *loops : LoopRV
+            Loops of adjacent, independent nests (or one list of them); the loops from
+            their common ancestor down to each are merged level by level.
+
+        Returns
+        -------
+        LoopRV
+            The innermost merged loop.
+        """
+        if len(loops) == 1 and isinstance(loops[0], (list, tuple)):
+            loops = tuple(loops[0])
+        if loops:
+            self._func_of(loops[0])
+        out = _merge.merge(self._state, loops)
+        self._trace.record("merge", list(loops), out)
         return out
 
     @_all_or_nothing
@@ -682,7 +837,7 @@ class Schedule:
             The value (an int, str, float or PrimExpr).
         """
         self._func_of(block_or_loop)
-        _annotate.annotate(self._state, block_or_loop, ann_key, ann_val)
+        _annotate.annotate(self._state, block_or_loop, ann_key, self._value(ann_val, "annotate"))
         self._trace.record("annotate", [block_or_loop], None,
                            {"ann_key": ann_key, "ann_val": ann_val})
 
@@ -725,6 +880,13 @@ class Schedule:
         """
         self._func_of(block)
         _check_index("compute_at", block, loop, index)
+        if loop is _sampling.COMPUTE_ROOT or loop is _sampling.COMPUTE_INLINE:
+            # the marks sample_compute_location returns: stay where it is, or inline
+            if loop is _sampling.COMPUTE_INLINE:
+                _ci.compute_inline(self._state, block)
+            self._trace.record("compute_at", [block, loop], None,
+                               {"preserve_unit_loops": preserve_unit_loops})
+            return []
         out = _ca.compute_at(self._state, block, loop, preserve_unit_loops)
         self._trace.record("compute_at", [block, loop], None,
                            {"preserve_unit_loops": preserve_unit_loops})
