@@ -21,7 +21,20 @@ from ...ir.module import IRModule
 from .. import op as _op
 from ..analysis.regions import union_ranges
 from ..buffer import Buffer
-from ..expr import BufferLoad, IntImm, IterVarType, PrimExpr, Range, Var
+from ..expr import (
+    Add,
+    BufferLoad,
+    Cast,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    IterVarType,
+    Mul,
+    PrimExpr,
+    Range,
+    Sub,
+    Var,
+)
 from ..function import PrimFunc
 from ..functor import Mutator, Visitor, collect_vars, substitute
 from ..stmt import (
@@ -575,3 +588,25 @@ def bound_vars_of_loop(s: Stmt, var: Var) -> List[Tuple[BlockRealize, List]]:
         ivs = [iv for iv, v in zip(r.block.iter_vars, r.iter_values) if var in collect_vars(v)]
         out.append((r, ivs))
     return out
+
+
+def is_quasi_affine(e: PrimExpr, loop_vars: Iterable[Var]) -> bool:
+    """Whether ``e`` is built from ``loop_vars`` and constants by ``+``, ``-``, products with a
+    constant, and ``//``/``%`` by a positive constant (the bindings primitives can reason
+    about; e.g. ``k * k`` is not)."""
+    lv = set(loop_vars)
+
+    def rec(x) -> bool:
+        if isinstance(x, (IntImm, Var)):
+            return not isinstance(x, Var) or x in lv
+        if isinstance(x, (Add, Sub)):
+            return rec(x.a) and rec(x.b)
+        if isinstance(x, Mul):
+            return (isinstance(x.a, IntImm) and rec(x.b)) or (isinstance(x.b, IntImm) and rec(x.a))
+        if isinstance(x, (FloorDiv, FloorMod)):
+            return isinstance(x.b, IntImm) and x.b.value > 0 and rec(x.a)
+        if isinstance(x, Cast):
+            return rec(x.value)
+        return False
+
+    return rec(e)
