@@ -1,10 +1,11 @@
 """The TensorIR schedule engine (``tvm.tir.Schedule``): every primitive, implemented once."""
 from .error import ScheduleError
 from .schedule import Schedule
-from .state import BlockRV, LoopRV, ScheduleState
+from .state import BlockRV, LoopRV, ScheduleState, StmtSRef
 from .trace import Trace
 
-__all__ = ["Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "Trace"]
+__all__ = ["Schedule", "ScheduleError", "ScheduleState", "StmtSRef", "BlockRV", "LoopRV",
+           "Trace"]
 
 
 from ... import _classic  # noqa: E402

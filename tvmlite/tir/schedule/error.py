@@ -30,6 +30,11 @@ class ScheduleError(TVMError):
             self.args = (f"ScheduleError: {self.primitive}: {fast}",)
 
 
+class HandleError(ScheduleError, IndexError):
+    """A handle that names nothing in this schedule (removed, or made by another schedule);
+    an ``IndexError`` too, as classic TVM's symbol-table lookup raises."""
+
+
 def fail(primitive: str, what: str, condition: str) -> "ScheduleError":
     """Build the error for ``primitive`` applied to ``what`` (a block or loop description)."""
     return ScheduleError(f"ScheduleError: {primitive}: {what}: {condition}", primitive, what,

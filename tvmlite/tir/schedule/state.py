@@ -52,7 +52,7 @@ from ..stmt import (
     SeqStmt,
     Stmt,
 )
-from .error import ScheduleError, fail
+from .error import HandleError, ScheduleError
 
 
 # --------------------------------------------------------------------------- handles
@@ -96,6 +96,21 @@ class LoopRV:
 
 
 # --------------------------------------------------------------------------- state
+class StmtSRef:
+    """Classic TVM's schedule reference to a block or loop: here the node and the state it
+    was looked up in (tvmlite keeps no sref tree; nodes are immutable)."""
+
+    def __init__(self, state: "ScheduleState", stmt: Stmt):
+        self.state, self.stmt = state, stmt
+
+    def same_as(self, other) -> bool:
+        return (isinstance(other, StmtSRef) and other.state is self.state
+                and other.stmt is self.stmt)
+
+    def __repr__(self) -> str:
+        return f"StmtSRef({type(self.stmt).__name__})"
+
+
 class ScheduleState:
     """The module being scheduled and the function primitives currently work on."""
 
@@ -120,6 +135,10 @@ class ScheduleState:
         return ScheduleState(self.mod.copy(), self.func_name)
 
     # ---- lookups
+    def get_sref(self, stmt: Stmt) -> StmtSRef:
+        """The reference to ``stmt`` (a Block or For of the function)."""
+        return StmtSRef(self, stmt)
+
     def block_path(self, rv: BlockRV, primitive: str = "get") -> List[Stmt]:
         """The path from the function body to the BlockRealize of ``rv``."""
         if not isinstance(rv, BlockRV):
@@ -127,8 +146,10 @@ class ScheduleState:
         path = find_path(self.body, lambda s: isinstance(s, BlockRealize)
                          and s.block.name_hint == rv.name)
         if path is None:
-            raise fail(primitive, f'block "{rv.name}"',
-                       "the block is not in the function (removed by an earlier primitive?)")
+            what = f'block "{rv.name}"'
+            cond = "the block is not in the function (removed by an earlier primitive?)"
+            raise HandleError(f"ScheduleError: {primitive}: {what}: {cond}", primitive, what,
+                              cond)
         return path
 
     def loop_path(self, rv: LoopRV, primitive: str = "get") -> List[Stmt]:
@@ -137,9 +158,11 @@ class ScheduleState:
             raise TypeError(f"{primitive}: expected a LoopRV, got {type(rv).__name__}")
         path = find_path(self.body, lambda s: isinstance(s, For) and s.loop_var is rv.var)
         if path is None:
-            raise fail(primitive, f'loop "{rv.var.name}"',
-                       "the loop is not in the function (split, fused or removed by an "
-                       "earlier primitive?)")
+            what = f'loop "{rv.var.name}"'
+            cond = ("the loop is not in the function (split, fused or removed by an earlier "
+                    "primitive?)")
+            raise HandleError(f"ScheduleError: {primitive}: {what}: {cond}", primitive, what,
+                              cond)
         return path
 
     def block_names(self) -> set:
