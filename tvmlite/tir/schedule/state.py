@@ -49,6 +49,7 @@ from ..stmt import (
     For,
     IfThenElse,
     LetStmt,
+    MatchBufferRegion,
     SeqStmt,
     Stmt,
 )
@@ -536,6 +537,13 @@ class ReplaceBuffer:
                 allocs = tuple(bmap.get(x, x) for x in b2.alloc_buffers)
                 if any(x is not y for x, y in zip(allocs, b2.alloc_buffers)):
                     b2 = dataclasses.replace(b2, alloc_buffers=allocs)
+                matches = tuple(
+                    MatchBufferRegion(bmap.get(m.buffer, m.buffer),
+                                      self.visit_BufferRegion(m.source))
+                    for m in b2.match_buffers)
+                if any(x.buffer is not y.buffer or x.source is not y.source
+                       for x, y in zip(matches, b2.match_buffers)):
+                    b2 = dataclasses.replace(b2, match_buffers=matches)
                 return b2
 
         return _M().visit(node)
