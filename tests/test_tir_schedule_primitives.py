@@ -284,24 +284,23 @@ def decompose_reduction_after(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,),
 def rfactor_after(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,), "float32")):
     # with T.block("root"):
     B_rf = T.alloc_buffer((4, 7))
-    for i in range(7):
-        for k_0, k_1 in T.grid(4, 4):
-            with T.block("B_rf"):
-                vk_1, vi, vk_0 = T.axis.remap("SSR", [k_1, i, k_0])
-                T.where(k_0 * 4 + k_1 < 13)
-                T.reads(A[vi, vk_0 * 4 + vk_1])
-                T.writes(B_rf[vk_1, vi])
-                with T.init():
-                    B_rf[vk_1, vi] = T.float32(0)
-                B_rf[vk_1, vi] = B_rf[vk_1, vi] + A[vi, vk_0 * 4 + vk_1]
-        for k_1 in range(4):
-            with T.block("B"):
-                vi, vk_1 = T.axis.remap("SR", [i, k_1])
-                T.reads(B_rf[vk_1, vi])
-                T.writes(B[vi])
-                with T.init():
-                    B[vi] = T.float32(0)
-                B[vi] = B[vi] + B_rf[vk_1, vi]
+    for i, k_0, k_1 in T.grid(7, 4, 4):
+        with T.block("B_rf"):
+            vk_1, vi, vk_0 = T.axis.remap("SSR", [k_1, i, k_0])
+            T.where(k_0 * 4 + k_1 < 13)
+            T.reads(A[vi, vk_0 * 4 + vk_1])
+            T.writes(B_rf[vk_1, vi])
+            with T.init():
+                B_rf[vk_1, vi] = T.float32(0)
+            B_rf[vk_1, vi] = B_rf[vk_1, vi] + A[vi, vk_0 * 4 + vk_1]
+    for i, k_1 in T.grid(7, 4):
+        with T.block("B"):
+            vk_1, vi = T.axis.remap("RS", [k_1, i])
+            T.reads(B_rf[vk_1, vi])
+            T.writes(B[vi])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + B_rf[vk_1, vi]
 
 
 @T.prim_func

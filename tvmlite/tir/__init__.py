@@ -107,7 +107,7 @@ from .op import (  # reducers; with two operands they combine elementwise
     truncdiv,
     truncmod,
 )
-from .schedule import BlockRV, LoopRV, Schedule, ScheduleError, ScheduleState
+from .schedule import BlockRV, LoopRV, Schedule, ScheduleError, ScheduleState, StmtSRef
 from .stmt import (
     Allocate,
     AssertStmt,

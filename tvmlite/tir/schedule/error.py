@@ -30,6 +30,11 @@ class ScheduleError(TVMError):
             self.args = (f"ScheduleError: {self.primitive}: {fast}",)
 
 
+class HandleError(ScheduleError, IndexError):
+    """A handle that names nothing in this schedule (removed, or made by another schedule);
+    an ``IndexError`` too, as classic TVM's symbol-table lookup raises."""
+
+
 def fail(primitive: str, what: str, condition: str) -> "ScheduleError":
     """Build the error for ``primitive`` applied to ``what`` (a block or loop description)."""
     return ScheduleError(f"ScheduleError: {primitive}: {what}: {condition}", primitive, what,
@@ -37,8 +42,16 @@ def fail(primitive: str, what: str, condition: str) -> "ScheduleError":
 
 
 def allocated_write(state, block, buffer_index, prim: str, what: str, action: str):
-    """The ``buffer_index``-th buffer ``block`` writes; it must be allocated in the function
-    (not a parameter), since ``action`` changes how it is stored."""
+    """The ``buffer_index``-th buffer ``block`` writes (or the written buffer of that name, or
+    that buffer itself); it must be allocated in the function (not a parameter), since
+    ``action`` changes how it is stored."""
+    if not isinstance(buffer_index, int):
+        named = [k for k, w in enumerate(block.writes)
+                 if w.buffer is buffer_index or w.buffer.name == buffer_index]
+        if len(named) != 1:
+            raise fail(prim, what, f"the block writes {len(named) or 'no'} buffers called "
+                       f"{getattr(buffer_index, 'name', buffer_index)!r}")
+        buffer_index = named[0]
     if not isinstance(buffer_index, int) or not 0 <= buffer_index < len(block.writes):
         raise fail(prim, what, f"buffer_index {buffer_index!r} is out of range (the block "
                    f"writes {len(block.writes)} buffers)")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List
 
 from ...ir.structural import structural_equal
 from .. import op as _op
@@ -22,17 +22,19 @@ from ..expr import (
     Range,
     Var,
 )
-from ..functor import collect_vars, substitute
-from ..stmt import Block, BlockRealize, BufferStore, For, SeqStmt, Stmt
+from ..functor import collect_vars, post_order_visit, substitute
+from ..stmt import Block, BlockRealize, BufferStore, For, ForKind, SeqStmt, Stmt
 from .error import fail
 from .state import (
     BlockRV,
     LoopRV,
     ScheduleState,
+    _with_child,
     add_alloc,
     child_blocks,
     conj,
-    find_path,
+    is_one,
+    is_quasi_affine,
     loop_domains,
     loops_above,
     replace,
@@ -80,6 +82,30 @@ def _match_reduction(block: Block, prim: str, what: str):
     if init.buffer is not buf or not all(_same(a, b) for a, b in zip(init.indices, idx)):
         raise fail(prim, what, "the init does not store to the updated element")
     return buf, idx, comb, rhs, init.value
+
+
+def _ordered_vars(e) -> List[Var]:
+    out: List[Var] = []
+    post_order_visit(e, lambda x: out.append(x) if isinstance(x, Var) and x not in out else None)
+    return out
+
+
+def _check_reduction_block(block: Block, realize: BlockRealize, idx, prim: str,
+                           what: str) -> None:
+    """Conditions classic TVM puts on a block it factors: quasi-affine bindings and output
+    indices free of reduction iterators. (An init other than the combiner's identity is
+    accepted: it goes to the write-back block only, which is exact.)"""
+    loop_vars = set()
+    for v in realize.iter_values:
+        loop_vars |= collect_vars(v)
+    for iv, val in zip(block.iter_vars, realize.iter_values):
+        if not is_quasi_affine(val, loop_vars):
+            raise fail(prim, what, f'the binding of iterator "{iv.var.name}", {val!r}, is not '
+                       "quasi-affine")
+    red = {iv.var for iv in block.iter_vars if iv.iter_type == IterVarType.CommReduce}
+    for i in idx:
+        if collect_vars(i) & red:
+            raise fail(prim, what, f"the output index {i!r} uses a reduction iterator")
 
 
 def _same(a, b) -> bool:
@@ -138,12 +164,29 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
         if iv.iter_type not in (IterVarType.CommReduce, IterVarType.DataPar):
             raise fail(prim, what, f'iterator "{iv.var.name}" is neither spatial nor reduction')
     r = loop.loop_var
-    if r not in red_vars:
+    if loop.kind != ForKind.SERIAL:
+        raise fail(prim, what, f"the loop is {loop.kind.name.lower()}, rfactor needs a serial "
+                   "loop")
+    if r in sp_vars:
+        raise fail(prim, what, "the loop does not iterate over a reduction iterator (it binds a "
+                   "spatial one)")
+    if r not in red_vars and not is_one(loop.extent):
         raise fail(prim, what, "the loop does not iterate over a reduction iterator")
     mixed = red_vars & sp_vars & {lp.loop_var for lp in loops}
     if mixed:
         raise fail(prim, what, f'loop "{next(iter(mixed)).name}" feeds both spatial and '
                    "reduction iterators")
+    _check_reduction_block(block, realize, idx, prim, what)
+    first_red = next((k for k, lp in enumerate(loops) if lp.loop_var in red_vars), None)
+    if first_red is not None:
+        if len(child_blocks(loops[first_red])) != 1:
+            raise fail(prim, what, f'loop "{loops[first_red].loop_var.name}", the outermost '
+                       "loop feeding the reduction, must hold only this block")
+        for lp in loops[first_red:]:
+            if (lp.loop_var not in red_vars and lp.loop_var not in sp_vars
+                    and not is_one(lp.extent)):
+                raise fail(prim, what, f'loop "{lp.loop_var.name}" under a reduction loop binds '
+                           "no block iterator and its extent is not 1")
     ndim = len(idx)
     if not isinstance(factor_axis, int) or not -(ndim + 1) <= factor_axis <= ndim:
         raise fail(prim, what, f"factor_axis {factor_axis!r} is out of range for a "
@@ -155,99 +198,97 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
     rf_buf = Buffer(Var(rf_name, "handle"), buf.dtype, rf_shape, (), IntImm("int32", 0),
                     rf_name, buf.data_alignment, buf.offset_factor, "global")
     dt = r.dtype
+    loop_of = {lp.loop_var: lp for lp in loops}
 
-    # ---- the rfactor block: one iterator per loop feeding the reduction
+    # ---- the rfactor block: an iterator for the rfactor loop, then the block's iterators in
+    # order, those reduction iterators that use the rfactor loop replaced by one reduction
+    # iterator per loop their binding uses
     vr = Var(f"v{r.name}", dt)
-    new_ivs: List[IterVar] = [IterVar(Range(IntImm(dt, 0), loop.extent), vr,
-                                      IterVarType.DataPar)]
-    new_vals: List[PrimExpr] = [r]
+    rf_ivs: List[IterVar] = [IterVar(Range(loop.min, loop.extent), vr, IterVarType.DataPar)]
+    rf_vals: List[PrimExpr] = [r]
     lvmap: Dict[Var, PrimExpr] = {r: vr}
-    red_ivs = []
-    for lp in loops:
-        if lp.loop_var in red_vars and lp.loop_var is not r:
-            v = Var(f"v{lp.loop_var.name}", lp.loop_var.dtype)
-            lvmap[lp.loop_var] = v
-            red_ivs.append((IterVar(Range(lp.min, lp.extent), v, IterVarType.CommReduce),
-                            lp.loop_var))
-    sp_ivs = [(iv, val) for iv, val in zip(block.iter_vars, realize.iter_values)
-              if iv.iter_type == IterVarType.DataPar]
-    ivmap = {}
+    ivmap: Dict[Var, PrimExpr] = {}
     for iv, val in zip(block.iter_vars, realize.iter_values):
-        if iv.iter_type == IterVarType.CommReduce:
-            ivmap[iv.var] = substitute(val, lvmap)
+        if iv.iter_type == IterVarType.DataPar or r not in collect_vars(val):
+            rf_ivs.append(iv)
+            rf_vals.append(val)
+            continue
+        for v in _ordered_vars(val):
+            lp = loop_of.get(v)
+            if lp is None or v in lvmap:
+                continue
+            nv = Var(f"v{v.name}", v.dtype)
+            lvmap[v] = nv
+            rf_ivs.append(IterVar(Range(lp.min, lp.extent), nv, IterVarType.CommReduce))
+            rf_vals.append(v)
+        ivmap[iv.var] = substitute(val, lvmap)
     rf_idx = tuple(idx[:fa]) + (vr,) + tuple(idx[fa:])
-    rf_body = BufferStore(rf_buf, comb(rf_buf[rf_idx], substitute(rhs, ivmap)), rf_idx)
-    rf_init = BufferStore(rf_buf, _IDENTITIES[type(block.body.value)](buf.dtype), rf_idx)
-    all_ivs = tuple(new_ivs) + tuple(iv for iv, _ in sp_ivs) + tuple(iv for iv, _ in red_ivs)
-    all_vals = tuple(new_vals) + tuple(v for _, v in sp_ivs) + tuple(lv for _, lv in red_ivs)
+    rf_rhs = substitute(rhs, ivmap)
+    if any(iv.iter_type == IterVarType.CommReduce for iv in rf_ivs):
+        rf_body = BufferStore(rf_buf, comb(rf_buf[rf_idx], rf_rhs), rf_idx)
+        rf_init = BufferStore(rf_buf, _IDENTITIES[type(block.body.value)](buf.dtype), rf_idx)
+    else:  # every reduction loop is the rfactor loop: each partial is a single value
+        rf_body, rf_init = BufferStore(rf_buf, rf_rhs, rf_idx), None
     rf_block_name = state.fresh_block_name(f"{block.name_hint}_rf")
-    rf_block = Block(all_ivs, (), (), rf_block_name, rf_body, rf_init, (), (),
+    rf_block = Block(tuple(rf_ivs), (), (), rf_block_name, rf_body, rf_init, (), (),
                      block.annotations)
     reads, writes = block_regions(rf_block)
     rf_block = dataclasses.replace(rf_block, reads=reads, writes=writes)
-    rf_realize = BlockRealize(all_vals, realize.predicate, rf_block)
+    # the rfactor block runs under fresh copies of all the block's loops
+    copies = {lp.loop_var: Var(lp.loop_var.name, lp.loop_var.dtype) for lp in loops}
+    rf: Stmt = BlockRealize(tuple(substitute(v, copies) for v in rf_vals),
+                            substitute(realize.predicate, copies), rf_block)
+    for lp in reversed(loops):
+        rf = For(copies[lp.loop_var], lp.min, lp.extent, lp.kind, rf, lp.thread_binding,
+                 lp.annotations)
 
-    # ---- the write-back block, after the outermost loop that feeds the reduction
-    top = next(i for i, lp in enumerate(loops) if lp.loop_var in red_vars)
-    copies: Dict[Var, Var] = {}
-    copied: List[Tuple[For, Var]] = []
-    for lp in loops[top:]:
-        if lp.loop_var in sp_vars or lp.loop_var is r:
-            nv = Var(lp.loop_var.name, lp.loop_var.dtype)
-            copies[lp.loop_var] = nv
-            copied.append((lp, nv))
-    wb_ivs, wb_vals, wb_map = [], [], {}
-    for iv, val in sp_ivs:
-        nv = Var(iv.var.name, iv.var.dtype)
-        wb_map[iv.var] = nv
-        wb_ivs.append(IterVar(iv.dom, nv, IterVarType.DataPar))
-        wb_vals.append(substitute(val, copies))
+    # ---- the write-back block: the rfactor iterator, then the spatial ones; it keeps the
+    # original loops except those feeding only the reduction (the rfactor loop stays)
     vr_wb = Var(f"v{r.name}", dt)
-    wb_ivs.append(IterVar(Range(IntImm(dt, 0), loop.extent), vr_wb, IterVarType.CommReduce))
-    wb_vals.append(copies[r])
+    wb_ivs = [IterVar(Range(loop.min, loop.extent), vr_wb, IterVarType.CommReduce)]
+    wb_vals: List[PrimExpr] = [r]
+    wb_map: Dict[Var, PrimExpr] = {}
+    for iv, val in zip(block.iter_vars, realize.iter_values):
+        if iv.iter_type == IterVarType.DataPar:
+            nv = Var(iv.var.name, iv.var.dtype)
+            wb_map[iv.var] = nv
+            wb_ivs.append(IterVar(iv.dom, nv, IterVarType.DataPar))
+            wb_vals.append(val)
+    dropped = {lp.loop_var for lp in loops if lp.loop_var in red_vars and lp.loop_var is not r}
     # a partial result exists where the rf block ran its init: where the predicate holds with
     # the other reduction loops at their minimum (exact for the monotone guards split adds)
-    inner_vars = {lp.loop_var for lp in loops[top:]}
-    at_min = {lp.loop_var: lp.min for lp in loops
-              if lp.loop_var in red_vars and lp.loop_var is not r}
+    at_min = {v: loop_of[v].min for v in dropped}
     pred = IntImm("bool", 1)
     for c in _conjuncts(realize.predicate):
-        cv = collect_vars(c) & inner_vars
-        if cv - set(copies) - set(at_min):
-            continue
-        pred = conj(pred, substitute(substitute(c, at_min), copies))
+        if not collect_vars(c) & dropped:
+            pred = conj(pred, c)
+        elif not collect_vars(c) - set(loop_of):
+            pred = conj(pred, substitute(c, at_min))
     if not (isinstance(pred, IntImm) and pred.value):
-        wdom = loop_domains(bpath[:-1])
-        wdom.update({nv: Range(lp.min, lp.extent) for lp, nv in copied})
-        pred = simplify(pred, wdom)
+        pred = simplify(pred, loop_domains(bpath[:-1]))
         if isinstance(pred, IntImm) and pred.value:
             pred = IntImm("bool", 1)
     out_idx = tuple(substitute(i, wb_map) for i in idx)
     wb_rf_idx = tuple(out_idx[:fa]) + (vr_wb,) + tuple(out_idx[fa:])
     wb_body = BufferStore(buf, comb(buf[out_idx], rf_buf[wb_rf_idx]), out_idx)
-    wb_init = BufferStore(buf, identity, out_idx)
+    wb_init = BufferStore(buf, substitute(identity, wb_map), out_idx)
     wb_block = Block(tuple(wb_ivs), (), (), block.name_hint, wb_body, wb_init, (), (),
                      block.annotations)
     reads, writes = block_regions(wb_block)
     wb_block = dataclasses.replace(wb_block, reads=reads, writes=writes)
     wb: Stmt = BlockRealize(tuple(wb_vals), pred, wb_block)
-    for lp, nv in reversed(copied):
-        wb = For(nv, lp.min, lp.extent, lp.kind, wb, lp.thread_binding, lp.annotations)
 
-    # ---- rewrite: the rf block replaces the original, the write-back follows loops[top]
-    replace(state, bpath, rf_realize)
-    tpath = find_path(state.body, lambda s: isinstance(s, For)
-                      and s.loop_var is loops[top].loop_var)
-    top_loop = tpath[-1]
-    parent = tpath[-2] if len(tpath) > 1 else None
-    if isinstance(parent, SeqStmt):
-        items = []
-        for s in parent.seq:
-            items.append(s)
-            if s is top_loop:
-                items.append(wb)
-        replace(state, tpath[:-1], SeqStmt.flatten(*items))
-    else:
-        replace(state, tpath, SeqStmt.flatten(top_loop, wb))
+    # ---- rewrite: the rfactor nest, then the original outermost loop around the write-back
+    top = next(k for k, s in enumerate(bpath) if s is loops[0])
+    old: Stmt = realize
+    for s in reversed(bpath[top:-1]):
+        if isinstance(s, For) and s.loop_var in dropped:
+            if s.body is not old:
+                raise fail(prim, what, f'loop "{s.loop_var.name}" feeds the reduction and '
+                           "holds other statements")
+        else:
+            wb = _with_child(s, old, wb)
+        old = s
+    replace(state, bpath[:top + 1], SeqStmt.flatten(rf, wb))
     add_alloc(state, rf_buf)
     return BlockRV(rf_block_name, loop_rv.func_name)

@@ -36,11 +36,12 @@ from . import split as _split
 from . import storage_align as _sa
 from . import transform_block_layout as _tbl
 from . import transform_layout as _tl
-from .error import RENDER_LEVELS, ScheduleError, fail
+from .error import RENDER_LEVELS, HandleError, ScheduleError, fail
 from .state import (
     BlockRV,
     LoopRV,
     ScheduleState,
+    StmtSRef,
     buffers_read,
     buffers_written,
     child_blocks,
@@ -209,7 +210,8 @@ class Schedule:
             elif isinstance(x, (BlockRV, LoopRV)) and self._removed.get(id(x)) is x:
                 what = (f'block "{x.name}"' if isinstance(x, BlockRV)
                         else f'loop "{x.var.name}"')
-                raise fail(prim, what, "the handle was removed by remove_rv")
+                cond = "the handle was removed by remove_rv"
+                raise HandleError(f"ScheduleError: {prim}: {what}: {cond}", prim, what, cond)
 
     def _verify(self, prim: str) -> None:
         """The ``debug_mask`` check: block names and loop variables are unique."""
@@ -328,8 +330,8 @@ class Schedule:
             return self._values[x]
         return x
 
-    def get_sref(self, rv: RV) -> Union[Block, For]:
-        """Classic TVM's ``get_sref``: tvmlite has no sref tree, so this is :meth:`get`.
+    def get_sref(self, rv: RV) -> StmtSRef:
+        """Classic TVM's ``get_sref``: a reference whose ``stmt`` is :meth:`get`'s node.
 
         Parameters
         ----------
@@ -338,10 +340,10 @@ class Schedule:
 
         Returns
         -------
-        Block or For
-            The node the handle names now.
+        StmtSRef
+            ``.stmt`` is the node the handle names now.
         """
-        return self.get(rv)
+        return self._state.get_sref(self.get(rv))
 
     @_all_or_nothing
     def remove_rv(self, rv: RV) -> None:

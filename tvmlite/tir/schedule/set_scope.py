@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..functor import post_order_visit
+from ..stmt import Block
 from .cache_read_write import check_scope
 from .error import allocated_write
 from .state import BlockRV, ReplaceBuffer, ScheduleState
@@ -30,5 +32,13 @@ def set_scope(state: ScheduleState, block_rv: BlockRV, buffer_index: int,
     buf = allocated_write(state, block, buffer_index, prim, what, "change scope")
     if buf.scope() == storage_scope:
         return
-    new = dataclasses.replace(buf, scope_name=storage_scope)
-    state.set_body(ReplaceBuffer({buf: new})(state.body))
+    bmap = {buf: dataclasses.replace(buf, scope_name=storage_scope)}
+
+    def matched(x):  # buffers matched to a region of ``buf`` live in the same scope
+        if isinstance(x, Block):
+            for m in x.match_buffers:
+                if m.source.buffer is buf:
+                    bmap[m.buffer] = dataclasses.replace(m.buffer, scope_name=storage_scope)
+
+    post_order_visit(state.body, matched)
+    state.set_body(ReplaceBuffer(bmap)(state.body))

@@ -21,7 +21,20 @@ from ...ir.module import IRModule
 from .. import op as _op
 from ..analysis.regions import union_ranges
 from ..buffer import Buffer
-from ..expr import BufferLoad, IntImm, IterVarType, PrimExpr, Range, Var
+from ..expr import (
+    Add,
+    BufferLoad,
+    Cast,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    IterVarType,
+    Mul,
+    PrimExpr,
+    Range,
+    Sub,
+    Var,
+)
 from ..function import PrimFunc
 from ..functor import Mutator, Visitor, collect_vars, substitute
 from ..stmt import (
@@ -36,10 +49,11 @@ from ..stmt import (
     For,
     IfThenElse,
     LetStmt,
+    MatchBufferRegion,
     SeqStmt,
     Stmt,
 )
-from .error import ScheduleError, fail
+from .error import HandleError, ScheduleError
 
 
 # --------------------------------------------------------------------------- handles
@@ -83,6 +97,21 @@ class LoopRV:
 
 
 # --------------------------------------------------------------------------- state
+class StmtSRef:
+    """Classic TVM's schedule reference to a block or loop: here the node and the state it
+    was looked up in (tvmlite keeps no sref tree; nodes are immutable)."""
+
+    def __init__(self, state: "ScheduleState", stmt: Stmt):
+        self.state, self.stmt = state, stmt
+
+    def same_as(self, other) -> bool:
+        return (isinstance(other, StmtSRef) and other.state is self.state
+                and other.stmt is self.stmt)
+
+    def __repr__(self) -> str:
+        return f"StmtSRef({type(self.stmt).__name__})"
+
+
 class ScheduleState:
     """The module being scheduled and the function primitives currently work on."""
 
@@ -107,6 +136,10 @@ class ScheduleState:
         return ScheduleState(self.mod.copy(), self.func_name)
 
     # ---- lookups
+    def get_sref(self, stmt: Stmt) -> StmtSRef:
+        """The reference to ``stmt`` (a Block or For of the function)."""
+        return StmtSRef(self, stmt)
+
     def block_path(self, rv: BlockRV, primitive: str = "get") -> List[Stmt]:
         """The path from the function body to the BlockRealize of ``rv``."""
         if not isinstance(rv, BlockRV):
@@ -114,8 +147,10 @@ class ScheduleState:
         path = find_path(self.body, lambda s: isinstance(s, BlockRealize)
                          and s.block.name_hint == rv.name)
         if path is None:
-            raise fail(primitive, f'block "{rv.name}"',
-                       "the block is not in the function (removed by an earlier primitive?)")
+            what = f'block "{rv.name}"'
+            cond = "the block is not in the function (removed by an earlier primitive?)"
+            raise HandleError(f"ScheduleError: {primitive}: {what}: {cond}", primitive, what,
+                              cond)
         return path
 
     def loop_path(self, rv: LoopRV, primitive: str = "get") -> List[Stmt]:
@@ -124,9 +159,11 @@ class ScheduleState:
             raise TypeError(f"{primitive}: expected a LoopRV, got {type(rv).__name__}")
         path = find_path(self.body, lambda s: isinstance(s, For) and s.loop_var is rv.var)
         if path is None:
-            raise fail(primitive, f'loop "{rv.var.name}"',
-                       "the loop is not in the function (split, fused or removed by an "
-                       "earlier primitive?)")
+            what = f'loop "{rv.var.name}"'
+            cond = ("the loop is not in the function (split, fused or removed by an earlier "
+                    "primitive?)")
+            raise HandleError(f"ScheduleError: {primitive}: {what}: {cond}", primitive, what,
+                              cond)
         return path
 
     def block_names(self) -> set:
@@ -500,6 +537,13 @@ class ReplaceBuffer:
                 allocs = tuple(bmap.get(x, x) for x in b2.alloc_buffers)
                 if any(x is not y for x, y in zip(allocs, b2.alloc_buffers)):
                     b2 = dataclasses.replace(b2, alloc_buffers=allocs)
+                matches = tuple(
+                    MatchBufferRegion(bmap.get(m.buffer, m.buffer),
+                                      self.visit_BufferRegion(m.source))
+                    for m in b2.match_buffers)
+                if any(x.buffer is not y.buffer or x.source is not y.source
+                       for x, y in zip(matches, b2.match_buffers)):
+                    b2 = dataclasses.replace(b2, match_buffers=matches)
                 return b2
 
         return _M().visit(node)
@@ -575,3 +619,25 @@ def bound_vars_of_loop(s: Stmt, var: Var) -> List[Tuple[BlockRealize, List]]:
         ivs = [iv for iv, v in zip(r.block.iter_vars, r.iter_values) if var in collect_vars(v)]
         out.append((r, ivs))
     return out
+
+
+def is_quasi_affine(e: PrimExpr, loop_vars: Iterable[Var]) -> bool:
+    """Whether ``e`` is built from ``loop_vars`` and constants by ``+``, ``-``, products with a
+    constant, and ``//``/``%`` by a positive constant (the bindings primitives can reason
+    about; e.g. ``k * k`` is not)."""
+    lv = set(loop_vars)
+
+    def rec(x) -> bool:
+        if isinstance(x, (IntImm, Var)):
+            return not isinstance(x, Var) or x in lv
+        if isinstance(x, (Add, Sub)):
+            return rec(x.a) and rec(x.b)
+        if isinstance(x, Mul):
+            return (isinstance(x.a, IntImm) and rec(x.b)) or (isinstance(x.b, IntImm) and rec(x.a))
+        if isinstance(x, (FloorDiv, FloorMod)):
+            return isinstance(x.b, IntImm) and x.b.value > 0 and rec(x.a)
+        if isinstance(x, Cast):
+            return rec(x.value)
+        return False
+
+    return rec(e)

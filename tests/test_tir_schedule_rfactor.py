@@ -1,0 +1,168 @@
+"""rfactor: classic TVM's layout (the rfactor nest under copies of all the block's loops, then
+the write-back under the original loops that do not feed only the reduction), blocks whose
+only reduction loop is the factored one, and the refusals classic makes. Each accepted case
+is built and compared with the unscheduled function on random inputs at odd sizes."""
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite.script import tir as T
+from tvmlite.tir.schedule import Schedule, ScheduleError
+
+
+@T.prim_func
+def matmul(A: T.Buffer((13, 11), "float32"), B: T.Buffer((9, 11), "float32"),
+           C: T.Buffer((13, 9), "float32")):
+    for i, j, k in T.grid(13, 9, 11):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+
+@T.prim_func
+def rowsum_1d(A: T.Buffer((19,), "float32"), B: T.Buffer((), "float32")):
+    for k in range(19):
+        with T.block("B"):
+            vk = T.axis.R(19, k)
+            with T.init():
+                B[()] = T.float32(0)
+            B[()] = B[()] + A[vk]
+
+
+@T.prim_func
+def rowsum_unit_loop(A: T.Buffer((5, 21), "float32"), B: T.Buffer((5,), "float32")):
+    for i, k, _u in T.grid(5, 21, 1):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+@T.prim_func
+def rowsum_unbound_outer(A: T.Buffer((5, 21), "float32"), B: T.Buffer((5,), "float32")):
+    for _x, i, k in T.grid(3, 5, 21):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+@T.prim_func
+def rowsum_parallel(A: T.Buffer((5, 21), "float32"), B: T.Buffer((5,), "float32")):
+    for i in range(5):
+        for k in T.parallel(21):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+
+
+@T.prim_func
+def rowsum_square_index(A: T.Buffer((5, 64), "float32"), B: T.Buffer((5,), "float32")):
+    for i, k in T.grid(5, 8):
+        with T.block("B"):
+            vi = T.axis.S(5, i)
+            vk = T.axis.R(64, k * k)
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+@T.prim_func
+def reduce_index_in_output(A: T.Buffer((5, 7), "float32"), B: T.Buffer((5, 7), "float32")):
+    for i, k in T.grid(5, 7):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi, vk] = T.float32(0)
+            B[vi, vk] = B[vi, vk] + A[vi, vk]
+
+
+def _run(func, args):
+    f = tvm.build(tvm.IRModule({"main": func}), target="llvm")
+    nd = [tvm.nd.array(a) for a in args]
+    f(*nd)
+    return nd[-1].numpy()
+
+
+def _same_as_unscheduled(func, sch, in_shapes, out_shape):
+    rng = np.random.default_rng(7)
+    ins = [rng.random(s, dtype=np.float32) for s in in_shapes]
+    want = _run(func, ins + [np.zeros(out_shape, "float32")])
+    got = _run(sch.mod["main"], ins + [np.zeros(out_shape, "float32")])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def _top_level(sch):
+    body = sch.mod["main"].body.block.body
+    return list(body.seq) if isinstance(body, tvm.tir.SeqStmt) else [body]
+
+
+def test_rfactor_classic_layout_non_divisible():
+    s = Schedule(matmul)
+    i, j, k = s.get_loops(s.get_block("C"))
+    k0, k1 = s.split(k, [None, 4])
+    rf = s.rfactor(k1, 1)
+    # two nests side by side: the rfactor block under copies of i, j, k0, k1, the write-back
+    # under the original i, j, k1
+    rf_nest, wb_nest = _top_level(s)
+    assert [lp.loop_var.name for lp in _loops_of(rf_nest)] == ["i", "j", "k_0", "k_1"]
+    assert [lp.loop_var.name for lp in _loops_of(wb_nest)] == ["i", "j", "k_1"]
+    wb = s.get(s.get_block("C"))
+    assert [iv.iter_type for iv in wb.iter_vars][0] == tvm.tir.IterVar.CommReduce
+    assert s.get(rf).name_hint == "C_rf"
+    _same_as_unscheduled(matmul, s, [(13, 11), (9, 11)], (13, 9))
+
+
+def _loops_of(stmt):
+    out = []
+    while isinstance(stmt, tvm.tir.For):
+        out.append(stmt)
+        stmt = stmt.body
+    return out
+
+
+def test_rfactor_of_the_only_reduction_loop_has_no_init():
+    s = Schedule(rowsum_1d)
+    (k,) = s.get_loops(s.get_block("B"))
+    rf = s.rfactor(k, 0)
+    assert s.get(rf).init is None
+    _same_as_unscheduled(rowsum_1d, s, [(19,)], ())
+
+
+def test_rfactor_of_an_unbound_unit_loop():
+    s = Schedule(rowsum_unit_loop)
+    _, _, u = s.get_loops(s.get_block("B"))
+    s.rfactor(u, 0)
+    _same_as_unscheduled(rowsum_unit_loop, s, [(5, 21)], (5,))
+
+
+def test_rfactor_keeps_an_unbound_outer_loop():
+    s = Schedule(rowsum_unbound_outer)
+    _, _, k = s.get_loops(s.get_block("B"))
+    _, k1 = s.split(k, [None, 5])
+    s.rfactor(k1, 0)
+    _same_as_unscheduled(rowsum_unbound_outer, s, [(5, 21)], (5,))
+
+
+@pytest.mark.parametrize("func, pick, reason", [
+    (rowsum_unbound_outer, 0, "does not iterate over a reduction iterator"),
+    (rowsum_parallel, 1, "serial"),
+    (rowsum_square_index, 1, "not quasi-affine"),
+    (reduce_index_in_output, 1, "uses a reduction iterator"),
+    (matmul, 0, "binds a spatial one"),
+])
+def test_rfactor_refusals(func, pick, reason):
+    s = Schedule(func)
+    block = s.get_block("C" if func is matmul else "B")
+    loop = s.get_loops(block)[pick]
+    before = s.mod["main"]
+    with pytest.raises(ScheduleError) as e:
+        s.rfactor(loop, 0)
+    assert "rfactor" in str(e.value) and reason in str(e.value)
+    tvm.ir.assert_structural_equal(s.mod["main"], before)
