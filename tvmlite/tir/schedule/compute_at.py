@@ -117,22 +117,31 @@ def _contains(stmt: Stmt, names: set) -> bool:
 def _iter_ranges(block, buffers: Sequence[Buffer], regions: Dict[Buffer, List[Range]],
                  writes: bool, prim: str, what: str, dom: Dict[Var, Range]):
     """Solve ``block``'s accesses of ``buffers`` (``writes`` or reads) for the ranges of its
-    iterators that touch ``regions``; unconstrained iterators keep their domains."""
+    iterators that touch ``regions``; unconstrained iterators keep their domains.
+
+    For reads (``reverse_compute_at``) every read of a produced buffer must then lie in what
+    the same iteration of the loop produces: a buffer the loop alone uses may be allocated
+    inside it, so nothing produced by an earlier iteration survives to be read."""
     ivs = {iv.var: iv for iv in block.iter_vars}
+    # an iterator of extent 1 (a unit reduction axis) is a constant offset in an index
+    unit = {iv.var: iv.dom.min for iv in block.iter_vars if const_value(iv.dom.extent) == 1}
     found: Dict[Var, List[Tuple[PrimExpr, PrimExpr]]] = {}
     offsets: Dict[Var, set] = {}
+    unsolved = []  # (buffer, dimension, index, loops inside the block around the read)
     for a in collect_accesses(block):
         if a.is_write != writes or not any(a.buffer is b for b in buffers):
             continue
         region = regions[next(b for b in buffers if b is a.buffer)]
         for d, idx in enumerate(a.indices):
             vs = [v for v in collect_vars(idx) if v in ivs]
-            if len(vs) != 1:
+            if len(vs) > 1 and not writes:
+                idx = simplify(substitute(idx, {v: unit[v] for v in vs if v in unit}))
+                vs = [v for v in collect_vars(idx) if v in ivs]
+            c = simplify(_op.sub(idx, vs[0])) if len(vs) == 1 else None
+            if not isinstance(c, IntImm):
+                unsolved.append((a.buffer, d, idx, a.inner))
                 continue
             v = vs[0]
-            c = simplify(_op.sub(idx, v))
-            if not isinstance(c, IntImm):
-                continue
             r = region[d]
             found.setdefault(v, []).append((simplify(_op.sub(r.min, c.value), dom), r.extent))
             offsets.setdefault(v, set()).add(c.value)
@@ -148,6 +157,19 @@ def _iter_ranges(block, buffers: Sequence[Buffer], regions: Dict[Buffer, List[Ra
                        "not yet produced")
         reg = union_regions([[Range(m, e)] for m, e in cand], dom)[0]
         out.append((reg.min, reg.extent, True))
+    if not writes:
+        iters = {iv.var: Range(mn, ext) for iv, (mn, ext, _) in zip(block.iter_vars, out)}
+        for buf, d, idx, inner in unsolved:
+            r = regions[next(b for b in buffers if b is buf)][d]
+            s = eval_set(idx, {**iters, **inner})
+            inside = (s.has_lower_bound() and s.has_upper_bound()
+                      and can_prove(_op.ge(s.min_value, r.min), dom)
+                      and can_prove(_op.lt(s.max_value, _op.add(r.min, r.extent)), dom))
+            if not inside:
+                raise fail(prim, what, f'its read of "{buf.name}" at index {idx} (dimension '
+                           f"{d}) does not solve for one iterator and is not inside what one "
+                           "iteration of the loop produces; under the loop it would read "
+                           "values not produced in that iteration")
     return out
 
 
