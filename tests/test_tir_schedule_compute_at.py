@@ -8,6 +8,7 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import te
+from tvmlite.script import tir as T
 from tvmlite.tir.schedule import Schedule, ScheduleError
 
 GARBAGE = 12345.0
@@ -119,3 +120,68 @@ def test_reverse_compute_at_reading_a_fixed_element_is_refused(n):
         return
     with pytest.raises(ScheduleError, match=r'reverse_compute_at.*"C".*index 0'):
         sch.reverse_compute_at(sch.get_block("C"), loop)
+
+
+def _strided_producer(rows):
+    A = te.placeholder((rows, 8), name="A")
+    P = te.compute((rows, 8), lambda i, j: A[i, j] + 1.0, name="P")
+    D = te.compute((rows, 8), lambda i, j: P[i, j] * 2.0 - 1.0, name="D")
+    sch = Schedule(te.create_prim_func([A, D]))
+    _, j = sch.get_loops(sch.get_block("P"))
+    jo, ji = sch.split(j, [None, 4])
+    sch.reorder(ji, jo)
+    return sch, ji
+
+
+@pytest.mark.parametrize("rows", [3, "n"])
+def test_reverse_compute_at_under_a_strided_producer_loop_is_refused(rows):
+    """After split + reorder the producer writes columns ``{j, j+4}`` per iteration; the
+    consumer's hull ``[j, j+5)`` overlaps the next iteration's. With constant extents the
+    enumeration refused it (fuzz seed 7 case 1583); with a symbolic row count the symbolic
+    proof accepted the overlap and D was computed from columns not produced yet."""
+    sch, ji = _strided_producer(te.var("n") if rows == "n" else rows)
+    with pytest.raises(ScheduleError, match=r'reverse_compute_at.*"D".*exactly once'):
+        sch.reverse_compute_at(sch.get_block("D"), ji)
+
+
+@pytest.mark.parametrize("nn", [1, 5])
+def test_reverse_compute_at_symbolic_tiles_are_right(nn):
+    """Exact tiles under a symbolic outer loop are still proved and computed right."""
+    n = te.var("n")
+    A = te.placeholder((n, 12), name="A")
+    P = te.compute((n, 12), lambda i, j: A[i, j] * 3.0, name="P")
+    D = te.compute((n, 12), lambda i, j: P[i, j] - 1.0, name="D")
+    sch = Schedule(te.create_prim_func([A, D]))
+    _, j = sch.get_loops(sch.get_block("P"))
+    jo, _ = sch.split(j, [None, 4])
+    sch.reverse_compute_at(sch.get_block("D"), jo)
+    a = np.random.default_rng(nn).standard_normal((nn, 12)).astype("float32")
+    got = _build_run(sch.mod, [a], (nn, 12), "float32")
+    np.testing.assert_allclose(got, a * 3 - 1, rtol=1e-6)
+
+
+def test_reverse_compute_at_under_a_loop_the_consumer_ignores_is_refused():
+    """Every iteration of ``k`` (symbolic, so the symbolic proof decides) maps the consumer to
+    the same elements: each would be computed ``n`` times, which the constant-extent check
+    refuses as well (a region relaxed through ``floormod`` may not depend on the loop while
+    what one iteration writes does)."""
+    sch = Schedule(_redundant_producer)
+    k = sch.get_loops(sch.get_block("B"))[0]
+    with pytest.raises(ScheduleError, match=r'reverse_compute_at.*"C".*"k".*exactly once'):
+        sch.reverse_compute_at(sch.get_block("C"), k)
+
+
+@T.prim_func
+def _redundant_producer(a: T.handle, c: T.handle, n: T.int32):
+    A = T.match_buffer(a, (6,), "float32")
+    C = T.match_buffer(c, (6,), "float32")
+    B = T.alloc_buffer((6,), "float32")
+    for k in range(n):  # noqa: B007 - the loop the consumer ignores
+        for j in range(6):
+            with T.block("B"):
+                vj = T.axis.spatial(6, j)
+                B[vj] = A[vj] + 1.0
+    for j in range(6):
+        with T.block("C"):
+            vj = T.axis.spatial(6, j)
+            C[vj] = B[vj] * 2.0

@@ -451,9 +451,10 @@ def _cover_reason(reduction: bool) -> str:
     if reduction:
         return ("the loop's iterations would not run each iteration of the reduction block "
                 "exactly once")
-    return ("the loop's iterations do not cover the block's whole domain (some of its "
-            "elements, e.g. padding, read nothing produced under the loop and would never "
-            "be written)")
+    return ("the loop's iterations do not cover the block's whole domain exactly once (an "
+            "element that reads nothing produced under the loop, e.g. padding, would never "
+            "be written; one computed twice is first computed from elements not produced "
+            "yet)")
 
 
 def _covered_by_enumeration(loops, spans, reduction: bool):
@@ -495,8 +496,10 @@ def _covered_by_enumeration(loops, spans, reduction: bool):
 
 def _covered_linear(loops, spans, reduction: bool) -> bool:
     """Symbolic check: each iterator's range start is linear in loop variables its own (no two
-    iterators share one), consecutive iterations' ranges touch or overlap (are disjoint tiles
-    for a reduction), and the first and last reach the domain's ends."""
+    iterators share one), consecutive iterations' ranges touch without overlapping, every loop
+    of extent above 1 moves some range, and the first and last reach the domain's ends: each
+    element exactly once, as :func:`_covered_by_enumeration` demands (an overlap is the hull
+    of a strided region, whose first computation reads elements not produced yet)."""
     dom = loop_domains(loops)
     used: set = set()
     for iv, mn, te, ne in spans:
@@ -522,7 +525,7 @@ def _covered_linear(loops, spans, reduction: bool) -> bool:
             if reduction:
                 if not (const_value(ne) == a and can_prove(_op.eq(te, ne), dom)):
                     return False
-            elif not can_prove(_op.le(a, reach), dom):
+            elif not (can_prove(_op.le(a, reach), dom) and can_prove(_op.le(reach, a), dom)):
                 return False
             reach = _op.add(reach, _op.mul(a, _op.sub(lp.extent, 1)))
         end = _op.add(iv.dom.min, iv.dom.extent)
@@ -531,7 +534,8 @@ def _covered_linear(loops, spans, reduction: bool) -> bool:
         if not _prove_nonneg(simplify(_op.sub(substitute(_op.add(mn, te), last), end), dom),
                              dom):
             return False
-    return True
+    # a loop no range depends on runs each of the block's iterations again
+    return all(lp.loop_var in used or can_prove(_op.le(lp.extent, 1), dom) for lp in loops)
 
 
 def _prove_nonneg(e: PrimExpr, dom, depth: int = 3) -> bool:
