@@ -117,22 +117,31 @@ def _contains(stmt: Stmt, names: set) -> bool:
 def _iter_ranges(block, buffers: Sequence[Buffer], regions: Dict[Buffer, List[Range]],
                  writes: bool, prim: str, what: str, dom: Dict[Var, Range]):
     """Solve ``block``'s accesses of ``buffers`` (``writes`` or reads) for the ranges of its
-    iterators that touch ``regions``; unconstrained iterators keep their domains."""
+    iterators that touch ``regions``; unconstrained iterators keep their domains.
+
+    For reads (``reverse_compute_at``) every read of a produced buffer must then lie in what
+    the same iteration of the loop produces: a buffer the loop alone uses may be allocated
+    inside it, so nothing produced by an earlier iteration survives to be read."""
     ivs = {iv.var: iv for iv in block.iter_vars}
+    # an iterator of extent 1 (a unit reduction axis) is a constant offset in an index
+    unit = {iv.var: iv.dom.min for iv in block.iter_vars if const_value(iv.dom.extent) == 1}
     found: Dict[Var, List[Tuple[PrimExpr, PrimExpr]]] = {}
     offsets: Dict[Var, set] = {}
+    unsolved = []  # (buffer, dimension, index, loops inside the block around the read)
     for a in collect_accesses(block):
         if a.is_write != writes or not any(a.buffer is b for b in buffers):
             continue
         region = regions[next(b for b in buffers if b is a.buffer)]
         for d, idx in enumerate(a.indices):
             vs = [v for v in collect_vars(idx) if v in ivs]
-            if len(vs) != 1:
+            if len(vs) > 1 and not writes:
+                idx = simplify(substitute(idx, {v: unit[v] for v in vs if v in unit}))
+                vs = [v for v in collect_vars(idx) if v in ivs]
+            c = simplify(_op.sub(idx, vs[0])) if len(vs) == 1 else None
+            if not isinstance(c, IntImm):
+                unsolved.append((a.buffer, d, idx, a.inner))
                 continue
             v = vs[0]
-            c = simplify(_op.sub(idx, v))
-            if not isinstance(c, IntImm):
-                continue
             r = region[d]
             found.setdefault(v, []).append((simplify(_op.sub(r.min, c.value), dom), r.extent))
             offsets.setdefault(v, set()).add(c.value)
@@ -148,6 +157,19 @@ def _iter_ranges(block, buffers: Sequence[Buffer], regions: Dict[Buffer, List[Ra
                        "not yet produced")
         reg = union_regions([[Range(m, e)] for m, e in cand], dom)[0]
         out.append((reg.min, reg.extent, True))
+    if not writes:
+        iters = {iv.var: Range(mn, ext) for iv, (mn, ext, _) in zip(block.iter_vars, out)}
+        for buf, d, idx, inner in unsolved:
+            r = regions[next(b for b in buffers if b is buf)][d]
+            s = eval_set(idx, {**iters, **inner})
+            inside = (s.has_lower_bound() and s.has_upper_bound()
+                      and can_prove(_op.ge(s.min_value, r.min), dom)
+                      and can_prove(_op.lt(s.max_value, _op.add(r.min, r.extent)), dom))
+            if not inside:
+                raise fail(prim, what, f'its read of "{buf.name}" at index {idx} (dimension '
+                           f"{d}) does not solve for one iterator and is not inside what one "
+                           "iteration of the loop produces; under the loop it would read "
+                           "values not produced in that iteration")
     return out
 
 
@@ -429,9 +451,10 @@ def _cover_reason(reduction: bool) -> str:
     if reduction:
         return ("the loop's iterations would not run each iteration of the reduction block "
                 "exactly once")
-    return ("the loop's iterations do not cover the block's whole domain (some of its "
-            "elements, e.g. padding, read nothing produced under the loop and would never "
-            "be written)")
+    return ("the loop's iterations do not cover the block's whole domain exactly once (an "
+            "element that reads nothing produced under the loop, e.g. padding, would never "
+            "be written; one computed twice is first computed from elements not produced "
+            "yet)")
 
 
 def _covered_by_enumeration(loops, spans, reduction: bool):
@@ -473,8 +496,10 @@ def _covered_by_enumeration(loops, spans, reduction: bool):
 
 def _covered_linear(loops, spans, reduction: bool) -> bool:
     """Symbolic check: each iterator's range start is linear in loop variables its own (no two
-    iterators share one), consecutive iterations' ranges touch or overlap (are disjoint tiles
-    for a reduction), and the first and last reach the domain's ends."""
+    iterators share one), consecutive iterations' ranges touch without overlapping, every loop
+    of extent above 1 moves some range, and the first and last reach the domain's ends: each
+    element exactly once, as :func:`_covered_by_enumeration` demands (an overlap is the hull
+    of a strided region, whose first computation reads elements not produced yet)."""
     dom = loop_domains(loops)
     used: set = set()
     for iv, mn, te, ne in spans:
@@ -500,7 +525,7 @@ def _covered_linear(loops, spans, reduction: bool) -> bool:
             if reduction:
                 if not (const_value(ne) == a and can_prove(_op.eq(te, ne), dom)):
                     return False
-            elif not can_prove(_op.le(a, reach), dom):
+            elif not (can_prove(_op.le(a, reach), dom) and can_prove(_op.le(reach, a), dom)):
                 return False
             reach = _op.add(reach, _op.mul(a, _op.sub(lp.extent, 1)))
         end = _op.add(iv.dom.min, iv.dom.extent)
@@ -509,7 +534,8 @@ def _covered_linear(loops, spans, reduction: bool) -> bool:
         if not _prove_nonneg(simplify(_op.sub(substitute(_op.add(mn, te), last), end), dom),
                              dom):
             return False
-    return True
+    # a loop no range depends on runs each of the block's iterations again
+    return all(lp.loop_var in used or can_prove(_op.le(lp.extent, 1), dom) for lp in loops)
 
 
 def _prove_nonneg(e: PrimExpr, dom, depth: int = 3) -> bool:
