@@ -18,13 +18,17 @@ from ..codegen.codegen_cuda import build_driver_module, generate_cuda, use_drive
 from ..deep_recursion import deep
 from ..error import TVMError
 from ..ir.module import IRModule
+from ..ir.op import has_lowering_rules, registry_generation
 from ..ir.structural import structural_equal, structural_hash
 from ..ir.transform import Pass, PassContext, Sequential
 from ..runtime.cuda_module import CUDASourceModule
 from ..target import Target
 from ..te.schedule import Schedule, schedule_to_prim_func
 from ..tir import transform as _t
+from ..tir import op as _op
+from ..tir.expr import Call, StringImm
 from ..tir.function import PrimFunc
+from ..tir.functor import Mutator
 from ..tir.transform.gpu_split_host_device import split_host_device
 
 
@@ -152,13 +156,44 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
         _BUILD_CACHE.move_to_end(key)
         build_stats["hits"] += 1
         return hit[1]
-    rt = build_c(lower(mod, name=name, _for_build=True), tgt)
+    rt = build_c(_lower_intrin(lower(mod, name=name, _for_build=True), kind), tgt)
     if key is not None:
         build_stats["misses"] += 1
         _BUILD_CACHE[key] = (mod, rt)
         while len(_BUILD_CACHE) > BUILD_CACHE_SIZE:
             _BUILD_CACHE.popitem(last=False)
     return rt
+
+
+def _lower_intrin(mod: IRModule, kind: str) -> IRModule:
+    """Apply the intrinsic lowering rules registered for ``kind`` (none: ``mod`` itself)."""
+    if not has_lowering_rules():
+        return mod
+    return Sequential([_t.LowerIntrin(kind)], name="tvmlite.lower_intrin")(mod)
+
+
+# CUDA's fast-math device functions and the C library functions the CPU emulation calls instead
+_CUDA_DEVICE_MATH = {f"__{n}f": f"{n}f" for n in (
+    "exp", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "pow")}
+_CUDA_DEVICE_MATH["__fdividef"] = None  # a / b
+
+
+class _HostMath(Mutator):
+    def visit_Call(self, e):
+        e = self.generic(e)
+        if e.op in ("call_pure_extern", "call_extern") and e.args and \
+                isinstance(e.args[0], StringImm) and e.args[0].value in _CUDA_DEVICE_MATH:
+            host = _CUDA_DEVICE_MATH[e.args[0].value]
+            if host is None:
+                return _op.div(e.args[1], e.args[2])
+            return Call(e.dtype, e.op, (StringImm(host),) + tuple(e.args[1:]))
+        return e
+
+
+def _emulated_math(mod: IRModule) -> IRModule:
+    """``mod`` with CUDA's device math functions (``__expf``) spelled for the C library."""
+    return Sequential([_t.stmt_pass(lambda body, f: _HostMath().visit(body),
+                                    "tvmlite.emulated_math")], name="tvmlite.gpu_emulate")(mod)
 
 
 def gpu_passes(tgt: Target) -> List[Pass]:
@@ -179,6 +214,7 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
                      config={**cur.config, "tir.disable_vectorize": True}):
         lowered = lower(mod, name=name)
     lowered = Sequential(gpu_passes(tgt), name="tvmlite.gpu")(lowered)
+    lowered = _lower_intrin(lowered, tgt.kind.name)
     if use_driver_host():
         return build_driver_module(lowered, tgt)
     devices = []
@@ -187,7 +223,8 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
             devices += split_host_device(func)[1]
     source = generate_cuda(devices)
     check = os.environ.get("TVMLITE_GPU_EMULATION", "").lower() == "check"
-    emulated = Sequential([_t.EmulateGPUKernels(check)], name="tvmlite.gpu_emulate")(lowered)
+    emulated = Sequential([_t.EmulateGPUKernels(check)],
+                          name="tvmlite.gpu_emulate")(_emulated_math(lowered))
     rt = build_c(emulated, Target("llvm"))
     rt.imported_modules.append(CUDASourceModule(source, [n for n, _ in devices]))
     return rt
@@ -243,4 +280,5 @@ def _cache_key(mod: IRModule, tgt, flags) -> Optional[tuple]:
         funcs.append((fname, structural_hash(func), _names(func)))
     return (tuple(funcs), structural_hash(mod.attrs) if mod.attrs else 0, str(tgt),
             tuple(flags[0]), flags[1], ctx.opt_level, _config_key(ctx.config),
-            tuple(sorted(map(str, ctx.disabled_pass))), tuple(map(str, ctx.required_pass)))
+            tuple(sorted(map(str, ctx.disabled_pass))), tuple(map(str, ctx.required_pass)),
+            registry_generation())
