@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..codegen.build_c import build as build_c
 from ..codegen.build_c import compile_flags
 from ..codegen.codegen_cuda import build_driver_module, generate_cuda, use_driver_host
+from ..codegen.codegen_opencl import OpenCLSourceModule, generate_opencl
 from ..deep_recursion import deep
 from ..error import TVMError
 from ..ir.module import IRModule
@@ -144,7 +145,7 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
         target = Target.current(allow_none=True) or "llvm"
     tgt = target if isinstance(target, Target) else Target(target, host=target_host)
     kind = tgt.kind.name
-    if kind in ("cuda", "nvptx"):
+    if kind in ("cuda", "nvptx", "opencl"):
         return _build_gpu(_to_module(inputs, args, name, binds), tgt, name)
     if kind not in ("llvm", "c"):
         raise TVMError(f"target {kind!r} is not supported yet by tvmlite")
@@ -204,8 +205,8 @@ def gpu_passes(tgt: Target) -> List[Pass]:
 
 
 def _build_gpu(mod: IRModule, tgt: Target, name: str):
-    """Build for a GPU target: the CUDA source of the kernels (``imported_modules[0]``) and a
-    host library. Without a CUDA runtime the host library runs the same lowered kernels
+    """Build for a GPU target: the CUDA (or OpenCL) source of the kernels
+    (``imported_modules[0]``) and a host library. Without a CUDA runtime the host library runs the same lowered kernels
     emulated on the CPU (``TVMLITE_GPU_EMULATION=1`` gives ``tvm.cuda(0)`` arrays for it)."""
     # no loop partition: guards stay in kernels (a peeled copy would duplicate shared buffers);
     # vectorized loops stay serial loops until the CUDA dialect prints float4-style vectors
@@ -215,18 +216,20 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
         lowered = lower(mod, name=name)
     lowered = Sequential(gpu_passes(tgt), name="tvmlite.gpu")(lowered)
     lowered = _lower_intrin(lowered, tgt.kind.name)
-    if use_driver_host():
+    if tgt.kind.name != "opencl" and use_driver_host():
         return build_driver_module(lowered, tgt)
     devices = []
     for func in lowered.functions.values():
         if isinstance(func, PrimFunc):
             devices += split_host_device(func)[1]
-    source = generate_cuda(devices)
+    opencl = tgt.kind.name == "opencl"
+    source = generate_opencl(devices) if opencl else generate_cuda(devices)
     check = os.environ.get("TVMLITE_GPU_EMULATION", "").lower() == "check"
     emulated = Sequential([_t.EmulateGPUKernels(check)],
                           name="tvmlite.gpu_emulate")(_emulated_math(lowered))
     rt = build_c(emulated, Target("llvm"))
-    rt.imported_modules.append(CUDASourceModule(source, [n for n, _ in devices]))
+    dev_mod = OpenCLSourceModule if opencl else CUDASourceModule
+    rt.imported_modules.append(dev_mod(source, [n for n, _ in devices]))
     return rt
 
 
