@@ -25,8 +25,8 @@ from ..ir.transform import Pass, PassContext, Sequential
 from ..runtime.cuda_module import CUDASourceModule
 from ..target import Target
 from ..te.schedule import Schedule, schedule_to_prim_func
-from ..tir import transform as _t
 from ..tir import op as _op
+from ..tir import transform as _t
 from ..tir.expr import Call, StringImm
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator
@@ -206,8 +206,8 @@ def gpu_passes(tgt: Target) -> List[Pass]:
 
 def _build_gpu(mod: IRModule, tgt: Target, name: str):
     """Build for a GPU target: the CUDA (or OpenCL) source of the kernels
-    (``imported_modules[0]``) and a host library. Without a CUDA runtime the host library runs the same lowered kernels
-    emulated on the CPU (``TVMLITE_GPU_EMULATION=1`` gives ``tvm.cuda(0)`` arrays for it)."""
+    (``imported_modules[0]``) and a host library. Without a CUDA runtime the host library
+    runs the same lowered kernels emulated on the CPU (``TVMLITE_GPU_EMULATION=1`` gives ``tvm.cuda(0)`` arrays for it)."""
     # no loop partition: guards stay in kernels (a peeled copy would duplicate shared buffers);
     # vectorized loops stay serial loops until the CUDA dialect prints float4-style vectors
     cur = PassContext.current()

@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Dict, List, Set, Tuple
 
 from ..error import TVMError
-from ..tir.expr import IterVar, IterVarType, Range, Var
 from ..tir import op as _op
-from ..tir.expr import And, IntImm
+from ..tir.expr import And, IntImm, IterVar, IterVarType, Range, Var
 from ..tir.functor import Mutator, collect_vars, substitute
 from ..tir.schedule import Schedule as TirSchedule
 from ..tir.schedule.error import ScheduleError
