@@ -207,7 +207,8 @@ def gpu_passes(tgt: Target) -> List[Pass]:
 def _build_gpu(mod: IRModule, tgt: Target, name: str):
     """Build for a GPU target: the CUDA (or OpenCL) source of the kernels
     (``imported_modules[0]``) and a host library. Without a CUDA runtime the host library
-    runs the same lowered kernels emulated on the CPU (``TVMLITE_GPU_EMULATION=1`` gives ``tvm.cuda(0)`` arrays for it)."""
+    runs the same lowered kernels emulated on the CPU (``TVMLITE_GPU_EMULATION=1`` gives
+    ``tvm.cuda(0)`` arrays for it)."""
     # no loop partition: guards stay in kernels (a peeled copy would duplicate shared buffers);
     # vectorized loops stay serial loops until the CUDA dialect prints float4-style vectors
     cur = PassContext.current()
