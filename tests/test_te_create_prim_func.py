@@ -328,8 +328,44 @@ def test_index_dtype_override_int64():
     store = realize.block.body
     assert store.indices[0] is realize.block.iter_vars[0].var  # no casts around indices
     assert store.value.a.indices[0] is realize.block.iter_vars[0].var
+    assert [d.dtype for b in f.buffer_map.values() for d in b.shape] == ["int64", "int64"]
     out = np.zeros(4, "float32")
     run(f, np.arange(4, dtype="float32"), out)
     np.testing.assert_array_equal(out, np.arange(4) + 1.0)
     with pytest.raises(ValueError, match="int32 or int64"):
         te.create_prim_func([A, B], index_dtype_override="float32")
+
+
+def test_index_dtype_override_int64_buffers_build_and_run():
+    n, m, r = 13, 7, 5
+    A = te.placeholder((n, r), name="A")
+    B = te.placeholder((m, r), name="B")
+    k = te.reduce_axis((0, r), name="k")
+    C = te.compute((n, m), lambda i, j: te.sum(A[i, k] * B[j, k], axis=k), name="C")
+    f = te.create_prim_func([A, B, C], index_dtype_override="int64")
+    a, b = np.random.rand(n, r).astype("float32"), np.random.rand(m, r).astype("float32")
+    c = np.zeros((n, m), "float32")
+    run(f, a, b, c)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-5)
+
+
+def test_layout_free_placeholders_become_a_function_attribute():
+    n = 9
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    C = te.compute((n, n), lambda i, j: A[i, j] * B[j, i], name="C",
+                   attrs={"layout_free_placeholders": [B]})
+    D = te.compute((n, n), lambda i, j: C[i, j] + 1, name="D",
+                   attrs={"layout_free_placeholders": [C]})
+    f = te.create_prim_func([A, B, D])
+    assert list(f.attrs["layout_free_buffers"]) == [1]
+    blocks = {}
+    tir.stmt_functor.post_order_visit(f.body, lambda x: blocks.setdefault(
+        getattr(x, "name_hint", None), x))
+    assert blocks["C"].annotations is None  # B is a parameter: only the function says so
+    kept = blocks["D"].annotations["layout_free_placeholders"]
+    assert len(kept) == 1 and kept[0].name == "C"
+    a, b = np.random.rand(n, n).astype("float32"), np.random.rand(n, n).astype("float32")
+    d = np.zeros((n, n), "float32")
+    run(f, a, b, d)
+    np.testing.assert_allclose(d, a * b.T + 1, rtol=1e-6)

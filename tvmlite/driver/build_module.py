@@ -15,16 +15,21 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..codegen.build_c import build as build_c
 from ..codegen.build_c import compile_flags
 from ..codegen.codegen_cuda import build_driver_module, generate_cuda, use_driver_host
+from ..codegen.codegen_opencl import OpenCLSourceModule, generate_opencl
 from ..deep_recursion import deep
 from ..error import TVMError
 from ..ir.module import IRModule
+from ..ir.op import has_lowering_rules, registry_generation
 from ..ir.structural import structural_equal, structural_hash
 from ..ir.transform import Pass, PassContext, Sequential
 from ..runtime.cuda_module import CUDASourceModule
 from ..target import Target
 from ..te.schedule import Schedule, schedule_to_prim_func
+from ..tir import op as _op
 from ..tir import transform as _t
+from ..tir.expr import Call, StringImm
 from ..tir.function import PrimFunc
+from ..tir.functor import Mutator
 from ..tir.transform.gpu_split_host_device import split_host_device
 from ..tir.transform.gpu_vectorize import MarkGPUVectorLoops
 
@@ -141,7 +146,7 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
         target = Target.current(allow_none=True) or "llvm"
     tgt = target if isinstance(target, Target) else Target(target, host=target_host)
     kind = tgt.kind.name
-    if kind in ("cuda", "nvptx"):
+    if kind in ("cuda", "nvptx", "opencl"):
         return _build_gpu(_to_module(inputs, args, name, binds), tgt, name)
     if kind not in ("llvm", "c"):
         raise TVMError(f"target {kind!r} is not supported yet by tvmlite")
@@ -153,13 +158,44 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
         _BUILD_CACHE.move_to_end(key)
         build_stats["hits"] += 1
         return hit[1]
-    rt = build_c(lower(mod, name=name, _for_build=True), tgt)
+    rt = build_c(_lower_intrin(lower(mod, name=name, _for_build=True), kind), tgt)
     if key is not None:
         build_stats["misses"] += 1
         _BUILD_CACHE[key] = (mod, rt)
         while len(_BUILD_CACHE) > BUILD_CACHE_SIZE:
             _BUILD_CACHE.popitem(last=False)
     return rt
+
+
+def _lower_intrin(mod: IRModule, kind: str) -> IRModule:
+    """Apply the intrinsic lowering rules registered for ``kind`` (none: ``mod`` itself)."""
+    if not has_lowering_rules():
+        return mod
+    return Sequential([_t.LowerIntrin(kind)], name="tvmlite.lower_intrin")(mod)
+
+
+# CUDA's fast-math device functions and the C library functions the CPU emulation calls instead
+_CUDA_DEVICE_MATH = {f"__{n}f": f"{n}f" for n in (
+    "exp", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "pow")}
+_CUDA_DEVICE_MATH["__fdividef"] = None  # a / b
+
+
+class _HostMath(Mutator):
+    def visit_Call(self, e):
+        e = self.generic(e)
+        if e.op in ("call_pure_extern", "call_extern") and e.args and \
+                isinstance(e.args[0], StringImm) and e.args[0].value in _CUDA_DEVICE_MATH:
+            host = _CUDA_DEVICE_MATH[e.args[0].value]
+            if host is None:
+                return _op.div(e.args[1], e.args[2])
+            return Call(e.dtype, e.op, (StringImm(host),) + tuple(e.args[1:]))
+        return e
+
+
+def _emulated_math(mod: IRModule) -> IRModule:
+    """``mod`` with CUDA's device math functions (``__expf``) spelled for the C library."""
+    return Sequential([_t.stmt_pass(lambda body, f: _HostMath().visit(body),
+                                    "tvmlite.emulated_math")], name="tvmlite.gpu_emulate")(mod)
 
 
 def gpu_passes(tgt: Target) -> List[Pass]:
@@ -170,9 +206,10 @@ def gpu_passes(tgt: Target) -> List[Pass]:
 
 
 def _build_gpu(mod: IRModule, tgt: Target, name: str):
-    """Build for a GPU target: the CUDA source of the kernels (``imported_modules[0]``) and a
-    host library. Without a CUDA runtime the host library runs the same lowered kernels
-    emulated on the CPU (``TVMLITE_GPU_EMULATION=1`` gives ``tvm.cuda(0)`` arrays for it)."""
+    """Build for a GPU target: the CUDA (or OpenCL) source of the kernels
+    (``imported_modules[0]``) and a host library. Without a CUDA runtime the host library
+    runs the same lowered kernels emulated on the CPU (``TVMLITE_GPU_EMULATION=1`` gives
+    ``tvm.cuda(0)`` arrays for it)."""
     # no loop partition: guards stay in kernels (a peeled copy would duplicate shared buffers);
     # vectorized loops stay serial loops, marked for the CUDA dialect's float4-style accesses
     cur = PassContext.current()
@@ -182,17 +219,21 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
                              "tir.add_lower_pass": marks}):
         lowered = lower(mod, name=name)
     lowered = Sequential(gpu_passes(tgt), name="tvmlite.gpu")(lowered)
-    if use_driver_host():
+    lowered = _lower_intrin(lowered, tgt.kind.name)
+    if tgt.kind.name != "opencl" and use_driver_host():
         return build_driver_module(lowered, tgt)
     devices = []
     for func in lowered.functions.values():
         if isinstance(func, PrimFunc):
             devices += split_host_device(func)[1]
-    source = generate_cuda(devices)
+    opencl = tgt.kind.name == "opencl"
+    source = generate_opencl(devices) if opencl else generate_cuda(devices)
     check = os.environ.get("TVMLITE_GPU_EMULATION", "").lower() == "check"
-    emulated = Sequential([_t.EmulateGPUKernels(check)], name="tvmlite.gpu_emulate")(lowered)
+    emulated = Sequential([_t.EmulateGPUKernels(check)],
+                          name="tvmlite.gpu_emulate")(_emulated_math(lowered))
     rt = build_c(emulated, Target("llvm"))
-    rt.imported_modules.append(CUDASourceModule(source, [n for n, _ in devices]))
+    dev_mod = OpenCLSourceModule if opencl else CUDASourceModule
+    rt.imported_modules.append(dev_mod(source, [n for n, _ in devices]))
     return rt
 
 
@@ -246,4 +287,5 @@ def _cache_key(mod: IRModule, tgt, flags) -> Optional[tuple]:
         funcs.append((fname, structural_hash(func), _names(func)))
     return (tuple(funcs), structural_hash(mod.attrs) if mod.attrs else 0, str(tgt),
             tuple(flags[0]), flags[1], ctx.opt_level, _config_key(ctx.config),
-            tuple(sorted(map(str, ctx.disabled_pass))), tuple(map(str, ctx.required_pass)))
+            tuple(sorted(map(str, ctx.disabled_pass))), tuple(map(str, ctx.required_pass)),
+            registry_generation())

@@ -32,6 +32,7 @@ _KINDS = {
     "cuda": TargetKind("cuda", 2, ("cuda", "gpu")),
     "nvptx": TargetKind("nvptx", 2, ("cuda", "gpu")),
     "ext_dev": TargetKind("ext_dev", 12, ("ext_dev",)),
+    "opencl": TargetKind("opencl", 4, ("opencl", "gpu")),
 }
 _ALIASES = {"gpu": "cuda", "cpu": "llvm"}
 
@@ -160,7 +161,8 @@ class Target:
 
     @property
     def max_num_threads(self) -> int:
-        return int(self.attrs.get("max_num_threads", 1024 if self.kind.device_type == 2 else 1))
+        default = {2: 1024, 4: 256}.get(self.kind.device_type, 1)  # cuda, opencl
+        return int(self.attrs.get("max_num_threads", default))
 
     @property
     def thread_warp_size(self) -> int:

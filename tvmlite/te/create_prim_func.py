@@ -177,6 +177,7 @@ class _Builder:
         self.check_vars = True
         self.block_names: Dict[str, int] = {}
         self._realizes: Dict[Operation, BlockRealize] = {}
+        self.layout_free: set = set()
 
     def fresh_block_name(self, base: str) -> str:
         n = self.block_names.get(base)
@@ -191,10 +192,17 @@ class _Builder:
                 self.block_names[cand] = 1
                 return cand
 
+    def shape(self, shape) -> tuple:
+        """A tensor's shape for its buffer: constant dimensions in ``index_dtype_override``."""
+        it = self.index_dtype
+        if it is None:
+            return tuple(shape)
+        return tuple(IntImm(it, d.value) if isinstance(d, IntImm) else d for d in shape)
+
     def buffer_for(self, t: Tensor) -> Buffer:
         b = self.t2b.get(t)
         if b is None:
-            b = decl_buffer(t.shape, t.dtype, t.name)
+            b = decl_buffer(self.shape(t.shape), t.dtype, t.name)
             self.t2b[t] = b
         if id(t) not in self.arg_ids and b not in self.root_alloc and not any(
                 self.t2b.get(a) is b for a in self.arg_tensors):  # a scan's tied tensors
@@ -228,7 +236,7 @@ class _Builder:
                         f"placeholder {op.name} is used by the computation but is not in the "
                         f"argument list {[getattr(a, 'name', a) for a in self.args]}")
                 if t not in self.t2b:
-                    self.t2b[t] = decl_buffer(op.shape, op.dtype, op.name)
+                    self.t2b[t] = decl_buffer(self.shape(op.shape), op.dtype, op.name)
             elif isinstance(op, ComputeOp):
                 stmts.append(self.compute_stmt(op))
             elif isinstance(op, ExternOp):
@@ -251,6 +259,8 @@ class _Builder:
         if self.check_vars:
             self.check_defined(body, params, buffer_map)
         attrs = {"global_symbol": "main", "tir.noalias": True}
+        if self.layout_free:
+            attrs["layout_free_buffers"] = sorted(self.layout_free)
         return PrimFunc(tuple(params), body, None, buffer_map, attrs)
 
     def check_defined(self, body, params, buffer_map) -> None:
@@ -422,12 +432,21 @@ class _Builder:
             return None
         out = {}
         for k, v in op.attrs.items():
+            if k == "layout_free_placeholders" and isinstance(v, (list, tuple)):
+                # as classic TE: placeholders passed as arguments become the function's
+                # "layout_free_buffers" (their parameter positions); the others stay here
+                pos = {id(a): i for i, a in enumerate(self.args)}
+                self.layout_free.update(pos[id(t)] for t in v if id(t) in pos and isinstance(
+                    t.op, PlaceholderOp))
+                v = [t for t in v if not (id(t) in pos and isinstance(t.op, PlaceholderOp))]
+                if not v:
+                    continue
             if isinstance(v, Tensor):
                 v = self.t2b.get(v, v)
             elif isinstance(v, (list, tuple)):
                 v = type(v)(self.t2b.get(x, x) if isinstance(x, Tensor) else x for x in v)
             out[k] = v
-        return out
+        return out or None
 
     # ------------------------------------------------------------------ extern
     def extern_stmt(self, op: ExternOp) -> Stmt:

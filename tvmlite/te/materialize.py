@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Dict, List, Set, Tuple
 
 from ..error import TVMError
-from ..tir.expr import IterVar, IterVarType, Range, Var
-from ..tir.functor import substitute
+from ..tir import op as _op
+from ..tir.expr import And, IntImm, IterVar, IterVarType, Range, Var
+from ..tir.functor import Mutator, collect_vars, substitute
 from ..tir.schedule import Schedule as TirSchedule
 from ..tir.schedule.error import ScheduleError
-from ..tir.stmt import For
+from ..tir.stmt import BlockRealize, For
 from .stage import INLINE, SCOPE, Stage, _resolve_leaf
 from .tensor import ComputeOp, PlaceholderOp
 
@@ -79,6 +80,74 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
             eng.storage_align(block, out, idx, factor, offset)
 
 
+def _conjuncts(e) -> List:
+    return _conjuncts(e.a) + _conjuncts(e.b) if isinstance(e, And) else [e]
+
+
+def _store_predicate(eng, st: Stage, loop_of: Dict):
+    """``st.store_predicate`` over the engine's loop variables (root IterVars stay, bound
+    where the block is realised), or None when nothing is left to guard."""
+    op, what = st.op, f"set_store_predicate of stage {st.op.name}"
+    leaf = {x.var: x for x in st.leaf_iter_vars}
+    thread_of = {a.bind_thread.var: iv for iv, a in st.iter_var_attrs.items()
+                 if a.bind_thread is not None and iv.var in leaf and leaf[iv.var] is iv}
+    root = {iv.var for iv in list(op.axis) + list(op.reduce_axis)}
+    vmap, reduce_threads = {}, set()
+    for v in collect_vars(st.store_predicate):
+        iv = thread_of[v] if v in thread_of else leaf.get(v)
+        if iv is None and v not in root:
+            known = any(x.var is v for x in st.all_iter_vars)
+            raise TVMError(f"{what}: {v.name} is " + (
+                "an IterVar that was split or fused (use its leaves)" if known else
+                "neither an IterVar of the stage nor a thread axis it binds"))
+        if iv is not None and v in thread_of and iv.iter_type == IterVarType.CommReduce:
+            reduce_threads.add(v)
+            continue
+        if (iv.iter_type if iv is not None else next(
+                x for x in list(op.axis) + list(op.reduce_axis) if x.var is v).iter_type) \
+                == IterVarType.CommReduce:
+            raise TVMError(f"{what}: the predicate uses the serial reduction IterVar {v.name}; "
+                           "tvmlite does not implement store predicates over a reduction")
+        if iv is not None:
+            vmap[v] = eng.get(loop_of[iv]).loop_var
+    keep = []
+    for c in _conjuncts(st.store_predicate):
+        used = collect_vars(c) & reduce_threads
+        if used and collect_vars(c) - reduce_threads:
+            raise TVMError(f"{what}: the condition {c} mixes the threads of a cross-thread "
+                           "reduction with other variables")
+        # a condition on the reduction's threads only picks which thread stores the reduced
+        # value: the lowered cross-thread reduction stores it once (from thread 0) already
+        if not used:
+            keep.append(substitute(c, vmap))
+    if not keep:
+        return None
+    pred = keep[0]
+    for c in keep[1:]:
+        pred = _op.logical_and(pred, c)
+    return pred
+
+
+class _GuardBlocks(Mutator):
+    """AND each named block's store predicate (root IterVars bound to the block's iterator
+    values) into its realisation's predicate."""
+
+    def __init__(self, preds: Dict[str, Tuple[object, Dict]]):
+        self.preds = preds
+
+    def visit_BlockRealize(self, r):
+        r2 = self.generic(r)
+        hit = self.preds.get(r.block.name_hint)
+        if hit is None:
+            return r2
+        pred, root_to_biv = hit
+        bind = {bv.var: val for bv, val in zip(r2.block.iter_vars, r2.iter_values)}
+        pred = substitute(pred, {v: bind[b] for v, b in root_to_biv.items()})
+        new = pred if isinstance(r2.predicate, IntImm) and r2.predicate.value else \
+            _op.logical_and(r2.predicate, pred)
+        return BlockRealize(r2.iter_values, new, r2.block)
+
+
 def _attach_scope(eng, loop) -> str:
     """Classic TE's default scope of a stage attached at ``loop``: "local" under a threadIdx
     (or vthread) loop, "shared" under blockIdx loops only, else "global"."""
@@ -127,6 +196,15 @@ def apply_stages(sch, func, info) -> Tuple[object, Dict[IterVar, Range]]:
         if not isinstance(op, ComputeOp):
             continue
         _apply_stage(eng, st, block, loops, loop_of, ranges, serial)
+    preds = {}
+    for st in sch.stages:
+        if st.store_predicate is not None and st.op in info.op2block and \
+                st.attach_type != INLINE and isinstance(st.op, ComputeOp):
+            pred = _store_predicate(eng, st, loop_of)
+            if pred is not None:
+                preds[info.op2block[st.op]] = (pred, {
+                    iv.var: info.iter_var_map[iv][0].var for iv in
+                    list(st.op.axis) + list(st.op.reduce_axis) if iv in info.iter_var_map})
     vmap: Dict[Var, Var] = {}
     for iv, lp in loop_of.items():
         try:
@@ -137,6 +215,8 @@ def apply_stages(sch, func, info) -> Tuple[object, Dict[IterVar, Range]]:
         if isinstance(node, For) and (node.loop_var is not iv.var or name != iv.var.name):
             vmap[node.loop_var] = Var(name, node.loop_var.dtype)
     out = eng.mod["main"]
+    if preds:
+        out = out.with_body(_GuardBlocks(preds).visit(out.body))
     if vmap:
         out = out.with_body(substitute(out.body, vmap))
     return out, ranges

@@ -325,7 +325,7 @@ def schedule_to_prim_func(sch: Schedule, args: Sequence[Any], binds=None):
 
 def _scheduled(sch: Schedule) -> bool:
     return any(st._log or st.iter_var_attrs or st.attach_type != ROOT or st.scope
-               or st.storage_aligns for st in sch.stages)
+               or st.storage_aligns or st.store_predicate is not None for st in sch.stages)
 
 
 def _check_attach_cycles(sch: Schedule) -> None:

@@ -127,6 +127,7 @@ class Stage:
         self.is_output = False
         self.double_buffered = False
         self.storage_aligns: List[Tuple[IterVar, int, int]] = []
+        self.store_predicate: Optional[PrimExpr] = None
         self._log: List[tuple] = []  # structural calls in order, replayed on the engine
 
     def __repr__(self):
@@ -298,6 +299,24 @@ class Stage:
             raise TVMError(f"storage_align: {axis!r} is not a root axis of {self.op.name}")
         self.storage_aligns.append((axis, _check_int(factor, "factor"),
                                     _check_int(offset, "offset")))
+
+    @_all_or_nothing
+    def set_store_predicate(self, predicate) -> None:
+        """Store this stage's output only where ``predicate`` holds (elements elsewhere keep
+        what the buffer held). The predicate may use the stage's IterVars and the thread axes
+        it binds; a reduction's store predicate may not use a serial reduction IterVar.
+
+        Parameters
+        ----------
+        predicate : PrimExpr
+            A boolean expression, e.g. ``tx.var.equal(0)``.
+        """
+        if isinstance(predicate, bool):
+            predicate = IntImm("bool", int(predicate))
+        if not isinstance(predicate, PrimExpr) or not _dt.is_bool(predicate.dtype):
+            raise TVMError(f"set_store_predicate: stage {self.op.name} needs a boolean "
+                           f"expression, got {predicate!r}")
+        self.store_predicate = predicate
 
     @_all_or_nothing
     def double_buffer(self) -> None:

@@ -43,6 +43,7 @@ from .function import PrimFunc
 from .functor import post_order_visit, substitute
 from .index_map import IndexMap
 from .op import (  # reducers; with two operands they combine elementwise
+    CallEffectKind,
     abs,
     acos,
     all,

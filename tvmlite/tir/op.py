@@ -604,6 +604,17 @@ def infinity(dtype: str, span=None) -> PrimExpr:
     return FloatImm(dtype, float("inf"))
 
 
+class CallEffectKind:
+    """The side effect of a call (classic ``tir.CallEffectKind``; an op attribute
+    ``TCallEffectKind`` registered with ``tvm.ir.register_op_attr``)."""
+
+    ExprAnnotation = IntImm("int32", 0)
+    Pure = IntImm("int32", 1)
+    ReadState = IntImm("int32", 2)
+    UpdateState = IntImm("int32", 3)
+    Opaque = UpdateState
+
+
 def call_extern(dtype: str, func_name: str, *args, span=None) -> PrimExpr:
     """Call the C function ``func_name`` (linked into the module)."""
     return Call(dtype, "call_extern", (StringImm(func_name),) + tuple(_arg(a) for a in args))

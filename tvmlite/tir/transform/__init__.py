@@ -17,6 +17,7 @@ from .gpu_kernels import lower_gpu_kernels
 from .instrument_bound_checkers import instrument_bound_checkers
 from .loop_partition import LoopPartition, loop_partition
 from .lower_blocks import lower_blocks
+from .lower_intrin import lower_intrin
 from .lower_match_buffer import lower_match_buffer
 from .lower_reduction_init import lower_reduction_init
 from .lower_virtual_thread import lower_virtual_thread
@@ -101,6 +102,15 @@ def InjectGPUBarriers() -> PrimFuncPass:  # noqa: N802
 ThreadSync = InjectGPUBarriers  # TVM's name
 
 
+def LowerIntrin(target_kind: str = "llvm") -> PrimFuncPass:  # noqa: N802
+    """Apply the intrinsic lowering rules registered for ``target_kind`` (then ``default``);
+    "llvm" and "c" (both the CPU C backend) share their rules."""
+    cpu = ("llvm", "c")
+    kinds = ((target_kind,) + tuple(k for k in cpu if k != target_kind)
+             if target_kind in cpu else (target_kind,)) + ("default",)
+    return stmt_pass(lambda body, f: lower_intrin(body, kinds), "tir.LowerIntrin")
+
+
 def EmulateGPUKernels(check: bool = False) -> PrimFuncPass:  # noqa: N802
     """Run GPU kernels on the CPU: blocks in parallel, threads as loops split at barriers;
     ``check`` finds shared-memory races and out-of-bounds accesses."""
@@ -110,6 +120,7 @@ def EmulateGPUKernels(check: bool = False) -> PrimFuncPass:  # noqa: N802
 __all__ = [
     "PrimFuncPass", "prim_func_pass", "stmt_pass", "as_lower_pass", "lower_pass_entries",
     "LowerGPUKernels", "InjectGPUBarriers", "ThreadSync", "EmulateGPUKernels",
+    "LowerIntrin",
     "LowerReductionInit", "LowerInitBlock", "StorageAlign", "LowerVirtualThread",
     "InjectVirtualThread", "LowerBlocks", "CompactBufferAllocation", "FlattenBuffer",
     "Simplify", "InstrumentBoundCheckers", "LoopPartition", "UnrollLoop", "VectorizeLoop",
