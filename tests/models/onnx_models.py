@@ -139,11 +139,29 @@ def bert_layer(small: bool = False):
     return Layer()
 
 
-MODELS = {"resnet18": resnet18, "mobilenet_v2": mobilenet_v2, "bert_layer": bert_layer}
+def bert_encoder(small: bool = False, num_layers: int = 24):
+    """``num_layers`` stacked :func:`bert_layer` s (BERT-large depth by default)."""
+    torch = _torch()
+
+    class Encoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = torch.nn.ModuleList(bert_layer(small) for _ in range(num_layers))
+
+        def forward(self, x, mask):
+            for layer in self.layers:
+                x = layer(x, mask)
+            return x
+
+    return Encoder()
+
+
+MODELS = {"resnet18": resnet18, "mobilenet_v2": mobilenet_v2, "bert_layer": bert_layer,
+          "bert_encoder": bert_encoder}
 
 
 def input_shapes(name: str, small: bool = False) -> Dict[str, Tuple[int, ...]]:
-    if name == "bert_layer":
+    if name in ("bert_layer", "bert_encoder"):
         seq, hidden = (16, 64) if small else (128, 768)
         return {"x": (1, seq, hidden), "mask": (1, seq)}
     return {"x": (1, 3, 32, 32) if small else (1, 3, 224, 224)}

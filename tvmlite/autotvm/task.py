@@ -202,5 +202,24 @@ def create(task_name: str, args: Sequence[Any], target="llvm", target_host=None)
     return task
 
 
-__all__ = ["template", "get_config", "create", "Task", "TASK_TABLE", "args_to_workload",
-           "compute_flop", "ConfigEntity", "ConfigSpace"]
+# ------------------------------------------------------------------------ program extraction
+# relay sits above autotvm: it registers its extractor here when it is imported (a program
+# to extract from is a relay program, so relay is loaded by then)
+_PROGRAM_EXTRACTOR: Optional[Callable] = None
+
+
+def register_program_extractor(fn: Callable) -> None:
+    global _PROGRAM_EXTRACTOR
+    _PROGRAM_EXTRACTOR = fn
+
+
+def extract_from_program(mod, params, target, target_host=None, ops=None):
+    """The tuning tasks of a relay program (classic ``autotvm.task.extract_from_program``):
+    see :func:`tvmlite.relay.task_extraction.extract_from_program`."""
+    if _PROGRAM_EXTRACTOR is None:
+        raise TaskError("extract_from_program needs a relay program: import tvmlite.relay")
+    return _PROGRAM_EXTRACTOR(mod, params, target, target_host=target_host, ops=ops)
+
+
+__all__ = ["extract_from_program", "template", "get_config", "create", "Task", "TASK_TABLE",
+           "args_to_workload", "compute_flop", "ConfigEntity", "ConfigSpace"]

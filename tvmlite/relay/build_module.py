@@ -339,6 +339,29 @@ def _main_function(mod) -> Function:
                    f"{type(mod).__name__}")
 
 
+def optimize(ir_mod, params: Optional[Dict[str, Any]] = None) -> IRModule:
+    """``main`` with ``params`` bound, typed and optimized as ``relay.build`` does before
+    fusion (under the current target and PassContext)."""
+    func = bind_params_by_name(_main_function(ir_mod), params or {})
+    return Sequential([InferType(), SimplifyInference(), FoldConstant()],
+                      name="relay.optimize")(IRModule({"main": func}))
+
+
+def resolve_target(target, target_host=None) -> Target:
+    """The CPU target ``relay.build`` compiles for (a one-entry dict, a string or a Target;
+    the current target, else llvm, when None)."""
+    if isinstance(target, dict):
+        if len(target) != 1:
+            raise TVMError("relay.build: heterogeneous targets are not supported yet")
+        (target,) = target.values()
+    if target is None:
+        target = Target.current(allow_none=True) or "llvm"
+    tgt = target if isinstance(target, Target) else Target(target, host=target_host)
+    if tgt.kind.name not in ("llvm", "c"):
+        raise TVMError(f"relay.build: target {tgt.kind.name!r} is not supported yet")
+    return tgt
+
+
 def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]] = None,
           mod_name: str = "default", executor=None, runtime=None) -> GraphExecutorFactoryModule:
     """Compile a relay module for ``target`` (``relay.build``).
@@ -349,20 +372,9 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
         Unpacks as ``(graph_json, lib, params)``; the params are the module's constants
         (and the bound ``params``) by the names the graph gives them.
     """
-    if isinstance(target, dict):
-        if len(target) != 1:
-            raise TVMError("relay.build: heterogeneous targets are not supported yet")
-        (target,) = target.values()
-    if target is None:
-        target = Target.current(allow_none=True) or "llvm"
-    tgt = target if isinstance(target, Target) else Target(target, host=target_host)
-    if tgt.kind.name not in ("llvm", "c"):
-        raise TVMError(f"relay.build: target {tgt.kind.name!r} is not supported yet")
-    func = bind_params_by_name(_main_function(ir_mod), params or {})
-    mod = IRModule({"main": func})
+    tgt = resolve_target(target, target_host)
     with tgt:
-        mod = Sequential([InferType(), SimplifyInference(), FoldConstant(), FuseOps()],
-                         name="relay.build")(mod)
+        mod = FuseOps()(optimize(ir_mod, params))
         cg = _GraphCodegen(mod["main"], tgt)
         graph_json = cg.run()
         if len(cg.lowered):

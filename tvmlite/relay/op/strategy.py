@@ -7,7 +7,12 @@ the op (its element-wise epilogue included). ``"cpu"`` (llvm, c) uses ``topi.x86
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Optional, Sequence, Tuple
+
 from ... import topi
+from ...autotvm.dispatch import DispatchContext, FallbackContext
+from ...autotvm.task import args_to_workload
+from ...target import Target
 from ...topi import generic as _generic
 from ...topi import x86 as _x86
 from . import tensor as _tensor_ops  # noqa: F401  (registers the ops strategies are added to)
@@ -145,16 +150,54 @@ register_strategy("nn.conv2d", "cpu", _conv2d_compute(True), _conv2d_schedule(Tr
 register_strategy("nn.conv2d", "generic", _conv2d_compute(False), _conv2d_schedule(False))
 
 
+# --------------------------------------------------------------- choice of implementations
+def _tuned_cost(workload) -> Optional[float]:
+    """The mean cost of the best tuned record the dispatch contexts hold for ``workload``
+    (None when only a fallback config would be given)."""
+    keys = list(getattr(Target.current(allow_none=True), "keys", ()) or ()) + [""]
+    ctx = DispatchContext.current
+    while ctx is not None and not isinstance(ctx, FallbackContext):
+        best = getattr(ctx, "best_by_targetkey", {})
+        for key in keys:
+            if (key, workload) in best:
+                costs = best[(key, workload)][1].costs
+                return sum(costs) / len(costs)
+        ctx = ctx._old_ctx
+    return None
+
+
+def select_implementation(impls: Sequence[Tuple[str, Callable]], args: Sequence[Any]):
+    """Call the implementation of an op (``(autotvm task name, topi compute)``, the default
+    first) that classic relay picks: the one whose tuned record is fastest, else the first.
+    Under task extraction every implementation is computed, so each gives its task."""
+    if getattr(DispatchContext.current, "trace_all_implementations", False):
+        return [fn(*args) for _, fn in impls][0]
+    chosen, best = impls[0][1], None
+    for name, fn in impls:
+        cost = _tuned_cost(args_to_workload(args, name))
+        if cost is not None and (best is None or cost < best):
+            chosen, best = fn, cost
+    return chosen(*args)
+
+
 # ------------------------------------------------------------------------------------- dense
+_DENSE_X86 = (("dense_nopack.x86", _x86.dense_nopack), ("dense_pack.x86", _x86.dense_pack))
+
+
 def _dense_compute(x86: bool):
     def f(attrs, ins, ty):
-        fn = _x86.dense_nopack if x86 else topi.nn.dense
-        return [fn(ins[0], ins[1], None, attrs.out_dtype or ty.dtype)]
+        args = (ins[0], ins[1], None, attrs.out_dtype or ty.dtype)
+        return [select_implementation(_DENSE_X86, args) if x86 else topi.nn.dense(*args)]
     return f
 
 
-register_strategy("nn.dense", "cpu", _dense_compute(True),
-                  lambda attrs, outs, tgt: _x86.schedule_dense_nopack(outs))
+def _dense_x86_schedule(attrs, outs, tgt):
+    if _anchor_tag(outs) == "dense_pack":
+        return _x86.schedule_dense_pack(outs)
+    return _x86.schedule_dense_nopack(outs)
+
+
+register_strategy("nn.dense", "cpu", _dense_compute(True), _dense_x86_schedule)
 register_strategy("nn.dense", "generic", _dense_compute(False),
                   lambda attrs, outs, tgt: _generic.schedule_dense(outs))
 

@@ -1,0 +1,113 @@
+"""relay.testing: the classic test networks with random weights, built and run against a
+torch evaluation of the same graph."""
+import numpy as np
+import pytest
+from models.torch_reference import run_reference
+
+import tvmlite as tvm
+from tvmlite import relay
+from tvmlite.contrib import graph_executor
+from tvmlite.relay import testing
+
+pytest.importorskip("torch")
+
+
+def _check(mod, params, data_shape, rtol=1e-4, atol=1e-5, seed=0):
+    rng = np.random.default_rng(seed)
+    data = rng.uniform(-1, 1, size=data_shape).astype("float32")
+    with tvm.transform.PassContext(opt_level=3):
+        lib = relay.build(mod, target="llvm", params=params)
+    gm = graph_executor.GraphModule(lib["default"](tvm.cpu()))
+    gm.set_input("data", data)
+    gm.run()
+    out = gm.get_output(0).numpy()
+    ref = run_reference(mod["main"], {"data": data, **{k: v.numpy() for k, v in
+                                                       params.items()}})
+    assert out.shape == ref.shape
+    np.testing.assert_allclose(out, ref, rtol=rtol, atol=atol)
+    return out
+
+
+def test_resnet18_shapes_and_params():
+    mod, params = testing.resnet.get_workload(num_layers=18, batch_size=1,
+                                              image_shape=(3, 224, 224))
+    func = mod["main"]
+    assert [p.name_hint for p in func.params][0] == "data"
+    assert "data" not in params and len(params) == len(func.params) - 1
+    assert params["conv0_weight"].shape == (64, 3, 7, 7)
+    assert params["fc1_weight"].shape == (1000, 512)
+    assert func.checked_type.ret_type == relay.TensorType((1, 1000), "float32")
+    assert np.all(params["bn0_gamma"].numpy() == 1)
+    assert np.all(params["bn0_moving_mean"].numpy() == 0)
+    w = params["conv0_weight"].numpy()
+    assert w.std() > 0 and np.abs(w).max() <= np.sqrt(3 / ((3 + 64) * 49 / 2)) + 1e-6
+    # the same seed gives the same weights
+    _, again = testing.resnet.get_workload(num_layers=18)
+    np.testing.assert_array_equal(again["conv0_weight"].numpy(), w)
+
+
+@pytest.mark.parametrize("num_layers,image_shape,batch", [(8, (3, 17, 17), 2),
+                                                          (18, (3, 40, 40), 1)])
+def test_resnet_small_variants_match_torch(num_layers, image_shape, batch):
+    mod, params = testing.resnet.get_workload(batch_size=batch, num_classes=11,
+                                              num_layers=num_layers, image_shape=image_shape)
+    out = _check(mod, params, (batch,) + image_shape)
+    np.testing.assert_allclose(out.sum(axis=1), 1, rtol=1e-5)  # softmax rows
+
+
+def test_resnet50_bottleneck_structure():
+    mod, params = testing.resnet.get_workload(num_layers=50, num_classes=10,
+                                              image_shape=(3, 64, 64))
+    assert params["stage1_unit1_conv3_weight"].shape == (256, 64, 1, 1)
+    assert params["stage4_unit1_sc_weight"].shape == (2048, 1024, 1, 1)
+
+
+def test_mobilenet_small_matches_torch():
+    mod, params = testing.mobilenet.get_workload(batch_size=1, num_classes=7,
+                                                 image_shape=(3, 33, 33), alpha=0.25)
+    assert params["separable_conv_block_1_depthwise_conv1_weight"].shape == (8, 1, 3, 3)
+    _check(mod, params, (1, 3, 33, 33))
+
+
+def test_mobilenet_default_shapes():
+    mod, params = testing.mobilenet.get_workload()
+    assert mod["main"].checked_type.ret_type == relay.TensorType((1, 1000), "float32")
+    assert params["fc_weight"].shape == (1000, 1024)
+
+
+def test_mlp_matches_torch():
+    mod, params = testing.mlp.get_workload(batch_size=3, num_classes=10)
+    assert params["fc1_weight"].shape == (128, 784)
+    _check(mod, params, (3, 1, 28, 28))
+
+
+def test_dcgan_small_matches_torch():
+    mod, params = testing.dcgan.get_workload(batch_size=2, oshape=(3, 64, 64), ngf=8,
+                                             random_len=13)
+    assert mod["main"].checked_type.ret_type == relay.TensorType((2, 3, 64, 64), "float32")
+    _check(mod, params, (2, 13))
+
+
+def test_create_workload_of_a_user_function():
+    x = relay.var("data", shape=(2, 5))
+    w = relay.var("my_weight", shape=(4, 5))
+    b = relay.var("my_bias", shape=(4,))
+    y = relay.nn.bias_add(relay.nn.dense(x, w), b)
+    mod, params = testing.create_workload(relay.Function(relay.analysis.free_vars(y), y),
+                                          seed=7)
+    assert sorted(params) == ["my_bias", "my_weight"]
+    assert np.all(params["my_bias"].numpy() == 0) and params["my_weight"].numpy().std() > 0
+    with pytest.raises(tvm.TVMError, match="relay Function"):
+        testing.create_workload("not a function")
+
+
+def test_free_vars_and_all_vars():
+    x = relay.var("x", shape=(3,))
+    y = relay.var("y", shape=(3,))
+    v = relay.var("v")
+    body = relay.Let(v, relay.add(x, y), relay.multiply(v, x))
+    assert [a.name_hint for a in relay.analysis.free_vars(body)] == ["x", "y"]
+    assert {a.name_hint for a in relay.analysis.all_vars(body)} == {"x", "y", "v"}
+    f = relay.Function([x], relay.add(x, y))
+    assert [a.name_hint for a in relay.analysis.free_vars(f)] == ["y"]
+    assert {a.name_hint for a in relay.analysis.all_vars(f)} == {"x", "y"}
