@@ -9,9 +9,9 @@ from ...ir.structural import structural_equal
 from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
-from ..expr import BufferLoad, FloorDiv, FloorMod, IterVarType, PrimExpr, Range, Var
+from ..expr import BufferLoad, Call, FloorDiv, FloorMod, IterVarType, PrimExpr, Range, Var
 from ..functor import Mutator, collect_vars, post_order_visit, substitute
-from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
+from ..stmt import Block, BlockRealize, BufferStore, For, MatchBufferRegion, Stmt
 from ..stmt_util import ALIGN_ATTR
 from .error import fail
 from .state import (
@@ -57,6 +57,24 @@ def _pure_indices(indices, block: Block) -> Optional[List[Var]]:
             return None
         out.append(i)
     return out
+
+
+def _check_no_opaque_use(state: ScheduleState, buf: Buffer, prim: str, what: str) -> None:
+    """Inlining rewrites loads and stores only: refuse when ``buf`` is also used another way
+    (its address passed to a call, or a region of it matched to another buffer)."""
+    found: List[str] = []
+
+    def f(x):
+        if x is buf.data:
+            found.append('its data pointer is used directly')
+        elif isinstance(x, Call) and any(a is buf or a is buf.data for a in x.args):
+            found.append(f'it is passed to "{x.op}" (an opaque access)')
+        elif isinstance(x, MatchBufferRegion) and x.source.buffer is buf:
+            found.append(f'a region of it is matched to buffer "{x.buffer.name}"')
+
+    post_order_visit(state.body, f)
+    if found:
+        raise fail(prim, what, f'"{buf.name}" cannot be inlined: {found[0]}')
 
 
 def _scope_siblings(state, path):
@@ -233,6 +251,7 @@ def compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
         if r is not realize and any(w is buf for w in buffers_written(r.block)):
             raise fail(prim, what, f'block "{r.block.name_hint}" also writes "{buf.name}"; '
                        "the block must be its only writer")
+    _check_no_opaque_use(state, buf, prim, what)
     _check_inputs_kept(state, realize, buf, prim, what)
     k = exclusive_subtree(path)
     replace(state, path[:k + 1], None)
@@ -430,6 +449,7 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     idx = loads[0].indices
     if any(not structural_equal(ld.indices, idx, map_free_vars=False) for ld in loads[1:]):
         raise fail(prim, what, f'the block reads "{buf.name}" at different indices')
+    _check_no_opaque_use(state, buf, prim, what)
     _check_consumer_movable(state, producer, realize, buf, prim, what)
     pblock = producer.block
     pstore = _store_of(pblock, prim, f'producer block "{pblock.name_hint}"')
