@@ -183,7 +183,7 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
     loop: For = lpath[-1]
     what = f'block "{block.name_hint}" at loop "{loop.loop_var.name}"'
     if any(s is loop for s in bpath):
-        raise fail(prim, what, "the loop is an ancestor of the block already")
+        raise fail(prim, what, f'the loop is an ancestor of block "{block.name_hint}" already')
     si_b, si_l = scope_index(bpath), scope_index(lpath)
     scope_b = bpath[si_b] if si_b >= 0 else None
     scope_l = lpath[si_l] if si_l >= 0 else None
@@ -200,8 +200,8 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
                 raise fail(prim, what, f'the block writes the function output "{b.name}" '
                            "(an output block cannot be moved under a consumer loop)")
             if any(any(w is b for w in buffers_written(r.block)) for r in others):
-                raise fail(prim, what, f'another block also writes "{b.name}"; the block '
-                           "must be the only writer of what it produces")
+                raise fail(prim, what, f'another block also writes "{b.name}", so the block '
+                           "is not a complete block (the only writer of what it produces)")
         related = [r for r in others if any(any(x is b for x in buffers_read(r.block))
                                             for b in written)]
         if not related:
@@ -210,11 +210,14 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
     else:
         bufs = []
         related = []
+        outside = []
         for b in read:
             writers = [r for r in others if any(w is b for w in buffers_written(r.block))]
             if not writers:
                 continue
             inside = [r for r in writers if _contains(loop, {r.block.name_hint})]
+            if not inside:
+                outside.extend(writers)
             if inside and len(inside) != len(writers):
                 raise fail(prim, what, f'"{b.name}" is also written by blocks outside the '
                            "loop")
@@ -223,6 +226,9 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
                 related.extend(r for r in inside if all(r is not x for x in related))
         if not related:
             raise fail(prim, what, "no producer of the block is under the loop")
+        if outside:
+            raise fail(prim, what, f'producer block "{outside[0].block.name_hint}" is not under '
+                       "the loop (reverse_compute_at requires all the producer blocks under it)")
         _check_complete_producers(related, lpath, prim, what)
         for b in written:
             readers = [r for r in others if any(x is b for x in buffers_read(r.block))]
@@ -255,7 +261,7 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
         for r in related:
             if not _contains(loop, {r.block.name_hint}):
                 raise fail(prim, what, f'consumer block "{r.block.name_hint}" is not under '
-                           "the loop")
+                           "the loop (compute_at requires all the consumer blocks under it)")
 
     # region of the buffers needed (or provided) under the loop, per iteration of the loop
     outer = loop_domains(lpath)

@@ -9,25 +9,30 @@ from ...ir.structural import structural_equal
 from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
-from ..expr import BufferLoad, IterVarType, Var
+from ..expr import BufferLoad, Call, FloorDiv, FloorMod, IterVarType, PrimExpr, Range, Var
 from ..functor import Mutator, collect_vars, post_order_visit, substitute
-from ..stmt import Block, BlockRealize, BufferStore, For, Stmt
+from ..stmt import Block, BlockRealize, BufferStore, For, MatchBufferRegion, Stmt
 from ..stmt_util import ALIGN_ATTR
 from .error import fail
 from .state import (
     BlockRV,
     ScheduleState,
     StmtWalker,
+    analyzer,
     buffers_read,
     buffers_written,
     can_prove,
     child_blocks,
     collect_accesses,
+    conj,
+    const_value,
     exclusive_subtree,
     find_path,
+    is_one,
     remove_alloc,
     replace,
     scope_index,
+    simplify,
 )
 
 
@@ -52,6 +57,24 @@ def _pure_indices(indices, block: Block) -> Optional[List[Var]]:
             return None
         out.append(i)
     return out
+
+
+def _check_no_opaque_use(state: ScheduleState, buf: Buffer, prim: str, what: str) -> None:
+    """Inlining rewrites loads and stores only: refuse when ``buf`` is also used another way
+    (its address passed to a call, or a region of it matched to another buffer)."""
+    found: List[str] = []
+
+    def f(x):
+        if x is buf.data:
+            found.append('its data pointer is used directly')
+        elif isinstance(x, Call) and any(a is buf or a is buf.data for a in x.args):
+            found.append(f'it is passed to "{x.op}" (an opaque access)')
+        elif isinstance(x, MatchBufferRegion) and x.source.buffer is buf:
+            found.append(f'a region of it is matched to buffer "{x.buffer.name}"')
+
+    post_order_visit(state.body, f)
+    if found:
+        raise fail(prim, what, f'"{buf.name}" cannot be inlined: {found[0]}')
 
 
 def _scope_siblings(state, path):
@@ -228,12 +251,127 @@ def compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
         if r is not realize and any(w is buf for w in buffers_written(r.block)):
             raise fail(prim, what, f'block "{r.block.name_hint}" also writes "{buf.name}"; '
                        "the block must be its only writer")
+    _check_no_opaque_use(state, buf, prim, what)
     _check_inputs_kept(state, realize, buf, prim, what)
     k = exclusive_subtree(path)
     replace(state, path[:k + 1], None)
     body = _InlineLoads(buf, ivs, store.value).visit(state.body)
     state.set_body(body)
     remove_alloc(state, buf)
+
+
+def _load_pieces(idx, block: Block, prim: str, what: str, name: str):
+    """Read each load index as ``(S // d) % m`` of a sum ``S`` of the block's iterators with
+    constant coefficients: ``{S: [(position, d, m or None)]}``, ``S`` a tuple of
+    ``(iterator, coefficient)`` sorted by coefficient."""
+    ivars = [iv.var for iv in block.iter_vars]
+    unit = {iv.var for iv in block.iter_vars if const_value(iv.dom.extent) == 1
+            and const_value(iv.dom.min) == 0}
+    groups: Dict[tuple, list] = {}
+    for pos, e in enumerate(idx):
+        d, m = 1, None
+        if isinstance(e, FloorMod) and const_value(e.b) is not None and const_value(e.b) > 0:
+            e, m = e.a, const_value(e.b)
+        if isinstance(e, FloorDiv) and const_value(e.b) is not None and const_value(e.b) > 0:
+            e, d = e.a, const_value(e.b)
+        coeffs = analyzer().detect_linear_equation(e, ivars)
+        cs = [const_value(c) for c in coeffs]
+        if not coeffs or any(c is None or c < 0 for c in cs) or cs[-1] != 0:
+            raise fail(prim, what, f'the index {e} of "{name}" is not an affine map of the '
+                       "block's iterators that can be inverted")
+        key = tuple(sorted(((v, c) for v, c in zip(ivars, cs) if c and v not in unit),
+                           key=lambda t: t[1]))
+        groups.setdefault(key, []).append((pos, d, m))
+    return groups
+
+
+def _inverse_load(idx, block: Block, pindices, pdom: Dict[Var, Range], prim: str, what: str,
+                  name: str) -> Tuple[Dict[Var, PrimExpr], List[PrimExpr]]:
+    """Invert the consumer's load ``name[idx]`` at the producer's store ``name[pindices]``: each
+    consumer iterator as an expression of the producer's iterators, and the conditions under
+    which that point lies in the consumer's domain.  Only loads that are a bijection of the
+    consumer's iteration space onto (a prefix of) a mixed-radix split of the buffer's indices
+    are accepted, so the inverse is exact wherever the conditions hold."""
+    ana = analyzer(pdom)
+    dom = {iv.var: iv.dom for iv in block.iter_vars}
+    vmap: Dict[Var, PrimExpr] = {}
+    conds: List[PrimExpr] = []
+    bad = f'the indices of "{name}" are not a bijective affine map of the block\'s iterators'
+    for iv in block.iter_vars:
+        if const_value(iv.dom.extent) == 1:
+            vmap[iv.var] = iv.dom.min
+        elif const_value(iv.dom.min) != 0 or const_value(iv.dom.extent) is None:
+            raise fail(prim, what, f'iterator "{iv.var.name}" does not range over a constant '
+                       "extent from 0")
+    for key, pieces in _load_pieces(idx, block, prim, what, name).items():
+        if not key:
+            raise fail(prim, what, bad)
+        total, coef = 1, []
+        for v, c in key:
+            if v in vmap or c != total:
+                raise fail(prim, what, bad)
+            coef.append(c)
+            total *= const_value(dom[v].extent)
+        pieces = sorted(pieces, key=lambda p: p[1])
+        stride = 1
+        for n, (pos, d, m) in enumerate(pieces):
+            last = n == len(pieces) - 1
+            if d != stride or (not last and m is None) or (last and m is not None
+                                                            and m * d < total):
+                raise fail(prim, what, bad)
+            b = pindices[pos]
+            if not ana.can_prove(_op.convert(b) >= 0) or (
+                    not last and not ana.can_prove(_op.convert(b) < m)):
+                raise fail(prim, what, f'the producer stores "{name}" at indices the block\'s '
+                           "load cannot reach")
+            stride = d * (m or 1)
+        s = None
+        for pos, d, _m in pieces:
+            t = pindices[pos] if d == 1 else pindices[pos] * d
+            s = t if s is None else s + t
+        for n, (v, c) in enumerate(key):
+            e = s if c == 1 else _op.floordiv(s, c)
+            if n < len(key) - 1:
+                e = _op.floormod(e, dom[v].extent)
+            vmap[v] = e
+        conds.append(s < total)
+    missing = [iv.var.name for iv in block.iter_vars if iv.var not in vmap]
+    if missing:
+        raise fail(prim, what, f'the load of "{name}" does not use iterator "{missing[0]}"; '
+                   "the block is not a bijection of what it reads")
+    for iv in block.iter_vars:
+        if const_value(iv.dom.extent) == 1:
+            continue
+        rng = ana.int_set(vmap[iv.var], pdom)
+        if not (ana.can_prove(rng.min_value <= 0)
+                and ana.can_prove(rng.max_value >= iv.dom.extent - 1)):
+            raise fail(prim, what, f'the producer does not cover the range of iterator '
+                       f'"{iv.var.name}"')
+    return vmap, conds
+
+
+def _inlined_predicate(producer: BlockRealize, conds: List[PrimExpr], prim: str,
+                       what: str) -> PrimExpr:
+    """The producer's predicate once the consumer runs in it: the consumer's domain conditions
+    (in the producer's loop variables), which must imply the producer's own predicate."""
+    pblock = producer.block
+    pdom = {iv.var: iv.dom for iv in pblock.iter_vars}
+    ana = analyzer(pdom)
+    kept = [c for c in conds if not ana.can_prove(c)]
+    binds = dict(zip([iv.var for iv in pblock.iter_vars], producer.iter_values))
+    new = _op.const(True, "bool")
+    for c in kept:
+        new = conj(new, substitute(c, binds))
+    new = simplify(new)
+    old = producer.predicate
+    if not is_one(old):
+        with ana.constraint_scope(new):
+            ok = ana.can_prove(old)
+        if not ok:
+            raise fail(prim, what, f'the producer "{pblock.name_hint}" has a predicate {old} '
+                       f"that cannot be implied by the synthesized predicate {new} of the new "
+                       "inlined block")
+    return new
 
 
 def _drop_aligns(block: Block, buf: Buffer):
@@ -311,26 +449,13 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     idx = loads[0].indices
     if any(not structural_equal(ld.indices, idx, map_free_vars=False) for ld in loads[1:]):
         raise fail(prim, what, f'the block reads "{buf.name}" at different indices')
-    cvars = _pure_indices(idx, block)
-    if cvars is None or len(cvars) != len(block.iter_vars):
-        raise fail(prim, what, f'the indices of "{buf.name}" must be exactly the block\'s '
-                   "iterators, each once")
+    _check_no_opaque_use(state, buf, prim, what)
     _check_consumer_movable(state, producer, realize, buf, prim, what)
     pblock = producer.block
-    pwhat = f'producer block "{pblock.name_hint}"'
-    pstore = _store_of(pblock, prim, pwhat)
-    pvars = _pure_indices(pstore.indices, pblock)
-    if pvars is None:
-        raise fail(prim, pwhat, "its store indices are not distinct block iterators")
-    civ = {iv.var: iv for iv in block.iter_vars}
-    piv = {iv.var: iv for iv in pblock.iter_vars}
-    for cv, pv in zip(cvars, pvars):
-        a, b = civ[cv].dom, piv[pv].dom
-
-        if not (can_prove(_op.eq(a.min, b.min)) and can_prove(_op.eq(a.extent, b.extent))):
-            raise fail(prim, what, f'iterator "{cv.name}" does not cover the same range as '
-                       f'the producer\'s "{pv.name}"')
-    vmap: Dict[Var, Var] = dict(zip(cvars, pvars))
+    pstore = _store_of(pblock, prim, f'producer block "{pblock.name_hint}"')
+    pdom = {iv.var: iv.dom for iv in pblock.iter_vars}
+    vmap, conds = _inverse_load(idx, block, pstore.indices, pdom, prim, what, buf.name)
+    predicate = _inlined_predicate(producer, conds, prim, what)
 
     class _Repl(Mutator):
         def visit_BufferLoad(self, e):
@@ -347,5 +472,5 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     replace(state, path[:k + 1], None)
 
     ppath = find_path(state.body, lambda s: s is producer)
-    replace(state, ppath, dataclasses.replace(producer, block=nb))
+    replace(state, ppath, dataclasses.replace(producer, block=nb, predicate=predicate))
     remove_alloc(state, buf)

@@ -47,6 +47,10 @@ def fuse(state: ScheduleState, loop_rvs: Sequence[LoopRV],
     for lp in loops:
         if lp.kind != ForKind.SERIAL or lp.thread_binding is not None:
             raise fail(prim, f'loop "{lp.loop_var.name}"', "only serial loops can be fused")
+        if lp.annotations:
+            raise fail(prim, f'loop "{lp.loop_var.name}"', "the loop has annotations "
+                       f"({', '.join(map(str, lp.annotations))}); an annotated loop cannot "
+                       "be fused")
         if not (isinstance(lp.min, IntImm) and lp.min.value == 0):
             raise fail(prim, f'loop "{lp.loop_var.name}"', "the loop must start at 0")
     inner_vars = {lp.loop_var for lp in loops}

@@ -2,9 +2,17 @@
 from __future__ import annotations
 
 from ..expr import IterVar, IterVarType, Var
+from ..functor import collect_vars
 from ..stmt import For, ForKind
 from .error import fail
-from .state import LoopRV, ScheduleState, bound_vars_of_loop, replace
+from .state import (
+    LoopRV,
+    ScheduleState,
+    bound_vars_of_loop,
+    child_blocks,
+    is_quasi_affine,
+    replace,
+)
 
 _THREAD_TAGS = {
     "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z",
@@ -12,11 +20,32 @@ _THREAD_TAGS = {
 }
 
 
+def _check_blocks_analyzable(loop: For, prim: str, what: str) -> None:
+    """Classic TVM's conditions for running a loop's iterations apart: the bindings of the
+    blocks under it are quasi-affine, and a reduction block writes only at data-parallel
+    indices (compact dataflow)."""
+    for realize in child_blocks(loop.body):
+        block = realize.block
+        for iv, value in zip(block.iter_vars, realize.iter_values):
+            if not is_quasi_affine(value, collect_vars(value)):
+                raise fail(prim, what, f'the binding {value} of iterator "{iv.var.name}" of '
+                           f'block "{block.name_hint}" is not quasi-affine')
+        reduce_vars = {iv.var for iv in block.iter_vars if iv.iter_type != IterVarType.DataPar}
+        for w in block.writes:
+            used = set().union(*(collect_vars(r.min) | collect_vars(r.extent) for r in w.region))
+            if reduce_vars & used:
+                raise fail(prim, what, f'block "{block.name_hint}" writes "{w.buffer.name}" at '
+                           "indices that depend on a reduction iterator (its dataflow is not "
+                           "compact)")
+
+
 def _set_kind(state: ScheduleState, loop_rv: LoopRV, kind: ForKind, prim: str,
               thread: str = "") -> None:
     path = state.loop_path(loop_rv, prim)
     loop: For = path[-1]
     what = f'loop "{loop.loop_var.name}"'
+    if kind != ForKind.UNROLLED:
+        _check_blocks_analyzable(loop, prim, what)
     if kind in (ForKind.PARALLEL, ForKind.VECTORIZED):
         for realize, ivs in bound_vars_of_loop(loop, loop.loop_var):
             for iv in ivs:

@@ -54,6 +54,9 @@ def split(state: ScheduleState, loop_rv: LoopRV, factors: Sequence[Optional[obje
     if loop.kind != ForKind.SERIAL or loop.thread_binding is not None:
         raise fail(prim, what, f"only a serial loop can be split, this one is "
                    f"{loop.kind.name.lower()}")
+    if loop.annotations:
+        raise fail(prim, what, "the loop has annotations "
+                   f"({', '.join(map(str, loop.annotations))}); an annotated loop cannot be split")
     dt = loop.loop_var.dtype
     facs: List[Optional[PrimExpr]] = []
     for f in factors:

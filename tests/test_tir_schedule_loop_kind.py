@@ -1,0 +1,61 @@
+"""parallel / vectorize / bind refuse what classic TVM refuses: a block under the loop whose
+binding is not quasi-affine, or a reduction block writing at indices that depend on its
+reduction iterator. A valid loop of the same block is parallelized and gives the numpy result."""
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite.script import tir as T
+from tvmlite.tir.schedule import Schedule, ScheduleError
+
+
+@T.prim_func
+def rowsum_square_index(A: T.Buffer((9, 50), "float32"), B: T.Buffer((9,), "float32")):
+    for i, k in T.grid(9, 10):
+        with T.block("B"):
+            vi = T.axis.S(9, i)
+            vk = T.axis.R(50, k * k // 2)
+            with T.init():
+                B[vi] = 0.0
+            B[vi] = B[vi] + A[vi, vk]
+
+
+@T.prim_func
+def rowsum_write_by_reduce(A: T.Buffer((9, 9), "float32"), B: T.Buffer((9,), "float32")):
+    for i, k in T.grid(9, 9):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vk] = 0.0
+            B[vk] = B[vk] + A[vi, vk]
+
+
+@T.prim_func
+def rowsum(A: T.Buffer((9, 13), "float32"), B: T.Buffer((9,), "float32")):
+    for i, k in T.grid(9, 13):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = 0.0
+            B[vi] = B[vi] + A[vi, vk]
+
+
+@pytest.mark.parametrize("func, why", [(rowsum_square_index, "not quasi-affine"),
+                                       (rowsum_write_by_reduce, "not compact")])
+@pytest.mark.parametrize("prim", ["parallel", "vectorize"])
+def test_refusals(func, why, prim):
+    sch = Schedule(func)
+    i, _ = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match=f'{prim}: loop "i".*{why}'):
+        getattr(sch, prim)(i)
+    sch.unroll(i)  # unrolling changes no order: allowed
+
+
+def test_parallel_rowsum_matches_numpy():
+    sch = Schedule(rowsum)
+    i, _ = sch.get_loops(sch.get_block("B"))
+    sch.parallel(i)
+    a = np.random.default_rng(2).random((9, 13), dtype=np.float32)
+    b = tvm.nd.array(np.zeros(9, "float32"))
+    tvm.build(sch.mod, target="llvm")(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a.sum(axis=1), rtol=1e-5)
