@@ -533,7 +533,7 @@ def test_remove_rv_only_drops_that_handle_and_is_traced():
     sch.split(j, [None, 4])
     i2, _, _ = sch.get_loops(b)  # a new handle to the same loop is fine
     sch.parallel(i2)
-    assert "sch.remove_rv(l" in str(sch.trace)
+    assert "sch.remove_rv(rv=l" in str(sch.trace)
     _build_matches(sch, shapes, out_shapes, ref)
     _replays(sch, func)
     copy = sch.copy()

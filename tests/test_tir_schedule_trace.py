@@ -37,7 +37,9 @@ def _run(mod):
 def _replays(sch):
     text = str(sch.trace)
     by_text = tvm.tir.Schedule(Mod)
-    exec(text, {"sch": by_text})
+    namespace = {"tir": tvm.tir}
+    exec(text, namespace)  # defines apply_trace(sch), as classic TVM prints it
+    namespace["apply_trace"](by_text)
     assert structural_equal(by_text.mod["mm_relu"], sch.mod["mm_relu"]), text
     by_api = tvm.tir.Schedule(Mod)
     sch.trace.apply_to_schedule(by_api, remove_postproc=False)
@@ -135,7 +137,7 @@ def test_trace_names_queries_and_registered_intrinsics():
     assert "consumer_blocks=[b1]" in str(sch2.trace)
     sch3 = tvm.tir.Schedule(Mod)
     _blockize_tensorize(sch3, by_name=False)
-    assert "tensor_intrin='test_trace_tile4'" in str(sch3.trace)
+    assert 'tensor_intrin="test_trace_tile4"' in str(sch3.trace)
 
 
 def test_bind_replays():
@@ -147,4 +149,4 @@ def test_bind_replays():
     replay = tvm.tir.Schedule(Mod)
     sch.trace.apply_to_schedule(replay)
     assert structural_equal(replay.mod["mm_relu"], sch.mod["mm_relu"])
-    assert "thread_axis='threadIdx.x'" in str(sch.trace)
+    assert 'thread_axis="threadIdx.x"' in str(sch.trace)
