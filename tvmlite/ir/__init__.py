@@ -1,6 +1,6 @@
 """Nodes and utilities shared by every IR level (``tvm.ir``)."""
 from ..tir.expr import Node, PrimExpr, Range
-from . import dtype, instrument, transform
+from . import base, dtype, instrument, transform
 from .container import Array, Map
 from .module import GlobalVar, IRModule
 from .serialization import load_json, save_json
@@ -9,7 +9,7 @@ from .type import PointerType, PrimType, Type
 
 __all__ = ["Node", "PrimExpr", "Range", "GlobalVar", "IRModule", "assert_structural_equal",
            "structural_equal", "structural_hash", "dtype", "instrument", "transform", "Array",
-           "Map", "save_json", "load_json", "PrimType", "PointerType", "Type"]
+           "Map", "save_json", "load_json", "PrimType", "PointerType", "Type", "base"]
 
 
 from .._classic import fallback as _fallback  # noqa: E402

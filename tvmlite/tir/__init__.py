@@ -78,6 +78,7 @@ from .op import (  # reducers; with two operands they combine elementwise
     indexmod,
     infinity,
     isnan,
+    assume,
     likely,
     log,
     log1p,
