@@ -87,9 +87,11 @@ def test_split_none_annotate_copy_and_trace_replay():
     forked.unroll(forked.get_loops(forked.get_block("C", "mm_relu"))[-1])
     assert not structural_equal(forked.mod["mm_relu"], sch.mod["mm_relu"])
     text = str(sch.trace)
-    assert "sch.split(l1, factors=[None, 8]" in text
+    assert "sch.split(loop=l2, factors=[None, 8], preserve_unit_iters=True)" in text
     replay = tvm.tir.Schedule(Mod)
-    exec(text, {"sch": replay})
+    namespace = {"tir": tvm.tir}
+    exec(text, namespace)
+    namespace["apply_trace"](replay)
     assert structural_equal(replay.mod["mm_relu"], sch.mod["mm_relu"])
     _run_mm(sch.mod)
     _run_mm(forked.mod)

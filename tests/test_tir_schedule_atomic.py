@@ -322,6 +322,13 @@ def _case_set_scope(s):
         ["set_scope", "function parameter"], lambda: s.set_scope(s.get_block("B"), 0, "local")
 
 
+def _case_unsafe_set_dtype(s):
+    c = s.get_block("C")
+    return lambda: s.unsafe_set_dtype(c, 0, "float16"), \
+        ["unsafe_set_dtype", 'block "C"', "function parameter"], \
+        lambda: s.unsafe_set_dtype(s.get_block("B"), 0, "float64")
+
+
 def _case_transform_layout(s):
     return lambda: s.transform_layout("B", "B", lambda i, j: [i // 4, j, i % 4]), \
         ["transform_layout", 'block "B"', "pads"], \
@@ -433,6 +440,7 @@ CASES = {
     "cache_write": (_chain, _case_cache_write),
     "storage_align": (_chain, _case_storage_align),
     "set_scope": (_chain, _case_set_scope),
+    "unsafe_set_dtype": (_chain, _case_unsafe_set_dtype),
     "decompose_reduction": (_reduce, _case_decompose_reduction),
     "rfactor": (_reduce, _case_rfactor),
     "blockize": (_sibling, _case_blockize),
@@ -533,7 +541,7 @@ def test_remove_rv_only_drops_that_handle_and_is_traced():
     sch.split(j, [None, 4])
     i2, _, _ = sch.get_loops(b)  # a new handle to the same loop is fine
     sch.parallel(i2)
-    assert "sch.remove_rv(l" in str(sch.trace)
+    assert "sch.remove_rv(rv=l" in str(sch.trace)
     _build_matches(sch, shapes, out_shapes, ref)
     _replays(sch, func)
     copy = sch.copy()

@@ -37,7 +37,9 @@ def _run(mod):
 def _replays(sch):
     text = str(sch.trace)
     by_text = tvm.tir.Schedule(Mod)
-    exec(text, {"sch": by_text})
+    namespace = {"tir": tvm.tir}
+    exec(text, namespace)  # defines apply_trace(sch), as classic TVM prints it
+    namespace["apply_trace"](by_text)
     assert structural_equal(by_text.mod["mm_relu"], sch.mod["mm_relu"]), text
     by_api = tvm.tir.Schedule(Mod)
     sch.trace.apply_to_schedule(by_api, remove_postproc=False)
@@ -135,7 +137,7 @@ def test_trace_names_queries_and_registered_intrinsics():
     assert "consumer_blocks=[b1]" in str(sch2.trace)
     sch3 = tvm.tir.Schedule(Mod)
     _blockize_tensorize(sch3, by_name=False)
-    assert "tensor_intrin='test_trace_tile4'" in str(sch3.trace)
+    assert 'tensor_intrin="test_trace_tile4"' in str(sch3.trace)
 
 
 def test_bind_replays():
@@ -147,4 +149,124 @@ def test_bind_replays():
     replay = tvm.tir.Schedule(Mod)
     sch.trace.apply_to_schedule(replay)
     assert structural_equal(replay.mod["mm_relu"], sch.mod["mm_relu"])
-    assert "thread_axis='threadIdx.x'" in str(sch.trace)
+    assert 'thread_axis="threadIdx.x"' in str(sch.trace)
+
+
+# ----------------------------------------------------------------- classic text and JSON form
+def _sampled():
+    sch = tvm.tir.Schedule(Mod, seed=11)
+    y = sch.get_block("Y", func_name="mm_relu")
+    i, j, k = sch.get_loops(y)
+    f0, f1 = sch.sample_perfect_tile(j, n=2, max_innermost_factor=8)
+    sch.split(j, factors=[f0, f1])
+    v = sch.sample_categorical([1, 2, 4], [0.25, 0.5, 0.25])
+    sch.annotate(k, "pragma_auto_unroll_max_step", v)
+    sch.annotate(y, "note", 'a "quoted"\nline')
+    return sch
+
+
+def test_trace_prints_classic_apply_trace_function():
+    sch = _sampled()
+    text = str(sch.trace)
+    lines = text.splitlines()
+    assert lines[:3] == ["# from tvm import tir",
+                         "def apply_trace(sch: tir.Schedule) -> None:",
+                         '  b0 = sch.get_block(name="Y", func_name="mm_relu")']
+    assert lines[3] == "  l1, l2, l3 = sch.get_loops(block=b0)"
+    assert lines[4].startswith("  v4, v5 = sch.sample_perfect_tile(loop=l2, n=2, "
+                               "max_innermost_factor=8, decision=[")
+    assert "l6, l7 = sch.split(loop=l2, factors=[v4, v5], preserve_unit_iters=True)" in text
+    assert "v8 = sch.sample_categorical(candidates=[1, 2, 4], probs=[0.25, 0.5, 0.25], " \
+           "decision=" in text
+    assert 'ann_key="pragma_auto_unroll_max_step", ann_val=v8)' in text
+    assert str(tvm.tir.schedule.Trace()).endswith("-> None:\n  pass")
+    namespace = {"tir": tvm.tir}
+    exec(text, namespace)
+    replay = tvm.tir.Schedule(Mod)
+    namespace["apply_trace"](replay)
+    assert structural_equal(replay.mod["mm_relu"], sch.mod["mm_relu"])
+    assert str(replay.trace) == text
+    _run(sch.mod)
+
+
+def test_trace_json_round_trip_keeps_decisions():
+    sch = _sampled()
+    obj = sch.trace.as_json()
+    kinds = [inst[0] for inst in obj[0]]
+    assert kinds[:4] == ["GetBlock", "GetLoops", "SamplePerfectTile", "Split"]
+    assert obj[0][0] == ["GetBlock", [], ["Y", "mm_relu"], ["b0"]]
+    assert [d[0] for d in obj[1]] == [2, 4]  # the two sampling instructions
+    replay = tvm.tir.Schedule(Mod, seed=999)  # another seed: the decisions decide
+    tvm.tir.schedule.Trace.apply_json_to_schedule(obj, replay)
+    assert structural_equal(replay.mod["mm_relu"], sch.mod["mm_relu"])
+    assert replay.trace.as_json() == obj
+
+
+def test_trace_with_decision_and_decision_provider():
+    sch = tvm.tir.Schedule(Mod)
+    y = sch.get_block("Y", func_name="mm_relu")
+    j = sch.get_loops(y)[1]
+    f0, f1 = sch.sample_perfect_tile(j, n=2, decision=[7, 4])
+    sch.split(j, factors=[f0, f1])
+    inst = sch.trace.insts[2]
+    other = sch.trace.with_decision(inst, [2, 14], remove_postproc=True)
+    assert sch.trace.get_decision(inst) == [7, 4] and other.get_decision(inst) == [2, 14]
+    replay = tvm.tir.Schedule(Mod)
+    other.apply_to_schedule(replay)
+    assert [replay.get(x).extent.value for x in replay.get_loops(y)[1:3]] == [2, 14]
+    seen = []
+    by_provider = tvm.tir.Schedule(Mod)
+
+    def provider(i, inputs, attrs, decision):
+        seen.append(i.kind.name)
+        return [14, 2] if decision is not None else None
+
+    sch.trace.apply_to_schedule(by_provider, decision_provider=provider)
+    assert seen == ["GetBlock", "GetLoops", "SamplePerfectTile", "Split"]
+    assert [by_provider.get(x).extent.value
+            for x in by_provider.get_loops(y)[1:3]] == [14, 2]
+    _run(by_provider.mod)
+
+
+def test_trace_simplified_drops_unused_queries_only():
+    sch = tvm.tir.Schedule(Mod)
+    y = sch.get_block("Y", func_name="mm_relu")
+    sch.get_block("C", func_name="mm_relu")  # unused
+    i, j, k = sch.get_loops(y)
+    sch.parallel(i)
+    simple = sch.trace.simplified(remove_postproc=False)
+    assert [x.name for x in simple.insts] == ["get_block", "get_loops", "parallel"]
+    assert len(sch.trace) == 4
+    replay = tvm.tir.Schedule(Mod)
+    simple.apply_to_schedule(replay)
+    assert structural_equal(replay.mod["mm_relu"], sch.mod["mm_relu"])
+
+
+def test_instruction_classic_construction_and_bad_input():
+    from tvmlite.tir.schedule import BlockRV, Instruction, InstructionKind, LoopRV, Trace
+    b, lo, l0, l1 = BlockRV(), LoopRV(), LoopRV(), LoopRV()
+    assert b != BlockRV() and b == b
+    get = Instruction(InstructionKind.get("GetBlock"), [], ["C", "mm_relu"], [b])
+    loops = Instruction(InstructionKind.get("GetLoops"), [b], [], [lo, LoopRV()])
+    split = Instruction(InstructionKind.get("Split"), [lo, None, 4], [True], [l0, l1])
+    fuse = Instruction(InstructionKind.get("Fuse"), [l0, l1], [True], [LoopRV()])
+    assert split.inputs[1:] == [None, 4] and split.attrs == [True]
+    assert str(split) == "_, _ = sch.split(loop=_, factors=[None, 4], preserve_unit_iters=True)"
+    assert str(fuse) == "_ = sch.fuse(_, _, preserve_unit_iters=True)"
+    assert InstructionKind.get("RFactor").name == "RFactor"
+    assert not InstructionKind.get("EnterPostproc").is_pure
+    assert InstructionKind.get("GetLoops").is_pure
+    trace = Trace([get, loops, split, fuse], {})
+    replay = tvm.tir.Schedule(Mod)
+    trace.apply_to_schedule(replay)
+    direct = tvm.tir.Schedule(Mod)
+    ci, cj = direct.get_loops(direct.get_block("C", func_name="mm_relu"))
+    direct.fuse(*direct.split(ci, [None, 4]))
+    assert structural_equal(replay.mod["mm_relu"], direct.mod["mm_relu"])
+    with pytest.raises(tvm.TVMError, match="NoSuchThing"):
+        InstructionKind.get("NoSuchThing")
+    with pytest.raises(tvm.TVMError, match="expected"):
+        Trace.apply_json_to_schedule([1], replay)
+    with pytest.raises(tvm.TVMError, match="b9"):
+        Trace.apply_json_to_schedule([[["GetLoops", ["b9"], [], ["l0"]]], []], replay)
+    assert structural_equal(replay.mod["mm_relu"], direct.mod["mm_relu"])  # unchanged

@@ -23,7 +23,8 @@ TE_OPS = ["split", "split", "split_nparts", "fuse", "reorder", "tile", "compute_
 TIR_OPS = ["split", "split", "fuse", "reorder", "compute_at", "compute_at",
            "reverse_compute_at", "compute_inline", "reverse_compute_inline", "cache_read",
            "cache_write", "rfactor", "decompose_reduction", "blockize", "vectorize", "parallel",
-           "unroll", "annotate", "storage_align", "set_scope", "bind_vthread"]
+           "unroll", "annotate", "storage_align", "set_scope", "bind_vthread",
+           "unsafe_set_dtype"]
 SCOPES = ["local", "shared", "global"]
 
 
@@ -237,6 +238,9 @@ def apply_tir_step(sch: Schedule, step: dict) -> str:
         scope = SCOPES[c % 3]
         sch.set_scope(blk, 0, scope)
         return f"sch.set_scope(sch.get_block({bname!r}), 0, {scope!r})"
+    if op == "unsafe_set_dtype":  # a wider type keeps every result within tolerance
+        sch.unsafe_set_dtype(blk, 0, "float64")
+        return f'sch.unsafe_set_dtype(sch.get_block({bname!r}), 0, "float64")'
     return ""
 
 

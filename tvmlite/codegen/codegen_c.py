@@ -490,8 +490,9 @@ class _FunctionPrinter(VectorPrinterMixin):
 
     def s_Evaluate(self, s: S.Evaluate) -> None:
         v = s.value
-        if isinstance(v, (E.IntImm, E.FloatImm)):
-            return
+        if isinstance(v, (E.IntImm, E.FloatImm)) or (isinstance(v, E.Call)
+                                                     and v.op == "assume"):
+            return  # an assumption informs the compiler, it computes nothing
         if isinstance(v, E.Call) and v.op == "call_packed":
             self.call_packed(v)
             return

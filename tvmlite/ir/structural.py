@@ -154,6 +154,16 @@ def assert_structural_equal(lhs, rhs, map_free_vars: bool = True) -> None:
         ) from None
 
 
+def get_first_structural_mismatch(lhs, rhs, map_free_vars: bool = True):
+    """Where ``lhs`` and ``rhs`` first differ, as ``(lhs path, rhs path)``; None when they are
+    structurally equal (``tvm.ir.base.get_first_structural_mismatch``)."""
+    try:
+        _Equal(map_free_vars).eq(lhs, rhs, "root")
+    except _Mismatch as m:
+        return (m.path, m.path)
+    return None
+
+
 def structural_hash(node, map_free_vars: bool = True) -> int:
     """A hash consistent with :func:`structural_equal` (variables hash by first appearance)."""
     h = hashlib.blake2b(digest_size=8)

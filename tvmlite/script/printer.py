@@ -88,7 +88,7 @@ _CMPOPS = {EQ: "==", NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">="}
 _FUNCOPS = {Min: "T.min", Max: "T.max", Mod: "T.truncmod"}
 # Call ops printed as T.<op>(args): the parser rebuilds them through tvmlite.tir.op.
 _KNOWN_CALLS = set(MATH_OPS) | {
-    "if_then_else", "likely", "shift_left", "shift_right", "bitwise_and", "bitwise_or",
+    "if_then_else", "likely", "assume", "shift_left", "shift_right", "bitwise_and", "bitwise_or",
     "bitwise_xor", "bitwise_not", "fabs", "pow", "fmod", "isnan", "popcount"}
 _FOR_KINDS = {ForKind.SERIAL: "T.serial", ForKind.PARALLEL: "T.parallel",
               ForKind.VECTORIZED: "T.vectorized", ForKind.UNROLLED: "T.unroll",

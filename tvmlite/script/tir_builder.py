@@ -558,6 +558,7 @@ for _name in MATH_OPS:
     globals()[_name] = _accepting_dtype(getattr(_op, _name))
 if_then_else = _accepting_dtype(_op.if_then_else)
 likely = _accepting_dtype(_op.likely)
+assume = _op.assume
 
 
 def q_multiply_shift(x, y, q, s, dtype: str = "int32") -> PrimExpr:

@@ -49,6 +49,7 @@ from .op import (  # reducers; with two operands they combine elementwise
     all,
     any,
     asin,
+    assume,
     atan,
     bitwise_and,
     bitwise_not,

@@ -480,6 +480,11 @@ def likely(cond, span=None) -> PrimExpr:
     return Call(cond.dtype, "likely", (cond,))
 
 
+def assume(cond: PrimExpr = None) -> PrimExpr:
+    """A condition the compiler may take as true (``T.assume``); it generates no code."""
+    return Call("bool", "assume", (_as_bool(cond),))
+
+
 def _select_post_init(self):
     c, t, f = _as_bool(self.condition), self.true_value, self.false_value
     t, f = _operands(t, f)

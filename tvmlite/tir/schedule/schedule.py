@@ -31,6 +31,7 @@ from . import reindex as _reindex
 from . import reorder as _reorder
 from . import rfactor as _rf
 from . import sampling as _sampling
+from . import set_dtype as _sd
 from . import set_scope as _ss
 from . import split as _split
 from . import storage_align as _sa
@@ -1095,6 +1096,26 @@ class Schedule:
         _ss.set_scope(self._state, block, buffer_index, storage_scope)
         self._trace.record("set_scope", [block], None,
                            {"buffer_index": buffer_index, "storage_scope": storage_scope})
+
+    @_all_or_nothing
+    @_with_example(_sd.unsafe_set_dtype)
+    def unsafe_set_dtype(self, block: BlockRV, buffer_index: int, dtype: str) -> None:
+        """Store a buffer ``block`` writes as ``dtype``; its stores cast to it and its loads
+        cast back (unsafe: values may lose precision or range).
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The writer.
+        buffer_index : int
+            Which of the block's writes; it must be allocated in the function.
+        dtype : str
+            The new element type.
+        """
+        self._func_of(block)
+        _sd.unsafe_set_dtype(self._state, block, buffer_index, dtype)
+        self._trace.record("unsafe_set_dtype", [block], None,
+                           {"buffer_index": buffer_index, "dtype": dtype})
 
     @_all_or_nothing
     @_with_example(_reindex.reindex)

@@ -58,36 +58,50 @@ from .error import HandleError, ScheduleError
 
 # --------------------------------------------------------------------------- handles
 class BlockRV:
-    """A handle to a block, valid across rewrites while the block exists."""
+    """A handle to a block, valid across rewrites while the block exists (``BlockRV()``: a
+    placeholder, equal only to itself, for building a trace by hand)."""
 
     __slots__ = ("name", "func_name")
 
-    def __init__(self, name: str, func_name: str = "main"):
+    def __init__(self, name: Optional[str] = None, func_name: str = "main"):
         self.name = name
         self.func_name = func_name
 
     def __repr__(self) -> str:
         return f"BlockRV({self.name!r})"
 
+    def same_as(self, other) -> bool:
+        """Identity, as classic TVM's ``same_as``."""
+        return self is other
+
     def __eq__(self, other):
+        if self.name is None:
+            return self is other
         return isinstance(other, BlockRV) and (other.name, other.func_name) == (
             self.name, self.func_name)
 
     def __hash__(self):
-        return hash((self.name, self.func_name))
+        return id(self) if self.name is None else hash((self.name, self.func_name))
 
 
 class LoopRV:
-    """A handle to a loop, identified by its loop variable."""
+    """A handle to a loop, identified by its loop variable (``LoopRV()``: a placeholder for
+    building a trace by hand)."""
 
     __slots__ = ("var", "func_name")
 
-    def __init__(self, var: Var, func_name: str = "main"):
+    def __init__(self, var: Optional[Var] = None, func_name: str = "main"):
+        if var is None:
+            var = Var("l", "int32")
         self.var = var
         self.func_name = func_name
 
     def __repr__(self) -> str:
         return f"LoopRV({self.var.name!r})"
+
+    def same_as(self, other) -> bool:
+        """Identity, as classic TVM's ``same_as``."""
+        return self is other
 
     def __eq__(self, other):
         return isinstance(other, LoopRV) and other.var is self.var

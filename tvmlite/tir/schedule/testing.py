@@ -13,7 +13,8 @@ def verify_trace_roundtrip(sch: Schedule, mod: Union[PrimFunc, IRModule], *,
                            debug_mask: Union[str, int] = "all",
                            text_format: Union[str, Sequence[str]] = ("python",)) -> Schedule:
     """Check that ``sch``'s trace replays onto a fresh schedule of ``mod`` — directly and, for
-    ``"python"`` in ``text_format``, through its printed Python — giving the same module.
+    ``"python"`` / ``"json"`` in ``text_format``, through its printed Python or its JSON —
+    giving the same module.
 
     Returns the replayed schedule."""
     formats = [text_format] if isinstance(text_format, str) else list(text_format)
@@ -25,4 +26,8 @@ def verify_trace_roundtrip(sch: Schedule, mod: Union[PrimFunc, IRModule], *,
         from_text = Schedule(mod, debug_mask=debug_mask)
         exec("\n".join(trace.as_python()), {"sch": from_text, "T": tir, "tir": tir})
         assert_structural_equal(sch.mod, from_text.mod)
+    if "json" in formats:
+        from_json = Schedule(mod, debug_mask=debug_mask)
+        type(trace).apply_json_to_schedule(trace.as_json(), from_json)
+        assert_structural_equal(sch.mod, from_json.mod)
     return replayed
