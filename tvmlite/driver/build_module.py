@@ -290,6 +290,13 @@ def _package_digest() -> str:
     return h.hexdigest()
 
 
+def _plain(value) -> bool:
+    """Made only of constants (no pass, callable or object keyed by identity)."""
+    if isinstance(value, tuple):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
 def _disk_key(mod: IRModule, key: Optional[tuple]) -> Optional[str]:
     if key is None:
         return None
@@ -297,7 +304,7 @@ def _disk_key(mod: IRModule, key: Optional[tuple]) -> Optional[str]:
     _hash_into(mod, d, {})
     rest = repr(key[1:]) + repr([f[2] for f in key[0]])  # target, flags, config; names
     d.update(rest.encode())
-    if not d.portable or "('id'," in rest:
+    if not d.portable or not _plain(key[6]):  # a user pass in the config runs every time
         return None
     d.h.update(_package_digest().encode())
     return d.h.hexdigest()[:40]
