@@ -243,33 +243,46 @@ def eval_set(expr, dom_map: DomMap, analyzer: Optional[Simplifier] = None) -> In
     """The interval ``expr`` covers when each variable of ``dom_map`` ranges over its set
     (a Range, an IntSet, or an expression for a single point); other variables are fixed."""
     ana = analyzer or Simplifier()
-    e = to_expr(expr)
-    sets = _normalize_dom(dom_map)
-    if not is_index_dtype(e.dtype):
-        if not any(v in sets for v in collect_vars(e)):
-            return IntSet.single_point(ana.simplify(e))
-        return IntSet.everything()
-    saved = ana._push()
-    try:
-        for v, s in sets.items():
-            if s.is_single_point():
-                ana.bind(v, s.min_value)
-            elif s.has_lower_bound() and s.has_upper_bound():
-                ana.bind(v, Range(s.min_value,
-                                  _op.add(_op.sub(s.max_value, s.min_value), 1)))
-            else:
-                lo = ana.const_int_bound(s.min_value).min_value if s.has_lower_bound() \
-                    else NEG_INF
-                hi = ana.const_int_bound(s.max_value).max_value if s.has_upper_bound() \
-                    else POS_INF
-                ana.update(v, ConstIntBound(lo, hi), override=True)
-        lo, hi = _Evaluator(ana, sets).poly(ana._lin(e))
-        lo_e = None if lo is None else lo.to_expr()
-        hi_e = None if hi is None else hi.to_expr()
-    finally:
-        ana._pop(saved)
-    return IntervalSet(neg_inf if lo_e is None else ana.simplify(lo_e),
-                       pos_inf if hi_e is None else ana.simplify(hi_e))
+    return _eval_sets([to_expr(expr)], _normalize_dom(dom_map), ana)[0]
+
+
+def _eval_sets(exprs: Sequence[PrimExpr], sets: Dict[Var, IntervalSet],
+               ana: Simplifier) -> List[IntervalSet]:
+    """:func:`eval_set` of each of ``exprs`` over the same domains: the domains are bound once
+    and the analyzer's memo serves every expression."""
+    out: List[Optional[IntervalSet]] = [None] * len(exprs)
+    ends: List[Tuple[int, Optional[PrimExpr], Optional[PrimExpr]]] = []
+    for k, e in enumerate(exprs):
+        if not is_index_dtype(e.dtype):
+            out[k] = (IntSet.single_point(ana.simplify(e))
+                      if not any(v in sets for v in collect_vars(e)) else IntSet.everything())
+    if any(o is None for o in out):
+        saved = ana._push()
+        try:
+            for v, s in sets.items():
+                if s.is_single_point():
+                    ana.bind(v, s.min_value)
+                elif s.has_lower_bound() and s.has_upper_bound():
+                    ana.bind(v, Range(s.min_value,
+                                      _op.add(_op.sub(s.max_value, s.min_value), 1)))
+                else:
+                    lo = ana.const_int_bound(s.min_value).min_value if s.has_lower_bound() \
+                        else NEG_INF
+                    hi = ana.const_int_bound(s.max_value).max_value if s.has_upper_bound() \
+                        else POS_INF
+                    ana.update(v, ConstIntBound(lo, hi), override=True)
+            ev = _Evaluator(ana, sets)
+            for k, e in enumerate(exprs):
+                if out[k] is None:
+                    lo, hi = ev.poly(ana._lin(e))
+                    ends.append((k, None if lo is None else lo.to_expr(),
+                                 None if hi is None else hi.to_expr()))
+        finally:
+            ana._pop(saved)
+    for k, lo_e, hi_e in ends:
+        out[k] = IntervalSet(neg_inf if lo_e is None else ana.simplify(lo_e),
+                             pos_inf if hi_e is None else ana.simplify(hi_e))
+    return out
 
 
 def union(sets: Sequence[IntervalSet], analyzer: Optional[Simplifier] = None) -> IntervalSet:
@@ -316,13 +329,16 @@ def relax_region(indices: Sequence, dom_map: DomMap,
     """The region ``[min, min + extent)`` per dimension that a buffer access at ``indices``
     covers while the variables of ``dom_map`` range over their domains."""
     ana = analyzer or Simplifier()
-    out = []
+    exprs: List[PrimExpr] = []
     for idx in indices:
         if isinstance(idx, Range):  # an access region: relax both ends
-            s = union([eval_set(idx.min, dom_map, ana),
-                       eval_set(_op.sub(_op.add(idx.min, idx.extent), 1), dom_map, ana)], ana)
+            exprs += [to_expr(idx.min), _op.sub(_op.add(idx.min, idx.extent), 1)]
         else:
-            s = eval_set(idx, dom_map, ana)
+            exprs.append(to_expr(idx))
+    sets = iter(_eval_sets(exprs, _normalize_dom(dom_map), ana))
+    out = []
+    for idx in indices:
+        s = union([next(sets), next(sets)], ana) if isinstance(idx, Range) else next(sets)
         if not (s.has_lower_bound() and s.has_upper_bound()) or _at_dtype_limit(s):
             raise ValueError(f"cannot bound access index #{len(out)} over the given domains")
         out.append(s.to_range(ana))

@@ -98,6 +98,72 @@ static TVML_UNUSED __attribute__((malloc, assume_aligned(64))) void* tvml_alloc(
   if (posix_memalign(&p, 64, n ? n : 64) != 0) return 0;
   return p;
 }
+
+/* Argument checks, shared by every function of the library: one call per tensor instead of a
+   dozen inline tests keeps the C compiler's work (and the build time) small. Each returns -1
+   with the error message set when the check fails. */
+static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_arg(
+    void** args, const int32_t* codes, int i, const char* fn, const char* name, int32_t ndim,
+    int code, int bits, int lanes, const char* dtype_name, int32_t dev, const char* dev_name) {
+  char s[32];
+  if (codes[i] != @ARG_DLTENSOR@) {
+    tvml_set_err("%s: Argument %s is expected to be a tensor (DLTensor*), got %s", fn, name,
+                 tvml_type_code_str(codes[i]));
+    return -1;
+  }
+  const DLTensor* t = (const DLTensor*)args[i];
+  if (t->ndim != ndim) {
+    tvml_set_err("%s: Argument %s.ndim is expected to be %d, got %d", fn, name, (int)ndim,
+                 (int)t->ndim);
+    return -1;
+  }
+  if (t->dtype.code != code || t->dtype.bits != bits || t->dtype.lanes != lanes) {
+    tvml_set_err("%s: Argument %s.dtype is expected to be %s, got %s", fn, name, dtype_name,
+                 tvml_dtype_str(t->dtype, s, sizeof(s)));
+    return -1;
+  }
+  if (t->device.device_type != dev) {
+    tvml_set_err("%s: Argument %s is expected to be on %s(0), got %s", fn, name, dev_name,
+                 tvml_dev_str(t->device, s, sizeof(s)));
+    return -1;
+  }
+  if (t->data == NULL) {
+    tvml_set_err("%s: Argument %s.data is NULL", fn, name);
+    return -1;
+  }
+  return 0;
+}
+
+/* shape[k0 .. k0+n) == want[0 .. n) */
+static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_shape(
+    const DLTensor* t, const char* fn, const char* name, int k0, int n, const int64_t* want) {
+  for (int k = k0; k < k0 + n; ++k) {
+    if (t->shape[k] != want[k - k0]) {
+      tvml_set_err("%s: Argument %s.shape[%d] has an unsatisfied constraint: %lld == "
+                   "%s.shape[%d], got %lld", fn, name, k, (long long)want[k - k0], name, k,
+                   (long long)t->shape[k]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* strides absent, or those of a compact row-major array (extent-1 dimensions exempt) */
+static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_compact(
+    const DLTensor* t, const char* fn, const char* name) {
+  if (t->strides == NULL) return 0;
+  int64_t want = 1;
+  int bad = 0;
+  for (int k = t->ndim - 1; k >= 0; --k) {
+    if (t->shape[k] != 1 && t->strides[k] != want) bad = 1;
+    want *= t->shape[k];
+  }
+  if (bad) {
+    tvml_set_err("%s: Argument %s.strides: expected to be compact array", fn, name);
+    return -1;
+  }
+  return 0;
+}
 """
 
 
@@ -109,7 +175,8 @@ def _c_names(var: str, names: dict, default: str) -> str:
 PREAMBLE = (PREAMBLE
             .replace("@ARG_TYPE_NAMES@", _c_names("c", _dt.ARG_TYPE_NAMES, "object"))
             .replace("@DTYPE_NAMES@", _c_names("t.code", _dt.TYPE_CODE_NAMES, "unknown"))
-            .replace("@UINT@", str(_dt.UINT)))
+            .replace("@UINT@", str(_dt.UINT))
+            .replace("@ARG_DLTENSOR@", str(_dt.ARG_DLTENSOR)))
 
 # Parallel regions use the thread count the runtime sets when it loads the library
 # (TVM_NUM_THREADS or the physical cores, see runtime/threading.py); OpenMP's default otherwise.
@@ -395,32 +462,24 @@ class _FunctionPrinter(VectorPrinterMixin):
         self.emit(f"{c_type(dt)} {n} = ({c_type(dt)})(*({src}*)args[{i}]);")
         return {"name": p.name, "kind": kind, "dtype": dt}
 
+    def emit_check(self, call: str) -> None:
+        """Emit a call of a preamble check (it sets the message itself): -1 when it fails."""
+        self.emit(f"if (__builtin_expect(!!({call} != 0), 0)) {{")
+        for p in reversed(self.heap):
+            self.emit(f"  free({p});")
+        self.emit("  return -1;")
+        self.emit("}")
+
     def _check_tensor_header(self, i: int, buf: Buffer) -> None:
         t = self.fresh("arg")
         self._tensor_names[buf] = t
-        name = _pct(buf.name)
-        sym = self.symbol
-        self.emit_fail(f"type_codes[{i}] != {_dt.ARG_DLTENSOR}",
-                       f"{sym}: Argument {name} is expected to be a tensor (DLTensor*), got %s",
-                       f"tvml_type_code_str(type_codes[{i}])")
-        self.emit(f"DLTensor* {t} = (DLTensor*)args[{i}];")
-        nd = len(buf.shape)
-        self.emit_fail(f"{t}->ndim != {nd}",
-                       f"{sym}: Argument {name}.ndim is expected to be {nd}, got %d",
-                       f"(int){t}->ndim")
         code, bits, lanes = _dt.parse(buf.dtype)
-        self.emit(f"char {t}_s[32];")
-        self.emit_fail(f"{t}->dtype.code != {code} || {t}->dtype.bits != {bits} || "
-                       f"{t}->dtype.lanes != {lanes}",
-                       f"{sym}: Argument {name}.dtype is expected to be {buf.dtype}, got %s",
-                       f"tvml_dtype_str({t}->dtype, {t}_s, sizeof({t}_s))")
         # a GPU function emulated on the CPU takes arrays of the emulated device
         dev = int(self.func.attrs.get("tvmlite.arg_device_type", 1))
-        self.emit_fail(f"{t}->device.device_type != {dev}",
-                       f"{sym}: Argument {name} is expected to be on "
-                       f"{'cuda' if dev == 2 else 'cpu'}(0), got %s",
-                       f"tvml_dev_str({t}->device, {t}_s, sizeof({t}_s))")
-        self.emit_fail(f"{t}->data == NULL", f"{sym}: Argument {name}.data is NULL")
+        self.emit_check(f"tvml_check_arg(args, type_codes, {i}, {c_string(self.symbol)}, "
+                        f"{c_string(buf.name)}, {len(buf.shape)}, {code}, {bits}, {lanes}, "
+                        f"{c_string(buf.dtype)}, {dev}, \"{'cuda' if dev == 2 else 'cpu'}\")")
+        self.emit(f"DLTensor* {t} = (DLTensor*)args[{i}];")
 
     def _bind_dims(self, buf: Buffer, field: str, dims) -> None:
         t = self._t(buf)
@@ -445,8 +504,18 @@ class _FunctionPrinter(VectorPrinterMixin):
     def _check_dims(self, buf: Buffer, field: str, dims) -> None:
         t = self._t(buf)
         name = _pct(buf.name)
-        for k, d in enumerate(dims):
-            if isinstance(d, E.Var) and self._bind_site.get(d) == (t, field, k):
+        run: List[Tuple[int, int]] = []  # consecutive constant extents: one preamble call
+        for k, d in enumerate(list(dims) + [None]):
+            if field == "shape" and isinstance(d, E.IntImm):
+                run.append((k, d.value))
+                continue
+            if run:
+                want = ", ".join(str(v) for _, v in run)
+                self.emit_check(f"tvml_check_shape({t}, {c_string(self.symbol)}, "
+                                f"{c_string(buf.name)}, {run[0][0]}, {len(run)}, "
+                                f"(const int64_t[]){{{want}}})")
+                run = []
+            if d is None or isinstance(d, E.Var) and self._bind_site.get(d) == (t, field, k):
                 continue
             want = self.expr(d)
             got = (f"{t}->shape[{k}]" if field == "shape" else
@@ -465,16 +534,9 @@ class _FunctionPrinter(VectorPrinterMixin):
         if buf.strides:
             self._check_dims(buf, "strides", buf.strides)
             return
-        nd = len(buf.shape)
-        if nd == 0:
-            return
-        conds = []
-        for k in range(nd):
-            conds.append(f"({t}->shape[{k}] != 1 && {t}->strides[{k}] != "
-                         f"{self._compact_stride(t, k)})")
-        self.emit_fail(f"{t}->strides != NULL && ({' || '.join(conds)})",
-                       f"{self.symbol}: Argument {_pct(buf.name)}.strides: expected to be "
-                       f"compact array")
+        if buf.shape:
+            self.emit_check(f"tvml_check_compact({t}, {c_string(self.symbol)}, "
+                            f"{c_string(buf.name)})")
 
     # ================================================================== statements
     def stmt(self, s) -> None:

@@ -8,21 +8,29 @@ the passes with ``PassContext(instruments=[tvm.ir.instrument.PassTimingInstrumen
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import re
 from collections import OrderedDict
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..codegen.build_c import build as build_c
 from ..codegen.build_c import compile_flags
 from ..codegen.codegen_cuda import build_driver_module, generate_cuda, use_driver_host
 from ..codegen.codegen_opencl import OpenCLSourceModule, generate_opencl
+from ..contrib.cc import cache_dir
+from ..contrib.elf import cached_library_ok
 from ..deep_recursion import deep
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..ir.op import has_lowering_rules, registry_generation
-from ..ir.structural import structural_equal, structural_hash
+from ..ir.structural import _hash_into, structural_equal, structural_hash
 from ..ir.transform import Pass, PassContext, Sequential
 from ..runtime.cuda_module import CUDASourceModule
+from ..runtime.module import Module
 from ..target import Target
 from ..te.schedule import Schedule, schedule_to_prim_func
 from ..tir import op as _op
@@ -158,7 +166,11 @@ def build(inputs, args: Optional[Sequence[Any]] = None, target=None, target_host
         _BUILD_CACHE.move_to_end(key)
         build_stats["hits"] += 1
         return hit[1]
-    rt = build_c(_lower_intrin(lower(mod, name=name, _for_build=True), kind), tgt)
+    disk = _disk_key(mod, key)
+    rt = _disk_lookup(disk)
+    if rt is None:
+        rt = build_c(_lower_intrin(lower(mod, name=name, _for_build=True), kind), tgt)
+        _disk_store(disk, rt)
     if key is not None:
         build_stats["misses"] += 1
         _BUILD_CACHE[key] = (mod, rt)
@@ -244,7 +256,7 @@ def _build_gpu(mod: IRModule, tgt: Target, name: str):
 # to, so equal schedules built from fresh tensors share one entry.
 BUILD_CACHE_SIZE = 256
 _BUILD_CACHE: "OrderedDict[tuple, Any]" = OrderedDict()
-build_stats = {"hits": 0, "misses": 0}
+build_stats = {"hits": 0, "misses": 0, "disk_hits": 0}
 
 
 def clear_build_cache() -> None:
@@ -289,3 +301,84 @@ def _cache_key(mod: IRModule, tgt, flags) -> Optional[tuple]:
             tuple(flags[0]), flags[1], ctx.opt_level, _config_key(ctx.config),
             tuple(sorted(map(str, ctx.disabled_pass))), tuple(map(str, ctx.required_pass)),
             registry_generation())
+
+
+# ---------------------------------------------------------------------------- disk front cache
+# A build in a new process (a warm relay.build) finds the library of an equal module through a
+# small record in the kernel cache directory, keyed by a SHA-256 of the module's structure (the
+# structural hash's walk), the front cache key and the tvmlite sources: no lowering, no C code.
+_UNFAITHFUL = re.compile(rb"<(?![A-Za-z_]\w*\.\w+: -?\d+>)|\.\.\.")  # enums are fine
+
+
+class _Digest:
+    """A hashlib sink for ``structural._hash_into`` that notes ``repr`` text which is no
+    faithful key across processes: an object address (``<... at 0x...>``) or an elided array
+    (``[1, 2, ..., 9]``); such modules are not cached on disk."""
+
+    def __init__(self) -> None:
+        self.h = hashlib.sha256()
+        self.portable = True
+
+    def update(self, data: bytes) -> None:
+        if _UNFAITHFUL.search(data):
+            self.portable = False
+        self.h.update(data)
+
+
+@lru_cache(maxsize=None)
+def _package_digest() -> str:
+    """SHA-256 of tvmlite's own sources (a changed pass never reuses an old record)."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parents[1]
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _plain(value) -> bool:
+    """Made only of constants (no pass, callable or object keyed by identity)."""
+    if isinstance(value, tuple):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _disk_key(mod: IRModule, key: Optional[tuple]) -> Optional[str]:
+    # user lowering rules (register_intrin_lowering) live in this process only
+    if key is None or has_lowering_rules():
+        return None
+    d = _Digest()
+    _hash_into(mod, d, {})
+    rest = repr(key[1:]) + repr([f[2] for f in key[0]])  # target, flags, config; names
+    d.update(rest.encode())
+    if not d.portable or not _plain(key[6]):  # a user pass in the config runs every time
+        return None
+    d.h.update(_package_digest().encode())
+    return d.h.hexdigest()[:40]
+
+
+def _disk_lookup(disk: Optional[str]):
+    if disk is None:
+        return None
+    try:
+        rec = json.loads((cache_dir() / f"front_{disk}.json").read_text())
+        lib = cache_dir() / rec["lib"]
+        if not cached_library_ok(lib):
+            return None
+        rt = Module(str(lib), source=rec["source"])
+    except (OSError, ValueError, KeyError, TypeError, TVMError):
+        return None
+    build_stats["disk_hits"] += 1
+    return rt
+
+
+def _disk_store(disk: Optional[str], rt) -> None:
+    lib = Path(getattr(rt, "_path", "") or "")
+    if disk is None or lib.parent != cache_dir():
+        return
+    out = cache_dir() / f"front_{disk}.json"
+    tmp = out.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps({"lib": lib.name, "source": rt.get_source()}))
+        os.replace(tmp, out)
+    except OSError:
+        pass
