@@ -51,3 +51,18 @@ class TempDirectory:
 def tempdir(custom_path: Optional[str] = None, keep_for_debug: bool = False) -> TempDirectory:
     """Make a temporary directory (``utils.tempdir()``)."""
     return TempDirectory(custom_path, keep_for_debug)
+
+
+def atomic_write(path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder renamed into
+    place: a reader (another process, a crash half-way) never sees a partial file."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tvmlite.", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+

@@ -23,6 +23,7 @@ from ..codegen.codegen_cuda import build_driver_module, generate_cuda, use_drive
 from ..codegen.codegen_opencl import OpenCLSourceModule, generate_opencl
 from ..contrib.cc import cache_dir
 from ..contrib.elf import cached_library_ok
+from ..contrib.utils import atomic_write
 from ..deep_recursion import deep
 from ..error import TVMError
 from ..ir.module import IRModule
@@ -375,10 +376,8 @@ def _disk_store(disk: Optional[str], rt) -> None:
     lib = Path(getattr(rt, "_path", "") or "")
     if disk is None or lib.parent != cache_dir():
         return
-    out = cache_dir() / f"front_{disk}.json"
-    tmp = out.with_suffix(f".{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps({"lib": lib.name, "source": rt.get_source()}))
-        os.replace(tmp, out)
+        atomic_write(cache_dir() / f"front_{disk}.json",
+                     json.dumps({"lib": lib.name, "source": rt.get_source()}).encode())
     except OSError:
         pass

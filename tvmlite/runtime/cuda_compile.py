@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import time
 from functools import lru_cache
 from typing import Optional, Sequence
 
 from ..contrib import cc
+from ..contrib.utils import atomic_write
 from ..error import CompileError, TVMError
 
 # compile counts and seconds spent in NVRTC (cache hits cost neither)
@@ -116,17 +116,6 @@ def _compile(source: str, arch: str, options: Sequence[str], name: str) -> dict:
     return out
 
 
-def _write(path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".nvrtc.", dir=cc.cache_dir())
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def compile_cuda(source: str, arch: str = "sm_90", fmt: str = "ptx",
                  options: Sequence[str] = (), name: str = "tvmlite_kernels.cu") -> bytes:
     """Compile CUDA C ``source`` for ``arch`` to PTX (``fmt="ptx"``, text) or a cubin.
@@ -148,7 +137,7 @@ def compile_cuda(source: str, arch: str = "sm_90", fmt: str = "ptx",
         return want.read_bytes()
     out = _compile(source, arch, options, name)
     for k, data in out.items():
-        _write(base.with_suffix(f".{k}"), data)
+        atomic_write(base.with_suffix(f".{k}"), data)
     return out[fmt]
 
 

@@ -25,6 +25,7 @@ from ..contrib import cc
 from ..contrib import tar as _tar
 from ..contrib.cc import build_shared_cached
 from ..contrib.elf import cached_library_ok, seal, unseal, validate_elf
+from ..contrib.utils import atomic_write
 from ..error import CompileError, TVMError
 from ..ir import dtype as _dt
 from .ndarray import NDArray
@@ -377,7 +378,7 @@ class Module:
         if fmt in ("c", "cc", "source"):
             if self._source is None:
                 raise TVMError("this module was loaded from a library and has no C source")
-            _atomic_write(file_name, self._source.encode())
+            atomic_write(file_name, self._source.encode())
         elif fmt == "o":
             if self._source is None:
                 raise TVMError("this module was loaded from a library; save(.o) needs its "
@@ -387,7 +388,7 @@ class Module:
                 tmp = os.path.join(d, "lib.o")
                 cc.create_object(tmp, self._source, self._flags())
                 with open(tmp, "rb") as fh:
-                    _atomic_write(file_name, seal(fh.read()))
+                    atomic_write(file_name, seal(fh.read()))
             finally:
                 shutil.rmtree(d, ignore_errors=True)
         else:
@@ -412,7 +413,7 @@ class Module:
         # a new file (new inode) replaces any old one, so a process that has the old library
         # loaded keeps working and a later load sees the new one
         with open(self._path, "rb") as fh:
-            _atomic_write(file_name, seal(fh.read()))
+            atomic_write(file_name, seal(fh.read()))
 
     # ------------------------------------------------------------------ timing
     def time_evaluator(self, func_name: str, dev=None, number: int = 10, repeat: int = 1,
@@ -450,18 +451,6 @@ class Module:
         return evaluator
 
 
-def _atomic_write(path: str, data: bytes) -> None:
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tvmlite.", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def _link_cached(objects: Dict[str, bytes]) -> str:
     """Link object files into a shared library in the build cache (keyed by their bytes)."""
     h = hashlib.sha256()
@@ -495,7 +484,7 @@ def _content_addressed(data: bytes) -> str:
     """
     out = cc.cache_dir() / f"lib-{hashlib.sha256(data).hexdigest()[:32]}.so"
     if not (out.exists() and out.stat().st_size == len(data)):
-        _atomic_write(str(out), data)
+        atomic_write(str(out), data)
     return str(out)
 
 
