@@ -115,6 +115,7 @@ from .stmt import (
     AttrStmt,
     Block,
     BlockRealize,
+    BufferRealize,
     BufferRegion,
     BufferStore,
     Evaluate,
