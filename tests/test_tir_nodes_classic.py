@@ -100,3 +100,60 @@ def test_buffer_realize_node_and_structural_equal_of_python_sequences():
     tvm.ir.assert_structural_equal(load.indices, [2])
     assert not tvm.ir.structural_equal(load.indices, [3])
     assert not tvm.ir.structural_equal(tvm.tir.const(2, "int64"), 2)
+
+
+def test_access_ptr_classic_form():
+    m, n = te.size_var("m"), te.size_var("n")
+    Ab = tvm.tir.decl_buffer((m, n), "float32", strides=[n + 1, 1])
+    p = Ab.access_ptr("rw", offset=100)
+    assert p.op == "tvm_access_ptr" and p.args[0].dtype == "float32"
+    assert tvm.ir.structural_equal(p.args[3], Ab.strides[0] * m - 100)
+    assert p.args[4].value == tvm.tir.Buffer.READ | tvm.tir.Buffer.WRITE
+    assert Ab.access_ptr("w", extent=7).args[3].value == 7
+    assert Ab.access_ptr("r").args[4].value == tvm.tir.Buffer.READ
+    with pytest.raises(tvm.TVMError, match="access mask"):
+        Ab.access_ptr("x")
+
+
+def test_offset_of_is_simplified_and_checked():
+    m, n = te.size_var("m"), te.size_var("n")
+    Ab = tvm.tir.decl_buffer((m, n), "float32", elem_offset=100)
+    tvm.ir.assert_structural_equal(Ab.offset_of([2, 3]), [n * 2 + 103])
+    k = te.size_var("k")
+    B = tvm.tir.decl_buffer((5, 7), "float32")
+    tvm.ir.assert_structural_equal(B.offset_of((k // 7, k % 7)), [k])
+    with pytest.raises(tvm.TVMError, match="2 dimensions"):
+        B.offset_of([1])
+
+
+def test_access_ptr_offsets_reach_an_extern_c_kernel():
+    # each row of A goes to a C kernel through access_ptr(offset=...), classic style
+    rows, cols = 5, 9
+    kernel = """
+    int scale_row(float* out, const float* in, int n) {
+        for (int j = 0; j < n; ++j) out[j] = in[j] * 3.0f;
+        return 0;
+    }
+    """
+    A = te.placeholder((rows, cols), name="A")
+
+    def gen(ins, outs):
+        ib = tvm.tir.ir_builder.create()
+        with ib.for_range(0, rows, name="i") as i:
+            ib.emit(tvm.tir.call_extern(
+                "int32", "scale_row", outs[0].access_ptr("w", offset=i * cols),
+                ins[0].access_ptr("r", offset=i * cols), cols))
+        return ib.get()
+
+    B = te.extern((rows, cols), [A], gen, name="B", dtype="float32")
+    s = te.create_schedule(B.op)
+    mod = tvm.lower(s, [A, B])
+    assert "T.tvm_access_ptr(T.type_annotation(\"float32\"), B.data" in mod.script()
+    C = te.compute((rows, cols), lambda r, c: B[r, c] + 1.0, name="C")
+    s = te.create_schedule(C.op)
+    s[C].pragma(C.op.axis[0], "import_c", kernel)
+    f = tvm.build(s, [A, C], target="llvm")
+    a = np.random.rand(rows, cols).astype("float32")
+    c = tvm.nd.array(np.zeros((rows, cols), "float32"))
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a * 3 + 1, rtol=1e-6)

@@ -681,8 +681,15 @@ class _Printer:
         return self.value(e), _ATOM
 
     def call(self, e: Call) -> str:
-        args = [self.any(a) for a in e.args]
         op = e.op
+        if op == "type_annotation" and not e.args:
+            return f"T.type_annotation({json.dumps(e.dtype)})"
+        if op == "tvm_access_ptr" and e.args and isinstance(e.args[1], Buffer):
+            # tvmlite's access_ptr holds the Buffer where classic TVM holds its data
+            args = [self.any(a) for a in e.args]
+            args[1] = f"{args[1]}.data"
+            return f"T.tvm_access_ptr({', '.join(args)})"
+        args = [self.any(a) for a in e.args]
         if op in _KNOWN_CALLS:
             return f"T.{op}({', '.join(args)})"
         if op in ("call_extern", "call_pure_extern"):

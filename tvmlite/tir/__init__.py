@@ -137,3 +137,8 @@ from .. import _classic  # noqa: E402
 
 __getattr__ = _classic.fallback(__name__)
 _classic.stub_missing_methods(Buffer, "tir.Buffer")
+
+from .. import arith as _arith  # noqa: E402
+from . import buffer as _buffer  # noqa: E402
+
+_buffer.install_simplifier(lambda e: _arith.Analyzer().simplify(e))
