@@ -10,6 +10,7 @@ import math
 import re
 from typing import Dict, List, Optional
 
+from .. import _classic
 from ..deep_recursion import deep
 from ..ir import dtype as _dt
 from ..ir.module import IRModule
@@ -206,7 +207,9 @@ class _Printer:
             deco = "@T.prim_func(private=True)"
         else:
             deco = "@T.prim_func"
-            if gs == name:
+            if gs == name and not _classic.PARSER_V012:
+                # implied by the name; classic v0.12 scripts (the alias) spell it out, as
+                # their parser adds none
                 del attrs["global_symbol"]
         # parameters
         static = {}
