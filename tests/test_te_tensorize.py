@@ -92,7 +92,7 @@ def test_tensorize_whole_reduction_uses_body():
     assert _externs(mod) == ["gemv_reset", "gemv_update"]
     text = mod.script()
     # the tile's offsets and B's row stride are passed to the kernel
-    assert "address_of_elem\", C, i * 32 + j_outer * 16)" in text
+    assert 'T.type_annotation("float32"), C.data, i * 32 + j_outer * 16, 16, 2)' in text
     assert ", 16, 48, 48)" in text
     _check(s, (A, B, C))
 

@@ -965,6 +965,13 @@ class _FunctionPrinter(VectorPrinterMixin):
         if op == "address_of_elem":
             buf = a[0]
             return f"((void*)(&{self.buffer_ref(buf, (a[1],))}))"
+        if op == "tvm_access_ptr":  # (type_annotation(dtype), data or Buffer, offset, ...)
+            if len(a) != 5 or not isinstance(a[0], E.Call):
+                raise TVMError(f"{self.symbol}: tvm_access_ptr expects (type_annotation, data, "
+                               f"offset, extent, mask), got {len(a)} arguments")
+            data = a[1].data if isinstance(a[1], Buffer) else a[1]
+            return (f"((void*)((({c_type(a[0].dtype)}*){self.name_of(data)}) + "
+                    f"{_strip(self.expr(a[2]))}))")
         if op == "call_packed":
             raise TVMError(f"{self.symbol}: call_packed can only be used as a statement "
                            f"(wrap it in tir.Evaluate)")

@@ -77,7 +77,12 @@ class _Equal:
             if isinstance(a, (int, float, str)) and isinstance(b, (int, float, str)) \
                     and not isinstance(a, bool) and a == b:
                 return
-            raise _Mismatch(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
+            if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+                pass  # classic TVM has one Array type: a list and a tuple compare by items
+            elif _literal_matches(a, b) or _literal_matches(b, a):
+                return
+            else:
+                raise _Mismatch(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
         if _def_kind(a) == "var":
             return self.var(a, b, path)
         if _def_kind(a) == "buffer":
@@ -124,6 +129,21 @@ class _Equal:
         if hasattr(a, "__eq__") and a == b:
             return
         raise _Mismatch(path, a, b, "values differ")
+
+
+def _literal_matches(node, value) -> bool:
+    """Whether a Python number ``value`` is the constant ``node`` (classic TVM converts a
+    Python int to an int32 constant, int64 when it does not fit, and a float to float32)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    kind = type(node).__name__
+    if isinstance(value, int) and kind == "IntImm":
+        dtype = "int32" if -(2**31) <= value < 2**31 else "int64"
+    elif isinstance(value, float) and kind == "FloatImm":
+        dtype = "float32"
+    else:
+        return False
+    return node.dtype == dtype and node.value == value
 
 
 def structural_equal(lhs, rhs, map_free_vars: bool = True) -> bool:

@@ -10,6 +10,7 @@ import math
 import re
 from typing import Dict, List, Optional
 
+from .. import _classic
 from ..deep_recursion import deep
 from ..ir import dtype as _dt
 from ..ir.module import IRModule
@@ -206,7 +207,9 @@ class _Printer:
             deco = "@T.prim_func(private=True)"
         else:
             deco = "@T.prim_func"
-            if gs == name:
+            if gs == name and not _classic.PARSER_V012:
+                # implied by the name; classic v0.12 scripts (the alias) spell it out, as
+                # their parser adds none
                 del attrs["global_symbol"]
         # parameters
         static = {}
@@ -681,8 +684,15 @@ class _Printer:
         return self.value(e), _ATOM
 
     def call(self, e: Call) -> str:
-        args = [self.any(a) for a in e.args]
         op = e.op
+        if op == "type_annotation" and not e.args:
+            return f"T.type_annotation({json.dumps(e.dtype)})"
+        if op == "tvm_access_ptr" and e.args and isinstance(e.args[1], Buffer):
+            # tvmlite's access_ptr holds the Buffer where classic TVM holds its data
+            args = [self.any(a) for a in e.args]
+            args[1] = f"{args[1]}.data"
+            return f"T.tvm_access_ptr({', '.join(args)})"
+        args = [self.any(a) for a in e.args]
         if op in _KNOWN_CALLS:
             return f"T.{op}({', '.join(args)})"
         if op in ("call_extern", "call_pure_extern"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..arith import Analyzer
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import op as _op
@@ -395,7 +396,7 @@ class _Builder:
         first = op.body[0]
         if isinstance(first, Reduce):
             lhs = [BufferLoad(b, idx) for b in outs]
-            rhs = [conv.convert(s) for s in first.source]
+            rhs = [_simplify(conv.convert(s)) for s in first.source]
             comb = first.combiner
             smap = {**dict(zip(comb.lhs, lhs)), **dict(zip(comb.rhs, rhs))}
             results = [_Retype().visit(substitute(r, smap)) for r in comb.result]
@@ -413,7 +414,7 @@ class _Builder:
             if not (isinstance(cond, IntImm) and cond.value == 1):
                 body = IfThenElse(cond, body)
         else:
-            body = SeqStmt.flatten(*[_store(b, conv.convert(e), idx)
+            body = SeqStmt.flatten(*[_store(b, _simplify(conv.convert(e)), idx)
                                      for b, e in zip(outs, op.body)])
         dom = {iv.var: iv.dom for iv in block_ivs}
         reads, writes = block_access_regions(body, init, (), dom)
@@ -479,6 +480,12 @@ class _Builder:
         block = Block((), reads, writes, name, body, None, (), (),
                       dict(op.attrs) if op.attrs else None)
         return BlockRealize((), IntImm("bool", 1), block)
+
+
+def _simplify(e: PrimExpr) -> PrimExpr:
+    """A compute body as classic ``create_prim_func`` stores it: simplified, without knowing
+    the ranges of the block's iterators (``yy - 1 < 14`` becomes ``yy < 15``)."""
+    return Analyzer().simplify(e)
 
 
 def _store(buf: Buffer, value: PrimExpr, idx) -> BufferStore:

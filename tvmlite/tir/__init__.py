@@ -116,6 +116,7 @@ from .stmt import (
     AttrStmt,
     Block,
     BlockRealize,
+    BufferRealize,
     BufferRegion,
     BufferStore,
     Evaluate,
@@ -137,3 +138,8 @@ from .. import _classic  # noqa: E402
 
 __getattr__ = _classic.fallback(__name__)
 _classic.stub_missing_methods(Buffer, "tir.Buffer")
+
+from .. import arith as _arith  # noqa: E402
+from . import buffer as _buffer  # noqa: E402
+
+_buffer.install_simplifier(lambda e: _arith.Analyzer().simplify(e))

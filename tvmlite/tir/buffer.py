@@ -9,6 +9,16 @@ from . import op as _op
 from .expr import BufferLoad, Call, IntImm, Node, PrimExpr, Var, node
 
 
+def _simplify(e: PrimExpr) -> PrimExpr:
+    return e  # replaced by arith's simplifier when tvmlite.tir loads (arith is a layer above)
+
+
+def install_simplifier(fn) -> None:
+    """Let :meth:`Buffer.offset_of` simplify with ``fn`` (called by ``tvmlite.tir``)."""
+    global _simplify
+    _simplify = fn
+
+
 @node
 class Buffer(Node):
     """A multi-dimensional view of ``data``; ``strides`` empty means compact row-major."""
@@ -50,11 +60,74 @@ class Buffer(Node):
         begin = begin if isinstance(begin, (list, tuple)) else (begin,)
         return BufferStore(self, _op.convert(value), tuple(_op.convert(i) for i in begin))
 
+    READ = 1
+    WRITE = 2
+
     def access_ptr(self, access_mask="rw", ptr_type="handle", content_lanes=1, offset=0,
-                   extent=None):
-        """A pointer to the buffer's first element (plus ``offset`` elements)."""
-        off = _op.add(self.elem_offset, offset)
-        return Call("handle", "address_of_elem", (self, off))
+                   extent=None) -> PrimExpr:
+        """A pointer into the buffer, classic ``tvm_access_ptr(type_annotation(dtype), data,
+        offset, extent, mask)``.
+
+        Parameters
+        ----------
+        access_mask : str or int
+            ``"r"``, ``"w"``, ``"rw"`` or a mask of :attr:`READ` | :attr:`WRITE`.
+        ptr_type : str
+            The dtype of the pointer expression.
+        content_lanes : int
+            Elements per pointed-to item (offset and extent count items).
+        offset : PrimExpr
+            Elements past the buffer's ``elem_offset``.
+        extent : PrimExpr, optional
+            Elements accessible from there; the rest of the buffer by default.
+
+        Returns
+        -------
+        PrimExpr
+            The call. tvmlite keeps the Buffer itself as its second argument (where classic TVM
+            has ``data``) so that tensorize can rebase it onto the tile it replaces.
+        """
+        if isinstance(access_mask, str):
+            bad = set(access_mask) - set("rw")
+            if bad:
+                raise TVMError(f"Buffer {self.name}.access_ptr: unknown access mask "
+                               f"{access_mask!r} (use 'r', 'w' or 'rw')")
+            access_mask = (self.READ if "r" in access_mask else 0) | (
+                self.WRITE if "w" in access_mask else 0)
+        offset = _op.convert(offset)
+        if not self.shape:
+            full = IntImm(offset.dtype if _dt.is_integral(offset.dtype) else "int32", 1)
+        elif len(self.strides) == len(self.shape):
+            full = _op.sub(_op.mul(self.strides[0], self.shape[0]), offset)
+        else:
+            full = IntImm("int32", 1)
+            for s in self.shape:
+                full = _op.mul(full, s)
+            full = _op.sub(full, offset)
+        elem_offset = _op.add(self.elem_offset, offset)
+        dtype = self.dtype
+        if content_lanes > 1:
+            lanes = IntImm(self.elem_offset.dtype, content_lanes)
+            dtype = _dt.with_lanes(dtype, content_lanes)
+            full = _op.floordiv(full, lanes)
+            elem_offset = _op.floordiv(elem_offset, lanes)
+        if extent is not None:
+            full = _op.convert(extent)
+        return Call(ptr_type, "tvm_access_ptr", (Call(dtype, "type_annotation", ()), self,
+                                                 elem_offset, full,
+                                                 IntImm("int32", int(access_mask))))
+
+    def offset_of(self, indices) -> list:
+        """The flat element offset of ``indices`` (``elem_offset`` included), as a one-item
+        list (classic ``Buffer.offset_of``)."""
+        indices = indices if isinstance(indices, (list, tuple)) else (indices,)
+        if len(indices) != len(self.shape):
+            raise TVMError(f"Buffer {self.name}.offset_of: {len(indices)} indices for a buffer "
+                           f"of {len(self.shape)} dimensions")
+        off = self.elem_offset
+        for i, st in zip(indices, self.get_flattened_strides()):
+            off = _op.add(off, _op.mul(_op.convert(i), st))
+        return [_simplify(off)]
 
     def get_flattened_strides(self) -> Tuple[PrimExpr, ...]:
         """Strides in elements (compact row-major when none are given)."""

@@ -12,6 +12,8 @@ from typing import Any, Optional, Tuple
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..ir.printing import astext
+from ..ir.type import PrimType as _PrimType
+from ..ir.type import Type as _Type
 
 _INF = float("inf")
 
@@ -185,6 +187,12 @@ class Var(PrimExpr):
     def name_hint(self) -> str:
         return self.name
 
+    @property
+    def type_annotation(self):
+        """The classic type of the variable (a ``PrimType``/``PointerType``, equal to its dtype
+        string)."""
+        return self.dtype if isinstance(self.dtype, _Type) else _PrimType(self.dtype)
+
 
 @node
 class SizeVar(Var):
@@ -193,6 +201,14 @@ class SizeVar(Var):
 
 class ConstRangeError(TVMError, ValueError):
     """A literal its dtype cannot hold (classic TVM's ``ValueError: Literal value ...``)."""
+
+
+class DivideByZeroError(TVMError, ZeroDivisionError):
+    """An integer division or modulo by a constant zero, refused as the node is built."""
+
+
+class OperandTypeError(TVMError, TypeError):
+    """An operator applied to operands of a dtype it does not accept (``float << 1``)."""
 
 
 def check_literal(value, dtype: str) -> None:
@@ -223,6 +239,11 @@ def check_literal(value, dtype: str) -> None:
 class IntImm(PrimExpr):
     dtype: str
     value: int
+
+    def __hash__(self):
+        # classic TVM hashes integer constants by value, so ``{IntImm(1)}`` holds another 1
+        # (``==`` folds to a true constant); the dtype keeps int32 1 and bool 1 apart
+        return hash((self.dtype, self.value))
 
     def __int__(self):
         return self.value
@@ -478,6 +499,9 @@ class BufferLoad(PrimExpr):
     buffer: Any  # tir.Buffer
     indices: Tuple[PrimExpr, ...]
 
+    def __post_init__(self):
+        object.__setattr__(self, "indices", as_indices(self.indices))
+
     @property
     def dtype(self) -> str:
         dt = self.buffer.dtype
@@ -486,6 +510,17 @@ class BufferLoad(PrimExpr):
             if n != 1:
                 return _dt.with_lanes(dt, n)
         return dt
+
+
+def as_indices(indices) -> Tuple[PrimExpr, ...]:
+    """``indices`` as a tuple of expressions (classic code passes lists and Python ints)."""
+    if type(indices) is tuple:
+        for i in indices:
+            if not isinstance(i, PrimExpr):
+                break
+        else:
+            return indices
+    return tuple(_op.convert(i) for i in indices)
 
 
 @node

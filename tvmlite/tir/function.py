@@ -21,6 +21,16 @@ class PrimFunc(Node):
     def __post_init__(self):
         if self.buffer_map is None:
             object.__setattr__(self, "buffer_map", {})
+        if any(isinstance(p, Buffer) for p in self.params):  # classic: a buffer as parameter
+            bmap, params = dict(self.buffer_map), []
+            for p in self.params:
+                if isinstance(p, Buffer):
+                    params.append(Var(f"{p.name}_handle", "handle"))
+                    bmap[params[-1]] = p
+                else:
+                    params.append(p)
+            object.__setattr__(self, "params", tuple(params))
+            object.__setattr__(self, "buffer_map", bmap)
         if self.attrs is None:
             object.__setattr__(self, "attrs", {})
 

@@ -42,9 +42,10 @@ class BufferVar:
     """A 1-D view of memory for element reads and writes inside the builder
     (``a[i]``, ``a[i] = v``)."""
 
-    def __init__(self, builder: "IRBuilder", buffer: Buffer):
+    def __init__(self, builder: "IRBuilder", buffer: Buffer, flat: Optional[Buffer] = None):
         self._builder = builder
         self._buffer = buffer
+        self._flat = flat  # a 1-D view of the same memory, for classic single-index access
 
     @property
     def asobject(self) -> Buffer:
@@ -58,21 +59,25 @@ class BufferVar:
     def data(self) -> Var:
         return self._buffer.data
 
-    def _idx(self, index):
+    def _buf_idx(self, index):
         index = index if isinstance(index, tuple) else (index,)
-        if len(index) != len(self._buffer.shape):
-            raise TVMError(f"buffer {self._buffer.name} has {len(self._buffer.shape)} "
+        buf = self._buffer
+        if len(index) == 1 and len(buf.shape) != 1 and self._flat is not None:
+            buf = self._flat  # classic: one index into a multi-dimensional buffer is flat
+        if len(index) != len(buf.shape):
+            raise TVMError(f"buffer {buf.name} has {len(buf.shape)} "
                            f"dimensions, indexed with {len(index)}")
-        return tuple(_op.convert(i) for i in index)
+        return buf, tuple(_op.convert(i) for i in index)
 
     def __getitem__(self, index) -> PrimExpr:
-        return BufferLoad(self._buffer, self._idx(index))
+        return BufferLoad(*self._buf_idx(index))
 
     def __setitem__(self, index, value) -> None:
-        value = _op.convert(value)
-        if value.dtype != self._buffer.dtype:
-            value = _op.cast(value, self._buffer.dtype)
-        self._builder.emit(BufferStore(self._buffer, value, self._idx(index)))
+        buf, idx = self._buf_idx(index)
+        value = _op.convert(value, buf.dtype)
+        if value.dtype != buf.dtype:
+            value = _op.cast(buf.dtype, value)
+        self._builder.emit(BufferStore(buf, value, idx))
 
 
 class IRBuilder:
@@ -180,11 +185,17 @@ class IRBuilder:
                                         body, None, scope or "global"))
         return BufferVar(self, buf)
 
-    def pointer(self, content_type: str, name: str = "ptr", scope: str = "") -> Var:
-        return Var(name, "handle")
+    def pointer(self, content_type: str, name: str = "ptr", scope: str = "") -> BufferVar:
+        """A pointer to ``content_type`` elements, indexed like a 1-D buffer (``A[i]``)."""
+        return BufferVar(self, decl_buffer((1,), _dt.canonical(content_type), name,
+                                           scope=scope or "global"))
 
     def buffer_ptr(self, buf: Buffer, shape: Optional[Sequence] = None) -> BufferVar:
         """Element access to an existing buffer (``ib.buffer_ptr(A)[i] = ...``)."""
+        if shape is None and len(buf.shape) != 1 and not buf.strides:
+            # indexed as declared, or flat with one index (classic accepts both)
+            return BufferVar(self, buf, decl_buffer([flat_extent(buf)], buf.dtype, buf.name,
+                                                    data=buf.data))
         if shape is None:
             shape = [flat_extent(buf)] if len(buf.shape) != 1 or buf.strides else buf.shape
         return BufferVar(self, decl_buffer(shape, buf.dtype, buf.name, data=buf.data))

@@ -29,6 +29,7 @@ from .expr import (
     Cast,
     CommReducer,
     Div,
+    DivideByZeroError,
     FloatImm,
     FloorDiv,
     FloorMod,
@@ -40,6 +41,7 @@ from .expr import (
     Mod,
     Mul,
     Not,
+    OperandTypeError,
     Or,
     PrimExpr,
     Reduce,
@@ -55,6 +57,9 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 def const(value, dtype: str | None = None, span=None) -> PrimExpr:
     """A typed constant; ``dtype`` defaults to int32/int64, float32 or bool from the value."""
+    if dtype is None and type(value).__module__ == "numpy" and hasattr(value, "dtype"):
+        dtype = str(value.dtype)  # a numpy scalar keeps its own dtype, as in classic TVM
+        value = value.item()
     if dtype is None:
         if isinstance(value, (bool,)) or type(value).__name__ == "bool_":
             dtype = "bool"
@@ -164,6 +169,9 @@ def cast(dtype: str, value, span=None) -> PrimExpr:
     value = convert(value)
     if value.dtype == dtype:
         return value
+    if _dt.is_handle(value.dtype) and not _dt.is_handle(dtype):
+        raise OperandTypeError(f"Can't cast a handle to other types (cast of {value!r} to "
+                               f"{dtype})")
     if _dt.lanes(dtype) != _dt.lanes(value.dtype) and _dt.lanes(value.dtype) == 1:
         return Broadcast(cast(_dt.element(dtype), value), _dt.lanes(dtype))
     if isinstance(value, (IntImm, FloatImm)) and _dt.lanes(dtype) == 1:
@@ -253,12 +261,12 @@ def _binary(cls, a, b):
         if _is_const(b, 1):
             return a
         if _is_const(b, 0) and integral:
-            raise ZeroDivisionError("Divide by zero")
+            raise DivideByZeroError("Divide by zero")
     elif cls in (FloorMod, Mod):
         if integral and _is_const(b, 1):
             return IntImm(a.dtype, 0) if _dt.lanes(a.dtype) == 1 else cls(a, b)
         if _is_const(b, 0) and integral:
-            raise ZeroDivisionError("Divide by zero")
+            raise DivideByZeroError("Divide by zero")
     return cls(a, b)
 
 
@@ -427,7 +435,13 @@ def any(*args, span=None) -> PrimExpr:  # noqa: A001
 def _bitwise(name, a, b):
     a, b = _operands(a, b)
     if not _dt.is_integral(a.dtype):
-        raise TypeError(f"{name} expects integer operands, got {a.dtype}")
+        raise OperandTypeError(f"{name} expects integer operands, got {a.dtype}")
+    if name.startswith("shift") and isinstance(b, IntImm):
+        if b.value < 0:
+            raise OperandTypeError(f"{name}: shift amount must be non-negative, got {b.value}")
+        if b.value >= _dt.bits(a.dtype):
+            raise OperandTypeError(f"{name}: shift amount must be less than the {_dt.bits(a.dtype)}"
+                                   f" bits of {a.dtype}, got {b.value}")
     if isinstance(a, IntImm) and isinstance(b, IntImm):
         x, y = a.value, b.value
         v = {"shift_left": lambda: x << y, "shift_right": lambda: x >> y,
@@ -459,6 +473,8 @@ def bitwise_xor(a, b, span=None):
 
 def bitwise_not(a, span=None):
     a = convert(a)
+    if not _dt.is_integral(a.dtype):
+        raise OperandTypeError(f"bitwise_not expects an integer operand, got {a.dtype}")
     if isinstance(a, IntImm):
         return IntImm(a.dtype, _wrap(~a.value, a.dtype))
     return Call(a.dtype, "bitwise_not", (a,))
@@ -576,6 +592,11 @@ def fmod(x, y, span=None):
 
 def isnan(x, span=None):
     x = convert(x)
+    if not _dt.is_float(x.dtype):
+        return const(False, "bool") if _dt.lanes(x.dtype) == 1 else Broadcast(
+            const(False, "bool"), _dt.lanes(x.dtype))
+    if _dt.bits(x.dtype) == 16:  # classic TVM tests a half in single precision
+        x = cast(_dt.with_lanes("float32", _dt.lanes(x.dtype)), x)
     return Call(_dt.with_lanes("bool", _dt.lanes(x.dtype)), "isnan", (x,))
 
 

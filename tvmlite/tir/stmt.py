@@ -4,8 +4,9 @@ from __future__ import annotations
 import enum
 from typing import Any, Dict, Optional, Tuple
 
+from . import op as _op
 from .buffer import Buffer
-from .expr import IntImm, IterVar, Node, PrimExpr, Range, Var, node
+from .expr import IntImm, IterVar, Node, PrimExpr, Range, Var, as_indices, node
 
 
 class Stmt(Node):
@@ -48,6 +49,11 @@ class BufferStore(Stmt):
     value: PrimExpr
     indices: Tuple[PrimExpr, ...]
 
+    def __post_init__(self):
+        if not isinstance(self.value, PrimExpr):
+            object.__setattr__(self, "value", _op.convert(self.value, self.buffer.dtype))
+        object.__setattr__(self, "indices", as_indices(self.indices))
+
 
 # Allocate annotation of ``T.allocate_const``: the buffer's constant contents (a flat tuple).
 ALLOCATE_CONST_DATA = "tvmlite.allocate_const"
@@ -76,6 +82,22 @@ class For(Stmt):
     body: Stmt
     thread_binding: Optional[IterVar] = None
     annotations: Dict[str, Any] = None  # type: ignore[assignment]
+
+
+@node
+class BufferRealize(Stmt):
+    """Classic TE's realize of ``buffer`` over ``bounds`` (a construct of classic ScheduleOps
+    output; tvmlite lowers blocks instead, so the C backend refuses it with a TVMError)."""
+
+    buffer: Buffer
+    bounds: Tuple[Range, ...]
+    condition: PrimExpr
+    body: Stmt
+
+    def __post_init__(self):
+        object.__setattr__(self, "bounds", tuple(self.bounds))
+        if not isinstance(self.condition, PrimExpr):
+            object.__setattr__(self, "condition", _op.convert(self.condition))
 
 
 @node

@@ -488,14 +488,17 @@ class _BindImpl(Mutator):
         return BufferRegion(b.target, region)
 
     def visit_Call(self, e):
-        if e.op == "address_of_elem" and isinstance(e.args[0], Buffer):
-            b = self.by_buf.get(id(e.args[0]))
+        k = {"address_of_elem": 0, "tvm_access_ptr": 1}.get(e.op)  # where the Buffer goes
+        if k is not None and isinstance(e.args[k], Buffer):
+            b = self.by_buf.get(id(e.args[k]))
             if b is not None:
                 self._strides_ok(b)
                 eo = b.impl.elem_offset
-                off = (self.visit(e.args[1]) if isinstance(eo, Var) else
-                       _op.add(_op.sub(self.visit(e.args[1]), eo), self.base[id(b.impl)]))
-                return Call(e.dtype, e.op, (b.target, simplify(off)))
+                off = (self.visit(e.args[k + 1]) if isinstance(eo, Var) else
+                       _op.add(_op.sub(self.visit(e.args[k + 1]), eo), self.base[id(b.impl)]))
+                args = [self.visit(x) for x in e.args]
+                args[k], args[k + 1] = b.target, simplify(off)
+                return Call(e.dtype, e.op, tuple(args))
         args = []
         for a in e.args:
             if isinstance(a, Buffer) and id(a) in self.by_buf:
