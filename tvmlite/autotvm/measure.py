@@ -264,7 +264,9 @@ class LocalRunner(Runner):
             return MeasureResult((br.error[1],), int(br.error[0]), br.time_cost, time.time())
         t1 = time.perf_counter()
         kind = measure_input.target.kind.name
-        dev = ("cuda",) if kind in ("cuda", "nvptx") else ()  # classic: device(str(target))
+        # classic: device(str(target)); the worker may predate the emulation switch
+        dev = ("cuda", os.environ.get("TVMLITE_GPU_EMULATION", "")) \
+            if kind in ("cuda", "nvptx") else ()
         ans = self.pool.map([("run", br.filename, br.arg_info, self.number, self.repeat,
                               self.min_repeat_ms, self.enable_cpu_cache_flush,
                               self.ref_path, *dev)], self.timeout)[0]

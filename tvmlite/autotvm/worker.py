@@ -183,13 +183,17 @@ def _load(path: str):
 
 
 def do_run(path: str, specs, number: int, repeat: int, min_repeat_ms: float,
-           flush: bool, ref_path: Optional[str], dev_type: str = "cpu") -> List[float]:
-    """Time one built candidate (native timer) on a ``dev_type`` device; check it against the
-    reference (run on the CPU) if asked."""
+           flush: bool, ref_path: Optional[str], dev_type: str = "cpu",
+           gpu_emulation: Optional[str] = None) -> List[float]:
+    """Time one built candidate (native timer) on a ``dev_type`` device (``gpu_emulation``:
+    the parent's ``TVMLITE_GPU_EMULATION``); check it against the reference (run on the CPU)
+    if asked."""
     import numpy as np
 
 
     mod = _load(path)
+    if gpu_emulation is not None:
+        os.environ["TVMLITE_GPU_EMULATION"] = gpu_emulation
     dev = device(dev_type, 0)
     args = _random_args(specs, 0, dev)
     try:
