@@ -5,10 +5,16 @@ The emulation checks GPU schedules without a GPU; it is not meant to be fast (ev
 a block is a loop iteration, blocks go to OpenMP threads). Each row: build time, emulated run
 time, numpy time, their ratio.
 
+Then the CUDA compile time of kernels (the 1024 matmul, the vthread conv) with NVRTC (when
+cuda-python is installed) and with ``nvcc -arch=sm_90 -c`` (when nvcc is on the PATH).
+
 Run: python bench/bench_gpu_emulation.py
 """
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -61,5 +67,32 @@ def main():
         out.shape, lambda: book_ch4.conv_ref(data, weight, 1, 1, depthwise=True))
 
 
+def compile_times():
+    from tvmlite.runtime.cuda_compile import compile_cuda, nvrtc_available
+
+    for name, (sch, args) in [("5.4 matmul 1024", b.matmul_gpu(1024)),
+                              ("5.5 conv_vthread 64", b.conv_vthread(64, 64, 64, 3, 1, 1))]:
+        src = tvm.build(sch, list(args), "cuda -arch=sm_90").imported_modules[0].get_source()
+        line = f"{name:28s} CUDA compile:"
+        if nvrtc_available():
+            t0 = time.perf_counter()
+            compile_cuda(src + f"\n// {time.time_ns()}\n", "sm_90")  # a fresh source: no cache
+            line += f"   NVRTC {time.perf_counter() - t0:6.3f} s"
+        else:
+            line += "   NVRTC n/a (no cuda-python)"
+        if shutil.which("nvcc"):
+            with tempfile.TemporaryDirectory() as tmp:
+                cu = Path(tmp) / "k.cu"
+                cu.write_text(src)
+                t0 = time.perf_counter()
+                subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(cu) + ".o"],
+                               check=True, capture_output=True)
+                line += f"   nvcc {time.perf_counter() - t0:6.3f} s"
+        else:
+            line += "   nvcc n/a"
+        print(line)
+
+
 if __name__ == "__main__":
     main()
+    compile_times()

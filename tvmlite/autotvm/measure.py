@@ -263,9 +263,13 @@ class LocalRunner(Runner):
         if br.error is not None:
             return MeasureResult((br.error[1],), int(br.error[0]), br.time_cost, time.time())
         t1 = time.perf_counter()
+        kind = measure_input.target.kind.name
+        # classic: device(str(target)); the worker may predate the emulation switch
+        dev = ("cuda", os.environ.get("TVMLITE_GPU_EMULATION", "")) \
+            if kind in ("cuda", "nvptx") else ()
         ans = self.pool.map([("run", br.filename, br.arg_info, self.number, self.repeat,
                               self.min_repeat_ms, self.enable_cpu_cache_flush,
-                              self.ref_path)], self.timeout)[0]
+                              self.ref_path, *dev)], self.timeout)[0]
         cost = br.time_cost + time.perf_counter() - t1
         if ans[0] == "ok":
             res = MeasureResult(tuple(ans[1]), 0, cost, time.time())

@@ -115,19 +115,35 @@ class ReorderEntity:
 
 
 class AnnotateEntity:
-    """An annotation per axis: ``"none"``, ``"unroll"``, ``"vec"``, ``"parallel"`` or a thread
-    tag such as ``"blockIdx.x"``."""
+    """An annotation per axis: ``"none"``, ``"unroll"``, ``"vec"``, ``"parallel"``, ``"fuse"``
+    (into the next axis) or a thread tag such as ``"blockIdx.x"``; for ``locate_cache``, the
+    indices of the anchor axes."""
 
     def __init__(self, anns: Sequence[str]):
         self.anns = list(anns)
 
     def apply(self, sch, op, axes, axis_lens=None, max_unroll=None, vec_size=None,
               cfg=None, source=None) -> list:
+        axes = list(axes)
+        if source is not None:  # locate_cache: attach each group of caches at its anchor
+            if len(source) != len(self.anns):
+                raise SpaceError(f"locate_cache knob with {len(self.anns)} anchors applied to "
+                                 f"{len(source)} groups of caches")
+            for group, at in zip(source, self.anns):
+                for t in group:
+                    sch[t].compute_at(sch[op], axes[at])
+            return axes
         if len(axes) != len(self.anns):
             raise SpaceError(f"annotate knob over {len(self.anns)} axes applied to {len(axes)}")
 
-        for i, (ax, ann) in enumerate(zip(axes, self.anns)):
+        for i, ann in enumerate(self.anns):
+            ax = axes[i]
             if ann == "none":
+                continue
+            if ann == "fuse":  # bind_gpu on more axes than thread kinds: fuse into the next
+                if i + 1 >= len(axes):
+                    raise SpaceError("annotation 'fuse' on the last axis")
+                axes[i + 1] = sch[op].fuse(ax, axes[i + 1])
                 continue
             # classic: a limit broken marks the config invalid (cfg.raise_error) and the
             # annotation is applied anyway; without a cfg the annotation is left out
@@ -149,7 +165,7 @@ class AnnotateEntity:
                 sch[op].bind(ax, te.thread_axis(ann))
             else:
                 raise SpaceError(f"unknown annotation {ann!r}")
-        return list(axes)
+        return axes
 
     @property
     def val(self):
@@ -327,9 +343,23 @@ class ReorderSpace(TransformSpace):
         self.entities = [ReorderEntity(p) for p in perms]
 
 
+_XYZ = ["blockIdx.z", "blockIdx.y", "blockIdx.x", "threadIdx.z", "threadIdx.y", "threadIdx.x"]
+#: classic GPU binding policies: (at least this many axes, the tags of the last ones); the
+#: axes before those are fused into the first bound one
+_BIND_GPU = {
+    "bind_gpu": [(6, _XYZ), (4, [_XYZ[1], _XYZ[2], _XYZ[4], _XYZ[5]]), (2, [_XYZ[2], _XYZ[5]])],
+    "bind_gpu_virtual": [(9, _XYZ[:3] + ["vthread"] * 3 + _XYZ[3:]),
+                         (6, [_XYZ[1], _XYZ[2], "vthread", "vthread", _XYZ[4], _XYZ[5]]),
+                         (3, [_XYZ[2], "vthread", _XYZ[5]])],
+}
+
+
 class AnnotateSpace(TransformSpace):
     """Annotations over a list of axes: policy ``"try_unroll"``, ``"try_unroll_vec"``,
-    ``"try_vec"``, ``"try_parallel"`` or ``"candidate"`` (lists of annotation strings)."""
+    ``"try_vec"``, ``"try_parallel"``, ``"candidate"`` (lists of annotation strings),
+    ``"bind_gpu"`` / ``"bind_gpu_virtual"`` (the last axes bound to blocks, virtual threads and
+    threads, the ones before fused into them) or ``"locate_cache"`` (``num_anchor`` of the axes
+    where ``apply(..., source=[[caches], ...])`` attaches each group of caches)."""
 
     kind = "an"
 
@@ -345,6 +375,21 @@ class AnnotateSpace(TransformSpace):
                 raise SpaceError(f"define_annotate policy 'candidate' needs lists of {n} "
                                  f"annotations")
             self.entities = [AnnotateEntity(c) for c in cands]
+            return
+        if policy in _BIND_GPU:
+            for need, tags in _BIND_GPU[policy]:
+                if n >= need:
+                    self.entities = [AnnotateEntity(["fuse"] * (n - need) + tags)]
+                    return
+            raise SpaceError(f"define_annotate policy {policy!r} needs at least "
+                             f"{_BIND_GPU[policy][-1][0]} axes, got {n}")
+        if policy == "locate_cache":
+            anchors = kwargs.pop("num_anchor", None)
+            if not isinstance(anchors, int) or not 0 < anchors <= n:
+                raise SpaceError(f"define_annotate policy 'locate_cache' needs num_anchor "
+                                 f"between 1 and {n} (the number of axes), got {anchors!r}")
+            self.entities = [AnnotateEntity(list(c))
+                             for c in itertools.combinations(range(n), anchors)]
             return
         if policy == "try_parallel":
             choices = [["none", "parallel"]] + [["none"]] * (n - 1)

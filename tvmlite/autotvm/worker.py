@@ -22,9 +22,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from .. import te
 from ..alias import _FINDER, install
 from ..codegen.build_c import build as build_c
+from ..driver import build as driver_build
 from ..driver import lower
 from ..runtime import ndarray as nd
-from ..runtime.device import cpu
+from ..runtime.device import device
 from ..runtime.module import Module
 from ..te.tensor import PlaceholderOp, Tensor
 from ..tir.expr import IntImm
@@ -97,9 +98,21 @@ def _lower(task, sch, args):
         raise WorkerError(INSTANTIATION_ERROR, _short_tb(e)) from None
 
 
-def _compile(task, mod) -> str:
+def _is_gpu(task) -> bool:
+    return task.target.kind.name in ("cuda", "nvptx")
+
+
+def _compile(task, mod, target=None) -> str:
     try:
-        return build_c(mod, task.target).library_path
+        return build_c(mod, target or task.target).library_path
+    except Exception as e:  # noqa: BLE001
+        raise WorkerError(COMPILE_HOST, _short_tb(e)) from None
+
+
+def _compile_gpu(task, sch, args) -> str:
+    """The host library of a GPU build (kernels emulated on the CPU)."""
+    try:
+        return driver_build(sch, args, task.target, name="default_function").library_path
     except Exception as e:  # noqa: BLE001
         raise WorkerError(COMPILE_HOST, _short_tb(e)) from None
 
@@ -112,7 +125,7 @@ def do_build(key, index: int, want_features: bool) -> dict:
     specs = _arg_specs(args)
     mod = _lower(task, sch, args)
     feats = loop_nest_features(mod) if want_features else None
-    path = _compile(task, mod)
+    path = _compile_gpu(task, sch, args) if _is_gpu(task) else _compile(task, mod)
     return {"path": path, "specs": specs, "features": feats,
             "time": time.perf_counter() - t0}
 
@@ -138,10 +151,12 @@ def do_build_reference(key) -> dict:
     outs = [args[i] for i in _outputs(args)]
     plain = te.create_schedule([t.op for t in outs])
     mod = _lower(task, plain, args)
-    return {"path": _compile(task, mod), "specs": _arg_specs(args)}
+    # a GPU task's reference is its plain schedule run on the CPU
+    host = "llvm" if _is_gpu(task) else None
+    return {"path": _compile(task, mod, host), "specs": _arg_specs(args)}
 
 
-def _random_args(specs, seed: int):
+def _random_args(specs, seed: int, dev=None):
     import numpy as np
 
 
@@ -156,7 +171,7 @@ def _random_args(specs, seed: int):
             a = rng.integers(0, 2, size=shape).astype(bool)
         else:
             a = rng.uniform(-1, 1, size=shape).astype(dtype)
-        arrays.append(nd.array(a))
+        arrays.append(nd.array(a, dev) if dev is not None else nd.array(a))
     return arrays
 
 
@@ -168,13 +183,19 @@ def _load(path: str):
 
 
 def do_run(path: str, specs, number: int, repeat: int, min_repeat_ms: float,
-           flush: bool, ref_path: Optional[str]) -> List[float]:
-    """Time one built candidate (native timer); check it against the reference if asked."""
+           flush: bool, ref_path: Optional[str], dev_type: str = "cpu",
+           gpu_emulation: Optional[str] = None) -> List[float]:
+    """Time one built candidate (native timer) on a ``dev_type`` device (``gpu_emulation``:
+    the parent's ``TVMLITE_GPU_EMULATION``); check it against the reference (run on the CPU)
+    if asked."""
     import numpy as np
 
 
     mod = _load(path)
-    args = _random_args(specs, 0)
+    if gpu_emulation is not None:
+        os.environ["TVMLITE_GPU_EMULATION"] = gpu_emulation
+    dev = device(dev_type, 0)
+    args = _random_args(specs, 0, dev)
     try:
         if ref_path is not None:
             ref = _REF.get(ref_path)
@@ -189,7 +210,7 @@ def do_run(path: str, specs, number: int, repeat: int, min_repeat_ms: float,
                     err = float(np.max(np.abs(g.astype("float64") - r)))
                     raise WorkerError(WRONG_ANSWER, f"the candidate's output differs from the "
                                       f"reference (max abs error {err:.3g})")
-        ev = mod.time_evaluator(mod.entry_name, cpu(0), number=number,
+        ev = mod.time_evaluator(mod.entry_name, dev, number=number,
                                 repeat=1 if flush else repeat, min_repeat_ms=min_repeat_ms)
         if not flush:
             return list(ev(*args).results)

@@ -68,10 +68,10 @@ def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
         _t.StorageAlign(),
         _t.LowerBlocks(),
         _t.VerifyStaticBounds(not checked),
-        _t.LowerVirtualThread(),
         *_phase(ctx, 1),
         _t.CompactBufferAllocation(),
         _t.FlattenBuffer(),
+        _t.InjectVirtualThread(),  # on flat buffers allocated inside the vthread loops
         _t.Simplify(),
         *_phase(ctx, 2),
         # on scalar code, before loops are unrolled or vectorized (a checked loop runs scalar)

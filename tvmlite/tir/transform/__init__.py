@@ -55,7 +55,7 @@ def StorageAlign() -> PrimFuncPass:  # noqa: N802
 
 
 def LowerVirtualThread() -> PrimFuncPass:  # noqa: N802
-    """Turn ``vthread`` loops into serial loops."""
+    """Interleave the iterations of ``vthread`` loops (classic InjectVirtualThread)."""
     return stmt_pass(lower_virtual_thread, "tir.LowerVirtualThread")
 
 

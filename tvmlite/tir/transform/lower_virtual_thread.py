@@ -1,35 +1,275 @@
-"""Run virtual threads (``vthread``, VTA's ``cthread``) as ordinary serial loops.
+"""Inject virtual threads (``vthread``, ``cthread``): interleave their iterations.
 
-A virtual thread only asks for its iterations to be interleaved; running them one after the
-other is a correct schedule on every target (no barrier may separate them). Before::
+A loop bound to a virtual thread disappears; each statement of its body that depends on the
+virtual thread is replicated once per virtual thread, as deep in the loop nest as possible, so
+that the innermost loop holds the copies of all virtual threads side by side (classic TVM's
+InjectVirtualThread). A statement without loops is unrolled (fewer than 16 virtual threads);
+one with loops, or with more virtual threads, gets a serial loop ``<name>.s`` over them.
+Statements that do not depend on the virtual thread (a shared-memory load of the whole tile)
+run once. Buffers allocated inside the loop whose contents depend on the virtual thread are
+replicated, one copy per virtual thread (indexed ``vt * extent + i``); the others stay shared
+by all virtual threads. For ``cthread`` (VTA) every buffer is replicated and every store
+repeated, as classic TVM does. Before::
 
     for vx in T.thread_binding(2, thread="vthread"):
-        C[vx * 4 + i] = ...
+        C_local = T.allocate([4], "float32", "local")
+        for k in range(16):
+            for i in range(4):
+                C_local[i] = C_local[i] + A[k, vx * 4 + i]
 
 After::
 
-    for vx in range(2):
-        C[vx * 4 + i] = ...
+    C_local = T.allocate([8], "float32", "local")
+    for k in range(16):
+        for i in range(4):
+            C_local[i] = C_local[i] + A[k, i]
+            C_local[4 + i] = C_local[4 + i] + A[k, 4 + i]
+
+Runs on flat buffers (after ``FlattenBuffer``), as classic TVM's pass does.
 """
 from __future__ import annotations
 
-from ..functor import Mutator
-from ..stmt import For, ForKind
+import dataclasses
+from typing import Dict, List, Set
+
+from ...error import TVMError
+from ..buffer import Buffer
+from ..expr import BufferLoad, IntImm, PrimExpr, Var
+from ..functor import Mutator, Visitor, post_order_visit, substitute
+from ..stmt import (
+    Allocate,
+    AttrStmt,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
+    Stmt,
+)
 
 VIRTUAL_THREADS = ("vthread", "vthread.x", "vthread.y", "vthread.z", "cthread")
+#: fewer virtual threads than this are unrolled into copies; more get a serial loop
+MAX_UNROLLED = 16
+
+
+def _vars_of(node) -> Set[Var]:
+    """The variables ``node`` uses, with the data variables of the buffers it accesses."""
+    out: Set[Var] = set()
+
+    def f(x):
+        if isinstance(x, Var):
+            out.add(x)
+        elif isinstance(x, (BufferLoad, BufferStore)):
+            out.add(x.buffer.data)
+
+    post_order_visit(node, f)
+    return out
+
+
+def _contains(node, types) -> bool:
+    found = []
+
+    def f(x):
+        if isinstance(x, types):
+            found.append(x)
+
+    post_order_visit(node, f)
+    return bool(found)
+
+
+class _Dependencies(Visitor):
+    """Which variable's value depends on which: a buffer on what is stored into it (indices,
+    value, and the conditions around the store), a let or loop variable on its value or
+    bounds, an allocation on its extents."""
+
+    def __init__(self):
+        self.deps: Dict[Var, Set[Var]] = {}
+        self.control: List[Set[Var]] = []
+
+    def _add(self, var: Var, deps: Set[Var]) -> None:
+        self.deps.setdefault(var, set()).update(deps)
+
+    def visit_For(self, s):
+        self._add(s.loop_var, _vars_of(s.min) | _vars_of(s.extent))
+        self.generic(s)
+
+    def visit_LetStmt(self, s):
+        self._add(s.var, _vars_of(s.value))
+        self.generic(s)
+
+    def visit_Allocate(self, s):
+        self._add(s.buffer_var, _vars_of(s.extents))
+        self.generic(s)
+
+    def visit_IfThenElse(self, s):
+        self.control.append(_vars_of(s.condition))
+        self.visit(s.then_case)
+        if s.else_case is not None:
+            self.visit(s.else_case)
+        self.control.pop()
+
+    def visit_BufferStore(self, s):
+        deps = _vars_of(s.value) | _vars_of(s.indices)
+        for c in self.control:
+            deps |= c
+        self._add(s.buffer.data, deps)
+
+
+def _touched(body: Stmt, vt: Var) -> Set[Var]:
+    """The variables (buffer data included) whose value depends on ``vt``, and ``vt``."""
+    col = _Dependencies()
+    col.visit(body)
+    users: Dict[Var, List[Var]] = {}
+    for var, deps in col.deps.items():
+        for d in deps:
+            users.setdefault(d, []).append(var)
+    seen, todo = {vt}, [vt]
+    while todo:
+        for u in users.get(todo.pop(), ()):
+            if u not in seen:
+                seen.add(u)
+                todo.append(u)
+    return seen
+
+
+class _Reindex(Mutator):
+    """``B[i]`` → ``B[vt * extent + i]`` for the replicated buffers ``B``."""
+
+    def __init__(self, extents: Dict[Var, PrimExpr], vt: PrimExpr):
+        self.extents, self.vt = extents, vt
+
+    def _index(self, buf: Buffer, indices) -> tuple:
+        if len(indices) != 1:
+            raise TVMError(f"virtual thread injection: buffer {buf.name!r} is not flat")
+        return (indices[0] + self.vt * self.extents[buf.data],)
+
+    def visit_BufferLoad(self, e):
+        new = self.generic(e)
+        if e.buffer.data not in self.extents:
+            return new
+        return BufferLoad(new.buffer, self._index(new.buffer, new.indices))
+
+    def visit_BufferStore(self, s):
+        new = self.generic(s)
+        if s.buffer.data not in self.extents:
+            return new
+        return BufferStore(new.buffer, new.value, self._index(new.buffer, new.indices))
+
+    def visit_Call(self, e):
+        for a in e.args:
+            data = a.data if isinstance(a, Buffer) else a
+            if isinstance(data, Var) and data in self.extents:
+                raise TVMError(
+                    f"virtual thread injection: buffer {data.name!r}, replicated per virtual "
+                    f"thread, is passed by address to {e.op!r}, which cannot be re-indexed")
+        return self.generic(e)
+
+
+class _Resize(Mutator):
+    """Give the accesses of one replicated buffer its new (longer) shape."""
+
+    def __init__(self, data: Var, extent: PrimExpr):
+        self.data, self.extent = data, extent
+        self.memo: Dict[int, Buffer] = {}
+
+    def _buf(self, buf: Buffer) -> Buffer:
+        new = self.memo.get(id(buf))
+        if new is None:
+            new = self.memo[id(buf)] = dataclasses.replace(buf, shape=(self.extent,))
+        return new
+
+    def visit_BufferLoad(self, e):
+        new = self.generic(e)
+        if e.buffer.data is not self.data:
+            return new
+        return BufferLoad(self._buf(new.buffer), new.indices)
+
+    def visit_BufferStore(self, s):
+        new = self.generic(s)
+        if s.buffer.data is not self.data:
+            return new
+        return BufferStore(self._buf(new.buffer), new.value, new.indices)
+
+
+class _Injector:
+    """Interleave the iterations of one virtual-thread loop (see the module docstring)."""
+
+    def __init__(self, loop: For):
+        tag = loop.thread_binding.thread_tag
+        if not isinstance(loop.extent, IntImm):
+            raise TVMError(f"virtual thread {loop.loop_var.name!r} ({tag}) needs a constant "
+                           f"extent, got {loop.extent}")
+        self.var, self.min, self.n = loop.loop_var, loop.min, loop.extent.value
+        self.share = tag != "cthread"  # classic: only "vthread*" share unchanged buffers
+        self.touched = _touched(loop.body, self.var)
+        self.extents: Dict[Var, PrimExpr] = {}  # replicated buffer → extent of one copy
+
+    def _uses(self, node) -> bool:
+        return not self.touched.isdisjoint(_vars_of(node))
+
+    def _needs(self, s: Stmt) -> bool:
+        """Whether ``s`` differs from one virtual thread to the next."""
+        if self._uses(s):
+            return True
+        return not self.share and _contains(s, (BufferStore, Evaluate))
+
+    def visit(self, s: Stmt) -> Stmt:
+        if not self._needs(s):
+            return s
+        if isinstance(s, SeqStmt):
+            return SeqStmt.flatten(*[self.visit(c) for c in s.seq])
+        if isinstance(s, For) and not self._uses((s.min, s.extent)):
+            return dataclasses.replace(s, body=self.visit(s.body))
+        if isinstance(s, IfThenElse) and not self._uses(s.condition):
+            return IfThenElse(s.condition, self.visit(s.then_case),
+                              None if s.else_case is None else self.visit(s.else_case))
+        if isinstance(s, AttrStmt) and not self._uses(s.value):
+            return dataclasses.replace(s, body=self.visit(s.body))
+        if isinstance(s, LetStmt) and not self._uses(s.value):
+            return LetStmt(s.var, s.value, self.visit(s.body))
+        if isinstance(s, Allocate) and not self._uses((s.extents, s.condition)):
+            return self._allocate(s)
+        return self._replicate(s)
+
+    def _allocate(self, s: Allocate) -> Stmt:
+        if s.buffer_var not in self.touched and self.share:
+            return dataclasses.replace(s, body=self.visit(s.body))
+        if len(s.extents) != 1:
+            raise TVMError(f"virtual thread injection: allocation {s.buffer_var.name!r} is "
+                           "not flat")
+        extent = s.extents[0]
+        total = IntImm(extent.dtype, extent.value * self.n) if isinstance(extent, IntImm) \
+            else extent * self.n
+        self.extents[s.buffer_var] = extent
+        body = _Resize(s.buffer_var, total).visit(self.visit(s.body))
+        return dataclasses.replace(s, extents=(total,), body=body)
+
+    def _replicate(self, s: Stmt) -> Stmt:
+        """``s`` once per virtual thread: copies side by side, or a serial loop over them."""
+        def copy(vt, index):
+            out = substitute(s, {self.var: vt})
+            return _Reindex(self.extents, index).visit(out) if self.extents else out
+
+        if self.n < MAX_UNROLLED and not _contains(s, (For, Allocate)):
+            return SeqStmt.flatten(*[copy(self.min + i, IntImm(self.var.dtype, i))
+                                     for i in range(self.n)])
+        idx = Var(self.var.name + ".s", self.var.dtype)
+        body = copy(idx + self.min, idx)
+        return For(idx, IntImm(idx.dtype, 0), IntImm(idx.dtype, self.n), ForKind.SERIAL, body)
 
 
 class _Lower(Mutator):
     def visit_For(self, s):
-        new = self.generic(s)
+        new = self.generic(s)  # inner virtual threads first
         tb = s.thread_binding
         if s.kind == ForKind.THREAD_BINDING and tb is not None \
                 and tb.thread_tag in VIRTUAL_THREADS:
-            return For(new.loop_var, new.min, new.extent, ForKind.SERIAL, new.body, None,
-                       new.annotations)
+            return _Injector(new).visit(new.body)
         return new
 
 
-def lower_virtual_thread(body, func=None):
-    """Turn virtual-thread loops into serial loops (see the module docstring)."""
+def lower_virtual_thread(body: Stmt, func=None) -> Stmt:
+    """Inject the virtual-thread loops of ``body`` (see the module docstring)."""
     return _Lower().visit(body)
