@@ -31,7 +31,7 @@ from .expr import (
 from .expr import Tuple as RTuple
 from .op.registry import Op
 from .printer import astext
-from .transform import FoldConstant, FuseOps, InferType, SimplifyInference
+from .transform import AlterOpLayout, FoldConstant, FuseOps, InferType, SimplifyInference
 from .ty import TensorType, TupleType, type_str
 
 
@@ -383,7 +383,9 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
     """
     tgt = resolve_target(target, target_host)
     with tgt:
-        mod = FuseOps()(optimize(ir_mod, params))
+        mod = optimize(ir_mod, params)
+        mod = Sequential([AlterOpLayout(), FoldConstant()], name="relay.alter_layout")(mod)
+        mod = FuseOps()(mod)
         cg = _GraphCodegen(mod["main"], tgt)
         graph_json = cg.run()
         if len(cg.lowered):
