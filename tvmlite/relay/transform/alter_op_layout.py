@@ -47,17 +47,18 @@ def _blocks(call: Call, target: Target) -> Optional[Tuple[int, int]]:
     conv = out
     while conv.op.name != "conv2d_NCHWc":
         conv = conv.op.input_tensors[0]
-    data_vec, kernel_vec = conv.op.input_tensors
-    ic_bn, oc_bn = get_const_int(data_vec.shape[4]), get_const_int(out.shape[4])
+    ic_bn, oc_bn = get_const_int(conv.op.input_tensors[0].shape[4]), get_const_int(out.shape[4])
     if data_t.shape[1] % ic_bn or w_t.shape[0] % oc_bn:
         return None
+    # the packed workload gets the same config (no second fallback warning), as classic does
     cfg = DispatchContext.current.query(target, out.op.attrs["workload"])
-    if not cfg.is_fallback:
-        packed = (placeholder(tuple(get_const_int(d) for d in data_vec.shape), "float32"),
-                  placeholder(tuple(get_const_int(d) for d in kernel_vec.shape), "float32"))
-        wkl = args_to_workload(packed + (a.strides, a.padding, a.dilation, f"NCHW{ic_bn}c",
-                                         f"NCHW{oc_bn}c", dt), "conv2d_NCHWc.x86")
-        DispatchContext.current.update(target, wkl, cfg)
+    (n, c, h, w), (o, _, kh, kw) = data_t.shape, w_t.shape
+    packed = (placeholder((n, c // ic_bn, h, w, ic_bn), "float32"),
+              placeholder((o // oc_bn, c // ic_bn, kh, kw, ic_bn, oc_bn), "float32"))
+    wkl = args_to_workload(packed + (tuple(a.strides), tuple(a.padding), tuple(a.dilation),
+                                     f"NCHW{ic_bn}c",
+                                     f"NCHW{oc_bn}c", dt), "conv2d_NCHWc.x86")
+    DispatchContext.current.update(target, wkl, cfg)
     return ic_bn, oc_bn
 
 
