@@ -9,10 +9,10 @@ from tvmlite.contrib import graph_executor
 
 
 def build_run(func, inputs: Dict[str, np.ndarray], params: Optional[dict] = None,
-              opt_level: int = 3, target: str = "llvm"):
+              opt_level: int = 3, target: str = "llvm", disabled_pass=()):
     """(outputs as numpy arrays, the factory module)."""
     mod = tvm.IRModule.from_expr(func)
-    with tvm.transform.PassContext(opt_level=opt_level):
+    with tvm.transform.PassContext(opt_level=opt_level, disabled_pass=list(disabled_pass)):
         factory = relay.build(mod, target=target, params=params)
     gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
     for k, v in inputs.items():

@@ -23,11 +23,11 @@ def _model(nodes, inputs, outputs, inits=(), opset=13):
     return m
 
 
-def _compare(model, feeds, freeze_params=False, rtol=1e-4, atol=1e-5):
+def _compare(model, feeds, freeze_params=False, rtol=1e-4, atol=1e-5, disabled_pass=()):
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     expect = sess.run(None, feeds)
     mod, params = relay.frontend.from_onnx(model, freeze_params=freeze_params)
-    with tvm.transform.PassContext(opt_level=3):
+    with tvm.transform.PassContext(opt_level=3, disabled_pass=list(disabled_pass)):
         factory = relay.build(mod, target="llvm", params=params)
     gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
     gm.run(**feeds)
@@ -62,11 +62,17 @@ def test_small_cnn_vs_onnxruntime(rng):
              "v": rng.uniform(0.5, 1.5, 8).astype("float32"),
              "w2": _r(rng, 6, 4, 3, 3, scale=0.3), "wf": _r(rng, 10, 6), "bf": _r(rng, 10)}
     model = _model(nodes, [("x", [1, 3, 15, 17])], ["y"], inits)
-    factory = _compare(model, {"x": _r(rng, 1, 3, 15, 17)}, rtol=1e-4, atol=1e-6)
+    x = _r(rng, 1, 3, 15, 17)
+    factory = _compare(model, {"x": x}, rtol=1e-4, atol=1e-6, disabled_pass=["AlterOpLayout"])
     names = kernel_names(factory)
     # opt_level 3: SimplifyInference folded the batch norm into the conv weight and bias
     assert names[0] == "fused_nn_conv2d_nn_bias_add_nn_relu"
     assert len(names) == 7
+    # with AlterOpLayout, the same folded conv in NCHWc between a pack and an unpack
+    names = kernel_names(_compare(model, {"x": x}, rtol=1e-4, atol=1e-6))
+    assert names[:3] == ["fused_layout_transform", "fused_nn_contrib_conv2d_NCHWc_add_nn_relu",
+                         "fused_layout_transform_1"]
+    assert len(names) == 9
     # the same model frozen: initializers are constants, the graph's params "p0".."pN"
     mod, params = relay.frontend.from_onnx(model, freeze_params=True)
     assert params == {} and [p.name_hint for p in mod["main"].params] == ["x"]

@@ -28,7 +28,10 @@ def test_conv_bias_relu_is_one_kernel(rng):
     x = rng.standard_normal((1, 3, 11, 13)).astype("float32")
     w = rng.standard_normal((8, 3, 3, 3)).astype("float32")
     b = rng.standard_normal(8).astype("float32")
-    (out,), factory = build_run(_conv_bias_relu(), {"x": x}, {"w": w, "b": b})
+    # (AlterOpLayout off: it adds a pack and an unpack around the conv, see
+    # tests/test_relay_transform_alter_op_layout.py)
+    (out,), factory = build_run(_conv_bias_relu(), {"x": x}, {"w": w, "b": b},
+                                disabled_pass=["AlterOpLayout"])
     assert kernel_names(factory) == ["fused_nn_conv2d_nn_bias_add_nn_relu"]
     np.testing.assert_allclose(out, _conv_ref(x, w, b), rtol=1e-4, atol=1e-4)
     # the fused function is what relay.build lowered, as one PrimFunc in one library
@@ -107,7 +110,7 @@ def test_graph_json_params_and_unpacking(rng):
     w = rng.standard_normal((8, 3, 3, 3)).astype("float32")
     b = rng.standard_normal(8).astype("float32")
     mod = tvm.IRModule.from_expr(_conv_bias_relu())
-    with relay.build_config(opt_level=3):
+    with relay.build_config(opt_level=3, disabled_pass=["AlterOpLayout"]):
         graph, lib, params = relay.build(mod, target="llvm", params={"w": w, "b": b})
     g = json.loads(graph)
     assert [g["nodes"][i]["name"] for i in g["arg_nodes"]] == ["x", "p0", "p1"]

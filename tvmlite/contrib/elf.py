@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import struct
+import subprocess
 import sys
-from typing import Tuple
+import tempfile
+from typing import Dict, Optional, Tuple
 
 from ..error import TVMError
 
@@ -131,3 +134,54 @@ def cached_library_ok(path) -> bool:
     except (OSError, TVMError):
         return False
     return True
+
+
+def add_sections(data: bytes, sections: Dict[str, bytes]) -> bytes:
+    """``data`` (an ELF object or shared library) with non-loaded sections ``{name: bytes}``
+    added by ``objcopy``: data that travels inside the file (a network's graph and params)
+    without recompiling it."""
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = os.path.join(d, "in"), os.path.join(d, "out")
+        with open(src, "wb") as fh:
+            fh.write(data)
+        cmd = ["objcopy"]
+        for k, (name, blob) in enumerate(sections.items()):
+            p = os.path.join(d, f"s{k}")
+            with open(p, "wb") as fh:
+                fh.write(blob)
+            cmd += ["--add-section", f"{name}={p}"]
+        try:
+            r = subprocess.run(cmd + [src, dst], capture_output=True)
+        except FileNotFoundError:
+            raise TVMError("export_library: objcopy (binutils) is needed to store a "
+                           "network's graph and params in the library") from None
+        if r.returncode:
+            raise TVMError(f"export_library: objcopy failed: "
+                           f"{r.stderr.decode(errors='replace').strip()}")
+        with open(dst, "rb") as fh:
+            return fh.read()
+
+
+def read_section(data: bytes, name: str) -> Optional[bytes]:
+    """The contents of section ``name`` of a 64-bit little-endian ELF file (None if absent);
+    ``data`` has passed :func:`validate_elf`."""
+    if data[4] != 2 or data[5] != 1:
+        return None
+    e_shoff, = struct.unpack_from("<Q", data, 40)
+    e_shnum, e_shstrndx = struct.unpack_from("<HH", data, 60)
+
+    def header(k: int):  # (name offset, offset, size)
+        sh_name, _, _, _, sh_offset, sh_size = struct.unpack_from("<IIQQQQ", data,
+                                                                  e_shoff + k * 64)
+        return sh_name, sh_offset, sh_size
+
+    if e_shstrndx >= e_shnum:
+        return None
+    _, str_off, str_size = header(e_shstrndx)
+    names = data[str_off:str_off + str_size]
+    want = name.encode() + b"\0"
+    for k in range(e_shnum):
+        sh_name, off, size = header(k)
+        if names[sh_name:sh_name + len(want)] == want:
+            return data[off:off + size]
+    return None

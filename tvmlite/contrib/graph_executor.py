@@ -20,10 +20,10 @@ import numpy as np
 from ..error import TVMError
 from ..runtime import ndarray as _nd
 from ..runtime.device import Device, cpu
-from ..runtime.module import BenchmarkResult
+from ..runtime.module import SECTION_FUNCTIONS, BenchmarkResult, Module
 from ..runtime.packed_func import register_func
 from .cc import build_shared_cached
-from .param_dict import load_param_dict
+from .param_dict import load_param_dict, save_param_dict
 
 _RUNNER_SOURCE = r"""
 #include <stdint.h>
@@ -76,6 +76,12 @@ class GraphModule:
     :func:`create` from ``(graph_json, lib, dev)``.
     """
 
+    def __new__(cls, module=None, dev: Optional[Device] = None):
+        remote = getattr(module, "_as_graph_module", None)
+        if remote is not None:  # rlib["default"](remote.cpu()): an executor on an RPC server
+            return remote()
+        return super().__new__(cls)
+
     def __init__(self, module, dev: Optional[Device] = None):
         if isinstance(module, GraphModule):
             self.__dict__.update(module.__dict__)
@@ -110,6 +116,7 @@ class GraphModule:
         self.dev = dev
         self.lib = lib
         self._graph = g
+        self._graph_json = graph_json if isinstance(graph_json, str) else json.dumps(g)
         self._entries: List[Any] = _allocate(shapes, dtypes, attrs.get("storage_id"), dev)
         self._input_index: Dict[str, int] = {}
         for nid in arg_nodes:
@@ -247,12 +254,16 @@ class GraphModule:
             results.append((time.perf_counter() - t0) / number)
         return BenchmarkResult(results)
 
+    def get_graph_json(self) -> str:
+        """The graph JSON this executor runs."""
+        return self._graph_json
+
     def __getitem__(self, name: str):
         return getattr(self, name)
 
     # the functions a remote client may call (classic: the executor is a module of them)
     _FUNCTIONS = ("set_input", "run", "get_output", "get_input", "get_num_outputs",
-                  "get_num_inputs", "load_params", "benchmark")
+                  "get_num_inputs", "load_params", "benchmark", "get_graph_json")
 
     def get_function(self, name: str, query_imports: bool = False):
         """The executor's function ``name`` (``set_input``, ``run``, ``get_output`` …)."""
@@ -275,3 +286,44 @@ def create(graph_json_str: str, libmod, device, *more_devices) -> GraphModule:
 
 
 register_func("tvm.graph_executor.create", create, override=True)
+
+
+# ------------------------------------------------------------------ an exported network
+#: the ELF sections of a library exported by ``relay.build``'s factory: the graph JSON with
+#: the module name, and the params in ``save_param_dict``'s format
+GRAPH_SECTION = ".tvmlite_graph"
+PARAMS_SECTION = ".tvmlite_params"
+
+
+def factory_sections(graph_json: str, params: Dict[str, Any],
+                     module_name: str = "default") -> Dict[str, bytes]:
+    """The sections ``export_library`` adds to the kernel library of a network."""
+    head = json.dumps({"module_name": module_name, "graph_json": graph_json})
+    return {GRAPH_SECTION: head.encode(), PARAMS_SECTION: save_param_dict(params)}
+
+
+def _factory_function(lib: Module, name: str):
+    """The classic factory's functions of a library loaded back from an exported network:
+    ``lib[module_name](dev)`` (an executor with the params set), ``get_graph_json``,
+    ``get_graph_params``."""
+    try:
+        head = json.loads(lib.read_section(GRAPH_SECTION).decode())
+        module_name, graph_json = head["module_name"], head["graph_json"]
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
+        raise TVMError(f"{lib.library_path}: the network's graph section is corrupted "
+                       f"({type(e).__name__}: {e})") from None
+
+    def params() -> Dict[str, Any]:
+        blob = lib.read_section(PARAMS_SECTION)
+        return load_param_dict(blob) if blob is not None else {}
+
+    def instantiate(device, *more_devices) -> GraphModule:
+        gm = create(graph_json, lib, device, *more_devices)
+        gm.set_input(**params())
+        return gm
+
+    return {module_name: instantiate, "get_graph_json": lambda: graph_json,
+            "get_graph_params": params}.get(name)
+
+
+SECTION_FUNCTIONS[GRAPH_SECTION] = _factory_function

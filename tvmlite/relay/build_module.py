@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..contrib.graph_executor import create
+from ..contrib.graph_executor import create, factory_sections
 from ..driver.build_module import _to_module
 from ..driver.build_module import build as tir_build
 from ..error import TVMError
@@ -31,7 +31,7 @@ from .expr import (
 from .expr import Tuple as RTuple
 from .op.registry import Op
 from .printer import astext
-from .transform import FoldConstant, FuseOps, InferType, SimplifyInference
+from .transform import AlterOpLayout, FoldConstant, FuseOps, InferType, SimplifyInference
 from .ty import TensorType, TupleType, type_str
 
 
@@ -306,6 +306,9 @@ class GraphExecutorFactoryModule:
         return iter((self.graph_json, self.lib, self.params))
 
     def __getitem__(self, key: str):
+        extra = {"get_graph_json": self.get_graph_json, "get_graph_params": self.get_params}
+        if key in extra:
+            return extra[key]
         if key != self.libmod_name:
             raise TVMError(f"the factory module holds {self.libmod_name!r}, not {key!r}")
         return self._instantiate
@@ -319,9 +322,15 @@ class GraphExecutorFactoryModule:
         return self.lib.get_source(fmt)
 
     def export_library(self, file_name: str, *args, **kwargs) -> None:
-        """Export the kernel library (load it back with ``tvm.runtime.load_module`` and run
-        it with ``graph_executor.create(graph_json, lib, dev)``)."""
-        self.lib.export_library(file_name, *args, **kwargs)
+        """Export the whole network (``.so`` or ``.tar``): the kernel library with the graph
+        JSON and the params inside. ``lib = tvm.runtime.load_module(file_name)`` gives it
+        back; ``lib["default"](dev)`` is an executor with the params set (and the library
+        alone still runs with ``graph_executor.create(graph_json, lib, dev)``)."""
+        if self.lib is None:
+            raise TVMError("export_library: the network has no kernels (its outputs are its "
+                           "inputs or constants), so there is no library to export")
+        sections = factory_sections(self.graph_json, self.params, self.libmod_name)
+        self.lib.export_library(file_name, *args, sections=sections, **kwargs)
 
 
 def _main_function(mod) -> Function:
@@ -374,7 +383,9 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
     """
     tgt = resolve_target(target, target_host)
     with tgt:
-        mod = FuseOps()(optimize(ir_mod, params))
+        mod = optimize(ir_mod, params)
+        mod = Sequential([AlterOpLayout(), FoldConstant()], name="relay.alter_layout")(mod)
+        mod = FuseOps()(mod)
         cg = _GraphCodegen(mod["main"], tgt)
         graph_json = cg.run()
         if len(cg.lowered):

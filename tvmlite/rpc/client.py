@@ -130,6 +130,13 @@ class RemoteFunction(_RemoteObject):
         out = self._sess._call(S.OP_CALL, self._handle, [self._sess._arg(a) for a in args])
         return self._wrap(out) if self._wrap is not None else self._sess._result(out)
 
+    def _as_graph_module(self) -> "RemoteGraphModule":
+        """``graph_executor.GraphModule(rlib["default"](remote.cpu()))``: this object is an
+        executor made on the server from an exported network."""
+        get_json = self._sess._call(S.OP_GET_FUNCTION, self._handle, "get_graph_json")
+        graph_json = self._sess._call(S.OP_CALL, get_json, [])
+        return RemoteGraphModule(self, graph_json, self._sess.cpu(0), executor=self._handle)
+
 
 class RemoteModule(_RemoteObject):
     """A module loaded on the server (``remote.load_module``)."""
@@ -175,7 +182,8 @@ class RemoteGraphModule:
     remote_lib, remote.cpu())``). Inputs go from here, kernels run there, outputs stay there
     until ``.numpy()``."""
 
-    def __init__(self, lib: RemoteModule, graph_json: str, dev: RPCDevice):
+    def __init__(self, lib: RemoteModule, graph_json: str, dev: RPCDevice,
+                 executor: Optional[P.Handle] = None):
         try:
             g = json.loads(graph_json)
             nodes, row_ptr = g["nodes"], g["node_row_ptr"]
@@ -189,9 +197,11 @@ class RemoteGraphModule:
         self._types = list(zip(shapes, dtypes))
         self._input_names = list(self._inputs)
         self.dev = dev
-        create = self._sess.get_function("tvm.graph_executor.create")
-        self._module = RemoteModule(self._sess, self._sess._call(
-            S.OP_CALL, create._handle, [graph_json, lib._handle, dev.spec()]))
+        if executor is None:  # else one made on the server (a factory's lib["default"])
+            create = self._sess.get_function("tvm.graph_executor.create")
+            executor = self._sess._call(S.OP_CALL, create._handle,
+                                        [graph_json, lib._handle, dev.spec()])
+        self._module = RemoteModule(self._sess, executor)
         self._fns: Dict[str, P.Handle] = {}
 
     def _call(self, name: str, *args) -> Any:

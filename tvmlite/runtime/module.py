@@ -24,7 +24,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from ..contrib import cc
 from ..contrib import tar as _tar
 from ..contrib.cc import build_shared_cached
-from ..contrib.elf import cached_library_ok, seal, unseal, validate_elf
+from ..contrib.elf import (
+    add_sections,
+    cached_library_ok,
+    read_section,
+    seal,
+    unseal,
+    validate_elf,
+)
 from ..contrib.utils import atomic_write
 from ..error import CompileError, TVMError
 from ..ir import dtype as _dt
@@ -238,6 +245,11 @@ def _timer():
     return lib, fn
 
 
+#: ELF section → f(module, name): the function ``name`` a package above the runtime gives a
+#: library carrying that section (a network exported by ``relay.build``'s factory), or None
+SECTION_FUNCTIONS: Dict[str, Callable[["Module", str], Any]] = {}
+
+
 class FunctionNotFoundError(TVMError, AttributeError):
     """``mod[name]`` of a function the module does not hold (an AttributeError, as in TVM)."""
 
@@ -269,6 +281,7 @@ class Module:
 
         configure_library(self._lib)
         self._funcs: Dict[str, CompiledFunc] = {}
+        self._sections: Dict[str, Optional[bytes]] = {}
         self.imported_modules: List["Module"] = []
         if "cuda" in self._meta:  # host code of a CUDA build: its kernels' PTX rides along
             from .cuda_module import attach_cuda
@@ -314,6 +327,11 @@ class Module:
         f = self._funcs.get(name)
         if f is None:
             sig = self._meta["functions"].get(name)
+            for section, provide in SECTION_FUNCTIONS.items():
+                extra = provide(self, name) if sig is None and self.read_section(section) \
+                    is not None else None
+                if extra is not None:
+                    return extra
             if sig is None:
                 raise FunctionNotFoundError(f"Module has no function '{name}' (it has "
                                      f"{self.function_names})")
@@ -322,6 +340,13 @@ class Module:
             cfn.restype = ctypes.c_int32
             f = self._funcs[name] = CompiledFunc(self, name, cfn, sig)
         return f
+
+    def read_section(self, name: str) -> Optional[bytes]:
+        """The bytes of ELF section ``name`` of the library (None when it has none)."""
+        if name not in self._sections:
+            with open(self._path, "rb") as fh:
+                self._sections[name] = read_section(fh.read(), name)
+        return self._sections[name]
 
     def __getitem__(self, name: str) -> CompiledFunc:
         if not isinstance(name, str):
@@ -363,11 +388,13 @@ class Module:
         shutil.copyfile(self._path, p)
         return [p]
 
-    def _sealed_object_files(self, directory: str) -> List[str]:
+    def _sealed_object_files(self, directory: str, sections=None) -> List[str]:
         paths = self._object_files(directory)
-        for p in paths:
+        for k, p in enumerate(paths):
             with open(p, "rb") as fh:
                 data = fh.read()
+            if sections and k == 0:
+                data = add_sections(data, sections)
             with open(p, "wb") as fh:
                 fh.write(seal(data))
         return paths
@@ -396,14 +423,16 @@ class Module:
                            f"export_library for .so and .tar)")
 
     def export_library(self, file_name: str, fcompile: Optional[Callable] = None,
-                       addons=None, workspace_dir: Optional[str] = None, **kwargs) -> None:
-        """Export as a shared library (``.so``) or a tar archive of object files (``.tar``)."""
+                       addons=None, workspace_dir: Optional[str] = None,
+                       sections: Optional[Dict[str, bytes]] = None, **kwargs) -> None:
+        """Export as a shared library (``.so``) or a tar archive of object files (``.tar``);
+        ``sections`` ({ELF section name: bytes}) ride along in the file."""
         file_name = os.fspath(file_name)
         use_tar = file_name.endswith(".tar") or getattr(fcompile, "output_format", "") == "tar"
         if use_tar:
             d = tempfile.mkdtemp()
             try:
-                _tar.tar(file_name, self._sealed_object_files(d))
+                _tar.tar(file_name, self._sealed_object_files(d, sections))
             finally:
                 shutil.rmtree(d, ignore_errors=True)
             return
@@ -413,7 +442,8 @@ class Module:
         # a new file (new inode) replaces any old one, so a process that has the old library
         # loaded keeps working and a later load sees the new one
         with open(self._path, "rb") as fh:
-            atomic_write(file_name, seal(fh.read()))
+            data = fh.read()
+        atomic_write(file_name, seal(add_sections(data, sections) if sections else data))
 
     # ------------------------------------------------------------------ timing
     def time_evaluator(self, func_name: str, dev=None, number: int = 10, repeat: int = 1,

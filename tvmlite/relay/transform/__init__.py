@@ -1,4 +1,5 @@
 """Relay passes (``relay.transform``), each a ``tvm.transform.Pass`` over an IRModule."""
+from .alter_op_layout import AlterOpLayout
 from .dead_code import DeadCodeElimination
 from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
