@@ -135,12 +135,49 @@ class _Intrinsics(Mutator):
             body = AttrStmt(StringImm("vta"), "coproc_uop_scope", StringImm(uop_kind), body)
         return AttrStmt(StringImm("vta"), "coproc_scope", qid, body)
 
-    def _uop_nest(self, uloops, args):
-
-        body = Evaluate(_op.call_extern("int32", "VTAUopPush", *args))
-        for lp in reversed(uloops):
-            body = For(lp.loop_var, lp.min, lp.extent, ForKind.SERIAL, body)
+    def _uop_nest(self, uloops, args, fuse=False):
+        """The micro-op kernel: up to two outer loops whose (dst, src, wgt) steps are
+        constant become ``VTAUopLoopBegin/End`` (classic's loop compression; an ALU nest is
+        first fused where its indices continue each other), the rest push micro-ops."""
+        idx = list(args[2:5])
+        loops = [(lp.loop_var, int(lp.extent.value)) for lp in uloops]
+        if fuse:
+            while len(loops) > 1:
+                (vo, eo), (vi, ei) = loops[-2], loops[-1]
+                so, si = self._steps(idx, vo, eo), self._steps(idx, vi, ei)
+                if so is None or si is None or any(a != b * ei for a, b in zip(so, si)):
+                    break
+                idx = [self._at(e, {vo: 0}) for e in idx]
+                loops[-2:] = [(vi, eo * ei)]
+        marks = []
+        while loops and len(marks) < 2:
+            v, ext = loops[0]
+            st = self._steps(idx, v, ext)
+            if st is None:
+                break
+            marks.append((ext, st))
+            idx = [self._at(e, {v: 0}) for e in idx]
+            loops = loops[1:]
+        push = Evaluate(_op.call_extern("int32", "VTAUopPush", *args[:2], *idx, *args[5:]))
+        extent = {lp.loop_var: lp for lp in uloops}
+        body = push
+        for v, ext in reversed(loops):
+            body = For(v, extent[v].min, IntImm("int32", ext), ForKind.SERIAL, body)
+        for ext, st in reversed(marks):
+            body = SeqStmt([Evaluate(_op.call_extern("int32", "VTAUopLoopBegin", ext, *st)),
+                            body, Evaluate(_op.call_extern("int32", "VTAUopLoopEnd"))])
         return body
+
+    def _steps(self, idx, v, ext):
+        """The constant steps of the indices ``idx`` along loop ``v`` (None: not affine)."""
+        out = []
+        for e in idx:
+            at = [self._at(e, {v: k}) for k in range(min(ext, 3))]
+            d = [self.ana.simplify(b - a) for a, b in zip(at, at[1:])] or [IntImm("int32", 0)]
+            if not all(isinstance(x, IntImm) and x.value == d[0].value for x in d):
+                return None
+            out.append(int(d[0].value))
+        return out
 
     def _gemm(self, loops, store, reset):
         t = self.tile["acc"]
@@ -179,7 +216,8 @@ class _Intrinsics(Mutator):
         imm = isinstance(b, IntImm)
         src = self._at((a if imm else b).indices[-1] // t, zero)
         return self._scope(2, self._uop_nest(uloops, (1, 0, dst, src, 0, _ALU_OP[op], int(imm),
-                                                      b.value if imm else 0)), "VTAPushALUOp")
+                                                      b.value if imm else 0), fuse=True),
+                           "VTAPushALUOp")
 
     def _dma(self, body):
 
