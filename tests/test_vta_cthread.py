@@ -1,5 +1,7 @@
 """VTA virtual threads (``cthread``): the code generator interleaves the threads' instruction
 streams (one thread's loads overlap the other's compute), results still equal numpy."""
+import re
+
 import pytest
 from test_vta_conv2d import _conv, _run
 
@@ -60,7 +62,41 @@ def test_vta_lower_simple_mode_prints_runtime_calls():
     s, args = _conv(6, 32, 64, 2, 3, 2)
     text = str(vta.lower(s, args, simple_mode=True))
     for call in ("VTALoadBuffer2D", "VTAStoreBuffer2D", "VTAUopPush", "VTAPushGEMMOp",
-                 "VTAPushALUOp", "coproc_scope", "VTASynchronize", "vta.cthread"):
+                 "VTAPushALUOp", "coproc_scope", "coproc_sync", "vta.cthread"):
         assert call in text, call
     # the padded input load: rows past the map's edge become SRAM padding, not DRAM reads
     assert "T.max(1 - " in text and "pragma_dma_copy" not in text
+
+
+def _call_order(text):
+    """The dependence tokens, micro-op kernels and their loop markers, DMA calls and the
+    final sync of a printed VTA program, in order (each virtual thread's view)."""
+    pats = [(r"coproc_dep_(push|pop)\((\d), (\d)\)", lambda m: f"{m[1]}{m[2]}{m[3]}"),
+            (r'coproc_uop_scope", "VTAPush(GEMM|ALU)Op"', lambda m: m[1]),
+            (r'"VTAUopLoop(Begin|End)"', lambda m: m[1]),
+            (r'"VTA(Load|Store)Buffer2D"', lambda m: m[1].lower()),
+            (r"coproc_sync\(\)", lambda m: "sync")]
+    out = []
+    for line in text.splitlines():
+        for pat, name in pats:
+            m = re.search(pat, line)
+            if m:
+                out.append(name(m))
+                break
+    return out
+
+
+def test_vta_lower_simple_mode_has_the_seed_structure():
+    # seed 002's conv2d (its printed program, read per virtual thread): tokens between the
+    # queues' regions, GEMM kernels with two VTAUopLoopBegin/End, the ALU nests fused to one
+    s, args = _conv(14, 256, 256, 8, 7, 2)  # the seed's shapes and schedule
+    text = str(vta.lower(s, args, simple_mode=True))
+    gemm = ["GEMM", "Begin", "Begin", "End", "End"]
+    alu = ["ALU", "Begin", "End"]
+    assert _call_order(text) == (
+        ["push32", "pop32"] + gemm + ["push21"]  # i2_outer: reset the accumulators
+        + ["pop21", "load", "load", "push12", "pop12"] + gemm + ["push21"]  # ic_outer
+        + ["pop21"] + alu * 3 + ["push23", "pop23", "store", "push32"]
+        + ["pop32", "sync"])
+    assert 'VTAUopLoopBegin", 8, 98, 0, 9)' in text and 'VTAUopLoopBegin", 7, 14, 16, 0)' in text
+    assert text.count('VTAUopLoopBegin", 784, 1, 1, 0)') == 3

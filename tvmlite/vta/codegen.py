@@ -718,16 +718,79 @@ def _last_uses(seq) -> Dict[object, int]:
     return last
 
 
-def insert_dependences(insns: List[isa.Insn], depth: Dict[str, int]) -> None:
-    """Set the dependence flags: an instruction waits for the latest instruction of a
-    neighbouring queue that wrote (or, for a write, read) the SRAM rows it touches."""
+class DramHazards:
+    """DRAM dependences between instructions: a load that reads DRAM elements an earlier
+    store wrote (read after write) and a store that overwrites elements an earlier load read
+    (write after read), e.g. two layers in one module or a stage storing then reloading.
+
+    Feed it the instructions in program order (:meth:`needs` then :meth:`record`); regions
+    are the 2D transfer's span of elements in its argument (conservative for strided ones).
+    """
+
+    def __init__(self, tile: Dict[str, int]):
+        self.tile = tile
+        self.stores: Dict[int, List[Tuple[int, int, int]]] = {}
+        self.loads: Dict[int, List[Tuple[int, int, int, int]]] = {}
+
+    def span(self, ins) -> Optional[Tuple[int, int, int]]:
+        """``(arg, lo, hi)``: the elements of the DRAM argument ``ins`` reads or writes."""
+        if isinstance(ins, isa.Load) and ins.mem != "uop":
+            t = self.tile[ins.mem]
+        elif isinstance(ins, isa.Store):
+            t = self.tile["acc"]
+        else:
+            return None
+        hi = ins.offset + (ins.y_size - 1) * ins.x_stride + ins.x_size
+        return ins.arg, ins.offset * t, hi * t
+
+    def needs(self, ins) -> Dict[int, int]:
+        """Per queue, the index of the latest earlier instruction ``ins`` must follow."""
+        sp = self.span(ins)
+        if sp is None:
+            return {}
+        arg, lo, hi = sp
+        out: Dict[int, int] = {}
+        prior = self.stores if isinstance(ins, isa.Load) else self.loads
+        for rec in prior.get(arg, ()):
+            if rec[0] < hi and lo < rec[1]:
+                q = isa.STORE_Q if isinstance(ins, isa.Load) else rec[3]
+                out[q] = max(out.get(q, -1), rec[2])
+        return out
+
+    def record(self, ins, index: int) -> None:
+        sp = self.span(ins)
+        if sp is None:
+            return
+        arg, lo, hi = sp
+        if isinstance(ins, isa.Store):
+            self.stores.setdefault(arg, []).append((lo, hi, index))
+        else:
+            self.loads.setdefault(arg, []).append((lo, hi, index, ins.queue))
+
+
+def insert_dependences(insns: List[isa.Insn], depth: Dict[str, int],
+                       tile: Dict[str, int]) -> List[isa.Insn]:
+    """Set the dependence flags: an instruction waits for the latest instruction of another
+    queue that wrote (or, for a write, read) the SRAM rows or DRAM elements it touches. The
+    load and the store queue share no token queue: a :class:`isa.Noop` on the compute queue
+    relays their dependences. Returns the instructions with the relays inserted."""
+    out: List[isa.Insn] = []
     last_w = {m: np.full(d, -1, np.int64) for m, d in depth.items()}
     last_wq = {m: np.full(d, -1, np.int64) for m, d in depth.items()}
     last_r = {m: np.full((3, d), -1, np.int64) for m, d in depth.items()}
-    done = {}  # (from q, to q) → index of the last instruction waited for
-    for n, ins in enumerate(insns):
+    dram = DramHazards(tile)
+    done: Dict[Tuple[int, int], int] = {}  # (from q, to q) → the last instruction waited for
+
+    def link(g: int, dst: isa.Insn, a: int, q: int) -> None:
+        src = out[g]
+        if q > a:
+            src.push_next, dst.pop_prev = True, True
+        else:
+            src.push_prev, dst.pop_next = True, True
+
+    for ins in insns:
         reads, writes = _rows(ins)
-        need = {}
+        need = dram.needs(ins)
         for mem, lo, hi in reads + writes:
             w = last_w[mem][lo:hi]
             q = last_wq[mem][lo:hi]
@@ -740,23 +803,29 @@ def insert_dependences(insns: List[isa.Insn], depth: Dict[str, int]) -> None:
             for a in range(3):
                 if a != ins.queue and hi > lo:
                     need[a] = max(need.get(a, -1), int(last_r[mem][a, lo:hi].max()))
-        for a, g in need.items():
-            if g < 0 or g <= done.get((a, ins.queue), -1):
+        for a, g in sorted(need.items()):
+            if a == ins.queue or g < 0 or g <= done.get((a, ins.queue), -1):
                 continue
-            if abs(a - ins.queue) != 1:
-                raise _err(f"{isa.QUEUE_NAMES[ins.queue]} instruction {n} depends on the "
-                           f"{isa.QUEUE_NAMES[a]} queue, which it cannot synchronise with")
             done[(a, ins.queue)] = g
-            src = insns[g]
-            if ins.queue > a:
-                src.push_next, ins.pop_prev = True, True
-            else:
-                src.push_prev, ins.pop_next = True, True
+            if abs(a - ins.queue) == 1:
+                link(g, ins, a, ins.queue)
+                continue
+            relay = isa.Noop(isa.COMPUTE_Q)  # a → compute → ins.queue
+            if g > done.get((a, isa.COMPUTE_Q), -1):
+                done[(a, isa.COMPUTE_Q)] = g
+                link(g, relay, a, isa.COMPUTE_Q)
+            out.append(relay)
+            link(len(out) - 1, ins, isa.COMPUTE_Q, ins.queue)
+            done[(isa.COMPUTE_Q, ins.queue)] = len(out) - 1
+        n = len(out)
+        out.append(ins)
+        dram.record(ins, n)
         for mem, lo, hi in reads:
             last_r[mem][ins.queue, lo:hi] = n
         for mem, lo, hi in writes:
             last_w[mem][lo:hi] = n
             last_wq[mem][lo:hi] = ins.queue
+    return out
 
 
 def _rows(ins):
@@ -785,9 +854,10 @@ def generate(func, env, name: str) -> Program:
     gen = _Gen(func, env, name)
     gen.stmt(func.body, {})
     uops = np.array(gen.uop_table, np.int32).reshape(-1, 3)
-    insert_dependences(gen.insns, {m: gen.depth[m] for m in ("inp", "wgt", "acc")})
+    insns = insert_dependences(gen.insns, {m: gen.depth[m] for m in ("inp", "wgt", "acc")},
+                               gen.tile)
     params = gen.params
-    return Program(name, gen.insns, uops, [b.name for b in params],
+    return Program(name, insns, uops, [b.name for b in params],
                    [tuple(int(_ev(x, {})) for x in b.shape) for b in params],
                    [b.dtype for b in params], dict(env.cfg))
 

@@ -31,6 +31,13 @@ class Insn:
 
 
 @dataclasses.dataclass
+class Noop(Insn):
+    """A compute-queue instruction that only passes dependence tokens on (classic runtime's
+    no-op GEMM): it relays a dependence between the load and the store queue, which share
+    no token queue."""
+
+
+@dataclasses.dataclass
 class Load(Insn):
     """A 2D strided DRAM → SRAM copy with zero padding (units: tiles of ``mem``)."""
 

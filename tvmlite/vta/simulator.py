@@ -20,6 +20,7 @@ import numpy as np
 
 from ..error import TVMError
 from . import isa
+from .codegen import DramHazards
 
 STAT_KEYS = ("inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes",
              "out_store_nbytes", "gemm_counter", "alu_counter")
@@ -66,6 +67,8 @@ def _cycles(ins, dev) -> int:
         return _INSN_CYCLES + -(-tiles * dev.elem_bytes[ins.mem] // _BUS_BYTES)
     if isinstance(ins, isa.Store):
         return _INSN_CYCLES + -(-ins.y_size * ins.x_size * dev.elem_bytes["out"] // _BUS_BYTES)
+    if isinstance(ins, isa.Noop):
+        return _INSN_CYCLES
     return _INSN_CYCLES + (ins.uop_end - ins.uop_bgn) * ins.iter_out * ins.iter_in
 
 
@@ -114,6 +117,8 @@ def _bounds(dev, rows, mem, what):
 
 
 def _run(dev, ins, args, uops) -> None:  # noqa: C901
+    if isinstance(ins, isa.Noop):
+        return
     if isinstance(ins, isa.Load):
         if ins.mem == "uop":
             dev.uop[ins.sram:ins.sram + ins.x_size] = uops[ins.offset:ins.offset + ins.x_size]
@@ -181,6 +186,24 @@ def _run(dev, ins, args, uops) -> None:  # noqa: C901
         _STATS["gemm_counter"] += len(idx)
 
 
+def _dram_order(insns, dev) -> Dict[int, List]:
+    """Per instruction with DRAM predecessors in another queue, ``(queue, position in that
+    queue)`` of each: the run checks they executed first (a missing dependence is an error,
+    never a wrong answer)."""
+    tile = {m: int(np.prod(getattr(dev, m).shape[1:])) for m in ("inp", "wgt", "acc")}
+    hazards = DramHazards(tile)
+    qpos, counts = [], [0, 0, 0]
+    out: Dict[int, List] = {}
+    for n, ins in enumerate(insns):
+        qpos.append(counts[ins.queue])
+        counts[ins.queue] += 1
+        need = [(a, g) for a, g in hazards.needs(ins).items() if a != ins.queue]
+        if need:
+            out[id(ins)] = [(a, qpos[g]) for a, g in need]
+        hazards.record(ins, n)
+    return out
+
+
 def run(program, args: List[np.ndarray], env) -> None:
     """Execute ``program`` on the numpy arrays ``args`` (outputs are written in place)."""
     dev = Device(env)
@@ -194,6 +217,7 @@ def run(program, args: List[np.ndarray], env) -> None:
     busy = [0, 0, 0]
     spent = [0.0, 0.0, 0.0]
     uops = program.uops.astype(np.int64)
+    after = _dram_order(program.insns, dev)
     while True:
         progressed = False
         for q in range(3):
@@ -214,6 +238,15 @@ def run(program, args: List[np.ndarray], env) -> None:
                     start = max(start, tokens[(q - 1, q)].popleft())
                 if ins.pop_next:
                     start = max(start, tokens[(q + 1, q)].popleft())
+                for a, k in after.get(id(ins), ()):
+                    if pos[a] <= k:
+                        raise TVMError(
+                            f"VTA simulator: missing dependence: {isa.QUEUE_NAMES[q]} "
+                            f"instruction {pos[q]} ({type(ins).__name__} of argument {ins.arg}) "
+                            f"runs before {isa.QUEUE_NAMES[a]} instruction {k}, which "
+                            f"{'writes' if a == isa.STORE_Q else 'reads'} the DRAM it "
+                            f"{'reads' if a == isa.STORE_Q else 'overwrites'}, and no "
+                            "dependence token orders them")
                 cost = _cycles(ins, dev)
                 clock[q] = start + cost
                 busy[q] += cost

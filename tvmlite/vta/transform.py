@@ -9,6 +9,8 @@ streams (the generic virtual-thread lowering would run them one after the other)
 """
 from __future__ import annotations
 
+import dataclasses
+
 from ..arith import Analyzer
 from ..tir import op as _op
 from ..tir.expr import (
@@ -28,7 +30,7 @@ from ..tir.expr import (
     StringImm,
 )
 from ..tir.functor import Mutator, collect_vars, post_order_visit, substitute
-from ..tir.stmt import AttrStmt, BufferStore, Evaluate, For, ForKind, SeqStmt
+from ..tir.stmt import Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, LetStmt, SeqStmt
 from ..tir.transform.function_pass import prim_func_pass
 from .environment import get_env
 
@@ -135,12 +137,49 @@ class _Intrinsics(Mutator):
             body = AttrStmt(StringImm("vta"), "coproc_uop_scope", StringImm(uop_kind), body)
         return AttrStmt(StringImm("vta"), "coproc_scope", qid, body)
 
-    def _uop_nest(self, uloops, args):
-
-        body = Evaluate(_op.call_extern("int32", "VTAUopPush", *args))
-        for lp in reversed(uloops):
-            body = For(lp.loop_var, lp.min, lp.extent, ForKind.SERIAL, body)
+    def _uop_nest(self, uloops, args, fuse=False):
+        """The micro-op kernel: up to two outer loops whose (dst, src, wgt) steps are
+        constant become ``VTAUopLoopBegin/End`` (classic's loop compression; an ALU nest is
+        first fused where its indices continue each other), the rest push micro-ops."""
+        idx = list(args[2:5])
+        loops = [(lp.loop_var, int(lp.extent.value)) for lp in uloops]
+        if fuse:
+            while len(loops) > 1:
+                (vo, eo), (vi, ei) = loops[-2], loops[-1]
+                so, si = self._steps(idx, vo, eo), self._steps(idx, vi, ei)
+                if so is None or si is None or any(a != b * ei for a, b in zip(so, si)):
+                    break
+                idx = [self._at(e, {vo: 0}) for e in idx]
+                loops[-2:] = [(vi, eo * ei)]
+        marks = []
+        while loops and len(marks) < 2:
+            v, ext = loops[0]
+            st = self._steps(idx, v, ext)
+            if st is None:
+                break
+            marks.append((ext, st))
+            idx = [self._at(e, {v: 0}) for e in idx]
+            loops = loops[1:]
+        push = Evaluate(_op.call_extern("int32", "VTAUopPush", *args[:2], *idx, *args[5:]))
+        extent = {lp.loop_var: lp for lp in uloops}
+        body = push
+        for v, ext in reversed(loops):
+            body = For(v, extent[v].min, IntImm("int32", ext), ForKind.SERIAL, body)
+        for ext, st in reversed(marks):
+            body = SeqStmt([Evaluate(_op.call_extern("int32", "VTAUopLoopBegin", ext, *st)),
+                            body, Evaluate(_op.call_extern("int32", "VTAUopLoopEnd"))])
         return body
+
+    def _steps(self, idx, v, ext):
+        """The constant steps of the indices ``idx`` along loop ``v`` (None: not affine)."""
+        out = []
+        for e in idx:
+            at = [self._at(e, {v: k}) for k in range(min(ext, 3))]
+            d = [self.ana.simplify(b - a) for a, b in zip(at, at[1:])] or [IntImm("int32", 0)]
+            if not all(isinstance(x, IntImm) and x.value == d[0].value for x in d):
+                return None
+            out.append(int(d[0].value))
+        return out
 
     def _gemm(self, loops, store, reset):
         t = self.tile["acc"]
@@ -179,7 +218,8 @@ class _Intrinsics(Mutator):
         imm = isinstance(b, IntImm)
         src = self._at((a if imm else b).indices[-1] // t, zero)
         return self._scope(2, self._uop_nest(uloops, (1, 0, dst, src, 0, _ALU_OP[op], int(imm),
-                                                      b.value if imm else 0)), "VTAPushALUOp")
+                                                      b.value if imm else 0), fuse=True),
+                           "VTAPushALUOp")
 
     def _dma(self, body):
 
@@ -264,10 +304,144 @@ def _bound(c):
     raise ValueError(c)
 
 
+def _dep(kind: str, a: int, b: int) -> Evaluate:
+    return Evaluate(Call("int32", f"vta.coproc_dep_{kind}", [IntImm("int32", a),
+                                                             IntImm("int32", b)]))
+
+
+def _queue(s):
+    if isinstance(s, AttrStmt) and s.attr_key == "coproc_scope":
+        return int(getattr(s.value, "value", s.value))
+    return None
+
+
+class _Sync:
+    """Dependence tokens between the queues' ``coproc_scope`` regions, as classic's
+    coprocessor sync injection prints them: where one queue's region follows another's,
+    the first ends with ``coproc_dep_push(a, b)`` and the next starts with
+    ``coproc_dep_pop(a, b)``; a loop whose body starts and ends on different queues passes
+    its back edge's token on, with a push before the loop and a pop after it."""
+
+    def run(self, s):
+        return self._seq([self.visit(s)])[0]
+
+    def visit(self, s):  # → (stmt, first queue, last queue)
+        q = _queue(s)
+        if q is not None:
+            return s, q, q
+        if isinstance(s, For):
+            loops, leaf = _nest(s)
+            if _queue(leaf) is not None:  # one region per iteration: the scope around the loop
+                inner = leaf.body
+                for lp in reversed(loops):
+                    inner = For(lp.loop_var, lp.min, lp.extent, lp.kind, inner,
+                                lp.thread_binding, lp.annotations)
+                return AttrStmt(leaf.node, "coproc_scope", leaf.value, inner), *(2 * [_queue(leaf)])
+            body, first_q, last_q = self.visit(s.body)
+            if first_q is not None and first_q != last_q:
+                body = self._edge(body, last_q, first_q)
+            return For(s.loop_var, s.min, s.extent, s.kind, body, s.thread_binding,
+                       s.annotations), first_q, last_q
+        if isinstance(s, SeqStmt):
+            items = [self.visit(c) for c in s.seq]
+            return self._seq(items)
+        if isinstance(s, AttrStmt) and s.attr_key == CTHREAD_ATTR:
+            # each virtual thread has its own tokens: no back edge across the threads' loop
+            lp = s.body
+            body, first_q, last_q = self._seq([self.visit(lp.body)])
+            return dataclasses.replace(s, body=dataclasses.replace(lp, body=body)), first_q, last_q
+        if isinstance(s, (AttrStmt, Allocate, LetStmt)):
+            body, first_q, last_q = self.visit(s.body)
+            return dataclasses.replace(s, body=body), first_q, last_q
+        return s, None, None
+
+    def _edge(self, body, a, b):
+        """A loop body ending on queue ``a`` and starting on ``b``: push at its last region,
+        pop at its first."""
+        return self._at(self._at(body, _dep("push", a, b), last=True), _dep("pop", a, b),
+                        last=False)
+
+    def _at(self, s, call, last):
+        """``call`` at the start (or end) of the first (last) region of ``s``."""
+        q = _queue(s)
+        if q is not None:
+            body = SeqStmt([s.body, call] if last else [call, s.body])
+            return AttrStmt(s.node, s.attr_key, s.value, body)
+        if isinstance(s, SeqStmt):
+            seq = list(s.seq)
+            order = range(len(seq) - 1, -1, -1) if last else range(len(seq))
+            for k in order:
+                if _has_region(seq[k]):
+                    seq[k] = self._at(seq[k], call, last)
+                    return SeqStmt(seq)
+        if isinstance(s, (AttrStmt, Allocate, LetStmt)):
+            return dataclasses.replace(s, body=self._at(s.body, call, last))
+        return SeqStmt([s, call] if last else [call, s])  # a loop: the token around it
+
+    def _seq(self, items):
+        out = []
+        prev_last = None
+        first = None
+        k = 0
+        while k < len(items):
+            st, first_q, last_q = items[k]
+            if first_q is None:
+                out.append(st)
+                k += 1
+                continue
+            if first is None:
+                first = first_q
+            loop_tok = (last_q, first_q) if first_q != last_q and _is_loop(st) else None
+            if prev_last is not None and prev_last != first_q:
+                tok = (prev_last, first_q)
+                out[-1] = self._at(out[-1], _dep("push", *tok), last=True)
+                if tok != loop_tok:  # (else the loop's first region pops it)
+                    st = self._at(st, _dep("pop", *tok), last=False) if loop_tok is None \
+                        else SeqStmt([_dep("pop", *tok), st])
+            elif loop_tok is not None:
+                st = SeqStmt([_dep("push", *loop_tok), st])
+            if loop_tok is not None:
+                nxt = next((it for it in items[k + 1:] if it[1] is not None), None)
+                if nxt is None or nxt[1] != first_q:
+                    st = SeqStmt([st, _dep("pop", *loop_tok)])
+                    if nxt is not None and nxt[1] != last_q:
+                        out.append(st)
+                        out.append(_dep("push", last_q, nxt[1]))
+                        items[k + 1:] = [it if it is not nxt else (
+                            self._at(it[0], _dep("pop", last_q, nxt[1]), last=False), *it[1:])
+                            for it in items[k + 1:]]
+                        prev_last = None
+                        k += 1
+                        continue
+                else:
+                    out.append(st)
+                    prev_last = None  # the loop's back-edge push feeds the next region
+                    k += 1
+                    continue
+            out.append(st)
+            prev_last = last_q
+            k += 1
+        last = next((it[2] for it in reversed(items) if it[2] is not None), None)
+        return (SeqStmt(out) if len(out) != 1 else out[0]), first, last
+
+
+def _is_loop(s):
+    while isinstance(s, (AttrStmt, Allocate, LetStmt)) and _queue(s) is None \
+            and getattr(s, "attr_key", "") != CTHREAD_ATTR:
+        s = s.body
+    return isinstance(s, For)
+
+
+def _has_region(s):
+    found = []
+    post_order_visit(s, lambda x: found.append(1) if _queue(x) is not None else None)
+    return bool(found)
+
+
 def _intrinsics(func, mod, ctx):
 
-    body = _Intrinsics(get_env()).visit(func.body)
-    return func.with_body(SeqStmt([body, Evaluate(_op.call_extern("int32", "VTASynchronize"))]))
+    body = _Sync().run(_Intrinsics(get_env()).visit(func.body))
+    return func.with_body(SeqStmt([body, Evaluate(Call("int32", "vta.coproc_sync", []))]))
 
 
 def LowerToIntrinsics():  # noqa: N802  (TVM's pass naming)
