@@ -167,3 +167,37 @@ def test_a_log_written_by_classic_tvm_loads_and_applies(tmp_path, caplog):
     assert cfg["tile"].size == [-1, 8] and cfg["vec"].val is True
     with ctx:
         _build_and_check(64)
+
+
+def test_pickle_protocol_round_trips_and_reads_plain_data_only():
+    import base64
+    import pickle
+
+    task = _task()
+    inp, res = _pair(task, 6, 2.5e-6)
+    row = record.encode(inp, res, protocol="pickle")
+    assert "\n" not in row
+    inp2, res2 = record.decode(row, protocol="pickle")
+    assert inp2.config.index == 6 and inp2.task.workload == task.workload
+    assert res2.costs == res.costs and res2.timestamp == res.timestamp
+    assert record.encode(inp2, res2) == record.encode(inp, res)
+    evil = base64.b64encode(pickle.dumps(np.float32(1))).decode()
+    with pytest.raises(record.RecordError, match="plain data"):
+        record.decode(evil, protocol="pickle")
+    with pytest.raises(record.RecordError, match="protocol"):
+        record.encode(inp, res, protocol="xml")
+
+
+def test_apply_history_best_takes_nested_iterables(tmp_path):
+    task = _task()
+    one, two = tmp_path / "one.log", tmp_path / "two.log"
+    batch1 = [_pair(task, 2, 3e-6), _pair(task, 4, 2e-6)]
+    batch2 = [_pair(task, 5, 1e-6), _pair(task, 8, 4e-6)]
+    record.save_to_file(str(one), batch1)
+    record.save_to_file(str(two), batch2)
+    llvm = tvm.target.Target("llvm")
+    for recs in ([one, two], zip([one, two]), zip([iter(batch1), iter(batch2)])):
+        ctx = autotvm.apply_history_best(recs)
+        assert ctx.query(llvm, task.workload).index == 5
+    with autotvm.apply_history_best(zip([one, two])):
+        _build_and_check()

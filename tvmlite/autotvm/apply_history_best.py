@@ -31,16 +31,10 @@ class ApplyHistoryBest(DispatchContext):
             self.load(records)
 
     def load(self, records) -> None:
-        if _is_pathlike(records) or hasattr(records, "read"):
-            records = [records]
+        """Add ``records``: a log file name or open file, ``(MeasureInput, MeasureResult)``
+        pairs, or any (nested) iterable of those, as classic TVM accepts."""
         items = []
-        for r in records:
-            if _is_pathlike(r):
-                items.extend(load_from_file(r, skip_invalid=True))
-            elif hasattr(r, "read"):  # an open log file, as classic TVM accepts
-                items.extend(rec for rec in map(decode, r) if rec is not None)
-            else:
-                items.append(r)
+        self._collect(records, items)
         for inp, res in items:
             if res.error_no != 0:
                 continue
@@ -50,6 +44,18 @@ class ApplyHistoryBest(DispatchContext):
                 old = self.best_by_targetkey.get(k)
                 if old is None or cost < sum(old[1].costs) / len(old[1].costs):
                     self.best_by_targetkey[k] = (inp, res)
+
+    @staticmethod
+    def _collect(records, items: list) -> None:
+        if _is_pathlike(records):
+            items.extend(load_from_file(records, skip_invalid=True))
+        elif hasattr(records, "read"):
+            items.extend(rec for rec in map(decode, records) if rec is not None)
+        elif isinstance(records, tuple) and len(records) == 2 and hasattr(records[0], "config"):
+            items.append(records)
+        else:
+            for r in records:
+                ApplyHistoryBest._collect(r, items)
 
     def _query_inside(self, target, workload):
         if workload is None:

@@ -10,9 +10,12 @@ A failed trial's costs are written as ``[1000000000.0]``.
 """
 from __future__ import annotations
 
+import base64
+import io
 import json
 import logging
 import os
+import pickle
 from typing import Iterable, Iterator, Optional, Tuple
 
 from .._classic import missing
@@ -53,15 +56,29 @@ def _make_task(name: str, args):
     return _RecordTask(name, args)
 
 
+def _check_protocol(protocol: str) -> None:
+    if protocol not in ("json", "pickle"):
+        raise RecordError(f"unsupported record protocol {protocol!r} ('json' or 'pickle')")
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """Reads plain data only (a pickled record row holds lists, numbers and strings)."""
+
+    def find_class(self, module, name):
+        raise RecordError(f"a pickled record may hold plain data only, not {module}.{name}")
+
+
 def encode(inp: MeasureInput, result: MeasureResult, protocol: str = "json") -> str:
-    """One record as a line of JSON."""
-    if protocol != "json":
-        raise RecordError(f"unsupported record protocol {protocol!r} (only 'json')")
+    """One record as a line of JSON (``protocol="pickle"``: the same row, pickled and
+    base64-encoded, as classic AutoTVM's compact form)."""
+    _check_protocol(protocol)
     costs = list(result.costs) if result.error_no == 0 else [1e9]
     row = {"input": [str(inp.target), inp.task.name, _jsonable(inp.task.args), {}],
            "config": inp.config.to_json_dict(),
            "result": [costs, int(result.error_no), result.all_cost, result.timestamp],
            "version": AUTOTVM_LOG_VERSION, "tvm_version": TVM_VERSION}
+    if protocol == "pickle":
+        return base64.b64encode(pickle.dumps(row)).decode("ascii")
     return json.dumps(row)
 
 
@@ -75,10 +92,14 @@ def _jsonable(x):
 
 def decode(row: str, protocol: str = "json") -> Optional[Tuple[MeasureInput, MeasureResult]]:
     """Parse one record line (None for a blank line)."""
-    if protocol != "json":
-        raise RecordError(f"unsupported record protocol {protocol!r} (only 'json')")
+    _check_protocol(protocol)
     if not isinstance(row, str):
         raise TypeError(f"decode: a record is a line of text, got {row!r}")
+    if protocol == "pickle":
+        try:
+            row = json.dumps(_PlainUnpickler(io.BytesIO(base64.b64decode(row))).load())
+        except (ValueError, TypeError, pickle.UnpicklingError, EOFError) as e:
+            raise RecordError(f"not a pickled AutoTVM record: {row[:120]!r} ({e})") from None
     row = row.strip()
     if not row or row.startswith("#"):  # classic logs may hold comment lines
         return None

@@ -49,8 +49,12 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
     for r in st.relations:
         if isinstance(r, Split) and r.parent.iter_type == IterVarType.CommReduce:
             n = ext[r.parent]
-            f = _op.convert(r.factor) if r.factor is not None else _ceildiv(n, r.nparts, ana)
-            ext[r.inner], ext[r.outer] = f, _ceildiv(n, f, ana)
+            if r.factor is not None:
+                f = _op.convert(r.factor)
+                ext[r.inner], ext[r.outer] = f, _ceildiv(n, f, ana)
+            else:  # classic: the factored axis has exactly ``nparts`` parts
+                p = _op.convert(r.nparts)
+                ext[r.outer], ext[r.inner] = p, _ceildiv(n, p, ana)
             red_rel.append(r)
         elif isinstance(r, Fuse) and r.outer.iter_type == IterVarType.CommReduce:
             ext[r.fused] = ana.simplify(_op.mul(ext[r.outer], ext[r.inner]))
@@ -75,13 +79,14 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
     fax = IterVar(Range(IntImm("int32", 0), ext[axis]),
                   Var(axis.var.name, axis.var.dtype), IterVarType.DataPar)
     bf_axis = sp[:factor_axis] + [fax] + sp[factor_axis:]
-    red = [IterVar(Range(IntImm("int32", 0), ext[iv]),
-                   Var(iv.var.name, iv.var.dtype), IterVarType.CommReduce)
-           for iv in leaves if iv is not axis]
+    # as in classic TE, the remaining reductions keep their variables (an untouched root
+    # reduce axis stays the very IterVar the user holds, and comes first)
+    untouched = [iv for iv in leaves if iv is not axis and any(iv is r for r in op.reduce_axis)]
+    red = untouched + [
+        IterVar(Range(IntImm("int32", 0), ext[iv]), iv.var, IterVarType.CommReduce)
+        for iv in leaves if iv is not axis and not any(iv is u for u in untouched)]
     vmap = {iv.var: nv.var for iv, nv in zip(op.axis, sp)}
-    leaf_map = {iv.var: (fax.var if iv is axis else nv.var)
-                for iv, nv in zip([x for x in leaves if x is not axis] + [axis],
-                                  red + [fax])}
+    leaf_map = {axis.var: fax.var}  # the other leaves keep their variables
     for root in op.reduce_axis:
         vmap[root.var] = substitute(expr[root], leaf_map)
     body0 = op.body[0]

@@ -26,6 +26,7 @@ from ..tir.buffer import Buffer  # noqa: F401  (classic te.schedule.Buffer)
 from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Reduce, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, substitute
+from .bound import infer_bound as _infer_bound
 from .create_prim_func import create_prim_func_with_info
 from .graph import post_dfs_order
 from .materialize import apply_stages
@@ -314,8 +315,10 @@ def ScheduleOps(sch: Schedule, dom_map=None, debug_keep_trivial_loop: bool = Fal
 
 
 def InferBound(sch: Schedule) -> Dict[IterVar, Range]:  # noqa: N802
-    """The range of every IterVar of every stage, as lowering will realise it."""
-    return _materialize(sch, None, None)[1]
+    """The range of every IterVar of every stage, as classic TE's bound inference gives it
+    (attached stages get the region their consumers read under the attach loop)."""
+    ranges = _infer_bound(sch)
+    return ranges if ranges is not None else _materialize(sch, None, None)[1]
 
 
 def schedule_to_prim_func(sch: Schedule, args: Sequence[Any], binds=None):
