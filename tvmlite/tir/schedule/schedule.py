@@ -27,6 +27,7 @@ from . import decompose_reduction as _dr
 from . import fuse as _fuse
 from . import loop_kind as _lk
 from . import merge as _merge
+from . import read_write_at as _rwa
 from . import reindex as _reindex
 from . import reorder as _reorder
 from . import rfactor as _rf
@@ -1053,6 +1054,66 @@ class Schedule:
         if consumer_blocks is not None:
             attrs["consumer_blocks"] = list(consumer_blocks)
         self._trace.record("cache_write", [block], out, attrs)
+        return out
+
+    @_all_or_nothing
+    @_with_example(_rwa.read_at)
+    def read_at(self, loop: LoopRV, block: BlockRV, read_buffer_index: int,
+                storage_scope: str) -> BlockRV:
+        """Copy what one iteration of ``loop`` reads of a buffer into ``storage_scope``, by a
+        block placed under ``loop`` before its first reader.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            A loop above ``block``.
+        block : BlockRV
+            A block reading the buffer.
+        read_buffer_index : int
+            Which of the block's reads.
+        storage_scope : str
+            ``"shared"``, ``"local"``, ...
+
+        Returns
+        -------
+        BlockRV
+            The copy block (annotated ``auto_copy``).
+        """
+        self._func_of(block)
+        out = _rwa.read_at(self._state, loop, block, read_buffer_index, storage_scope)
+        self._trace.record("read_at", [loop, block], out,
+                           {"read_buffer_index": read_buffer_index,
+                            "storage_scope": storage_scope})
+        return out
+
+    @_all_or_nothing
+    @_with_example(_rwa.write_at)
+    def write_at(self, loop: LoopRV, block: BlockRV, write_buffer_index: int,
+                 storage_scope: str) -> BlockRV:
+        """Make the writers of a buffer under ``loop`` write a ``storage_scope`` copy, written
+        back by a block placed under ``loop`` after its last writer.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            A loop above ``block``.
+        block : BlockRV
+            A block writing the buffer.
+        write_buffer_index : int
+            Which of the block's writes.
+        storage_scope : str
+            ``"shared"``, ``"local"``, ...
+
+        Returns
+        -------
+        BlockRV
+            The copy block (annotated ``auto_copy``).
+        """
+        self._func_of(block)
+        out = _rwa.write_at(self._state, loop, block, write_buffer_index, storage_scope)
+        self._trace.record("write_at", [loop, block], out,
+                           {"write_buffer_index": write_buffer_index,
+                            "storage_scope": storage_scope})
         return out
 
     @_all_or_nothing
