@@ -366,6 +366,18 @@ def _case_write_at(s):  # reduction program: C accumulates over its k loop
         lambda: s.write_at(ci, c, 0, "local")
 
 
+def _case_reindex_cache_read(s):  # chain program: C reads B
+    return lambda: s.reindex_cache_read("C", 0, "local", lambda i, j: (i + j,)), \
+        ["reindex_cache_read", 'block "C"', "not injective"], \
+        lambda: s.reindex_cache_read("C", 0, "local", lambda i, j: (j, i))
+
+
+def _case_reindex_cache_write(s):  # chain program: B writes what C reads
+    return lambda: s.reindex_cache_write("B", 0, "local", lambda i, j: (i // 2, j)), \
+        ["reindex_cache_write", 'block "B"', "not injective"], \
+        lambda: s.reindex_cache_write("B", 0, "local", lambda i, j: (j, i))
+
+
 def _case_decompose_reduction(s):  # reduction program
     c = s.get_block("C")
     ci, ck = s.get_loops(c)
@@ -465,6 +477,8 @@ CASES = {
     "transform_block_layout": (_chain, _case_transform_block_layout),
     "reindex": (_chain, _case_reindex),
     "read_at": (_reduce, _case_read_at),
+    "reindex_cache_read": (_chain, _case_reindex_cache_read),
+    "reindex_cache_write": (_chain, _case_reindex_cache_write),
     "write_at": (_reduce, _case_write_at),
     "merge": (_chain, _case_merge),
     "sample_categorical": (_chain, _case_sample_categorical),

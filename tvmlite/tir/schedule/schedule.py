@@ -29,6 +29,7 @@ from . import loop_kind as _lk
 from . import merge as _merge
 from . import read_write_at as _rwa
 from . import reindex as _reindex
+from . import reindex_cache as _rc
 from . import reorder as _reorder
 from . import rfactor as _rf
 from . import sampling as _sampling
@@ -1199,6 +1200,68 @@ class Schedule:
         self._func_of(block)
         out, spec = _reindex.reindex(self._state, block, buffer)
         self._trace.record("reindex", [block], out, {"buffer": spec})
+        return out
+
+    @_all_or_nothing
+    @_with_example(_rc.reindex_cache_read)
+    def reindex_cache_read(self, block: Union[BlockRV, str], read_buffer_index: int,
+                           storage_scope: str, index_map: Any) -> BlockRV:
+        """Make ``block`` read a buffer through a ``storage_scope`` cache laid out by
+        ``index_map`` of its iterators, filled by a copy of its loop nest.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The consumer; it reads the buffer at one point.
+        read_buffer_index : int
+            Which of the block's reads.
+        storage_scope : str
+            ``"shared"``, ``"local"``, ...
+        index_map : IndexMap or callable
+            Block iterators to cache indices; injective, using the iterators the access uses.
+
+        Returns
+        -------
+        BlockRV
+            The copy block.
+        """
+        self._func_of(block)
+        out, imap = _rc.reindex_cache_read(self._state, block, read_buffer_index,
+                                           storage_scope, index_map)
+        self._trace.record("reindex_cache_read", [block], out,
+                           {"read_buffer_index": read_buffer_index,
+                            "storage_scope": storage_scope, "index_map": imap})
+        return out
+
+    @_all_or_nothing
+    @_with_example(_rc.reindex_cache_write)
+    def reindex_cache_write(self, block: Union[BlockRV, str], write_buffer_index: int,
+                            storage_scope: str, index_map: Any) -> BlockRV:
+        """Make ``block`` write a buffer into a ``storage_scope`` cache laid out by
+        ``index_map`` of its iterators, written back by a copy of its loop nest.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The only writer of the buffer; it writes one point.
+        write_buffer_index : int
+            Which of the block's writes.
+        storage_scope : str
+            ``"shared"``, ``"local"``, ...
+        index_map : IndexMap or callable
+            Block iterators to cache indices; injective, using the iterators the access uses.
+
+        Returns
+        -------
+        BlockRV
+            The copy block.
+        """
+        self._func_of(block)
+        out, imap = _rc.reindex_cache_write(self._state, block, write_buffer_index,
+                                            storage_scope, index_map)
+        self._trace.record("reindex_cache_write", [block], out,
+                           {"write_buffer_index": write_buffer_index,
+                            "storage_scope": storage_scope, "index_map": imap})
         return out
 
     @_all_or_nothing
