@@ -126,6 +126,10 @@ def _read_write_at(state: ScheduleState, loop_rv: LoopRV, block_rv: BlockRV, ind
             has_r, has_w = has_r or r, has_w or w
             if not (r if is_read else w):
                 continue
+            if not is_true(realize.predicate):
+                raise fail(prim, what, f'block "{b.name_hint}" under {lwhat} has a predicate; '
+                           f'the region of "{src.name}" it accesses may reach past what it '
+                           "touches (split with a factor that divides the extent)")
             accessors.append(realize)
             bind = {iv.var: v for iv, v in zip(b.iter_vars, realize.iter_values)}
             relax = {**threads, **inner}

@@ -133,7 +133,7 @@ def _reindex_cache(state, block_rv, index, storage_scope, index_map, is_read):
     if len(imap.initial_indices) != len(ivars):
         raise fail(prim, what, f"the index map takes {len(imap.initial_indices)} indices, "
                    f"the block has {len(ivars)} iterators")
-    new_idx = [simplify(e, dom) for e in imap.map_indices(ivars)]
+    new_idx = [simplify(e) for e in imap.map_indices(ivars)]
     used_old = set().union(*(collect_vars(e) for e in old_idx)) if old_idx else set()
     used_new = set().union(*(collect_vars(e) for e in new_idx)) if new_idx else set()
     for v in ivars:
@@ -182,7 +182,8 @@ def _reindex_cache(state, block_rv, index, storage_scope, index_map, is_read):
     for iv, v in zip(block.iter_vars, realize.iter_values):
         if iv.var in used_new:
             bind_vars |= collect_vars(v)
-    loops = [s for s in path[len(cpath):-1] if isinstance(s, For) and s.loop_var in bind_vars]
+    below = len(cpath) if isinstance(cpath[-1], SeqStmt) else len(cpath) - 1
+    loops = [s for s in path[below:-1] if isinstance(s, For) and s.loop_var in bind_vars]
     vmap: Dict[Var, PrimExpr] = {}
     for lp in loops:
         vmap[lp.loop_var] = Var(lp.loop_var.name, lp.loop_var.dtype)
