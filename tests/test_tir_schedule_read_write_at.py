@@ -140,3 +140,14 @@ def test_read_at_predicated_reader_refused():
     k0, _ = sch.split(k, [None, 4])  # 9 = 4 + 4 + 1: C gets a predicate
     with pytest.raises(ScheduleError, match=r'read_at: block "C": block "C" under .*predicate'):
         sch.read_at(k0, c, 0, "local")
+
+
+def test_read_at_guarded_access_refused():
+    P = te.placeholder((3, 4), name="P")
+    Pad = te.compute((3, 8), lambda i, j: te.if_then_else(
+        te.all(j >= 2, j < 6), P[i, j - 2], 1.0), name="Pad")
+    sch = Schedule(te.create_prim_func([P, Pad]))
+    b = sch.get_block("Pad")
+    _, j = sch.get_loops(b)
+    with pytest.raises(ScheduleError, match=r'read_at: block "Pad": .*under a condition'):
+        sch.read_at(j, b, 0, "shared")

@@ -26,6 +26,7 @@ from .state import (
     LoopRV,
     ReplaceBuffer,
     ScheduleState,
+    access_region,
     add_alloc,
     can_prove,
     collect_accesses,
@@ -33,6 +34,7 @@ from .state import (
     ensure_root_block,
     find_path,
     is_true,
+    realize_accesses,
     relax_indices,
     replace,
     simplify,
@@ -130,9 +132,19 @@ def _read_write_at(state: ScheduleState, loop_rv: LoopRV, block_rv: BlockRV, ind
                 raise fail(prim, what, f'block "{b.name_hint}" under {lwhat} has a predicate; '
                            f'the region of "{src.name}" it accesses may reach past what it '
                            "touches (split with a factor that divides the extent)")
+            if _conditional(b):
+                raise fail(prim, what, f'block "{b.name_hint}" under {lwhat} accesses '
+                           f'"{src.name}" under a condition; tvmlite does not stage guarded '
+                           "accesses")
             accessors.append(realize)
             bind = {iv.var: v for iv, v in zip(b.iter_vars, realize.iter_values)}
             relax = {**threads, **inner}
+            # the accesses themselves too: a declared region may be tighter than a guarded
+            # access (padding through if_then_else)
+            acc = access_region(realize_accesses(realize), src, relax, outer,
+                                writes=None if is_read else True)
+            if acc is not None:
+                relaxed.append(acc)
             for reg in (b.reads if is_read else b.writes):
                 if reg.buffer is not src:
                     continue
@@ -231,6 +243,26 @@ def _reads(block: Block, buf: Buffer) -> bool:
     made from TE does not declare the output it accumulates into)."""
     return any(x.buffer is buf for x in block.reads) or any(
         a.buffer is buf and not a.is_write for a in collect_accesses(block))
+
+
+def _conditional(block: Block) -> bool:
+    """Whether ``block``'s body holds a condition (``if``, ``if_then_else``, ``select``)."""
+    found = []
+
+    class _V(Visitor):
+        def visit_IfThenElse(self, x):
+            found.append(True)
+
+        def visit_Select(self, x):
+            found.append(True)
+
+        def visit_Call(self, x):
+            if str(getattr(x.op, "name", x.op)).endswith("if_then_else"):
+                found.append(True)
+            self.generic(x)
+
+    _V().visit(block.body)
+    return bool(found)
 
 
 def _loose_access(s, buf: Buffer) -> bool:
