@@ -73,3 +73,11 @@ def test_refusals():
     sch.split(j, [None, 4])  # 11 is not a multiple of 4: C gets a predicate
     with pytest.raises(ScheduleError, match="reindex_cache_read: .*predicate"):
         sch.reindex_cache_read(c, 0, "local", lambda i, j, k: (i, k))
+
+
+def test_guarded_access_past_the_buffer_refused():
+    A = te.placeholder((N, M), name="A")
+    C = te.compute((N, M), lambda i, j: te.if_then_else(j + 1 < M, A[i, j + 1], 0.0), name="C")
+    sch = Schedule(te.create_prim_func([A, C]))
+    with pytest.raises(ScheduleError, match='reindex_cache_read: block "C": .*leaves the buffer'):
+        sch.reindex_cache_read("C", 0, "local", lambda i, j: (j, i))

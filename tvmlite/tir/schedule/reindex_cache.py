@@ -150,6 +150,16 @@ def _reindex_cache(state, block_rv, index, storage_scope, index_map, is_read):
         if not can_prove(_op.ge(b.min, 0)):
             raise fail(prim, what, f"output index {k} of the index map can be negative")
     _check_injective(prim, what, new_idx, used)
+    # the copy visits every iteration unguarded: the access must stay inside the buffer
+    # (a padding block reads past it under an if_then_else)
+    try:
+        inside = [can_prove(_op.ge(r.min, 0)) and can_prove(_op.le(_op.add(r.min, r.extent), n))
+                  for r, n in zip(relax_region(old_idx, dom), buf.shape)]
+    except ValueError:
+        inside = [False]
+    if not all(inside):
+        raise fail(prim, what, f'the block\'s index of "{buf.name}" leaves the buffer over '
+                   "the block's domain (a guarded access); the copy would run unguarded")
     shape = tuple(simplify(_op.add(b.min, b.extent)) for b in boxes)
     new_buf = dataclasses.replace(cache_buffer(buf, storage_scope), shape=shape)
 
