@@ -352,6 +352,32 @@ def _case_reindex(s):
         lambda: s.reindex("C", ("read", 0))
 
 
+def _case_read_at(s):  # reduction program: C reads B under its loops
+    c = s.get_block("C")
+    ci, ck = s.get_loops(c)
+    return lambda: s.read_at(ck, c, 5, "local"), ["read_at", 'block "C"', "out of range"], \
+        lambda: s.read_at(ci, c, 0, "local")
+
+
+def _case_write_at(s):  # reduction program: C accumulates over its k loop
+    c = s.get_block("C")
+    ci, ck = s.get_loops(c)
+    return lambda: s.write_at(ck, c, 0, "local"), ["write_at", 'block "C"', "initialising"], \
+        lambda: s.write_at(ci, c, 0, "local")
+
+
+def _case_reindex_cache_read(s):  # chain program: C reads B
+    return lambda: s.reindex_cache_read("C", 0, "local", lambda i, j: (i + j,)), \
+        ["reindex_cache_read", 'block "C"', "not injective"], \
+        lambda: s.reindex_cache_read("C", 0, "local", lambda i, j: (j, i))
+
+
+def _case_reindex_cache_write(s):  # chain program: B writes what C reads
+    return lambda: s.reindex_cache_write("B", 0, "local", lambda i, j: (i // 2, j)), \
+        ["reindex_cache_write", 'block "B"', "not injective"], \
+        lambda: s.reindex_cache_write("B", 0, "local", lambda i, j: (j, i))
+
+
 def _case_decompose_reduction(s):  # reduction program
     c = s.get_block("C")
     ci, ck = s.get_loops(c)
@@ -450,6 +476,10 @@ CASES = {
     "set_axis_separator": (_chain, _case_set_axis_separator),
     "transform_block_layout": (_chain, _case_transform_block_layout),
     "reindex": (_chain, _case_reindex),
+    "read_at": (_reduce, _case_read_at),
+    "reindex_cache_read": (_chain, _case_reindex_cache_read),
+    "reindex_cache_write": (_chain, _case_reindex_cache_write),
+    "write_at": (_reduce, _case_write_at),
     "merge": (_chain, _case_merge),
     "sample_categorical": (_chain, _case_sample_categorical),
     "sample_perfect_tile": (_chain, _case_sample_perfect_tile),

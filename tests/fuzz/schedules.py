@@ -24,7 +24,8 @@ TIR_OPS = ["split", "split", "fuse", "reorder", "compute_at", "compute_at",
            "reverse_compute_at", "compute_inline", "reverse_compute_inline", "cache_read",
            "cache_write", "rfactor", "decompose_reduction", "blockize", "vectorize", "parallel",
            "unroll", "annotate", "storage_align", "set_scope", "bind_vthread",
-           "unsafe_set_dtype"]
+           "unsafe_set_dtype", "read_at", "write_at", "reindex_cache_read",
+           "reindex_cache_write"]
 SCOPES = ["local", "shared", "global"]
 
 
@@ -241,6 +242,24 @@ def apply_tir_step(sch: Schedule, step: dict) -> str:
     if op == "unsafe_set_dtype":  # a wider type keeps every result within tolerance
         sch.unsafe_set_dtype(blk, 0, "float64")
         return f'sch.unsafe_set_dtype(sch.get_block({bname!r}), 0, "float64")'
+    if op in ("read_at", "write_at") and loop is not None:
+        regions = sch.get(blk).reads if op == "read_at" else sch.get(blk).writes
+        if not regions:
+            return ""
+        ri, scope = c % len(regions), SCOPES[d % 3]
+        getattr(sch, op)(loop, blk, ri, scope)
+        return f"sch.{op}({at}, sch.get_block({bname!r}), {ri}, {scope!r})"
+    if op in ("reindex_cache_read", "reindex_cache_write"):
+        b = sch.get(blk)
+        regions = b.reads if op == "reindex_cache_read" else b.writes
+        if not regions or not b.iter_vars:
+            return ""
+        ri, scope, n = c % len(regions), SCOPES[d % 3], len(b.iter_vars)
+        perm = list(range(n))
+        random.Random(d).shuffle(perm)  # the iterators in another order: always injective
+        getattr(sch, op)(blk, ri, scope, lambda *vs: [vs[k] for k in perm])
+        return (f"sch.{op}(sch.get_block({bname!r}), {ri}, {scope!r}, "
+                f"lambda *vs: [vs[k] for k in {perm}])")
     return ""
 
 

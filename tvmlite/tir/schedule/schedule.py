@@ -27,7 +27,9 @@ from . import decompose_reduction as _dr
 from . import fuse as _fuse
 from . import loop_kind as _lk
 from . import merge as _merge
+from . import read_write_at as _rwa
 from . import reindex as _reindex
+from . import reindex_cache as _rc
 from . import reorder as _reorder
 from . import rfactor as _rf
 from . import sampling as _sampling
@@ -1056,6 +1058,66 @@ class Schedule:
         return out
 
     @_all_or_nothing
+    @_with_example(_rwa.read_at)
+    def read_at(self, loop: LoopRV, block: BlockRV, read_buffer_index: int,
+                storage_scope: str) -> BlockRV:
+        """Copy what one iteration of ``loop`` reads of a buffer into ``storage_scope``, by a
+        block placed under ``loop`` before its first reader.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            A loop above ``block``.
+        block : BlockRV
+            A block reading the buffer.
+        read_buffer_index : int
+            Which of the block's reads.
+        storage_scope : str
+            ``"shared"``, ``"local"``, ...
+
+        Returns
+        -------
+        BlockRV
+            The copy block (annotated ``auto_copy``).
+        """
+        self._func_of(block)
+        out = _rwa.read_at(self._state, loop, block, read_buffer_index, storage_scope)
+        self._trace.record("read_at", [loop, block], out,
+                           {"read_buffer_index": read_buffer_index,
+                            "storage_scope": storage_scope})
+        return out
+
+    @_all_or_nothing
+    @_with_example(_rwa.write_at)
+    def write_at(self, loop: LoopRV, block: BlockRV, write_buffer_index: int,
+                 storage_scope: str) -> BlockRV:
+        """Make the writers of a buffer under ``loop`` write a ``storage_scope`` copy, written
+        back by a block placed under ``loop`` after its last writer.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            A loop above ``block``.
+        block : BlockRV
+            A block writing the buffer.
+        write_buffer_index : int
+            Which of the block's writes.
+        storage_scope : str
+            ``"shared"``, ``"local"``, ...
+
+        Returns
+        -------
+        BlockRV
+            The copy block (annotated ``auto_copy``).
+        """
+        self._func_of(block)
+        out = _rwa.write_at(self._state, loop, block, write_buffer_index, storage_scope)
+        self._trace.record("write_at", [loop, block], out,
+                           {"write_buffer_index": write_buffer_index,
+                            "storage_scope": storage_scope})
+        return out
+
+    @_all_or_nothing
     @_with_example(_sa.storage_align)
     def storage_align(self, block: BlockRV, buffer_index: int, axis: int, factor: int,
                       offset: int) -> None:
@@ -1138,6 +1200,68 @@ class Schedule:
         self._func_of(block)
         out, spec = _reindex.reindex(self._state, block, buffer)
         self._trace.record("reindex", [block], out, {"buffer": spec})
+        return out
+
+    @_all_or_nothing
+    @_with_example(_rc.reindex_cache_read)
+    def reindex_cache_read(self, block: Union[BlockRV, str], read_buffer_index: int,
+                           storage_scope: str, index_map: Any) -> BlockRV:
+        """Make ``block`` read a buffer through a ``storage_scope`` cache laid out by
+        ``index_map`` of its iterators, filled by a copy of its loop nest.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The consumer; it reads the buffer at one point.
+        read_buffer_index : int
+            Which of the block's reads.
+        storage_scope : str
+            ``"shared"``, ``"local"``, ...
+        index_map : IndexMap or callable
+            Block iterators to cache indices; injective, using the iterators the access uses.
+
+        Returns
+        -------
+        BlockRV
+            The copy block.
+        """
+        self._func_of(block)
+        out, imap = _rc.reindex_cache_read(self._state, block, read_buffer_index,
+                                           storage_scope, index_map)
+        self._trace.record("reindex_cache_read", [block], out,
+                           {"read_buffer_index": read_buffer_index,
+                            "storage_scope": storage_scope, "index_map": imap})
+        return out
+
+    @_all_or_nothing
+    @_with_example(_rc.reindex_cache_write)
+    def reindex_cache_write(self, block: Union[BlockRV, str], write_buffer_index: int,
+                            storage_scope: str, index_map: Any) -> BlockRV:
+        """Make ``block`` write a buffer into a ``storage_scope`` cache laid out by
+        ``index_map`` of its iterators, written back by a copy of its loop nest.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The only writer of the buffer; it writes one point.
+        write_buffer_index : int
+            Which of the block's writes.
+        storage_scope : str
+            ``"shared"``, ``"local"``, ...
+        index_map : IndexMap or callable
+            Block iterators to cache indices; injective, using the iterators the access uses.
+
+        Returns
+        -------
+        BlockRV
+            The copy block.
+        """
+        self._func_of(block)
+        out, imap = _rc.reindex_cache_write(self._state, block, write_buffer_index,
+                                            storage_scope, index_map)
+        self._trace.record("reindex_cache_write", [block], out,
+                           {"write_buffer_index": write_buffer_index,
+                            "storage_scope": storage_scope, "index_map": imap})
         return out
 
     @_all_or_nothing
