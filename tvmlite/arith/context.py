@@ -29,6 +29,7 @@ class ContextMixin:
         self._truths: Dict[Any, bool] = {}    # conditions known true/false, by key
         self._busy: set = set()                # ids of nodes being linearized
         self._branch_depth = 0
+        self._branch_budget = 0                # scoped branch pairs left in this call
         self._skeys: Dict[int, Tuple[Any, Any]] = {}   # structural keys: context-free
         self._intern: Dict[tuple, Any] = {}
         self._new_caches()

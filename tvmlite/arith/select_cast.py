@@ -51,6 +51,11 @@ rules({
 })
 
 _MAX_BRANCH_DEPTH = 3    # nested if_then_else branches simplified under their condition
+# ... and at most this many such branch pairs per simplify() call: with many guarded loads and
+# no iterator ranges (create_prim_func) each scope re-simplifies shared sub-expressions from a
+# fresh memo, and a 4-level random expression took 100 s; past the budget a branch is
+# simplified without its condition (still correct, less folded)
+BRANCH_BUDGET = 64
 
 
 class SelectCastMixin:
@@ -73,8 +78,10 @@ class SelectCastMixin:
     def _branches(self, c, t, f):
         # each scope starts a fresh memo, so nested scopes over shared sub-expressions cost
         # 2**depth: past a few levels the branches are simplified without the condition
-        if _dt.lanes(c.dtype) != 1 or self._branch_depth >= _MAX_BRANCH_DEPTH:
+        if _dt.lanes(c.dtype) != 1 or self._branch_depth >= _MAX_BRANCH_DEPTH or \
+                self._branch_budget <= 0:
             return self._simp(t), self._simp(f)
+        self._branch_budget -= 1
         self._branch_depth += 1
         try:
             with self.constraint_scope(c):

@@ -56,7 +56,7 @@ from .div_mod import DivModMixin
 from .min_max import MinMaxMixin
 from .prove import ProveMixin
 from .rules import fire, rules
-from .select_cast import SelectCastMixin
+from .select_cast import BRANCH_BUDGET, SelectCastMixin
 
 rules({"context": {"known_fact": "c -> true inside constraint_scope(c)"}})
 
@@ -88,15 +88,17 @@ class Simplifier(ContextMixin, CanonicalMixin, DivModMixin, MinMaxMixin, ProveMi
             self._new_caches()
         if len(self._skeys) > _CACHE_LIMIT:
             self._skeys, self._intern = {}, {}   # fresh ids never collide with old ones
+        if self._branch_depth == 0:
+            self._branch_budget = BRANCH_BUDGET
         return self._simp(to_expr(expr))
 
     def rewrite_simplify(self, expr) -> PrimExpr:
         """Same as :meth:`simplify` (one simplifier does both jobs)."""
-        return self._simp(to_expr(expr))
+        return self.simplify(expr)
 
     def canonical_simplify(self, expr) -> PrimExpr:
         """Same as :meth:`simplify` (one simplifier does both jobs)."""
-        return self._simp(to_expr(expr))
+        return self.simplify(expr)
 
     def const_int_bound(self, expr) -> ConstIntBound:
         """Constant lower/upper bound of an integer expression."""
