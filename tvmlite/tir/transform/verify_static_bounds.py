@@ -88,12 +88,14 @@ class _Checker(Visitor):
                     f"{self.func_name}: loop {op.loop_var.name} in [{mn.value}, {last + 1}) "
                     f"cannot be counted in its dtype {dt} (at most {_dt.max_value(dt)}); use "
                     "an int64 loop variable")
-        self.ana.bind(op.loop_var, Range(mn, ext), allow_override=True)
         self.loops.append(op)
-        try:
-            self.visit(op.body)
-        finally:
-            self.loops.pop()
+        # the range's facts hold in the body only (non-constant bounds also say the loop runs)
+        with self.ana.constraint_scope(True):
+            self.ana.bind(op.loop_var, Range(mn, ext), allow_override=True)
+            try:
+                self.visit(op.body)
+            finally:
+                self.loops.pop()
 
     def visit_IfThenElse(self, op: IfThenElse) -> None:
         self.visit(op.condition)
