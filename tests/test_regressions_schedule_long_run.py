@@ -365,7 +365,7 @@ def test_fuzz_seed_11_case_3193_in_fences():
 @T.prim_func
 def _empty_loop_then_guard(A: T.Buffer((1,), "float32"), B: T.Buffer((3,), "float32")):
     for j in range(3):
-        for k in range(j - 2):  # runs for no j: its range says nothing about j after it
+        for _k in range(j - 2):  # runs for no j: its range says nothing about j after it
             B[0] = A[0]
         B[j] = T.if_then_else(2 <= j, A[0], T.float32(-1))
 
@@ -375,7 +375,7 @@ def _guarded_tail(A: T.Buffer((1,), "float32"), P: T.Buffer((7,), "float32")):
     Acache = T.alloc_buffer((1,))
     for j1, j2 in T.grid(4, 3):
         if T.likely(j1 * 3 + j2 < 7):
-            for k in range(T.min(j1 * 3 + j2 - 2, 1) - T.max(j1 * 3 + j2 - 3, 0)):
+            for _k in range(T.min(j1 * 3 + j2 - 2, 1) - T.max(j1 * 3 + j2 - 3, 0)):
                 Acache[T.max(j1 * 3 + j2 - 3, 0)] = A[T.max(j1 * 3 + j2 - 3, 0)]
             P[j1 * 3 + j2] = T.if_then_else(3 <= j1 * 3 + j2 and j1 * 3 + j2 < 4,
                                             Acache[0], T.float32(0))
