@@ -399,3 +399,27 @@ def test_loop_partition_keeps_iterations_after_an_empty_symbolic_loop(partition)
     out = tvm.nd.array(np.full(7, np.nan, "float32"))
     f(tvm.nd.array(a), out)
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_cache_write_after_fusing_a_symbolic_split_copies_every_row():
+    """Fuzz seed 11 case 3943: the region of ``i`` under the fused ``[2, None, 5]`` split of a
+    symbolic ``n`` was computed from the dtype's limits (floordiv by ``ceil(n / 10) * 5``), and
+    the copy-back loop's extent ``min(.. * 5 + 10737418240, n)`` wrapped in int32: nothing
+    was copied. An end computed from such a limit is no bound: the whole buffer is copied."""
+    n = te.var("n")
+    A = te.placeholder((n, 4), name="A")
+    B = te.placeholder((4, 3), name="B")
+    k = te.reduce_axis((0, 4), name="k")
+    C = te.compute((n, 3), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    sch = Schedule(te.create_prim_func([A, B, C]))
+    sch.split(sch.get_loops(sch.get_block("C"))[0], [2, None, 5])
+    sch.fuse(*sch.get_loops(sch.get_block("C"))[0:3])
+    sch.cache_write(sch.get_block("C"), 0, "local")
+    f = tvm.build(sch.mod)
+    rng = np.random.default_rng(1)
+    for rows in (1, 3, 10, 13):
+        a = rng.standard_normal((rows, 4)).astype("float32")
+        b = rng.standard_normal((4, 3)).astype("float32")
+        c = tvm.nd.array(np.full((rows, 3), np.nan, "float32"))
+        f(tvm.nd.array(a), tvm.nd.array(b), c)
+        np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-5, atol=1e-5)
