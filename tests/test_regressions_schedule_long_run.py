@@ -323,3 +323,103 @@ def test_reverse_compute_at_under_a_strided_producer_loop_is_refused_or_right():
     out = tvm.nd.array(np.full(6, np.nan, "float32"))
     tvm.build(sch.mod)(tvm.nd.array(a), out)
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
+
+
+# ---- a loop range's facts hold inside the loop only (fuzz seed 11 case 3193)
+def _pad_rows(n, m, p):
+    def make():
+        A = te.placeholder((n, m), name="A")
+        C = te.compute((n, m + 2 * p), lambda i, j: te.if_then_else(
+            te.all(j >= p, j < m + p), A[i, j - p], tvm.tir.const(0.0, "float32")), name="Pad")
+        return [A, C], 1
+
+    return make, lambda a: np.pad(a, ((0, 0), (p, p)))
+
+
+@pytest.mark.parametrize("n, m, p", [(2, 5, 3), (1, 1, 3), (3, 4, 2), (2, 7, 1)])
+def test_blockize_cache_read_of_padding_keeps_every_pad_element(n, m, p):
+    """After reorder + split + blockize + cache_read, the cache copy runs a loop whose
+    extent ``min(..) - max(..)`` is empty for most iterations; Simplify and LoopPartition
+    took its range as a fact after the loop (``min <= max``), dropped the padding
+    ``if_then_else`` and whole iterations, and the build wrote past ``Pad``."""
+    make, ref = _pad_rows(n, m, p)
+
+    def schedule(sch):
+        b = sch.get_block("Pad")
+        i, j = sch.get_loops(b)
+        sch.reorder(j, i)
+        sch.split(sch.get_loops(b)[0], [None, 4, 3])
+        sch.blockize(sch.get_loops(b)[3])
+        sch.cache_read(sch.get_block("Pad"), 0, "global")
+
+    _check_tir(make, schedule, ref)
+
+
+def test_fuzz_seed_11_case_3193_in_fences():
+    from fuzz.driver import make_cases
+
+    res = run_isolated(make_cases(1, 11, start=3193), jobs=1)
+    assert res[0]["status"] == "built", res[0]["message"]
+
+
+@T.prim_func
+def _empty_loop_then_guard(A: T.Buffer((1,), "float32"), B: T.Buffer((3,), "float32")):
+    for j in range(3):
+        for _k in range(j - 2):  # runs for no j: its range says nothing about j after it
+            B[0] = A[0]
+        B[j] = T.if_then_else(2 <= j, A[0], T.float32(-1))
+
+
+@T.prim_func
+def _guarded_tail(A: T.Buffer((1,), "float32"), P: T.Buffer((7,), "float32")):
+    Acache = T.alloc_buffer((1,))
+    for j1, j2 in T.grid(4, 3):
+        if T.likely(j1 * 3 + j2 < 7):
+            for _k in range(T.min(j1 * 3 + j2 - 2, 1) - T.max(j1 * 3 + j2 - 3, 0)):
+                Acache[T.max(j1 * 3 + j2 - 3, 0)] = A[T.max(j1 * 3 + j2 - 3, 0)]
+            P[j1 * 3 + j2] = T.if_then_else(3 <= j1 * 3 + j2 and j1 * 3 + j2 < 4,
+                                            Acache[0], T.float32(0))
+
+
+def test_simplify_keeps_a_guard_after_an_empty_symbolic_loop():
+    body = tvm.tir.transform.Simplify()(tvm.IRModule({"main": _empty_loop_then_guard}))
+    assert "if_then_else" in body["main"].script()
+    out = tvm.nd.array(np.full(3, np.nan, "float32"))
+    tvm.build(_empty_loop_then_guard)(tvm.nd.array(np.array([5.0], "float32")), out)
+    np.testing.assert_array_equal(out.numpy(), [-1, -1, 5])
+
+
+@pytest.mark.parametrize("partition", [False, True])
+def test_loop_partition_keeps_iterations_after_an_empty_symbolic_loop(partition):
+    a = np.array([4.5], "float32")
+    want = np.array([0, 0, 0, 4.5, 0, 0, 0], "float32")
+    with tvm.transform.PassContext(config={"tir.LoopPartition": {
+            "partition_const_loop": partition}}):
+        f = tvm.build(_guarded_tail)
+    out = tvm.nd.array(np.full(7, np.nan, "float32"))
+    f(tvm.nd.array(a), out)
+    np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_cache_write_after_fusing_a_symbolic_split_copies_every_row():
+    """Fuzz seed 11 case 3943: the region of ``i`` under the fused ``[2, None, 5]`` split of a
+    symbolic ``n`` was computed from the dtype's limits (floordiv by ``ceil(n / 10) * 5``), and
+    the copy-back loop's extent ``min(.. * 5 + 10737418240, n)`` wrapped in int32: nothing
+    was copied. An end computed from such a limit is no bound: the whole buffer is copied."""
+    n = te.var("n")
+    A = te.placeholder((n, 4), name="A")
+    B = te.placeholder((4, 3), name="B")
+    k = te.reduce_axis((0, 4), name="k")
+    C = te.compute((n, 3), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    sch = Schedule(te.create_prim_func([A, B, C]))
+    sch.split(sch.get_loops(sch.get_block("C"))[0], [2, None, 5])
+    sch.fuse(*sch.get_loops(sch.get_block("C"))[0:3])
+    sch.cache_write(sch.get_block("C"), 0, "local")
+    f = tvm.build(sch.mod)
+    rng = np.random.default_rng(1)
+    for rows in (1, 3, 10, 13):
+        a = rng.standard_normal((rows, 4)).astype("float32")
+        b = rng.standard_normal((4, 3)).astype("float32")
+        c = tvm.nd.array(np.full((rows, 3), np.nan, "float32"))
+        f(tvm.nd.array(a), tvm.nd.array(b), c)
+        np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-5, atol=1e-5)

@@ -166,3 +166,50 @@ def test_rfactor_refusals(func, pick, reason):
         s.rfactor(loop, 0)
     assert "rfactor" in str(e.value) and reason in str(e.value)
     tvm.ir.assert_structural_equal(s.mod["main"], before)
+
+
+@T.prim_func
+def scaled_rowsum(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,), "float32"),
+                  D: T.Buffer((7,), "float32")):
+    P = T.alloc_buffer((7, 13))
+    for i in range(7):
+        for k in range(13):
+            with T.block("P"):
+                vi, vk = T.axis.remap("SS", [i, k])
+                P[vi, vk] = A[vi, vk] * T.float32(2) + T.float32(1)
+        for k in range(13):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + P[vi, vk]
+        with T.block("D"):
+            vi = T.axis.S(7, i)
+            D[vi] = B[vi] * T.float32(3)
+
+
+def test_rfactor_refused_when_its_producer_shares_the_outermost_loop():
+    """Fuzz seed 11 case 3653: the rfactor nest goes before the block's outermost loop (classic
+    TVM's layout), so it read ``P`` before the block ``P`` under that loop wrote it."""
+    s = Schedule(scaled_rowsum)
+    before = s.mod["main"]
+    with pytest.raises(ScheduleError, match=r'rfactor: block "B".*block "P" under loop "i".*'
+                       r'writes "P"'):
+        s.rfactor(s.get_loops(s.get_block("B"))[1], 0)
+    tvm.ir.assert_structural_equal(s.mod["main"], before)
+
+
+def test_rfactor_beside_a_consumer_in_the_outermost_loop():
+    # only a block writing what the reduction reads is a hazard: with P inlined, D may stay
+    s = Schedule(scaled_rowsum)
+    s.compute_inline(s.get_block("P"))
+    _, k = s.get_loops(s.get_block("B"))
+    _, k1 = s.split(k, [None, 4])
+    s.rfactor(k1, 0)
+    rng = np.random.default_rng(3)
+    a = rng.random((7, 13), dtype=np.float32)
+    b, d = np.full(7, np.nan, "float32"), np.full(7, np.nan, "float32")
+    f = tvm.build(s.mod, target="llvm")
+    nd = [tvm.nd.array(x) for x in (a, b, d)]
+    f(*nd)
+    np.testing.assert_allclose(nd[2].numpy(), (a * 2 + 1).sum(axis=1) * 3, rtol=1e-5)

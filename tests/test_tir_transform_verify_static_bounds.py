@@ -157,3 +157,53 @@ def f(A: T.Buffer((10,), "float32")):
 ''')
     msg = _build_err(f)
     assert "overflows int32" in msg and "A[i * 65536 + j]" in msg
+
+
+# ---------------------------------------------------------------- inner points, lowered loops
+def test_access_out_of_bounds_only_inside_the_loop_ranges_is_refused():
+    # the guard lets through i = 2 and 3 only; no corner of (i, j) is a witness
+    f = from_source('''
+@T.prim_func
+def f(A: T.Buffer((6,), "float32"), B: T.Buffer((6, 3), "float32")):
+    for i, j in T.grid(6, 3):
+        if 2 <= i and i < 4:
+            B[i, j] = A[i * 2 + j]
+''')
+    msg = _build_err(f)
+    assert "A[i * 2 + j] reads index 6" in msg and "extent 6" in msg and "i = 2, j = 2" in msg
+
+
+def test_a_loop_that_does_not_run_is_no_witness():
+    # the copy loop runs only for j = 0: its index is outside A elsewhere, where it does not run
+    f = from_source('''
+@T.prim_func
+def f(A: T.Buffer((1,), "float32"), B: T.Buffer((5,), "float32")):
+    for j in range(5):
+        for k in range(1 - j):
+            B[j + k] = A[j + k]
+        for k in range(T.max(1 - j, 0), 1):
+            B[j + k] = T.float32(-1)
+''')
+    m = tvm.build(f)
+    b = tvm.nd.array(np.full(5, np.nan, "float32"))
+    m(tvm.nd.array(np.array([7.0], "float32")), b)
+    np.testing.assert_array_equal(b.numpy(), [7, -1, -1, -1, -1])
+
+
+def test_lowered_loops_are_checked_again():
+    """An access a lowering pass puts out of bounds (as Simplify and LoopPartition did for fuzz
+    seed 11 case 3193, dropping a guard) is a build error, never a write past the buffer."""
+    def drop_guards(func, mod, ctx):
+        body = tvm.tir.stmt_functor.ir_transform(
+            func.body, None, lambda s: s.then_case if isinstance(s, tvm.tir.IfThenElse)
+            else None, ["tir.IfThenElse"])
+        return func.with_body(body)
+
+    A = te.placeholder((10,), name="A")
+    B = te.compute((10,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    s[B].split(B.op.axis[0], factor=4)
+    bad = tvm.tir.transform.prim_func_pass(drop_guards, opt_level=0, name="drop_guards")
+    with tvm.transform.PassContext(config={"tir.add_lower_pass": [(2, bad)]}):
+        msg = _build_err(s, [A, B])
+    assert "lowered loops" in msg and "tvmlite bug" in msg and "extent 10" in msg

@@ -14,7 +14,7 @@ from ..ir import dtype as _dt
 from ..ir.structural import structural_equal
 from ..tir import op as _op
 from ..tir.expr import FloorDiv, FloorMod, IntImm, IterVar, Max, Min, PrimExpr, Range, SizeVar, Var
-from ..tir.functor import collect_vars
+from ..tir.functor import collect_vars, post_order_visit
 from .bound import NEG_INF, POS_INF, ConstIntBound, is_finite
 from .common import is_index_dtype, to_expr
 from .poly import Poly
@@ -316,12 +316,20 @@ def _combine(sets, analyzer, is_union):
 
 def _at_dtype_limit(s: IntervalSet) -> bool:
     """An end at its dtype's limit is no bound: it only says the analysis knew nothing (e.g.
-    ``floormod(x, n)`` with ``n`` of unknown sign); its extent would wrap around the dtype."""
-    for e in (s.min_value, s.max_value):
+    ``floormod(x, n)`` with ``n`` of unknown sign); its extent would wrap around the dtype.
+    So is an end computed from such a limit (``floordiv(x, floordiv(n + 9, 10) * 5)`` scaled
+    and shifted): evaluated in the dtype, it wraps."""
+    hit = []
+
+    def limit(e) -> None:
         bits = _dt.bits(e.dtype) if isinstance(e, IntImm) else 0
         if bits >= 32 and abs(e.value) >= (1 << (bits - 1)) - 1:
-            return True
-    return False
+            hit.append(e)
+
+    for e in (s.min_value, s.max_value):
+        if isinstance(e, PrimExpr):
+            post_order_visit(e, limit)
+    return bool(hit)
 
 
 def relax_region(indices: Sequence, dom_map: DomMap,

@@ -79,6 +79,7 @@ def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
         *([_t.LoopPartition()] if _partition_const_loops(ctx, for_build) else []),
         _t.UnrollLoop(),
         _t.VectorizeLoop(),
+        *([_t.VerifyStaticBounds(not checked, lowered=True)] if for_build else []),
         *_phase(ctx, 3),
     ]
 

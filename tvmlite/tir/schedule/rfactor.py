@@ -177,6 +177,17 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
         raise fail(prim, what, f'loop "{next(iter(mixed)).name}" feeds both spatial and '
                    "reduction iterators")
     _check_reduction_block(block, realize, idx, prim, what)
+    # the rfactor nest runs before the whole outermost loop (as in classic TVM, which computes
+    # this case wrongly): a block under that loop must not write what the reduction reads
+    reads = {r.buffer for r in block.reads}
+    for other in child_blocks(loops[0]):
+        if other is not realize:
+            hit = next((w.buffer for w in other.block.writes if w.buffer in reads), None)
+            if hit is not None:
+                raise fail(prim, what, f'block "{other.block.name_hint}" under loop '
+                           f'"{loops[0].loop_var.name}", the outermost loop of the block, '
+                           f'writes "{hit.name}" that the block reads, and the rfactor block '
+                           "would run before it")
     first_red = next((k for k, lp in enumerate(loops) if lp.loop_var in red_vars), None)
     if first_red is not None:
         if len(child_blocks(loops[first_red])) != 1:

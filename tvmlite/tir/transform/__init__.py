@@ -67,10 +67,11 @@ def LowerBlocks() -> PrimFuncPass:  # noqa: N802
     return stmt_pass(lower_blocks, "tir.LowerBlocks")
 
 
-def VerifyStaticBounds(check_bounds: bool = True) -> PrimFuncPass:  # noqa: N802
-    """Refuse provably out-of-bounds accesses, zero divisors and dtype overflows at build."""
-    return stmt_pass(lambda body, func: verify_static_bounds(body, func, check_bounds),
-                     "tir.VerifyStaticBounds")
+def VerifyStaticBounds(check_bounds: bool = True, lowered: bool = False) -> PrimFuncPass:  # noqa: N802
+    """Refuse provably out-of-bounds accesses, zero divisors and dtype overflows at build;
+    ``lowered``: the check of the final loops, after partitioning, unrolling, vectorizing."""
+    return stmt_pass(lambda body, func: verify_static_bounds(body, func, check_bounds, lowered),
+                     "tir.VerifyLoweredBounds" if lowered else "tir.VerifyStaticBounds")
 
 
 def CompactBufferAllocation() -> PrimFuncPass:  # noqa: N802

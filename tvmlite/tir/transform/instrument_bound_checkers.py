@@ -79,8 +79,9 @@ class _Instrument(Mutator):
         return stmt
 
     def visit_For(self, s):
-        self.analyzer.bind(s.loop_var, Range(s.min, s.extent))
-        return self.generic(s)
+        with self.analyzer.constraint_scope(True):  # the range's facts hold in the body only
+            self.analyzer.bind(s.loop_var, Range(s.min, s.extent))
+            return self.generic(s)
 
     def visit_BufferStore(self, s):
         return self._guarded(s, [s.value], store=s)

@@ -91,7 +91,14 @@ class _Conditions(Visitor):
         self.atoms: List[PrimExpr] = []
 
     def visit_For(self, op: For):
-        self.ana.bind(op.loop_var, Range(op.min, op.extent), allow_override=True)
+        # Relaxed to the constant hull of its range: non-constant bounds would also say the loop
+        # runs (``min <= max``), false for the atoms outside it and for the pieces simplified
+        # with this analyzer.
+        lo = self.ana.const_int_bound(op.min).min_value
+        hi = self.ana.const_int_bound(op.min + op.extent - 1).max_value
+        dt = op.loop_var.dtype
+        self.ana.bind(op.loop_var, Range(IntImm(dt, lo), IntImm(dt, max(hi - lo + 1, 1))),
+                      allow_override=True)
         self.generic(op)
 
     def visit_IfThenElse(self, op: IfThenElse):
@@ -205,8 +212,9 @@ class _Partitioner(Mutator):
         return SeqStmt.flatten(*out)
 
     def _descend(self, op: For):
-        self.ana.bind(op.loop_var, Range(op.min, op.extent), allow_override=True)
-        body = self.visit(op.body)
+        with self.ana.constraint_scope(True):  # the range's facts hold in the body only
+            self.ana.bind(op.loop_var, Range(op.min, op.extent), allow_override=True)
+            body = self.visit(op.body)
         if body is op.body:
             return op
         return For(op.loop_var, op.min, op.extent, op.kind, body, op.thread_binding,

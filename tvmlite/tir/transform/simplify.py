@@ -52,8 +52,11 @@ class _StmtSimplifier(Mutator):
         if isinstance(ext, IntImm) and ext.value == 1 and not keep:
             self.ana.bind(op.loop_var, mn)
             return self.visit(op.body)
-        self.ana.bind(op.loop_var, Range(mn, ext))
-        body = self.visit(op.body)
+        # The range holds inside the body only: bound by non-constant expressions, it also says
+        # the loop runs (``min <= max``), which must not leak to the statements after the loop.
+        with self.ana.constraint_scope(True):
+            self.ana.bind(op.loop_var, Range(mn, ext))
+            body = self.visit(op.body)
         if is_no_op(body):
             return body
         if mn is op.min and ext is op.extent and body is op.body:

@@ -2,18 +2,21 @@
 
 - A buffer access outside the buffer: the index is bounded with the loop ranges (arith's
   constant interval analysis). When that cannot show it in bounds, a witness is searched among
-  the corners of the loop ranges: an iteration that every enclosing condition (``if``,
-  ``T.likely`` block predicates, ``if_then_else``/``Select`` branches, the right side of
-  ``&&``/``||``) lets through and whose index is outside the shape. Only a witness is reported, so
-  a guarded or merely unprovable access is never flagged (``tir.instrument_bound_checkers``
-  remains the run-time check, and when it is on this pass leaves bounds to it).
+  the corners of the loop ranges (every point of a small iteration space): an iteration that
+  every enclosing condition (``if``, ``T.likely`` block predicates, ``if_then_else``/``Select``
+  branches, the right side of ``&&``/``||``) lets through and whose index is outside the shape.
+  Only a witness is reported, so a guarded or merely unprovable access is never flagged
+  (``tir.instrument_bound_checkers`` remains the run-time check, and when it is on this pass
+  leaves bounds to it).
 - Integer division or modulo by a divisor that simplifies to zero (C would trap).
 - A loop whose range cannot be counted in its variable's dtype.
 - A store of a value whose type is not the buffer's (a ``"handle"`` buffer given floats):
   the C compiler would reject it with its own words.
 
 The pass runs on the lowered-block form (after ``LowerBlocks``), where shapes are still the
-user's and every predicate is an ``IfThenElse``.
+user's and every predicate is an ``IfThenElse``; ``tvm.build`` runs it again on the final loops
+(``lowered=True``), where a pass that dropped a guard or an iteration shows as an access
+outside the flat buffer.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ from ..functor import Visitor, collect_vars
 from ..stmt import AssertStmt, BufferStore, For, IfThenElse, LetStmt, Stmt, While
 
 _MAX_WITNESS_VARS = 12  # 2**12 corner points at most per access
+_MAX_WITNESS_POINTS = 512  # iteration spaces this small are searched point by point
 
 
 class StaticCheckError(TVMError):
@@ -88,12 +92,14 @@ class _Checker(Visitor):
                     f"{self.func_name}: loop {op.loop_var.name} in [{mn.value}, {last + 1}) "
                     f"cannot be counted in its dtype {dt} (at most {_dt.max_value(dt)}); use "
                     "an int64 loop variable")
-        self.ana.bind(op.loop_var, Range(mn, ext), allow_override=True)
         self.loops.append(op)
-        try:
-            self.visit(op.body)
-        finally:
-            self.loops.pop()
+        # the range's facts hold in the body only (non-constant bounds also say the loop runs)
+        with self.ana.constraint_scope(True):
+            self.ana.bind(op.loop_var, Range(mn, ext), allow_override=True)
+            try:
+                self.visit(op.body)
+            finally:
+                self.loops.pop()
 
     def visit_IfThenElse(self, op: IfThenElse) -> None:
         self.visit(op.condition)
@@ -217,13 +223,19 @@ class _Checker(Visitor):
         """An iteration of the enclosing loops, allowed by every enclosing condition, at which
         ``idx`` is outside ``[0, extent)``; None when none is found among the corners."""
         loop_of = {lp.loop_var: lp for lp in self.loops}
-        for lp in self.loops:  # every enclosing loop must run at least once
-            if not (isinstance(lp.extent, IntImm) and lp.extent.value > 0) and \
-                    not self.ana.can_prove(_op.gt(lp.extent, 0)):
-                return None
+        # every enclosing loop must run at the witness: a constant one always, one with
+        # bounds that depend on outer loops where its extent is positive (the analyzer cannot
+        # say: inside the loop, its range implies that the loop runs)
+        conds = list(self.conds)
+        for lp in self.loops:
+            if isinstance(lp.extent, IntImm):
+                if lp.extent.value <= 0:
+                    return None
+            else:
+                conds.append(_op.gt(lp.extent, 0))
         let_vars = {v for v, _ in self.lets}
         need = set(collect_vars(idx))
-        for c in self.conds:
+        for c in conds:
             need |= collect_vars(c)
         for _, val in self.lets:
             need |= collect_vars(val)
@@ -231,22 +243,30 @@ class _Checker(Visitor):
         if any(v not in loop_of for v in free):
             return None          # symbolic or data-dependent: not provable here
         pts = []
+        space = 1
         for v in sorted(free, key=lambda x: self.loops.index(loop_of[x])):
             lp = loop_of[v]
             if not (isinstance(lp.min, IntImm) and isinstance(lp.extent, IntImm)):
                 return None
             lo, hi = lp.min.value, lp.min.value + lp.extent.value - 1
-            pts.append((v, sorted({lo, hi})))
+            pts.append((v, lo, hi))
+            space *= hi - lo + 1
         if len(pts) > _MAX_WITNESS_VARS:
             return None
+        # the corners (where a linear index is extreme), then every iteration when there are
+        # few (a guard may let through only inner points)
+        combos = itertools.product(*[sorted({lo, hi}) for _, lo, hi in pts])
+        if space <= _MAX_WITNESS_POINTS:
+            combos = itertools.chain(combos, itertools.product(
+                *[range(lo, hi + 1) for _, lo, hi in pts]))
         interp = self._interpreter()
         f_idx = interp.expr(idx)
-        f_conds = [interp.expr(c) for c in self.conds]
+        f_conds = [interp.expr(c) for c in conds]
         f_lets = [(v, interp.expr(val)) for v, val in self.lets]
-        for combo in itertools.product(*[vals for _, vals in pts]):
+        for combo in combos:
             env = interp.env
             env.clear()
-            for (v, _), x in zip(pts, combo):
+            for (v, _, _), x in zip(pts, combo):
                 env[v] = x
             try:
                 for v, f in f_lets:
@@ -257,7 +277,7 @@ class _Checker(Visitor):
             except Exception:  # a load, a call or an overflow the evaluator refuses
                 return None
             if not 0 <= value < extent:
-                return {v: x for (v, _), x in zip(pts, combo)}, value
+                return {v: x for (v, _, _), x in zip(pts, combo)}, value
         return None
 
     def _interpreter(self):
@@ -269,12 +289,23 @@ class _Checker(Visitor):
         return self._interp
 
 
-def verify_static_bounds(body: Stmt, func=None, check_bounds: bool = True) -> Stmt:
+def verify_static_bounds(body: Stmt, func=None, check_bounds: bool = True,
+                         lowered: bool = False) -> Stmt:
     """Raise :class:`StaticCheckError` (a TVMError) for a provably out-of-bounds access, an
     integer division/modulo by a provably zero divisor, or a loop range its variable's dtype
-    cannot count; return ``body`` unchanged otherwise."""
+    cannot count; return ``body`` unchanged otherwise. ``lowered``: ``body`` is the final
+    loop nest (flat buffers, partitioned, unrolled), checked again so that what a lowering
+    pass got wrong is an error at build, never a wrong answer at run time."""
     name = "main"
     if func is not None:
         name = func.attrs.get("global_symbol", name) if func.attrs else name
-    _Checker(name, check_bounds).visit(body)
+    try:
+        _Checker(name, check_bounds).visit(body)
+    except StaticCheckError as e:
+        if not lowered:
+            raise
+        raise StaticCheckError(
+            f"{e} [found in the lowered loops, after loop partitioning, unrolling and "
+            "vectorizing; the check before them passed, so unless the program itself is out "
+            "of bounds this is a tvmlite bug: please report it with the schedule]") from None
     return body
