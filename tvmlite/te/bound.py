@@ -19,7 +19,7 @@ from ..tir import op as _op
 from ..tir.expr import IntImm, IterVar, ProducerLoad, Range
 from ..tir.functor import collect_vars, ir_transform, post_order_visit, substitute
 from .stage import INLINE, SCOPE, Fuse, Singleton, Split, Stage, _resolve_leaf
-from .tensor import ComputeOp, ExternOp, PlaceholderOp
+from .tensor import ComputeOp, ExternOp, PlaceholderOp, TensorComputeOp
 
 
 class _NotClassic(Exception):
@@ -72,6 +72,13 @@ class _Context:
                 body = [self._inline(e) for e in st.op.body]
             elif isinstance(st.op, ExternOp):
                 body = []
+            elif isinstance(st.op, TensorComputeOp):
+                # a tensor intrinsic call reads its regions: the loads at their two corners
+                # bound the same intervals
+                body = [ProducerLoad(t, tuple(c(r) for r in reg))
+                        for t, reg in zip(st.op.inputs, st.op.input_regions)
+                        for c in (lambda r: r.min,
+                                  lambda r: _op.sub(_op.add(r.min, r.extent), 1))]
             else:
                 raise _NotClassic(type(st.op).__name__)
             self.bodies[st.op] = body

@@ -43,7 +43,15 @@ from .stage import (
     Stage,
     _all_or_nothing,
 )
-from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, ScanOp, Tensor
+from .tensor import (
+    ComputeOp,
+    ExternOp,
+    Operation,
+    PlaceholderOp,
+    ScanOp,
+    Tensor,
+    TensorComputeOp,
+)
 
 
 class _Rebind(Mutator):
@@ -64,6 +72,12 @@ def _replace_inputs(op: Operation, vmap: Dict[Tensor, Tensor]) -> Operation:
         if body is op.body:
             return op
         return ComputeOp(op.name, op.tag, op.attrs, op.axis, body)
+    if isinstance(op, TensorComputeOp):
+        if not any(t in vmap for t in op.inputs):
+            return op
+        return TensorComputeOp(op.name, op.tag, op.attrs, op.axis, op.reduce_axis,
+                               op.schedulable_ndim, op.intrin, [vmap.get(t, t) for t in op.inputs],
+                               op.input_regions, op.scalar_inputs)
     if isinstance(op, ExternOp):
         if not any(t in vmap for t in op.inputs):
             return op
@@ -175,11 +189,13 @@ class Schedule:
         tensors = list(tensor) if isinstance(tensor, (list, tuple)) else [tensor]
         st = self[tensors[0]]
         op = st.op
-        if not isinstance(op, ComputeOp):
+        if not isinstance(op, (ComputeOp, TensorComputeOp)):
             raise TVMError(f"cache_write: {op.name} is not a compute operation")
         if st.attach_type != ROOT or st.iter_var_attrs:
             raise TVMError(f"cache_write: {op.name} is already attached or annotated; "
                            "call cache_write before compute_at/parallel/vectorize/bind...")
+        if isinstance(op, TensorComputeOp):
+            return self._cache_write_intrin_call(st, scope)
         if st.relations:  # classic: the cache takes the split/fused layout of the stage
             new_axis, body, idx = _relayout(st, op)
             st._log = []
@@ -211,6 +227,39 @@ class Schedule:
                                f"before ({entry[0]} was called first)")
             cst.reorder(*[ivmap.get(iv, iv) for iv in entry[1]])
         st._log = []
+        self._replace_dataflow({o: copy.output(i) for i, o in enumerate(old_outs)}, pos + 2)
+        outs = [cache_op.output(i) for i in range(cache_op.num_outputs)]
+        return outs[0] if len(outs) == 1 else outs
+
+    def _cache_write_intrin_call(self, st: Stage, scope: str):
+        """cache_write of a tensor intrinsic call: the call writes the cache (fresh ``.c``
+        axes), the stage becomes an elementwise copy-out over all of the op's axes."""
+        op = st.op
+        if st._log:
+            raise TVMError(f"cache_write: schedule {op.name} (a tensor intrinsic call) after "
+                           "cache_write, not before")
+        new_axis = [IterVar(iv.dom, Var(iv.var.name + ".c", iv.var.dtype), iv.iter_type)
+                    for iv in op.axis]
+        vmap = {iv.var: nv.var for iv, nv in zip(op.axis, new_axis)}
+        regions = [[Range(substitute(r.min, vmap), substitute(r.extent, vmap)) for r in reg]
+                   for reg in op.input_regions]
+        cache_op = TensorComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis,
+                                   op.reduce_axis, op.schedulable_ndim, op.intrin, op.inputs,
+                                   regions, [substitute(e, vmap) for e in op.scalar_inputs])
+        copy_axis = [IterVar(iv.dom, iv.var, IterVarType.DataPar) for iv in op.axis]
+        idx = [iv.var for iv in op.axis]
+        copy = ComputeOp(op.name, op.tag, op.attrs, copy_axis,
+                         [cache_op.output(i)(*idx) for i in range(op.num_outputs)])
+        pos = next(i for i, s in enumerate(self.stages) if s is st)
+        cst = Stage(cache_op, self)
+        cst.scope = scope
+        self.stages.insert(pos, cst)
+        self.stage_map[cache_op] = cst
+        old_outs = [op.output(i) for i in range(op.num_outputs)]
+        self._set_op(st, copy)
+        st.all_iter_vars = list(copy.axis)
+        st.leaf_iter_vars = list(copy.axis)
+        st.relations = []
         self._replace_dataflow({o: copy.output(i) for i, o in enumerate(old_outs)}, pos + 2)
         outs = [cache_op.output(i) for i in range(cache_op.num_outputs)]
         return outs[0] if len(outs) == 1 else outs
