@@ -48,6 +48,7 @@ from ..tir.expr import (
 )
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, Visitor, collect_vars, substitute
+from ..tir.schedule.blockize_tensorize import Binding, _BindImpl
 from ..tir.stmt import (
     Block,
     BlockRealize,
@@ -61,7 +62,6 @@ from ..tir.stmt import (
     Stmt,
 )
 from .graph import post_dfs_order, scan_body
-from ..tir.schedule.blockize_tensorize import Binding, _BindImpl
 from .tensor import (
     ComputeOp,
     ExternOp,
