@@ -17,7 +17,7 @@ from ..tir.functor import Mutator, collect_vars, substitute
 from ..tir.schedule import Schedule as TirSchedule
 from ..tir.schedule.error import ScheduleError
 from ..tir.stmt import BlockRealize, For
-from .stage import INLINE, SCOPE, Stage, _resolve_leaf
+from .stage import INLINE, SCOPE, Stage, _resolve_leaf, attach_spec
 from .tensor import ComputeOp, PlaceholderOp, TensorComputeOp
 
 
@@ -197,11 +197,12 @@ def apply_stages(sch, func, info) -> Tuple[object, Dict[IterVar, Range]]:
             eng.compute_inline(block)
             continue
         n_axes = len(_loop_axes(op)) if hasattr(op, "axis") else 0
-        if st.attach_type == SCOPE:
-            target = _resolve_leaf(st.attach_stage, st.attach_ivar)
+        spec = attach_spec(st)  # a group member attaches where its group does
+        if spec.attach_type == SCOPE:
+            target = _resolve_leaf(spec.attach_stage, spec.attach_ivar)
             if target not in loop_of:
                 raise TVMError(f"compute_at: the loop {target.var.name} of "
-                               f"{st.attach_stage.op.name} is not realised (is that stage "
+                               f"{spec.attach_stage.op.name} is not realised (is that stage "
                                "inlined or not part of this function?)")
             # the scope first: the region a GPU thread computes depends on it
             _set_scope(eng, st, block, _attach_scope(eng, loop_of[target]))
