@@ -123,7 +123,7 @@ def test_classic_module_paths_import(tmp_path):
     ("from tvm.te import gradient", "tvm.te.gradient"),
     ("import tvm\ntvm.te.hybrid", "tvm.te.hybrid"),
     ("import tvm\ns = tvm.te.create_schedule(tvm.te.compute((2,), lambda i: i).op)\n"
-     "s.create_group(outputs=[], inputs=[])", "te.Schedule.create_group"),
+     "s[s.outputs[0]].rolling_buffer()", "te.Stage.rolling_buffer"),
     ("from tvm.tir.schedule import BlockScope", "tvm.tir.schedule.BlockScope"),
     ("from tvm.contrib import nvcc\nnvcc.compile_cuda('')", "contrib.nvcc.compile_cuda"),
 ])

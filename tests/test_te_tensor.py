@@ -81,8 +81,14 @@ def test_indexing_errors():
         A[i, i, i]
     with pytest.raises(ValueError, match="A has 2 dimension"):
         A(i)
-    with pytest.raises(TypeError, match="slices"):
-        A[0:2, 1]
+    # a slice names a region (a tensor intrinsic's argument, classic TensorComputeOp): using
+    # it as an element is the error
+    with pytest.raises(TypeError, match="slice"):
+        A[0:2, 1] + 1.0
+    with pytest.raises(TypeError, match="slice"):
+        te.compute((2,), lambda j: A[0:2, j] * 2)
+    with pytest.raises(TypeError, match="step"):
+        A[0:4:2, 1]
     with pytest.raises(TypeError, match="integer"):
         A[i, tir.const(1.5, "float32")]
     with pytest.raises(TypeError, match="not iterable"):

@@ -48,8 +48,17 @@ def test_tensorize_with_scalar_params_runs():
     np.testing.assert_allclose(c.numpy(), a * 2.5 - 0.5, rtol=1e-5, atol=1e-6)
 
 
-def test_calling_an_intrin_inside_compute_is_a_clear_error():
+def test_calling_an_intrin_inside_compute():
+    """Classic TensorComputeOp: the call takes regions and the scalar inputs; a call missing
+    the scalars is a clear error, a full one computes the intrinsic over each region."""
     intrin, *_ = _axpb()
-    A = te.placeholder((N,), name="A")
-    with pytest.raises(tvm.TVMError, match="does not implement"):
-        te.compute((1,), lambda i: intrin(A[0]), name="C")
+    A = te.placeholder((5, N), name="A")
+    with pytest.raises(tvm.TVMError, match="takes 2 scalar input"):
+        te.compute((1,), lambda i: intrin(A[0, 0:N]), name="C")
+    C = te.compute((5, N), lambda i: intrin(A[i, 0:N], i.astype("float32"), 0.5), name="C")
+    f = tvm.build(te.create_schedule(C.op), [A, C])
+    a = np.random.rand(5, N).astype("float32")
+    c = tvm.nd.array(np.zeros((5, N), "float32"))
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a * np.arange(5, dtype="float32")[:, None] + 0.5,
+                               rtol=1e-5)

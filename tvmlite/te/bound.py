@@ -18,8 +18,8 @@ from ..arith.int_set import IntervalSet, IntSet, eval_set, is_neg_inf, is_pos_in
 from ..tir import op as _op
 from ..tir.expr import IntImm, IterVar, ProducerLoad, Range
 from ..tir.functor import collect_vars, ir_transform, post_order_visit, substitute
-from .stage import INLINE, SCOPE, Fuse, Singleton, Split, Stage, _resolve_leaf
-from .tensor import ComputeOp, ExternOp, PlaceholderOp
+from .stage import INLINE, SCOPE, Fuse, Singleton, Split, Stage, _resolve_leaf, attach_spec
+from .tensor import ComputeOp, ExternOp, PlaceholderOp, TensorComputeOp
 
 
 class _NotClassic(Exception):
@@ -72,6 +72,13 @@ class _Context:
                 body = [self._inline(e) for e in st.op.body]
             elif isinstance(st.op, ExternOp):
                 body = []
+            elif isinstance(st.op, TensorComputeOp):
+                # a tensor intrinsic call reads its regions: the loads at their two corners
+                # bound the same intervals
+                body = [ProducerLoad(t, tuple(c(r) for r in reg))
+                        for t, reg in zip(st.op.inputs, st.op.input_regions)
+                        for c in (lambda r: r.min,
+                                  lambda r: _op.sub(_op.add(r.min, r.extent), 1))]
             else:
                 raise _NotClassic(type(st.op).__name__)
             self.bodies[st.op] = body
@@ -101,7 +108,7 @@ class _Context:
 
     def _attach_path(self, stage: Stage) -> List[IterVar]:
         path: List[IterVar] = []
-        s, seen = stage, set()
+        s, seen = attach_spec(stage), set()
         while s.attach_type == SCOPE and id(s) not in seen:
             seen.add(id(s))
             target, s = _resolve_leaf(s.attach_stage, s.attach_ivar), s.attach_stage
@@ -110,6 +117,7 @@ class _Context:
                 started = started or iv is target
                 if started:
                     path.append(iv)
+            s = attach_spec(s)  # a group member attaches where its group does
         return path
 
     def _inline(self, expr):

@@ -7,6 +7,7 @@ allocated by the root block; extern ops become opaque blocks.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -47,6 +48,7 @@ from ..tir.expr import (
 )
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, Visitor, collect_vars, substitute
+from ..tir.schedule.blockize_tensorize import Binding, _BindImpl
 from ..tir.stmt import (
     Block,
     BlockRealize,
@@ -60,7 +62,15 @@ from ..tir.stmt import (
     Stmt,
 )
 from .graph import post_dfs_order, scan_body
-from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, ScanOp, Tensor
+from .tensor import (
+    ComputeOp,
+    ExternOp,
+    Operation,
+    PlaceholderOp,
+    ScanOp,
+    Tensor,
+    TensorComputeOp,
+)
 
 
 @dataclass
@@ -240,6 +250,8 @@ class _Builder:
                     self.t2b[t] = decl_buffer(self.shape(op.shape), op.dtype, op.name)
             elif isinstance(op, ComputeOp):
                 stmts.append(self.compute_stmt(op))
+            elif isinstance(op, TensorComputeOp):
+                stmts.append(self.tensor_compute_stmt(op))
             elif isinstance(op, ExternOp):
                 stmts.append(self.extern_stmt(op))
             elif isinstance(op, ScanOp):
@@ -350,10 +362,9 @@ class _Builder:
         b = max(_dt.bits(dom.min.dtype), _dt.bits(dom.extent.dtype))
         return "int64" if b > 32 else "int32"
 
-    def compute_stmt(self, op: ComputeOp, time: Optional[PrimExpr] = None) -> Stmt:
-        """The loop nest and block of ``op``; inside a scan, ``time`` fixes its first axis
-        (a unit loop, so the stage keeps one loop per axis)."""
-        axes = list(op.axis) + list(op.reduce_axis)
+    def _iter_nest(self, op, axes: List[IterVar], time: Optional[PrimExpr] = None):
+        """The loops, block iterators, bindings, axis-to-iterator map and store indices of
+        ``axes`` (a 0-d nest gets one unit iterator)."""
         axis_vars = {iv.var for iv in axes}
         loops: List[Tuple[Var, Range]] = []
         block_ivs: List[IterVar] = []
@@ -388,6 +399,13 @@ class _Builder:
             block_ivs.append(IterVar(Range(IntImm("int32", 0), IntImm("int32", 1)), bv,
                                      IterVarType.DataPar))
             bindings.append(IntImm("int32", 0))
+        return loops, block_ivs, bindings, vmap, store_idx
+
+    def compute_stmt(self, op: ComputeOp, time: Optional[PrimExpr] = None) -> Stmt:
+        """The loop nest and block of ``op``; inside a scan, ``time`` fixes its first axis
+        (a unit loop, so the stage keeps one loop per axis)."""
+        axes = list(op.axis) + list(op.reduce_axis)
+        loops, block_ivs, bindings, vmap, store_idx = self._iter_nest(op, axes, time)
         outs = [self.buffer_for(op.output(i)) for i in range(op.num_outputs)]
         retype = any(bv.var.dtype != iv.var.dtype for bv, iv in zip(block_ivs, axes))
         conv = _ToBufferLoads(self.t2b, vmap, retype)
@@ -424,6 +442,77 @@ class _Builder:
         block = Block(tuple(block_ivs), reads, writes, name, body, init, (), (), annotations)
         stmt: Stmt = BlockRealize(tuple(bindings), IntImm("bool", 1), block)
         self._realizes[op] = stmt
+        for lv, dom in reversed(loops):
+            stmt = For(lv, dom.min, dom.extent, ForKind.SERIAL, stmt)
+        return stmt
+
+    def tensor_compute_stmt(self, op: TensorComputeOp) -> Stmt:
+        """The loop nest over ``op``'s schedulable and reduce axes around one block whose body
+        is the intrinsic's implementation, its buffers bound to the regions the call names
+        (as the engine's ``tensorize`` binds them); with outer reduce axes the block's init
+        is the intrinsic's ``reset`` and its body the ``update``."""
+        intrin = op.intrin
+        what = f"tensor intrinsic call {op.name}"
+        axes = list(op.axis[:op.schedulable_ndim]) + list(op.reduce_axis)
+        loops, block_ivs, bindings, vmap, _ = self._iter_nest(op, axes)
+        conv = _ToBufferLoads(self.t2b, vmap)
+        if op.reduce_axis:
+            if intrin.reduce_update is None:
+                raise TVMError(f"{what}: the call reduces over "
+                               f"{[iv.var.name for iv in op.reduce_axis]} but intrinsic "
+                               f"{intrin.name} gives no (body, reset, update) triple")
+            body, init = intrin.reduce_update, intrin.reduce_init
+        else:
+            if intrin.body is None:
+                raise TVMError(f"{what}: intrinsic {intrin.name} has no body")
+            body, init = intrin.body, None
+        n_out = op.schedulable_ndim
+        regions = [(self.t2b[t] if t in self.t2b else self.buffer_for(t),
+                    [Range(conv.convert(r.min), conv.convert(r.extent)) for r in reg])
+                   for t, reg in zip(op.inputs, op.input_regions)]
+        out_regions = []
+        for i in range(op.num_outputs):
+            buf = self.buffer_for(op.output(i))
+            out_regions.append((buf, [Range(vmap[iv.var], IntImm(iv.var.dtype, 1))
+                                      for iv in op.axis[:n_out]] +
+                                [Range(_op.const(0, iv.dom.extent.dtype), iv.dom.extent)
+                                 for iv in op.axis[n_out:]]))
+        # shape variables of the intrinsic's buffers take the extents of the regions they view
+        svmap: Dict[Var, PrimExpr] = {}
+        for b, (target, reg) in zip(intrin.buffers, regions + out_regions):
+            if len(b.shape) > len(reg):
+                raise TVMError(f"{what}: buffer {b.name} of the intrinsic has {len(b.shape)} "
+                               f"dimensions, the region of {target.name} only {len(reg)}")
+            for d, r in zip(b.shape, reg[len(reg) - len(b.shape):]):
+                if isinstance(d, Var):
+                    svmap.setdefault(d, r.extent)
+                elif isinstance(d, IntImm) and isinstance(r.extent, IntImm) and \
+                        d.value != r.extent.value:
+                    raise TVMError(f"{what}: buffer {b.name} of the intrinsic has extent "
+                                   f"{d.value} where the region of {target.name} has "
+                                   f"{r.extent.value}")
+        for v, e in zip(intrin.scalar_params, op.scalar_inputs):
+            svmap[v] = conv.convert(e)
+        bmap = {b: dataclasses.replace(b, shape=tuple(substitute(d, svmap) for d in b.shape))
+                for b in intrin.buffers if svmap and collect_vars(b.shape) & set(svmap)}
+        binds = [Binding(bmap.get(b, b), target, [r.min for r in reg])
+                 for b, (target, reg) in zip(intrin.buffers, regions + out_regions)]
+
+        def bind(stmt: Stmt) -> Stmt:
+            stmt = _BufferRemap(bmap, self.t2b).visit(substitute(stmt, svmap))
+            return _BindImpl(binds, "te.compute", what).visit(stmt)
+
+        body = bind(body)
+        init = bind(init) if init is not None else None
+        reads = tuple(BufferRegion(b, tuple(reg)) for b, reg in regions)
+        writes = tuple(BufferRegion(b, tuple(reg)) for b, reg in out_regions)
+        if init is not None or op.reduce_axis:
+            reads = reads + writes
+        name = self.fresh_block_name(op.name)
+        self.info.op2block[op] = name
+        block = Block(tuple(block_ivs), reads, writes, name, body, init, (), (),
+                      self._annotations(op))
+        stmt: Stmt = BlockRealize(tuple(bindings), IntImm("bool", 1), block)
         for lv, dom in reversed(loops):
             stmt = For(lv, dom.min, dom.extent, ForKind.SERIAL, stmt)
         return stmt

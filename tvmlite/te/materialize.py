@@ -17,14 +17,14 @@ from ..tir.functor import Mutator, collect_vars, substitute
 from ..tir.schedule import Schedule as TirSchedule
 from ..tir.schedule.error import ScheduleError
 from ..tir.stmt import BlockRealize, For
-from .stage import INLINE, SCOPE, Stage, _resolve_leaf
-from .tensor import ComputeOp, PlaceholderOp
+from .stage import INLINE, SCOPE, Stage, _resolve_leaf, attach_spec
+from .tensor import ComputeOp, PlaceholderOp, TensorComputeOp
 
 
 def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict,
                  serial: Set[IterVar]) -> None:
     op = st.op
-    root_ivs = list(op.axis) + list(op.reduce_axis)
+    root_ivs = _loop_axes(op)
     if len(loops) != len(root_ivs):
         raise TVMError(f"internal: stage {op.name} has {len(root_ivs)} axes but "
                        f"{len(loops)} loops")
@@ -38,6 +38,13 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
         record(iv, lp)
     for entry in st._log:
         kind = entry[0]
+        for iv in entry[1:]:
+            for x in (iv if isinstance(iv, (list, tuple)) else [iv]):
+                if isinstance(x, IterVar) and x.iter_type == IterVarType.Opaque and \
+                        isinstance(op, TensorComputeOp) and any(x is a for a in op.axis):
+                    raise TVMError(f"{kind} of stage {op.name}: axis {x.var.name} lies inside "
+                                   f"the tensor intrinsic {op.intrin.name} and cannot be "
+                                   "scheduled")
         if kind == "split":
             _, parent, outer, inner, factor, nparts = entry
             factors = [None, factor] if factor is not None else [nparts, None]
@@ -78,6 +85,15 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
         idx = next(i for i, a in enumerate(op.axis) if a is axis)
         for out in range(op.num_outputs):  # a stage's scope and alignment cover every output
             eng.storage_align(block, out, idx, factor, offset)
+
+
+def _loop_axes(op) -> List[IterVar]:
+    """The IterVars of ``op`` that are loops of its block: a tensor intrinsic call's own axes
+    lie inside the intrinsic."""
+    axis = list(op.axis)
+    if isinstance(op, TensorComputeOp):
+        axis = axis[:op.schedulable_ndim]
+    return axis + list(op.reduce_axis)
 
 
 def _conjuncts(e) -> List:
@@ -180,12 +196,13 @@ def apply_stages(sch, func, info) -> Tuple[object, Dict[IterVar, Range]]:
         if st.attach_type == INLINE:
             eng.compute_inline(block)
             continue
-        n_axes = len(getattr(op, "axis", ())) + len(getattr(op, "reduce_axis", ()))
-        if st.attach_type == SCOPE:
-            target = _resolve_leaf(st.attach_stage, st.attach_ivar)
+        n_axes = len(_loop_axes(op)) if hasattr(op, "axis") else 0
+        spec = attach_spec(st)  # a group member attaches where its group does
+        if spec.attach_type == SCOPE:
+            target = _resolve_leaf(spec.attach_stage, spec.attach_ivar)
             if target not in loop_of:
                 raise TVMError(f"compute_at: the loop {target.var.name} of "
-                               f"{st.attach_stage.op.name} is not realised (is that stage "
+                               f"{spec.attach_stage.op.name} is not realised (is that stage "
                                "inlined or not part of this function?)")
             # the scope first: the region a GPU thread computes depends on it
             _set_scope(eng, st, block, _attach_scope(eng, loop_of[target]))
@@ -193,7 +210,7 @@ def apply_stages(sch, func, info) -> Tuple[object, Dict[IterVar, Range]]:
         else:
             loops = eng.get_loops(block)[-n_axes:] if n_axes else []
             _set_scope(eng, st, block, "global")
-        if not isinstance(op, ComputeOp):
+        if not isinstance(op, (ComputeOp, TensorComputeOp)):
             continue
         _apply_stage(eng, st, block, loops, loop_of, ranges, serial)
     preds = {}

@@ -14,7 +14,16 @@ from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, Reduce, SizeVar, Var
 from ..tir.functor import post_order_visit
 from ..tir.stmt import Evaluate, Stmt
-from .tensor import ComputeOp, ExternOp, PlaceholderOp, ScanOp, Tensor, TensorSlice
+from .tensor import (
+    ComputeOp,
+    ExternOp,
+    PlaceholderOp,
+    ScanOp,
+    Tensor,
+    TensorComputeOp,
+    TensorSlice,
+)
+from .tensor_intrin import TensorIntrinCall
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -185,13 +194,26 @@ def compute(shape, fcompute: Callable, name: str = "compute", tag: str = "",
     shape = _convert_shape(shape)
     ndim = len(shape)
     names = _arg_names(fcompute, ndim, varargs_names)
-    if len(names) != ndim:
-        raise ValueError(f"Number of args to fcompute does not match dimension, "
-                         f"args={len(names)}, dimension={ndim}")
+    mismatch = ValueError(f"Number of args to fcompute does not match dimension, "
+                          f"args={len(names)}, dimension={ndim}")
+    if len(names) > ndim:
+        raise mismatch
     axis = []
     for n, s in zip(names, shape):
         axis.append(IterVar(Range(IntImm(s.dtype, 0), s), Var(n, s.dtype), IterVarType.DataPar))
     body = fcompute(*[iv.var for iv in axis])
+    if isinstance(body, TensorIntrinCall):
+        # classic TensorComputeOp: the dimensions past fcompute's arguments lie inside the
+        # intrinsic (opaque axes ``ax0, ax1, ...``)
+        for k, s in enumerate(shape[len(names):]):
+            axis.append(IterVar(Range(IntImm(s.dtype, 0), s), Var(f"ax{k}", s.dtype),
+                                IterVarType.Opaque))
+        op = TensorComputeOp(name, tag, attrs, axis, body.reduce_axis, len(names),
+                             body.intrin, body.tensors, body.regions, body.scalar_inputs)
+        outs = op.outputs
+        return outs[0] if len(outs) == 1 else outs
+    if len(names) != ndim:
+        raise mismatch
     if isinstance(body, (tuple, list)):
         body = [_op.convert(b) for b in body]
         if not body:

@@ -18,7 +18,6 @@ from dataclasses import replace
 from typing import Any, Dict, List, Sequence
 
 from .._classic import fallback as _fallback
-from .._classic import unsupported
 from ..arith import Analyzer
 from ..error import TVMError
 from ..tir import op as _op
@@ -35,6 +34,7 @@ from .rfactor import rfactor as _rfactor
 from .stage import (
     INLINE,
     ROOT,
+    SCAN_UPDATE,
     SCOPE,
     Fuse,
     IterVarAttr,
@@ -42,8 +42,17 @@ from .stage import (
     Split,
     Stage,
     _all_or_nothing,
+    attach_spec,
 )
-from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, ScanOp, Tensor
+from .tensor import (
+    ComputeOp,
+    ExternOp,
+    Operation,
+    PlaceholderOp,
+    ScanOp,
+    Tensor,
+    TensorComputeOp,
+)
 
 
 class _Rebind(Mutator):
@@ -64,6 +73,12 @@ def _replace_inputs(op: Operation, vmap: Dict[Tensor, Tensor]) -> Operation:
         if body is op.body:
             return op
         return ComputeOp(op.name, op.tag, op.attrs, op.axis, body)
+    if isinstance(op, TensorComputeOp):
+        if not any(t in vmap for t in op.inputs):
+            return op
+        return TensorComputeOp(op.name, op.tag, op.attrs, op.axis, op.reduce_axis,
+                               op.schedulable_ndim, op.intrin, [vmap.get(t, t) for t in op.inputs],
+                               op.input_regions, op.scalar_inputs)
     if isinstance(op, ExternOp):
         if not any(t in vmap for t in op.inputs):
             return op
@@ -96,6 +111,13 @@ class Schedule:
             st.is_output = any(op is o for o in self.outputs)
             self.stages.append(st)
             self.stage_map[op] = st
+        self.groups: List[Stage] = []
+        for st in list(self.stages):
+            if isinstance(st.op, ScanOp):  # classic: a scan's update stages form its group
+                sc = st.op
+                g = self.create_group(list(sc.update),
+                                      list(sc.state_placeholder) + list(sc.inputs))
+                g.attach_type, g.attach_stage = SCAN_UPDATE, st
 
     def __getitem__(self, k) -> Stage:
         op = k.op if isinstance(k, Tensor) else k
@@ -108,9 +130,61 @@ class Schedule:
     def __repr__(self):
         return "schedule(" + ", ".join(s.op.name for s in self.stages) + ")"
 
-    def create_group(self, outputs, inputs, include_inputs: bool = False):
-        """Classic stage groups; tvmlite does not implement them (raises ``TVMError``)."""
-        raise unsupported("te.Schedule.create_group (stage groups)")
+    def create_group(self, outputs, inputs, include_inputs: bool = False) -> Stage:
+        """Group the stages between ``inputs`` and ``outputs`` (the inputs' own stages too with
+        ``include_inputs``) into a group stage: ``g.compute_at(...)`` attaches every member
+        that is not attached inside the group, together (classic ``create_group``).
+
+        Returns
+        -------
+        group : Stage
+            The group stage (``op`` is None); members have ``.group`` set to it.
+        """
+        outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        ops = _sub_graph([self._current(t).op for t in outputs],
+                         {id(self._current(t).op) for t in inputs}, include_inputs)
+        stages = [self[op] for op in ops]
+        parent = None
+        counter: Dict[int, List] = {}  # id(group) -> [group, members of it in the sub-graph]
+        for i, st in enumerate(stages):
+            parent = st.group if i == 0 else _common_group(parent, st.group)
+            if st.group is not None:
+                counter.setdefault(id(st.group), [st.group, 0])[1] += 1
+        g = Stage(None, self)
+        g.group = parent
+        if parent is not None:
+            parent.num_child_stages += 1
+        # a sub-group wholly inside the new group counts as one member of its own parent
+        stack = [e[0] for e in counter.values()
+                 if e[0] is not parent and e[0].num_child_stages == e[1]]
+        while stack:
+            sub = stack.pop()
+            if sub.group is not None and sub.group is not parent:
+                e = counter.setdefault(id(sub.group), [sub.group, 0])
+                e[1] += 1
+                if e[1] == sub.group.num_child_stages:
+                    stack.append(sub.group)
+        for sub, count in counter.values():
+            if sub is parent:
+                continue
+            if sub.num_child_stages != count:
+                raise TVMError("create_group: Trying to group region that intersect with an "
+                               "already existed group")
+            if sub.group is parent:
+                self._regroup(sub, g, parent)
+        for st in stages:
+            if st.group is parent:
+                self._regroup(st, g, parent)
+        self.groups.append(g)
+        return g
+
+    @staticmethod
+    def _regroup(st: Stage, g: Stage, parent) -> None:
+        st.group = g
+        g.num_child_stages += 1
+        if parent is not None:
+            parent.num_child_stages -= 1
 
     def normalize(self) -> "Schedule":
         """Rebase loops to start at 0 (tvmlite's loops always do): returns ``self``."""
@@ -175,11 +249,13 @@ class Schedule:
         tensors = list(tensor) if isinstance(tensor, (list, tuple)) else [tensor]
         st = self[tensors[0]]
         op = st.op
-        if not isinstance(op, ComputeOp):
+        if not isinstance(op, (ComputeOp, TensorComputeOp)):
             raise TVMError(f"cache_write: {op.name} is not a compute operation")
         if st.attach_type != ROOT or st.iter_var_attrs:
             raise TVMError(f"cache_write: {op.name} is already attached or annotated; "
                            "call cache_write before compute_at/parallel/vectorize/bind...")
+        if isinstance(op, TensorComputeOp):
+            return self._cache_write_intrin_call(st, scope)
         if st.relations:  # classic: the cache takes the split/fused layout of the stage
             new_axis, body, idx = _relayout(st, op)
             st._log = []
@@ -211,6 +287,39 @@ class Schedule:
                                f"before ({entry[0]} was called first)")
             cst.reorder(*[ivmap.get(iv, iv) for iv in entry[1]])
         st._log = []
+        self._replace_dataflow({o: copy.output(i) for i, o in enumerate(old_outs)}, pos + 2)
+        outs = [cache_op.output(i) for i in range(cache_op.num_outputs)]
+        return outs[0] if len(outs) == 1 else outs
+
+    def _cache_write_intrin_call(self, st: Stage, scope: str):
+        """cache_write of a tensor intrinsic call: the call writes the cache (fresh ``.c``
+        axes), the stage becomes an elementwise copy-out over all of the op's axes."""
+        op = st.op
+        if st._log:
+            raise TVMError(f"cache_write: schedule {op.name} (a tensor intrinsic call) after "
+                           "cache_write, not before")
+        new_axis = [IterVar(iv.dom, Var(iv.var.name + ".c", iv.var.dtype), iv.iter_type)
+                    for iv in op.axis]
+        vmap = {iv.var: nv.var for iv, nv in zip(op.axis, new_axis)}
+        regions = [[Range(substitute(r.min, vmap), substitute(r.extent, vmap)) for r in reg]
+                   for reg in op.input_regions]
+        cache_op = TensorComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis,
+                                   op.reduce_axis, op.schedulable_ndim, op.intrin, op.inputs,
+                                   regions, [substitute(e, vmap) for e in op.scalar_inputs])
+        copy_axis = [IterVar(iv.dom, iv.var, IterVarType.DataPar) for iv in op.axis]
+        idx = [iv.var for iv in op.axis]
+        copy = ComputeOp(op.name, op.tag, op.attrs, copy_axis,
+                         [cache_op.output(i)(*idx) for i in range(op.num_outputs)])
+        pos = next(i for i, s in enumerate(self.stages) if s is st)
+        cst = Stage(cache_op, self)
+        cst.scope = scope
+        self.stages.insert(pos, cst)
+        self.stage_map[cache_op] = cst
+        old_outs = [op.output(i) for i in range(op.num_outputs)]
+        self._set_op(st, copy)
+        st.all_iter_vars = list(copy.axis)
+        st.leaf_iter_vars = list(copy.axis)
+        st.relations = []
         self._replace_dataflow({o: copy.output(i) for i, o in enumerate(old_outs)}, pos + 2)
         outs = [cache_op.output(i) for i in range(cache_op.num_outputs)]
         return outs[0] if len(outs) == 1 else outs
@@ -281,6 +390,48 @@ def _relayout(st: Stage, op: ComputeOp):
     return new_axis, body, [down[iv] for iv in leaves]
 
 
+def _sub_graph(outputs: List[Operation], boundary: set, include_boundary: bool
+               ) -> List[Operation]:
+    """The operations on a path from ``outputs`` down to the ``boundary`` ops, producers
+    first (classic ``GetSubGraph``)."""
+    visited: Dict[int, bool] = {}
+    result: List[Operation] = []
+
+    def visit(op) -> bool:
+        if id(op) in visited:
+            return visited[id(op)]
+        if id(op) in boundary:
+            visited[id(op)] = True
+            if include_boundary:
+                result.append(op)
+            return True
+        visited[id(op)] = False
+        reach = False
+        for t in op.input_tensors:
+            reach = visit(t.op) or reach
+        visited[id(op)] = reach
+        if reach:
+            result.append(op)
+        return reach
+
+    for op in outputs:
+        visit(op)
+    return result
+
+
+def _common_group(g1, g2):
+    """The innermost group holding both groups (None: the schedule's root)."""
+    if g1 is None or g2 is None:
+        return None
+    for a, b in ((g1, g2), (g2, g1)):
+        g = a
+        while g is not None:
+            if g is b:
+                return b
+            g = g.group
+    return None
+
+
 def create_schedule(ops) -> Schedule:
     """A default schedule for the output operation(s) ``ops``."""
     return Schedule(ops)
@@ -327,21 +478,22 @@ def schedule_to_prim_func(sch: Schedule, args: Sequence[Any], binds=None):
 
 
 def _scheduled(sch: Schedule) -> bool:
-    return any(st._log or st.iter_var_attrs or st.attach_type != ROOT or st.scope
-               or st.storage_aligns or st.store_predicate is not None for st in sch.stages)
+    return any(st._log or st.iter_var_attrs or attach_spec(st).attach_type == SCOPE
+               or st.attach_type != ROOT or st.scope or st.storage_aligns
+               or st.store_predicate is not None for st in sch.stages)
 
 
 def _check_attach_cycles(sch: Schedule) -> None:
     """Classic TE accepts any compute_at and refuses a cycle when lowering."""
     for st in sch.stages:
-        seen, cur = [], st
+        seen, cur = [], attach_spec(st)
         while cur.attach_type == SCOPE:
             if any(cur is x for x in seen):
-                names = " -> ".join(x.op.name for x in seen + [cur])
+                names = " -> ".join(x._name for x in seen + [cur])
                 raise TVMError(f"compute_at: the stages are attached in a cycle ({names}); a "
                                "stage cannot be computed inside itself")
             seen.append(cur)
-            cur = cur.attach_stage
+            cur = attach_spec(cur.attach_stage)
 
 
 def _materialize(sch: Schedule, args, binds):
@@ -361,7 +513,7 @@ def _materialize(sch: Schedule, args, binds):
     # is built as an intermediate and turned back into a parameter once the stages are applied
     # (an inlined one is then never written, as in classic TE).
     attached = {st.op for st in sch.stages
-                if st.attach_type in (SCOPE, INLINE) and not st.is_output}
+                if attach_spec(st).attach_type in (SCOPE, INLINE) and not st.is_output}
     hidden = [k for k, a in enumerate(cur_args) if isinstance(a, Tensor) and a.op in attached]
     if hidden:
         outs += [cur_args[k] for k in hidden]

@@ -12,8 +12,8 @@ from ..ir import dtype as _dt
 from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, StringImm, Var
 from .tensor import Operation, PlaceholderOp, ScanOp
 
-# attach types (classic TE's AttachType)
-ROOT, INLINE, INLINED_ALREADY, SCOPE = 1, 2, 3, 4
+# attach types (classic TE's AttachType; ROOT is kGroupRoot: the root of the stage's group)
+ROOT, INLINE, INLINED_ALREADY, SCOPE, SCAN_UPDATE = 1, 2, 3, 4, 5
 
 
 class IterVarRelation:
@@ -129,9 +129,17 @@ class Stage:
         self.storage_aligns: List[Tuple[IterVar, int, int]] = []
         self.store_predicate: Optional[PrimExpr] = None
         self._log: List[tuple] = []  # structural calls in order, replayed on the engine
+        self.group: Optional[Stage] = None  # the group stage this stage belongs to
+        self.num_child_stages = 0  # for a group stage (``op`` None): its direct members
 
     def __repr__(self):
+        if self.op is None:
+            return f"group_stage({self.num_child_stages} children)"
         return f"stage({self.op.name}, {type(self.op).__name__})"
+
+    @property
+    def _name(self) -> str:
+        return self.op.name if self.op is not None else "group"
 
     # ------------------------------------------------------------------ helpers
     def _leaf_index(self, iv, prim: str) -> int:
@@ -336,10 +344,17 @@ class Stage:
         if isinstance(self.op, PlaceholderOp):
             raise TVMError(f"compute_at: cannot attach placeholder {self.op.name}")
         if parent is self:  # classic refuses it only when lowering; it is never valid
-            raise TVMError(f"compute_at: cannot attach stage {self.op.name} to itself")
+            raise TVMError(f"compute_at: cannot attach stage {self._name} to itself")
         if not any(scope is x for x in parent.all_iter_vars):
             raise TVMError(f"compute_at: {getattr(scope, 'var', scope)!r} is not an IterVar of "
-                           f"stage {parent.op.name}")
+                           f"stage {parent._name}")
+        if self.group is not None:
+            pg = parent.group
+            while pg is not None and pg is not self.group:
+                pg = pg.group
+            if pg is not self.group:
+                raise TVMError(f"compute_at of {self._name} at {parent._name}: Can only assign "
+                               "compute_at to stages within the same group")
         self.attach_type, self.attach_stage, self.attach_ivar = SCOPE, parent, scope
 
     @_all_or_nothing
@@ -347,6 +362,8 @@ class Stage:
         """Inline this stage into its consumers."""
         if isinstance(self.op, PlaceholderOp):
             raise TVMError(f"compute_inline: cannot inline placeholder {self.op.name}")
+        if self.op is None:
+            raise TVMError("tvmlite does not implement compute_inline of a stage group")
         self.attach_type = INLINE
         self.attach_stage = self.attach_ivar = None
 
@@ -362,6 +379,15 @@ class Stage:
         a = self._attr(var)
         a.iter_type = IterVarType.Tensorized
         a.tensor_intrin = tensor_intrin
+
+
+def attach_spec(stage: Stage) -> Stage:
+    """The stage whose attachment ``stage`` follows: a stage at the root of its group attaches
+    where the group does (classic ``GetAttachSpec``)."""
+    s = stage
+    while s.attach_type == ROOT and s.group is not None:
+        s = s.group
+    return s
 
 
 def _resolve_leaf(stage: Stage, iv: IterVar) -> IterVar:

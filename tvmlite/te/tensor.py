@@ -122,6 +122,14 @@ def _convert_index(x, tensor: "Tensor") -> PrimExpr:
     return e
 
 
+def _convert_slice(x: slice, tensor: "Tensor") -> slice:
+    if x.step is not None:
+        raise TypeError(f"tensor {tensor.name}: a region slice cannot have a step")
+    if x.start is None or x.stop is None:
+        raise TypeError(f"tensor {tensor.name}: a region slice needs a begin and an end")
+    return slice(_convert_index(x.start, tensor), _convert_index(x.stop, tensor))
+
+
 class Tensor:
     """A symbolic tensor (``tvm.te.Tensor``): output ``value_index`` of ``op``.
 
@@ -190,6 +198,10 @@ class Tensor:
             raise ValueError(
                 f"tensor {self.name} has {self.ndim} dimension(s) but was indexed with "
                 f"{len(idx)} index(es)")
+        if any(isinstance(x, slice) for x in idx):
+            # a region, ``A[i, 0:16]``: only a tensor intrinsic call takes one (classic)
+            return TensorSlice(self, tuple(_convert_slice(x, self) if isinstance(x, slice)
+                                           else _convert_index(x, self) for x in idx))
         conv = tuple(_convert_index(x, self) for x in idx)
         if len(conv) == self.ndim:
             return ProducerLoad(self, conv)
@@ -275,7 +287,23 @@ class TensorSlice(ExprOp):
 
     def asobject(self) -> PrimExpr:
         """The element load; all dimensions must be indexed."""
+        if any(isinstance(x, slice) for x in self.indices):
+            raise TypeError(f"tensor {self.tensor.name}: a region (slice) is not an element; "
+                            "only a tensor intrinsic call takes one")
         return self.tensor(*self.indices)
+
+    def region(self) -> List[Range]:
+        """The region this slice names: ``[begin, end)`` per slice, one element per index,
+        the whole extent of the dimensions left out."""
+        out = []
+        for x in self.indices:
+            if isinstance(x, slice):
+                out.append(Range(x.start, _op.sub(x.stop, x.start)))
+            else:
+                out.append(Range(x, IntImm(x.dtype, 1)))
+        for n in self.tensor.shape[len(self.indices):]:
+            out.append(Range(IntImm(n.dtype, 0), n))
+        return out
 
     @property
     def dtype(self) -> str:
@@ -378,6 +406,37 @@ class ExternOp(Operation):
         return list(self.inputs)
 
 
+class TensorComputeOp(BaseComputeOp):
+    """A tensor computed by calling a tensor intrinsic over regions of its inputs (classic
+    ``te.compute(shape, lambda i: intrin(A[i, 0:16], ...))``).
+
+    ``axis`` covers every output dimension; only the first ``schedulable_ndim`` are loops the
+    schedule may touch, the others lie inside the intrinsic. ``reduce_axis`` are the reduction
+    axes outside the intrinsic (``intrin(..., reduce_axis=k)``)."""
+
+    def __init__(self, name: str, tag: str, attrs, axis: Sequence[IterVar],
+                 reduce_axis: Sequence[IterVar], schedulable_ndim: int, intrin,
+                 inputs: Sequence[Tensor], input_regions: Sequence[Sequence[Range]],
+                 scalar_inputs: Sequence[PrimExpr] = ()):
+        super().__init__(name, tag, attrs, axis, reduce_axis)
+        self.schedulable_ndim = schedulable_ndim
+        self.intrin = intrin
+        self.inputs: Tuple[Tensor, ...] = tuple(inputs)
+        self.input_regions = tuple(tuple(r) for r in input_regions)
+        self.scalar_inputs: Tuple[PrimExpr, ...] = tuple(scalar_inputs)
+        shape = tuple(iv.dom.extent for iv in self.axis)
+        out_bufs = intrin.buffers[len(intrin.inputs):]
+        self._outputs = tuple(Tensor(shape, b.dtype, self, i) for i, b in enumerate(out_bufs))
+
+    @property
+    def input_tensors(self) -> List[Tensor]:
+        out: List[Tensor] = []
+        for t in self.inputs:
+            if not any(t is x for x in out):
+                out.append(t)
+        return out
+
+
 class ScanOp(Operation):
     """A recurrence over the first dimension (``te.scan``): rows ``[0, init)`` come from
     ``init``, each later row ``t`` from ``update``, which reads earlier rows through
@@ -420,4 +479,4 @@ def collect_input_tensors(exprs) -> List[Tensor]:
 
 
 __all__ = ["Tensor", "TensorSlice", "Shape", "Operation", "PlaceholderOp", "BaseComputeOp",
-           "ComputeOp", "ExternOp", "ScanOp"]
+           "ComputeOp", "ExternOp", "ScanOp", "TensorComputeOp"]

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from .._classic import unsupported
 from ..error import TVMError
+from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
-from ..tir.expr import PrimExpr, Var
+from ..tir.expr import IntImm, IterVar, PrimExpr, ProducerLoad, Range, Var
 from ..tir.stmt import Evaluate, Stmt
 from .create_prim_func import create_prim_func
-from .tensor import ComputeOp, Operation, Tensor
+from .tensor import ComputeOp, Operation, Tensor, TensorSlice
 
 
 def _as_stmt(x, what: str) -> Optional[Stmt]:
@@ -54,13 +54,54 @@ class TensorIntrin:
         return (self._desc, list(self.buffers), self.body, self.reduce_init,
                 self.reduce_update)
 
-    def __call__(self, *args, **kwargs):
-        """Classic ``intrin(...)`` inside ``te.compute`` (a TensorComputeOp)."""
-        raise unsupported("calling a TensorIntrin inside te.compute (TensorComputeOp); "
-                          "use s[stage].tensorize instead")
+    def __call__(self, *args, reduce_axis=None) -> "TensorIntrinCall":
+        """The intrinsic applied to regions of tensors (``A[i, 0:16]``; a fully indexed
+        ``A[i, j]`` is a one-element region) and scalars, in the order of its inputs and
+        ``scalar_params``; the result is the body of a ``te.compute``."""
+        tensors, regions, scalars = [], [], []
+        for a in args:
+            if isinstance(a, TensorSlice):
+                tensors.append(a.tensor)
+                regions.append(a.region())
+            elif isinstance(a, ProducerLoad) and isinstance(a.producer, Tensor):
+                tensors.append(a.producer)
+                regions.append([Range(i, IntImm(i.dtype, 1)) for i in a.indices])
+            elif isinstance(a, Tensor):
+                tensors.append(a)
+                regions.append(TensorSlice(a, ()).region())
+            else:
+                scalars.append(_op.convert(a))
+        if len(tensors) != len(self.inputs):
+            raise TVMError(f"tensor intrinsic {self.name} takes {len(self.inputs)} tensor "
+                           f"region(s), got {len(tensors)}")
+        if len(scalars) != len(self.scalar_params):
+            raise TVMError(f"tensor intrinsic {self.name} takes {len(self.scalar_params)} "
+                           f"scalar input(s), got {len(scalars)}")
+        for t, b in zip(tensors, self.buffers):
+            if t.dtype != b.dtype:
+                raise TVMError(f"tensor intrinsic {self.name}: {t.name} is {t.dtype} but the "
+                               f"intrinsic's buffer {b.name} is {b.dtype}")
+        if reduce_axis is None:
+            reduce_axis = []
+        elif isinstance(reduce_axis, IterVar):
+            reduce_axis = [reduce_axis]
+        return TensorIntrinCall(self, tensors, regions, list(reduce_axis), scalars)
 
     def __repr__(self) -> str:
         return f"TensorIntrin({self.name})"
+
+
+class TensorIntrinCall:
+    """``intrin(A[i, 0:16], ..., reduce_axis=k)``: what ``te.compute`` turns into a
+    :class:`~tvmlite.te.tensor.TensorComputeOp`."""
+
+    def __init__(self, intrin: TensorIntrin, tensors: List[Tensor], regions: List[List[Range]],
+                 reduce_axis: List[IterVar], scalar_inputs: List[PrimExpr]):
+        self.intrin = intrin
+        self.tensors = tensors
+        self.regions = regions
+        self.reduce_axis = reduce_axis
+        self.scalar_inputs = scalar_inputs
 
 
 def decl_tensor_intrin(op: Operation, fcompute: Callable, name: str = "tensor_intrin",

@@ -128,6 +128,8 @@ from .stmt import (
     SeqStmt,
     Stmt,
     While,
+    stmt_list,
+    stmt_seq,
 )
 from .tensor_intrin import TensorIntrin
 

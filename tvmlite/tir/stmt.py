@@ -189,3 +189,23 @@ class BlockRealize(Stmt):
 
 def is_no_op(s: Stmt) -> bool:
     return isinstance(s, Evaluate) and isinstance(s.value, IntImm)
+
+
+def stmt_seq(*args) -> Stmt:
+    """Classic ``tir.stmt_seq``: the statements in order (an expression is evaluated), nested
+    sequences flattened; a single statement stays as it is."""
+    out = []
+    for x in args:
+        if isinstance(x, PrimExpr):
+            x = Evaluate(x)
+        if not isinstance(x, Stmt):
+            raise TypeError(f"stmt_seq: expected Stmt or PrimExpr, got {type(x).__name__}")
+        out.extend(x.seq if isinstance(x, SeqStmt) else [x])
+    return out[0] if len(out) == 1 else SeqStmt(tuple(out))
+
+
+def stmt_list(stmt: Stmt) -> list:
+    """Classic ``tir.stmt_list``: the statements of a (nested) sequence, flattened."""
+    if isinstance(stmt, SeqStmt):
+        return [y for x in stmt.seq for y in stmt_list(x)]
+    return [stmt]

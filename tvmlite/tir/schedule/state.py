@@ -452,10 +452,30 @@ class _AccessCollector(Visitor):
         for iv, v in zip(r.block.iter_vars, r.iter_values):
             self.vmap[iv.var] = substitute(v, saved) if saved else v
         b = r.block
+        start = len(self.out)
         if b.init is not None:
             self.visit(b.init)
         self.visit(b.body)
+        # a buffer the body reaches only through an opaque pointer (an intrinsic's
+        # tvm_access_ptr) is accessed over the region the block declares for it
+        seen = {id(a.buffer) for a in self.out[start:]}
+        for regions, is_write in ((b.reads, False), (b.writes, True)):
+            for reg in regions:
+                if id(reg.buffer) not in seen:
+                    self._declared(reg, is_write)
         self.vmap = saved
+
+    def _declared(self, reg, is_write: bool) -> None:
+        inner, idx = dict(self.inner), []
+        for k, rg in enumerate(reg.region):
+            mn, ext = substitute(rg.min, self.vmap), substitute(rg.extent, self.vmap)
+            if is_one(ext):
+                idx.append(mn)
+                continue
+            v = Var(f"{reg.buffer.name}_ax{k}", mn.dtype)
+            inner[v] = Range(IntImm(mn.dtype, 0), ext)
+            idx.append(_op.add(mn, v))
+        self.out.append(Access(reg.buffer, tuple(idx), inner, is_write))
 
 
 def collect_accesses(s) -> List[Access]:
