@@ -427,3 +427,23 @@ def test_reverse_compute_at_2d_tiles_still_allowed(symbolic, at):
     a = np.random.default_rng(at).random((13, 11), dtype=np.float32)
     (got,) = _run(sch.mod, [a], [(13, 11)])
     np.testing.assert_allclose(got, 2 * a + 1, rtol=1e-6)
+
+
+@pytest.mark.parametrize("n,m", [(2, 1), (5, 3)])
+def test_write_at_shared_under_a_vthread_loop(n, m):
+    """Fuzz seed 11 case 8699: write_at's copy-back under a vthread-bound loop reads the whole
+    shared buffer; virtual-thread injection gave each vthread its own copy of that shared
+    buffer, so the last copy-back wrote the other rows from a half-written copy."""
+    from tvmlite import tir
+
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), name="k")
+    C = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="C")
+    sch = tir.Schedule(te.create_prim_func([A, C]))
+    sch.bind(sch.get_loops(sch.get_block("C"))[0], "vthread.x")
+    sch.write_at(sch.get_loops(sch.get_block("C"))[0], sch.get_block("C"), 0, "shared")
+    f = tvm.build(sch.mod)
+    a = np.random.default_rng(n).standard_normal((n, m)).astype("float32")
+    c = tvm.nd.array(np.full(n, 7.0, "float32"))
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a.sum(1), rtol=1e-5, atol=1e-6)

@@ -234,7 +234,11 @@ class _Injector:
         return self._replicate(s)
 
     def _allocate(self, s: Allocate) -> Stmt:
-        if s.buffer_var not in self.touched and self.share:
+        # shared memory belongs to the thread block, which the virtual threads share like
+        # real threads do: one copy (a copy per vthread would leave each one partly written
+        # when a statement of every vthread reads the whole buffer, e.g. write_at's copy-back)
+        shared = s.scope.startswith("shared")
+        if self.share and (s.buffer_var not in self.touched or shared):
             return dataclasses.replace(s, body=self.visit(s.body))
         if len(s.extents) != 1:
             raise TVMError(f"virtual thread injection: allocation {s.buffer_var.name!r} is "
