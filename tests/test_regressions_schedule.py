@@ -434,8 +434,6 @@ def test_write_at_shared_under_a_vthread_loop(n, m):
     """Fuzz seed 11 case 8699: write_at's copy-back under a vthread-bound loop reads the whole
     shared buffer; virtual-thread injection gave each vthread its own copy of that shared
     buffer, so the last copy-back wrote the other rows from a half-written copy."""
-    from tvmlite import tir
-
     A = te.placeholder((n, m), name="A")
     k = te.reduce_axis((0, m), name="k")
     C = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="C")
