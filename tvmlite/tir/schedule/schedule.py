@@ -159,8 +159,12 @@ class Schedule:
         elif isinstance(debug_mask, bool) or not isinstance(debug_mask, int):
             raise ValueError(f'Schedule: debug_mask must be "all", "none" or an int, got '
                              f"{debug_mask!r}")
-        func_name = "main" if "main" in names else names[0]
+        entry = [k for k in names if mod[k].attrs.get("tir.is_entry_func")]
+        entry = entry or [k for k in names if k == "main"] or (names if len(names) == 1 else [])
+        func_name = entry[0] if entry else names[0]
         self._state = ScheduleState(mod.copy(), func_name)
+        # classic's get_block refuses to guess among several functions, none of them the entry
+        self._func_chosen = bool(entry)
         self._trace = Trace()
         self._debug_mask: int = debug_mask
         self._error_render_level = error_render_level
@@ -268,6 +272,7 @@ class Schedule:
                                                               PrimFunc):
             raise ValueError(f"work_on: {func_name!r} is not a PrimFunc of the module")
         self._state.func_name = func_name
+        self._func_chosen = True
         self._trace.record("work_on", [func_name], None)
 
     def copy(self) -> "Schedule":
@@ -283,6 +288,7 @@ class Schedule:
         new._state = self._state.copy()
         new._trace = self._trace.copy()
         new._debug_mask = self._debug_mask
+        new._func_chosen = self._func_chosen
         new._error_render_level = self._error_render_level
         new._removed = dict(self._removed)
         new._running = False
@@ -383,6 +389,10 @@ class Schedule:
             if func_name not in self._state.mod:
                 raise ValueError(f"get_block: no function {func_name!r} in the module")
             self._state.func_name = func_name
+        elif not self._func_chosen:
+            raise ValueError("`get_block` does not know which function to be working on. Please "
+                             "specify the function name explicitly, or call `work_on` to "
+                             "specify the function before using `get_block`.")
         fn = self._state.func_name
         count = []
         walk_stmts(self._state.body, lambda s: count.append(s) if isinstance(
