@@ -100,12 +100,11 @@ def _with_example(*primitives: Callable) -> Callable:
     return deco
 
 
-def _check_index(prim: str, block: BlockRV, loop: LoopRV, index: int) -> None:
+def _at_attrs(preserve_unit_loops: bool, index: int) -> Dict[str, Any]:
+    attrs: Dict[str, Any] = {"preserve_unit_loops": preserve_unit_loops}
     if index != -1:
-        raise fail(prim, f'block "{getattr(block, "name", block)}" at loop '
-                   f'"{getattr(getattr(loop, "var", None), "name", loop)}"',
-                   f"index={index!r} is not supported (only -1: the block goes next to its "
-                   "consumers or producers)")
+        attrs["index"] = index
+    return attrs
 
 
 class Schedule:
@@ -892,7 +891,6 @@ class Schedule:
             The new loops around the block, outermost first.
         """
         self._func_of(block)
-        _check_index("compute_at", block, loop, index)
         if loop is _sampling.COMPUTE_ROOT or loop is _sampling.COMPUTE_INLINE:
             # the marks sample_compute_location returns: stay where it is, or inline
             if loop is _sampling.COMPUTE_INLINE:
@@ -900,9 +898,9 @@ class Schedule:
             self._trace.record("compute_at", [block, loop], None,
                                {"preserve_unit_loops": preserve_unit_loops})
             return []
-        out = _ca.compute_at(self._state, block, loop, preserve_unit_loops)
-        self._trace.record("compute_at", [block, loop], None,
-                           {"preserve_unit_loops": preserve_unit_loops})
+        out = _ca.compute_at(self._state, block, loop, preserve_unit_loops, index)
+        self._trace.record("compute_at", [block, loop], None, _at_attrs(preserve_unit_loops,
+                                                                         index))
         return out
 
     @_all_or_nothing
@@ -921,9 +919,9 @@ class Schedule:
         preserve_unit_loops : bool
             Keep the new loops of extent 1.
         index : int
-            Classic TVM's insertion position among the loop's children. Only the default, -1,
-            is supported (the block goes just before its first consumer); other values are
-            refused rather than ignored.
+            The insertion position among the loop's children: -1 (default) just before
+            the block's first consumer, -2 just after its last producer, k >= 0 position k
+            (refused unless between those two).
         """
         self.compute_at_loops(block, loop, preserve_unit_loops, index)
 
@@ -945,10 +943,9 @@ class Schedule:
             The new loops around the block, outermost first.
         """
         self._func_of(block)
-        _check_index("reverse_compute_at", block, loop, index)
-        out = _ca.reverse_compute_at(self._state, block, loop, preserve_unit_loops)
+        out = _ca.reverse_compute_at(self._state, block, loop, preserve_unit_loops, index)
         self._trace.record("reverse_compute_at", [block, loop], None,
-                           {"preserve_unit_loops": preserve_unit_loops})
+                           _at_attrs(preserve_unit_loops, index))
         return out
 
     @_all_or_nothing
@@ -967,9 +964,9 @@ class Schedule:
         preserve_unit_loops : bool
             Keep the new loops of extent 1.
         index : int
-            Classic TVM's insertion position among the loop's children. Only the default, -1,
-            is supported (the block goes just after its last producer); other values are
-            refused rather than ignored.
+            The insertion position among the loop's children: -1 (default) and -2 just
+            after the block's last producer, k >= 0 position k (refused unless between that
+            and the first child reading what the block writes).
         """
         self.reverse_compute_at_loops(block, loop, preserve_unit_loops, index)
 
