@@ -106,3 +106,21 @@ def test_split_predicate_reorders():
     v0 = sch.get_loops(sch.get_block("B"))[0]
     sch.reorder(i, v0, o)
     _same_as_unscheduled(sch, windows, (15, 7))
+
+
+@T.prim_func
+def plain(A: T.Buffer((9, 13), "float32"), B: T.Buffer((9, 13), "float32")):
+    for i, j in T.grid(9, 13):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * 3.0
+
+
+def test_fused_then_split_reorders():
+    """fuse + non-dividing splits leave bindings like ``(f0 * 8 + f1) // 13``: accepted."""
+    sch = Schedule(plain)
+    f = sch.fuse(*sch.get_loops(sch.get_block("B")))
+    f0, f1 = sch.split(f, [None, 16])
+    f10, f11 = sch.split(f1, [None, 5])
+    sch.reorder(f11, f0, f10)
+    _same_as_unscheduled(sch, plain, (9, 13))
