@@ -96,7 +96,8 @@ def test_bind_reduction_loop_only_to_thread_idx():
     sch = Schedule(rowsum)
     _, k = sch.get_loops(sch.get_block("B"))
     for tag in ("blockIdx.x", "vthread"):
-        with pytest.raises(ScheduleError, match='bind: loop "k".*reduction iterator "vk"'):
+        with pytest.raises(ScheduleError, match='bind: loop "k": the loop bound to .* is a '
+                           'reduction loop of B: blocks cannot reduce .*iterator "vk"'):
             sch.bind(k, tag)
     sch.bind(k, "threadIdx.x")
     assert str(sch.get(k).thread_binding.thread_tag) == "threadIdx.x"

@@ -20,8 +20,7 @@ _THREAD_TAGS = {
     "vthread", "vthread.x", "vthread.y", "vthread.z", "cthread",
 }
 
-_DONE = {ForKind.PARALLEL: "parallelized", ForKind.VECTORIZED: "vectorized",
-         ForKind.THREAD_BINDING: "bound to a thread axis"}
+_DONE = {ForKind.PARALLEL: "parallelized", ForKind.VECTORIZED: "vectorized"}
 
 
 def _check_blocks_analyzable(loop: For, prim: str, what: str) -> None:
@@ -62,12 +61,17 @@ def _set_kind(state: ScheduleState, loop_rv: LoopRV, kind: ForKind, prim: str,
     if kind != ForKind.UNROLLED and not cross_thread:
         for realize, ivs in bound_vars_of_loop(loop, loop.loop_var):
             for iv in ivs:
-                if iv.iter_type != IterVarType.DataPar:
-                    raise fail(prim, what, f'the loop is bound to the reduction iterator '
-                               f'"{iv.var.name}" of block "{realize.block.name_hint}"; only '
-                               "data-parallel loops can be " + _DONE[kind]
-                               + (" (a reduction only to threadIdx, as a cross-thread "
-                                  "reduction)" if kind == ForKind.THREAD_BINDING else ""))
+                if iv.iter_type == IterVarType.DataPar:
+                    continue
+                if kind == ForKind.THREAD_BINDING:
+                    # worded as the GPU lowering words it for TE schedules
+                    raise fail(prim, what, f"the loop bound to {thread} is a reduction loop "
+                               f"of {realize.block.name_hint}: blocks cannot reduce into one "
+                               f'element (iterator "{iv.var.name}"; bind the reduction to '
+                               "threadIdx, as a cross-thread reduction, or keep it serial)")
+                raise fail(prim, what, f'the loop is bound to the reduction iterator '
+                           f'"{iv.var.name}" of block "{realize.block.name_hint}"; only '
+                           "data-parallel loops can be " + _DONE[kind])
     binding = None
     if kind == ForKind.THREAD_BINDING:
         binding = IterVar(None, Var(thread, loop.loop_var.dtype),
