@@ -124,3 +124,12 @@ def test_fused_then_split_reorders():
     f10, f11 = sch.split(f1, [None, 5])
     sch.reorder(f11, f0, f10)
     _same_as_unscheduled(sch, plain, (9, 13))
+
+
+def test_loops_below_the_range_count_in_the_bindings():
+    """``j_0 * 4 + j_1`` with ``j_1`` below the loops given is an affine map."""
+    sch = Schedule(plain)
+    i, j = sch.get_loops(sch.get_block("B"))
+    j0, _ = sch.split(j, [None, 4])
+    sch.reorder(j0, i)
+    _same_as_unscheduled(sch, plain, (9, 13))

@@ -24,6 +24,7 @@ from .state import (
     ScheduleState,
     child_blocks,
     const_value,
+    find_path,
     is_true,
     replace,
     simplify,
@@ -153,56 +154,64 @@ def _splits(e: PrimExpr, ext: Dict[Var, int]) -> Optional[Dict[_Split, int]]:
 def _check_blocks_affine(chain: List[For], prim: str) -> None:
     """Classic's conditions on the blocks under the loops reordered: data-parallel or reduction
     iterators only, bound to affine maps of those loops (loops outside the range act as
-    constants): each binding sums scaled digits of the loops without gaps, no digit is used
-    twice, and a
-    predicate over several loops constrains a fusion some binding uses whole."""
-    ext: Dict[Var, int] = {}
-    for lp in chain:
-        n = const_value(lp.extent)
-        if n is None or const_value(lp.min) != 0:
-            return  # symbolic ranges: nothing to check against
-        ext[lp.loop_var] = n
+    constants, loops below the innermost given one count): each binding sums scaled digits
+    of the loops without gaps, no digit is used twice, and a predicate over several loops
+    constrains a fusion some binding uses whole."""
     for realize in child_blocks(chain[-1]):
-        block = realize.block
-        what = f'block "{block.name_hint}"'
-        for iv in block.iter_vars:
-            if iv.iter_type not in (IterVarType.DataPar, IterVarType.CommReduce):
-                raise fail(prim, what, f'iterator "{iv.var.name}" is neither data-parallel nor '
-                           "a reduction; the loops above it cannot be reordered")
-        used: Dict[Var, List[Tuple[int, int]]] = {}
-        fused_vars = []
-        undecided = set()
-        for iv, value in zip(block.iter_vars, realize.iter_values):
-            try:
-                t = _splits(simplify(value), ext)
-            except _Undecided:
-                undecided |= collect_vars(value) & ext.keys()
-                fused_vars.append(collect_vars(value) & ext.keys())
-                continue
-            # fused: scaled digits, the smallest scale 1, each scale within the span of the
-            # smaller ones (overlapping windows such as ``2 * v0 + v1`` pass, gaps do not)
-            span = 1
-            for (v, lo, n), c in sorted((t or {}).items(), key=lambda kc: kc[1]):
-                if not 0 < c <= span:
-                    t = None
-                    break
-                span += c * (n - 1)
-                used.setdefault(v, []).append((lo, n))
-            if t is None:
-                raise fail(prim, what, f'the binding {value} of iterator "{iv.var.name}" is not '
-                           "an affine map of the loops to be reordered")
-            fused_vars.append({v for v, _, _ in t})
-        for v, parts in used.items():
-            if v in undecided:
-                continue
-            expect = 1
-            for lo, n in sorted(parts):
-                if lo != expect:
-                    raise fail(prim, what, f'the bindings use digits of loop "{v.name}" that '
-                               "overlap or leave a gap; they are not an affine map")
-                expect = lo * n
-        if not is_true(realize.predicate):
-            _check_predicate(realize.predicate, ext, fused_vars, prim, what)
+        # every loop from the top of the range down to the block (those below the innermost
+        # loop given too)
+        below = find_path(chain[-1], lambda x, r=realize: x is r) or []
+        ext: Dict[Var, int] = {}
+        for lp in chain[:-1] + [x for x in below if isinstance(x, For)]:
+            n = const_value(lp.extent)
+            if n is None or const_value(lp.min) != 0:
+                break  # symbolic ranges: nothing to check against
+            ext[lp.loop_var] = n
+        else:
+            _check_block_affine(realize, ext, prim)
+
+
+def _check_block_affine(realize, ext: Dict[Var, int], prim: str) -> None:
+    block = realize.block
+    what = f'block "{block.name_hint}"'
+    for iv in block.iter_vars:
+        if iv.iter_type not in (IterVarType.DataPar, IterVarType.CommReduce):
+            raise fail(prim, what, f'iterator "{iv.var.name}" is neither data-parallel nor '
+                       "a reduction; the loops above it cannot be reordered")
+    used: Dict[Var, List[Tuple[int, int]]] = {}
+    fused_vars = []
+    undecided = set()
+    for iv, value in zip(block.iter_vars, realize.iter_values):
+        try:
+            t = _splits(simplify(value), ext)
+        except _Undecided:
+            undecided |= collect_vars(value) & ext.keys()
+            fused_vars.append(collect_vars(value) & ext.keys())
+            continue
+        # fused: scaled digits, the smallest scale 1, each scale within the span of the
+        # smaller ones (overlapping windows such as ``2 * v0 + v1`` pass, gaps do not)
+        span = 1
+        for (v, lo, n), c in sorted((t or {}).items(), key=lambda kc: kc[1]):
+            if not 0 < c <= span:
+                t = None
+                break
+            span += c * (n - 1)
+            used.setdefault(v, []).append((lo, n))
+        if t is None:
+            raise fail(prim, what, f'the binding {value} of iterator "{iv.var.name}" is not '
+                       "an affine map of the loops to be reordered")
+        fused_vars.append({v for v, _, _ in t})
+    for v, parts in used.items():
+        if v in undecided:
+            continue
+        expect = 1
+        for lo, n in sorted(parts):
+            if lo != expect:
+                raise fail(prim, what, f'the bindings use digits of loop "{v.name}" that '
+                           "overlap or leave a gap; they are not an affine map")
+            expect = lo * n
+    if not is_true(realize.predicate):
+        _check_predicate(realize.predicate, ext, fused_vars, prim, what)
 
 
 def _check_predicate(pred: PrimExpr, ext: Dict[Var, int], fused_vars, prim: str,
