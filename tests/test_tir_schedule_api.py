@@ -67,6 +67,19 @@ def test_queries():
         sch.get_block("B", func_name="missing")
 
 
+
+def test_get_block_needs_a_function_when_the_module_has_no_entry():
+    """Two PrimFuncs, neither ``main``: classic's get_block refuses to guess until work_on."""
+    sch = tvm.tir.Schedule(Mod)
+    with pytest.raises(ValueError, match="does not know which function"):
+        sch.get_block("Y")
+    sch.work_on("mm_relu")
+    sch.split(sch.get_loops(sch.get_block("Y"))[0], [None, 5])
+    _run_mm(sch.mod)
+    # a single PrimFunc is the entry whatever its name
+    one = tvm.tir.Schedule(tvm.IRModule({"other": Mod["other"]}))
+    assert len(one.get_loops(one.get_block("B"))) == 1
+
 def test_split_none_annotate_copy_and_trace_replay():
     sch = tvm.tir.Schedule(Mod)
     y = sch.get_block("Y", func_name="mm_relu")

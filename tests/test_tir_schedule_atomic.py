@@ -266,15 +266,17 @@ def _case_reverse_compute_at(s):
         lambda: s.reverse_compute_at(s.get_block("C"), s.get_loops(s.get_block("B"))[0])
 
 
-def test_compute_at_index_other_than_default_refused():
+def test_compute_at_index_outside_the_valid_positions_refused():
+    # other indices than -1 are supported now (test_tir_schedule_compute_at.py); the loop
+    # bodies here have one child, so position 1 (after the consumer) and 5 are invalid
     func, shapes, out_shapes, ref = _chain()
     sch = Schedule(func)
     b, c = sch.get_block("B"), sch.get_block("C")
     ci, _ = sch.get_loops(c)
-    _refuse(sch, lambda: sch.compute_at(b, ci, index=0), "compute_at", "index=0")
+    _refuse(sch, lambda: sch.compute_at(b, ci, index=1), "compute_at", "index=1")
     bi, _ = sch.get_loops(b)
-    _refuse(sch, lambda: sch.reverse_compute_at(c, bi, index=-2),
-            "reverse_compute_at", "index=-2")
+    _refuse(sch, lambda: sch.reverse_compute_at(c, bi, index=5),
+            "reverse_compute_at", "index=5")
     sch.compute_at(b, ci, index=-1)
     _build_matches(sch, shapes, out_shapes, ref)
 

@@ -185,3 +185,89 @@ def _redundant_producer(a: T.handle, c: T.handle, n: T.int32):
         with T.block("C"):
             vj = T.axis.spatial(6, j)
             C[vj] = B[vj] * 2.0
+
+
+@T.prim_func
+def two_producers(A: T.Buffer((7, 5), "float32"), D: T.Buffer((7, 5), "float32")):
+    B = T.alloc_buffer((7, 5))
+    C = T.alloc_buffer((7, 5))
+    E = T.alloc_buffer((7, 5))
+    for i, j in T.grid(7, 5):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * 2.0
+    for i in range(7):
+        for j in range(5):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = A[vi, vj] + 1.0
+        for j in range(5):
+            with T.block("D"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                D[vi, vj] = B[vi, vj] + C[vi, vj]
+        for j in range(5):
+            with T.block("E"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                E[vi, vj] = D[vi, vj]
+
+
+def _run_two_producers(func):
+    a = np.random.default_rng(4).random((7, 5), dtype=np.float32)
+    d = tvm.nd.array(np.full((7, 5), GARBAGE, "float32"))
+    tvm.build(func, target="llvm")(tvm.nd.array(a), d)
+    np.testing.assert_allclose(d.numpy(), a * 2 + a + 1, rtol=1e-6)
+
+
+@pytest.mark.parametrize("index, pos", [(-1, 1), (-2, 0), (0, 0), (1, 1)])
+def test_compute_at_index_picks_a_valid_position(index, pos):
+    sch = Schedule(two_producers)
+    i = sch.get_loops(sch.get_block("D"))[0]
+    sch.compute_at(sch.get_block("B"), i, index=index)
+    body = sch.get(i).body.seq
+    assert body[pos].body.block.name_hint == "B"
+    assert f"index={index}" in str(sch.trace) or index == -1
+    _run_two_producers(sch.mod["main"])
+
+
+@pytest.mark.parametrize("index", [2, 3, -3])
+def test_compute_at_index_after_a_consumer_refused(index):
+    sch = Schedule(two_producers)
+    i = sch.get_loops(sch.get_block("D"))[0]
+    before = sch.mod.script()
+    with pytest.raises(ScheduleError, match=f'compute_at: block "B" at loop "i".*index={index}'):
+        sch.compute_at(sch.get_block("B"), i, index=index)
+    assert sch.mod.script() == before
+
+
+
+@T.prim_func
+def consumer_outside(A: T.Buffer((7, 5), "float32"), D: T.Buffer((7, 5), "float32")):
+    B = T.alloc_buffer((7, 5))
+    C = T.alloc_buffer((7, 5))
+    for i in range(7):
+        for j in range(5):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * 2.0
+        for j in range(5):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = A[vi, vj] + 1.0
+    for i, j in T.grid(7, 5):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = B[vi, vj] + C[vi, vj]
+
+
+@pytest.mark.parametrize("index", [-2, 2])
+def test_reverse_compute_at_index(index):
+    """D reads C, the loop's second child: it may go at position 2 only."""
+    sch = Schedule(consumer_outside)
+    d = sch.get_block("D")
+    i = sch.get_loops(sch.get_block("B"))[0]
+    with pytest.raises(ScheduleError, match=r"index=1 is not a valid insertion point.*\(positions "
+                       r"2 to 2\)"):
+        sch.reverse_compute_at(d, i, index=1)
+    sch.reverse_compute_at(d, i, index=index)
+    assert sch.get(i).body.seq[2].body.block.name_hint == "D"
+    _run_two_producers(sch.mod["main"])

@@ -59,3 +59,45 @@ def test_parallel_rowsum_matches_numpy():
     b = tvm.nd.array(np.zeros(9, "float32"))
     tvm.build(sch.mod, target="llvm")(tvm.nd.array(a), b)
     np.testing.assert_allclose(b.numpy(), a.sum(axis=1), rtol=1e-5)
+
+
+@T.prim_func
+def shift_in_place(A: T.Buffer((17,), "float32"), B: T.Buffer((17,), "float32")):
+    for i in T.serial(16):
+        with T.block("shift"):
+            A[i + 1] = A[i + 1] + A[i]
+    for i in T.serial(17):
+        with T.block("copy"):
+            vi = T.axis.S(17, i)
+            B[vi] = A[vi]
+
+
+@pytest.mark.parametrize("prim", ["parallel", "vectorize"])
+def test_block_reading_what_it_writes_refused(prim):
+    """Iteration i reads what iteration i - 1 wrote: running them apart is wrong."""
+    sch = Schedule(shift_in_place)
+    (i,) = sch.get_loops(sch.get_block("shift"))
+    before = sch.mod.script()
+    with pytest.raises(ScheduleError, match=f'{prim}: loop "i": block "shift" reads and writes '
+                       '"A"'):
+        getattr(sch, prim)(i)
+    assert sch.mod.script() == before
+    (j,) = sch.get_loops(sch.get_block("copy"))
+    getattr(sch, prim)(j)
+    a = np.random.default_rng(5).random(17, dtype=np.float32)
+    b = tvm.nd.array(np.zeros(17, "float32"))
+    tvm.build(sch.mod, target="llvm")(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), np.cumsum(a), rtol=1e-5)
+
+
+def test_bind_reduction_loop_only_to_thread_idx():
+    """A reduction loop bound to blockIdx would split the sum among blocks that never meet;
+    threadIdx makes it a cross-thread reduction."""
+    sch = Schedule(rowsum)
+    _, k = sch.get_loops(sch.get_block("B"))
+    for tag in ("blockIdx.x", "vthread"):
+        with pytest.raises(ScheduleError, match='bind: loop "k": the loop bound to .* is a '
+                           'reduction loop of B: blocks cannot reduce .*iterator "vk"'):
+            sch.bind(k, tag)
+    sch.bind(k, "threadIdx.x")
+    assert str(sch.get(k).thread_binding.thread_tag) == "threadIdx.x"

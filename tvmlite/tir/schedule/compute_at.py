@@ -41,7 +41,8 @@ from .state import (
 
 
 def compute_at(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV,
-               preserve_unit_loops: bool = False) -> List[LoopRV]:
+               preserve_unit_loops: bool = False,
+               index: int = -1) -> List[LoopRV]:
     """Move producer ``block`` under ``loop`` (a loop of its consumers), computing per
     iteration only the region the consumers below ``loop`` read. Returns the loops created
     for the block, outermost first.
@@ -73,11 +74,12 @@ def compute_at(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV,
     When the region runs past the block's own domain (a non-divisible tile) the block gets a
     predicate keeping its iterators in their domains.
     """
-    return _move(state, block_rv, loop_rv, preserve_unit_loops, reverse=False)
+    return _move(state, block_rv, loop_rv, preserve_unit_loops, reverse=False, index=index)
 
 
 def reverse_compute_at(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV,
-                       preserve_unit_loops: bool = False) -> List[LoopRV]:
+                       preserve_unit_loops: bool = False,
+                       index: int = -1) -> List[LoopRV]:
     """Move consumer ``block`` under ``loop`` (a loop of its producers), computing per
     iteration the part of its domain whose inputs that iteration produced. Returns the loops
     created for the block, outermost first.
@@ -106,7 +108,7 @@ def reverse_compute_at(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV,
                     vj = T.axis.spatial(8, ax1)
                     C[vi, vj] = B[vi, vj] + 1.0
     """
-    return _move(state, block_rv, loop_rv, preserve_unit_loops, reverse=True)
+    return _move(state, block_rv, loop_rv, preserve_unit_loops, reverse=True, index=index)
 
 
 def _contains(stmt: Stmt, names: set) -> bool:
@@ -174,7 +176,7 @@ def _iter_ranges(block, buffers: Sequence[Buffer], regions: Dict[Buffer, List[Ra
 
 
 def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_unit_loops: bool,
-          reverse: bool) -> List[LoopRV]:
+          reverse: bool, index: int = -1) -> List[LoopRV]:
     prim = "reverse_compute_at" if reverse else "compute_at"
     bpath = state.block_path(block_rv, prim)
     lpath = state.loop_path(loop_rv, prim)
@@ -348,9 +350,44 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
                                "under the loop")
     else:
         pos = max(i for i, s in enumerate(items) if _contains(s, names)) + 1
+    if index != -1:
+        pos = _insertion_point(items, pos, index, block, reverse, prim, what)
     new_body = SeqStmt.flatten(*items[:pos], nest, *items[pos:])
     replace(state, lpath, with_loop_body(loop, new_body))
     return [LoopRV(lp.loop_var, loop_rv.func_name) for lp in new_loops]
+
+
+def _insertion_point(items: List[Stmt], pos: int, index: int, block, reverse: bool, prim: str,
+                     what: str) -> int:
+    """Classic's ``index``: -2 the first valid position among the loop's children, k >= 0
+    position k, which must lie after every child writing what the block reads and before
+    every child reading what it writes (``pos``, -1's position, is one end of that range)."""
+    mine_read, mine_written = buffers_read(block), buffers_written(block)
+
+    def touches(s, mine, writes: bool) -> bool:
+        for r in [s] if isinstance(s, BlockRealize) else child_blocks(s):
+            theirs = buffers_written(r.block) if writes else buffers_read(r.block)
+            if any(b is m for b in theirs for m in mine):
+                return True
+        return False
+
+    if reverse:
+        lo = pos
+        hi = next((i for i, s in enumerate(items) if i >= pos
+                   and touches(s, mine_written, False)), len(items))
+    else:
+        lo = max((i + 1 for i, s in enumerate(items[:pos]) if touches(s, mine_read, True)),
+                 default=0)
+        hi = pos
+    if index == -2:
+        return lo
+    if not isinstance(index, int) or index < 0:
+        raise fail(prim, what, f"index={index!r}: expected -1, -2 or a position >= 0")
+    if not lo <= index <= hi:
+        raise fail(prim, what, f"index={index} is not a valid insertion point: the block must "
+                   f"go after the children of the loop producing its inputs and before those "
+                   f"consuming its outputs (positions {lo} to {hi})")
+    return index
 
 
 _STORAGE_RANK = {"global": 0, "shared": 1, "warp": 2, "local": 3}

@@ -11,6 +11,7 @@ from .state import (
     bound_vars_of_loop,
     child_blocks,
     is_quasi_affine,
+    is_reduction_block,
     replace,
 )
 
@@ -19,18 +20,28 @@ _THREAD_TAGS = {
     "vthread", "vthread.x", "vthread.y", "vthread.z", "cthread",
 }
 
+_DONE = {ForKind.PARALLEL: "parallelized", ForKind.VECTORIZED: "vectorized"}
+
 
 def _check_blocks_analyzable(loop: For, prim: str, what: str) -> None:
     """Classic TVM's conditions for running a loop's iterations apart: the bindings of the
     blocks under it are quasi-affine, and a reduction block writes only at data-parallel
     indices (compact dataflow)."""
-    for realize in child_blocks(loop.body):
+    for realize in child_blocks(loop):
         block = realize.block
         for iv, value in zip(block.iter_vars, realize.iter_values):
             if not is_quasi_affine(value, collect_vars(value)):
                 raise fail(prim, what, f'the binding {value} of iterator "{iv.var.name}" of '
                            f'block "{block.name_hint}" is not quasi-affine')
         reduce_vars = {iv.var for iv in block.iter_vars if iv.iter_type != IterVarType.DataPar}
+        if not is_reduction_block(block):
+            # the block's signature, as classic's complete-block check reads it
+            written = [w.buffer for w in block.writes]
+            for buf in (r.buffer for r in block.reads):
+                if any(buf is w for w in written):
+                    raise fail(prim, what, f'block "{block.name_hint}" reads and writes '
+                               f'"{buf.name}" without being a reduction block (its dataflow is '
+                               "not compact: an iteration may read what another one writes)")
         for w in block.writes:
             used = set().union(*(collect_vars(r.min) | collect_vars(r.extent) for r in w.region))
             if reduce_vars & used:
@@ -46,14 +57,21 @@ def _set_kind(state: ScheduleState, loop_rv: LoopRV, kind: ForKind, prim: str,
     what = f'loop "{loop.loop_var.name}"'
     if kind != ForKind.UNROLLED:
         _check_blocks_analyzable(loop, prim, what)
-    if kind in (ForKind.PARALLEL, ForKind.VECTORIZED):
+    cross_thread = kind == ForKind.THREAD_BINDING and thread.startswith("threadIdx.")
+    if kind != ForKind.UNROLLED and not cross_thread:
         for realize, ivs in bound_vars_of_loop(loop, loop.loop_var):
             for iv in ivs:
-                if iv.iter_type != IterVarType.DataPar:
-                    raise fail(prim, what, f'the loop is bound to the reduction iterator '
-                               f'"{iv.var.name}" of block "{realize.block.name_hint}"; only '
-                               "data-parallel loops can be "
-                               + ("parallelized" if kind == ForKind.PARALLEL else "vectorized"))
+                if iv.iter_type == IterVarType.DataPar:
+                    continue
+                if kind == ForKind.THREAD_BINDING:
+                    # worded as the GPU lowering words it for TE schedules
+                    raise fail(prim, what, f"the loop bound to {thread} is a reduction loop "
+                               f"of {realize.block.name_hint}: blocks cannot reduce into one "
+                               f'element (iterator "{iv.var.name}"; bind the reduction to '
+                               "threadIdx, as a cross-thread reduction, or keep it serial)")
+                raise fail(prim, what, f'the loop is bound to the reduction iterator '
+                           f'"{iv.var.name}" of block "{realize.block.name_hint}"; only '
+                           "data-parallel loops can be " + _DONE[kind])
     binding = None
     if kind == ForKind.THREAD_BINDING:
         binding = IterVar(None, Var(thread, loop.loop_var.dtype),

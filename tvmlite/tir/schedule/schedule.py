@@ -102,12 +102,11 @@ def _with_example(*primitives: Callable) -> Callable:
     return deco
 
 
-def _check_index(prim: str, block: BlockRV, loop: LoopRV, index: int) -> None:
+def _at_attrs(preserve_unit_loops: bool, index: int) -> Dict[str, Any]:
+    attrs: Dict[str, Any] = {"preserve_unit_loops": preserve_unit_loops}
     if index != -1:
-        raise fail(prim, f'block "{getattr(block, "name", block)}" at loop '
-                   f'"{getattr(getattr(loop, "var", None), "name", loop)}"',
-                   f"index={index!r} is not supported (only -1: the block goes next to its "
-                   "consumers or producers)")
+        attrs["index"] = index
+    return attrs
 
 
 class Schedule:
@@ -161,8 +160,12 @@ class Schedule:
         elif isinstance(debug_mask, bool) or not isinstance(debug_mask, int):
             raise ValueError(f'Schedule: debug_mask must be "all", "none" or an int, got '
                              f"{debug_mask!r}")
-        func_name = "main" if "main" in names else names[0]
+        entry = [k for k in names if mod[k].attrs.get("tir.is_entry_func")]
+        entry = entry or [k for k in names if k == "main"] or (names if len(names) == 1 else [])
+        func_name = entry[0] if entry else names[0]
         self._state = ScheduleState(mod.copy(), func_name)
+        # classic's get_block refuses to guess among several functions, none of them the entry
+        self._func_chosen = bool(entry)
         self._trace = Trace()
         self._debug_mask: int = debug_mask
         self._error_render_level = error_render_level
@@ -270,6 +273,7 @@ class Schedule:
                                                               PrimFunc):
             raise ValueError(f"work_on: {func_name!r} is not a PrimFunc of the module")
         self._state.func_name = func_name
+        self._func_chosen = True
         self._trace.record("work_on", [func_name], None)
 
     def copy(self) -> "Schedule":
@@ -285,6 +289,7 @@ class Schedule:
         new._state = self._state.copy()
         new._trace = self._trace.copy()
         new._debug_mask = self._debug_mask
+        new._func_chosen = self._func_chosen
         new._error_render_level = self._error_render_level
         new._removed = dict(self._removed)
         new._running = False
@@ -385,6 +390,10 @@ class Schedule:
             if func_name not in self._state.mod:
                 raise ValueError(f"get_block: no function {func_name!r} in the module")
             self._state.func_name = func_name
+        elif not self._func_chosen:
+            raise ValueError("`get_block` does not know which function to be working on. Please "
+                             "specify the function name explicitly, or call `work_on` to "
+                             "specify the function before using `get_block`.")
         fn = self._state.func_name
         count = []
         walk_stmts(self._state.body, lambda s: count.append(s) if isinstance(
@@ -884,7 +893,6 @@ class Schedule:
             The new loops around the block, outermost first.
         """
         self._func_of(block)
-        _check_index("compute_at", block, loop, index)
         if loop is _sampling.COMPUTE_ROOT or loop is _sampling.COMPUTE_INLINE:
             # the marks sample_compute_location returns: stay where it is, or inline
             if loop is _sampling.COMPUTE_INLINE:
@@ -892,9 +900,9 @@ class Schedule:
             self._trace.record("compute_at", [block, loop], None,
                                {"preserve_unit_loops": preserve_unit_loops})
             return []
-        out = _ca.compute_at(self._state, block, loop, preserve_unit_loops)
-        self._trace.record("compute_at", [block, loop], None,
-                           {"preserve_unit_loops": preserve_unit_loops})
+        out = _ca.compute_at(self._state, block, loop, preserve_unit_loops, index)
+        self._trace.record("compute_at", [block, loop], None, _at_attrs(preserve_unit_loops,
+                                                                         index))
         return out
 
     @_all_or_nothing
@@ -913,9 +921,9 @@ class Schedule:
         preserve_unit_loops : bool
             Keep the new loops of extent 1.
         index : int
-            Classic TVM's insertion position among the loop's children. Only the default, -1,
-            is supported (the block goes just before its first consumer); other values are
-            refused rather than ignored.
+            The insertion position among the loop's children: -1 (default) just before
+            the block's first consumer, -2 just after its last producer, k >= 0 position k
+            (refused unless between those two).
         """
         self.compute_at_loops(block, loop, preserve_unit_loops, index)
 
@@ -937,10 +945,9 @@ class Schedule:
             The new loops around the block, outermost first.
         """
         self._func_of(block)
-        _check_index("reverse_compute_at", block, loop, index)
-        out = _ca.reverse_compute_at(self._state, block, loop, preserve_unit_loops)
+        out = _ca.reverse_compute_at(self._state, block, loop, preserve_unit_loops, index)
         self._trace.record("reverse_compute_at", [block, loop], None,
-                           {"preserve_unit_loops": preserve_unit_loops})
+                           _at_attrs(preserve_unit_loops, index))
         return out
 
     @_all_or_nothing
@@ -959,9 +966,9 @@ class Schedule:
         preserve_unit_loops : bool
             Keep the new loops of extent 1.
         index : int
-            Classic TVM's insertion position among the loop's children. Only the default, -1,
-            is supported (the block goes just after its last producer); other values are
-            refused rather than ignored.
+            The insertion position among the loop's children: -1 (default) and -2 just
+            after the block's last producer, k >= 0 position k (refused unless between that
+            and the first child reading what the block writes).
         """
         self.reverse_compute_at_loops(block, loop, preserve_unit_loops, index)
 
