@@ -10,6 +10,7 @@ and tuning goes on.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import subprocess
@@ -24,11 +25,14 @@ from ..alias import _FINDER, install
 from ..codegen.build_c import build as build_c
 from ..driver import build as driver_build
 from ..driver import lower
+from ..ir.transform import PassContext
 from ..runtime import ndarray as nd
 from ..runtime.device import device
 from ..runtime.module import Module
 from ..te.tensor import PlaceholderOp, Tensor
+from ..tir.analysis import gpu_code_errors
 from ..tir.expr import IntImm
+from ..tir.transform import prim_func_pass
 from .feature import loop_nest_features
 
 # MeasureErrorNo values (kept here so a worker need not import the measure module)
@@ -92,7 +96,7 @@ def _instantiate(task, index: int):
 
 def _lower(task, sch, args):
     try:
-        with task.target:
+        with task.target, _gpu_checks(task):
             return lower(sch, args, name="default_function")
     except Exception as e:  # noqa: BLE001
         raise WorkerError(INSTANTIATION_ERROR, _short_tb(e)) from None
@@ -100,6 +104,49 @@ def _lower(task, sch, args):
 
 def _is_gpu(task) -> bool:
     return task.target.kind.name in ("cuda", "nvptx")
+
+
+#: the largest product of nested vthread extents a GPU candidate may have: each is a copy of
+#: the kernel's body (classic's check_gpu leaves it unbounded; 9x9x8 took minutes to build)
+GPU_MAX_VTHREAD = 64
+
+
+def gpu_limits(target) -> Dict[str, int]:
+    """The ``verify_gpu_code`` constraints of a GPU build for ``target`` (classic LocalBuilder's
+    ``check_gpu``): the target's threads and shared memory per block, CUDA's thread extents,
+    local memory per thread and vector width, and :data:`GPU_MAX_VTHREAD`."""
+    return {"max_threads_per_block": int(target.max_num_threads),
+            "max_shared_memory_per_block": int(target.attrs.get("max_shared_memory_per_block",
+                                                                49152)),
+            "max_thread_x": 1024, "max_thread_y": 1024, "max_thread_z": 64,
+            "max_local_memory_per_block": 512 * 1024, "max_vector_bytes": 16,
+            "max_vthread": GPU_MAX_VTHREAD}
+
+
+def _gpu_verify_pass(limits: Dict[str, int]):
+    def verify(func, mod, ctx):
+        errors = gpu_code_errors(func, limits)
+        if errors:
+            raise WorkerError(INSTANTIATION_ERROR, "Skipped because of invalid gpu kernel: "
+                              + "; ".join(errors))
+        return func
+
+    return prim_func_pass(verify, opt_level=0, name="autotvm.verify_gpu_code")
+
+
+def _gpu_checks(task):
+    """A PassContext checking a GPU candidate against :func:`gpu_limits` while it lowers:
+    threads and virtual threads before vthread injection (phase 1), everything once buffers
+    are compacted (phase 2), so a candidate over the limits costs no injection and no C."""
+    if not _is_gpu(task):
+        return contextlib.nullcontext()
+    limits = gpu_limits(task.target)
+    early = {k: v for k, v in limits.items() if "memory" not in k}
+    cur = PassContext.current()
+    passes = [*cur.config.get("tir.add_lower_pass", ()), (1, _gpu_verify_pass(early)),
+              (2, _gpu_verify_pass(limits))]
+    return PassContext(cur.opt_level, cur.required_pass, cur.disabled_pass,
+                       config={**cur.config, "tir.add_lower_pass": passes})
 
 
 def _compile(task, mod, target=None) -> str:

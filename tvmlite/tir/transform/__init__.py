@@ -20,7 +20,7 @@ from .lower_blocks import lower_blocks
 from .lower_intrin import lower_intrin
 from .lower_match_buffer import lower_match_buffer
 from .lower_reduction_init import lower_reduction_init
-from .lower_virtual_thread import lower_virtual_thread
+from .lower_virtual_thread import lower_virtual_thread, lower_virtual_thread_func
 from .simplify import Simplify
 from .storage_align import apply_storage_align
 from .unroll_loop import UnrollLoop, unroll_loop
@@ -56,7 +56,7 @@ def StorageAlign() -> PrimFuncPass:  # noqa: N802
 
 def LowerVirtualThread() -> PrimFuncPass:  # noqa: N802
     """Interleave the iterations of ``vthread`` loops (classic InjectVirtualThread)."""
-    return stmt_pass(lower_virtual_thread, "tir.LowerVirtualThread")
+    return prim_func_pass(lower_virtual_thread_func, opt_level=0, name="tir.LowerVirtualThread")
 
 
 InjectVirtualThread = LowerVirtualThread  # TVM's name

@@ -34,16 +34,13 @@ from ...error import TVMError
 from ...ir import dtype as _dt
 from ...ir.structural import structural_equal
 from .. import op as _op
+from ..analysis.verify_gpu_code import KERNEL_ATTR, LOCAL_TAGS, THREAD_TAGS
 from ..buffer import Buffer
 from ..expr import Add, BufferLoad, Call, IntImm, Max, Min, Var
 from ..functor import Mutator, Visitor, collect_vars, substitute
 from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 
-KERNEL_ATTR = "tvmlite.gpu_kernel"
-THREAD_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
-               "threadIdx.z")
 BLOCK_TAGS = THREAD_TAGS[:3]
-LOCAL_TAGS = THREAD_TAGS[3:]
 BARRIER = "tir.tvm_storage_sync"
 
 

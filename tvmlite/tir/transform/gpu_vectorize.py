@@ -17,12 +17,11 @@ After (``VectorizeLoop`` then makes the loop serial, keeping the annotation)::
 """
 from __future__ import annotations
 
+from ..analysis.verify_gpu_code import VECTOR_ATTR
 from ..expr import IntImm
 from ..functor import Mutator
 from ..stmt import For, ForKind
 from .function_pass import PrimFuncPass, stmt_pass
-
-VECTOR_ATTR = "tvmlite.gpu_vectorized"
 
 
 class _Mark(Mutator):

@@ -33,6 +33,7 @@ import dataclasses
 from typing import Dict, List, Set
 
 from ...error import TVMError
+from ..analysis.verify_gpu_code import VIRTUAL_THREAD_ATTR, VIRTUAL_THREADS
 from ..buffer import Buffer
 from ..expr import BufferLoad, IntImm, PrimExpr, Var
 from ..functor import Mutator, Visitor, post_order_visit, substitute
@@ -49,8 +50,8 @@ from ..stmt import (
     Stmt,
 )
 
-VIRTUAL_THREADS = ("vthread", "vthread.x", "vthread.y", "vthread.z", "cthread")
-#: fewer virtual threads than this are unrolled into copies; more get a serial loop
+#: fewer copies than this (the product over nested virtual threads) are unrolled; more get a
+#: serial loop
 MAX_UNROLLED = 16
 
 
@@ -196,12 +197,13 @@ class _Resize(Mutator):
 class _Injector:
     """Interleave the iterations of one virtual-thread loop (see the module docstring)."""
 
-    def __init__(self, loop: For):
+    def __init__(self, loop: For, copies: int = 1):
         tag = loop.thread_binding.thread_tag
         if not isinstance(loop.extent, IntImm):
             raise TVMError(f"virtual thread {loop.loop_var.name!r} ({tag}) needs a constant "
                            f"extent, got {loop.extent}")
         self.var, self.min, self.n = loop.loop_var, loop.min, loop.extent.value
+        self.copies = copies  # the copies inner virtual threads already made of a statement
         self.share = tag != "cthread"  # classic: only "vthread*" share unchanged buffers
         self.touched = _touched(loop.body, self.var)
         self.extents: Dict[Var, PrimExpr] = {}  # replicated buffer → extent of one copy
@@ -256,7 +258,7 @@ class _Injector:
             out = substitute(s, {self.var: vt})
             return _Reindex(self.extents, index).visit(out) if self.extents else out
 
-        if self.n < MAX_UNROLLED and not _contains(s, (For, Allocate)):
+        if self.n * self.copies < MAX_UNROLLED and not _contains(s, (For, Allocate)):
             return SeqStmt.flatten(*[copy(self.min + i, IntImm(self.var.dtype, i))
                                      for i in range(self.n)])
         idx = Var(self.var.name + ".s", self.var.dtype)
@@ -264,16 +266,51 @@ class _Injector:
         return For(idx, IntImm(idx.dtype, 0), IntImm(idx.dtype, self.n), ForKind.SERIAL, body)
 
 
+def _is_virtual(s: For) -> bool:
+    tb = s.thread_binding
+    return s.kind == ForKind.THREAD_BINDING and tb is not None \
+        and tb.thread_tag in VIRTUAL_THREADS
+
+
 class _Lower(Mutator):
+    def __init__(self):
+        self.copies = 1  # the copies the virtual threads inside the current one make
+        self.product = 1  # of the vthread extents around the current loop
+        self.max_product = 1
+
     def visit_For(self, s):
-        new = self.generic(s)  # inner virtual threads first
-        tb = s.thread_binding
-        if s.kind == ForKind.THREAD_BINDING and tb is not None \
-                and tb.thread_tag in VIRTUAL_THREADS:
-            return _Injector(new).visit(new.body)
-        return new
+        if not _is_virtual(s):
+            return self.generic(s)
+        outer, around = self.copies, self.product
+        self.copies = 1
+        if s.thread_binding.thread_tag != "cthread" and isinstance(s.extent, IntImm):
+            self.product = around * s.extent.value
+            self.max_product = max(self.max_product, self.product)
+        try:
+            new = self.generic(s)  # inner virtual threads first
+        finally:
+            self.product = around
+        inner = self.copies
+        inj = _Injector(new, inner)
+        out = inj.visit(new.body)
+        unrolled = inj.n * inner < MAX_UNROLLED
+        self.copies = max(outer, inner * inj.n if unrolled else inner)
+        return out
 
 
 def lower_virtual_thread(body: Stmt, func=None) -> Stmt:
     """Inject the virtual-thread loops of ``body`` (see the module docstring)."""
     return _Lower().visit(body)
+
+
+def lower_virtual_thread_func(func, mod=None, ctx=None):
+    """Inject the virtual-thread loops of ``func``, recording the largest product of nested
+    ``vthread`` extents as the attribute ``VIRTUAL_THREAD_ATTR`` (when above 1)."""
+    low = _Lower()
+    body = low.visit(func.body)
+    if body is func.body:
+        return func
+    out = func.with_body(body)
+    if low.max_product > 1:
+        out = out.with_attr(VIRTUAL_THREAD_ATTR, IntImm("int32", low.max_product))
+    return out
