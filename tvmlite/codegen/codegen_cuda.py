@@ -84,6 +84,25 @@ class _SwapLoads(Mutator):
 
 
 class _CudaPrinter(_FunctionPrinter):
+    """A kernel in CUDA C; the OpenCL printer overrides the dialect hooks below."""
+
+    LANGUAGE = "CUDA"
+    BARRIER_TEXT = "__syncthreads();"
+
+    def ptr_param(self, ctype: str, name: str) -> str:
+        return f"{ctype}* __restrict__ {name}"
+
+    def thread_index(self, tag: str) -> str:
+        return f"((int){tag})"
+
+    def shared_decl(self, ctype: str, name: str, count: int) -> str:
+        # 16-byte aligned, for float4-style accesses
+        return f"__shared__ {ctype} __align__(16) {name}[{count}];"
+
+    def head(self, args: str, info) -> str:
+        return (f'extern "C" __global__ void __launch_bounds__({info.threads()}) '
+                f"{self.symbol}({args}) {{")
+
     def print_function(self) -> str:
         f = self.func
         info = f.attrs["tvmlite.kernel"]
@@ -93,24 +112,20 @@ class _CudaPrinter(_FunctionPrinter):
             n = self.bind_name(p)
             if p in ptrs:
                 self.ptr_type[p] = ptrs[p]
-                args.append(f"{c_type(ptrs[p])}* __restrict__ {n}")
+                args.append(self.ptr_param(c_type(ptrs[p]), n))
             else:
                 args.append(f"{c_type(p.dtype)} {n}")
         for tag, v in info.vars.items():
-            self.names[v] = f"((int){tag})"
+            self.names[v] = self.thread_index(tag)
         for a in info.shared:
             count = 1
             for e in a.extents:
                 count *= int(e.value)
             n = self.bind_name(a.buffer_var)
             self.ptr_type[a.buffer_var] = a.dtype
-            # 16-byte aligned, for float4-style accesses
-            self.emit(f"__shared__ {c_type(a.dtype)} __align__(16) {n}[{count}];")
+            self.emit(self.shared_decl(c_type(a.dtype), n, count))
         self.stmt(f.body)
-        nthreads = info.threads()
-        head = (f'extern "C" __global__ void __launch_bounds__({nthreads}) '
-                f"{self.symbol}({', '.join(args)}) {{")
-        return "\n".join([head] + self.lines + ["}", ""])
+        return "\n".join([self.head(", ".join(args), info)] + self.lines + ["}", ""])
 
     def emit(self, line: str) -> None:
         # loop hints in nvcc's spelling
@@ -121,13 +136,13 @@ class _CudaPrinter(_FunctionPrinter):
         super().emit(line)
 
     def emit_fail(self, cond, fmt, *args) -> None:
-        raise TVMError(f"{self.symbol}: a run-time check cannot be generated in CUDA device "
-                       f"code ({fmt})")
+        raise TVMError(f"{self.symbol}: a run-time check cannot be generated in "
+                       f"{self.LANGUAGE} device code ({fmt})")
 
     def s_Evaluate(self, s: S.Evaluate) -> None:
         v = s.value
         if isinstance(v, E.Call) and v.op == BARRIER:
-            self.emit("__syncthreads();")
+            self.emit(self.BARRIER_TEXT)
             return
         super().s_Evaluate(s)
 

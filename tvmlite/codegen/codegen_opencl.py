@@ -12,10 +12,8 @@ from typing import List, Tuple
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import expr as E
-from ..tir import stmt as S
 from ..tir.function import PrimFunc
-from ..tir.transform.gpu_kernels import BARRIER
-from .codegen_c import CodeGenC, c_type
+from .codegen_c import CodeGenC
 from .codegen_cuda import _CudaPrinter
 
 OPENCL_PREAMBLE = """typedef char int8_t;
@@ -34,47 +32,26 @@ _INDEX = {"blockIdx": "get_group_id", "threadIdx": "get_local_id"}
 
 
 class _OpenCLPrinter(_CudaPrinter):
-    def print_function(self) -> str:
-        f = self.func
-        info = f.attrs["tvmlite.kernel"]
-        ptrs = f.attrs.get("tvmlite.ptr_types", {})
-        args = []
-        for p in f.params:
-            n = self.bind_name(p)
-            if p in ptrs:
-                self.ptr_type[p] = ptrs[p]
-                args.append(f"__global {c_type(ptrs[p])}* restrict {n}")
-            else:
-                args.append(f"{c_type(p.dtype)} {n}")
-        for tag, v in info.vars.items():
-            kind, _, axis = tag.partition(".")
-            self.names[v] = f"((int){_INDEX[kind]}({'xyz'.index(axis)}))"
-        for a in info.shared:
-            count = 1
-            for e in a.extents:
-                count *= int(e.value)
-            n = self.bind_name(a.buffer_var)
-            self.ptr_type[a.buffer_var] = a.dtype
-            self.emit(f"__local {c_type(a.dtype)} {n}[{count}];")
-        self.stmt(f.body)
-        return "\n".join([f"__kernel void {self.symbol}({', '.join(args)}) {{"] + self.lines
-                         + ["}", ""])
+    LANGUAGE = "OpenCL"
+    BARRIER_TEXT = "barrier(CLK_LOCAL_MEM_FENCE);"
+
+    def ptr_param(self, ctype: str, name: str) -> str:
+        return f"__global {ctype}* restrict {name}"
+
+    def thread_index(self, tag: str) -> str:
+        kind, _, axis = tag.partition(".")
+        return f"((int){_INDEX[kind]}({'xyz'.index(axis)}))"
+
+    def shared_decl(self, ctype: str, name: str, count: int) -> str:
+        return f"__local {ctype} {name}[{count}];"
+
+    def head(self, args: str, info) -> str:
+        return f"__kernel void {self.symbol}({args}) {{"
 
     def emit(self, line: str) -> None:
         if line.startswith("#pragma GCC") or line.startswith("#pragma unroll"):
             return  # loop hints: OpenCL compilers differ in their spelling
         super().emit(line)
-
-    def emit_fail(self, cond, fmt, *args) -> None:
-        raise TVMError(f"{self.symbol}: a run-time check cannot be generated in OpenCL device "
-                       f"code ({fmt})")
-
-    def s_Evaluate(self, s: S.Evaluate) -> None:
-        v = s.value
-        if isinstance(v, E.Call) and v.op == BARRIER:
-            self.emit("barrier(CLK_LOCAL_MEM_FENCE);")
-            return
-        super().s_Evaluate(s)
 
     def e_Call(self, e: E.Call) -> str:
         if e.op in ("likely", "tir.likely"):  # OpenCL C has no __builtin_expect
