@@ -30,7 +30,7 @@ Runs on flat buffers (after ``FlattenBuffer``), as classic TVM's pass does.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Set
+from typing import Dict, List, Set, Tuple
 
 from ...error import TVMError
 from ..analysis.verify_gpu_code import VIRTUAL_THREAD_ATTR, VIRTUAL_THREADS
@@ -173,13 +173,13 @@ class _Resize(Mutator):
 
     def __init__(self, data: Var, extent: PrimExpr):
         self.data, self.extent = data, extent
-        self.memo: Dict[int, Buffer] = {}
+        self.memo: Dict[int, Tuple[Buffer, Buffer]] = {}  # id -> (buffer, resized)
 
     def _buf(self, buf: Buffer) -> Buffer:
-        new = self.memo.get(id(buf))
-        if new is None:
-            new = self.memo[id(buf)] = dataclasses.replace(buf, shape=(self.extent,))
-        return new
+        ent = self.memo.get(id(buf))
+        if ent is None or ent[0] is not buf:
+            ent = self.memo[id(buf)] = (buf, dataclasses.replace(buf, shape=(self.extent,)))
+        return ent[1]
 
     def visit_BufferLoad(self, e):
         new = self.generic(e)
