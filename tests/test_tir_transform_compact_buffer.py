@@ -2,8 +2,10 @@
 inside a loop that carries values between its iterations (a reduction, a scan, a consumer
 reading what earlier iterations produced, a write skipped by a guard on that loop)."""
 import numpy as np
+import pytest
 
 import tvmlite as tvm
+from tvmlite.script import from_source
 from tvmlite.script import tir as T
 
 
@@ -113,3 +115,38 @@ def test_consumer_reading_other_iterations_keeps_the_buffer_outside_the_loop():
     c = tvm.nd.empty((8,), "float32")
     tvm.build(consumer_reads_earlier_iterations)(tvm.nd.array(a), c)
     np.testing.assert_allclose(c.numpy(), (a[:-1] + 0.5) + (a[1:] + 0.5), rtol=1e-6)
+
+
+def _after_an_empty_loop(n: int, c: int) -> str:
+    # X lives in a loop that runs only for j < c; Y carries values from iteration c to the
+    # later ones (Y[min(j, c)] was written at iteration c)
+    return f'''
+@T.prim_func
+def f(A: T.Buffer(({n},), "float32"), B: T.Buffer(({c},), "float32"),
+      C: T.Buffer(({n},), "float32")):
+    Y = T.alloc_buffer(({n},))
+    X = T.alloc_buffer((1,))
+    for j in range({n}):
+        for k in range({c} - j):
+            X[0] = A[k] + T.float32(1)
+            B[k] = X[0]
+        Y[j] = A[j] * T.float32(2)
+        C[j] = Y[T.min(j, {c})]
+'''
+
+
+@pytest.mark.parametrize("n, c", [(5, 2), (7, 3), (4, 1), (9, 5)])
+def test_a_loop_range_says_nothing_about_the_next_buffer(n, c):
+    """Compacting X bound ``k in [0, c - j)``, and that range (``j < c``: the loop runs) was
+    still assumed while Y was judged: ``Y[min(j, c)]`` looked like this iteration's element,
+    Y moved inside the ``j`` loop with one element, and iterations past ``c`` read outside it
+    (fuzz seed 11 case 3193's pattern, found in Simplify, here in compaction)."""
+    f = from_source(_after_an_empty_loop(n, c))
+    lowered = tvm.lower(f).script()
+    assert lowered.index("Y = T.allocate") < lowered.index("for j")   # Y stays outside
+    a = np.random.default_rng(n).standard_normal(n).astype("float32")
+    b = tvm.nd.array(np.full(c, np.nan, "float32"))
+    out = tvm.nd.array(np.full(n, np.nan, "float32"))
+    tvm.build(f)(tvm.nd.array(a), b, out)
+    np.testing.assert_array_equal(b.numpy(), a[:c] + 1)
+    np.testing.assert_array_equal(out.numpy(), 2 * a[np.minimum(np.arange(n), c)])

@@ -123,13 +123,21 @@ class _Compact(Mutator):
     def _clips_to_buffer(self, access, guard) -> bool:
         """Does ``guard`` hold whenever the accessed element lies inside the buffer?"""
         buf, indices, loops = access[0], access[1], access[2]
-        for lp in loops:
-            self.ana.bind(lp.loop_var, Range(lp.min, lp.extent))
         inside = IntImm("bool", 1)
         for i, n in zip(indices, buf.shape):
             inside = _op.logical_and(inside, _op.logical_and(_op.le(0, i), _op.lt(i, n)))
-        with self.ana.constraint_scope(inside):
-            return self.ana.can_prove(_strip_likely(guard))
+        with self.ana.constraint_scope(True):
+            self._bind_loops(loops)
+            with self.ana.constraint_scope(inside):
+                return self.ana.can_prove(_strip_likely(guard))
+
+    def _bind_loops(self, loops) -> None:
+        """Bind each of ``loops`` to its range, inside a constraint scope of the caller: a
+        range with non-constant bounds also says that its loop runs, which holds only in the
+        body of that loop (an empty ``range(2 - j)`` says ``j <= 1``, fuzz seed 11 case 3193's
+        pattern), so it must not outlive the question asked about that body."""
+        for lp in loops:
+            self.ana.bind(lp.loop_var, Range(lp.min, lp.extent), allow_override=True)
 
     def _self_contained(self, accesses, depth: int) -> bool:
         """Within one iteration of the loop at ``depth``, is every element read also
@@ -145,19 +153,24 @@ class _Compact(Mutator):
             for g in a[4]:
                 if collect_vars(g) & inner and not self._clips_to_buffer(a, g):
                     return False
-        for lp in accesses[0][2][:depth]:  # the loops kept fixed bound the regions
-            self.ana.bind(lp.loop_var, Range(lp.min, lp.extent), allow_override=True)
-        r, w = self._region(reads, depth), self._region(writes, depth)
-        if r is None or w is None:
-            return False
-        return all(
-            self.ana.can_prove(_op.le(wr.min, rr.min))
-            and self.ana.can_prove(_op.le(_op.add(rr.min, rr.extent),
-                                          _op.add(wr.min, wr.extent)))
-            for rr, wr in zip(r, w))
+        with self.ana.constraint_scope(True):
+            self._bind_loops(accesses[0][2][:depth])  # the loops kept fixed bound the regions
+            r, w = self._region(reads, depth), self._region(writes, depth)
+            if r is None or w is None:
+                return False
+            return all(
+                self.ana.can_prove(_op.le(wr.min, rr.min))
+                and self.ana.can_prove(_op.le(_op.add(rr.min, rr.extent),
+                                              _op.add(wr.min, wr.extent)))
+                for rr, wr in zip(r, w))
 
     def visit_Allocate(self, a):
         body = self.visit(a.body)
+        # what is learnt about one buffer's loops is forgotten before the next buffer
+        with self.ana.constraint_scope(True):
+            return self._compact(a, body)
+
+    def _compact(self, a, body):
         # storage_align's (axis, factor, offset) entries, left here by lower_blocks: the
         # shrunk buffer is aligned again
         anns = a.annotations or {}
@@ -191,7 +204,9 @@ class _Compact(Mutator):
                 common = common[:n]
                 break
         anchor = common[-1] if common else None
-        # the region accessed below the anchor
+        # the region accessed below the anchor, the loops above it fixed (they enclose every
+        # access, so their ranges hold wherever the buffer is used)
+        self._bind_loops(common)
         region = self._region(col.found, len(common))
         full_shape = tuple(buf.shape) if buf.strides else tuple(a.extents)
         shape, offsets = list(full_shape), [IntImm(e.dtype, 0) for e in full_shape]
