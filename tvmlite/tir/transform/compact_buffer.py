@@ -29,6 +29,7 @@ from typing import List, Tuple
 from ...arith import Analyzer, relax_region, union
 from ...arith.int_set import IntSet
 from .. import op as _op
+from ..analysis.verify_gpu_code import VIRTUAL_THREADS
 from ..buffer import Buffer
 from ..expr import BufferLoad, Call, IntImm, Range, Var
 from ..functor import Mutator, Visitor, collect_vars
@@ -205,9 +206,13 @@ class _Compact(Mutator):
                 break
         anchor = common[-1] if common else None
         # the region accessed below the anchor, the loops above it fixed (they enclose every
-        # access, so their ranges hold wherever the buffer is used)
+        # access, so their ranges hold wherever the buffer is used) -- except, for shared
+        # memory, the thread and virtual-thread loops: one copy serves the whole thread block
+        # (classic InferBound relaxes them for shared storage), so it holds what every thread
+        # and virtual thread accesses (fuzz seed 12: a read_at/write_at copy under a vthread)
         self._bind_loops(common)
-        region = self._region(col.found, len(common))
+        relaxed = [lp for lp in common if _block_wide(lp)] if _is_shared(a.scope) else []
+        region = _region_of(self.ana, col.found, len(common), relaxed)
         full_shape = tuple(buf.shape) if buf.strides else tuple(a.extents)
         shape, offsets = list(full_shape), [IntImm(e.dtype, 0) for e in full_shape]
         if region is not None and len(region) == len(shape):
@@ -239,12 +244,24 @@ def _strip_likely(e):
     return e.args[0] if isinstance(e, Call) and e.op == "likely" else e
 
 
-def _region_of(ana, accesses, depth: int):
-    """The union region of ``accesses`` with the loops below ``depth`` relaxed, or None."""
+def _is_shared(scope: str) -> bool:
+    return scope.startswith("shared")
+
+
+def _block_wide(lp: For) -> bool:
+    """A loop over the threads or virtual threads of one thread block."""
+    tb = lp.thread_binding
+    return tb is not None and (tb.thread_tag.startswith("threadIdx")
+                               or tb.thread_tag in VIRTUAL_THREADS)
+
+
+def _region_of(ana, accesses, depth: int, relaxed=()):
+    """The union region of ``accesses`` with the loops below ``depth`` and the loops
+    ``relaxed`` relaxed, or None."""
     sets = None
     try:
         for _, indices, loops, _, _ in accesses:
-            dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in loops[depth:]}
+            dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in (*relaxed, *loops[depth:])}
             cur = [IntSet.from_range(r) for r in relax_region(indices, dom, ana)]
             sets = cur if sets is None else [union([x, y], ana) for x, y in zip(sets, cur)]
         return [x.to_range(ana) for x in sets] if sets is not None else None

@@ -8,8 +8,10 @@ one with loops, or with more virtual threads, gets a serial loop ``<name>.s`` ov
 Statements that do not depend on the virtual thread (a shared-memory load of the whole tile)
 run once. Buffers allocated inside the loop whose contents depend on the virtual thread are
 replicated, one copy per virtual thread (indexed ``vt * extent + i``); the others stay shared
-by all virtual threads. For ``cthread`` (VTA) every buffer is replicated and every store
-repeated, as classic TVM does. Before::
+by all virtual threads, and so do shared-memory buffers, which belong to the thread block
+(buffer compaction sizes one for what every thread and virtual thread accesses). For
+``cthread`` (VTA) every buffer is replicated and every store repeated, as classic TVM does.
+Before::
 
     for vx in T.thread_binding(2, thread="vthread"):
         C_local = T.allocate([4], "float32", "local")
