@@ -147,13 +147,14 @@ class _Evaluator:
     def __init__(self, ana: Simplifier, sets: Dict[Var, IntervalSet]):
         self.ana = ana
         self.sets = sets
-        self._deps: Dict[int, bool] = {}
+        self._deps: Dict[int, Tuple[PrimExpr, bool]] = {}  # id -> (expr, answer): keeps it alive
 
     def depends(self, e) -> bool:
-        r = self._deps.get(id(e))
-        if r is None:
-            r = any(v in self.sets for v in collect_vars(e))
-            self._deps[id(e)] = r
+        ent = self._deps.get(id(e))
+        if ent is not None and ent[0] is e:
+            return ent[1]
+        r = any(v in self.sets for v in collect_vars(e))
+        self._deps[id(e)] = (e, r)
         return r
 
     def poly(self, p: Poly) -> Tuple[Optional[Poly], Optional[Poly]]:

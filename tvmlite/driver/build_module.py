@@ -274,8 +274,28 @@ def _config_key(value):
     try:
         hash(value)
     except TypeError:
-        return ("id", id(value), repr(value))
+        return _Identity(value)
     return value  # callables and passes by identity (the key keeps them alive)
+
+
+class _Identity:
+    """An unhashable config value in a cache key, by identity. It holds the value: a bare
+    ``id()`` would be recycled once the value is freed, and another object at the same address
+    (with the same default ``repr``) would hit a module built for the first."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
+
+    def __repr__(self) -> str:
+        return f"<config value {type(self.value).__name__}>"
 
 
 def _names(func: PrimFunc) -> tuple:

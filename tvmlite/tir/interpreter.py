@@ -9,7 +9,7 @@ checked, so an out-of-range index fails loudly instead of wrapping around.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 
@@ -64,14 +64,17 @@ class Interpreter:
         self.packed = packed_funcs or {}
         self.arrays: Dict[Buffer, np.ndarray] = {}
         self.env: Dict[E.Var, Any] = {}
-        self._cache: Dict[int, Callable] = {}
+        # id(expr) -> (expr, compiled): holding the expression keeps its id from being reused
+        # by another expression while the entry lives (a freed node's id is recycled)
+        self._cache: Dict[int, Tuple[Any, Callable]] = {}
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e) -> Callable[[], Any]:
-        f = self._cache.get(id(e))
-        if f is None:
-            f = self._compile(e)
-            self._cache[id(e)] = f
+        hit = self._cache.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        f = self._compile(e)
+        self._cache[id(e)] = (e, f)
         return f
 
     def _compile(self, e):  # noqa: C901  (one dispatch table)

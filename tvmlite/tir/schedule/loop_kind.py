@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from ..expr import IterVar, IterVarType, Var
 from ..functor import collect_vars
-from ..stmt import BlockRealize, For, ForKind
+from ..stmt import For, ForKind
 from .error import fail
 from .state import (
     LoopRV,
     ScheduleState,
     bound_vars_of_loop,
     child_blocks,
-    find_path,
     is_quasi_affine,
     is_reduction_block,
     replace,
@@ -119,14 +118,4 @@ def bind(state: ScheduleState, loop_rv: LoopRV, thread_axis) -> None:
         raise fail("bind", f'loop "{path[-1].loop_var.name}"',
                    f"{thread_axis!r} is not a thread axis (expected one of "
                    f"{', '.join(sorted(_THREAD_TAGS))})")
-    if tag.startswith("vthread"):
-        loop = state.loop_path(loop_rv, "bind")[-1]
-        copy = find_path(loop, lambda x: isinstance(x, BlockRealize)
-                         and "auto_copy" in (x.block.annotations or {}))
-        if copy is not None:
-            # virtual-thread injection does not keep read_at/write_at copies right (fuzz
-            # seed 12: 7 wrong results); refused until it does
-            raise fail("bind", f'loop "{loop.loop_var.name}"',
-                       f'a virtual thread over the read_at/write_at copy block '
-                       f'"{copy[-1].block.name_hint}" is not supported by tvmlite')
     _set_kind(state, loop_rv, ForKind.THREAD_BINDING, "bind", tag)

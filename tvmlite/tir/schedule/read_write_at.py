@@ -104,13 +104,6 @@ def _read_write_at(state: ScheduleState, loop_rv: LoopRV, block_rv: BlockRV, ind
     lpath = state.loop_path(loop_rv, prim)
     loop = lpath[-1]
     lwhat = f'loop "{loop.loop_var.name}"'
-    for s in path:
-        tb = getattr(s, "thread_binding", None)
-        if isinstance(s, For) and tb is not None and tb.thread_tag.startswith("vthread"):
-            # see bind: virtual threads over these copies are not kept right
-            raise fail(prim, what, f'loop "{s.loop_var.name}" above the block is bound to '
-                       f"{tb.thread_tag}; a read_at/write_at copy under a virtual thread is "
-                       "not supported by tvmlite")
     if find_path(loop, lambda s: isinstance(s, BlockRealize)
                  and s.block.name_hint == block.name_hint) is None:
         raise fail(prim, what, f"the block is not under {lwhat}")

@@ -29,6 +29,7 @@ from typing import List, Tuple
 from ...arith import Analyzer, relax_region, union
 from ...arith.int_set import IntSet
 from .. import op as _op
+from ..analysis.verify_gpu_code import VIRTUAL_THREADS
 from ..buffer import Buffer
 from ..expr import BufferLoad, Call, IntImm, Range, Var
 from ..functor import Mutator, Visitor, collect_vars
@@ -123,13 +124,21 @@ class _Compact(Mutator):
     def _clips_to_buffer(self, access, guard) -> bool:
         """Does ``guard`` hold whenever the accessed element lies inside the buffer?"""
         buf, indices, loops = access[0], access[1], access[2]
-        for lp in loops:
-            self.ana.bind(lp.loop_var, Range(lp.min, lp.extent))
         inside = IntImm("bool", 1)
         for i, n in zip(indices, buf.shape):
             inside = _op.logical_and(inside, _op.logical_and(_op.le(0, i), _op.lt(i, n)))
-        with self.ana.constraint_scope(inside):
-            return self.ana.can_prove(_strip_likely(guard))
+        with self.ana.constraint_scope(True):
+            self._bind_loops(loops)
+            with self.ana.constraint_scope(inside):
+                return self.ana.can_prove(_strip_likely(guard))
+
+    def _bind_loops(self, loops) -> None:
+        """Bind each of ``loops`` to its range, inside a constraint scope of the caller: a
+        range with non-constant bounds also says that its loop runs, which holds only in the
+        body of that loop (an empty ``range(2 - j)`` says ``j <= 1``, fuzz seed 11 case 3193's
+        pattern), so it must not outlive the question asked about that body."""
+        for lp in loops:
+            self.ana.bind(lp.loop_var, Range(lp.min, lp.extent), allow_override=True)
 
     def _self_contained(self, accesses, depth: int) -> bool:
         """Within one iteration of the loop at ``depth``, is every element read also
@@ -145,19 +154,24 @@ class _Compact(Mutator):
             for g in a[4]:
                 if collect_vars(g) & inner and not self._clips_to_buffer(a, g):
                     return False
-        for lp in accesses[0][2][:depth]:  # the loops kept fixed bound the regions
-            self.ana.bind(lp.loop_var, Range(lp.min, lp.extent), allow_override=True)
-        r, w = self._region(reads, depth), self._region(writes, depth)
-        if r is None or w is None:
-            return False
-        return all(
-            self.ana.can_prove(_op.le(wr.min, rr.min))
-            and self.ana.can_prove(_op.le(_op.add(rr.min, rr.extent),
-                                          _op.add(wr.min, wr.extent)))
-            for rr, wr in zip(r, w))
+        with self.ana.constraint_scope(True):
+            self._bind_loops(accesses[0][2][:depth])  # the loops kept fixed bound the regions
+            r, w = self._region(reads, depth), self._region(writes, depth)
+            if r is None or w is None:
+                return False
+            return all(
+                self.ana.can_prove(_op.le(wr.min, rr.min))
+                and self.ana.can_prove(_op.le(_op.add(rr.min, rr.extent),
+                                              _op.add(wr.min, wr.extent)))
+                for rr, wr in zip(r, w))
 
     def visit_Allocate(self, a):
         body = self.visit(a.body)
+        # what is learnt about one buffer's loops is forgotten before the next buffer
+        with self.ana.constraint_scope(True):
+            return self._compact(a, body)
+
+    def _compact(self, a, body):
         # storage_align's (axis, factor, offset) entries, left here by lower_blocks: the
         # shrunk buffer is aligned again
         anns = a.annotations or {}
@@ -191,8 +205,14 @@ class _Compact(Mutator):
                 common = common[:n]
                 break
         anchor = common[-1] if common else None
-        # the region accessed below the anchor
-        region = self._region(col.found, len(common))
+        # the region accessed below the anchor, the loops above it fixed (they enclose every
+        # access, so their ranges hold wherever the buffer is used) -- except, for shared
+        # memory, the thread and virtual-thread loops: one copy serves the whole thread block
+        # (classic InferBound relaxes them for shared storage), so it holds what every thread
+        # and virtual thread accesses (fuzz seed 12: a read_at/write_at copy under a vthread)
+        self._bind_loops(common)
+        relaxed = [lp for lp in common if _block_wide(lp)] if _is_shared(a.scope) else []
+        region = _region_of(self.ana, col.found, len(common), relaxed)
         full_shape = tuple(buf.shape) if buf.strides else tuple(a.extents)
         shape, offsets = list(full_shape), [IntImm(e.dtype, 0) for e in full_shape]
         if region is not None and len(region) == len(shape):
@@ -224,12 +244,24 @@ def _strip_likely(e):
     return e.args[0] if isinstance(e, Call) and e.op == "likely" else e
 
 
-def _region_of(ana, accesses, depth: int):
-    """The union region of ``accesses`` with the loops below ``depth`` relaxed, or None."""
+def _is_shared(scope: str) -> bool:
+    return scope.startswith("shared")
+
+
+def _block_wide(lp: For) -> bool:
+    """A loop over the threads or virtual threads of one thread block."""
+    tb = lp.thread_binding
+    return tb is not None and (tb.thread_tag.startswith("threadIdx")
+                               or tb.thread_tag in VIRTUAL_THREADS)
+
+
+def _region_of(ana, accesses, depth: int, relaxed=()):
+    """The union region of ``accesses`` with the loops below ``depth`` and the loops
+    ``relaxed`` relaxed, or None."""
     sets = None
     try:
         for _, indices, loops, _, _ in accesses:
-            dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in loops[depth:]}
+            dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in (*relaxed, *loops[depth:])}
             cur = [IntSet.from_range(r) for r in relax_region(indices, dom, ana)]
             sets = cur if sets is None else [union([x, y], ana) for x, y in zip(sets, cur)]
         return [x.to_range(ana) for x in sets] if sets is not None else None

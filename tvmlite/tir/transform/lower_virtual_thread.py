@@ -8,8 +8,10 @@ one with loops, or with more virtual threads, gets a serial loop ``<name>.s`` ov
 Statements that do not depend on the virtual thread (a shared-memory load of the whole tile)
 run once. Buffers allocated inside the loop whose contents depend on the virtual thread are
 replicated, one copy per virtual thread (indexed ``vt * extent + i``); the others stay shared
-by all virtual threads. For ``cthread`` (VTA) every buffer is replicated and every store
-repeated, as classic TVM does. Before::
+by all virtual threads, and so do shared-memory buffers, which belong to the thread block
+(buffer compaction sizes one for what every thread and virtual thread accesses). For
+``cthread`` (VTA) every buffer is replicated and every store repeated, as classic TVM does.
+Before::
 
     for vx in T.thread_binding(2, thread="vthread"):
         C_local = T.allocate([4], "float32", "local")
@@ -30,7 +32,7 @@ Runs on flat buffers (after ``FlattenBuffer``), as classic TVM's pass does.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Set
+from typing import Dict, List, Set, Tuple
 
 from ...error import TVMError
 from ..analysis.verify_gpu_code import VIRTUAL_THREAD_ATTR, VIRTUAL_THREADS
@@ -173,13 +175,13 @@ class _Resize(Mutator):
 
     def __init__(self, data: Var, extent: PrimExpr):
         self.data, self.extent = data, extent
-        self.memo: Dict[int, Buffer] = {}
+        self.memo: Dict[int, Tuple[Buffer, Buffer]] = {}  # id -> (buffer, resized)
 
     def _buf(self, buf: Buffer) -> Buffer:
-        new = self.memo.get(id(buf))
-        if new is None:
-            new = self.memo[id(buf)] = dataclasses.replace(buf, shape=(self.extent,))
-        return new
+        ent = self.memo.get(id(buf))
+        if ent is None or ent[0] is not buf:
+            ent = self.memo[id(buf)] = (buf, dataclasses.replace(buf, shape=(self.extent,)))
+        return ent[1]
 
     def visit_BufferLoad(self, e):
         new = self.generic(e)

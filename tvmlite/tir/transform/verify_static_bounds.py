@@ -55,10 +55,9 @@ class StaticCheckError(TVMError):
 
 
 class _Checker(Visitor):
-    def __init__(self, func_name: str, check_bounds: bool, guarded: bool = True):
+    def __init__(self, func_name: str, check_bounds: bool):
         self.func_name = func_name
         self.check_bounds = check_bounds
-        self.guarded = guarded                     # also judge accesses under conditions
         self.ana = Analyzer()
         self.loops: List[For] = []                 # enclosing loops, outermost first
         self.conds: List[PrimExpr] = []            # conditions true where we are
@@ -183,7 +182,7 @@ class _Checker(Visitor):
         self._access(op.buffer, op.indices, "writes")
 
     def _access(self, buf, indices, verb: str) -> None:
-        if not self.check_bounds or self.opaque or (self.conds and not self.guarded):
+        if not self.check_bounds or self.opaque:
             return
         if len(indices) != len(buf.shape):
             return
@@ -300,12 +299,8 @@ def verify_static_bounds(body: Stmt, func=None, check_bounds: bool = True,
     name = "main"
     if func is not None:
         name = func.attrs.get("global_symbol", name) if func.attrs else name
-    # on the lowered loops only unconditional accesses are judged: a pass that drops a guard
-    # leaves them unconditional (fuzz seed 11 case 3193), while guards rewritten by
-    # vectorization and loop partitioning are beyond the witness search (the book's avg pool
-    # gave a false finding under a vector if_then_else, depending on what was built before)
     try:
-        _Checker(name, check_bounds, guarded=not lowered).visit(body)
+        _Checker(name, check_bounds).visit(body)
     except StaticCheckError as e:
         if not lowered:
             raise
