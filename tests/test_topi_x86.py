@@ -73,7 +73,8 @@ def _dense_case(compute, schedule, m, n, k, epilogue):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("m,n,k", [(1, 37, 29), (7, 48, 33), (13, 40, 64)])
+# (12, 96, 35): the GEMM fallbacks (nopack 4 x 6 output tiles, pack two vectors of columns)
+@pytest.mark.parametrize("m,n,k", [(1, 37, 29), (7, 48, 33), (13, 40, 64), (12, 96, 35)])
 @pytest.mark.parametrize("epilogue", [False, True])
 def test_dense_nopack_and_pack_fallback(m, n, k, epilogue):
     _dense_case(topi.x86.dense_nopack, topi.x86.schedule_dense_nopack, m, n, k, epilogue)

@@ -51,8 +51,11 @@ def dense_nopack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
     cfg.define_split("tile_x", n, num_outputs=2)
     cfg.define_split("tile_k", k, num_outputs=2)
     if cfg.is_fallback:
-        cfg.fallback_split("tile_y", [-1, 1])
-        cfg.fallback_split("tile_x", [-1, 8])
+        # a GEMV streams the weight: 8 output columns; a GEMM reuses each row of data and
+        # weight loaded: 4 x 6 outputs, 24 vector accumulators (of the 32 AVX-512 registers)
+        gemm = m >= 4
+        cfg.fallback_split("tile_y", [-1, 4 if gemm else 1])
+        cfg.fallback_split("tile_x", [-1, 6 if gemm else 8])
         cfg.fallback_split("tile_k", [-1, vector_lanes(data.dtype)])
     out = dense(data, weight, bias, out_dtype)
     cfg.add_flop(2 * m * n * k)
@@ -94,6 +97,7 @@ def schedule_dense_nopack(outs) -> Schedule:
     cy, cx, kv = s[CF].op.axis
     (ko,) = s[CF].op.reduce_axis
     s[CF].reorder(ko, cy, cx, kv)
+    s[CF].unroll(cy)
     s[CF].unroll(cx)
     s[CF].vectorize(kv)
     return s
@@ -135,7 +139,10 @@ def dense_pack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
     if cfg.is_fallback:
         lanes = vector_lanes(data.dtype)
         cfg.fallback_split("tile_y", [-1, 1, 8 if largest_factor(m, 8) > 1 else 1])
-        cfg.fallback_split("tile_x", [-1, 1, w_bn if prepacked else lanes])
+        # two vectors of columns: a row of data broadcast once feeds two FMAs (the loads,
+        # not the FMAs, bound a one-vector block)
+        wide = 2 * lanes if n % (2 * lanes) == 0 else lanes
+        cfg.fallback_split("tile_x", [-1, 1, w_bn if prepacked else wide])
         cfg.fallback_split("tile_k", [-1, 4])
     bn = cfg["tile_x"].size[-1]
     if prepacked:
