@@ -206,7 +206,7 @@ def dense_case(variant, m, k, n) -> Case:
     """``variant``: nopack, pack (the weight packed in the kernel) or prepacked (packed ahead
     of time, as a graph compiler does with a constant weight)."""
     a, w = _rand(m, k), _rand(n, k)
-    bn = vector_lanes()
+    bn = topi.x86.fallback_pack_block(n)
     compute = topi.x86.dense_nopack if variant == "nopack" else topi.x86.dense_pack
     schedule = topi.x86.schedule_dense_nopack if variant == "nopack" else \
         topi.x86.schedule_dense_pack

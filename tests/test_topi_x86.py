@@ -9,6 +9,7 @@ import pytest
 import tvmlite as tvm
 from tvmlite import autotvm, te, topi
 from tvmlite.topi import testing as ref
+from tvmlite.topi.x86.utils import vector_lanes
 
 RNG = np.random.default_rng(86)
 
@@ -403,6 +404,18 @@ def test_schedule_batch_norm(shape, axis, relu):
     if relu:
         want = np.maximum(want, 0)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_fallback_pack_block_is_the_fallback_configs_block():
+    lanes = vector_lanes()
+    for n in (2 * lanes * 3, lanes * 3, 7):
+        A, W = te.placeholder((5, 9), name="A"), te.placeholder((n, 9), name="W")
+        out = topi.x86.dense_pack(A, W)
+        packed = out.op.input_tensors[1]
+        assert packed.op.name == "packed_weight"
+        assert int(packed.shape[2]) == topi.x86.fallback_pack_block(n)
+    assert topi.x86.fallback_pack_block(2 * lanes * 3) == 2 * lanes
+    assert topi.x86.fallback_pack_block(lanes * 3) == lanes
 
 
 @pytest.mark.parametrize("m,n,k,bn", [(1, 48, 29, 16), (13, 40, 33, 8), (9, 21, 64, 7)])

@@ -118,6 +118,15 @@ def config_of(out: Tensor):
 
 
 # ------------------------------------------------------------------------------------- pack
+def fallback_pack_block(n: int, dtype: str = "float32") -> int:
+    """The column block ``bn`` of the weight's ``NK{bn}n`` layout in :func:`dense_pack`'s
+    fallback config (and so the block to pre-pack a constant weight with): two vectors where
+    ``n`` allows, so that each broadcast row element feeds two FMAs (loads, not FMAs, bound a
+    one-vector block), else the largest factor of ``n`` up to one vector."""
+    lanes = vector_lanes(dtype)
+    return 2 * lanes if n % (2 * lanes) == 0 else largest_factor(n, lanes)
+
+
 def dense_pack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
                out_dtype: Optional[str] = None) -> Tensor:
     """``topi.nn.dense_pack`` with the ``dense_pack.x86`` knobs on its config. ``weight`` is
@@ -137,12 +146,9 @@ def dense_pack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
                      filter=(lambda e: e.size[-1] == w_bn) if prepacked else None)
     cfg.define_split("tile_k", k, num_outputs=2)
     if cfg.is_fallback:
-        lanes = vector_lanes(data.dtype)
         cfg.fallback_split("tile_y", [-1, 1, 8 if largest_factor(m, 8) > 1 else 1])
-        # two vectors of columns: a row of data broadcast once feeds two FMAs (the loads,
-        # not the FMAs, bound a one-vector block)
-        wide = 2 * lanes if n % (2 * lanes) == 0 else lanes
-        cfg.fallback_split("tile_x", [-1, 1, w_bn if prepacked else wide])
+        cfg.fallback_split("tile_x", [-1, 1, w_bn if prepacked else
+                                      fallback_pack_block(n, data.dtype)])
         cfg.fallback_split("tile_k", [-1, 4])
     bn = cfg["tile_x"].size[-1]
     if prepacked:
