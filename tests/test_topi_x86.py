@@ -202,6 +202,9 @@ DW_CASES = [  # c, mult, h, w, k, stride, pad, dilation, ic_bn, oc_bn, epilogue
     (8, 1, 9, 11, 3, 1, 1, 1, 4, 4, True),
     (6, 2, 10, 7, 3, 2, (0, 1), 1, 3, 4, False),
     (4, 1, 9, 9, 3, 1, 2, 2, 4, 2, False),
+    # the padding read through (inlined): border tiles on every side, odd widths
+    (16, 1, 13, 17, 3, 1, 1, 1, 16, 16, True),
+    (8, 1, 15, 13, 3, 2, 1, 1, 8, 8, False),
 ]
 
 
