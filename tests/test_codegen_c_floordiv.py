@@ -44,3 +44,32 @@ def test_floordiv_truncates_only_when_provably_nonnegative():
         assert re.search(rf"\bi_?\d* / {divisor}\b", src)
         assert re.search(rf"\bi_?\d* % {divisor}\b", src)
         assert "tvml_floordiv_int32(" in src and "tvml_floormod_int32(" in src
+
+
+def test_one_loop_variable_on_two_loops_keeps_each_loops_range():
+    # loop partition leaves one Var on several loops; the same expression object under a
+    # loop of [1, 8) (non-negative: plain C) and under one of [0, 1) (negative: floor helper)
+    from tvmlite import tir
+    from tvmlite.codegen.build_c import build
+    from tvmlite.ir import IRModule
+
+    n = 8
+    A = tir.decl_buffer((n,), "int32", "A")
+    B = tir.decl_buffer((n,), "int32", "B")
+    j = tir.Var("j", "int32")
+    store = tir.BufferStore(B, tir.floordiv(j - 1, 4) * 10 + tir.floormod(j - 1, 4) + A[j],
+                            (j,))
+    body = tir.SeqStmt([
+        tir.For(j, tir.const(1), tir.const(n - 1), tir.ForKind.SERIAL, store),
+        tir.For(j, tir.const(0), tir.const(1), tir.ForKind.SERIAL, store),
+    ])
+    params = [tir.Var("A", "handle"), tir.Var("B", "handle")]
+    f = tir.PrimFunc(tuple(params), body, buffer_map=dict(zip(params, [A, B])),
+                     attrs={"global_symbol": "two_loops", "tir.noalias": True})
+    mod = build(IRModule({"two_loops": f}), "llvm")
+    a = np.arange(n, dtype="int32") * 3 - 5
+    b = tvm.nd.array(np.zeros(n, "int32"))
+    mod(tvm.nd.array(a), b)
+    i = np.arange(n)
+    np.testing.assert_array_equal(b.numpy(), ((i - 1) // 4 * 10 + (i - 1) % 4 + a)
+                                  .astype("int32"))
