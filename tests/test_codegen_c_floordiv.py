@@ -7,7 +7,9 @@ import re
 import numpy as np
 
 import tvmlite as tvm
-from tvmlite import te
+from tvmlite import te, tir
+from tvmlite.codegen.build_c import build
+from tvmlite.ir import IRModule
 
 
 def _build(n, shift, divisor, parallel):
@@ -49,10 +51,6 @@ def test_floordiv_truncates_only_when_provably_nonnegative():
 def test_one_loop_variable_on_two_loops_keeps_each_loops_range():
     # loop partition leaves one Var on several loops; the same expression object under a
     # loop of [1, 8) (non-negative: plain C) and under one of [0, 1) (negative: floor helper)
-    from tvmlite import tir
-    from tvmlite.codegen.build_c import build
-    from tvmlite.ir import IRModule
-
     n = 8
     A = tir.decl_buffer((n,), "int32", "A")
     B = tir.decl_buffer((n,), "int32", "B")
