@@ -9,6 +9,7 @@ import pytest
 import tvmlite as tvm
 from tvmlite import autotvm, te, topi
 from tvmlite.topi import testing as ref
+from tvmlite.topi.x86.utils import vector_lanes
 
 RNG = np.random.default_rng(86)
 
@@ -73,7 +74,8 @@ def _dense_case(compute, schedule, m, n, k, epilogue):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("m,n,k", [(1, 37, 29), (7, 48, 33), (13, 40, 64)])
+# (12, 96, 35): the GEMM fallbacks (nopack 4 x 6 output tiles, pack two vectors of columns)
+@pytest.mark.parametrize("m,n,k", [(1, 37, 29), (7, 48, 33), (13, 40, 64), (12, 96, 35)])
 @pytest.mark.parametrize("epilogue", [False, True])
 def test_dense_nopack_and_pack_fallback(m, n, k, epilogue):
     _dense_case(topi.x86.dense_nopack, topi.x86.schedule_dense_nopack, m, n, k, epilogue)
@@ -200,6 +202,9 @@ DW_CASES = [  # c, mult, h, w, k, stride, pad, dilation, ic_bn, oc_bn, epilogue
     (8, 1, 9, 11, 3, 1, 1, 1, 4, 4, True),
     (6, 2, 10, 7, 3, 2, (0, 1), 1, 3, 4, False),
     (4, 1, 9, 9, 3, 1, 2, 2, 4, 2, False),
+    # the padding read through (inlined): border tiles on every side, odd widths
+    (16, 1, 13, 17, 3, 1, 1, 1, 16, 16, True),
+    (8, 1, 15, 13, 3, 2, 1, 1, 8, 8, False),
 ]
 
 
@@ -402,6 +407,18 @@ def test_schedule_batch_norm(shape, axis, relu):
     if relu:
         want = np.maximum(want, 0)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_fallback_pack_block_is_the_fallback_configs_block():
+    lanes = vector_lanes()
+    for n in (2 * lanes * 3, lanes * 3, 7):
+        A, W = te.placeholder((5, 9), name="A"), te.placeholder((n, 9), name="W")
+        out = topi.x86.dense_pack(A, W)
+        packed = out.op.input_tensors[1]
+        assert packed.op.name == "packed_weight"
+        assert int(packed.shape[2]) == topi.x86.fallback_pack_block(n)
+    assert topi.x86.fallback_pack_block(2 * lanes * 3) == 2 * lanes
+    assert topi.x86.fallback_pack_block(lanes * 3) == lanes
 
 
 @pytest.mark.parametrize("m,n,k,bn", [(1, 48, 29, 16), (13, 40, 33, 8), (9, 21, 64, 7)])

@@ -5,6 +5,7 @@ from .dense import (
     config_of,
     dense_nopack,
     dense_pack,
+    fallback_pack_block,
     schedule_dense_nopack,
     schedule_dense_pack,
 )
@@ -26,6 +27,7 @@ from .nn import (
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_concatenate",
            "schedule_elemwise", "schedule_broadcast", "dense_nopack", "dense_pack",
+           "fallback_pack_block",
            "schedule_dense_nopack", "schedule_dense_pack", "config_of", "conv2d_NCHWc",
            "conv2d_nchw", "schedule_conv2d_nchw",
            "schedule_conv2d_NCHWc", "depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_NCHWc",
