@@ -167,12 +167,13 @@ def _cache_read_top(state: ScheduleState, block_rv: BlockRV, read_buffer_index: 
     scope_node, spath = _scope(state, path)
     sibs = child_blocks(scope_node)
     if consumer_blocks is not None:
-        names = {b.name for b in consumer_blocks}
+        names = {b.name if isinstance(b, BlockRV) else b for b in consumer_blocks}
         consumers = [r for r in sibs if r.block.name_hint in names]
         if len(consumers) != len(names):
             raise fail(prim, what, "a consumer block given is not in the block's scope")
-    else:
-        consumers = [r for r in sibs if any(b is buf for b in buffers_read(r.block))]
+    else:  # the buffer's writers keep it
+        consumers = [r for r in sibs if any(b is buf for b in buffers_read(r.block))
+                     and not any(b is buf for b in buffers_written(r.block))]
     for r in consumers:
         if any(b is buf for b in buffers_written(r.block)):
             raise fail(prim, what, f'block "{r.block.name_hint}" both reads and writes '

@@ -1,0 +1,191 @@
+"""tir.Schedule cache_read / cache_write: classic TVM's placement of the copy (under the
+lowest loop the writer shares with the first consumer), buffer names as indices, opaque
+data-pointer uses, and the fall-back placement where classic's would change results."""
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite.ir import assert_structural_equal
+from tvmlite.script import tir as T
+from tvmlite.tir import ScheduleError
+
+
+def _run(func, *shapes, seed=0):
+    """Outputs of ``func`` on random inputs: every parameter gets a random array."""
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(s).astype("float32") for s in shapes]
+    nds = [tvm.nd.array(a) for a in arrays]
+    tvm.build(func, target="llvm")(*nds)
+    return [x.numpy() for x in nds]
+
+
+@T.prim_func
+def tiled_two_consumers(X: T.Buffer[(35,), "float32"], Y: T.Buffer[(35,), "float32"],
+                        Z: T.Buffer[(35,), "float32"]):
+    A = T.alloc_buffer((35,))
+    for i in range(5):
+        for j in range(7):
+            with T.block("A"):
+                vi = T.axis.spatial(35, i * 7 + j)
+                A[vi] = X[vi] * T.float32(3)
+        for j in range(7):
+            with T.block("B"):
+                vi = T.axis.spatial(35, i * 7 + j)
+                Y[vi] = A[vi] + T.float32(1)
+    for i in range(35):
+        with T.block("C"):
+            vi = T.axis.spatial(35, i)
+            Z[vi] = A[vi] * A[vi]
+
+
+def _expect_two_consumers(out):
+    x, y, z = out
+    np.testing.assert_allclose(y, x * 3 + 1, rtol=1e-6)
+    np.testing.assert_allclose(z, (x * 3) ** 2, rtol=1e-5)
+
+
+def _copy_loop(sch, name):
+    """The loop variables above block ``name``, outermost first."""
+    return [sch.get(lp).loop_var.name for lp in sch.get_loops(sch.get_block(name))]
+
+
+def test_cache_read_copies_each_tile_under_the_shared_loop():
+    ref = _run(tiled_two_consumers, 35, 35, 35, seed=1)
+    _expect_two_consumers(ref)
+    sch = tvm.tir.Schedule(tiled_two_consumers)
+    blk = sch.cache_read(sch.get_block("B"), 0, "global")
+    # under loop i, just before B, copying the 7 elements one i-iteration writes
+    assert _copy_loop(sch, sch.get(blk).name_hint) == ["i", "ax0"]
+    assert sch.get(sch.get_loops(blk)[-1]).extent.value == 7
+    out = _run(sch.mod["main"], 35, 35, 35, seed=1)
+    for a, b in zip(ref, out):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_cache_read_only_named_consumer_copies_after_the_loop():
+    sch = tvm.tir.Schedule(tiled_two_consumers)
+    blk = sch.cache_read(sch.get_block("B"), 0, "global", consumer_blocks=[sch.get_block("C")])
+    assert _copy_loop(sch, sch.get(blk).name_hint) == ["ax0"]
+    assert [r.buffer.name for r in sch.get(sch.get_block("B")).reads] == ["A"]
+    assert [r.buffer.name for r in sch.get(sch.get_block("C")).reads] == ["A_global"]
+    _expect_two_consumers(_run(sch.mod["main"], 35, 35, 35, seed=2))
+
+
+def test_cache_write_copies_each_tile_before_the_first_reader():
+    sch = tvm.tir.Schedule(tiled_two_consumers)
+    blk = sch.cache_write(sch.get_block("A"), 0, "local")
+    assert _copy_loop(sch, sch.get(blk).name_hint) == ["i", "ax0"]
+    _expect_two_consumers(_run(sch.mod["main"], 35, 35, 35, seed=3))
+    sch = tvm.tir.Schedule(tiled_two_consumers)
+    blk = sch.cache_write(sch.get_block("A"), 0, "local", consumer_blocks=[sch.get_block("B")])
+    # B reads the cache inside the loop; the copy-out waits for C, after the loop
+    assert _copy_loop(sch, sch.get(blk).name_hint) == ["ax0"]
+    assert [r.buffer.name for r in sch.get(sch.get_block("B")).reads] == ["A_local"]
+    _expect_two_consumers(_run(sch.mod["main"], 35, 35, 35, seed=4))
+
+
+def test_cache_read_and_write_take_buffer_names():
+    by_index = tvm.tir.Schedule(tiled_two_consumers)
+    by_index.cache_read(by_index.get_block("C"), 0, "global")
+    by_index.cache_write(by_index.get_block("B"), 0, "local")
+    by_name = tvm.tir.Schedule(tiled_two_consumers)
+    by_name.cache_read("C", "A", "global")
+    by_name.cache_write("B", by_name.get(by_name.get_block("B")).writes[0].buffer, "local")
+    assert_structural_equal(by_index.mod["main"], by_name.mod["main"])
+    with pytest.raises(ScheduleError, match="reads no buffer 'nope'"):
+        by_name.cache_read("C", "nope", "global")
+    _expect_two_consumers(_run(by_name.mod["main"], 35, 35, 35, seed=5))
+
+
+@T.prim_func
+def partial_overwrite(X: T.Buffer[(40,), "float32"], Y: T.Buffer[(40,), "float32"]):
+    for i in range(24):
+        with T.block("W"):
+            vi = T.axis.spatial(40, i)
+            X[vi] = X[vi + 16] + T.float32(1)
+    for i in range(40):
+        with T.block("R"):
+            vi = T.axis.spatial(40, i)
+            Y[vi] = X[vi] * T.float32(2)
+
+
+def test_cache_read_covers_what_the_writer_does_not_write():
+    # classic copies only the 24 elements W writes; R also reads X[24:40]
+    x = np.random.default_rng(6).standard_normal(40).astype("float32")
+    want = x.copy()
+    want[:24] = x[16:40] + 1
+    sch = tvm.tir.Schedule(partial_overwrite)
+    blk = sch.cache_read(sch.get_block("R"), 0, "global")
+    assert sch.get(sch.get_loops(blk)[0]).extent.value == 40
+    xs, ys = tvm.nd.array(x), tvm.nd.array(np.zeros(40, "float32"))
+    tvm.build(sch.mod["main"], target="llvm")(xs, ys)
+    np.testing.assert_allclose(ys.numpy(), want * 2, rtol=1e-6)
+
+
+@T.prim_func
+def in_place(D: T.Buffer[(19,), "int32"]):
+    tmp = T.alloc_buffer((19,), "int32")
+    for i in range(19):
+        with T.block("copy_in"):
+            vi = T.axis.spatial(19, i)
+            tmp[vi] = D[vi]
+    for i in range(19):
+        with T.block("work"):
+            vi = T.axis.spatial(19, i)
+            tmp[vi] = tmp[vi] * 3 + 1
+    for i in range(19):
+        with T.block("copy_out"):
+            vi = T.axis.spatial(19, i)
+            D[vi] = tmp[vi]
+
+
+def test_cache_read_of_a_buffer_written_later_copies_first():
+    sch = tvm.tir.Schedule(in_place)
+    blk = sch.cache_read(sch.get_block("copy_in"), 0, "local",
+                         [sch.get_block("copy_in")])
+    body = sch.mod["main"].body.block.body
+    assert body.seq[0].body.block.name_hint == sch.get(blk).name_hint
+    d = np.arange(19, dtype="int32") - 7
+    dn = tvm.nd.array(d)
+    tvm.build(sch.mod["main"], target="llvm")(dn)
+    np.testing.assert_array_equal(dn.numpy(), d * 3 + 1)
+
+
+@T.prim_func
+def two_writers(X: T.Buffer[(9,), "float32"], Y: T.Buffer[(9,), "float32"]):
+    A = T.alloc_buffer((9,))
+    for i in range(9):
+        with T.block("A0"):
+            vi = T.axis.spatial(9, i)
+            A[vi] = X[vi]
+    for i in range(9):
+        with T.block("A1"):
+            vi = T.axis.spatial(9, i)
+            A[vi] = A[vi] + T.float32(1)
+    for i in range(9):
+        with T.block("B"):
+            vi = T.axis.spatial(9, i)
+            Y[vi] = A[vi]
+
+
+def test_cache_read_refuses_a_buffer_with_two_writers():
+    sch = tvm.tir.Schedule(two_writers)
+    with pytest.raises(ScheduleError, match=r"cache_read: block \"B\": \"A\" has 2 writers"):
+        sch.cache_read(sch.get_block("B"), 0, "global")
+
+
+@T.prim_func
+def opaque_reader(A: T.Buffer[(16,), "float32"], B: T.Buffer[(16,), "float32"]):
+    for i in range(4):
+        with T.block("opaque"):
+            vi = T.axis.spatial(4, i)
+            T.reads(A[vi * 4:vi * 4 + 4])
+            T.writes(B[vi * 4:vi * 4 + 4])
+            T.evaluate(T.call_extern("consume", A.data, B.data, vi, dtype="int32"))
+
+
+def test_cache_read_rewrites_the_data_pointer_of_opaque_accesses():
+    sch = tvm.tir.Schedule(opaque_reader)
+    sch.cache_read(sch.get_block("opaque"), 0, "global")
+    call = sch.get(sch.get_block("opaque")).body.value
+    assert [a.name for a in call.args[1:3]] == ["A_global", "B"]
