@@ -20,8 +20,8 @@ def _run(func, *shapes, seed=0):
 
 
 @T.prim_func
-def tiled_two_consumers(X: T.Buffer[(35,), "float32"], Y: T.Buffer[(35,), "float32"],
-                        Z: T.Buffer[(35,), "float32"]):
+def tiled_two_consumers(X: T.Buffer((35,), "float32"), Y: T.Buffer((35,), "float32"),
+                        Z: T.Buffer((35,), "float32")):
     A = T.alloc_buffer((35,))
     for i in range(5):
         for j in range(7):
@@ -98,7 +98,7 @@ def test_cache_read_and_write_take_buffer_names():
 
 
 @T.prim_func
-def partial_overwrite(X: T.Buffer[(40,), "float32"], Y: T.Buffer[(40,), "float32"]):
+def partial_overwrite(X: T.Buffer((40,), "float32"), Y: T.Buffer((40,), "float32")):
     for i in range(24):
         with T.block("W"):
             vi = T.axis.spatial(40, i)
@@ -123,7 +123,7 @@ def test_cache_read_covers_what_the_writer_does_not_write():
 
 
 @T.prim_func
-def in_place(D: T.Buffer[(19,), "int32"]):
+def in_place(D: T.Buffer((19,), "int32")):
     tmp = T.alloc_buffer((19,), "int32")
     for i in range(19):
         with T.block("copy_in"):
@@ -152,7 +152,7 @@ def test_cache_read_of_a_buffer_written_later_copies_first():
 
 
 @T.prim_func
-def two_writers(X: T.Buffer[(9,), "float32"], Y: T.Buffer[(9,), "float32"]):
+def two_writers(X: T.Buffer((9,), "float32"), Y: T.Buffer((9,), "float32")):
     A = T.alloc_buffer((9,))
     for i in range(9):
         with T.block("A0"):
@@ -175,7 +175,7 @@ def test_cache_read_refuses_a_buffer_with_two_writers():
 
 
 @T.prim_func
-def opaque_reader(A: T.Buffer[(16,), "float32"], B: T.Buffer[(16,), "float32"]):
+def opaque_reader(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
     for i in range(4):
         with T.block("opaque"):
             vi = T.axis.spatial(4, i)
