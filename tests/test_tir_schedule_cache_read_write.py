@@ -189,3 +189,51 @@ def test_cache_read_rewrites_the_data_pointer_of_opaque_accesses():
     sch.cache_read(sch.get_block("opaque"), 0, "global")
     call = sch.get(sch.get_block("opaque")).body.value
     assert [a.name for a in call.args[1:3]] == ["A_global", "B"]
+
+
+@T.prim_func
+def nested_scope(X: T.Buffer((35,), "float32"), Y: T.Buffer((35,), "float32"),
+                 Z: T.Buffer((35,), "float32")):
+    A = T.alloc_buffer((35,))
+    for i0 in range(5):
+        with T.block("scope"):
+            i = T.axis.spatial(5, i0)
+            for x in range(7):
+                with T.block("A"):
+                    vi = T.axis.spatial(35, i * 7 + x)
+                    A[vi] = X[vi] * T.float32(3)
+            for x in range(7):
+                with T.block("B"):
+                    vi = T.axis.spatial(35, i * 7 + x)
+                    Y[vi] = A[vi] + T.float32(1)
+    for i in range(35):
+        with T.block("C"):
+            vi = T.axis.spatial(35, i)
+            Z[vi] = A[vi] * A[vi]
+
+
+@T.prim_func
+def nested_scope_reads_first(X: T.Buffer((35,), "float32"), Y: T.Buffer((35,), "float32")):
+    A = T.alloc_buffer((35,))
+    for i0 in range(5):
+        with T.block("scope"):
+            i = T.axis.spatial(5, i0)
+            for x in range(7):
+                with T.block("B"):
+                    vi = T.axis.spatial(35, i * 7 + x)
+                    Y[vi] = A[vi] + T.float32(1)
+            for x in range(7):
+                with T.block("A"):
+                    vi = T.axis.spatial(35, i * 7 + x)
+                    A[vi] = X[vi] * T.float32(3)
+
+
+def test_cache_write_of_a_scope_block_that_reads_only_its_own_writes():
+    sch = tvm.tir.Schedule(nested_scope)
+    sch.cache_write(sch.get_block("scope"), "A", "global")
+    assert [r.buffer.name for r in sch.get(sch.get_block("B")).reads] == ["A_global"]
+    _expect_two_consumers(_run(sch.mod["main"], 35, 35, 35, seed=7))
+    # here the scope reads A before writing it: its values come from before the block
+    sch = tvm.tir.Schedule(nested_scope_reads_first)
+    with pytest.raises(ScheduleError, match="without an init"):
+        sch.cache_write(sch.get_block("scope"), "A", "global")

@@ -684,11 +684,12 @@ def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int
     check_scope(prim, what, storage_scope)
     index = _access_index(prim, what, block.writes, write_buffer_index, "write")
     buf = block.writes[index].buffer
-    if block.init is None and any(b is buf for b in buffers_read(block)):
-        return _cache_write_top(state, block_rv, index, storage_scope, consumer_blocks)
     ensure_root_block(state)
     path, scope_node, outer, sibs, writers = _scope_and_writers(state, block_rv, prim, buf)
     realize = path[-1]
+    if block.init is None and any(b is buf for b in buffers_read(block)) and \
+            not _reads_own_writes(realize, buf, {**outer, **loop_domains(path)}):
+        return _cache_write_top(state, block_rv, index, storage_scope, consumer_blocks)
     for r in writers:
         if r is not realize:
             raise fail(prim, what, f'block "{r.block.name_hint}" also writes "{buf.name}"; '
@@ -736,6 +737,28 @@ def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int
             replace(state, find_path(state.body, lambda x: x is scope_node), new_scope)
             return BlockRV(name, block_rv.func_name)
     return _cache_write_top(state, block_rv, index, storage_scope, consumer_blocks)
+
+
+def _reads_own_writes(realize: BlockRealize, buf: Buffer, outer: Dict[Var, Range]) -> bool:
+    """Whether every read of ``buf`` inside ``realize`` (a block without init) is of an
+    element an inner block wrote earlier in the same instance, so that the block never needs
+    the values ``buf`` held before it (classic caches such a block's writes)."""
+    inner = child_blocks(realize)
+    dom = {**outer, **{iv.var: iv.dom for iv in realize.block.iter_vars}}
+
+    def n_reads(r):
+        return sum(1 for a in realize_accesses(r) if a.buffer is buf and not a.is_write)
+
+    if not inner or n_reads(realize) != sum(n_reads(r) for r in inner):
+        return False  # the block itself reads buf outside its inner blocks
+    for r in inner:
+        if not any(b is buf for b in buffers_read(r.block)) or r.block.init is not None:
+            continue
+        writers = [w for w in inner if w is not r
+                   and any(b is buf for b in buffers_written(w.block))]
+        if not any(_precedes_covering(realize, dom, w, buf, r, buf) for w in writers):
+            return False
+    return True
 
 
 def _seq_of(scope: BlockRealize):
