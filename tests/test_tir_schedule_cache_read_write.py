@@ -237,3 +237,35 @@ def test_cache_write_of_a_scope_block_that_reads_only_its_own_writes():
     sch = tvm.tir.Schedule(nested_scope_reads_first)
     with pytest.raises(ScheduleError, match="without an init"):
         sch.cache_write(sch.get_block("scope"), "A", "global")
+
+
+@T.prim_func
+def row_update(D: T.Buffer((6, 11), "float32"), E: T.Buffer((6, 11), "float32")):
+    for i in range(6):
+        with T.block("row"):
+            vi = T.axis.spatial(6, i)
+            for j in range(11):
+                D[vi, j] = D[vi, j] * T.float32(2) + E[vi, j]
+    for i, j in T.grid(6, 11):
+        with T.block("E"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            E[vi, vj] = D[vi, vj]
+
+
+def test_cache_inplace_copies_in_and_out_around_the_block():
+    d = np.random.default_rng(8).standard_normal((6, 11)).astype("float32")
+    e = np.random.default_rng(9).standard_normal((6, 11)).astype("float32")
+    mask = tvm.tir.schedule.ScheduleDebugMask.VERIFY_SREF_TREE
+    sch = tvm.tir.Schedule(row_update, debug_mask=mask)
+    copy_in, copy_out = sch.cache_inplace(sch.get_block("row"), "D", "local")
+    # both under loop i, each copying the row the block touches
+    for blk in (copy_in, copy_out):
+        assert _copy_loop(sch, sch.get(blk).name_hint) == ["i", "ax0", "ax1"]
+        assert [sch.get(lp).extent.value for lp in sch.get_loops(blk)[1:]] == [1, 11]
+    assert [r.buffer.name for r in sch.get(sch.get_block("row")).writes] == ["D_local"]
+    dn, en = tvm.nd.array(d), tvm.nd.array(e)
+    tvm.build(sch.mod["main"], target="llvm")(dn, en)
+    np.testing.assert_allclose(dn.numpy(), d * 2 + e, rtol=1e-6)
+    np.testing.assert_allclose(en.numpy(), d * 2 + e, rtol=1e-6)
+    with pytest.raises(ScheduleError, match="does not write it"):
+        sch.cache_inplace(sch.get_block("E"), 0, "local")

@@ -503,6 +503,13 @@ def _not_between(root: Stmt, outer, w: BlockRealize, buf: Buffer, c: BlockRealiz
     iw, ic, ir = _item_index(seq, pw[k]), _item_index(seq, pc[k]), _item_index(seq, pr[k])
     if iw < ic or iw > ir:
         return True
+    if iw == ir:
+        # w after r inside r's statement, in the one iteration of the loops between
+        pw2, pr2, k2 = _lca(root, w, r)
+        seq2 = pw2[k2 - 1]
+        return isinstance(seq2, SeqStmt) and \
+            _item_index(seq2, pr2[k2]) < _item_index(seq2, pw2[k2]) and \
+            all(is_one(x.extent) for x in pw2[k:k2] if isinstance(x, For))
     # w under the copy's statement: every write must be copied after it
     return iw == ic and _covers_writes(root, outer, w, c, buf)
 
@@ -764,3 +771,84 @@ def _reads_own_writes(realize: BlockRealize, buf: Buffer, outer: Dict[Var, Range
 def _seq_of(scope: BlockRealize):
     body = scope.block.body
     return body.seq if isinstance(body, SeqStmt) else (body,)
+
+
+def cache_inplace(state: ScheduleState, block_rv: BlockRV, read_buffer_index: int,
+                  storage_scope: str) -> Tuple[BlockRV, BlockRV]:
+    """Make ``block``, which reads and writes a buffer, work on a ``storage_scope`` copy:
+    a block copying the elements it touches in goes right before it, one copying what it
+    writes back right after it. Returns (copy-in block, copy-out block).
+
+    Before::
+
+        for i in range(1):
+            with T.block("ext_call"):
+                T.reads(D[0:64])
+                T.writes(D[0:64])
+                T.evaluate(T.call_extern("call_impl", D.data, dtype=""))
+
+    After ``cache_inplace(ext_call, 0, "local")``::
+
+        D_local = T.alloc_buffer((64,), scope="local")
+        for i in range(1):
+            for ax0 in range(64):
+                with T.block("D_local"):
+                    v0 = T.axis.spatial(64, ax0)
+                    D_local[v0] = D[v0]
+            with T.block("ext_call"):
+                T.reads(D_local[0:64])
+                T.writes(D_local[0:64])
+                T.evaluate(T.call_extern("call_impl", D_local.data, dtype=""))
+            for ax0 in range(64):
+                with T.block("D_local_1"):
+                    v0 = T.axis.spatial(64, ax0)
+                    D[v0] = D_local[v0]
+    """
+    prim = "cache_inplace"
+    block = state.block_path(block_rv, prim)[-1].block
+    what = f'block "{block.name_hint}"'
+    check_scope(prim, what, storage_scope)
+    index = _access_index(prim, what, block.reads, read_buffer_index, "read")
+    buf = block.reads[index].buffer
+    if not any(w.buffer is buf for w in block.writes):
+        raise fail(prim, what, f'the block reads "{buf.name}" but does not write it; '
+                   "cache_inplace needs a buffer read and written in place")
+    ensure_root_block(state)
+    path, scope_node, outer, _, _ = _scope_and_writers(state, block_rv, prim, buf)
+    realize = path[-1]
+    dom = {**outer, **loop_domains(path)}
+    accesses = realize_accesses(realize)
+    # the copy-in takes every element the block touches, so that what it leaves unwritten
+    # goes back unchanged
+    touched = access_region(accesses, buf, {}, dom)
+    written = access_region(accesses, buf, {}, dom, writes=True)
+    if touched is None or written is None:
+        raise fail(prim, what, f'the accesses to "{buf.name}" cannot be bounded')
+    new = cache_buffer(buf, storage_scope)
+    in_name = state.fresh_block_name(new.name)
+    copy_in = _copy_nest(buf, new, touched, in_name, dom)
+    names = state.block_names() | {in_name}
+    out_name, k = new.name, 1
+    while out_name in names:
+        out_name, k = f"{new.name}_{k}", k + 1
+    copy_out = _copy_nest(new, buf, written, out_name, dom)
+    rewritten = substitute(ReplaceBuffer({buf: new})(realize), {buf.data: new.data})
+    # around the block, in the statement list holding it (made when there is none)
+    parent = path[-2]
+    if isinstance(parent, SeqStmt):
+        items = []
+        for s in parent.seq:
+            items += [copy_in, rewritten, copy_out] if s is realize else [s]
+        replace(state, path[:-1], SeqStmt.flatten(*items))
+    else:
+        replace(state, path, SeqStmt.flatten(copy_in, rewritten, copy_out))
+    add_alloc_in(state, scope_node, new)
+    return BlockRV(in_name, block_rv.func_name), BlockRV(out_name, block_rv.func_name)
+
+
+def add_alloc_in(state: ScheduleState, scope_node: BlockRealize, buf: Buffer) -> None:
+    """Allocate ``buf`` in the scope block ``scope_node`` (found again by its block name)."""
+    name = scope_node.block.name_hint
+    p = find_path(state.body, lambda x: isinstance(x, BlockRealize)
+                  and x.block.name_hint == name)
+    replace(state, p, with_block(p[-1], alloc_buffers=p[-1].block.alloc_buffers + (buf,)))

@@ -1065,6 +1065,34 @@ class Schedule:
         return out
 
     @_all_or_nothing
+    @_with_example(_cache.cache_inplace)
+    def cache_inplace(self, block: BlockRV, read_buffer_index: int,
+                      storage_scope: str) -> List[BlockRV]:
+        """Make a block that reads and writes a buffer in place work on a cache in
+        ``storage_scope``, copied in right before it and back right after it.
+
+        Parameters
+        ----------
+        block : BlockRV
+            The block; it both reads and writes the buffer.
+        read_buffer_index : int
+            Which of the block's reads (or the buffer, or its name).
+        storage_scope : str
+            ``"global"``, ``"shared"``, ``"local"``, ...
+
+        Returns
+        -------
+        list of BlockRV
+            The copy-in and the copy-out blocks.
+        """
+        self._func_of(block)
+        out = list(_cache.cache_inplace(self._state, block, read_buffer_index, storage_scope))
+        self._trace.record("cache_inplace", [block], out,
+                           {"read_buffer_index": read_buffer_index,
+                            "storage_scope": storage_scope})
+        return out
+
+    @_all_or_nothing
     @_with_example(_rwa.read_at)
     def read_at(self, loop: LoopRV, block: BlockRV, read_buffer_index: int,
                 storage_scope: str) -> BlockRV:
