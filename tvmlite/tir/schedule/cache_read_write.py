@@ -434,8 +434,16 @@ def _written_region(realize: BlockRealize, buf: Buffer, path_to_loc: Sequence[St
         except ValueError:
             out.append(Range(IntImm(n.dtype, 0), n))
             continue
-        lo = rr.min if can_prove(_op.ge(rr.min, 0), dom) else simplify(_op.max(rr.min, 0), dom)
-        hi = _op.add(rr.min, rr.extent)
+        out.append(rr)
+    return _clip(out, buf, dom)
+
+
+def _clip(region: Sequence[Range], buf: Buffer, dom: Dict[Var, Range]) -> List[Range]:
+    """``region`` cut to the buffer's bounds (a copy never reads outside them)."""
+    out = []
+    for r, n in zip(region, buf.shape):
+        lo = r.min if can_prove(_op.ge(r.min, 0), dom) else simplify(_op.max(r.min, 0), dom)
+        hi = _op.add(r.min, r.extent)
         if not can_prove(_op.le(hi, n), dom):
             hi = _op.min(hi, n)
         out.append(Range(lo, simplify(_op.sub(hi, lo), dom)))
@@ -612,7 +620,7 @@ def cache_read(state: ScheduleState, block_rv: BlockRV, read_buffer_index: int,
         name = state.fresh_block_name(new.name)
         if writer is None:
             decl = [r for r in scope_node.block.reads if r.buffer is buf]
-            region = list(decl[0].region) if decl else \
+            region = _clip(decl[0].region, buf, outer) if decl else \
                 [Range(IntImm(n.dtype, 0), n) for n in buf.shape]
             loc_outer = outer
         else:
