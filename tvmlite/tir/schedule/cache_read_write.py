@@ -322,17 +322,18 @@ def _cache_consumers(prim: str, what: str, sibs: Sequence[BlockRealize], realize
 # --------------------------------------------------------------------------- classic placement
 def _access_index(prim: str, what: str, regions, index, kind: str) -> int:
     """The position in ``regions`` (a block's reads or writes) of ``index``: an int, a buffer
-    name or a Buffer (classic accepts all three)."""
+    name or a Buffer (classic accepts all three). ``kind``: "read", "write" or "access"."""
+    verb = {"read": "reads", "write": "writes"}.get(kind, "accesses")
     if not isinstance(index, int):
         named = [k for k, r in enumerate(regions)
                  if r.buffer is index or (isinstance(index, str) and r.buffer.name == index)]
         if not named:
-            raise fail(prim, what, f"the block {kind}s no buffer "
+            raise fail(prim, what, f"the block {verb} no buffer "
                        f"{getattr(index, 'name', index)!r}")
         return named[0]
     if not 0 <= index < len(regions):
         raise fail(prim, what, f"{kind}_buffer_index {index!r} is out of range (the block "
-                   f"{kind}s {len(regions)} buffers)")
+                   f"{verb} {len(regions)} buffers)")
     return index
 
 
@@ -816,11 +817,18 @@ def cache_inplace(state: ScheduleState, block_rv: BlockRV, read_buffer_index: in
     block = state.block_path(block_rv, prim)[-1].block
     what = f'block "{block.name_hint}"'
     check_scope(prim, what, storage_scope)
-    index = _access_index(prim, what, block.reads, read_buffer_index, "read")
-    buf = block.reads[index].buffer
-    if not any(w.buffer is buf for w in block.writes):
+    if isinstance(read_buffer_index, int):
+        buf = block.reads[_access_index(prim, what, block.reads, read_buffer_index,
+                                        "read")].buffer
+    else:  # a reduction's update reads what it writes without listing it among its reads
+        regions = block.writes + block.reads
+        buf = regions[_access_index(prim, what, regions, read_buffer_index, "access")].buffer
+    if not any(b is buf for b in buffers_written(block)):
         raise fail(prim, what, f'the block reads "{buf.name}" but does not write it; '
                    "cache_inplace needs a buffer read and written in place")
+    if not any(b is buf for b in buffers_read(block)):
+        raise fail(prim, what, f'the block writes "{buf.name}" but does not read it; '
+                   "cache_write is the primitive for that")
     ensure_root_block(state)
     path, scope_node, outer, _, _ = _scope_and_writers(state, block_rv, prim, buf)
     realize = path[-1]
