@@ -312,6 +312,12 @@ def _case_cache_write(s):
         lambda: s.cache_write(b, 0, "local")
 
 
+def _case_cache_index(s):  # chain program
+    b = s.get_block("B")
+    return lambda: s.cache_index(b, "global", -1), ["cache_index", "non-negative"], \
+        lambda: s.cache_index(b, "global")
+
+
 def _case_cache_inplace(s):  # reduction program: C reads and writes C
     c = s.get_block("C")
     return lambda: s.cache_inplace(c, "B", "local"), ["cache_inplace", "does not write it"], \
@@ -473,6 +479,7 @@ CASES = {
     "cache_read": (_chain, _case_cache_read),
     "cache_write": (_chain, _case_cache_write),
     "cache_inplace": (_reduce, _case_cache_inplace),
+    "cache_index": (_chain, _case_cache_index),
     "storage_align": (_chain, _case_storage_align),
     "set_scope": (_chain, _case_set_scope),
     "unsafe_set_dtype": (_chain, _case_unsafe_set_dtype),
