@@ -422,11 +422,14 @@ def _written_region(realize: BlockRealize, buf: Buffer, path_to_loc: Sequence[St
                     outer: Dict[Var, Range]) -> List[Range]:
     """The region of ``buf`` ``realize`` declares to write, its loops below the insertion
     point relaxed (classic RelaxBufferRegion), clipped to the buffer."""
-    reg = next(r for r in realize.block.writes if r.buffer is buf)
-    bind = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
-    ranges = [Range(substitute(r.min, bind), r.extent) for r in reg.region]
     relax = loop_domains(path_to_loc)
     dom = {**outer, **relax}
+    decl = [r for r in realize.block.writes if r.buffer is buf]
+    if not decl:  # written without a declared region: its accesses say where
+        reg = access_region(realize_accesses(realize), buf, relax, outer, writes=True)
+        return _clip(reg or [Range(IntImm(n.dtype, 0), n) for n in buf.shape], buf, dom)
+    bind = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
+    ranges = [Range(substitute(r.min, bind), r.extent) for r in decl[0].region]
     out = []
     for r, n in zip(ranges, buf.shape):
         try:
@@ -462,7 +465,11 @@ def _lca(root: Stmt, a: Stmt, b: Stmt):
 
 
 def _item_index(seq: SeqStmt, node: Stmt) -> int:
-    return next(i for i, x in enumerate(seq.seq) if x is node)
+    return _item_index_of(seq.seq, node)
+
+
+def _item_index_of(items: Sequence[Stmt], node: Stmt) -> int:
+    return next(i for i, x in enumerate(items) if x is node)
 
 
 def _guarded(realize: BlockRealize) -> bool:
@@ -610,7 +617,7 @@ def cache_read(state: ScheduleState, block_rv: BlockRV, read_buffer_index: int,
     else:
         consumers = [r for r in sibs if r is not writer
                      and any(b is buf for b in buffers_read(r.block))]
-        after = sibs[sibs.index(writer) + 1:] if writer is not None else []
+        after = sibs[_item_index_of(sibs, writer) + 1:] if writer is not None else []
         related = [r for r in consumers if any(r is x for x in after)]
     if writer is None:
         loc = (scope_node, 0)
@@ -711,7 +718,7 @@ def cache_write(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int
             raise fail(prim, what, f'block "{r.block.name_hint}" also writes "{buf.name}"; '
                        "the block must be its only writer")
     chosen = _cache_consumers(prim, what, sibs, realize, buf, consumer_blocks)
-    after = sibs[sibs.index(realize) + 1:]
+    after = sibs[_item_index_of(sibs, realize) + 1:]
     readers = [r for r in sibs if r is not realize
                and any(b is buf for b in buffers_read(r.block))]
     related = [r for r in readers if any(r is x for x in after)
