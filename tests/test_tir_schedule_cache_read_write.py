@@ -269,3 +269,40 @@ def test_cache_inplace_copies_in_and_out_around_the_block():
     np.testing.assert_allclose(en.numpy(), d * 2 + e, rtol=1e-6)
     with pytest.raises(ScheduleError, match="does not write it"):
         sch.cache_inplace(sch.get_block("E"), 0, "local")
+
+
+@T.prim_func
+def carried(X: T.Buffer((17,), "float32"), Y: T.Buffer((17,), "float32"),
+            Z: T.Buffer((17,), "float32")):
+    A = T.alloc_buffer((17,))
+    for i in range(17):
+        with T.block("W"):
+            vi = T.axis.spatial(17, i)
+            A[vi] = X[vi] * T.float32(2)
+        with T.block("R"):
+            vi = T.axis.spatial(17, i)
+            Y[vi] = A[T.max(vi - 1, 0)] + A[vi]
+    for i in range(17):
+        with T.block("C"):
+            vi = T.axis.spatial(17, i)
+            Z[vi] = A[vi]
+
+
+@pytest.mark.parametrize("prim", ["cache_read", "cache_write"])
+def test_cache_of_a_value_carried_across_iterations_is_refused_or_right(prim):
+    x = np.random.default_rng(10).standard_normal(17).astype("float32")
+    a = x * 2
+    want_y = a[np.maximum(np.arange(17) - 1, 0)] + a
+    sch = tvm.tir.Schedule(carried)
+    try:
+        if prim == "cache_read":
+            sch.cache_read(sch.get_block("R"), "A", "local")
+        else:
+            sch.cache_write(sch.get_block("W"), 0, "local")
+    except ScheduleError as e:
+        assert prim in str(e)
+        return
+    ys, zs = tvm.nd.array(np.zeros(17, "float32")), tvm.nd.array(np.zeros(17, "float32"))
+    tvm.build(sch.mod["main"], target="llvm")(tvm.nd.array(x), ys, zs)
+    np.testing.assert_allclose(ys.numpy(), want_y, rtol=1e-6)
+    np.testing.assert_allclose(zs.numpy(), a, rtol=1e-6)
