@@ -312,6 +312,18 @@ def _case_cache_write(s):
         lambda: s.cache_write(b, 0, "local")
 
 
+def _case_cache_index(s):  # chain program
+    b = s.get_block("B")
+    return lambda: s.cache_index(b, "global", -1), ["cache_index", "non-negative"], \
+        lambda: s.cache_index(b, "global")
+
+
+def _case_cache_inplace(s):  # reduction program: C reads and writes C
+    c = s.get_block("C")
+    return lambda: s.cache_inplace(c, "B", "local"), ["cache_inplace", "does not write it"], \
+        lambda: s.cache_inplace(c, "C", "local")
+
+
 def _case_storage_align(s):
     b = s.get_block("B")
     return lambda: s.storage_align(b, 0, 5, 16, 0), ["storage_align", "axis 5"], \
@@ -466,6 +478,8 @@ CASES = {
     "reverse_compute_inline": (_reduce, _case_reverse_compute_inline),
     "cache_read": (_chain, _case_cache_read),
     "cache_write": (_chain, _case_cache_write),
+    "cache_inplace": (_reduce, _case_cache_inplace),
+    "cache_index": (_chain, _case_cache_index),
     "storage_align": (_chain, _case_storage_align),
     "set_scope": (_chain, _case_set_scope),
     "unsafe_set_dtype": (_chain, _case_unsafe_set_dtype),

@@ -234,18 +234,19 @@ def two_consumers_cached(A: T.Buffer[(5, 7), "float32"], C: T.Buffer[(5, 7), "fl
             T.reads(A[vi, vj])
             T.writes(B_local[vi, vj])
             B_local[vi, vj] = A[vi, vj] * T.float32(2)
-    for ax0, ax1 in T.grid(5, 7):
-        with T.block("B_local"):
-            v0, v1 = T.axis.remap("SS", [ax0, ax1])
-            T.reads(B_local[v0, v1])
-            T.writes(B[v0, v1])
-            B[v0, v1] = B_local[v0, v1]
+    # classic placement: the copy-out goes just before B's first reader of B (D)
     for i, j in T.grid(5, 7):
         with T.block("C"):
             vi, vj = T.axis.remap("SS", [i, j])
             T.reads(B_local[vi, vj])
             T.writes(C[vi, vj])
             C[vi, vj] = B_local[vi, vj] + T.float32(1)
+    for ax0, ax1 in T.grid(5, 7):
+        with T.block("B_local"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            T.reads(B_local[v0, v1])
+            T.writes(B[v0, v1])
+            B[v0, v1] = B_local[v0, v1]
     for i, j in T.grid(5, 7):
         with T.block("D"):
             vi, vj = T.axis.remap("SS", [i, j])

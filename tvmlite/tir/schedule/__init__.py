@@ -1,11 +1,11 @@
 """The TensorIR schedule engine (``tvm.tir.Schedule``): every primitive, implemented once."""
 from .error import ScheduleError
 from .schedule import Schedule
-from .state import BlockRV, LoopRV, ScheduleState, StmtSRef
+from .state import BlockRV, LoopRV, ScheduleDebugMask, ScheduleState, StmtSRef
 from .trace import ExprRV, Instruction, InstructionKind, Trace
 
 __all__ = ["Schedule", "ScheduleError", "ScheduleState", "StmtSRef", "BlockRV", "LoopRV",
-           "ExprRV", "Trace", "Instruction", "InstructionKind"]
+           "ExprRV", "Trace", "Instruction", "InstructionKind", "ScheduleDebugMask"]
 
 
 from ... import _classic  # noqa: E402

@@ -1,6 +1,8 @@
 """``decompose_reduction``: give a reduction block's init its own block before a loop."""
 from __future__ import annotations
 
+import dataclasses
+
 from ..analysis import block_regions
 from ..stmt import BlockRealize, SeqStmt
 from ..stmt_util import hoist_init
@@ -10,9 +12,12 @@ from .state import (
     LoopRV,
     ScheduleState,
     find_path,
+    is_true,
+    loop_domains,
     loops_above,
     rebuild,
     replace,
+    simplify,
     with_block,
 )
 
@@ -61,6 +66,7 @@ def decompose_reduction(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV
     if isinstance(res, str):
         raise fail(prim, what, res)
     _, nest, update = res
+    nest = _simplify_init_predicate(nest, loop_domains(path))
     # without its init the update reads back what it writes (tir.analysis's convention)
     update = with_block(update, reads=block_regions(update.block)[0])
     names = state.block_names()
@@ -85,6 +91,20 @@ def decompose_reduction(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV
     else:
         replace(state, lpath, SeqStmt.flatten(nest, loop))
     return BlockRV(init_name, block_rv.func_name)
+
+
+def _simplify_init_predicate(nest, dom):
+    """The init nest with its predicate simplified (a reduction-loop conjunct taken at the
+    loop's start, ``0 * 7 + 0 < 128``, folds to true and goes, as in classic TVM)."""
+    p = find_path(nest, lambda s: isinstance(s, BlockRealize))
+    realize = p[-1]
+    if is_true(realize.predicate):
+        return nest
+    dom = {**dom, **loop_domains(p)}
+    pred = simplify(realize.predicate, dom)
+    if pred is realize.predicate:
+        return nest
+    return rebuild(p, dataclasses.replace(realize, predicate=pred))
 
 
 def _rename(nest, name):

@@ -20,6 +20,7 @@ from ..stmt import Block, BlockRealize, For, ForKind
 from ..tensor_intrin import TensorIntrin
 from . import annotate as _annotate
 from . import blockize_tensorize as _bt
+from . import cache_index as _cidx
 from . import cache_read_write as _cache
 from . import compute_at as _ca
 from . import compute_inline as _ci
@@ -1062,6 +1063,62 @@ class Schedule:
         if consumer_blocks is not None:
             attrs["consumer_blocks"] = list(consumer_blocks)
         self._trace.record("cache_write", [block], out, attrs)
+        return out
+
+    @_all_or_nothing
+    @_with_example(_cidx.cache_index)
+    def cache_index(self, block: BlockRV, storage_scope: str,
+                    cse_thresh: int = 0) -> List[BlockRV]:
+        """Precompute the pure computations of the block iterators that ``block``'s stores
+        use into buffers filled before its loop nest.
+
+        Parameters
+        ----------
+        block : BlockRV
+            The block.
+        storage_scope : str
+            ``"global"``, ``"shared"``, ``"local"``, ...
+        cse_thresh : int
+            A computation seen fewer times than this is not cached as a whole; its
+            sub-computations are considered instead (0: every largest computation).
+
+        Returns
+        -------
+        list of BlockRV
+            The blocks filling the index buffers.
+        """
+        self._func_of(block)
+        out = _cidx.cache_index(self._state, block, storage_scope, cse_thresh)
+        self._trace.record("cache_index", [block], out,
+                           {"storage_scope": storage_scope, "cse_thresh": cse_thresh})
+        return out
+
+    @_all_or_nothing
+    @_with_example(_cache.cache_inplace)
+    def cache_inplace(self, block: BlockRV, read_buffer_index: int,
+                      storage_scope: str) -> List[BlockRV]:
+        """Make a block that reads and writes a buffer in place work on a cache in
+        ``storage_scope``, copied in right before it and back right after it.
+
+        Parameters
+        ----------
+        block : BlockRV
+            The block; it both reads and writes the buffer.
+        read_buffer_index : int
+            Which of the block's reads (or the buffer, or its name).
+        storage_scope : str
+            ``"global"``, ``"shared"``, ``"local"``, ...
+
+        Returns
+        -------
+        list of BlockRV
+            The copy-in and the copy-out blocks.
+        """
+        self._func_of(block)
+        out = list(_cache.cache_inplace(self._state, block, read_buffer_index, storage_scope))
+        self._trace.record("cache_inplace", [block], out,
+                           {"read_buffer_index": read_buffer_index,
+                            "storage_scope": storage_scope})
         return out
 
     @_all_or_nothing

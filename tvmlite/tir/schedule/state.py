@@ -13,6 +13,7 @@ A primitive rewrites a subtree and :func:`replace` rebuilds the path to the root
 from __future__ import annotations
 
 import dataclasses
+import enum
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ...arith import Analyzer
@@ -57,6 +58,13 @@ from .error import HandleError, ScheduleError
 
 
 # --------------------------------------------------------------------------- handles
+class ScheduleDebugMask(enum.IntEnum):
+    """The checks ``Schedule(debug_mask=...)`` may run after each primitive (classic bits)."""
+
+    VERIFY_SREF_TREE = 1
+    VERIFY_CACHED_FLAGS = 2
+
+
 class BlockRV:
     """A handle to a block, valid across rewrites while the block exists (``BlockRV()``: a
     placeholder, equal only to itself, for building a trace by hand)."""
