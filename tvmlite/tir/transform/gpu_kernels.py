@@ -36,12 +36,28 @@ from ...ir.structural import structural_equal
 from .. import op as _op
 from ..analysis.verify_gpu_code import KERNEL_ATTR, LOCAL_TAGS, THREAD_TAGS
 from ..buffer import Buffer
-from ..expr import Add, BufferLoad, Call, IntImm, Max, Min, Var
+from ..expr import Add, BufferLoad, Call, IntImm, Max, Min, StringImm, Var
 from ..functor import Mutator, Visitor, collect_vars, substitute
-from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
+from ..stmt import (
+    Allocate,
+    AttrStmt,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
+)
 
 BLOCK_TAGS = THREAD_TAGS[:3]
 BARRIER = "tir.tvm_storage_sync"
+
+
+def warp_sync() -> Evaluate:
+    """``__syncwarp()``: the threads of a warp wait for each other, and their memory accesses
+    before it are seen by the others after it (a barrier of scope ``"warp"``)."""
+    return Evaluate(Call("int32", BARRIER, (StringImm("warp"),)))
 
 
 @dataclass(eq=False)
@@ -354,6 +370,11 @@ class _Reduce:
             steps.append(IfThenElse(_op.lt(self.tv, nw), BufferStore(
                 loc, BufferLoad(red, (_op.add(_op.mul(self.group, nw), self.tv),)), zero)))
             steps += shuffles(32, nw)
+        else:
+            # the element thread 0 updates was set (e.g. zero-initialised) by every thread of
+            # its group; shuffles order no memory, so the warp syncs before the update (above
+            # 32 threads the barrier before the second round does it)
+            steps.append(warp_sync())
         steps.append(self.update(cur))
         return Allocate(var, self.dtype, (IntImm("int32", 1),), IntImm("bool", 1),
                         SeqStmt.flatten(*steps), None, "local")
@@ -545,4 +566,4 @@ def has_barrier(s) -> bool:
 
 
 __all__ = ["KernelInfo", "KERNEL_ATTR", "THREAD_TAGS", "BARRIER", "SHUFFLE_DOWN", "shuffle_down",
-           "lower_gpu_kernels", "has_barrier"]
+           "warp_sync", "lower_gpu_kernels", "has_barrier"]
