@@ -160,6 +160,32 @@ class _Accumulations(Visitor):
         self.generic(s)
 
 
+class ExpandBuffer(Mutator):
+    """Give the flat buffer ``data`` one copy of ``size`` elements per value of ``tid`` (a
+    thread, or a group of threads): element ``i`` of copy ``t`` is ``i + t * size``."""
+
+    def __init__(self, data, size, tid):
+        self.data, self.size, self.tid = data, size, tid
+
+    def _idx(self, idx):
+        off = _op.mul(self.tid, self.size)
+        return (_op.add(idx[0], off),) + tuple(idx[1:])
+
+    def visit_BufferLoad(self, e):
+        idx = self.visit(e.indices)
+        if e.buffer.data is self.data:
+            return BufferLoad(e.buffer, self._idx(idx))
+        return e if idx is e.indices else BufferLoad(e.buffer, idx)
+
+    def visit_BufferStore(self, s):
+        idx, value = self.visit(s.indices), self.visit(s.value)
+        if s.buffer.data is self.data:
+            return BufferStore(s.buffer, value, self._idx(idx))
+        if idx is s.indices and value is s.value:
+            return s
+        return BufferStore(s.buffer, value, idx)
+
+
 class _Normalize(Mutator):
     def __init__(self, info: KernelInfo):
         self.info = info
@@ -231,6 +257,8 @@ class _Normalize(Mutator):
 
     def visit_Allocate(self, a):
         body = self.visit(a.body)
+        if a.scope == "warp":
+            a, body = self._warp_to_shared(a, body)
         if a.scope == "shared":
             self.info.shared.append(a)
             return body
@@ -238,6 +266,25 @@ class _Normalize(Mutator):
             return a
         return Allocate(a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations,
                         a.scope)
+
+
+    def _warp_to_shared(self, a, body):
+        """A ``"warp"`` buffer is shared by the threadIdx.x lanes of one (threadIdx.y,
+        threadIdx.z) group: shared memory with one copy per group (barriers come from
+        gpu_barrier), so lanes see each other's stores."""
+        if len(a.extents) != 1 or not isinstance(a.extents[0], IntImm):
+            raise TVMError(f"{self.info.name}: warp buffer {a.buffer_var.name} must have a "
+                           f"constant flat size, got {list(a.extents)}")
+        group, groups = IntImm("int32", 0), 1
+        for tg in ("threadIdx.z", "threadIdx.y"):
+            if tg in self.info.vars:
+                group = _op.add(_op.mul(group, self.info.extent(tg)), self.info.vars[tg])
+                groups *= int(self.info.extent(tg).value)
+        size = int(a.extents[0].value)
+        if groups > 1:
+            body = ExpandBuffer(a.buffer_var, IntImm("int32", size), group).visit(body)
+        return Allocate(a.buffer_var, a.dtype, (IntImm("int32", size * groups),), a.condition,
+                        body, a.annotations, "shared"), body
 
 
 SHUFFLE_DOWN = "tir.tvm_warp_shuffle_down"
