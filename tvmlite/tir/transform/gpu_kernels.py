@@ -190,11 +190,29 @@ class _Normalize(Mutator):
     def __init__(self, info: KernelInfo):
         self.info = info
         self.conds = 0  # enclosing ifs: a warp shuffle needs every thread of the warp
+        self.outer: Dict[str, For] = {}  # tag -> the outermost enclosing loop bound to it
 
     def visit_For(self, s):
         tag = _bound_tag(s)
         if tag is None:
             return self.generic(s)
+        outer = self.outer.get(tag)
+        if outer is not None and outer.loop_var in collect_vars(s.body):
+            # a nested loop bound to the same tag is the same index (cooperative fetching);
+            # a body using both loops would see them take one value
+            raise TVMError(f"{self.info.name}: loop {s.loop_var.name} is bound to {tag} inside "
+                           f"loop {outer.loop_var.name}, also bound to {tag}, and its body uses "
+                           f"{outer.loop_var.name}: a thread axis bound twice in one loop nest "
+                           "(bind one of them to another axis)")
+        if outer is None:
+            self.outer[tag] = s
+        try:
+            return self._bound_loop(s, tag)
+        finally:
+            if outer is None:
+                del self.outer[tag]
+
+    def _bound_loop(self, s, tag: str):
         acc = _Accumulations(s.loop_var)
         if not (isinstance(s.extent, IntImm) and s.extent.value == 1):  # one thread: no race
             acc.visit(s.body)
