@@ -122,3 +122,14 @@ def test_reduction_kernels_compile_with_nvcc(tmp_path):
     r = subprocess.run(["nvcc", "-arch=sm_90", "-c", *files], cwd=tmp_path,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("nx,ny", [(32, 1), (8, 4)])
+def test_opencl_reduces_with_a_tree(nx, ny):
+    """OpenCL has no warp shuffles (classic: its warp size is 1): the shared-memory tree with
+    OpenCL barriers, and the CUDA build of the same schedule still shuffles."""
+    s, args = _row_reduce(37, 1000, nx, ny)
+    src = tvm.build(s, args, "opencl").imported_modules[0].get_source()
+    assert "__shfl" not in src and "__syncwarp" not in src and "__syncthreads" not in src
+    assert "__local float red_B[" in src and "barrier(CLK_LOCAL_MEM_FENCE);" in src
+    assert "__shfl_down_sync(" in _check(37, 1000, nx, ny)

@@ -187,8 +187,9 @@ class ExpandBuffer(Mutator):
 
 
 class _Normalize(Mutator):
-    def __init__(self, info: KernelInfo):
+    def __init__(self, info: KernelInfo, warp_size: int = 32):
         self.info = info
+        self.warp_size = warp_size  # 32: CUDA's warp shuffles; else (OpenCL: 1) none
         self.conds = 0  # enclosing ifs: a warp shuffle needs every thread of the warp
         self.outer: Dict[str, For] = {}  # tag -> the outermost enclosing loop bound to it
 
@@ -268,7 +269,8 @@ class _Normalize(Mutator):
                 or not (isinstance(loop.extent, IntImm) and loop.extent.value == launch.value):
             return r.serial_fold()
         n = int(launch.value)
-        if tag == "threadIdx.x" and self.conds == 0 and r.dtype in _SHUFFLE_DTYPES \
+        if self.warp_size == 32 and tag == "threadIdx.x" and self.conds == 0 \
+                and r.dtype in _SHUFFLE_DTYPES \
                 and (n in (2, 4, 8, 16, 32) or (n % 32 == 0 and n <= 1024)):
             return r.warp()
         return r.tree()
@@ -469,8 +471,9 @@ def _dtype_bytes(dt: str) -> int:
 
 
 class _Split(Mutator):
-    def __init__(self, fname: str, max_threads: int, max_shared: int):
+    def __init__(self, fname: str, max_threads: int, max_shared: int, warp_size: int = 32):
         self.fname, self.max_threads, self.max_shared = fname, max_threads, max_shared
+        self.warp_size = warp_size
         self.kernels: List[KernelInfo] = []
 
     def visit_For(self, s):
@@ -488,7 +491,7 @@ class _Split(Mutator):
             dims = " x ".join(f"{t}={info.extents[t]}" for t in LOCAL_TAGS if t in info.extents)
             raise TVMError(f"{self.fname}: {n} threads per block ({dims}) exceed the "
                            f"target's limit of {self.max_threads}")
-        body = _Normalize(info).visit(s)
+        body = _Normalize(info, self.warp_size).visit(s)
         shared = 0
         for a in info.shared:
             count = 1
@@ -596,11 +599,12 @@ class _SinkScoped(Mutator):
         return a
 
 
-def lower_gpu_kernels(func, max_threads: int = 1024, max_shared: int = 49152):
+def lower_gpu_kernels(func, max_threads: int = 1024, max_shared: int = 49152,
+                      warp_size: int = 32):
     """Mark the kernels of ``func`` (see the module docstring); the host part may only
     launch them."""
     fname = str(func.attrs.get("global_symbol", "default_function"))
-    sp = _Split(fname, max_threads, max_shared)
+    sp = _Split(fname, max_threads, max_shared, warp_size)
     body = sp.visit(_SinkScoped(fname).visit(func.body))
     chk = _HostAccess()
     chk.visit(body)
