@@ -65,16 +65,31 @@ def _check(n, m, nx, ny=1, kind="sum", dtype="float32"):
 def test_row_sums_across_warps(nx):
     """Shuffles in each warp, the warps' sums through shared memory, shuffles again."""
     src = _check(37, 1000, nx)
-    assert src.count("__shfl_down_sync(__activemask(), ") == 5 + (nx // 32).bit_length() - 1
+    # every lane of a block of whole warps takes part in the shuffles
+    assert src.count("__shfl_down_sync(0xffffffffu, ") == 5 + (nx // 32).bit_length() - 1
     assert "__shared__ float __align__(16) red_B_warps[" in src and "__syncthreads();" in src
 
 
 @pytest.mark.parametrize("nx,ny", [(32, 1), (8, 4), (2, 3), (16, 5)])
 def test_row_sums_within_a_warp(nx, ny):
-    """2^k <= 32 threads per row: shuffles of width nx, no shared memory, no barrier."""
+    """2^k <= 32 threads per row: shuffles of width nx, no shared memory, no barrier; the
+    shuffles and the warp's sync name the lanes that exist (a block's last warp may be
+    partial); the warp syncs after the shuffles, before thread 0 updates the element every
+    thread of the row initialised."""
     src = _check(37, 1000, nx, ny)
-    assert f"__shfl_down_sync(__activemask(), red_B_local[0], 1, {nx})" in src
-    assert "__shared__" not in src and "__syncthreads" not in src
+    mask = WARP_MASKS[(nx, ny)]
+    assert f"__shfl_down_sync({mask}, red_B_local[0], 1, {nx})" in src
+    assert "__shared__" not in src and "__syncthreads" not in src and "__activemask" not in src
+    last_shuffle = src.rindex("__shfl_down_sync(")
+    sync = src.index(f"__syncwarp({mask});")
+    update = src.index("if (((int)threadIdx.x) == 0)" if ny == 1 else
+                       "if ((((int)threadIdx.x) == 0)")
+    assert last_shuffle < sync < update and src.count("__syncwarp(") == 1
+
+
+WARP_MASKS = {(32, 1): "0xffffffffu", (8, 4): "0xffffffffu", (2, 3): "0x3fu",
+              (16, 5): "(((((int)threadIdx.y) * 16 + ((int)threadIdx.x)) >> 5) == 2 ? 0xffffu "
+                       ": 0xffffffffu)"}
 
 
 @pytest.mark.parametrize("nx,ny", [(100, 1), (250, 2), (7, 3), (96, 2)])
@@ -107,3 +122,14 @@ def test_reduction_kernels_compile_with_nvcc(tmp_path):
     r = subprocess.run(["nvcc", "-arch=sm_90", "-c", *files], cwd=tmp_path,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("nx,ny", [(32, 1), (8, 4)])
+def test_opencl_reduces_with_a_tree(nx, ny):
+    """OpenCL has no warp shuffles (classic: its warp size is 1): the shared-memory tree with
+    OpenCL barriers, and the CUDA build of the same schedule still shuffles."""
+    s, args = _row_reduce(37, 1000, nx, ny)
+    src = tvm.build(s, args, "opencl").imported_modules[0].get_source()
+    assert "__shfl" not in src and "__syncwarp" not in src and "__syncthreads" not in src
+    assert "__local float red_B[" in src and "barrier(CLK_LOCAL_MEM_FENCE);" in src
+    assert "__shfl_down_sync(" in _check(37, 1000, nx, ny)

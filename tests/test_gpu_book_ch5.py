@@ -4,6 +4,7 @@ odd sizes; their CUDA source compiles with nvcc where it is installed; GPU error
 import shutil
 import subprocess
 
+import book_ch4
 import book_ch5 as b
 import d2ltvm
 import numpy as np
@@ -64,7 +65,6 @@ def test_5_5_conv_default(oc, ic, n, k, p, s):
     sch, args = b.conv_default(oc, ic, n, k, p, s)
     data, weight, out = d2ltvm.get_conv_data(oc, ic, n, k, p, s)
     got, _ = _run(sch, args, [data, weight], out.shape)
-    import book_ch4
     np.testing.assert_allclose(got, book_ch4.conv_ref(data, weight, p, s), atol=1e-3)
 
 
@@ -75,7 +75,6 @@ def test_5_5_conv_shared_tiles_and_vthreads(f, oc, ic, n, k, p, s):
     sch, args = f(oc, ic, n, k, p, s)
     data, weight, out = d2ltvm.get_conv_data(oc, ic, n, k, p, s)
     got, mod = _run(sch, args, [data, weight], out.shape)
-    import book_ch4
     np.testing.assert_allclose(got, book_ch4.conv_ref(data, weight, p, s), atol=1e-3)
     assert mod.imported_modules[0].get_source().count("__shared__") == 2
 
@@ -85,7 +84,6 @@ def test_5_6_depthwise_default(ic, n, k, p, s):
     sch, args = b.depthwise_default(ic, n, k, p, s)
     data, weight, out = d2ltvm.get_conv_data(ic, ic, n, k, p, s, conv_type="depthwise")
     got, _ = _run(sch, args, [data, weight], out.shape)
-    import book_ch4
     np.testing.assert_allclose(got, book_ch4.conv_ref(data, weight, p, s, depthwise=True),
                                atol=1e-3)
 
@@ -95,7 +93,6 @@ def test_5_6_depthwise_shared_tiles(ic, n, k, p, s):
     sch, args = b.depthwise_schedule(ic, n, k, p, s)
     data, weight, out = d2ltvm.get_conv_data(ic, ic, n, k, p, s, conv_type="depthwise")
     got, _ = _run(sch, args, [data, weight], out.shape)
-    import book_ch4
     np.testing.assert_allclose(got, book_ch4.conv_ref(data, weight, p, s, depthwise=True),
                                atol=1e-3)
 
@@ -106,7 +103,6 @@ def test_5_7_pooling(f, kind):
     sch, args = f(c, n, k, nt=64)
     np.random.seed(0)
     data = np.random.normal(size=(c, n, n)).astype("float32")
-    import book_ch4
     ref = book_ch4.pool_ref(kind, data, k, 1, 1)
     got, _ = _run(sch, args, [data], ref.shape)
     np.testing.assert_allclose(got, ref, atol=1e-4)
@@ -119,20 +115,6 @@ def test_5_8_batch_norm():
     got, _ = _run(sch, args, [data, mean, var, gamma, beta], (c, n, n))
     ref = (data - mean) / np.sqrt(var + 1e-5) * gamma + beta
     np.testing.assert_allclose(got, ref, atol=1e-4)
-
-
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
-def test_cuda_source_compiles_with_nvcc(tmp_path):
-    for sch, args in [b.va_parallel(1000), b.bc_alternate(129), b.matmul_gpu(300),
-                      b.conv_default(4, 3, 13, 3, 1, 1), b.conv_vthread(64, 64, 64, 3, 1, 1),
-                      b.depthwise_schedule(3, 32, 3, 1, 1), b.pool_avg(3, 13, 3, nt=64),
-                      b.bn_default(5, 13), _conv1d_gpu(1000, 31), _gemm_gpu(100, 77, 90)]:
-        src = tvm.build(sch, list(args), "cuda -arch=sm_90").imported_modules[0].get_source()
-        cu = tmp_path / "k.cu"
-        cu.write_text(src)
-        r = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "k.o")],
-                           capture_output=True, text=True, timeout=300)
-        assert r.returncode == 0, r.stderr + src
 
 
 def test_too_many_threads_per_block():
@@ -204,9 +186,11 @@ def test_emulated_device():
     assert tvm.gpu(0).max_threads_per_block == 1024
 
 
-def _conv1d_gpu(M, N, nt=64):
+def _conv1d_gpu(M, N, nt=64, as_written=False):
     """Seed 003's 1-D convolution on a GPU: the padded input and the output each bound to
-    blocks and threads (two kernels), with an unroll pragma."""
+    blocks and threads (two kernels), with an unroll pragma. ``as_written`` adds the seed's
+    ``parallel`` on both stages and ``vectorize`` of the inner loop, which the binds override
+    (classic TE: the last annotation of a loop wins)."""
     A = te.placeholder((M,), name="A")
     W = te.placeholder((N,), name="W")
     Apad = te.compute((M + 2 * (N - 1),), lambda n: tvm.tir.if_then_else(
@@ -216,7 +200,12 @@ def _conv1d_gpu(M, N, nt=64):
     B = te.compute((M + N - 1,), lambda n: te.sum(Apad[n + k] * W[N - 1 - k], axis=k),
                    name="B")
     s = te.create_schedule(B.op)
+    if as_written:
+        s[Apad].parallel(Apad.op.axis[0])
+        s[B].parallel(B.op.axis[0])
     outer, inner = s[B].split(B.op.axis[0], factor=nt)
+    if as_written:
+        s[B].vectorize(inner)
     s[B].bind(outer, te.thread_axis("blockIdx.x"))
     s[B].bind(inner, te.thread_axis("threadIdx.x"))
     s[B].pragma(outer, "auto_unroll_max_step", 16)
@@ -226,9 +215,10 @@ def _conv1d_gpu(M, N, nt=64):
     return s, (A, W, B)
 
 
-@pytest.mark.parametrize("M,N", [(1000, 31), (4096, 128), (77, 5)])
-def test_seed_003_conv1d_two_kernels(M, N):
-    s, args = _conv1d_gpu(M, N)
+@pytest.mark.parametrize("M,N,as_written", [(1000, 31, False), (4096, 128, False), (77, 5, False),
+                                            (4096, 128, True), (333, 17, True)])
+def test_seed_003_conv1d_two_kernels(M, N, as_written):
+    s, args = _conv1d_gpu(M, N, as_written=as_written)
     np.random.seed(1)
     a = np.random.rand(M).astype("float32")
     w = np.random.rand(N).astype("float32")
@@ -272,3 +262,150 @@ def test_seed_003_gemm(M, K, N):
     w = np.random.rand(K, N).astype("float32")
     got, _ = _run(s, args, [a, w], (M, N))
     np.testing.assert_allclose(got, a @ w, rtol=1e-4)
+
+
+def _dwsp_conv2d_gpu(batch, C, H, W, K, O=None, nt=32):
+    """Seed 003's depthwise-separable conv2d on a GPU (``make_dwsp_conv2d_gpu_scheduler(B, C,
+    H, W, K)``): the input zero-padded to a "same" output, a K x K depthwise convolution per
+    channel, the output's batch and channel axes on blocks, its rows split between blocks and
+    threads, its columns on threads (``parallel`` first, as written: the binds win). With
+    ``O``, the separable form's pointwise 1 x 1 convolution to ``O`` channels follows as a
+    second kernel."""
+    inp = te.placeholder((batch, C, H, W), name="inp")
+    ker = te.placeholder((C, 1, K, K), name="ker")
+    pk = (K - 1) // 2
+    inp_pad = te.compute(
+        (batch, C, H + 2 * pk, W + 2 * pk),
+        lambda b, c, h, w: tvm.tir.if_then_else(
+            tvm.tir.all(h >= pk, h < H + pk, w >= pk, w < W + pk), inp[b, c, h - pk, w - pk],
+            tvm.tir.const(0.0, "float32")), name="inp_pad")
+    rkh = te.reduce_axis((0, K), name="rkh")
+    rkw = te.reduce_axis((0, K), name="rkw")
+    out = te.compute((batch, C, H, W), lambda b, c, h, w: te.sum(
+        inp_pad[b, c, h + rkh, w + rkw] * ker[c, 0, rkh, rkw], axis=[rkh, rkw]), name="out")
+    args = [inp, ker, out]
+    last = out
+    if O is not None:
+        pw = te.placeholder((O, C), name="pw")
+        rc = te.reduce_axis((0, C), name="rc")
+        last = te.compute((batch, O, H, W), lambda b, o, h, w: te.sum(
+            out[b, rc, h, w] * pw[o, rc], axis=rc), name="pwconv")
+        args = [inp, ker, pw, last]
+    s = te.create_schedule(last.op)
+    s[inp_pad].compute_inline()
+    for t in ([out] if O is None else [out, last]):
+        b, c, h, w = s[t].op.axis
+        s[t].parallel(c)
+        bc = s[t].fuse(b, c)
+        ho, hi = s[t].split(h, factor=4)
+        wo, wi = s[t].split(w, factor=nt)
+        s[t].reorder(bc, ho, wo, hi, wi)
+        s[t].bind(bc, te.thread_axis("blockIdx.y"))
+        s[t].bind(s[t].fuse(ho, wo), te.thread_axis("blockIdx.x"))
+        s[t].bind(hi, te.thread_axis("threadIdx.y"))
+        s[t].bind(wi, te.thread_axis("threadIdx.x"))
+    return s, args
+
+
+def _dwsp_ref(x, k, pw=None):
+    pk = (k.shape[-1] - 1) // 2
+    out = np.stack([book_ch4.conv_ref(img, k, pk, 1, depthwise=True) for img in x])
+    return out if pw is None else np.einsum("bchw,oc->bohw", out, pw)
+
+
+@pytest.mark.parametrize("batch,C,H,W,K,O", [(1, 32, 56, 56, 3, None), (2, 5, 31, 29, 5, None),
+                                             (1, 32, 28, 28, 3, 64), (1, 3, 17, 13, 7, 6)])
+def test_seed_003_depthwise_separable_conv2d(batch, C, H, W, K, O):
+    s, args = _dwsp_conv2d_gpu(batch, C, H, W, K, O)
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(batch, C, H, W)).astype("float32")
+    k = rng.normal(size=(C, 1, K, K)).astype("float32")
+    pw = None if O is None else rng.normal(size=(O, C)).astype("float32")
+    ref = _dwsp_ref(x, k, pw)
+    got, mod = _run(s, args, [x, k] + ([] if pw is None else [pw]), ref.shape)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-3)
+    assert mod.imported_modules[0].get_source().count("__global__") == (1 if O is None else 2)
+
+
+# the book's sizes (sizes lists of d2l-tvm ch.5; one of each for CI time): section, schedule,
+# inputs, reference
+def _book_case(name):
+    rng = np.random.default_rng(5)
+    if name == "5.2 vector add 2^22":
+        n = 1 << 22
+        a, bb, _ = d2ltvm.get_abc(n)
+        return b.va_parallel(n), [a, bb], lambda: a + bb
+    if name.startswith("5.3"):
+        n = 2048  # n * n > nb * nt: the further split
+        a, bb, _ = d2ltvm.get_bcast_data((n, 1), (n, n))
+        f = b.bc_continuous if "continuous" in name else b.bc_alternate
+        return f(n), [a, bb], lambda: a + bb
+    if name == "5.4 matmul 1024":
+        n = 1024
+        x = rng.normal(size=(n, n)).astype("float32")
+        y = rng.normal(size=(n, n)).astype("float32")
+        return b.matmul_gpu(n), [x, y], lambda: x @ y
+    if name.startswith("5.5"):
+        data, weight, _ = d2ltvm.get_conv_data(64, 64, 64, 3, 1, 1)
+        f = {"default": b.conv_default, "tiling": b.conv_tiling,
+             "vthread": b.conv_vthread}[name.split()[-1]]
+        return (f(64, 64, 64, 3, 1, 1), [data, weight],
+                lambda: book_ch4.conv_ref(data, weight, 1, 1))
+    if name.startswith("5.6"):
+        data, weight, _ = d2ltvm.get_conv_data(64, 64, 64, 3, 1, 1, conv_type="depthwise")
+        f = b.depthwise_default if "default" in name else b.depthwise_schedule
+        return (f(64, 64, 3, 1, 1), [data, weight],
+                lambda: book_ch4.conv_ref(data, weight, 1, 1, depthwise=True))
+    if name.startswith("5.7"):
+        kind = name.split()[-1]
+        data = rng.normal(size=(64, 64, 64)).astype("float32")
+        f = b.pool_max if kind == "max" else b.pool_avg
+        return f(64, 64, 3), [data], lambda: book_ch4.pool_ref(kind, data, 3, 1, 1)
+    assert name == "5.8 batch norm 32x112"
+    data, mean, var, gamma, beta, _ = d2ltvm.get_bn_data(32, 112)
+    return (b.bn_default(32, 112), [data, mean, var, gamma, beta],
+            lambda: (data - mean) / np.sqrt(var + 1e-5) * gamma + beta)
+
+
+BOOK_CASES = ["5.2 vector add 2^22", "5.3 broadcast add continuous", "5.3 broadcast add alternate",
+              "5.4 matmul 1024", "5.5 conv 64x64x64 default", "5.5 conv 64x64x64 tiling",
+              "5.5 conv 64x64x64 vthread", "5.6 depthwise 64x64 default",
+              "5.6 depthwise 64x64 scheduled", "5.7 pooling 64x64x64 max",
+              "5.7 pooling 64x64x64 avg", "5.8 batch norm 32x112"]
+
+
+@pytest.mark.parametrize("name", BOOK_CASES)
+def test_book_sizes(name):
+    """Each ch.5 schedule at a size from the book's own lists, in the checking mode."""
+    (sch, args), inputs, ref = _book_case(name)
+    want = ref()
+    got, _ = _run(sch, args, inputs, want.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_cuda_source_compiles_with_nvcc(tmp_path):
+    """Every kernel of this file (the book's at odd and at the book's sizes, seed 003's)
+    compiles with nvcc for an H100."""
+    schedules = [b.va_parallel(1000), b.bc_alternate(129), b.bc_continuous(45),
+                 b.matmul_gpu(300), b.conv_default(4, 3, 13, 3, 1, 1),
+                 b.conv_tiling(32, 5, 29, 3, 1, 1), b.conv_vthread(64, 64, 64, 3, 1, 1),
+                 b.depthwise_default(3, 13, 3, 1, 1), b.depthwise_schedule(3, 32, 3, 1, 1),
+                 b.pool_max(3, 13, 3, nt=64), b.pool_avg(3, 13, 3, nt=64), b.bn_default(5, 13),
+                 _conv1d_gpu(1000, 31), _conv1d_gpu(4096, 128, as_written=True),
+                 _gemm_gpu(100, 77, 90), _dwsp_conv2d_gpu(2, 5, 31, 29, 5),
+                 _dwsp_conv2d_gpu(1, 32, 28, 28, 3, 64)]
+    schedules += [_book_case(name)[0] for name in BOOK_CASES]
+    files = []
+    for i, (sch, args) in enumerate(schedules):
+        src = tvm.build(sch, list(args), "cuda -arch=sm_90").imported_modules[0].get_source()
+        (tmp_path / f"k{i}.cu").write_text(src)
+        files.append(f"k{i}.cu")
+    # device code only (-cubin: ptxas for sm_90, no host compiler), two nvcc at once
+    runs = [subprocess.Popen(["nvcc", "-arch=sm_90", "-cubin", *files[i::2]], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for i in range(2)]
+    for r in runs:
+        _, err = r.communicate(timeout=900)
+        assert r.returncode == 0, err
+    assert len(list(tmp_path.glob("*.cubin"))) == len(files)

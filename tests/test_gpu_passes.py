@@ -283,8 +283,9 @@ def test_cross_thread_reduction(monkeypatch, tmp_path, kind, rfactor, n, m):
     s, args = _row_reduce(n, m, kind, rfactor)
     mod = tvm.build(s, args, "cuda")
     src = mod.imported_modules[0].get_source()
-    if rfactor:  # 16 threads on threadIdx.x: shuffles within the warp, no shared memory
-        assert "__shfl_down_sync(__activemask(), " in src and "__shared__" not in src
+    if rfactor:  # 16 x 8 threads: shuffles within the warps, no shared memory
+        assert "__shfl_down_sync(0xffffffffu, " in src and "__shared__" not in src
+        assert "__syncwarp(0xffffffffu);" in src
     else:  # 100, 77 or 3 threads: a tree in shared memory
         assert "__shared__ float __align__(16) red_B" in src and "__syncthreads();" in src
     a = np.random.rand(n, m).astype("float32")

@@ -142,14 +142,33 @@ class _CudaPrinter(_FunctionPrinter):
     def s_Evaluate(self, s: S.Evaluate) -> None:
         v = s.value
         if isinstance(v, E.Call) and v.op == BARRIER:
-            self.emit(self.BARRIER_TEXT)
+            warp = isinstance(v.args[0], E.StringImm) and v.args[0].value == "warp"
+            self.emit(f"__syncwarp({self.warp_mask()});" if warp else self.BARRIER_TEXT)
             return
         super().s_Evaluate(s)
+
+    def warp_mask(self) -> str:
+        """The lanes of this thread's warp that exist: all 32 but in a block's last, partial
+        warp. Warp shuffles and syncs name them (``__activemask()`` would name only the lanes
+        that happen to run together, which need not be all after a divergent branch)."""
+        info = self.func.attrs["tvmlite.kernel"]
+        n = info.threads()
+        if n % 32 == 0:
+            return "0xffffffffu"
+        last = f"{hex((1 << (n % 32)) - 1)}u"
+        if n < 32:
+            return last
+        tid = None
+        for tag in reversed(LOCAL_TAGS):  # z outermost
+            if tag in info.vars:
+                idx = self.thread_index(tag)
+                tid = idx if tid is None else f"({tid} * {int(info.extent(tag).value)} + {idx})"
+        return f"(({tid} >> 5) == {n // 32} ? {last} : 0xffffffffu)"
 
     def e_Call(self, e: E.Call) -> str:
         if e.op == SHUFFLE_DOWN:
             v, off, width = (_strip(self.expr(a)) for a in e.args)
-            return f"__shfl_down_sync(__activemask(), {v}, {off}, {width})"
+            return f"__shfl_down_sync({self.warp_mask()}, {v}, {off}, {width})"
         return super().e_Call(e)
 
     def s_Allocate(self, s: S.Allocate) -> None:

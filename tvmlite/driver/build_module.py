@@ -216,7 +216,9 @@ def gpu_passes(tgt: Target) -> List[Pass]:
     """The passes after :func:`lower_passes` for a GPU target: kernels with launch extents
     (checked against the target's limits), then shared-memory barriers."""
     shared = int(tgt.attrs.get("max_shared_memory_per_block", 49152))
-    return [_t.LowerGPUKernels(tgt.max_num_threads, shared), _t.InjectGPUBarriers()]
+    # classic: OpenCL's warp size is 1 (no shuffles: cross-thread reductions use shared memory)
+    warp = int(tgt.attrs.get("thread_warp_size", 1 if tgt.kind.name == "opencl" else 32))
+    return [_t.LowerGPUKernels(tgt.max_num_threads, shared, warp), _t.InjectGPUBarriers()]
 
 
 def _build_gpu(mod: IRModule, tgt: Target, name: str):

@@ -89,9 +89,11 @@ def InstrumentBoundCheckers() -> PrimFuncPass:  # noqa: N802
     return stmt_pass(instrument_bound_checkers, "tir.InstrumentBoundCheckers")
 
 
-def LowerGPUKernels(max_threads: int = 1024, max_shared: int = 49152) -> PrimFuncPass:  # noqa: N802
-    """Mark GPU kernels with launch extents; check threads and shared memory per block."""
-    return PrimFuncPass(lambda f, m, c: lower_gpu_kernels(f, max_threads, max_shared),
+def LowerGPUKernels(max_threads: int = 1024, max_shared: int = 49152,  # noqa: N802
+                    warp_size: int = 32) -> PrimFuncPass:
+    """Mark GPU kernels with launch extents; check threads and shared memory per block;
+    cross-thread reductions use warp shuffles only where ``warp_size`` is 32."""
+    return PrimFuncPass(lambda f, m, c: lower_gpu_kernels(f, max_threads, max_shared, warp_size),
                         "tir.LowerGPUKernels")
 
 

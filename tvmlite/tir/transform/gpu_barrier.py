@@ -136,7 +136,7 @@ class _Sync:
         items = body.seq if isinstance(body, SeqStmt) else (body,)
         hr, hw = set(), set()
         for c in items:
-            if _is_barrier(c):
+            if _is_barrier(c) and c.value.args[0].value == "shared":  # not a warp's sync
                 break
             r, w = self.access(c)
             hr |= r

@@ -28,33 +28,15 @@ from ..expr import BufferLoad, Call, FloatImm, IntImm, Var
 from ..functor import Mutator, collect_vars, post_order_visit
 from ..stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 from .gpu_barrier import _is_barrier, barrier
-from .gpu_kernels import BLOCK_TAGS, KERNEL_ATTR, LOCAL_TAGS, SHUFFLE_DOWN, has_barrier
+from .gpu_kernels import (
+    BLOCK_TAGS,
+    KERNEL_ATTR,
+    LOCAL_TAGS,
+    SHUFFLE_DOWN,
+    ExpandBuffer,
+    has_barrier,
+)
 from .gpu_race_check import RaceCheck
-
-
-class _Expand(Mutator):
-    """Give the local buffer ``data`` one copy of ``size`` elements per thread."""
-
-    def __init__(self, data, size, tid):
-        self.data, self.size, self.tid = data, size, tid
-
-    def _idx(self, idx):
-        off = _op.mul(self.tid, self.size)
-        return (_op.add(idx[0], off),) + tuple(idx[1:])
-
-    def visit_BufferLoad(self, e):
-        idx = self.visit(e.indices)
-        if e.buffer.data is self.data:
-            return BufferLoad(e.buffer, self._idx(idx))
-        return e if idx is e.indices else BufferLoad(e.buffer, idx)
-
-    def visit_BufferStore(self, s):
-        idx, value = self.visit(s.indices), self.visit(s.value)
-        if s.buffer.data is self.data:
-            return BufferStore(s.buffer, value, self._idx(idx))
-        if idx is s.indices and value is s.value:
-            return s
-        return BufferStore(s.buffer, value, idx)
 
 
 class _Shuffles(Mutator):
@@ -175,7 +157,7 @@ class _HoistLocals(Mutator):
         n = IntImm("int32", self.phases.info.threads())
         self.allocs.append(Allocate(a.buffer_var, a.dtype, (_op.mul(size, n),), a.condition,
                                     None, a.annotations, "global"))
-        return _Expand(a.buffer_var, size, self.phases.tid).visit(body)
+        return ExpandBuffer(a.buffer_var, size, self.phases.tid).visit(body)
 
 
 def _poison(shared) -> list:

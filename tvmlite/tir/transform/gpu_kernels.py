@@ -36,12 +36,28 @@ from ...ir.structural import structural_equal
 from .. import op as _op
 from ..analysis.verify_gpu_code import KERNEL_ATTR, LOCAL_TAGS, THREAD_TAGS
 from ..buffer import Buffer
-from ..expr import Add, BufferLoad, Call, IntImm, Max, Min, Var
+from ..expr import Add, BufferLoad, Call, IntImm, Max, Min, StringImm, Var
 from ..functor import Mutator, Visitor, collect_vars, substitute
-from ..stmt import Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
+from ..stmt import (
+    Allocate,
+    AttrStmt,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
+)
 
 BLOCK_TAGS = THREAD_TAGS[:3]
 BARRIER = "tir.tvm_storage_sync"
+
+
+def warp_sync() -> Evaluate:
+    """``__syncwarp()``: the threads of a warp wait for each other, and their memory accesses
+    before it are seen by the others after it (a barrier of scope ``"warp"``)."""
+    return Evaluate(Call("int32", BARRIER, (StringImm("warp"),)))
 
 
 @dataclass(eq=False)
@@ -144,15 +160,60 @@ class _Accumulations(Visitor):
         self.generic(s)
 
 
+class ExpandBuffer(Mutator):
+    """Give the flat buffer ``data`` one copy of ``size`` elements per value of ``tid`` (a
+    thread, or a group of threads): element ``i`` of copy ``t`` is ``i + t * size``."""
+
+    def __init__(self, data, size, tid):
+        self.data, self.size, self.tid = data, size, tid
+
+    def _idx(self, idx):
+        off = _op.mul(self.tid, self.size)
+        return (_op.add(idx[0], off),) + tuple(idx[1:])
+
+    def visit_BufferLoad(self, e):
+        idx = self.visit(e.indices)
+        if e.buffer.data is self.data:
+            return BufferLoad(e.buffer, self._idx(idx))
+        return e if idx is e.indices else BufferLoad(e.buffer, idx)
+
+    def visit_BufferStore(self, s):
+        idx, value = self.visit(s.indices), self.visit(s.value)
+        if s.buffer.data is self.data:
+            return BufferStore(s.buffer, value, self._idx(idx))
+        if idx is s.indices and value is s.value:
+            return s
+        return BufferStore(s.buffer, value, idx)
+
+
 class _Normalize(Mutator):
-    def __init__(self, info: KernelInfo):
+    def __init__(self, info: KernelInfo, warp_size: int = 32):
         self.info = info
+        self.warp_size = warp_size  # 32: CUDA's warp shuffles; else (OpenCL: 1) none
         self.conds = 0  # enclosing ifs: a warp shuffle needs every thread of the warp
+        self.outer: Dict[str, For] = {}  # tag -> the outermost enclosing loop bound to it
 
     def visit_For(self, s):
         tag = _bound_tag(s)
         if tag is None:
             return self.generic(s)
+        outer = self.outer.get(tag)
+        if outer is not None and outer.loop_var in collect_vars(s.body):
+            # a nested loop bound to the same tag is the same index (cooperative fetching);
+            # a body using both loops would see them take one value
+            raise TVMError(f"{self.info.name}: loop {s.loop_var.name} is bound to {tag} inside "
+                           f"loop {outer.loop_var.name}, also bound to {tag}, and its body uses "
+                           f"{outer.loop_var.name}: a thread axis bound twice in one loop nest "
+                           "(bind one of them to another axis)")
+        if outer is None:
+            self.outer[tag] = s
+        try:
+            return self._bound_loop(s, tag)
+        finally:
+            if outer is None:
+                del self.outer[tag]
+
+    def _bound_loop(self, s, tag: str):
         acc = _Accumulations(s.loop_var)
         if not (isinstance(s.extent, IntImm) and s.extent.value == 1):  # one thread: no race
             acc.visit(s.body)
@@ -208,13 +269,16 @@ class _Normalize(Mutator):
                 or not (isinstance(loop.extent, IntImm) and loop.extent.value == launch.value):
             return r.serial_fold()
         n = int(launch.value)
-        if tag == "threadIdx.x" and self.conds == 0 and r.dtype in _SHUFFLE_DTYPES \
+        if self.warp_size == 32 and tag == "threadIdx.x" and self.conds == 0 \
+                and r.dtype in _SHUFFLE_DTYPES \
                 and (n in (2, 4, 8, 16, 32) or (n % 32 == 0 and n <= 1024)):
             return r.warp()
         return r.tree()
 
     def visit_Allocate(self, a):
         body = self.visit(a.body)
+        if a.scope == "warp":
+            a, body = self._warp_to_shared(a, body)
         if a.scope == "shared":
             self.info.shared.append(a)
             return body
@@ -222,6 +286,25 @@ class _Normalize(Mutator):
             return a
         return Allocate(a.buffer_var, a.dtype, a.extents, a.condition, body, a.annotations,
                         a.scope)
+
+
+    def _warp_to_shared(self, a, body):
+        """A ``"warp"`` buffer is shared by the threadIdx.x lanes of one (threadIdx.y,
+        threadIdx.z) group: shared memory with one copy per group (barriers come from
+        gpu_barrier), so lanes see each other's stores."""
+        if len(a.extents) != 1 or not isinstance(a.extents[0], IntImm):
+            raise TVMError(f"{self.info.name}: warp buffer {a.buffer_var.name} must have a "
+                           f"constant flat size, got {list(a.extents)}")
+        group, groups = IntImm("int32", 0), 1
+        for tg in ("threadIdx.z", "threadIdx.y"):
+            if tg in self.info.vars:
+                group = _op.add(_op.mul(group, self.info.extent(tg)), self.info.vars[tg])
+                groups *= int(self.info.extent(tg).value)
+        size = int(a.extents[0].value)
+        if groups > 1:
+            body = ExpandBuffer(a.buffer_var, IntImm("int32", size), group).visit(body)
+        return Allocate(a.buffer_var, a.dtype, (IntImm("int32", size * groups),), a.condition,
+                        body, a.annotations, "shared"), body
 
 
 SHUFFLE_DOWN = "tir.tvm_warp_shuffle_down"
@@ -354,6 +437,11 @@ class _Reduce:
             steps.append(IfThenElse(_op.lt(self.tv, nw), BufferStore(
                 loc, BufferLoad(red, (_op.add(_op.mul(self.group, nw), self.tv),)), zero)))
             steps += shuffles(32, nw)
+        else:
+            # the element thread 0 updates was set (e.g. zero-initialised) by every thread of
+            # its group; shuffles order no memory, so the warp syncs before the update (above
+            # 32 threads the barrier before the second round does it)
+            steps.append(warp_sync())
         steps.append(self.update(cur))
         return Allocate(var, self.dtype, (IntImm("int32", 1),), IntImm("bool", 1),
                         SeqStmt.flatten(*steps), None, "local")
@@ -383,8 +471,9 @@ def _dtype_bytes(dt: str) -> int:
 
 
 class _Split(Mutator):
-    def __init__(self, fname: str, max_threads: int, max_shared: int):
+    def __init__(self, fname: str, max_threads: int, max_shared: int, warp_size: int = 32):
         self.fname, self.max_threads, self.max_shared = fname, max_threads, max_shared
+        self.warp_size = warp_size
         self.kernels: List[KernelInfo] = []
 
     def visit_For(self, s):
@@ -402,7 +491,7 @@ class _Split(Mutator):
             dims = " x ".join(f"{t}={info.extents[t]}" for t in LOCAL_TAGS if t in info.extents)
             raise TVMError(f"{self.fname}: {n} threads per block ({dims}) exceed the "
                            f"target's limit of {self.max_threads}")
-        body = _Normalize(info).visit(s)
+        body = _Normalize(info, self.warp_size).visit(s)
         shared = 0
         for a in info.shared:
             count = 1
@@ -510,11 +599,12 @@ class _SinkScoped(Mutator):
         return a
 
 
-def lower_gpu_kernels(func, max_threads: int = 1024, max_shared: int = 49152):
+def lower_gpu_kernels(func, max_threads: int = 1024, max_shared: int = 49152,
+                      warp_size: int = 32):
     """Mark the kernels of ``func`` (see the module docstring); the host part may only
     launch them."""
     fname = str(func.attrs.get("global_symbol", "default_function"))
-    sp = _Split(fname, max_threads, max_shared)
+    sp = _Split(fname, max_threads, max_shared, warp_size)
     body = sp.visit(_SinkScoped(fname).visit(func.body))
     chk = _HostAccess()
     chk.visit(body)
@@ -545,4 +635,4 @@ def has_barrier(s) -> bool:
 
 
 __all__ = ["KernelInfo", "KERNEL_ATTR", "THREAD_TAGS", "BARRIER", "SHUFFLE_DOWN", "shuffle_down",
-           "lower_gpu_kernels", "has_barrier"]
+           "warp_sync", "lower_gpu_kernels", "has_barrier"]
