@@ -614,36 +614,54 @@ __all__ = ["BlockRV", "LoopRV", "ScheduleState", "ScheduleError"]
 
 
 def rebind_blocks(s: Stmt, vmap: Dict[Var, PrimExpr], outer: Dict[Var, Range],
-                  extra_pred: Optional[PrimExpr] = None) -> Stmt:
+                  extra_pred: Optional[PrimExpr] = None, simplify_predicates: bool = True,
+                  keep_vars: Iterable[Var] = ()) -> Stmt:
     """Substitute ``vmap`` into the bindings and predicates of the outermost blocks under
-    ``s`` (and into loop bounds on the way), simplify them under the loop ranges, and add
-    ``extra_pred`` (after substitution) to each predicate."""
-    def rec(x, dom):
+    ``s`` (and into loop bounds on the way), simplify the bindings under the loop ranges, and
+    add ``extra_pred`` (after substitution) to each predicate.
+
+    An opaque block (one without iterators) that uses a substituted variable gets it replaced
+    everywhere inside, and the bindings of the blocks nested in it are simplified in turn.
+    ``simplify_predicates=False`` keeps predicates as substituted (classic split's spelling);
+    ``keep_vars`` are left out of the ranges the simplifier knows, so a unit loop the caller
+    keeps is not folded to its constant value."""
+    keep = set(keep_vars)
+
+    def rec(x, dom, vm, pred_extra):
         if isinstance(x, BlockRealize):
-            vals = tuple(simplify(substitute(v, vmap), dom) for v in x.iter_values)
-            pred = substitute(x.predicate, vmap)
-            if extra_pred is not None:
-                pred = conj(pred, extra_pred)
-            pred = simplify(pred, dom) if not is_true(pred) else pred
+            known = {v: r for v, r in dom.items() if v not in keep}
+            vals = tuple(simplify(substitute(v, vm), known) for v in x.iter_values)
+            pred = substitute(x.predicate, vm)
+            if pred_extra is not None:
+                pred = conj(pred, pred_extra)
+            if simplify_predicates and not is_true(pred):
+                pred = simplify(pred, dom)
             if is_true(pred):
                 pred = IntImm("bool", 1)
-            return BlockRealize(vals, pred, x.block)
+            block = x.block
+            if not x.iter_values and vm and collect_vars(block) & set(vm):
+                block = substitute(block, vm)
+                block = dataclasses.replace(block, body=rec(block.body, dom, {}, None))
+            elif not x.iter_values and not vm:
+                block = dataclasses.replace(block, body=rec(block.body, dom, {}, None))
+            return BlockRealize(vals, pred, block)
         if isinstance(x, For):
-            mn, ext = substitute(x.min, vmap), substitute(x.extent, vmap)
+            mn, ext = substitute(x.min, vm), substitute(x.extent, vm)
             d2 = dict(dom)
             d2[x.loop_var] = Range(mn, ext)
-            body = rec(x.body, d2)
+            body = rec(x.body, d2, vm, pred_extra)
             return For(x.loop_var, mn, ext, x.kind, body, x.thread_binding, x.annotations)
         if isinstance(x, SeqStmt):
-            return SeqStmt.flatten(*[rec(c, dom) for c in x.seq])
+            return SeqStmt.flatten(*[rec(c, dom, vm, pred_extra) for c in x.seq])
         if isinstance(x, (IfThenElse,)):
-            return IfThenElse(substitute(x.condition, vmap), rec(x.then_case, dom),
-                              rec(x.else_case, dom) if x.else_case is not None else None)
+            return IfThenElse(substitute(x.condition, vm), rec(x.then_case, dom, vm, pred_extra),
+                              rec(x.else_case, dom, vm, pred_extra)
+                              if x.else_case is not None else None)
         if isinstance(x, (LetStmt, AttrStmt, AssertStmt, Allocate)):
-            return substitute(dataclasses.replace(x, body=rec(x.body, dom)), vmap)
-        return substitute(x, vmap)
+            return substitute(dataclasses.replace(x, body=rec(x.body, dom, vm, pred_extra)), vm)
+        return substitute(x, vm)
 
-    return rec(s, dict(outer))
+    return rec(s, dict(outer), vmap, extra_pred)
 
 
 def bound_vars_of_loop(s: Stmt, var: Var) -> List[Tuple[BlockRealize, List]]:
