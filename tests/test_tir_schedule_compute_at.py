@@ -424,3 +424,41 @@ def test_reverse_compute_at_reading_two_differently_produced_buffers_is_refused(
     sch = Schedule(two_regions)
     with pytest.raises(ScheduleError, match="reverse_compute_at"):
         sch.reverse_compute_at(sch.get_block("Z"), sch.get_loops(sch.get_block("A"))[0])
+
+
+@T.prim_func
+def relayout(A: T.Buffer((3, 5, 16), "float32"), C: T.Buffer((6, 5, 8), "float32")):
+    B = T.alloc_buffer((3, 5, 16))
+    for i0, i1, i2 in T.grid(3, 5, 16):
+        with T.block("B"):
+            v0, v1, v2 = T.axis.remap("SSS", [i0, i1, i2])
+            B[v0, v1, v2] = A[v0, v1, v2] + 1.0
+    for j0, j1, j2 in T.grid(6, 5, 8):
+        with T.block("C"):
+            w0, w1, w2 = T.axis.remap("SSS", [j0, j1, j2])
+            C[w0, w1, w2] = B[(w0 * 8 + w2) // 16, w1, (w0 * 8 + w2) % 16] * 2.0
+
+
+def test_reverse_compute_at_solves_a_fused_index():
+    """Per row of 16 produced, the consumer's ``(w0 * 8 + w2) // 16`` picks two values of
+    ``w0`` (its other iterator w2 over its whole domain 0..7)."""
+    sch = Schedule(relayout)
+    i0 = sch.get_loops(sch.get_block("B"))[0]
+    sch.reverse_compute_at(sch.get_block("C"), i0)
+    assert str(_realize(sch.mod, "C").iter_values[0]) == "i0 * 2 + ax0"
+    assert _loop_extents(sch.mod)["ax0"] == 2
+    a = np.random.default_rng(8).random((3, 5, 16), dtype=np.float32)
+    ref = ((a + 1.0) * 2.0).reshape(3, 5, 2, 8).transpose(0, 2, 1, 3).reshape(6, 5, 8)
+    np.testing.assert_allclose(_build_run(sch.mod, [a], (6, 5, 8), "float32"), ref, rtol=1e-6)
+
+
+def test_compute_at_solves_a_fused_index():
+    """The other way round: per row ``j0`` of C, B computes the one row ``(j0 * 8) // 16``
+    holds, all 16 of its columns (for a correct, if redundant, tile)."""
+    sch = Schedule(relayout)
+    j0 = sch.get_loops(sch.get_block("C"))[0]
+    sch.compute_at(sch.get_block("B"), j0)
+    a = np.random.default_rng(9).random((3, 5, 16), dtype=np.float32)
+    ref = ((a + 1.0) * 2.0).reshape(3, 5, 2, 8).transpose(0, 2, 1, 3).reshape(6, 5, 8)
+    np.testing.assert_allclose(_build_run(sch.mod, [a], (6, 5, 8), "float32"), ref, rtol=1e-6)
+    assert str(_realize(sch.mod, "B").iter_values[0]) == "j0 // 2"

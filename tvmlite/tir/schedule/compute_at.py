@@ -147,11 +147,15 @@ def _iter_ranges(block, buffers: Sequence[Buffer], regions: Dict[Buffer, List[Ra
                                                 r.extent))
                 offsets.setdefault(v, set()).add(c.value)
                 continue
-            sol = _solve_index(idx, vs[0], a.inner, r, writes, dom) if len(vs) == 1 else None
-            if sol is None:
+            # the other iterators of the index range over their whole domains
+            sols = [(v, _solve_index(idx, v, {**a.inner, **{w: ivs[w].dom for w in vs
+                                                             if w is not v}}, r, writes, dom))
+                    for v in vs]
+            sols = [(v, sol) for v, sol in sols if sol is not None]
+            if len(sols) != 1:
                 unsolved.append((a.buffer, d, idx, a.inner))
                 continue
-            v = vs[0]
+            v, sol = sols[0]
             found.setdefault(v, []).append(sol[:2])
             offsets.setdefault(v, set()).add(sol[2])
     out = []
@@ -186,45 +190,46 @@ def _iter_ranges(block, buffers: Sequence[Buffer], regions: Dict[Buffer, List[Ra
 
 def _solve_index(idx: PrimExpr, v: Var, inner: Dict[Var, Range], r: Range, writes: bool,
                  dom: Dict[Var, Range]):
-    """The range ``(min, extent, key)`` of iterator ``v`` for which index ``idx`` (of ``v``
-    and the loops ``inner`` inside the block) meets region ``r`` of the dimension: every
-    ``v`` whose accesses touch it (``writes``: the instances that produce what is needed) or
-    every ``v`` whose accesses lie inside it (reads: the instances one iteration can feed).
-    ``idx`` is ``a * v + rest`` with a constant ``a != 0`` or ``v // f``; None otherwise."""
+    """The range ``(min, extent, key)`` of iterator ``v`` for which index ``idx`` meets region
+    ``r`` of its dimension: every ``v`` whose accesses touch it (``writes``: the instances that
+    produce what is needed) or every ``v`` whose accesses all lie inside it (reads: the
+    instances one iteration can feed). ``idx`` is ``a * v + rest`` or ``(a * v + rest) // f``
+    with constants ``a != 0``, ``f > 0``, where ``rest`` ranges over what the variables of
+    ``inner`` (loops inside the block, the block's other iterators) may take; None when it
+    is not, or when no ``v`` qualifies."""
     lo_r, hi_r = r.min, _op.sub(_op.add(r.min, r.extent), 1)
-    if isinstance(idx, FloorDiv) and idx.a is v and (const_value(idx.b) or 0) > 0:
-        f = const_value(idx.b)  # a <= v // f <= b  <=>  a * f <= v <= b * f + f - 1
-        lo, hi = _op.mul(lo_r, f), _op.add(_op.mul(hi_r, f), f - 1)
-        key = ("div", f)
-    else:
-        coef = detect_linear_equation(idx, [v])
-        a = const_value(coef[0]) if coef else None
-        if not a or v in collect_vars(coef[1]):
+    f = 1
+    if isinstance(idx, FloorDiv) and (const_value(idx.b) or 0) > 0:
+        # L <= e // f <= H  <=>  L * f <= e <= H * f + f - 1
+        f = const_value(idx.b)
+        idx, lo_r, hi_r = idx.a, _op.mul(lo_r, f), _op.add(_op.mul(hi_r, f), f - 1)
+    coef = detect_linear_equation(idx, [v])
+    a = const_value(coef[0]) if coef else None
+    if not a or v in collect_vars(coef[1]):
+        return None
+    rest = coef[1]
+    if collect_vars(rest) & set(inner):
+        s = eval_set(rest, inner)
+        if not (s.has_lower_bound() and s.has_upper_bound()):
             return None
-        rest = coef[1]
-        if collect_vars(rest) & set(inner):
-            s = eval_set(rest, inner)
-            if not (s.has_lower_bound() and s.has_upper_bound()):
-                return None
-            rmin, rmax = s.min_value, s.max_value
-        else:
-            rmin = rmax = rest
-        # the interval [p, q] of b * v (b = |a|)
-        if a > 0:
-            p, q = (_op.sub(lo_r, rmax), _op.sub(hi_r, rmin)) if writes else (
-                _op.sub(lo_r, rmin), _op.sub(hi_r, rmax))
-        else:
-            p, q = (_op.sub(rmin, hi_r), _op.sub(rmax, lo_r)) if writes else (
-                _op.sub(rmax, hi_r), _op.sub(rmin, lo_r))
-        b = abs(a)
-        lo = _op.floordiv(_op.add(p, b - 1), b) if b != 1 else p
-        hi = _op.floordiv(q, b) if b != 1 else q
-        key = ("lin", a, str(simplify(rest, dom)))
+        rmin, rmax = s.min_value, s.max_value
+    else:
+        rmin = rmax = rest
+    # the interval [p, q] of b * v (b = |a|)
+    if a > 0:
+        p, q = (_op.sub(lo_r, rmax), _op.sub(hi_r, rmin)) if writes else (
+            _op.sub(lo_r, rmin), _op.sub(hi_r, rmax))
+    else:
+        p, q = (_op.sub(rmin, hi_r), _op.sub(rmax, lo_r)) if writes else (
+            _op.sub(rmax, hi_r), _op.sub(rmin, lo_r))
+    b = abs(a)
+    lo = _op.floordiv(_op.add(p, b - 1), b) if b != 1 else p
+    hi = _op.floordiv(q, b) if b != 1 else q
     lo = simplify(lo, dom)
     ext = simplify(_op.add(_op.sub(hi, lo), 1), dom)
     if not can_prove(_op.ge(ext, 1), dom):
         return None
-    return lo, ext, key
+    return lo, ext, (a, f, str(simplify(rest, dom)))
 
 
 def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_unit_loops: bool,
