@@ -75,6 +75,13 @@ def test_fuse_bindings_are_spelled_as_classic():
     vals, _ = _binding_texts(sch)
     assert vals == ["i_j_k_fused // 35", "i_j_k_fused % 35 // 5", "i_j_k_fused % 5"]
     _run(sch.mod)
+    # a fused unit loop contributes 0 (classic), preserve_unit_iters or not
+    sch = Schedule(scale3)
+    i, j, _ = sch.get_loops(sch.get_block("B"))
+    _, i1 = sch.split(i, [3, 1])
+    sch.fuse(i1, j)
+    assert _binding_texts(sch)[0][:2] == ["i_0", "i_1_j_fused"]
+    _run(sch.mod)
 
 
 def test_split_keeps_unit_iterators_and_the_substituted_predicate():

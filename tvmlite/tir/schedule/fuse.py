@@ -81,7 +81,7 @@ def fuse(state: ScheduleState, loop_rvs: Sequence[LoopRV],
         v = _op.floormod(fused, _op.mul(stride, lp.extent)) if k > 0 else fused
         if not _is_one(stride):
             v = _op.floordiv(v, stride)
-        if not preserve_unit_iters and _is_one(lp.extent):
+        if _is_one(lp.extent):  # classic: a unit loop contributes 0, whatever preserve says
             v = IntImm(dt, 0)
         vmap[lp.loop_var] = v
         stride = _op.mul(stride, lp.extent)
