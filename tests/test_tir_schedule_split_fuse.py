@@ -116,3 +116,14 @@ def test_loops_over_an_opaque_block_are_substituted_inside_it(how):
     for gone in ("[i, j, k]", "remap"):
         assert gone not in text
     _run(sch.mod)
+
+
+def test_unit_loop_kept_in_a_split_predicate_does_not_stop_reorder():
+    """``split(j, [None, 16])`` of a loop of 7 keeps the unit loop ``j_0`` in the predicate
+    ``j_0 * 16 + j_1 < 7``; a unit loop is a constant, so reordering around it is legal."""
+    sch = Schedule(scale3)
+    i, j, k = sch.get_loops(sch.get_block("B"))
+    j0, j1 = sch.split(j, [None, 16])
+    assert _binding_texts(sch)[1] == "j_0 * 16 + j_1 < 7"
+    sch.reorder(j1, k, i, j0)
+    _run(sch.mod)
