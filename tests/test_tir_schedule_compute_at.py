@@ -271,3 +271,194 @@ def test_reverse_compute_at_index(index):
     sch.reverse_compute_at(d, i, index=index)
     assert sch.get(i).body.seq[2].body.block.name_hint == "D"
     _run_two_producers(sch.mod["main"])
+
+
+def _realize(mod, name):
+    found = []
+    tvm.tir.stmt_functor.post_order_visit(
+        mod["main"].body, lambda x: found.append(x) if isinstance(x, tvm.tir.BlockRealize)
+        and x.block.name_hint == name else None)
+    (realize,) = found
+    return realize
+
+
+def _loop_extents(mod):
+    out = []
+    tvm.tir.stmt_functor.post_order_visit(
+        mod["main"].body, lambda x: out.append((x.loop_var.name, int(x.extent)))
+        if isinstance(x, tvm.tir.For) else None)
+    return dict(out)
+
+
+@T.prim_func
+def blockized_producer(A: T.Buffer((24, 20), "float32"), C: T.Buffer((24, 20), "float32")):
+    B = T.alloc_buffer((24, 20))
+    for io, jo in T.grid(6, 5):
+        with T.block("B_outer"):
+            vio, vjo = T.axis.remap("SS", [io, jo])
+            T.reads(A[vio * 4:vio * 4 + 4, vjo * 4:vjo * 4 + 4])
+            T.writes(B[vio * 4:vio * 4 + 4, vjo * 4:vjo * 4 + 4])
+            for ii, ji in T.grid(4, 4):
+                with T.block("B_inner"):
+                    vi = T.axis.spatial(24, vio * 4 + ii)
+                    vj = T.axis.spatial(20, vjo * 4 + ji)
+                    B[vi, vj] = A[vi, vj] * 2.0
+    for i0, j0, i1, j1 in T.grid(3, 2, 8, 10):
+        with T.block("C"):
+            vi = T.axis.spatial(24, i0 * 8 + i1)
+            vj = T.axis.spatial(20, j0 * 10 + j1)
+            C[vi, vj] = B[vi, vj] + 1.0
+
+
+def test_compute_at_solves_a_strided_tile_write():
+    """A producer writing 4x4 tiles at ``vio * 4`` computes, per 8x10 consumer tile, only the
+    tiles that meet it: 2 rows of tiles, and 3 columns (10 columns start mid-tile), clipped to
+    the producer's domain by a predicate."""
+    sch = Schedule(blockized_producer)
+    _, j0, _, _ = sch.get_loops(sch.get_block("C"))
+    sch.compute_at(sch.get_block("B_outer"), j0, preserve_unit_loops=True)
+    ext = _loop_extents(sch.mod)
+    assert (ext["ax0"], ext["ax1"]) == (2, 3)
+    a = np.random.default_rng(3).random((24, 20), dtype=np.float32)
+    np.testing.assert_allclose(_build_run(sch.mod, [a], (24, 20), "float32"), a * 2.0 + 1.0,
+                               rtol=1e-6)
+
+
+@T.prim_func
+def guarded_consumer(A: T.Buffer((9, 1), "float32"), C: T.Buffer((9, 1), "float32")):
+    B = T.alloc_buffer((9, 1))
+    for i, j in T.grid(9, 1):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * 2.0
+    for i, j in T.grid(9, 7):
+        with T.block("C"):
+            vi = T.axis.spatial(9, i)
+            vj = T.axis.spatial(1, j)
+            T.where(j < 1)
+            C[vi, vj] = B[vi, vj] + 1.0
+
+
+def test_compute_at_range_covering_the_domain_takes_the_domain():
+    """The consumer's loop runs 7 times over an iterator of extent 1: the producer's loop gets
+    its domain (extent 1, no predicate), as classic does, and unit loops kept by
+    preserve_unit_loops stay in the bindings."""
+    sch = Schedule(guarded_consumer)
+    i, _ = sch.get_loops(sch.get_block("C"))
+    sch.compute_at(sch.get_block("B"), i, preserve_unit_loops=True)
+    realize = _realize(sch.mod, "B")
+    assert [str(v) for v in realize.iter_values] == ["i + ax0", "ax1"]
+    assert _loop_extents(sch.mod)["ax1"] == 1
+    assert str(realize.predicate) in ("True", "1", "T.bool(True)")
+    a = np.random.default_rng(4).random((9, 1), dtype=np.float32)
+    np.testing.assert_allclose(_build_run(sch.mod, [a], (9, 1), "float32"), a * 2.0 + 1.0,
+                               rtol=1e-6)
+
+
+@T.prim_func
+def reversed_write(X: T.Buffer((7, 5), "float32"), Z: T.Buffer((5, 7), "float32")):
+    Y = T.alloc_buffer((7, 5))
+    for i, j in T.grid(7, 5):
+        with T.block("Y"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            Y[6 - vi, 4 - vj] = X[vi, vj] + 1.0
+    for i, j in T.grid(5, 7):
+        with T.block("Z"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            Z[vi, vj] = Y[vj, vi] * 3.0
+
+
+def test_compute_at_solves_a_reversed_write():
+    sch = Schedule(reversed_write)
+    i, _ = sch.get_loops(sch.get_block("Z"))
+    sch.compute_at(sch.get_block("Y"), i)
+    assert [str(v) for v in _realize(sch.mod, "Y").iter_values] == ["ax0", "4 - i"]
+    x = np.random.default_rng(5).random((7, 5), dtype=np.float32)
+    ref = (x[::-1, ::-1] + 1.0).T * 3.0
+    np.testing.assert_allclose(_build_run(sch.mod, [x], (5, 7), "float32"), ref, rtol=1e-6)
+
+
+@T.prim_func
+def div_mod_reader(X: T.Buffer((6, 8), "float32"), Y: T.Buffer((48,), "float32")):
+    tmp = T.alloc_buffer((6, 8))
+    for i, j in T.grid(6, 8):
+        with T.block("A"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            tmp[vi, vj] = X[vi, vj] + 1.0
+    for i in range(48):
+        with T.block("B"):
+            vi = T.axis.spatial(48, i)
+            Y[vi] = tmp[vi // 8, vi % 8] * 2.0
+
+
+def test_reverse_compute_at_solves_floordiv_reads():
+    sch = Schedule(div_mod_reader)
+    sch.reverse_compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("A"))[0])
+    assert [str(v) for v in _realize(sch.mod, "B").iter_values] == ["i * 8 + ax0"]
+    x = np.random.default_rng(6).random((6, 8), dtype=np.float32)
+    np.testing.assert_allclose(_build_run(sch.mod, [x], (48,), "float32"),
+                               ((x + 1.0) * 2.0).reshape(-1), rtol=1e-6)
+
+
+@T.prim_func
+def two_regions(X: T.Buffer((16,), "float32"), Z: T.Buffer((8,), "float32")):
+    A = T.alloc_buffer((8,))
+    B = T.alloc_buffer((16,))
+    for i in range(8):
+        with T.block("A"):
+            vi = T.axis.spatial(8, i)
+            A[vi] = X[vi] + 1.0
+        for j in range(2):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i * 2 + j)
+                B[vi] = X[vi] * 2.0
+    for i in range(8):
+        with T.block("Z"):
+            vi = T.axis.spatial(8, i)
+            Z[vi] = A[vi] + B[vi]
+
+
+def test_reverse_compute_at_reading_two_differently_produced_buffers_is_refused():
+    """Per iteration i, A gets element i and B elements 2i and 2i+1: no one range of the
+    consumer reads only what both produced in that iteration."""
+    sch = Schedule(two_regions)
+    with pytest.raises(ScheduleError, match="reverse_compute_at"):
+        sch.reverse_compute_at(sch.get_block("Z"), sch.get_loops(sch.get_block("A"))[0])
+
+
+@T.prim_func
+def relayout(A: T.Buffer((3, 5, 16), "float32"), C: T.Buffer((6, 5, 8), "float32")):
+    B = T.alloc_buffer((3, 5, 16))
+    for i0, i1, i2 in T.grid(3, 5, 16):
+        with T.block("B"):
+            v0, v1, v2 = T.axis.remap("SSS", [i0, i1, i2])
+            B[v0, v1, v2] = A[v0, v1, v2] + 1.0
+    for j0, j1, j2 in T.grid(6, 5, 8):
+        with T.block("C"):
+            w0, w1, w2 = T.axis.remap("SSS", [j0, j1, j2])
+            C[w0, w1, w2] = B[(w0 * 8 + w2) // 16, w1, (w0 * 8 + w2) % 16] * 2.0
+
+
+def test_reverse_compute_at_solves_a_fused_index():
+    """Per row of 16 produced, the consumer's ``(w0 * 8 + w2) // 16`` picks two values of
+    ``w0`` (its other iterator w2 over its whole domain 0..7)."""
+    sch = Schedule(relayout)
+    i0 = sch.get_loops(sch.get_block("B"))[0]
+    sch.reverse_compute_at(sch.get_block("C"), i0)
+    assert str(_realize(sch.mod, "C").iter_values[0]) == "i0 * 2 + ax0"
+    assert _loop_extents(sch.mod)["ax0"] == 2
+    a = np.random.default_rng(8).random((3, 5, 16), dtype=np.float32)
+    ref = ((a + 1.0) * 2.0).reshape(3, 5, 2, 8).transpose(0, 2, 1, 3).reshape(6, 5, 8)
+    np.testing.assert_allclose(_build_run(sch.mod, [a], (6, 5, 8), "float32"), ref, rtol=1e-6)
+
+
+def test_compute_at_solves_a_fused_index():
+    """The other way round: per row ``j0`` of C, B computes the one row ``(j0 * 8) // 16``
+    holds, all 16 of its columns (for a correct, if redundant, tile)."""
+    sch = Schedule(relayout)
+    j0 = sch.get_loops(sch.get_block("C"))[0]
+    sch.compute_at(sch.get_block("B"), j0)
+    a = np.random.default_rng(9).random((3, 5, 16), dtype=np.float32)
+    ref = ((a + 1.0) * 2.0).reshape(3, 5, 2, 8).transpose(0, 2, 1, 3).reshape(6, 5, 8)
+    np.testing.assert_allclose(_build_run(sch.mod, [a], (6, 5, 8), "float32"), ref, rtol=1e-6)
+    assert str(_realize(sch.mod, "B").iter_values[0]) == "j0 // 2"

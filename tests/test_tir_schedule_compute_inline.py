@@ -238,3 +238,42 @@ def test_inline_refuses_opaque_or_matched_use(func, why):
         sch.compute_inline(sch.get_block("B"))
     with pytest.raises(ScheduleError, match="reverse_compute_inline"):
         sch.reverse_compute_inline(sch.get_block("C"))
+
+
+def test_reverse_inline_predicate_spells_the_most_significant_piece_first():
+    sch = Schedule(tiled_load)
+    sch.reverse_compute_inline(sch.get_block("C"))
+    found = []
+    tvm.tir.stmt_functor.post_order_visit(
+        sch.mod["main"].body, lambda x: found.append(x) if isinstance(x, tvm.tir.BlockRealize)
+        and x.block.name_hint == "B" else None)
+    assert str(found[0].predicate) == "i0 * 4 + i1 < 11 and j0 * 4 + j1 < 10"
+    _same(tiled_load, sch, [(12, 12)], (11, 10))
+
+
+@T.prim_func
+def pointer_reader(T_in: T.Buffer((32,), "float32"), X: T.Buffer((9,), "float32"),
+                   Y: T.Buffer((9,), "float32")):
+    B = T.alloc_buffer((9,))
+    for i in range(9):
+        with T.block("B"):
+            vi = T.axis.spatial(9, i)
+            B[vi] = X[vi] * 2.0
+    for i in range(9):
+        with T.block("C"):
+            vi = T.axis.spatial(9, i)
+            T.reads(T_in[0:32], B[vi])
+            T.writes(Y[vi])
+            T.evaluate(T_in.access_ptr("r"))
+            Y[vi] = B[vi] + 1.0
+
+
+def test_compute_inline_keeps_the_read_of_a_buffer_used_through_its_pointer():
+    """The consumer reaches ``T_in`` only through ``tvm_access_ptr``: its declared read stays
+    (first, where the pointer is used), so dependence analysis still sees it."""
+    sch = Schedule(pointer_reader)
+    sch.compute_inline(sch.get_block("B"))
+    reads = sch.get(sch.get_block("C")).reads
+    assert [r.buffer.name for r in reads] == ["T_in", "X"]
+    assert (int(reads[0].region[0].min), int(reads[0].region[0].extent)) == (0, 32)
+    _same(pointer_reader, sch, [(32,), (9,)], (9,))

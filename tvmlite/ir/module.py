@@ -26,12 +26,18 @@ class GlobalVar:
         return hash(self.name_hint)
 
 
+class _Functions(dict):
+    """The name-to-function map of a module; hashed by identity, as classic TVM's Map."""
+
+    __hash__ = object.__hash__
+
+
 class IRModule:
     """A module of PrimFuncs, keyed by name (``mod["main"]``)."""
 
     def __init__(self, functions: Optional[Dict[Union[str, GlobalVar], Any]] = None,
                  attrs: Optional[Dict[str, Any]] = None):
-        self.functions: Dict[str, Any] = {}
+        self.functions: Dict[str, Any] = _Functions()
         for k, v in (functions or {}).items():
             self.functions[k.name_hint if isinstance(k, GlobalVar) else str(k)] = v
         self.attrs: Dict[str, Any] = dict(attrs or {})

@@ -177,6 +177,13 @@ class Block(Stmt):
     match_buffers: Tuple[MatchBufferRegion, ...] = ()
     annotations: Dict[str, Any] = None  # type: ignore[assignment]
 
+    def __post_init__(self):
+        # classic's constructor takes lists, and None for an empty one
+        for f in ("iter_vars", "reads", "writes", "alloc_buffers", "match_buffers"):
+            v = getattr(self, f)
+            if type(v) is not tuple:
+                object.__setattr__(self, f, tuple(v or ()))
+
 
 @node
 class BlockRealize(Stmt):
@@ -185,6 +192,12 @@ class BlockRealize(Stmt):
     iter_values: Tuple[PrimExpr, ...]
     predicate: PrimExpr
     block: Block
+
+    def __post_init__(self):
+        if type(self.iter_values) is not tuple:
+            object.__setattr__(self, "iter_values", tuple(self.iter_values))
+        if not isinstance(self.predicate, PrimExpr):  # classic accepts a Python bool
+            object.__setattr__(self, "predicate", _op.convert(self.predicate))
 
 
 def is_no_op(s: Stmt) -> bool:

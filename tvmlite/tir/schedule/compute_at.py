@@ -140,20 +140,33 @@ def _iter_ranges(block, buffers: Sequence[Buffer], regions: Dict[Buffer, List[Ra
                 idx = simplify(substitute(idx, {v: unit[v] for v in vs if v in unit}))
                 vs = [v for v in collect_vars(idx) if v in ivs]
             c = simplify(_op.sub(idx, vs[0])) if len(vs) == 1 else None
-            if not isinstance(c, IntImm):
+            r = region[d]
+            if isinstance(c, IntImm):
+                v = vs[0]
+                found.setdefault(v, []).append((simplify(_op.sub(r.min, c.value), dom),
+                                                r.extent))
+                offsets.setdefault(v, set()).add(c.value)
+                continue
+            # the other iterators of the index range over their whole domains
+            sols = [(v, _solve_index(idx, v, {**a.inner, **{w: ivs[w].dom for w in vs
+                                                             if w is not v}}, r, writes, dom))
+                    for v in vs]
+            sols = [(v, sol) for v, sol in sols if sol is not None]
+            if len(sols) != 1:
                 unsolved.append((a.buffer, d, idx, a.inner))
                 continue
-            v = vs[0]
-            r = region[d]
-            found.setdefault(v, []).append((simplify(_op.sub(r.min, c.value), dom), r.extent))
-            offsets.setdefault(v, set()).add(c.value)
+            v, sol = sols[0]
+            found.setdefault(v, []).append(sol[:2])
+            offsets.setdefault(v, set()).add(sol[2])
     out = []
     for iv in block.iter_vars:
         cand = found.get(iv.var)
         if not cand:
             out.append((iv.dom.min, iv.dom.extent, False))
             continue
-        if not writes and len(offsets[iv.var]) > 1:
+        if not writes and (len(offsets[iv.var]) > 1 or not all(
+                can_prove(_op.eq(m, cand[0][0]), dom) and can_prove(_op.eq(e, cand[0][1]), dom)
+                for m, e in cand[1:])):
             raise fail(prim, what, f'it reads the produced buffer at several offsets along '
                        f'iterator "{iv.var.name}"; moving it under the loop could read values '
                        "not yet produced")
@@ -173,6 +186,50 @@ def _iter_ranges(block, buffers: Sequence[Buffer], regions: Dict[Buffer, List[Ra
                            "iteration of the loop produces; under the loop it would read "
                            "values not produced in that iteration")
     return out
+
+
+def _solve_index(idx: PrimExpr, v: Var, inner: Dict[Var, Range], r: Range, writes: bool,
+                 dom: Dict[Var, Range]):
+    """The range ``(min, extent, key)`` of iterator ``v`` for which index ``idx`` meets region
+    ``r`` of its dimension: every ``v`` whose accesses touch it (``writes``: the instances that
+    produce what is needed) or every ``v`` whose accesses all lie inside it (reads: the
+    instances one iteration can feed). ``idx`` is ``a * v + rest`` or ``(a * v + rest) // f``
+    with constants ``a != 0``, ``f > 0``, where ``rest`` ranges over what the variables of
+    ``inner`` (loops inside the block, the block's other iterators) may take; None when it
+    is not, or when no ``v`` qualifies."""
+    lo_r, hi_r = r.min, _op.sub(_op.add(r.min, r.extent), 1)
+    f = 1
+    if isinstance(idx, FloorDiv) and (const_value(idx.b) or 0) > 0:
+        # L <= e // f <= H  <=>  L * f <= e <= H * f + f - 1
+        f = const_value(idx.b)
+        idx, lo_r, hi_r = idx.a, _op.mul(lo_r, f), _op.add(_op.mul(hi_r, f), f - 1)
+    coef = detect_linear_equation(idx, [v])
+    a = const_value(coef[0]) if coef else None
+    if not a or v in collect_vars(coef[1]):
+        return None
+    rest = coef[1]
+    if collect_vars(rest) & set(inner):
+        s = eval_set(rest, inner)
+        if not (s.has_lower_bound() and s.has_upper_bound()):
+            return None
+        rmin, rmax = s.min_value, s.max_value
+    else:
+        rmin = rmax = rest
+    # the interval [p, q] of b * v (b = |a|)
+    if a > 0:
+        p, q = (_op.sub(lo_r, rmax), _op.sub(hi_r, rmin)) if writes else (
+            _op.sub(lo_r, rmin), _op.sub(hi_r, rmax))
+    else:
+        p, q = (_op.sub(rmin, hi_r), _op.sub(rmax, lo_r)) if writes else (
+            _op.sub(rmax, hi_r), _op.sub(rmin, lo_r))
+    b = abs(a)
+    lo = _op.floordiv(_op.add(p, b - 1), b) if b != 1 else p
+    hi = _op.floordiv(q, b) if b != 1 else q
+    lo = simplify(lo, dom)
+    ext = simplify(_op.add(_op.sub(hi, lo), 1), dom)
+    if not can_prove(_op.ge(ext, 1), dom):
+        return None
+    return lo, ext, (a, f, str(simplify(rest, dom)))
 
 
 def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_unit_loops: bool,
@@ -291,6 +348,9 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
     spans = []  # (iterator, min, true extent, extent of the new loop) of constrained iterators
     for _k, (iv, (mn, ext, constrained)) in enumerate(zip(block.iter_vars, ranges)):
         ext = simplify(ext, outer)
+        if constrained and can_prove(_op.le(mn, iv.dom.min), outer) and can_prove(
+                _op.ge(_op.add(mn, ext), _op.add(iv.dom.min, iv.dom.extent)), outer):
+            mn, ext = iv.dom.min, iv.dom.extent  # the range holds the whole domain: classic
         true_ext = ext
         if not isinstance(ext, IntImm) and collect_vars(ext) & set(outer):
             ext = _loop_extent(ext, simplify(iv.dom.extent, outer), outer, ana)
@@ -301,7 +361,7 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
             v = Var(f"ax{len(new_loops)}", dt)  # TVM numbers the loops it creates
             dom[v] = Range(IntImm(dt, 0), ext)
             new_loops.append(For(v, IntImm(dt, 0), ext, ForKind.SERIAL, None))
-            val = simplify(_op.add(mn, v), dom)
+            val = _op.add(mn, v)  # classic's spelling: the region's start plus the loop
         values.append(val)
         if constrained:
             spans.append((iv, simplify(mn, outer), true_ext, ext))

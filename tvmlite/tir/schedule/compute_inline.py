@@ -10,7 +10,7 @@ from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
 from ..expr import BufferLoad, Call, FloorDiv, FloorMod, IterVarType, PrimExpr, Range, Var
-from ..functor import Mutator, collect_vars, post_order_visit, substitute
+from ..functor import Mutator, collect_vars, post_order_visit, pre_order_visit, substitute
 from ..stmt import Block, BlockRealize, BufferStore, For, MatchBufferRegion, Stmt
 from ..stmt_util import ALIGN_ATTR
 from .error import fail
@@ -100,7 +100,39 @@ class _InlineLoads(Mutator):
         if b2 is b or not any(r.buffer is self.buf for r in b.reads):
             return b2
         reads, _ = block_regions(b2)
-        return dataclasses.replace(b2, reads=reads)
+        return dataclasses.replace(b2, reads=_with_opaque_reads(b2, reads))
+
+
+def _with_opaque_reads(block: Block, reads, declared=None) -> tuple:
+    """``reads`` plus the declared reads of buffers the body reaches only through their data
+    pointer (an intrinsic's ``tvm_access_ptr``), which the region analysis cannot see, in the
+    order of first use in the body (as classic lists them). ``declared``: the regions to
+    take them from (default: ``block.reads``)."""
+    declared = block.reads if declared is None else declared
+    listed = {id(r.buffer) for r in reads}
+    first: Dict[int, int] = {}  # buffer id -> order of first use (load or pointer)
+
+    def f(x):
+        if isinstance(x, BufferLoad):
+            first.setdefault(id(x.buffer), len(first))
+        elif isinstance(x, Call):  # a pointer argument: the Buffer or its data Var
+            for a in x.args:
+                if isinstance(a, Buffer):
+                    first.setdefault(id(a), len(first))
+                elif isinstance(a, Var):
+                    for r in declared:
+                        if r.buffer.data is a:
+                            first.setdefault(id(r.buffer), len(first))
+
+    pre_order_visit(block.body, f)
+    extra = []
+    for r in declared:
+        if id(r.buffer) not in listed and id(r.buffer) in first:
+            listed.add(id(r.buffer))
+            extra.append(r)
+    if not extra:
+        return reads
+    return tuple(sorted((*reads, *extra), key=lambda r: first.get(id(r.buffer), len(first))))
 
 
 def _blocks_in_order(root: Stmt) -> List[Tuple[BlockRealize, Tuple[For, ...]]]:
@@ -334,7 +366,12 @@ def _inverse_load(idx, block: Block, pindices, pdom: Dict[Var, Range], prim: str
             if n < len(key) - 1:
                 e = _op.floormod(e, dom[v].extent)
             vmap[v] = e
-        conds.append(s < total)
+        # the condition spelled most significant piece first, as classic's simplifier orders it
+        s_desc = None
+        for pos, d, _m in reversed(pieces):
+            t = pindices[pos] if d == 1 else pindices[pos] * d
+            s_desc = t if s_desc is None else s_desc + t
+        conds.append(s_desc < total)
     missing = [iv.var.name for iv in block.iter_vars if iv.var not in vmap]
     if missing:
         raise fail(prim, what, f'the load of "{name}" does not use iterator "{missing[0]}"; '
@@ -467,6 +504,7 @@ def reverse_compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     nb = dataclasses.replace(pblock, body=new_store,
                              annotations=_drop_aligns(pblock, buf))
     reads, writes = block_regions(nb)
+    reads = _with_opaque_reads(nb, reads, (*pblock.reads, *block.reads))
     nb = dataclasses.replace(nb, reads=reads, writes=writes)
     k = exclusive_subtree(path)
     replace(state, path[:k + 1], None)

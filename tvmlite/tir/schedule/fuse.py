@@ -77,16 +77,18 @@ def fuse(state: ScheduleState, loop_rvs: Sequence[LoopRV],
     stride = IntImm(dt, 1)
     for k in range(len(loops) - 1, -1, -1):
         lp = loops[k]
-        v = _op.floordiv(fused, stride) if not _is_one(stride) else fused
-        if k > 0:
-            v = _op.floormod(v, lp.extent)
-        if not preserve_unit_iters and _is_one(lp.extent):
+        # classic's spelling: (fused % (stride * extent)) // stride
+        v = _op.floormod(fused, _op.mul(stride, lp.extent)) if k > 0 else fused
+        if not _is_one(stride):
+            v = _op.floordiv(v, stride)
+        if _is_one(lp.extent):  # classic: a unit loop contributes 0, whatever preserve says
             v = IntImm(dt, 0)
         vmap[lp.loop_var] = v
         stride = _op.mul(stride, lp.extent)
     dom = dict(outer_dom)
     dom[fused] = Range(IntImm(dt, 0), total)
-    body = rebind_blocks(loops[-1].body, vmap, dom)
+    keep = [v for v, r in dom.items() if preserve_unit_iters and _is_one(r.extent)]
+    body = rebind_blocks(loops[-1].body, vmap, dom, keep_vars=keep)
     new = For(fused, IntImm(dt, 0), total, ForKind.SERIAL, body, None,
               dict(loops[0].annotations or {}) or None)
     replace(state, paths[0], new)

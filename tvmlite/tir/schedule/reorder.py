@@ -220,7 +220,7 @@ def _check_predicate(pred: PrimExpr, ext: Dict[Var, int], fused_vars, prim: str,
         _check_predicate(pred.a, ext, fused_vars, prim, what)
         _check_predicate(pred.b, ext, fused_vars, prim, what)
         return
-    inside = collect_vars(pred) & ext.keys()
+    inside = {v for v in collect_vars(pred) & ext.keys() if ext[v] > 1}  # unit loops: constants
     if len(inside) > 1 and not any(inside <= f for f in fused_vars):
         raise fail(prim, what, f"its predicate {pred} constrains loops "
                    f"{', '.join(sorted(v.name for v in inside))} together, a fusion no binding "

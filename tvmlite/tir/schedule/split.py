@@ -112,7 +112,11 @@ def split(state: ScheduleState, loop_rv: LoopRV, factors: Sequence[Optional[obje
     for v, f in zip(new_vars, facs):
         dom[v] = Range(IntImm(dt, 0), f)
     pred = None if exact else _op.lt(value, _op.add(loop.min, loop.extent))
-    body = rebind_blocks(loop.body, {loop.loop_var: value}, dom, pred)
+    # as classic: bindings simplified keeping the unit loops preserve_unit_iters asks for,
+    # predicates as substituted
+    keep = [v for v, r in dom.items() if preserve_unit_iters and const_value(r.extent) == 1]
+    body = rebind_blocks(loop.body, {loop.loop_var: value}, dom, pred,
+                         simplify_predicates=False, keep_vars=keep)
     for k in range(len(facs) - 1, -1, -1):
         body = For(new_vars[k], IntImm(dt, 0), facs[k], ForKind.SERIAL, body,
                    None, (dict(loop.annotations) if loop.annotations and k == 0 else None))

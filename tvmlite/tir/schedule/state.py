@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ...arith import Analyzer
 from ...arith.int_set import relax_region
@@ -135,11 +135,29 @@ class StmtSRef:
 
 
 class ScheduleState:
-    """The module being scheduled and the function primitives currently work on."""
+    """The module being scheduled and the function primitives currently work on.
 
-    def __init__(self, mod: IRModule, func_name: str):
+    Classic TVM's public ``tir.ScheduleState(mod, debug_mask=...)`` is this class too: ``mod``
+    (an IRModule or a PrimFunc, which becomes ``main``), :meth:`get_sref` and :meth:`replace`.
+    Nodes are immutable, so :meth:`replace` always builds a new function and module (classic
+    writes in place when nothing else holds the old nodes; the bit-level reuse is not offered)
+    and leaves every node the user holds unchanged."""
+
+    def __init__(self, mod, func_name: Optional[str] = None, *,
+                 debug_mask: Union[str, int] = "none", enable_check: bool = True):
+        if isinstance(mod, PrimFunc):
+            mod = IRModule({func_name or "main": mod})
+        if not isinstance(mod, IRModule):
+            raise TypeError(f"ScheduleState expects an IRModule or a PrimFunc, got "
+                            f"{type(mod).__name__}")
+        if func_name is None:
+            prims = [k for k, f in mod.functions.items() if isinstance(f, PrimFunc)]
+            if not prims:
+                raise TypeError("ScheduleState: the module has no PrimFunc")
+            func_name = "main" if "main" in prims else prims[0]
         self.mod = mod
         self.func_name = func_name
+        self._srefs: Dict[int, StmtSRef] = {}
 
     @property
     def func(self) -> PrimFunc:
@@ -159,8 +177,63 @@ class ScheduleState:
 
     # ---- lookups
     def get_sref(self, stmt: Stmt) -> StmtSRef:
-        """The reference to ``stmt`` (a Block or For of the function)."""
-        return StmtSRef(self, stmt)
+        """The reference to ``stmt`` (a Block or For of the function); asked twice for one
+        node, the same reference."""
+        ref = self._srefs.get(id(stmt))
+        if ref is None or ref.stmt is not stmt:
+            ref = self._srefs[id(stmt)] = StmtSRef(self, stmt)
+        return ref
+
+    def replace(self, src_sref: StmtSRef, tgt_stmt: Stmt,
+                block_sref_reuse: Optional[Dict[Block, Block]] = None) -> None:
+        """Replace the node ``src_sref`` refers to by ``tgt_stmt`` (classic TVM's
+        ``ScheduleState.replace``): a Block by a Block, a loop by a loop or a BlockRealize.
+
+        Parameters
+        ----------
+        src_sref : StmtSRef
+            The reference to the node to replace.
+        tgt_stmt : Stmt
+            The new node.
+        block_sref_reuse : dict of Block to Block, optional
+            Blocks of the old tree that ``tgt_stmt`` holds in a new form: their references
+            follow them. Other references to nodes no longer in the function get ``stmt``
+            None.
+        """
+        old = src_sref.stmt
+        if old is None:
+            raise ScheduleError("ScheduleError: replace: the reference's statement was removed "
+                                "by an earlier replace", "replace", "sref", "removed")
+        if isinstance(old, Block) and not isinstance(tgt_stmt, Block):
+            raise TypeError(f"replace: a Block must be replaced by a Block, got "
+                            f"{type(tgt_stmt).__name__}")
+        if isinstance(old, For) and not isinstance(tgt_stmt, (For, BlockRealize)):
+            raise TypeError(f"replace: a loop must be replaced by a loop or a BlockRealize, "
+                            f"got {type(tgt_stmt).__name__}")
+        hits = ((n, f, find_path(f.body, lambda x: x is old))
+                for n, f in self.mod.functions.items() if isinstance(f, PrimFunc))
+        name, func, path = next((h for h in hits if h[2] is not None), (None, None, None))
+        if path is None:
+            raise ScheduleError("ScheduleError: replace: the reference's statement is not in "
+                                "the module", "replace", "sref", "not in the module")
+        mod = self.mod.copy()
+        mod[name] = func.with_body(rebuild(path, tgt_stmt))
+        self.mod = mod
+        moved = {id(k): v for k, v in (block_sref_reuse or {}).items()}
+        alive: set = set()
+        for f in mod.functions.values():
+            if isinstance(f, PrimFunc):
+                walk_stmts(f.body, lambda x: alive.add(id(x)))
+        refs = dict(self._srefs)
+        refs.setdefault(id(old), src_sref)
+        self._srefs = {}
+        for ref in refs.values():
+            if ref.stmt is not None and id(ref.stmt) in moved:
+                ref.stmt = moved[id(ref.stmt)]
+            elif ref.stmt is None or id(ref.stmt) not in alive:
+                ref.stmt = None
+                continue
+            self._srefs[id(ref.stmt)] = ref
 
     def block_path(self, rv: BlockRV, primitive: str = "get") -> List[Stmt]:
         """The path from the function body to the BlockRealize of ``rv``."""
@@ -622,36 +695,54 @@ __all__ = ["BlockRV", "LoopRV", "ScheduleState", "ScheduleError"]
 
 
 def rebind_blocks(s: Stmt, vmap: Dict[Var, PrimExpr], outer: Dict[Var, Range],
-                  extra_pred: Optional[PrimExpr] = None) -> Stmt:
+                  extra_pred: Optional[PrimExpr] = None, simplify_predicates: bool = True,
+                  keep_vars: Iterable[Var] = ()) -> Stmt:
     """Substitute ``vmap`` into the bindings and predicates of the outermost blocks under
-    ``s`` (and into loop bounds on the way), simplify them under the loop ranges, and add
-    ``extra_pred`` (after substitution) to each predicate."""
-    def rec(x, dom):
+    ``s`` (and into loop bounds on the way), simplify the bindings under the loop ranges, and
+    add ``extra_pred`` (after substitution) to each predicate.
+
+    An opaque block (one without iterators) that uses a substituted variable gets it replaced
+    everywhere inside, and the bindings of the blocks nested in it are simplified in turn.
+    ``simplify_predicates=False`` keeps predicates as substituted (classic split's spelling);
+    ``keep_vars`` are left out of the ranges the simplifier knows, so a unit loop the caller
+    keeps is not folded to its constant value."""
+    keep = set(keep_vars)
+
+    def rec(x, dom, vm, pred_extra):
         if isinstance(x, BlockRealize):
-            vals = tuple(simplify(substitute(v, vmap), dom) for v in x.iter_values)
-            pred = substitute(x.predicate, vmap)
-            if extra_pred is not None:
-                pred = conj(pred, extra_pred)
-            pred = simplify(pred, dom) if not is_true(pred) else pred
+            known = {v: r for v, r in dom.items() if v not in keep}
+            vals = tuple(simplify(substitute(v, vm), known) for v in x.iter_values)
+            pred = substitute(x.predicate, vm)
+            if pred_extra is not None:
+                pred = conj(pred, pred_extra)
+            if simplify_predicates and not is_true(pred):
+                pred = simplify(pred, dom)
             if is_true(pred):
                 pred = IntImm("bool", 1)
-            return BlockRealize(vals, pred, x.block)
+            block = x.block
+            if not x.iter_values and vm and collect_vars(block) & set(vm):
+                block = substitute(block, vm)
+                block = dataclasses.replace(block, body=rec(block.body, dom, {}, None))
+            elif not x.iter_values and not vm:
+                block = dataclasses.replace(block, body=rec(block.body, dom, {}, None))
+            return BlockRealize(vals, pred, block)
         if isinstance(x, For):
-            mn, ext = substitute(x.min, vmap), substitute(x.extent, vmap)
+            mn, ext = substitute(x.min, vm), substitute(x.extent, vm)
             d2 = dict(dom)
             d2[x.loop_var] = Range(mn, ext)
-            body = rec(x.body, d2)
+            body = rec(x.body, d2, vm, pred_extra)
             return For(x.loop_var, mn, ext, x.kind, body, x.thread_binding, x.annotations)
         if isinstance(x, SeqStmt):
-            return SeqStmt.flatten(*[rec(c, dom) for c in x.seq])
+            return SeqStmt.flatten(*[rec(c, dom, vm, pred_extra) for c in x.seq])
         if isinstance(x, (IfThenElse,)):
-            return IfThenElse(substitute(x.condition, vmap), rec(x.then_case, dom),
-                              rec(x.else_case, dom) if x.else_case is not None else None)
+            return IfThenElse(substitute(x.condition, vm), rec(x.then_case, dom, vm, pred_extra),
+                              rec(x.else_case, dom, vm, pred_extra)
+                              if x.else_case is not None else None)
         if isinstance(x, (LetStmt, AttrStmt, AssertStmt, Allocate)):
-            return substitute(dataclasses.replace(x, body=rec(x.body, dom)), vmap)
-        return substitute(x, vmap)
+            return substitute(dataclasses.replace(x, body=rec(x.body, dom, vm, pred_extra)), vm)
+        return substitute(x, vm)
 
-    return rec(s, dict(outer))
+    return rec(s, dict(outer), vmap, extra_pred)
 
 
 def bound_vars_of_loop(s: Stmt, var: Var) -> List[Tuple[BlockRealize, List]]:
