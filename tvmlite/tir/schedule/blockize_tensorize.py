@@ -109,6 +109,8 @@ def _divide(iv: IterVar, value: PrimExpr, inner: Dict[Var, Range], outer: Dict[V
     sdom = {v: r for v, r in inner.items() if not (keep_unit_loops and is_one(r.extent))}
     in_part = simplify(substitute(value, {v: IntImm(v.dtype, 0) for v in vs if v not in inner}),
                        sdom)
+    if keep_unit_loops:
+        outer = {v: r for v, r in outer.items() if not is_one(r.extent)}
     out_part = simplify(_op.sub(value, in_part), {**outer, **inner})
     if any(v in inner for v in collect_vars(out_part)):
         raise fail(prim, what, f"the binding of {iv.var.name} ({value}) cannot be divided into "
@@ -148,22 +150,25 @@ def blockize(state: ScheduleState, loop_rv: LoopRV, preserve_unit_iters: bool = 
         ob, on, ib, inn = _divide_binding(iv, value, inner, outer, prim, what,
                                           preserve_unit_iters)
         dt = iv.var.dtype
-        vo = vi = None
-        if ob is not None:
-            vo = IterVar(Range.from_min_extent(0, on), Var(iv.var.name + "_o", dt), iv.iter_type)
-            out_ivs.append(vo)
-            out_vals.append(ob)
-        if ib is not None:
-            vi = IterVar(Range.from_min_extent(0, inn), Var(iv.var.name + "_i", dt),
-                         iv.iter_type)
-            in_ivs.append(vi)
-            in_vals.append(ib)
-        if vo is not None and vi is not None:
-            vmap[iv.var] = _op.add(_op.mul(vo.var, inn), vi.var)
-        elif vo is None and vi is None:
-            vmap[iv.var] = IntImm(dt, 0)
-        else:
-            vmap[iv.var] = (vo if vo is not None else vi).var
+        if ib is None or (inn == 1 and all(is_one(inner[v].extent)
+                                           for v in collect_vars(ib) if v in inner)):
+            # TVM's rule: an iterator with no (or only a unit) inner part moves to the outer
+            # block as it is, bound to its outer part (an inner part of extent 1 over a
+            # longer loop, held to one value by the predicate, stays inside)
+            out_ivs.append(iv)
+            out_vals.append(ob if ob is not None else IntImm(dt, 0))
+            continue
+        # otherwise it splits in two; the outer one exists even at extent 1 (bound to 0)
+        vo = IterVar(Range(IntImm(dt, 0), IntImm(dt, on)), Var(iv.var.name + "_o", dt),
+                     iv.iter_type)
+        out_ivs.append(vo)
+        out_vals.append(ob if ob is not None and (preserve_unit_iters or on != 1)
+                        else IntImm(dt, 0))
+        vi = IterVar(Range(IntImm(dt, 0), IntImm(dt, inn)), Var(iv.var.name + "_i", dt),
+                     iv.iter_type)
+        in_ivs.append(vi)
+        in_vals.append(ib)
+        vmap[iv.var] = vi.var if on == 1 else _op.add(_op.mul(vo.var, inn), vi.var)
     pred = realize.predicate
     in_pred, out_pred = pred, IntImm("bool", 1)
     if not is_true(pred) and not any(v in inner for v in collect_vars(pred)):
@@ -224,7 +229,12 @@ def _desc_outer(func: PrimFunc, what: str) -> Block:
                          f"an optional root block)")
     st = ScheduleState(IRModule({"main": func.with_body(body)}), "main")
     rv = blockize(st, LoopRV(body.loop_var))
-    return st.block_path(rv)[-1].block
+    outer = st.block_path(rv)[-1]
+    # iterators that moved out of the nest are bound to constants: fold them in
+    vals = {iv.var: v for iv, v in zip(outer.block.iter_vars, outer.iter_values)}
+    init = outer.block.init
+    return dataclasses.replace(outer.block, iter_vars=(), body=substitute(outer.block.body, vals),
+                               init=None if init is None else substitute(init, vals))
 
 
 def _flat(realize: BlockRealize, stmt: Optional[Stmt]) -> Optional[Stmt]:
@@ -360,8 +370,7 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
         if d_init is not None:
             if block.init is None:
                 raise _Mismatch("the intrinsic has an init, the block has none")
-            if not split_reduction_ok and any(
-                    iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars):
+            if not split_reduction_ok and _reduces_outside(block):
                 raise _Mismatch("the intrinsic resets its output but the block's reduction "
                                 "continues outside it")
             x_init = _flat_init(block.init)
@@ -375,6 +384,13 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
             continue
         out.append((m.bmap[id(d)], m.start[id(d)]))
     return out, d_init is not None
+
+
+def _reduces_outside(block: Block) -> bool:
+    """Whether the outer block's reduction continues over other values of its iterators (a
+    unit reduction iterator, bound to one value, leaves the whole reduction inside)."""
+    return any(iv.iter_type == IterVarType.CommReduce
+               and const_value(simplify(iv.dom.extent)) != 1 for iv in block.iter_vars)
 
 
 def _iter_kinds(block: Block) -> List[IterVarType]:
@@ -544,7 +560,7 @@ def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
             raise fail(prim, what, f"implementation buffer {ib.name} has {len(ib.shape)} "
                        f"dimensions, the matched buffer {x.name} {len(start)}")
         binds.append(Binding(ib, x, start))
-    red_outside = any(iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars)
+    red_outside = _reduces_outside(block)
     init = block.init
     if reset is not None or update is not None:
         if block.init is None:
