@@ -235,3 +235,20 @@ def test_index_map_inverse_and_padding_predicate():
     assert str(fused.inverse([3, 7])) == "lambda axis0: [axis0 // 7, axis0 % 7]"
     with pytest.raises(ValueError, match="pads"):
         imap.inverse([14])
+
+
+def test_padding_a_buffer_accessed_opaquely_is_refused():
+    @tvm.script.tir.prim_func
+    def opaque(A: tvm.script.tir.Buffer((13,), "float32")):
+        T = tvm.script.tir
+        for i in range(13):
+            with T.block("A"):
+                vi = T.axis.remap("S", [i])
+                A[vi] = T.float32(1)
+        with T.block("ext"):
+            T.evaluate(T.call_extern("int32", "consume", A.data, 13))
+
+    sch = Schedule(opaque)
+    with pytest.raises(ScheduleError, match=r'cannot fill the padding of buffer "A": the '
+                       r"buffer is accessed through its data pointer"):
+        sch.transform_layout("A", "A", lambda i: [i // 4, i % 4], pad_value=0.0)

@@ -10,7 +10,7 @@ from ...ir.structural import structural_equal
 from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
-from ..expr import BufferLoad, FloatImm, IntImm, IterVar, IterVarType, PrimExpr, Range, Var
+from ..expr import BufferLoad, Call, FloatImm, IntImm, IterVar, IterVarType, PrimExpr, Range, Var
 from ..functor import Mutator, Visitor, collect_vars, post_order_visit, substitute
 from ..index_map import IndexMap, as_index_map
 from ..stmt import (
@@ -311,8 +311,12 @@ def transform_layout(state: ScheduleState, block_rv: BlockRV, buffer: BufferSpec
             raise fail(prim, what, f'tvmlite cannot place the padding of buffer "{buf.name}" '
                        f"(shape {list(buf.shape)} -> {list(new_shape)}): {err}") from None
         if not (isinstance(pad_pred, IntImm) and pad_pred.value == 0):
-            state.set_body(_PaddingPlan(state, buf, new_buf, inverse, pad_pred, pmap).apply(
-                state.body))
+            plan = _PaddingPlan(state, buf, new_buf, inverse, pad_pred, pmap)
+            try:
+                state.set_body(plan.apply(state.body))
+            except ValueError as err:
+                raise fail(prim, what, f'cannot fill the padding of buffer "{buf.name}": '
+                           f"{err}") from None
     rewrite_buffer(state, buf, new_buf, imap.map_indices, match_separators=bool(seps))
     # a float is recorded as the index map giving it, which prints with its type
     return spec, given, (pmap if callable(pad_value) or isinstance(pad_value, float)
@@ -404,6 +408,20 @@ class _PaddingPlan:
         return self._nest(loop_vars, BlockRealize(tuple(loop_vars), where, block))
 
     def apply(self, body):
+        opaque: List[str] = []
+
+        def check(x):
+            if isinstance(x, MatchBufferRegion) and x.source.buffer is self.old:
+                opaque.append(f"T.match_buffer {x.buffer.name}")
+            elif x is self.old.data:
+                opaque.append("its data pointer")
+            elif isinstance(x, Call) and any(a is self.old for a in x.args):
+                opaque.append(f"a call of {x.op}")
+
+        post_order_visit(body, check)
+        if opaque:
+            raise ValueError(f"the buffer is accessed through {opaque[0]}, so its writes "
+                             "cannot be found")
         finder = _FindWrites(self.old)
         finder.visit(body)
         writes = finder.writes
@@ -426,7 +444,7 @@ class _PaddingPlan:
             self.new, self.pad.map_indices(ax)[0], tuple(ax)), True)
         target = last.loops[0] if last.loops else last.realize
         if target is None:
-            raise ValueError("transform_layout: a write outside any loop or block")
+            raise ValueError("a write lies outside any loop or block")
         return _InsertAfter(target, epilogue).visit(body)
 
     def _replacement(self, w: _Write):
