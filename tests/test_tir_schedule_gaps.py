@@ -169,9 +169,17 @@ def mm_odd_tensorized(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float
                     T.reads()
                     T.writes(C[vi, vj])
                     C[vi, vj] = T.float32(0)
-            C[vi, vj] = (C[vi, vj] + A[vi, vk_o * 3] * B[vk_o * 3, vj]
-                         + A[vi, vk_o * 3 + 1] * B[vk_o * 3 + 1, vj]
-                         + A[vi, vk_o * 3 + 2] * B[vk_o * 3 + 2, vj])
+            # classic TVM's form: the implementation on T.match_buffer views of the tiles
+            sa = T.int32()
+            sb = T.int32()
+            sc = T.int32()
+            A_1 = T.match_buffer(A[vi, vk_o * 3:vk_o * 3 + 3], (1, 3), strides=(sa, 1),
+                                 offset_factor=1)
+            B_1 = T.match_buffer(B[vk_o * 3:vk_o * 3 + 3, vj], (3, 1), strides=(sb, 1),
+                                 offset_factor=1)
+            C_1 = T.match_buffer(C[vi, vj], (1, 1), strides=(sc, 1), offset_factor=1)
+            C_1[0, 0] = (C_1[0, 0] + A_1[0, 0] * B_1[0, 0] + A_1[0, 1] * B_1[1, 0]
+                         + A_1[0, 2] * B_1[2, 0])
 
 
 def test_tensorize_unit_loop_intrinsic_expected_ir():

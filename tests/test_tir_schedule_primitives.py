@@ -376,7 +376,14 @@ def tensorize_after(A: T.Buffer((10, 7), "float32"), C: T.Buffer((10, 7), "float
             _vj_o = T.axis.spatial(1, 0)  # TVM keeps a unit outer iterator for an inner one
             T.reads(A[vi_o * 2:vi_o * 2 + 2, 0:7])
             T.writes(B[vi_o * 2:vi_o * 2 + 2, 0:7])
-            T.call_extern("int32", "double14", B.data, vi_o * 14, A.data, vi_o * 14)
+            # classic TVM's form: the implementation's buffers view the matched tiles
+            A_elem_offset = T.int32()
+            B_elem_offset = T.int32()
+            A_1 = T.match_buffer(A[vi_o * 2:vi_o * 2 + 2, 0:7], (2, 7),
+                                 elem_offset=A_elem_offset, offset_factor=1)
+            B_1 = T.match_buffer(B[vi_o * 2:vi_o * 2 + 2, 0:7], (2, 7),
+                                 elem_offset=B_elem_offset, offset_factor=1)
+            T.call_extern("int32", "double14", B_1.data, B_elem_offset, A_1.data, A_elem_offset)
     for i, j in T.grid(10, 7):
         with T.block("C"):
             vi, vj = T.axis.remap("SS", [i, j])

@@ -38,10 +38,21 @@ from ...ir.module import IRModule
 from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
-from ..expr import BufferLoad, Call, IntImm, IterVar, IterVarType, PrimExpr, Range, Var
+from ..expr import (
+    BinaryOpExpr,
+    BufferLoad,
+    Call,
+    CmpExpr,
+    IntImm,
+    IterVar,
+    IterVarType,
+    PrimExpr,
+    Range,
+    Var,
+)
 from ..function import PrimFunc
 from ..functor import Mutator, collect_vars, substitute
-from ..stmt import Block, BlockRealize, BufferRegion, BufferStore, For, Stmt
+from ..stmt import Block, BlockRealize, BufferRegion, BufferStore, For, MatchBufferRegion, Stmt
 from ..stmt_util import hoist_init
 from .error import fail
 from .state import (
@@ -534,6 +545,112 @@ def _impl_body(func_or_stmt) -> Stmt:
     return body
 
 
+class _FreshBuffers(Mutator):
+    """A copy of an implementation body on fresh copies of its parameter buffers (their
+    data, elem_offset, stride and shape variables new), so each tensorized block owns its
+    own ``T.match_buffer`` declarations."""
+
+    def __init__(self, bufs: Sequence[Buffer], index_dtype: str = "int32"):
+        self.vmap: Dict[Var, Var] = {}
+        self.bmap: Dict[int, Buffer] = {}
+        self.wide = index_dtype == "int64"  # classic normalizes the index type to the block's
+
+        def fresh(e):
+            if isinstance(e, Var):
+                dt = "int64" if self.wide and e.dtype == "int32" else e.dtype
+                return self.vmap.setdefault(e, Var(e.name, dt))
+            return self._widen(e)
+
+        for b in bufs:
+            if b is None or id(b) in self.bmap:
+                continue
+            self.bmap[id(b)] = dataclasses.replace(
+                b, data=fresh(b.data), elem_offset=fresh(b.elem_offset),
+                strides=tuple(fresh(x) for x in b.strides),
+                shape=tuple(fresh(x) for x in b.shape))
+
+    def _widen(self, e):
+        if self.wide and isinstance(e, IntImm) and e.dtype == "int32":
+            return IntImm("int64", e.value)
+        return e
+
+    def buffer(self, b: Buffer) -> Buffer:
+        return self.bmap.get(id(b), b)
+
+    def generic(self, x):
+        out = super().generic(x)
+        if self.wide and isinstance(out, (BinaryOpExpr, CmpExpr)) and out.a.dtype != out.b.dtype:
+            a, b = out.a, out.b
+            if isinstance(a, IntImm) and b.dtype == "int64":
+                out = dataclasses.replace(out, a=IntImm("int64", a.value))
+            elif isinstance(b, IntImm) and a.dtype == "int64":
+                out = dataclasses.replace(out, b=IntImm("int64", b.value))
+        return out
+
+    def visit_Var(self, v):
+        return self.vmap.get(v, v)
+
+    visit_SizeVar = visit_Var
+
+    def visit_Buffer(self, b):
+        return self.buffer(b)
+
+    def _idx(self, b: Buffer, idx):
+        out = tuple(self.visit(i) for i in idx)
+        return tuple(self._widen(i) for i in out) if id(b) in self.bmap else out
+
+    def visit_BufferLoad(self, e):
+        return BufferLoad(self.buffer(e.buffer), self._idx(e.buffer, e.indices))
+
+    def visit_BufferStore(self, s):
+        return BufferStore(self.buffer(s.buffer), self.visit(s.value),
+                           self._idx(s.buffer, s.indices))
+
+    def visit_BufferRegion(self, r):
+        region = self.visit(r.region)
+        if id(r.buffer) in self.bmap:
+            region = tuple(Range(self._widen(x.min), self._widen(x.extent)) for x in region)
+        return BufferRegion(self.buffer(r.buffer), region)
+
+
+def _tensorize_matched(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
+                       impl: PrimFunc, prim: str) -> None:
+    """Classic TVM's tensorize: the block's body becomes the implementation's, its buffers
+    declared ``T.match_buffer`` views of the matched regions (lowering binds their data,
+    elem_offset and strides, and refuses a view its declaration cannot describe)."""
+    realize = path[-1]
+    block = realize.block
+    matched, desc_has_init = match_intrinsic(state, path, desc, prim)
+    impl_bufs = [impl.buffer_map.get(p) for p in impl.params]
+    wide = any(r.min.dtype == "int64" for reg in (*block.reads, *block.writes)
+               for r in reg.region)
+    fresh = _FreshBuffers(impl_bufs, "int64" if wide else "int32")
+    body = impl.body
+    regions: Dict[int, Tuple[Range, ...]] = {}
+    if isinstance(body, BlockRealize) and not body.block.iter_vars:
+        for r in (*body.block.reads, *body.block.writes):
+            regions.setdefault(id(r.buffer), r.region)
+        body = body.block.body
+    matches = []
+    for ib, mt in zip(impl_bufs, matched):
+        if ib is None or mt is None:
+            continue
+        x, start = mt
+        if len(ib.shape) > len(start):
+            raise fail(prim, f'block "{block.name_hint}"', f"implementation buffer {ib.name} "
+                       f"has {len(ib.shape)} dimensions, the matched buffer {x.name} "
+                       f"{len(start)}")
+        lead = len(start) - len(ib.shape)
+        exts = [r.extent for r in regions.get(id(ib), ())] or list(ib.shape)
+        region = tuple(Range(m, IntImm(m.dtype, 1)) for m in start[:lead]) + tuple(
+            Range(m, _op.cast(m.dtype, e) if e.dtype != m.dtype else e)
+            for m, e in zip(start[lead:], exts))
+        matches.append(MatchBufferRegion(fresh.buffer(ib), BufferRegion(x, region)))
+    nb = dataclasses.replace(block, body=fresh.visit(body), match_buffers=tuple(matches),
+                             init=None if desc_has_init else block.init)
+    replace(state, path, dataclasses.replace(realize, block=nb))
+
+
 def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
                     impl_bufs: Sequence[Optional[Buffer]], body: Stmt,
                     reset: Optional[Stmt] = None, update: Optional[Stmt] = None,
@@ -546,6 +663,9 @@ def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
     as its body; without them the block keeps its own init and ``body`` must not reset.
     """
     path = state.block_path(block_rv, prim)
+    if isinstance(body, PrimFunc) and reset is None and update is None:
+        _tensorize_matched(state, path, desc, body, prim)
+        return
     realize = path[-1]
     block = realize.block
     what = f'block "{block.name_hint}"'

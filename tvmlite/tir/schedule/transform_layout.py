@@ -283,7 +283,7 @@ def transform_layout(state: ScheduleState, block_rv: BlockRV, buffer: BufferSpec
                    f'buffer "{buf.name}" has {len(buf.shape)} dimensions')
     dom = {v: Range(_op.const(0, v.dtype), _op.convert(n))
            for v, n in zip(imap.initial_indices, buf.shape)}
-    finals = [_op.cast(e, index_dtype) if e.dtype != index_dtype else e
+    finals = [_op.cast(index_dtype, e) if e.dtype != index_dtype else e
               for e in imap.final_indices]
     imap = IndexMap(imap.initial_indices, finals)
     try:
