@@ -25,8 +25,10 @@ iterators), so the tile is initialised once however the reduction is split.
 ``tensorize`` blockizes (when given a loop), checks that the outer block computes what the
 intrinsic's *description* computes — same loop extents, same statements, with every access of
 a description buffer at a fixed offset of one of the block's buffers — and replaces the block's
-body by the intrinsic's *implementation*, its buffers bound to the matched regions (``data``,
-``elem_offset``, ``strides`` and shape variables substituted, loads re-indexed).
+body by the intrinsic's *implementation*. As in classic TVM, the implementation's buffers
+become ``T.match_buffer`` views of the matched regions declared by the block (lowering binds
+their ``data``, ``elem_offset``, strides and shape); TE's tensor intrinsics (reset/update
+bodies) have theirs substituted directly (loads re-indexed).
 """
 from __future__ import annotations
 
@@ -141,9 +143,12 @@ def _divide(iv: IterVar, value: PrimExpr, inner: Dict[Var, Range], outer: Dict[V
 def blockize(state: ScheduleState, loop_rv: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
     """Wrap the nest from ``loop`` down to its single block in a new outer block; returns it.
 
-    With ``preserve_unit_iters`` (TVM's default) iterators of extent 1 are kept in both blocks
-    (e.g. ``vi_i = T.axis.spatial(1, i_1)`` over a unit loop ``i_1``), so an intrinsic whose
-    description has unit loops still lines up; without it they are folded away."""
+    TVM's rule for each block iterator: with no inner part (its binding uses no loop from
+    ``loop`` down, or only unit ones) it moves to the outer block as it is, bound to its outer
+    part; otherwise it splits into ``v_o`` in the outer block (kept even at extent 1, bound
+    to 0) and ``v_i`` in the inner one. With ``preserve_unit_iters`` (TVM's default) unit
+    outer loops stay in the outer bindings (``vi_o = T.axis.spatial(1, i_0)``); without it
+    they are folded (``T.axis.spatial(1, 0)``)."""
     prim = "blockize"
     path = state.loop_path(loop_rv, prim)
     loop = path[-1]
