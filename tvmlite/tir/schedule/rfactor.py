@@ -297,6 +297,12 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
     ``<buffer>_rf`` (the loop's axis inserted at ``factor_axis``), and the original block
     becomes the combine of those partials. Returns the ``_rf`` block.
 
+    The update is a sum, product, min or max (a let-bound value allowed), or a tuple
+    reduction over several buffers written through let variables: sum pairs, and
+    argmax/argmin breaking ties by the smaller index (one ``_rf`` buffer per element). An
+    argmax keeping the first of equal values is refused: rfactor changes the order values
+    arrive in, so which index a tie gives.
+
     Before::
 
         for i, k in T.grid(8, 16):
