@@ -252,3 +252,28 @@ def test_padding_a_buffer_accessed_opaquely_is_refused():
     with pytest.raises(ScheduleError, match=r'cannot fill the padding of buffer "A": the '
                        r"buffer is accessed through its data pointer"):
         sch.transform_layout("A", "A", lambda i: [i // 4, i % 4], pad_value=0.0)
+
+
+@tvm.script.tir.prim_func
+def _copy_with_n(A: tvm.script.tir.Buffer((16,), "int32"),
+                 B: tvm.script.tir.Buffer((16,), "int32"), n: tvm.script.tir.int32):
+    T = tvm.script.tir
+    for i in range(16):
+        with T.block("block"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] + 1
+
+
+@pytest.mark.parametrize("n", [5, 4, 3])
+def test_pad_value_with_a_symbolic_factor(n):
+    sch = Schedule(_copy_with_n)
+    var_n = sch.mod["main"].params[2]
+    sch.transform_layout("block", "B", lambda i: [i // var_n, i % var_n], pad_value=-7)
+    f = tvm.build(sch.mod, target="llvm")
+    rows = -(-16 // n)
+    a = np.arange(16, dtype="int32")
+    b = tvm.nd.array(np.zeros((rows, n), "int32"))
+    f(tvm.nd.array(a), b, n)
+    want = np.full(rows * n, -7, "int32")
+    want[:16] = a + 1
+    np.testing.assert_array_equal(b.numpy(), want.reshape(rows, n))

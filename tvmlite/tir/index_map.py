@@ -137,7 +137,13 @@ class IndexMap:
         try:
             boxes = relax_region(list(self.final_indices), dom)
         except ValueError:
-            raise ValueError("IndexMap: the outputs have no bounds over the shape") from None
+            # a symbolic divisor (``i // n``): each output is a digit of a known range
+            return [_digit_extent(e, list(self.initial_indices), list(shape))
+                    for e in self.final_indices]
+        for k, b in enumerate(boxes):
+            r = _simplify(_op.ge(b.min, 0))
+            if not (isinstance(r, IntImm) and r.value):
+                raise ValueError(f"output index {k} of the index map can be negative")
         return [_simplify(_op.add(b.min, b.extent)) for b in boxes]
 
     def non_surjective_inverse(self, shape: Sequence[PrimExpr]
@@ -220,6 +226,34 @@ def _digit(e: PrimExpr, inputs: Sequence[Var]):
     return lin, d, m
 
 
+def _span(coef: Dict[Var, int], ext: Dict[Var, PrimExpr], dtype: str) -> PrimExpr:
+    """How many values ``sum(coef[v] * v)`` takes over ``v < ext[v]``: a mixed-radix number
+    (coefficients 1, e_0, e_0 * e_1, ...); ``ValueError`` for any other combination."""
+    span: PrimExpr = IntImm(dtype, 1)
+    for v, c in sorted(coef.items(), key=lambda t: t[1]):
+        if not _equal(IntImm(dtype, c), span) and _const(ext[v]) != 1:
+            raise ValueError(f"IndexMap: cannot invert: input {v.name} has coefficient {c} "
+                             f"where {span} is needed")
+        span = _op.mul(span, ext[v]) if _const(ext[v]) != 1 else span
+    return _simplify(span)
+
+
+def _digit_extent(e: PrimExpr, inputs: List[Var], shape: List[PrimExpr]) -> PrimExpr:
+    dg = _digit(e, inputs)
+    if dg is None or (dg[0][1] < 0):
+        raise ValueError("the index map's outputs have no bounds over the buffer's shape")
+    (coef, base), d, m = dg
+    if m is not None:
+        return m
+    if not coef:
+        return IntImm(e.dtype, base + 1)
+    end = _simplify(_op.add(_span(coef, dict(zip(inputs, map(_op.convert, shape))), e.dtype),
+                            base))
+    if _const(d) == 1:
+        return end
+    return _op.floordiv(_op.add(_op.floormod(_op.sub(IntImm(e.dtype, 0), end), d), end), d)
+
+
 def _inverse(imap: IndexMap, shape: List[PrimExpr]) -> Tuple[IndexMap, PrimExpr]:
     inputs = list(imap.initial_indices)
     if len(shape) != len(inputs):
@@ -268,13 +302,7 @@ def _inverse(imap: IndexMap, shape: List[PrimExpr]) -> Tuple[IndexMap, PrimExpr]
         lin_inv = _simplify(lin_inv, dom)
         # the inputs of L, a mixed-radix number: coefficients 1, e_0, e_0 * e_1, ...
         terms = sorted(coef.items(), key=lambda t: t[1])
-        span: PrimExpr = IntImm(dtype, 1)
-        for v, c in terms:
-            if not _equal(IntImm(dtype, c), span) and _const(ext[v]) != 1:
-                raise ValueError(f"IndexMap: cannot invert: input {v.name} has coefficient {c} "
-                                 f"where {span} is needed")
-            span = _op.mul(span, ext[v]) if _const(ext[v]) != 1 else span
-        span = _simplify(span)
+        span = _span(coef, ext, dtype)
         rel = _op.sub(lin_inv, base) if base else lin_inv
         for k, (v, c) in enumerate(terms):
             x = rel if c == 1 else _op.floordiv(rel, c)

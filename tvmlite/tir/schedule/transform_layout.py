@@ -281,20 +281,13 @@ def transform_layout(state: ScheduleState, block_rv: BlockRV, buffer: BufferSpec
     if len(imap.initial_indices) != len(buf.shape):
         raise fail(prim, what, f"the index map takes {len(imap.initial_indices)} indices, "
                    f'buffer "{buf.name}" has {len(buf.shape)} dimensions')
-    dom = {v: Range(_op.const(0, v.dtype), _op.convert(n))
-           for v, n in zip(imap.initial_indices, buf.shape)}
     finals = [_op.cast(index_dtype, e) if e.dtype != index_dtype else e
               for e in imap.final_indices]
     imap = IndexMap(imap.initial_indices, finals)
     try:
-        boxes = relax_region(finals, dom)
-    except ValueError:
-        raise fail(prim, what, "the index map's outputs have no bounds over the buffer's "
-                   "shape") from None
-    for k, b in enumerate(boxes):
-        if not can_prove(_op.ge(b.min, 0), {}):
-            raise fail(prim, what, f"output index {k} of the index map can be negative")
-    new_shape = tuple(simplify(_op.add(b.min, b.extent)) for b in boxes)
+        new_shape = tuple(imap.map_shape(buf.shape))
+    except ValueError as err:
+        raise fail(prim, what, str(err)) from None
     pmap = _pad_value(pad_value, buf, len(new_shape), prim, what)
     old_size = _product(buf.shape)
     new_size = _product(new_shape)
