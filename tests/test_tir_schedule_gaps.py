@@ -24,31 +24,29 @@ def mm_unit(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float32"],
             C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
 
 
+# TVM's rule: an iterator whose inner part is a unit loop moves to the outer block as it is
 @T.prim_func
 def mm_unit_blockized(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float32"],
                       C: T.Buffer[(7, 5), "float32"]):
     T.func_attr({"global_symbol": "mm_unit"})
     for i_0, j_0, k_0 in T.grid(7, 5, 3):
         with T.block("C_o"):
-            vi_o, vj_o, vk_o = T.axis.remap("SSR", [i_0, j_0, k_0])
-            T.reads(A[vi_o, vk_o * 3:vk_o * 3 + 3], B[vk_o * 3:vk_o * 3 + 3, vj_o])
-            T.writes(C[vi_o, vj_o])
+            vi = T.axis.spatial(7, i_0)
+            vj = T.axis.spatial(5, j_0)
+            vk_o = T.axis.reduce(3, k_0)
+            T.reads(A[vi, vk_o * 3:vk_o * 3 + 3], B[vk_o * 3:vk_o * 3 + 3, vj])
+            T.writes(C[vi, vj])
             with T.init():
-                for i_1, j_1 in T.grid(1, 1):
-                    with T.block("C_init"):
-                        vi_init, vj_init = T.axis.remap("SS", [i_1, j_1])
-                        T.reads()
-                        T.writes(C[vi_o + vi_init, vj_o + vj_init])
-                        C[vi_o + vi_init, vj_o + vj_init] = T.float32(0)
-            for i_1, j_1, k_1 in T.grid(1, 1, 3):
+                with T.block("C_init"):
+                    T.reads()
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = T.float32(0)
+            for _i_1, _j_1, k_1 in T.grid(1, 1, 3):
                 with T.block("C"):
-                    vi_i, vj_i, vk_i = T.axis.remap("SSR", [i_1, j_1, k_1])
-                    T.reads(C[vi_o + vi_i, vj_o + vj_i], A[vi_o + vi_i, vk_o * 3 + vk_i],
-                            B[vk_o * 3 + vk_i, vj_o + vj_i])
-                    T.writes(C[vi_o + vi_i, vj_o + vj_i])
-                    C[vi_o + vi_i, vj_o + vj_i] = (C[vi_o + vi_i, vj_o + vj_i]
-                                                   + A[vi_o + vi_i, vk_o * 3 + vk_i]
-                                                   * B[vk_o * 3 + vk_i, vj_o + vj_i])
+                    vk_i = T.axis.reduce(3, k_1)
+                    T.reads(C[vi, vj], A[vi, vk_o * 3 + vk_i], B[vk_o * 3 + vk_i, vj])
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = C[vi, vj] + A[vi, vk_o * 3 + vk_i] * B[vk_o * 3 + vk_i, vj]
 
 
 @T.prim_func
@@ -98,7 +96,14 @@ def test_blockize_folds_unit_iters_when_not_preserved():
     _run_mm(sch.mod, "mm_unit")
 
 
-def test_blockize_drops_unit_outer_iter_when_not_preserved():
+def _outer_values(sch):
+    found = []
+    tvm.tir.post_order_visit(sch.mod["main"].body, lambda n: found.append(n.iter_values) if (
+        isinstance(n, tvm.tir.BlockRealize) and n.block.name_hint == "B_o") else None)
+    return found[0]
+
+
+def test_blockize_unit_iters_follow_tvm_rule():
     @T.prim_func
     def row(A: T.Buffer[(1, 9), "float32"], B: T.Buffer[(1, 9), "float32"]):
         for i, j in T.grid(1, 9):
@@ -108,10 +113,14 @@ def test_blockize_drops_unit_outer_iter_when_not_preserved():
 
     kept = tvm.tir.Schedule(row)
     kept.blockize(kept.get_loops(kept.get_block("B"))[1])
-    assert [iv.var.name for iv in kept.get(kept.get_block("B_o")).iter_vars] == ["vi_o"]
+    # TVM's rule: vi (no inner part) moves out as it is; vj (no outer part) leaves a unit
+    # outer iterator bound to 0; unit iterators are bound to 0 when not preserved
+    kept_o = kept.get(kept.get_block("B_o"))
+    assert [iv.var.name for iv in kept_o.iter_vars] == ["vi", "vj_o"]
+    assert [str(v) for v in _outer_values(kept)] == ["i", "0"]
     folded = tvm.tir.Schedule(row)
     folded.blockize(folded.get_loops(folded.get_block("B"))[1], preserve_unit_iters=False)
-    assert folded.get(folded.get_block("B_o")).iter_vars == ()
+    assert [str(v) for v in _outer_values(folded)] == ["0", "0"]
     for sch in (kept, folded):
         a = np.random.default_rng(3).standard_normal((1, 9)).astype("float32")
         b = tvm.nd.array(np.zeros((1, 9), "float32"))
@@ -150,19 +159,27 @@ def mm_odd_tensorized(A: T.Buffer[(7, 9), "float32"], B: T.Buffer[(9, 5), "float
     T.func_attr({"global_symbol": "mm_unit"})
     for i_0, j_0, k_0 in T.grid(7, 5, 3):
         with T.block("C_o"):
-            vi_o, vj_o, vk_o = T.axis.remap("SSR", [i_0, j_0, k_0])
-            T.reads(A[vi_o, vk_o * 3:vk_o * 3 + 3], B[vk_o * 3:vk_o * 3 + 3, vj_o])
-            T.writes(C[vi_o, vj_o])
+            vi = T.axis.spatial(7, i_0)
+            vj = T.axis.spatial(5, j_0)
+            vk_o = T.axis.reduce(3, k_0)
+            T.reads(A[vi, vk_o * 3:vk_o * 3 + 3], B[vk_o * 3:vk_o * 3 + 3, vj])
+            T.writes(C[vi, vj])
             with T.init():
-                for i_1, j_1 in T.grid(1, 1):
-                    with T.block("C_init"):
-                        vi_init, vj_init = T.axis.remap("SS", [i_1, j_1])
-                        T.reads()
-                        T.writes(C[vi_o + vi_init, vj_o + vj_init])
-                        C[vi_o + vi_init, vj_o + vj_init] = T.float32(0)
-            C[vi_o, vj_o] = (C[vi_o, vj_o] + A[vi_o, vk_o * 3] * B[vk_o * 3, vj_o]
-                             + A[vi_o, vk_o * 3 + 1] * B[vk_o * 3 + 1, vj_o]
-                             + A[vi_o, vk_o * 3 + 2] * B[vk_o * 3 + 2, vj_o])
+                with T.block("C_init"):
+                    T.reads()
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = T.float32(0)
+            # classic TVM's form: the implementation on T.match_buffer views of the tiles
+            sa = T.int32()
+            sb = T.int32()
+            sc = T.int32()
+            A_1 = T.match_buffer(A[vi, vk_o * 3:vk_o * 3 + 3], (1, 3), strides=(sa, 1),
+                                 offset_factor=1)
+            B_1 = T.match_buffer(B[vk_o * 3:vk_o * 3 + 3, vj], (3, 1), strides=(sb, 1),
+                                 offset_factor=1)
+            C_1 = T.match_buffer(C[vi, vj], (1, 1), strides=(sc, 1), offset_factor=1)
+            C_1[0, 0] = (C_1[0, 0] + A_1[0, 0] * B_1[0, 0] + A_1[0, 1] * B_1[1, 0]
+                         + A_1[0, 2] * B_1[2, 0])
 
 
 def test_tensorize_unit_loop_intrinsic_expected_ir():

@@ -309,7 +309,8 @@ def blockize_after(A: T.Buffer((10, 7), "float32"), C: T.Buffer((10, 7), "float3
     B = T.alloc_buffer((10, 7))
     for i_0 in range(5):
         with T.block("B_o"):
-            vi_o = T.axis.remap("S", [i_0])
+            vi_o = T.axis.spatial(5, i_0)
+            _vj_o = T.axis.spatial(1, 0)  # TVM keeps a unit outer iterator for an inner one
             T.reads(A[vi_o * 2:vi_o * 2 + 2, 0:7])
             T.writes(B[vi_o * 2:vi_o * 2 + 2, 0:7])
             for i_1, j in T.grid(2, 7):
@@ -331,20 +332,21 @@ def blockize_reduction_after(A: T.Buffer((7, 13), "float32"), B: T.Buffer((7,), 
     # with T.block("root"):
     for i in range(7):
         with T.block("B_o"):
-            vi_o = T.axis.remap("S", [i])
-            T.reads(A[vi_o, 0:13])
-            T.writes(B[vi_o])
+            vi = T.axis.spatial(7, i)  # no inner part: moves out as it is
+            _vk_o = T.axis.reduce(1, 0)
+            T.reads(A[vi, 0:13])
+            T.writes(B[vi])
             with T.init():
                 with T.block("B_init"):
                     T.reads()
-                    T.writes(B[vi_o])
-                    B[vi_o] = T.float32(0)
+                    T.writes(B[vi])
+                    B[vi] = T.float32(0)
             for k in range(13):
                 with T.block("B"):
                     vk_i = T.axis.remap("R", [k])
-                    T.reads(B[vi_o], A[vi_o, vk_i])
-                    T.writes(B[vi_o])
-                    B[vi_o] = B[vi_o] + A[vi_o, vk_i]
+                    T.reads(B[vi], A[vi, vk_i])
+                    T.writes(B[vi])
+                    B[vi] = B[vi] + A[vi, vk_i]
 
 
 @T.prim_func
@@ -370,10 +372,18 @@ def tensorize_after(A: T.Buffer((10, 7), "float32"), C: T.Buffer((10, 7), "float
     B = T.alloc_buffer((10, 7))
     for i_0 in range(5):
         with T.block("B_o"):
-            vi_o = T.axis.remap("S", [i_0])
+            vi_o = T.axis.spatial(5, i_0)
+            _vj_o = T.axis.spatial(1, 0)  # TVM keeps a unit outer iterator for an inner one
             T.reads(A[vi_o * 2:vi_o * 2 + 2, 0:7])
             T.writes(B[vi_o * 2:vi_o * 2 + 2, 0:7])
-            T.call_extern("int32", "double14", B.data, vi_o * 14, A.data, vi_o * 14)
+            # classic TVM's form: the implementation's buffers view the matched tiles
+            A_elem_offset = T.int32()
+            B_elem_offset = T.int32()
+            A_1 = T.match_buffer(A[vi_o * 2:vi_o * 2 + 2, 0:7], (2, 7),
+                                 elem_offset=A_elem_offset, offset_factor=1)
+            B_1 = T.match_buffer(B[vi_o * 2:vi_o * 2 + 2, 0:7], (2, 7),
+                                 elem_offset=B_elem_offset, offset_factor=1)
+            T.call_extern("int32", "double14", B_1.data, B_elem_offset, A_1.data, A_elem_offset)
     for i, j in T.grid(10, 7):
         with T.block("C"):
             vi, vj = T.axis.remap("SS", [i, j])

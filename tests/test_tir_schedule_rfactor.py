@@ -213,3 +213,111 @@ def test_rfactor_beside_a_consumer_in_the_outermost_loop():
     nd = [tvm.nd.array(x) for x in (a, b, d)]
     f(*nd)
     np.testing.assert_allclose(nd[2].numpy(), (a * 2 + 1).sum(axis=1) * 3, rtol=1e-5)
+
+
+# --------------------------------------------------------------------------- let-bound updates
+@T.prim_func
+def matmul_let(A: T.Buffer((13, 11), "float32"), B: T.Buffer((9, 11), "float32"),
+               C: T.Buffer((13, 9), "float32")):
+    for i, j, k in T.grid(13, 9, 11):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            v_C: T.float32 = C[vi, vj] + A[vi, vk] * B[vj, vk]
+            C[vi, vj] = v_C
+
+
+def test_rfactor_of_a_let_bound_update():
+    s = Schedule(matmul_let)
+    _, _, k = s.get_loops(s.get_block("C"))
+    _, k1 = s.split(k, [None, 4])
+    s.rfactor(k1, 0)
+    assert isinstance(s.get(s.get_block("C_rf")).body, tvm.tir.BufferStore)
+    _same_as_unscheduled(matmul_let, s, [(13, 11), (9, 11)], (13, 9))
+
+
+# --------------------------------------------------------------------------- tuple reducers
+def _argmax_func(n, k, op="argmax"):
+    A = tvm.te.placeholder((n, k), dtype="int32", name="A")
+    B = getattr(tvm.topi, op)(A, axis=1)
+    return tvm.te.create_prim_func([A, B])
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("factor, axis", [(4, 0), (3, 1)])
+def test_rfactor_of_argmax_breaks_ties_as_unscheduled(op, factor, axis):
+    n, k = 7, 13
+    func = _argmax_func(n, k, op)
+    s = Schedule(func, debug_mask="all")
+    block = next(b for b in ("A_red_temp", "placeholder_red_temp") if _has_block(s, b))
+    _, r = s.get_loops(s.get_block(block))
+    _, r1 = s.split(r, [None, factor])
+    rf = s.rfactor(r1, axis)
+    assert len(s.get(rf).writes) == 2
+    a = np.random.default_rng(5).integers(-3, 3, (n, k)).astype("int32")  # many ties
+    want = _run(func, [a, np.zeros((n,), "int32")])
+    got = _run(s.mod["main"], [a, np.zeros((n,), "int32")])
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, getattr(np, op)(a, axis=1))
+
+
+def _has_block(s, name):
+    try:
+        s.get_block(name)
+        return True
+    except ScheduleError:
+        return False
+
+
+@T.prim_func
+def argmax_first_of_ties(idx: T.Buffer((7, 12), "int32"), val: T.Buffer((7, 12), "float32"),
+                         out_i: T.Buffer((7,), "int32"), out_v: T.Buffer((7,), "float32")):
+    for i0, k0, k1 in T.grid(7, 3, 4):
+        with T.block("argmax"):
+            i = T.axis.spatial(7, i0)
+            k = T.axis.reduce(12, k0 * 4 + k1)
+            with T.init():
+                out_i[i] = -1
+                out_v[i] = T.min_value("float32")
+            v_i: T.int32 = T.Select(out_v[i] >= val[i, k], out_i[i], idx[i, k])
+            v_v: T.float32 = T.Select(out_v[i] >= val[i, k], out_v[i], val[i, k])
+            out_i[i] = v_i
+            out_v[i] = v_v
+
+
+def test_rfactor_of_an_order_dependent_tuple_reducer_is_refused():
+    s = Schedule(argmax_first_of_ties)
+    _, _, k1 = s.get_loops(s.get_block("argmax"))
+    with pytest.raises(ScheduleError, match=r'rfactor: block "argmax".*keeps the first of '
+                       r"equal values"):
+        s.rfactor(k1, 0)
+
+
+@T.prim_func
+def argmax_classic_topi(A: T.Buffer((7, 13), "int32"), out_i: T.Buffer((7,), "int32"),
+                        out_v: T.Buffer((7,), "int32")):
+    for i0, k0 in T.grid(7, 13):
+        with T.block("argmax"):
+            i, k = T.axis.remap("SR", [i0, k0])
+            with T.init():
+                out_i[i] = -1
+                out_v[i] = -2147483648
+            v_i: T.int32 = T.Select(out_v[i] > A[i, k] or out_v[i] == A[i, k] and out_i[i] < k,
+                                    out_i[i], k)
+            v_v: T.int32 = T.Select(out_v[i] > A[i, k], out_v[i], A[i, k])
+            out_i[i] = v_i
+            out_v[i] = v_v
+
+
+def test_rfactor_of_classic_topi_argmax():
+    s = Schedule(argmax_classic_topi)
+    _, k = s.get_loops(s.get_block("argmax"))
+    _, k1 = s.split(k, [None, 5])
+    s.rfactor(k1, 1)
+    a = np.random.default_rng(9).integers(-2, 2, (7, 13)).astype("int32")
+    f = tvm.build(s.mod, target="llvm")
+    i, v = tvm.nd.array(np.zeros(7, "int32")), tvm.nd.array(np.zeros(7, "int32"))
+    f(tvm.nd.array(a), i, v)
+    np.testing.assert_array_equal(i.numpy(), np.argmax(a, axis=1))
+    np.testing.assert_array_equal(v.numpy(), a.max(axis=1))

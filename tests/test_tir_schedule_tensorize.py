@@ -128,7 +128,9 @@ def test_blockize_spatial_only_and_round_trip():
     sch = tvm.tir.Schedule(mm)
     i, j, k = sch.get_loops(sch.get_block("C"))
     outer = sch.blockize(j)  # the whole j, k nest inside; vi only outside
-    assert [iv.var.name for iv in sch.get(outer).iter_vars] == ["vi_o"]
+    # TVM's rule: vi moves out as it is, vj and vk leave unit outer iterators
+    assert [iv.var.name for iv in sch.get(outer).iter_vars] == ["vi", "vj_o", "vk_o"]
+    assert [int(iv.dom.extent) for iv in sch.get(outer).iter_vars] == [64, 1, 1]
     _run(sch.mod)
     again = tvm.script.from_source(sch.mod.script())
     assert structural_equal(again["main"].body, sch.mod["main"].body)
@@ -164,8 +166,11 @@ def test_tensorize_extern_kernel_linked():
     func = sch.mod["main"]
     assert _calls(func) == ["gemm4x4_update"]
     text = sch.mod.script()
-    # the matched tile's offsets replace elem_offset; the strides become the real ones
-    assert "C.data, vi_o * 256 + vj_o * 4, 64, A.data, vi_o * 256 + vk_o * 4, 64" in text
+    # classic TVM's form: the implementation's buffers are T.match_buffer views of the
+    # matched tiles (lowering binds their offsets and strides: the run below checks it)
+    assert ("C_1 = T.match_buffer(C[vi_o * 4:vi_o * 4 + 4, vj_o * 4:vj_o * 4 + 4], (4, 4), "
+            "strides=(sc, 1)") in text
+    assert "C_1.data, C_elem_offset, sc, A_1.data, A_elem_offset, sa" in text
     assert 'with T.block("C")' not in text and 'T.block("C_init")' in text
     sch.annotate(i0, "pragma_import_c", KERNEL)
     _run(sch.mod)
@@ -239,10 +244,15 @@ def test_tensorize_errors_leave_schedule_unchanged():
         TensorIntrin(gemm_desc, mm.with_body(mm.body).__class__(
             mm.params[:2], mm.body, None, {p: mm.buffer_map[p] for p in mm.params[:2]}))
 
+    # classic TVM's form: the compact declaration is a T.match_buffer of a strided region,
+    # refused when lowering (the pointer would be read with the wrong strides)
     sch4, (i0, j0, k0, i1, j1, k1) = _tiled()
     TensorIntrin.register("test_compact", gemm_desc, compact_impl, override=True)
-    with pytest.raises(ScheduleError, match="compact but the region"):
-        sch4.tensorize(i1, "test_compact")
+    sch4.tensorize(i1, "test_compact")
+    with pytest.raises(tvm.error.TVMError, match=r"T.match_buffer A viewing A: the buffer "
+                       r"declares a compact layout \(stride 4\) but the region it views has "
+                       r"stride 64; declare the buffer with strides"):
+        tvm.build(sch4.mod, target="llvm")
 
     mm_f64 = matmul(8, 8, 8, "mm_f64", "float64")
     s5 = tvm.tir.Schedule(mm_f64)
@@ -281,11 +291,15 @@ def test_tensorize_classic_dot_product_intrinsics(intrin_mod, name, lanes, depth
     sch.reorder(ko, ji)
     sch.decompose_reduction(block, ko)
     sch.tensorize(ji, intrin)
-    # the implementation's own block reads and writes the scheduled buffers
-    bufs = set()
+    # the implementation's own block reads and writes the scheduled buffers, or the
+    # T.match_buffer views of them the tensorized block declares (classic TVM's form)
+    bufs, views = set(), {}
     post_order_visit(sch.mod["main"].body, lambda n: bufs.update(
-        r.buffer.name for r in getattr(n, "reads", ()) + getattr(n, "writes", ())))
-    assert bufs <= {"X", "W", "C"}, bufs
+        r.buffer for r in getattr(n, "reads", ()) + getattr(n, "writes", ())))
+    post_order_visit(sch.mod["main"].body, lambda n: views.update(
+        (mb.buffer, mb.source.buffer.name) for mb in getattr(n, "match_buffers", ())))
+    assert {views.get(b, b.name) for b in bufs} <= {"X", "W", "C"}, bufs
+    assert views
     lo, hi = np.iinfo(xdt).min, np.iinfo(xdt).max
     x = np.random.randint(lo, hi, (m, k)).astype(xdt)
     w = np.random.randint(np.iinfo(wdt).min, np.iinfo(wdt).max, (n, k)).astype(wdt)
@@ -303,3 +317,46 @@ def test_tensor_intrin_missing_name_is_a_value_error():
     for exc in (ValueError, TVMError):
         with pytest.raises(exc, match="no TensorIntrin registered under 'no_such_intrin'"):
             TensorIntrin.get("no_such_intrin")
+
+
+# --------------------------------------------------------------------------- match_buffer form
+@T.prim_func
+def compact_tir_impl(a: T.handle, b: T.handle, c: T.handle) -> None:
+    A = T.match_buffer(a, (4, 4), "float32", offset_factor=1)
+    B = T.match_buffer(b, (4, 4), "float32", offset_factor=1)
+    C = T.match_buffer(c, (4, 4), "float32", offset_factor=1)
+    with T.block("root"):
+        T.reads(C[0:4, 0:4], A[0:4, 0:4], B[0:4, 0:4])
+        T.writes(C[0:4, 0:4])
+        for i, j, k in T.grid(4, 4, 4):
+            C[i, j] = C[i, j] + A[i, k] * B[k, j]
+
+
+@T.prim_func
+def constant_offset_impl(a: T.handle, b: T.handle, c: T.handle) -> None:
+    A = T.match_buffer(a, (4, 4), "float32", strides=[64, 1])
+    B = T.match_buffer(b, (4, 4), "float32", strides=[64, 1])
+    C = T.match_buffer(c, (4, 4), "float32", strides=[64, 1])
+    T.evaluate(T.call_extern("int32", "gemm4x4_update", C.data, 0, 64, A.data, 0, 64,
+                             B.data, 64))
+
+
+def test_tensorize_declares_match_buffers_of_the_tiles():
+    sch, (i0, j0, k0, i1, j1, k1) = _tiled()
+    TensorIntrin.register("test_compact_tir", gemm_desc, compact_tir_impl, override=True)
+    sch.tensorize(i1, "test_compact_tir")
+    block = sch.get(sch.get_block("C_o"))
+    assert [mb.source.buffer.name for mb in block.match_buffers] == ["A", "B", "C"]
+    assert [[str(r.extent) for r in mb.source.region] for mb in block.match_buffers] == \
+        [["4", "4"]] * 3
+    # compact declarations of strided tiles are fine when only loads and stores use them
+    _run(sch.mod)
+
+
+def test_tensorize_view_whose_offset_cannot_be_passed_is_refused_when_built():
+    sch, (i0, j0, k0, i1, j1, k1) = _tiled()
+    TensorIntrin.register("test_const_offset", gemm_desc, constant_offset_impl, override=True)
+    sch.tensorize(i1, "test_const_offset")
+    with pytest.raises(tvm.error.TVMError, match=r"block C_o: T.match_buffer A viewing A: the "
+                       r"buffer has the constant elem_offset 0 but the region starts at"):
+        tvm.build(sch.mod, target="llvm")

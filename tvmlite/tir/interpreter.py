@@ -205,6 +205,23 @@ class Interpreter:
             return packed
         raise NotImplementedError(f"interpreter: call {op}")
 
+    def _match_buffer(self, mb) -> None:
+        """A ``T.match_buffer`` of a block: a numpy view of the source region (leading unit
+        dimensions dropped), its offset, stride and shape variables bound."""
+        arr = self.arrays[mb.source.buffer]
+        mins = [int(self.expr(r.min)()) for r in mb.source.region]
+        exts = [int(self.expr(r.extent)()) for r in mb.source.region]
+        buf = mb.buffer
+        lead = len(mins) - len(buf.shape)
+        self.arrays[buf] = arr[tuple(mins[:lead]) + tuple(
+            slice(m, m + e) for m, e in zip(mins[lead:], exts[lead:]))]
+        strides = [st // arr.itemsize for st in arr.strides]
+        binds = [(buf.elem_offset, sum(m * st for m, st in zip(mins, strides)))]
+        binds += list(zip(buf.strides, strides[lead:])) + list(zip(buf.shape, exts[lead:]))
+        for v, x in binds:
+            if isinstance(v, E.Var):
+                self.env[v] = x
+
     # ------------------------------------------------------------------ statements
     def stmt(self, s) -> None:  # noqa: C901
         env = self.env
@@ -233,6 +250,8 @@ class Interpreter:
                 shape = tuple(int(self.expr(x)()) for x in b.shape)
                 fill = np.nan if _dt.is_float(b.dtype) else 0
                 self.arrays[b] = np.full(shape, fill, dtype=_np_dtype(b.dtype))
+            for mb in blk.match_buffers:
+                self._match_buffer(mb)
             if blk.init is not None and all(
                     env[iv.var] == int(self.expr(iv.dom.min)()) for iv in blk.iter_vars
                     if iv.iter_type == E.IterVarType.CommReduce):

@@ -25,8 +25,10 @@ iterators), so the tile is initialised once however the reduction is split.
 ``tensorize`` blockizes (when given a loop), checks that the outer block computes what the
 intrinsic's *description* computes — same loop extents, same statements, with every access of
 a description buffer at a fixed offset of one of the block's buffers — and replaces the block's
-body by the intrinsic's *implementation*, its buffers bound to the matched regions (``data``,
-``elem_offset``, ``strides`` and shape variables substituted, loads re-indexed).
+body by the intrinsic's *implementation*. As in classic TVM, the implementation's buffers
+become ``T.match_buffer`` views of the matched regions declared by the block (lowering binds
+their ``data``, ``elem_offset``, strides and shape); TE's tensor intrinsics (reset/update
+bodies) have theirs substituted directly (loads re-indexed).
 """
 from __future__ import annotations
 
@@ -38,10 +40,21 @@ from ...ir.module import IRModule
 from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
-from ..expr import BufferLoad, Call, IntImm, IterVar, IterVarType, PrimExpr, Range, Var
+from ..expr import (
+    BinaryOpExpr,
+    BufferLoad,
+    Call,
+    CmpExpr,
+    IntImm,
+    IterVar,
+    IterVarType,
+    PrimExpr,
+    Range,
+    Var,
+)
 from ..function import PrimFunc
 from ..functor import Mutator, collect_vars, substitute
-from ..stmt import Block, BlockRealize, BufferRegion, BufferStore, For, Stmt
+from ..stmt import Block, BlockRealize, BufferRegion, BufferStore, For, MatchBufferRegion, Stmt
 from ..stmt_util import hoist_init
 from .error import fail
 from .state import (
@@ -109,6 +122,8 @@ def _divide(iv: IterVar, value: PrimExpr, inner: Dict[Var, Range], outer: Dict[V
     sdom = {v: r for v, r in inner.items() if not (keep_unit_loops and is_one(r.extent))}
     in_part = simplify(substitute(value, {v: IntImm(v.dtype, 0) for v in vs if v not in inner}),
                        sdom)
+    if keep_unit_loops:
+        outer = {v: r for v, r in outer.items() if not is_one(r.extent)}
     out_part = simplify(_op.sub(value, in_part), {**outer, **inner})
     if any(v in inner for v in collect_vars(out_part)):
         raise fail(prim, what, f"the binding of {iv.var.name} ({value}) cannot be divided into "
@@ -128,9 +143,12 @@ def _divide(iv: IterVar, value: PrimExpr, inner: Dict[Var, Range], outer: Dict[V
 def blockize(state: ScheduleState, loop_rv: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
     """Wrap the nest from ``loop`` down to its single block in a new outer block; returns it.
 
-    With ``preserve_unit_iters`` (TVM's default) iterators of extent 1 are kept in both blocks
-    (e.g. ``vi_i = T.axis.spatial(1, i_1)`` over a unit loop ``i_1``), so an intrinsic whose
-    description has unit loops still lines up; without it they are folded away."""
+    TVM's rule for each block iterator: with no inner part (its binding uses no loop from
+    ``loop`` down, or only unit ones) it moves to the outer block as it is, bound to its outer
+    part; otherwise it splits into ``v_o`` in the outer block (kept even at extent 1, bound
+    to 0) and ``v_i`` in the inner one. With ``preserve_unit_iters`` (TVM's default) unit
+    outer loops stay in the outer bindings (``vi_o = T.axis.spatial(1, i_0)``); without it
+    they are folded (``T.axis.spatial(1, 0)``)."""
     prim = "blockize"
     path = state.loop_path(loop_rv, prim)
     loop = path[-1]
@@ -148,22 +166,25 @@ def blockize(state: ScheduleState, loop_rv: LoopRV, preserve_unit_iters: bool = 
         ob, on, ib, inn = _divide_binding(iv, value, inner, outer, prim, what,
                                           preserve_unit_iters)
         dt = iv.var.dtype
-        vo = vi = None
-        if ob is not None:
-            vo = IterVar(Range.from_min_extent(0, on), Var(iv.var.name + "_o", dt), iv.iter_type)
-            out_ivs.append(vo)
-            out_vals.append(ob)
-        if ib is not None:
-            vi = IterVar(Range.from_min_extent(0, inn), Var(iv.var.name + "_i", dt),
-                         iv.iter_type)
-            in_ivs.append(vi)
-            in_vals.append(ib)
-        if vo is not None and vi is not None:
-            vmap[iv.var] = _op.add(_op.mul(vo.var, inn), vi.var)
-        elif vo is None and vi is None:
-            vmap[iv.var] = IntImm(dt, 0)
-        else:
-            vmap[iv.var] = (vo if vo is not None else vi).var
+        if ib is None or (inn == 1 and all(is_one(inner[v].extent)
+                                           for v in collect_vars(ib) if v in inner)):
+            # TVM's rule: an iterator with no (or only a unit) inner part moves to the outer
+            # block as it is, bound to its outer part (an inner part of extent 1 over a
+            # longer loop, held to one value by the predicate, stays inside)
+            out_ivs.append(iv)
+            out_vals.append(ob if ob is not None else IntImm(dt, 0))
+            continue
+        # otherwise it splits in two; the outer one exists even at extent 1 (bound to 0)
+        vo = IterVar(Range(IntImm(dt, 0), IntImm(dt, on)), Var(iv.var.name + "_o", dt),
+                     iv.iter_type)
+        out_ivs.append(vo)
+        out_vals.append(ob if ob is not None and (preserve_unit_iters or on != 1)
+                        else IntImm(dt, 0))
+        vi = IterVar(Range(IntImm(dt, 0), IntImm(dt, inn)), Var(iv.var.name + "_i", dt),
+                     iv.iter_type)
+        in_ivs.append(vi)
+        in_vals.append(ib)
+        vmap[iv.var] = vi.var if on == 1 else _op.add(_op.mul(vo.var, inn), vi.var)
     pred = realize.predicate
     in_pred, out_pred = pred, IntImm("bool", 1)
     if not is_true(pred) and not any(v in inner for v in collect_vars(pred)):
@@ -224,7 +245,12 @@ def _desc_outer(func: PrimFunc, what: str) -> Block:
                          f"an optional root block)")
     st = ScheduleState(IRModule({"main": func.with_body(body)}), "main")
     rv = blockize(st, LoopRV(body.loop_var))
-    return st.block_path(rv)[-1].block
+    outer = st.block_path(rv)[-1]
+    # iterators that moved out of the nest are bound to constants: fold them in
+    vals = {iv.var: v for iv, v in zip(outer.block.iter_vars, outer.iter_values)}
+    init = outer.block.init
+    return dataclasses.replace(outer.block, iter_vars=(), body=substitute(outer.block.body, vals),
+                               init=None if init is None else substitute(init, vals))
 
 
 def _flat(realize: BlockRealize, stmt: Optional[Stmt]) -> Optional[Stmt]:
@@ -360,8 +386,7 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
         if d_init is not None:
             if block.init is None:
                 raise _Mismatch("the intrinsic has an init, the block has none")
-            if not split_reduction_ok and any(
-                    iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars):
+            if not split_reduction_ok and _reduces_outside(block):
                 raise _Mismatch("the intrinsic resets its output but the block's reduction "
                                 "continues outside it")
             x_init = _flat_init(block.init)
@@ -375,6 +400,13 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
             continue
         out.append((m.bmap[id(d)], m.start[id(d)]))
     return out, d_init is not None
+
+
+def _reduces_outside(block: Block) -> bool:
+    """Whether the outer block's reduction continues over other values of its iterators (a
+    unit reduction iterator, bound to one value, leaves the whole reduction inside)."""
+    return any(iv.iter_type == IterVarType.CommReduce
+               and const_value(simplify(iv.dom.extent)) != 1 for iv in block.iter_vars)
 
 
 def _iter_kinds(block: Block) -> List[IterVarType]:
@@ -518,6 +550,112 @@ def _impl_body(func_or_stmt) -> Stmt:
     return body
 
 
+class _FreshBuffers(Mutator):
+    """A copy of an implementation body on fresh copies of its parameter buffers (their
+    data, elem_offset, stride and shape variables new), so each tensorized block owns its
+    own ``T.match_buffer`` declarations."""
+
+    def __init__(self, bufs: Sequence[Buffer], index_dtype: str = "int32"):
+        self.vmap: Dict[Var, Var] = {}
+        self.bmap: Dict[int, Buffer] = {}
+        self.wide = index_dtype == "int64"  # classic normalizes the index type to the block's
+
+        def fresh(e):
+            if isinstance(e, Var):
+                dt = "int64" if self.wide and e.dtype == "int32" else e.dtype
+                return self.vmap.setdefault(e, Var(e.name, dt))
+            return self._widen(e)
+
+        for b in bufs:
+            if b is None or id(b) in self.bmap:
+                continue
+            self.bmap[id(b)] = dataclasses.replace(
+                b, data=fresh(b.data), elem_offset=fresh(b.elem_offset),
+                strides=tuple(fresh(x) for x in b.strides),
+                shape=tuple(fresh(x) for x in b.shape))
+
+    def _widen(self, e):
+        if self.wide and isinstance(e, IntImm) and e.dtype == "int32":
+            return IntImm("int64", e.value)
+        return e
+
+    def buffer(self, b: Buffer) -> Buffer:
+        return self.bmap.get(id(b), b)
+
+    def generic(self, x):
+        out = super().generic(x)
+        if self.wide and isinstance(out, (BinaryOpExpr, CmpExpr)) and out.a.dtype != out.b.dtype:
+            a, b = out.a, out.b
+            if isinstance(a, IntImm) and b.dtype == "int64":
+                out = dataclasses.replace(out, a=IntImm("int64", a.value))
+            elif isinstance(b, IntImm) and a.dtype == "int64":
+                out = dataclasses.replace(out, b=IntImm("int64", b.value))
+        return out
+
+    def visit_Var(self, v):
+        return self.vmap.get(v, v)
+
+    visit_SizeVar = visit_Var
+
+    def visit_Buffer(self, b):
+        return self.buffer(b)
+
+    def _idx(self, b: Buffer, idx):
+        out = tuple(self.visit(i) for i in idx)
+        return tuple(self._widen(i) for i in out) if id(b) in self.bmap else out
+
+    def visit_BufferLoad(self, e):
+        return BufferLoad(self.buffer(e.buffer), self._idx(e.buffer, e.indices))
+
+    def visit_BufferStore(self, s):
+        return BufferStore(self.buffer(s.buffer), self.visit(s.value),
+                           self._idx(s.buffer, s.indices))
+
+    def visit_BufferRegion(self, r):
+        region = self.visit(r.region)
+        if id(r.buffer) in self.bmap:
+            region = tuple(Range(self._widen(x.min), self._widen(x.extent)) for x in region)
+        return BufferRegion(self.buffer(r.buffer), region)
+
+
+def _tensorize_matched(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
+                       impl: PrimFunc, prim: str) -> None:
+    """Classic TVM's tensorize: the block's body becomes the implementation's, its buffers
+    declared ``T.match_buffer`` views of the matched regions (lowering binds their data,
+    elem_offset and strides, and refuses a view its declaration cannot describe)."""
+    realize = path[-1]
+    block = realize.block
+    matched, desc_has_init = match_intrinsic(state, path, desc, prim)
+    impl_bufs = [impl.buffer_map.get(p) for p in impl.params]
+    wide = any(r.min.dtype == "int64" for reg in (*block.reads, *block.writes)
+               for r in reg.region)
+    fresh = _FreshBuffers(impl_bufs, "int64" if wide else "int32")
+    body = impl.body
+    regions: Dict[int, Tuple[Range, ...]] = {}
+    if isinstance(body, BlockRealize) and not body.block.iter_vars:
+        for r in (*body.block.reads, *body.block.writes):
+            regions.setdefault(id(r.buffer), r.region)
+        body = body.block.body
+    matches = []
+    for ib, mt in zip(impl_bufs, matched):
+        if ib is None or mt is None:
+            continue
+        x, start = mt
+        if len(ib.shape) > len(start):
+            raise fail(prim, f'block "{block.name_hint}"', f"implementation buffer {ib.name} "
+                       f"has {len(ib.shape)} dimensions, the matched buffer {x.name} "
+                       f"{len(start)}")
+        lead = len(start) - len(ib.shape)
+        exts = [r.extent for r in regions.get(id(ib), ())] or list(ib.shape)
+        region = tuple(Range(m, IntImm(m.dtype, 1)) for m in start[:lead]) + tuple(
+            Range(m, _op.cast(m.dtype, e) if e.dtype != m.dtype else e)
+            for m, e in zip(start[lead:], exts))
+        matches.append(MatchBufferRegion(fresh.buffer(ib), BufferRegion(x, region)))
+    nb = dataclasses.replace(block, body=fresh.visit(body), match_buffers=tuple(matches),
+                             init=None if desc_has_init else block.init)
+    replace(state, path, dataclasses.replace(realize, block=nb))
+
+
 def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
                     impl_bufs: Sequence[Optional[Buffer]], body: Stmt,
                     reset: Optional[Stmt] = None, update: Optional[Stmt] = None,
@@ -530,6 +668,9 @@ def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
     as its body; without them the block keeps its own init and ``body`` must not reset.
     """
     path = state.block_path(block_rv, prim)
+    if isinstance(body, PrimFunc) and reset is None and update is None:
+        _tensorize_matched(state, path, desc, body, prim)
+        return
     realize = path[-1]
     block = realize.block
     what = f'block "{block.name_hint}"'
@@ -544,7 +685,7 @@ def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
             raise fail(prim, what, f"implementation buffer {ib.name} has {len(ib.shape)} "
                        f"dimensions, the matched buffer {x.name} {len(start)}")
         binds.append(Binding(ib, x, start))
-    red_outside = any(iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars)
+    red_outside = _reduces_outside(block)
     init = block.init
     if reset is not None or update is not None:
         if block.init is None:

@@ -2,13 +2,18 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ...ir.structural import structural_equal
 from .. import op as _op
 from ..analysis import block_regions
 from ..buffer import Buffer
 from ..expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
     Add,
     And,
     BufferLoad,
@@ -18,12 +23,14 @@ from ..expr import (
     Max,
     Min,
     Mul,
+    Or,
     PrimExpr,
     Range,
+    Select,
     Var,
 )
 from ..functor import collect_vars, post_order_visit, substitute
-from ..stmt import Block, BlockRealize, BufferStore, For, ForKind, SeqStmt, Stmt
+from ..stmt import Block, BlockRealize, BufferStore, For, ForKind, LetStmt, SeqStmt, Stmt
 from .error import fail
 from .state import (
     BlockRV,
@@ -55,13 +62,110 @@ def _conjuncts(e) -> list:
     return [e]
 
 
-def _match_reduction(block: Block, prim: str, what: str):
-    """``(buffer, indices, combine, rhs, identity)`` of ``B[i] = B[i] <op> rhs``."""
+@dataclasses.dataclass
+class _Reduction:
+    """``bufs[k][idx] = combine(xs, ys)[k]`` with ``xs`` the buffers' own elements and ``ys``
+    the values ``rhs`` folded in; partial results start from ``identity``, the output from
+    the block's own ``init``."""
+
+    bufs: List[Buffer]
+    idx: Tuple[PrimExpr, ...]
+    rhs: List[PrimExpr]
+    combine: Callable[[List[PrimExpr], List[PrimExpr]], List[PrimExpr]]
+    identity: List[PrimExpr]
+    init: List[PrimExpr]
+
+    def update(self, targets: List[Buffer], idx, ys: List[PrimExpr]) -> Stmt:
+        """The combine of ``targets[k][idx]`` with ``ys``; a tuple reduction computes every
+        value (into let variables) before storing any, as classic TVM prints it."""
+        vals = self.combine([BufferLoad(b, tuple(idx)) for b in targets], ys)
+        if len(targets) == 1:
+            return BufferStore(targets[0], vals[0], tuple(idx))
+        lets = [Var(f"v_{b.name}", b.dtype) for b in targets]
+        body: Stmt = stores(targets, idx, lets)
+        for v, val in reversed(list(zip(lets, vals))):
+            body = LetStmt(v, val, body)
+        return body
+
+
+def stores(targets: List[Buffer], idx, values) -> Stmt:
+    return SeqStmt.flatten(*[BufferStore(b, v, tuple(idx)) for b, v in zip(targets, values)])
+
+
+def _x(k: int, dt: str) -> Var:
+    return Var(f"x{k}", dt)
+
+
+def _y(k: int, dt: str) -> Var:
+    return Var(f"y{k}", dt)
+
+
+def _argmax_idx(x, y):  # the larger value; of equal ones the smaller index (exact)
+    return Select(Or(GT(x[1], y[1]), And(EQ(x[1], y[1]), LT(x[0], y[0]))), x[0], y[0])
+
+
+def _argmin_idx(x, y):
+    return Select(Or(LT(x[1], y[1]), And(EQ(x[1], y[1]), LT(x[0], y[0]))), x[0], y[0])
+
+
+# tuple reducers rfactor knows, as (combiner over placeholders x, y; identity per dtype):
+# sum pairs, and argmax/argmin breaking ties by the smaller index (classic TOPI's form, and
+# tvmlite TOPI's, whose value also follows the index condition)
+_TUPLE_REDUCERS = [
+    (lambda x, y: [Add(x[0], y[0]), Add(x[1], y[1])],
+     lambda dts: [_op.const(0, dts[0]), _op.const(0, dts[1])]),
+    (lambda x, y: [_argmax_idx(x, y), Select(GT(x[1], y[1]), x[1], y[1])],
+     lambda dts: [_op.const(-1, dts[0]), _op.min_value(dts[1])]),
+    (lambda x, y: [_argmax_idx(x, y), Select(_argmax_idx(x, y).condition, x[1], y[1])],
+     lambda dts: [_op.const(-1, dts[0]), _op.min_value(dts[1])]),
+    (lambda x, y: [_argmin_idx(x, y), Select(LT(x[1], y[1]), x[1], y[1])],
+     lambda dts: [_op.const(-1, dts[0]), _op.max_value(dts[1])]),
+    (lambda x, y: [_argmin_idx(x, y), Select(_argmin_idx(x, y).condition, x[1], y[1])],
+     lambda dts: [_op.const(-1, dts[0]), _op.max_value(dts[1])]),
+]
+# argmax/argmin keeping the first of equal values: which index a tie gives depends on the
+# order values arrive in, which rfactor changes
+_ORDER_DEPENDENT = [
+    lambda x, y: [Select(GE(x[1], y[1]), x[0], y[0]), Select(GE(x[1], y[1]), x[1], y[1])],
+    lambda x, y: [Select(LE(x[1], y[1]), x[0], y[0]), Select(LE(x[1], y[1]), x[1], y[1])],
+]
+
+
+def _unify(p, e, holes: Dict[Var, Optional[PrimExpr]]) -> bool:
+    """Whether ``e`` is ``p`` with its hole variables filled (consistently) by
+    subexpressions, recorded in ``holes``."""
+    if isinstance(p, Var) and p in holes:
+        if holes[p] is None:
+            holes[p] = e
+            return True
+        return _same(holes[p], e)
+    if isinstance(p, (list, tuple)):
+        return (isinstance(e, (list, tuple)) and len(p) == len(e)
+                and all(_unify(a, b, holes) for a, b in zip(p, e)))
+    if type(p) is not type(e):
+        return False
+    if isinstance(p, Var):
+        return p is e
+    if dataclasses.is_dataclass(p):
+        return all(_unify(getattr(p, f.name), getattr(e, f.name), holes)
+                   for f in dataclasses.fields(p))
+    return p == e
+
+
+def _match_reduction(block: Block, prim: str, what: str) -> _Reduction:
+    """The reduction ``block`` computes: ``B[i] = B[i] <op> rhs`` (a let-bound value
+    allowed), or a tuple of buffers updated through let variables (argmax/argmin)."""
     body, init = block.body, block.init
     if init is None:
         raise fail(prim, what, "the block is not a reduction block (it has no init)")
+    if isinstance(init, SeqStmt):
+        return _match_tuple(block, prim, what)
+    if isinstance(body, LetStmt) and isinstance(body.body, BufferStore) \
+            and body.body.value is body.var:
+        body = BufferStore(body.body.buffer, body.value, body.body.indices)
     if not isinstance(body, BufferStore) or not isinstance(init, BufferStore):
-        raise fail(prim, what, "the block's body and init must each be a single store")
+        raise fail(prim, what, "the block's body and init must each be a single store, or "
+                   "let-bound values stored to a tuple of buffers")
     buf, idx = body.buffer, body.indices
     comb = _COMBINERS.get(type(body.value))
     if comb is None:
@@ -81,7 +185,82 @@ def _match_reduction(block: Block, prim: str, what: str):
         raise fail(prim, what, "the update does not combine the output element with a value")
     if init.buffer is not buf or not all(_same(a, b) for a, b in zip(init.indices, idx)):
         raise fail(prim, what, "the init does not store to the updated element")
-    return buf, idx, comb, rhs, init.value
+    return _Reduction([buf], tuple(idx), [rhs], lambda xs, ys: [comb(xs[0], ys[0])],
+                      [_IDENTITIES[type(v)](buf.dtype)], [init.value])
+
+
+def _match_tuple(block: Block, prim: str, what: str) -> _Reduction:
+    inits = list(block.init.seq)
+    if not all(isinstance(x, BufferStore) for x in inits) or \
+            len({id(x.buffer) for x in inits}) != len(inits):
+        raise fail(prim, what, "the init must store once to each buffer of the tuple")
+    n = len(inits)
+    lets: List[LetStmt] = []
+    s = block.body
+    while isinstance(s, LetStmt):
+        lets.append(s)
+        s = s.body
+    seq = list(s.seq) if isinstance(s, SeqStmt) else [s]
+    if len(lets) != n or len(seq) != n:
+        raise fail(prim, what, f"a tuple reduction of {n} buffers must compute {n} let-bound "
+                   f"values, then store each")
+    by_var = {}
+    for st in seq:
+        if not isinstance(st, BufferStore) or not any(st.value is lt.var for lt in lets) \
+                or st.value in by_var:
+            raise fail(prim, what, "each store of the tuple must store one of the let values")
+        by_var[st.value] = st
+    ordered = [by_var[lt.var] for lt in lets]  # the buffers in the order their values come
+    bufs = [st.buffer for st in ordered]
+    idx = tuple(ordered[0].indices)
+    init_of = {id(x.buffer): x for x in inits}
+    for st in ordered:
+        ini = init_of.get(id(st.buffer))
+        if ini is None:
+            raise fail(prim, what, f'the init does not store to buffer "{st.buffer.name}"')
+        if len(st.buffer.shape) != len(idx) or not all(
+                _same(a, b) for a, b in zip(st.buffer.shape, bufs[0].shape)):
+            raise fail(prim, what, "the buffers of the tuple have different shapes")
+        if not all(len(x) == len(idx) and all(_same(a, b) for a, b in zip(x, idx))
+                   for x in (st.indices, ini.indices)):
+            raise fail(prim, what, "the tuple's stores and inits must all be at the same "
+                       "indices")
+    # the let values may use earlier let variables: see them expanded
+    env: Dict[Var, PrimExpr] = {}
+    values = []
+    for lt in lets:
+        values.append(substitute(lt.value, env))
+        env[lt.var] = values[-1]
+    xs = [BufferLoad(b, idx) for b in bufs]
+    dts = [b.dtype for b in bufs]
+    xh = [_x(k, dt) for k, dt in enumerate(dts)]
+    yh = [_y(k, dt) for k, dt in enumerate(dts)]
+    init_values = [init_of[id(b)].value for b in bufs]
+    for pattern in _ORDER_DEPENDENT:
+        holes = {v: None for v in xh + yh}
+        if n == 2 and _unify(pattern(xh, yh), values, holes) and all(
+                _same(holes[x], ld) for x, ld in zip(xh, xs)):
+            raise fail(prim, what, "the tuple reducer keeps the first of equal values "
+                       "(Select(x1 >= y1, ...) or <=), so which index a tie gives depends on "
+                       "the order rfactor changes; break ties by the index, as "
+                       "(x1 > y1 or x1 == y1 and x0 < y0)")
+    for pattern, identity in _TUPLE_REDUCERS:
+        holes = {v: None for v in xh + yh}
+        if n != 2 or not _unify(pattern(xh, yh), values, holes):
+            continue
+        if not all(_same(holes[x], ld) for x, ld in zip(xh, xs)):
+            continue
+        ident = identity(dts)
+        if not all(_same(a, b) for a, b in zip(ident, init_values)):
+            raise fail(prim, what, f"the init {init_values} is not the reducer's identity "
+                       f"{ident}")
+        return _Reduction(bufs, idx, [holes[y] for y in yh],
+                          lambda xs_, ys_, p=pattern, h=xh + yh: [
+                              substitute(e, dict(zip(h, list(xs_) + list(ys_))))
+                              for e in p(xh, yh)],
+                          ident, init_values)
+    raise fail(prim, what, "the tuple update matches no reducer rfactor knows (sum pairs, "
+               "argmax/argmin breaking ties by the index)")
 
 
 def _ordered_vars(e) -> List[Var]:
@@ -118,6 +297,12 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
     ``<buffer>_rf`` (the loop's axis inserted at ``factor_axis``), and the original block
     becomes the combine of those partials. Returns the ``_rf`` block.
 
+    The update is a sum, product, min or max (a let-bound value allowed), or a tuple
+    reduction over several buffers written through let variables: sum pairs, and
+    argmax/argmin breaking ties by the smaller index (one ``_rf`` buffer per element). An
+    argmax keeping the first of equal values is refused: rfactor changes the order values
+    arrive in, so which index a tie gives.
+
     Before::
 
         for i, k in T.grid(8, 16):
@@ -152,7 +337,8 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
     realize = blocks[0]
     block = realize.block
     what = f'block "{block.name_hint}" at loop "{loop.loop_var.name}"'
-    buf, idx, comb, rhs, identity = _match_reduction(block, prim, what)
+    red = _match_reduction(block, prim, what)
+    idx = red.idx
     if not (isinstance(loop.min, IntImm) and loop.min.value == 0):
         raise fail(prim, what, "the loop must start at 0")
     bpath = state.block_path(BlockRV(block.name_hint), prim)
@@ -204,10 +390,13 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
                    f"{ndim}-dimensional output")
     fa = factor_axis + ndim + 1 if factor_axis < 0 else factor_axis
 
-    rf_shape = tuple(buf.shape[:fa]) + (loop.extent,) + tuple(buf.shape[fa:])
-    rf_name = f"{buf.name}_rf"
-    rf_buf = Buffer(Var(rf_name, "handle"), buf.dtype, rf_shape, (), IntImm("int32", 0),
-                    rf_name, buf.data_alignment, buf.offset_factor, "global")
+    rf_bufs = []
+    for buf in red.bufs:
+        rf_shape = tuple(buf.shape[:fa]) + (loop.extent,) + tuple(buf.shape[fa:])
+        rf_name = f"{buf.name}_rf"
+        rf_bufs.append(Buffer(Var(rf_name, "handle"), buf.dtype, rf_shape, (),
+                              IntImm("int32", 0), rf_name, buf.data_alignment,
+                              buf.offset_factor, "global"))
     dt = r.dtype
     loop_of = {lp.loop_var: lp for lp in loops}
 
@@ -234,12 +423,12 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
             rf_vals.append(v)
         ivmap[iv.var] = substitute(val, lvmap)
     rf_idx = tuple(idx[:fa]) + (vr,) + tuple(idx[fa:])
-    rf_rhs = substitute(rhs, ivmap)
+    rf_rhs = [substitute(y, ivmap) for y in red.rhs]
     if any(iv.iter_type == IterVarType.CommReduce for iv in rf_ivs):
-        rf_body = BufferStore(rf_buf, comb(rf_buf[rf_idx], rf_rhs), rf_idx)
-        rf_init = BufferStore(rf_buf, _IDENTITIES[type(block.body.value)](buf.dtype), rf_idx)
+        rf_body = red.update(rf_bufs, rf_idx, rf_rhs)
+        rf_init = stores(rf_bufs, rf_idx, red.identity)
     else:  # every reduction loop is the rfactor loop: each partial is a single value
-        rf_body, rf_init = BufferStore(rf_buf, rf_rhs, rf_idx), None
+        rf_body, rf_init = stores(rf_bufs, rf_idx, rf_rhs), None
     rf_block_name = state.fresh_block_name(f"{block.name_hint}_rf")
     rf_block = Block(tuple(rf_ivs), (), (), rf_block_name, rf_body, rf_init, (), (),
                      block.annotations)
@@ -281,8 +470,8 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
             pred = IntImm("bool", 1)
     out_idx = tuple(substitute(i, wb_map) for i in idx)
     wb_rf_idx = tuple(out_idx[:fa]) + (vr_wb,) + tuple(out_idx[fa:])
-    wb_body = BufferStore(buf, comb(buf[out_idx], rf_buf[wb_rf_idx]), out_idx)
-    wb_init = BufferStore(buf, substitute(identity, wb_map), out_idx)
+    wb_body = red.update(red.bufs, out_idx, [b[wb_rf_idx] for b in rf_bufs])
+    wb_init = stores(red.bufs, out_idx, [substitute(v, wb_map) for v in red.init])
     wb_block = Block(tuple(wb_ivs), (), (), block.name_hint, wb_body, wb_init, (), (),
                      block.annotations)
     reads, writes = block_regions(wb_block)
@@ -301,5 +490,6 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
             wb = _with_child(s, old, wb)
         old = s
     replace(state, bpath[:top + 1], SeqStmt.flatten(rf, wb))
-    add_alloc(state, rf_buf)
+    for b in rf_bufs:
+        add_alloc(state, b)
     return BlockRV(rf_block_name, loop_rv.func_name)

@@ -9,6 +9,18 @@ from ..function import PrimFunc
 from .schedule import Schedule
 
 
+class _T:
+    """``T`` in a printed trace: the tir package, plus TVMScript's typed constants
+    (``T.int64(128)`` in a printed index map)."""
+
+    def __getattr__(self, name: str):
+        if hasattr(tir, name):
+            return getattr(tir, name)
+        if name.rstrip("0123456789") in ("int", "uint", "float", "bool"):
+            return lambda value: tir.const(value, name)
+        raise AttributeError(name)
+
+
 def verify_trace_roundtrip(sch: Schedule, mod: Union[PrimFunc, IRModule], *,
                            debug_mask: Union[str, int] = "all",
                            text_format: Union[str, Sequence[str]] = ("python",)) -> Schedule:
@@ -24,7 +36,7 @@ def verify_trace_roundtrip(sch: Schedule, mod: Union[PrimFunc, IRModule], *,
     assert_structural_equal(sch.mod, replayed.mod)
     if "python" in formats:
         from_text = Schedule(mod, debug_mask=debug_mask)
-        exec("\n".join(trace.as_python()), {"sch": from_text, "T": tir, "tir": tir})
+        exec("\n".join(trace.as_python()), {"sch": from_text, "T": _T(), "tir": tir})
         assert_structural_equal(sch.mod, from_text.mod)
     if "json" in formats:
         from_json = Schedule(mod, debug_mask=debug_mask)

@@ -2,41 +2,16 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, List, Optional, Tuple, Union
+from typing import Callable, Dict, List, Union
 
 from .. import op as _op
-from ..expr import Add, BufferLoad, IntImm, IterVar, Mul, PrimExpr, Range, Sub, Var
+from ..expr import BufferLoad, IntImm, IterVar, PrimExpr, Range, Var
 from ..functor import Mutator
-from ..index_map import IndexMap, as_index_map
+from ..index_map import IndexMap, as_index_map, linear_form
 from ..stmt import BlockRealize, BufferRegion, BufferStore, For, ForKind
 from .error import fail
 from .state import BlockRV, ScheduleState, const_value, is_true, replace
 from .transform_layout import simplify_nontrivial
-
-
-def _linear(e: PrimExpr, inputs: List[Var]) -> Optional[Tuple[Dict[Var, int], int]]:
-    """``e`` as ``sum(coef[v] * v) + const`` over ``inputs``; None when it is not."""
-    if isinstance(e, IntImm):
-        return {}, e.value
-    if isinstance(e, Var):
-        return ({e: 1}, 0) if any(e is v for v in inputs) else None
-    if isinstance(e, (Add, Sub)):
-        a, b = _linear(e.a, inputs), _linear(e.b, inputs)
-        if a is None or b is None:
-            return None
-        sign = 1 if isinstance(e, Add) else -1
-        coef = dict(a[0])
-        for v, c in b[0].items():
-            coef[v] = coef.get(v, 0) + sign * c
-        return {v: c for v, c in coef.items() if c}, a[1] + sign * b[1]
-    if isinstance(e, Mul):
-        for x, y in ((e.a, e.b), (e.b, e.a)):
-            if isinstance(y, IntImm):
-                inner = _linear(x, inputs)
-                if inner is None:
-                    return None
-                return {v: c * y.value for v, c in inner[0].items()}, inner[1] * y.value
-    return None
 
 
 def transform_block_layout(state: ScheduleState, block_rv: BlockRV,
@@ -106,7 +81,7 @@ def transform_block_layout(state: ScheduleState, block_rv: BlockRV,
     new_ivs: List[IterVar] = []
     inverse: Dict[Var, PrimExpr] = {}
     for k, e in enumerate(given.final_indices):
-        lin = _linear(e, inputs)
+        lin = linear_form(e, inputs)
         if lin is None or lin[1] != 0 or not lin[0] or any(c < 0 for c in lin[0].values()):
             raise fail(prim, what, f"output {k} of the index map, {e!r}, is not an affine "
                        "combination of the block iterators")

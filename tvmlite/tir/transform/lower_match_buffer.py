@@ -13,13 +13,15 @@ source's, its ``elem_offset`` and strides (when variables) the source's row-majo
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, Tuple
 
+from ...arith import Analyzer
 from ...error import TVMError
 from .. import op as _op
 from ..buffer import Buffer
-from ..expr import BufferLoad, IntImm, Range, Var
-from ..functor import Mutator
+from ..expr import BufferLoad, Call, IntImm, Range, Var
+from ..functor import Mutator, collect_vars, post_order_visit
 from ..stmt import Block, BufferRegion, BufferStore
 
 
@@ -53,6 +55,16 @@ class _Lower(Mutator):
             return BufferStore(src, s.value, idx)
         return s
 
+    def visit_Call(self, e):
+        # a buffer passed whole (``access_ptr``): its offset argument already counts the
+        # elem_offset variable bound above, so only the data changes hands
+        e = self.generic(e)
+        if any(isinstance(a, Buffer) and a in self.bmap for a in e.args):
+            args = tuple(self.bmap[a][0] if isinstance(a, Buffer) and a in self.bmap else a
+                         for a in e.args)
+            return dataclasses.replace(e, args=args)
+        return e
+
     def visit_BufferRegion(self, r):
         r = self.generic(r)
         if r.buffer in self.bmap:
@@ -66,13 +78,16 @@ class _Lower(Mutator):
     def visit_Block(self, b):
         if not b.match_buffers:
             return self.generic(b)
+        used = collect_vars(b.body)  # a pointer taken (``.data``) or a buffer passed whole
+        post_order_visit(b.body, lambda x: used.update(
+            a.data for a in x.args if isinstance(a, Buffer)) if isinstance(x, Call) else None)
         for mb in b.match_buffers:
-            self._bind(mb.buffer, self.visit(mb.source), b.name_hint)
+            self._bind(mb.buffer, self.visit(mb.source), b.name_hint, mb.buffer.data in used)
         new = self.generic(b)
         return Block(new.iter_vars, new.reads, new.writes, new.name_hint, new.body, new.init,
                      new.alloc_buffers, (), new.annotations)
 
-    def _bind(self, buf: Buffer, src: BufferRegion, where: str) -> None:
+    def _bind(self, buf: Buffer, src: BufferRegion, where: str, opaque: bool) -> None:
         region = src.region
         n, k = len(region), len(buf.shape)
         if k > n or any(not (isinstance(r.extent, IntImm) and r.extent.value == 1)
@@ -95,6 +110,30 @@ class _Lower(Mutator):
         for s, r in zip(buf.shape, region[n - k:]):
             if isinstance(s, Var):
                 self.vmap[s] = r.extent
+        if opaque:  # the pointer leaves the IR: its declared layout must be the real one
+            self._check_layout(buf, src, mins, strides[n - k:], where)
+
+    def _check_layout(self, buf: Buffer, src: BufferRegion, mins, tail, where: str) -> None:
+        what = f"block {where}: T.match_buffer {buf.name} viewing {src.buffer.name}"
+        declared = list(buf.strides) or (_row_major(buf.shape) if len(buf.shape) > 1 else [])
+        for d, t in zip(declared, tail[len(tail) - len(declared):]):
+            if not isinstance(d, Var) and not _provably_equal(d, t):
+                kind = "strides" if buf.strides else "a compact layout"
+                raise TVMError(f"{what}: the buffer declares {kind} (stride {d}) but the region "
+                               f"it views has stride {t}; declare the buffer with strides")
+        if not isinstance(buf.elem_offset, Var):
+            off = src.buffer.elem_offset
+            for m, st in zip(mins, list(src.buffer.strides) or _row_major(src.buffer.shape)):
+                off = _op.add(off, _op.mul(m, st))
+            if not _provably_equal(buf.elem_offset, off):
+                raise TVMError(f"{what}: the buffer has the constant elem_offset "
+                               f"{buf.elem_offset} but the region starts at {off}; declare it "
+                               "with offset_factor so the offset is passed")
+
+
+def _provably_equal(a, b) -> bool:
+    r = Analyzer().simplify(_op.eq(a, b))
+    return isinstance(r, IntImm) and bool(r.value)
 
 
 def _row_major(shape):
