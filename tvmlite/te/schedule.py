@@ -486,6 +486,8 @@ def _scheduled(sch: Schedule) -> bool:
 def _check_attach_cycles(sch: Schedule) -> None:
     """Classic TE accepts any compute_at and refuses a cycle when lowering."""
     for st in sch.stages:
+        if st.attach_type == SCOPE and st.attach_stage is st:
+            raise TVMError(f"compute_at: cannot attach stage {st._name} to itself")
         seen, cur = [], attach_spec(st)
         while cur.attach_type == SCOPE:
             if any(cur is x for x in seen):

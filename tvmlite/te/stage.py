@@ -14,6 +14,8 @@ from .tensor import Operation, PlaceholderOp, ScanOp
 
 # attach types (classic TE's AttachType; ROOT is kGroupRoot: the root of the stage's group)
 ROOT, INLINE, INLINED_ALREADY, SCOPE, SCAN_UPDATE = 1, 2, 3, 4, 5
+_VECTORIZABLE = (IterVarType.DataPar, IterVarType.Opaque, IterVarType.Unrolled,
+                 IterVarType.Vectorized, IterVarType.Tensorized, IterVarType.Parallelized)
 
 
 class IterVarRelation:
@@ -253,7 +255,15 @@ class Stage:
 
     @_all_or_nothing
     def vectorize(self, var: IterVar) -> None:
-        """Vectorize the loop (a loop that cannot be vectorized stays a serial ``_s`` loop)."""
+        """Vectorize the loop (a loop that cannot be vectorized stays a serial ``_s`` loop).
+
+        A reduction (or scan) IterVar is refused at once, as in classic TE."""
+        if isinstance(var, IterVar) and var.iter_type not in _VECTORIZABLE:
+            kind = {IterVarType.CommReduce: "CommReduce", IterVarType.Ordered: "Ordered",
+                    IterVarType.ThreadIndex: "ThreadIndex"}.get(var.iter_type, var.iter_type)
+            raise TVMError(f"vectorize of stage {self._name}: Cannot vectorize on {kind} "
+                           f"IterVar {var.var.name} (a reduction or scan axis is not "
+                           "data-parallel)")
         self._set_type(var, IterVarType.Vectorized, "vectorize")
 
     @_all_or_nothing
@@ -343,8 +353,7 @@ class Stage:
             raise TVMError("compute_at: the first argument must be a Stage, e.g. s[C]")
         if isinstance(self.op, PlaceholderOp):
             raise TVMError(f"compute_at: cannot attach placeholder {self.op.name}")
-        if parent is self:  # classic refuses it only when lowering; it is never valid
-            raise TVMError(f"compute_at: cannot attach stage {self._name} to itself")
+        # attaching a stage to itself is refused when lowering, as classic TE does
         if not any(scope is x for x in parent.all_iter_vars):
             raise TVMError(f"compute_at: {getattr(scope, 'var', scope)!r} is not an IterVar of "
                            f"stage {parent._name}")
