@@ -27,7 +27,13 @@ from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, substitute
 from .bound import infer_bound as _infer_bound
 from .create_prim_func import create_prim_func_with_info
-from .graph import post_dfs_order
+from .graph import (
+    create_read_graph,
+    post_dfs_order,
+    post_dfs_order_of_graph,
+    scan_body,
+    scan_fix_point_analysis,
+)
 from .materialize import apply_stages
 from .operation import compute
 from .rfactor import rfactor as _rfactor
@@ -472,6 +478,57 @@ def InferBound(sch: Schedule) -> Dict[IterVar, Range]:  # noqa: N802
     return ranges if ranges is not None else _materialize(sch, None, None)[1]
 
 
+def CreateReadGraph(roots) -> Dict[Operation, List[Tensor]]:  # noqa: N802  (classic name)
+    """Each operation ``roots`` depend on, mapped to the tensors it reads."""
+    return create_read_graph(list(roots))
+
+
+def PostDFSOrder(roots, graph=None) -> List[Operation]:  # noqa: N802
+    """The operations ``roots`` depend on, inputs before their consumers."""
+    return post_dfs_order_of_graph(list(roots), graph)
+
+
+def ScanGetBody(scan_op: ScanOp) -> List[Operation]:  # noqa: N802
+    """The operations of a scan's recurrence, inputs before their consumers."""
+    return scan_body(scan_op)
+
+
+def ScanFixPointAnalysis(scan_op: ScanOp) -> Dict[IterVar, IntImm]:  # noqa: N802
+    """1 for each spatial axis of the scan that is a fixed point of its recurrence, else 0."""
+    return scan_fix_point_analysis(scan_op)
+
+
+def CreateAttachPath(sch: Schedule) -> Dict[Operation, List[IterVar]]:  # noqa: N802
+    """For each stage, the IterVars of the loops it is computed inside, innermost first
+    (classic ``CreateAttachPath``)."""
+    out: Dict[Operation, List[IterVar]] = {}
+    for stage in sch.stages:
+        path: List[IterVar] = []
+        seen: List[Stage] = []
+        st = stage
+        while True:
+            if any(st is x for x in seen):
+                raise TVMError(f"CreateAttachPath: stage {stage._name} is attached in a cycle")
+            seen.append(st)
+            spec = attach_spec(st)
+            if spec.attach_type == SCOPE:
+                ivar, started = spec.attach_ivar, False
+            elif spec.attach_type == SCAN_UPDATE:
+                ivar, started = None, True
+            else:
+                break
+            st = spec.attach_stage
+            for iv in reversed(st.leaf_iter_vars):
+                started = started or iv is ivar
+                if started:
+                    path.append(iv)
+            if not started:
+                raise TVMError(f"CreateAttachPath: cannot find the attach point "
+                               f"{ivar.var.name} among the loops of stage {st._name}")
+        out.setdefault(stage.op, path)
+    return out
+
+
 def schedule_to_prim_func(sch: Schedule, args: Sequence[Any], binds=None):
     """The scheduled TensorIR function with parameters ``args``."""
     return _materialize(sch, args, binds)[0]
@@ -560,7 +617,8 @@ def _restore_params(func, args: Sequence[Any], hidden: Sequence[int], bufs: Sequ
 
 __all__ = ["Schedule", "Stage", "create_schedule", "AutoInlineInjective", "AutoInlineElemWise",
            "AutoInlineBroadcast", "ScheduleOps", "InferBound", "IterVarAttr", "Split", "Fuse",
-           "Singleton"]
+           "Singleton", "CreateReadGraph", "PostDFSOrder", "ScanGetBody", "ScanFixPointAnalysis",
+           "CreateAttachPath"]
 
 # Classic names: ``te.schedule.Buffer`` is the TIR buffer; other classic names raise TVMError.
 __getattr__ = _fallback(__name__)
