@@ -157,3 +157,13 @@ def test_access_ptr_offsets_reach_an_extern_c_kernel():
     c = tvm.nd.array(np.zeros((rows, cols), "float32"))
     f(tvm.nd.array(a), c)
     np.testing.assert_allclose(c.numpy(), a * 3 + 1, rtol=1e-6)
+
+
+def test_ir_builder_pointer_as_a_prim_func_parameter_is_its_pointer_var():
+    ib = tvm.tir.ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    ib.emit(tvm.tir.call_packed("fake.func", A[0]))
+    func = tvm.tir.PrimFunc([A], ib.get())
+    assert func.params[0] is A.data and not func.buffer_map
+    with pytest.raises(tvm.TVMError, match="raw pointer parameters"):
+        tvm.build(func.with_attr("global_symbol", "f"), target="c")

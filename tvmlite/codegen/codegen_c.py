@@ -410,7 +410,8 @@ class _FunctionPrinter(VectorPrinterMixin):
                 self._check_tensor_header(i, buf)
             elif p.dtype == "handle":
                 raise TVMError(f"{self.symbol}: handle parameter {p.name} has no buffer in "
-                               f"buffer_map")
+                               f"buffer_map (tvmlite does not implement raw pointer parameters; "
+                               f"declare a buffer for it)")
             else:
                 sig.append(self._scalar_param(i, p))
         # bind shape variables at their first occurrence, then check everything else
