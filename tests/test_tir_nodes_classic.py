@@ -167,3 +167,16 @@ def test_ir_builder_pointer_as_a_prim_func_parameter_is_its_pointer_var():
     assert func.params[0] is A.data and not func.buffer_map
     with pytest.raises(tvm.TVMError, match="raw pointer parameters"):
         tvm.build(func.with_attr("global_symbol", "f"), target="c")
+
+
+def test_for_takes_classic_keywords_and_an_int_kind():
+    i = tvm.tir.Var("i", "int32")
+    buf = tvm.tir.decl_buffer((7,), "float32", name="buf")
+    body = tvm.tir.BufferStore(buf, tvm.tir.Cast("float32", i) * 2.0, [i])
+    loop = tvm.tir.For(loop_var=i, min_val=0, extent=7, kind=0, body=body)
+    assert loop.kind == tvm.tir.ForKind.SERIAL and loop.min.value == 0 and loop.extent.value == 7
+    assert tvm.tir.For(i, 0, 7, 1, body).kind == tvm.tir.ForKind.PARALLEL
+    f = tvm.build(tvm.tir.PrimFunc([buf], loop).with_attr("global_symbol", "f"), target="llvm")
+    out = tvm.nd.array(np.zeros(7, "float32"))
+    f(out)
+    np.testing.assert_allclose(out.numpy(), np.arange(7) * 2.0)
