@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Sequence
 from .._classic import fallback as _fallback
 from ..arith import Analyzer
 from ..error import TVMError
+from ..ir.transform import PassContext, register_pass_config
 from ..tir import op as _op
 from ..tir.buffer import Buffer  # noqa: F401  (classic te.schedule.Buffer)
 from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Reduce, Var
@@ -73,6 +74,16 @@ class _Rebind(Mutator):
         return e if (t is e.producer and idx is e.indices) else ProducerLoad(t, idx)
 
 
+register_pass_config("te.keep_schedule_record", bool)
+
+
+def _copy_attr(a: IterVarAttr) -> IterVarAttr:
+    c = IterVarAttr()
+    for k, v in vars(a).items():
+        setattr(c, k, list(v) if isinstance(v, list) else v)
+    return c
+
+
 def _replace_inputs(op: Operation, vmap: Dict[Tensor, Tensor]) -> Operation:
     if isinstance(op, ComputeOp):
         body = _Rebind(vmap).visit(op.body)
@@ -124,6 +135,43 @@ class Schedule:
                 g = self.create_group(list(sc.update),
                                       list(sc.state_placeholder) + list(sc.inputs))
                 g.attach_type, g.attach_stage = SCAN_UPDATE, st
+        # with config ``te.keep_schedule_record``: a copy of the schedule after each stage
+        # primitive, the first one plain ("vanilla")
+        self._keep_record = bool(PassContext.current().converted("te.keep_schedule_record",
+                                                                 False))
+        self.schedule_record: List[Schedule] = []
+        self.primitive_record: List[str] = []
+        if self._keep_record:
+            self.schedule_record.append(self.copy())
+            self.primitive_record.append("vanilla")
+
+    def copy(self) -> "Schedule":
+        """A copy whose stages can be scheduled further without changing this one (the
+        operations and IterVars are shared, as in classic TE)."""
+        new = object.__new__(Schedule)
+        smap: Dict[int, Stage] = {}
+        for st in self.stages + self.groups:
+            c = object.__new__(Stage)
+            for k, v in vars(st).items():
+                setattr(c, k, list(v) if isinstance(v, list) else dict(v)
+                        if isinstance(v, dict) else v)
+            c.iter_var_attrs = {iv: _copy_attr(a) for iv, a in st.iter_var_attrs.items()}
+            c.sch = new
+            smap[id(st)] = c
+        for c in smap.values():
+            for k in ("attach_stage", "group"):
+                ref = getattr(c, k)
+                if ref is not None:
+                    setattr(c, k, smap.get(id(ref), ref))
+        for k, v in vars(self).items():
+            setattr(new, k, list(v) if isinstance(v, list) else dict(v)
+                    if isinstance(v, dict) else v)
+        new.stages = [smap[id(st)] for st in self.stages]
+        new.groups = [smap[id(st)] for st in self.groups]
+        new.stage_map = {op: smap[id(st)] for op, st in self.stage_map.items()}
+        new.schedule_record, new.primitive_record = [], []
+        new._keep_record = False
+        return new
 
     def __getitem__(self, k) -> Stage:
         op = k.op if isinstance(k, Tensor) else k
