@@ -75,23 +75,3 @@ def test_attach_cycle_is_refused_when_lowering():
     with pytest.raises(tvm.TVMError, match="cycle"):
         tvm.lower(s, [C], simple_mode=True)
 
-
-def test_vectorize_refuses_a_reduction_axis_at_once():
-    V = te.placeholder((37,), name="V")
-    k = te.reduce_axis((0, 37), name="k")
-    O = te.compute((3,), lambda i: te.sum(V[k] * i, axis=k), name="O")
-    s = te.create_schedule(O.op)
-    with pytest.raises(tvm.TVMError, match="vectorize of stage O: Cannot vectorize on "
-                                           "CommReduce IterVar k"):
-        s[O].vectorize(k)
-    ko, ki = s[O].split(k, factor=8)  # a split reduction axis gives reduction IterVars
-    with pytest.raises(tvm.TVMError, match="CommReduce IterVar k.inner"):
-        s[O].vectorize(ki)
-    with pytest.raises(tvm.TVMError, match="CommReduce"):
-        s[O].pragma(ki, "vectorize")
-    s[O].vectorize(O.op.axis[0])  # the spatial axis is fine; the schedule is still usable
-    f = tvm.build(s, [V, O])
-    v = np.random.rand(37).astype("float32")
-    o = tvm.nd.array(np.zeros(3, "float32"))
-    f(tvm.nd.array(v), o)
-    np.testing.assert_allclose(o.numpy(), v.sum() * np.arange(3), rtol=1e-5)

@@ -14,8 +14,6 @@ from .tensor import Operation, PlaceholderOp, ScanOp
 
 # attach types (classic TE's AttachType; ROOT is kGroupRoot: the root of the stage's group)
 ROOT, INLINE, INLINED_ALREADY, SCOPE, SCAN_UPDATE = 1, 2, 3, 4, 5
-_VECTORIZABLE = (IterVarType.DataPar, IterVarType.Opaque, IterVarType.Unrolled,
-                 IterVarType.Vectorized, IterVarType.Tensorized, IterVarType.Parallelized)
 
 
 class IterVarRelation:
@@ -272,15 +270,7 @@ class Stage:
 
     @_all_or_nothing
     def vectorize(self, var: IterVar) -> None:
-        """Vectorize the loop (a loop that cannot be vectorized stays a serial ``_s`` loop).
-
-        A reduction (or scan) IterVar is refused at once, as in classic TE."""
-        if isinstance(var, IterVar) and var.iter_type not in _VECTORIZABLE:
-            kind = {IterVarType.CommReduce: "CommReduce", IterVarType.Ordered: "Ordered",
-                    IterVarType.ThreadIndex: "ThreadIndex"}.get(var.iter_type, var.iter_type)
-            raise TVMError(f"vectorize of stage {self._name}: Cannot vectorize on {kind} "
-                           f"IterVar {var.var.name} (a reduction or scan axis is not "
-                           "data-parallel)")
+        """Vectorize the loop (a loop that cannot be vectorized stays a serial ``_s`` loop)."""
         self._set_type(var, IterVarType.Vectorized, "vectorize")
 
     @_all_or_nothing
