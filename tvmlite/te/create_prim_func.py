@@ -581,12 +581,21 @@ class _Builder:
         for i, ph in enumerate(op.output_placeholders):
             t = op.output(i)
             if t not in self.t2b:
-                self.t2b[t] = ph
+                # an output the function allocates starts at offset 0 (a parameter keeps the
+                # placeholder, whose ``elem_offset`` variable the caller's array gives)
+                self.t2b[t] = ph if id(t) in self.arg_ids or not isinstance(
+                    ph.elem_offset, Var) else dataclasses.replace(
+                        ph, elem_offset=IntImm(ph.elem_offset.dtype, 0))
             b = self.buffer_for(t)
             if b is not ph:
                 bmap[ph] = b
             outs.append(b)
         body = _BufferRemap(bmap, self.t2b).visit(op.body)
+        # offsets the body computed from a placeholder's ``elem_offset`` (``access_ptr``)
+        offsets = {ph.elem_offset: b.elem_offset for ph, b in bmap.items()
+                   if isinstance(ph.elem_offset, Var) and ph.elem_offset is not b.elem_offset}
+        if offsets:
+            body = substitute(body, offsets)
         ins = []
         for t in op.inputs:
             b = self.t2b[t]
