@@ -180,3 +180,22 @@ def test_for_takes_classic_keywords_and_an_int_kind():
     out = tvm.nd.array(np.zeros(7, "float32"))
     f(out)
     np.testing.assert_allclose(out.numpy(), np.arange(7) * 2.0)
+
+
+def test_prefetch_is_a_hint_node_that_builds():
+    A = tvm.tir.decl_buffer((10, 21), name="A")
+    B = tvm.tir.decl_buffer((10, 21), name="B")
+    ib = tvm.tir.ir_builder.create()
+    with ib.for_range(0, 10, name="i") as i:
+        ib.emit(tvm.tir.Prefetch(A, [tvm.ir.Range.from_min_extent(i + 1, 2),
+                                     tvm.ir.Range.from_min_extent(0, 21)]))
+        with ib.for_range(0, 21, name="j") as j:
+            ib.emit(tvm.tir.BufferStore(B, A[i, j] * 2.0, [i, j]))
+    body = ib.get()
+    pf = body.body.seq[0]
+    assert isinstance(pf, tvm.tir.Prefetch) and pf.buffer is A and pf.bounds[0].extent.value == 2
+    f = tvm.build(tvm.tir.PrimFunc([A, B], body).with_attr("global_symbol", "f"), target="llvm")
+    a = np.random.rand(10, 21).astype("float32")
+    b = tvm.nd.array(np.zeros((10, 21), "float32"))
+    f(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a * 2)

@@ -602,6 +602,9 @@ class _FunctionPrinter(VectorPrinterMixin):
             self.indent -= 1
         self.emit("}")
 
+    def s_Prefetch(self, s: S.Prefetch) -> None:
+        pass  # a hint; the C compiler prefetches on its own
+
     def s_While(self, s: S.While) -> None:
         self.emit(f"while ({_strip(self.expr(s.condition))}) {{")
         self.indent += 1

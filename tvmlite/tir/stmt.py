@@ -122,6 +122,18 @@ class BufferRealize(Stmt):
 
 
 @node
+class Prefetch(Stmt):
+    """A hint that region ``bounds`` of ``buffer`` will be read soon (classic
+    ``tir.Prefetch``); the C backend emits nothing for it."""
+
+    buffer: Buffer
+    bounds: Tuple[Range, ...]
+
+    def __post_init__(self):
+        object.__setattr__(self, "bounds", tuple(self.bounds))
+
+
+@node
 class While(Stmt):
     condition: PrimExpr
     body: Stmt
