@@ -199,3 +199,12 @@ def test_prefetch_is_a_hint_node_that_builds():
     b = tvm.nd.array(np.zeros((10, 21), "float32"))
     f(tvm.nd.array(a), b)
     np.testing.assert_allclose(b.numpy(), a * 2)
+
+
+def test_datatype_is_a_canonical_dtype_string_with_its_fields():
+    d = tvm.DataType("float32x4")
+    assert d == "float32x4" and (d.type_code, d.bits, d.lanes) == (2, 32, 4)
+    assert tvm.runtime.DataType("bool").bits == 1
+    assert tvm.DataType(np.float16) == "float16"
+    x = te.var("x", tvm.DataType("int8"))
+    assert x.dtype == "int8"
