@@ -24,7 +24,7 @@ from ..ir import dtype as _dt
 from ..ir.transform import PassContext
 from ..tir import expr as E
 from ..tir import stmt as S
-from ..tir.functor import ir_transform
+from ..tir.functor import Visitor, ir_transform
 
 # annotation kinds, in classic's one-hot order
 (BLOCK_X, BLOCK_Y, BLOCK_Z, THREAD_X, THREAD_Y, THREAD_Z, UNROLLED, VECTORIZED, PARALLEL, SERIAL,
@@ -64,34 +64,26 @@ class _Itervar:
         self.touch: Dict[str, _Touch] = {}
 
 
-def _strides(index) -> Dict[E.Var, int]:
+class _Strides(Visitor):
     """The stride of each variable of a flat index (``v * c`` gives c, a bare ``v`` 1; the
     first occurrence counts), read in classic's visiting order."""
-    out: Dict[E.Var, int] = {}
-    nxt = [1]
 
-    def visit(e) -> None:
-        if isinstance(e, E.Var):
-            if e not in out:
-                out[e] = nxt[0]
-                nxt[0] = 1
-            return
-        if isinstance(e, E.Mul) and isinstance(e.a, E.Var) and isinstance(e.b, E.IntImm):
-            nxt[0] = e.b.value
-        for name in getattr(type(e), "__dataclass_fields__", ()):
-            v = getattr(e, name)
-            if isinstance(v, E.PrimExpr):
-                visit(v)
-            elif isinstance(v, tuple):
-                for x in v:
-                    if isinstance(x, E.PrimExpr):
-                        visit(x)
+    def __init__(self):
+        self.out: Dict[E.Var, int] = {}
+        self.next = 1
 
-    visit(index)
-    return out
+    def visit_Var(self, e: E.Var) -> None:
+        if e not in self.out:
+            self.out[e] = self.next
+            self.next = 1
+
+    def visit_Mul(self, e: E.Mul) -> None:
+        if isinstance(e.a, E.Var) and isinstance(e.b, E.IntImm):
+            self.next = e.b.value
+        self.generic(e)
 
 
-class _Extractor:
+class _Extractor(Visitor):
     def __init__(self):
         self.itervars: Dict[E.Var, _Itervar] = {}
         self.stack: List[E.Var] = []
@@ -137,76 +129,68 @@ class _Extractor:
                 t.thread_reuse = t.reuse // -t.thread_reuse
 
     # -------------------------------------------------------------- statements
-    def stmt(self, s) -> None:
-        if isinstance(s, S.For):
-            ext = s.extent.value if isinstance(s.extent, E.IntImm) else -1
-            if s.kind == S.ForKind.THREAD_BINDING and s.thread_binding is not None:
-                tag = s.thread_binding.thread_tag
-                ann = VIRTUAL_THREAD if tag.startswith("vthread") else _THREAD_ANN.get(
-                    tag, PARALLEL)
-            else:
-                ann = _KIND_ANN.get(s.kind, SERIAL)
-            self.enter(s.loop_var, ext, ann)
-            self.expr(s.min)
-            self.expr(s.extent)
-            self.stmt(s.body)
-            self.exit()
-            return
-        if isinstance(s, S.AttrStmt) and s.attr_key in ("thread_extent", "virtual_thread") \
-                and isinstance(s.node, E.IterVar):
-            ext = s.value.value if isinstance(s.value, E.IntImm) else -1
-            ann = VIRTUAL_THREAD if s.attr_key == "virtual_thread" else _THREAD_ANN.get(
-                s.node.thread_tag, PARALLEL)
-            self.enter(s.node.var, ext, ann)
-            self.stmt(s.body)
-            self.exit()
-            return
-        if isinstance(s, S.BufferStore):
-            self.mem(s.buffer, s.indices)
-            self.expr(s.value)
-            for i in s.indices:
-                self.expr(i)
-            return
-        for name in getattr(type(s), "__dataclass_fields__", ()):
-            v = getattr(s, name)
-            if isinstance(v, S.Stmt):
-                self.stmt(v)
-            elif isinstance(v, E.PrimExpr):
-                self.expr(v)
-            elif isinstance(v, tuple):
-                for x in v:
-                    if isinstance(x, S.Stmt):
-                        self.stmt(x)
-                    elif isinstance(x, E.PrimExpr):
-                        self.expr(x)
+    def visit_For(self, s: S.For) -> None:
+        ext = s.extent.value if isinstance(s.extent, E.IntImm) else -1
+        if s.kind == S.ForKind.THREAD_BINDING and s.thread_binding is not None:
+            tag = s.thread_binding.thread_tag
+            ann = VIRTUAL_THREAD if tag.startswith("vthread") else _THREAD_ANN.get(tag, PARALLEL)
+        else:
+            ann = _KIND_ANN.get(s.kind, SERIAL)
+        self.enter(s.loop_var, ext, ann)
+        self.visit(s.min)
+        self.visit(s.extent)
+        self.visit(s.body)
+        self.exit()
 
-    def expr(self, e) -> None:
-        if isinstance(e, E.BufferLoad):
-            self.mem(e.buffer, e.indices)
-        elif self.stack and _dt.parse(e.dtype).code in (_dt.FLOAT, _dt.BFLOAT):
-            top = self.itervars[self.stack[-1]]
-            if isinstance(e, (E.Add, E.Sub)):
-                top.add_ct += 1
-            elif isinstance(e, E.Mul):
-                top.mul_ct += 1
-            elif isinstance(e, (E.Div, E.Mod)):
-                top.div_ct += 1
-        for name in getattr(type(e), "__dataclass_fields__", ()):
-            v = getattr(e, name)
-            if isinstance(v, E.PrimExpr):
-                self.expr(v)
-            elif isinstance(v, tuple):
-                for x in v:
-                    if isinstance(x, E.PrimExpr):
-                        self.expr(x)
+    def visit_AttrStmt(self, s: S.AttrStmt) -> None:
+        if s.attr_key not in ("thread_extent", "virtual_thread") or \
+                not isinstance(s.node, E.IterVar):
+            self.generic(s)
+            return
+        ext = s.value.value if isinstance(s.value, E.IntImm) else -1
+        ann = VIRTUAL_THREAD if s.attr_key == "virtual_thread" else _THREAD_ANN.get(
+            s.node.thread_tag, PARALLEL)
+        self.enter(s.node.var, ext, ann)
+        self.visit(s.body)
+        self.exit()
+
+    def visit_BufferStore(self, s: S.BufferStore) -> None:
+        self.mem(s.buffer, s.indices)
+        self.visit(s.value)
+        self.visit(s.indices)
+
+    def visit_BufferLoad(self, e: E.BufferLoad) -> None:
+        self.mem(e.buffer, e.indices)
+        self.generic(e)
+
+    def _arith(self, e, kind: str) -> None:
+        if self.stack and _dt.parse(e.dtype).code in (_dt.FLOAT, _dt.BFLOAT):
+            f = self.itervars[self.stack[-1]]
+            setattr(f, kind, getattr(f, kind) + 1)
+        self.generic(e)
+
+    def visit_Add(self, e) -> None:
+        self._arith(e, "add_ct")
+
+    visit_Sub = visit_Add
+
+    def visit_Mul(self, e) -> None:
+        self._arith(e, "mul_ct")
+
+    def visit_Div(self, e) -> None:
+        self._arith(e, "div_ct")
+
+    visit_Mod = visit_Div
 
     def mem(self, buf, indices) -> None:
         name = buf.data.name
         key = f"{name}_{self.buffer_counter.get(name, 0)}"
         self.buffer_counter[name] = self.buffer_counter.get(name, 0) + 1
-        strides = _strides(indices[0]) if len(indices) == 1 else {}
+        strides = _Strides()
+        if len(indices) == 1:
+            strides.visit(indices[0])
         for var in self.stack:
-            self.itervars[var].touch[key] = _Touch(strides.get(var, 0))
+            self.itervars[var].touch[key] = _Touch(strides.out.get(var, 0))
 
     def ordered(self) -> List[_Itervar]:
         return sorted(self.itervars.values(), key=lambda f: f.order)
@@ -234,7 +218,7 @@ def ana_lower(sch, args, binds=None, simple_mode: bool = True):
 
 def _extract(sch, args) -> _Extractor:
     ext = _Extractor()
-    ext.stmt(ana_lower(sch, args))
+    ext.visit(ana_lower(sch, args))
     return ext
 
 
