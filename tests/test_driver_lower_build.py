@@ -254,3 +254,33 @@ def test_bound_checker_in_a_vectorized_parallel_schedule():
         f = tvm.build(s, [A, B])
     with pytest.raises(tvm.TVMError, match="Out-of-bounds"):
         f(tvm.nd.array(np.ones(16, "float32")), tvm.nd.empty((18,), "float32"))
+
+
+def _copy_twice():
+    @T.prim_func
+    def copy_twice(a: T.handle, b: T.handle) -> None:
+        A = T.match_buffer(a, (19,))
+        B = T.match_buffer(b, (19,))
+        for i in range(19):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi] * T.float32(2)
+    return copy_twice
+
+
+def test_lowering_a_prim_func_promises_unaliased_arguments_unless_configured():
+    f = _copy_twice()
+    assert "tir.noalias" not in f.attrs
+    assert tvm.lower(f)["copy_twice"].attrs["tir.noalias"] is True
+    with tvm.transform.PassContext(config={"tir.noalias": False}):
+        assert "tir.noalias" not in tvm.lower(f)["copy_twice"].attrs
+        A = te.placeholder((19,), name="A")
+        B = te.compute((19,), lambda i: A[i] * 2, name="B")
+        assert "tir.noalias" not in tvm.lower(te.create_schedule(B.op), [A, B])["main"].attrs
+    # a module is lowered as given
+    assert "tir.noalias" not in tvm.lower(tvm.IRModule({"main": f}))["main"].attrs
+    m = tvm.build(f, target="llvm")
+    a = np.random.rand(19).astype("float32")
+    b = tvm.nd.array(np.zeros(19, "float32"))
+    m(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a * 2)

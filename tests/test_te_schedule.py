@@ -214,8 +214,10 @@ def test_errors_name_the_primitive():
         s[C].split(C.op.axis[0])
     with pytest.raises(tvm.TVMError, match="compute_at"):
         s[A].compute_at(s[C], C.op.axis[0])
+    s[C].compute_at(s[C], C.op.axis[0])  # as classic TE: refused when lowering
     with pytest.raises(tvm.TVMError, match="compute_at: cannot attach stage C to itself"):
-        s[C].compute_at(s[C], C.op.axis[0])
+        tvm.lower(s, [A, B, C])
+    s[C].compute_root()
     with pytest.raises(tvm.TVMError, match="Cannot find Stage"):
         s[te.placeholder((2,), name="Z")]
     with pytest.raises(tvm.TVMError, match="fuse"):

@@ -1,5 +1,5 @@
-"""``decl_buffer(buffer_type="auto_broadcast")``: a parameter dimension of extent 1 at call
-time reads as if repeated (stride 0), as numpy broadcasts."""
+"""Buffers: ``decl_buffer(buffer_type="auto_broadcast")`` (a parameter dimension of extent 1 at
+call time reads as if repeated, stride 0, as numpy broadcasts) and vector ``vload``/``vstore``."""
 import numpy as np
 import pytest
 
@@ -38,3 +38,37 @@ def test_auto_broadcast_buffer_has_stride_variables_and_bad_types_are_refused():
     assert tvm.tir.decl_buffer((n, 4), "float32").buffer_type == ""
     with pytest.raises(tvm.TVMError, match="buffer_type"):
         tvm.tir.decl_buffer((n,), "float32", buffer_type="broadcast")
+
+
+def test_vector_vload_vstore_in_an_extern_match_numpy():
+    n = 38
+
+    A = te.placeholder((n,), name="A")
+
+    def gen(ins, outs):
+        ib = tvm.tir.ir_builder.create()
+        with ib.for_range(0, n // 2, name="i") as i:
+            v = ins[0].vload(i * 2, "float32x2")
+            ib.emit(outs[0].vstore(i * 2, v * tvm.tir.const(3, "float32x2") + 1.0))
+        return ib.get()
+
+    C = te.extern(A.shape, [A], gen, name="C")
+    f = tvm.build(te.create_schedule(C.op), [A, C], "llvm")
+    a = np.random.rand(n).astype("float32")
+    c = tvm.nd.array(np.zeros(n, "float32"))
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a * 3 + 1, rtol=1e-6)
+
+
+def test_vload_ramps_the_last_index_and_checks_the_dtype():
+    b = tvm.tir.decl_buffer((4, 8), "float32", name="b")
+    ld = b.vload([1, 4], "float32x4")
+    assert ld.dtype == "float32x4" and isinstance(ld.indices[1], tvm.tir.Ramp)
+    assert ld.indices[1].lanes == 4 and ld.indices[0].value == 1
+    assert b.vload([1, 4]).dtype == "float32"
+    st = b.vstore([0, 0], tvm.tir.const(0, "float32x8"))
+    assert st.indices[1].lanes == 8
+    with pytest.raises(tvm.TVMError, match="vload: Cannot load int32x4 from buffer b"):
+        b.vload([0, 0], "int32x4")
+    with pytest.raises(tvm.TVMError, match="vstore: buffer b has 2 dimensions"):
+        b.vstore(0, tvm.tir.const(0, "float32"))

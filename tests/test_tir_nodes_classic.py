@@ -157,3 +157,54 @@ def test_access_ptr_offsets_reach_an_extern_c_kernel():
     c = tvm.nd.array(np.zeros((rows, cols), "float32"))
     f(tvm.nd.array(a), c)
     np.testing.assert_allclose(c.numpy(), a * 3 + 1, rtol=1e-6)
+
+
+def test_ir_builder_pointer_as_a_prim_func_parameter_is_its_pointer_var():
+    ib = tvm.tir.ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    ib.emit(tvm.tir.call_packed("fake.func", A[0]))
+    func = tvm.tir.PrimFunc([A], ib.get())
+    assert func.params[0] is A.data and not func.buffer_map
+    with pytest.raises(tvm.TVMError, match="raw pointer parameters"):
+        tvm.build(func.with_attr("global_symbol", "f"), target="c")
+
+
+def test_for_takes_classic_keywords_and_an_int_kind():
+    i = tvm.tir.Var("i", "int32")
+    buf = tvm.tir.decl_buffer((7,), "float32", name="buf")
+    body = tvm.tir.BufferStore(buf, tvm.tir.Cast("float32", i) * 2.0, [i])
+    loop = tvm.tir.For(loop_var=i, min_val=0, extent=7, kind=0, body=body)
+    assert loop.kind == tvm.tir.ForKind.SERIAL and loop.min.value == 0 and loop.extent.value == 7
+    assert tvm.tir.For(i, 0, 7, 1, body).kind == tvm.tir.ForKind.PARALLEL
+    f = tvm.build(tvm.tir.PrimFunc([buf], loop).with_attr("global_symbol", "f"), target="llvm")
+    out = tvm.nd.array(np.zeros(7, "float32"))
+    f(out)
+    np.testing.assert_allclose(out.numpy(), np.arange(7) * 2.0)
+
+
+def test_prefetch_is_a_hint_node_that_builds():
+    A = tvm.tir.decl_buffer((10, 21), name="A")
+    B = tvm.tir.decl_buffer((10, 21), name="B")
+    ib = tvm.tir.ir_builder.create()
+    with ib.for_range(0, 10, name="i") as i:
+        ib.emit(tvm.tir.Prefetch(A, [tvm.ir.Range.from_min_extent(i + 1, 2),
+                                     tvm.ir.Range.from_min_extent(0, 21)]))
+        with ib.for_range(0, 21, name="j") as j:
+            ib.emit(tvm.tir.BufferStore(B, A[i, j] * 2.0, [i, j]))
+    body = ib.get()
+    pf = body.body.seq[0]
+    assert isinstance(pf, tvm.tir.Prefetch) and pf.buffer is A and pf.bounds[0].extent.value == 2
+    f = tvm.build(tvm.tir.PrimFunc([A, B], body).with_attr("global_symbol", "f"), target="llvm")
+    a = np.random.rand(10, 21).astype("float32")
+    b = tvm.nd.array(np.zeros((10, 21), "float32"))
+    f(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a * 2)
+
+
+def test_datatype_is_a_canonical_dtype_string_with_its_fields():
+    d = tvm.DataType("float32x4")
+    assert d == "float32x4" and (d.type_code, d.bits, d.lanes) == (2, 32, 4)
+    assert tvm.runtime.DataType("bool").bits == 1
+    assert tvm.DataType(np.float16) == "float16"
+    x = te.var("x", tvm.DataType("int8"))
+    assert x.dtype == "int8"

@@ -22,7 +22,7 @@ _ALIASES = {"nd": "runtime.ndarray"}
 _FUNCS = {
     "lower": "driver", "build": "driver",
     "cpu": "runtime", "ext_dev": "runtime", "gpu": "runtime", "cuda": "runtime",
-    "device": "runtime",
+    "device": "runtime", "DataType": "runtime",
     "context": "runtime", "register_func": "runtime", "get_global_func": "runtime",
 }
 

@@ -16,6 +16,14 @@ from ..arith.linear import linear_form
 from ..tir import expr as E
 from ..tir import stmt as S
 from ..tir.functor import post_order_visit
+from .feature_touch import (  # noqa: F401  (classic autotvm.feature API)
+    ana_lower,
+    flatten_itervar_feature,
+    get_buffer_curve_sample_flatten,
+    get_flatten_name,
+    get_itervar_feature,
+    get_itervar_feature_flatten,
+)
 
 MAX_LOOPS = 8
 MAX_BUFFERS = 4

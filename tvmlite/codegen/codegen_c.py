@@ -413,7 +413,8 @@ class _FunctionPrinter(VectorPrinterMixin):
                 self._check_tensor_header(i, buf)
             elif p.dtype == "handle":
                 raise TVMError(f"{self.symbol}: handle parameter {p.name} has no buffer in "
-                               f"buffer_map")
+                               f"buffer_map (tvmlite does not implement raw pointer parameters; "
+                               f"declare a buffer for it)")
             else:
                 sig.append(self._scalar_param(i, p))
         # bind shape variables at their first occurrence, then check everything else
@@ -603,6 +604,9 @@ class _FunctionPrinter(VectorPrinterMixin):
             self.stmt(s.else_case)
             self.indent -= 1
         self.emit("}")
+
+    def s_Prefetch(self, s: S.Prefetch) -> None:
+        pass  # a hint; the C compiler prefetches on its own
 
     def s_While(self, s: S.While) -> None:
         self.emit(f"while ({_strip(self.expr(s.condition))}) {{")

@@ -97,8 +97,14 @@ def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) 
 
 def _schedule_to_func(sch, args, name: str, binds) -> PrimFunc:
     func = schedule_to_prim_func(sch, args, binds)
-    return func.with_attr({"global_symbol": name, "from_legacy_te_schedule": True,
-                           "tir.noalias": True})
+    func = func.with_attr({"global_symbol": name, "from_legacy_te_schedule": True})
+    return func.with_attr("tir.noalias", True) if _noalias() else func.without_attr("tir.noalias")
+
+
+def _noalias() -> bool:
+    """Whether lowered functions promise unaliased arguments (config ``tir.noalias``, on by
+    default as in classic TVM)."""
+    return bool(PassContext.current().converted("tir.noalias", True))
 
 
 def _to_module(inputs, args, name: str, binds) -> IRModule:
@@ -106,10 +112,13 @@ def _to_module(inputs, args, name: str, binds) -> IRModule:
         if args is None:
             raise TVMError("lowering a schedule needs the argument list (tensors and vars)")
         return IRModule({name: _schedule_to_func(inputs, args, name, binds)})
-    if isinstance(inputs, PrimFunc):
+    if isinstance(inputs, PrimFunc):  # as classic: named, and unaliased unless configured
         sym = inputs.attrs.get("global_symbol", name)
-        return IRModule({sym: inputs if "global_symbol" in inputs.attrs
-                         else inputs.with_attr("global_symbol", sym)})
+        func = inputs if "global_symbol" in inputs.attrs else inputs.with_attr(
+            "global_symbol", sym)
+        if "tir.noalias" not in func.attrs and _noalias():
+            func = func.with_attr("tir.noalias", True)
+        return IRModule({sym: func})
     if isinstance(inputs, IRModule):
         return inputs
     raise TVMError(f"cannot lower {type(inputs).__name__}; expected a te.Schedule, a "

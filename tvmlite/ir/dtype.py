@@ -143,3 +143,23 @@ def max_value(dtype: str):
     if d.code == INT:
         return (1 << (d.bits - 1)) - 1
     return (1 << d.bits) - 1
+
+
+class DataType(str):
+    """Classic ``tvm.DataType``: a dtype string (canonical spelling) that also exposes its
+    ``type_code``, ``bits`` and ``lanes``."""
+
+    def __new__(cls, dtype) -> "DataType":
+        return super().__new__(cls, canonical(dtype))
+
+    @property
+    def type_code(self) -> int:
+        return parse(self).code
+
+    @property
+    def bits(self) -> int:
+        return parse(self).bits
+
+    @property
+    def lanes(self) -> int:
+        return parse(self).lanes

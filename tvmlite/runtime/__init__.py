@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 
+from ..ir.dtype import DataType
 from . import container, ndarray
 from .container import String, convert, convert_to_object
 from .device import Device, context, cpu, cuda, cuda_available, device, ext_dev, gpu
@@ -28,7 +29,7 @@ def enabled(target: str) -> bool:
 __all__ = ["Device", "context", "cpu", "cuda", "device", "ext_dev", "gpu", "ndarray", "nd",
            "NDArray", "PackedFunc", "get_global_func", "list_global_func_names",
            "register_func", "BenchmarkResult", "Module", "load_module", "enabled", "container",
-           "convert", "convert_to_object", "String"]
+           "convert", "convert_to_object", "String", "DataType"]
 
 
 from .._classic import fallback as _fallback  # noqa: E402

@@ -371,11 +371,11 @@ class _Builder:
         vmap: Dict[Var, PrimExpr] = {}
         store_idx: List[PrimExpr] = []
         bindings: List[PrimExpr] = []
+        self.domain_guards: List[PrimExpr] = []
         for iv in axes:
             dom = iv.dom
             if (collect_vars(dom.min) | collect_vars(dom.extent)) & axis_vars:
-                raise TVMError(f"compute {op.name}: the domain of axis {iv.var.name} depends on "
-                               "another axis of the same compute; this is not supported")
+                dom = self._reduce_hull(op, iv)
             it = self._index_type(dom)
             dom = Range(_op.cast(it, dom.min), _op.cast(it, dom.extent))
             loop_var = Var(iv.var.name, it)
@@ -401,6 +401,32 @@ class _Builder:
             bindings.append(IntImm("int32", 0))
         return loops, block_ivs, bindings, vmap, store_idx
 
+    def _reduce_hull(self, op, iv: IterVar) -> Range:
+        """A reduce axis whose range depends on the compute's spatial axes (classic allows
+        ``te.reduce_axis((0, i))``): the block iterates the hull of every such range, and the
+        reduction skips the values outside the range of the current output element (recorded
+        in ``self.domain_guards``, over the TE axis variables)."""
+        dom = iv.dom
+        spatial = {a.var: a.dom for a in op.axis}
+        used = collect_vars(dom.min) | collect_vars(dom.extent)
+        ok = iv.iter_type == IterVarType.CommReduce and isinstance(op, ComputeOp) and \
+            not used & {r.var for r in op.reduce_axis} and \
+            not any(collect_vars(d.min) | collect_vars(d.extent) for d in spatial.values())
+        lo = hi = None
+        if ok:
+            ana = Analyzer()
+            lo = ana.int_set(dom.min, spatial).min_value
+            hi = ana.int_set(_op.add(dom.min, dom.extent), spatial).max_value
+            ok = all(isinstance(e, PrimExpr) and not collect_vars(e) & set(spatial)
+                     for e in (lo, hi))
+        if not ok:
+            raise TVMError(f"compute {op.name}: the domain of axis {iv.var.name} depends on "
+                           "another axis of the same compute; tvmlite supports that only for a "
+                           "reduce axis whose range has bounds over the output's axes")
+        end = _op.add(dom.min, dom.extent)
+        self.domain_guards.append(_op.logical_and(dom.min <= iv.var, iv.var < end))
+        return Range(lo, Analyzer().simplify(Max(_op.sub(hi, lo), _op.const(0, hi.dtype))))
+
     def compute_stmt(self, op: ComputeOp, time: Optional[PrimExpr] = None) -> Stmt:
         """The loop nest and block of ``op``; inside a scan, ``time`` fixes its first axis
         (a unit loop, so the stage keeps one loop per axis)."""
@@ -417,7 +443,8 @@ class _Builder:
             rhs = [_simplify(conv.convert(s)) for s in first.source]
             comb = first.combiner
             smap = {**dict(zip(comb.lhs, lhs)), **dict(zip(comb.rhs, rhs))}
-            results = [_Retype().visit(substitute(r, smap)) for r in comb.result]
+            # a combiner may use the axes (classic allows it): those become block iterators too
+            results = [_Retype().visit(conv.convert(substitute(r, smap))) for r in comb.result]
             ident = first.init if first.init else comb.identity_element
             init = SeqStmt.flatten(*[_store(b, conv.convert(_op.convert(x)), idx)
                                      for b, x in zip(outs, ident)])
@@ -429,6 +456,9 @@ class _Builder:
                 for t, r in reversed(list(zip(temps, results))):
                     body = LetStmt(t, r, body)
             cond = conv.convert(first.condition)
+            for g in self.domain_guards:
+                cond = conv.convert(g) if isinstance(cond, IntImm) and cond.value == 1 else \
+                    _op.logical_and(conv.convert(g), cond)
             if not (isinstance(cond, IntImm) and cond.value == 1):
                 body = IfThenElse(cond, body)
         else:
@@ -551,12 +581,21 @@ class _Builder:
         for i, ph in enumerate(op.output_placeholders):
             t = op.output(i)
             if t not in self.t2b:
-                self.t2b[t] = ph
+                # an output the function allocates starts at offset 0 (a parameter keeps the
+                # placeholder, whose ``elem_offset`` variable the caller's array gives)
+                self.t2b[t] = ph if id(t) in self.arg_ids or not isinstance(
+                    ph.elem_offset, Var) else dataclasses.replace(
+                        ph, elem_offset=IntImm(ph.elem_offset.dtype, 0))
             b = self.buffer_for(t)
             if b is not ph:
                 bmap[ph] = b
             outs.append(b)
         body = _BufferRemap(bmap, self.t2b).visit(op.body)
+        # offsets the body computed from a placeholder's ``elem_offset`` (``access_ptr``)
+        offsets = {ph.elem_offset: b.elem_offset for ph, b in bmap.items()
+                   if isinstance(ph.elem_offset, Var) and ph.elem_offset is not b.elem_offset}
+        if offsets:
+            body = substitute(body, offsets)
         ins = []
         for t in op.inputs:
             b = self.t2b[t]

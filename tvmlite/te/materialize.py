@@ -17,7 +17,7 @@ from ..tir.functor import Mutator, collect_vars, substitute
 from ..tir.schedule import Schedule as TirSchedule
 from ..tir.schedule.error import ScheduleError
 from ..tir.stmt import BlockRealize, For
-from .stage import INLINE, SCOPE, Stage, _resolve_leaf, attach_spec
+from .stage import INLINE, SCOPE, Singleton, Stage, _resolve_leaf, attach_spec
 from .tensor import ComputeOp, PlaceholderOp, TensorComputeOp
 
 
@@ -36,6 +36,12 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
 
     for iv, lp in zip(root_ivs, loops):
         record(iv, lp)
+    # ``fuse()`` of no IterVars made an outermost unit IterVar: give it its loop
+    outer = loops[0] if loops else block
+    for rel in st.relations:
+        if isinstance(rel, Singleton):
+            outer = eng.add_unit_loop(outer)
+            record(rel.iter, outer)
     for entry in st._log:
         kind = entry[0]
         for iv in entry[1:]:

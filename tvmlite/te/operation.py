@@ -271,8 +271,11 @@ def extern(shape, inputs: Sequence[Tensor], fcompute: Callable, name: str = "ext
         dtype = [_dt.canonical(d) for d in dtype]
     if len(dtype) != len(shapes):
         raise ValueError(f"extern {name}: {len(shapes)} outputs but {len(dtype)} dtypes")
-    ins = in_buffers or [decl_buffer(t.shape, t.dtype, t.op.name) for t in inputs]
-    outs = out_buffers or [decl_buffer(s, d, name) for s, d in zip(shapes, dtype)]
+    # as classic: the default buffers take any element offset (``elem_offset`` variables)
+    ins = in_buffers or [decl_buffer(t.shape, t.dtype, t.op.name,
+                                     elem_offset=Var("elem_offset", "int32")) for t in inputs]
+    outs = out_buffers or [decl_buffer(s, d, name, elem_offset=Var("elem_offset", "int32"))
+                           for s, d in zip(shapes, dtype)]
     body = fcompute(ins, outs)
     if isinstance(body, (PrimExpr, TensorSlice)) or isinstance(body, numbers.Number):
         body = Evaluate(_op.convert(body))

@@ -17,7 +17,7 @@ from ..arith import Analyzer
 from ..error import TVMError
 from ..tir import op as _op
 from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, Reduce, Var
-from ..tir.functor import substitute
+from ..tir.functor import collect_vars, substitute
 from .stage import Fuse, Split, Stage
 from .tensor import ComputeOp
 
@@ -41,6 +41,12 @@ def rfactor(sch, tensor, axis: IterVar, factor_axis: int = 0):
         if isinstance(r, Fuse) and r.outer.iter_type != r.inner.iter_type:
             raise TVMError(f"rfactor: {op.name} fuses a data-parallel with a reduction IterVar "
                            f"({r.fused.var.name}); rfactor needs the reduction kept apart")
+    spatial = {iv.var for iv in op.axis}
+    for iv in op.reduce_axis:
+        if (collect_vars(iv.dom.min) | collect_vars(iv.dom.extent)) & spatial:
+            raise TVMError(f"rfactor of stage {op.name}: the range of reduce axis {iv.var.name} "
+                           "depends on an output axis; tvmlite does not implement rfactor of "
+                           "such a reduction")
     # extents may be symbolic (``k = te.reduce_axis((0, m))``): PrimExprs, simplified
     ana = Analyzer()
     ext: Dict[IterVar, PrimExpr] = {iv: ana.simplify(iv.dom.extent) for iv in op.reduce_axis}

@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Sequence
 from .._classic import fallback as _fallback
 from ..arith import Analyzer
 from ..error import TVMError
+from ..ir.transform import PassContext, register_pass_config
 from ..tir import op as _op
 from ..tir.buffer import Buffer  # noqa: F401  (classic te.schedule.Buffer)
 from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Reduce, Var
@@ -27,7 +28,13 @@ from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, substitute
 from .bound import infer_bound as _infer_bound
 from .create_prim_func import create_prim_func_with_info
-from .graph import post_dfs_order
+from .graph import (
+    create_read_graph,
+    post_dfs_order,
+    post_dfs_order_of_graph,
+    scan_body,
+    scan_fix_point_analysis,
+)
 from .materialize import apply_stages
 from .operation import compute
 from .rfactor import rfactor as _rfactor
@@ -65,6 +72,16 @@ class _Rebind(Mutator):
         idx = self.visit(e.indices)
         t = self.vmap.get(e.producer, e.producer)
         return e if (t is e.producer and idx is e.indices) else ProducerLoad(t, idx)
+
+
+register_pass_config("te.keep_schedule_record", bool)
+
+
+def _copy_attr(a: IterVarAttr) -> IterVarAttr:
+    c = IterVarAttr()
+    for k, v in vars(a).items():
+        setattr(c, k, list(v) if isinstance(v, list) else v)
+    return c
 
 
 def _replace_inputs(op: Operation, vmap: Dict[Tensor, Tensor]) -> Operation:
@@ -118,6 +135,43 @@ class Schedule:
                 g = self.create_group(list(sc.update),
                                       list(sc.state_placeholder) + list(sc.inputs))
                 g.attach_type, g.attach_stage = SCAN_UPDATE, st
+        # with config ``te.keep_schedule_record``: a copy of the schedule after each stage
+        # primitive, the first one plain ("vanilla")
+        self._keep_record = bool(PassContext.current().converted("te.keep_schedule_record",
+                                                                 False))
+        self.schedule_record: List[Schedule] = []
+        self.primitive_record: List[str] = []
+        if self._keep_record:
+            self.schedule_record.append(self.copy())
+            self.primitive_record.append("vanilla")
+
+    def copy(self) -> "Schedule":
+        """A copy whose stages can be scheduled further without changing this one (the
+        operations and IterVars are shared, as in classic TE)."""
+        new = object.__new__(Schedule)
+        smap: Dict[int, Stage] = {}
+        for st in self.stages + self.groups:
+            c = object.__new__(Stage)
+            for k, v in vars(st).items():
+                setattr(c, k, list(v) if isinstance(v, list) else dict(v)
+                        if isinstance(v, dict) else v)
+            c.iter_var_attrs = {iv: _copy_attr(a) for iv, a in st.iter_var_attrs.items()}
+            c.sch = new
+            smap[id(st)] = c
+        for c in smap.values():
+            for k in ("attach_stage", "group"):
+                ref = getattr(c, k)
+                if ref is not None:
+                    setattr(c, k, smap.get(id(ref), ref))
+        for k, v in vars(self).items():
+            setattr(new, k, list(v) if isinstance(v, list) else dict(v)
+                    if isinstance(v, dict) else v)
+        new.stages = [smap[id(st)] for st in self.stages]
+        new.groups = [smap[id(st)] for st in self.groups]
+        new.stage_map = {op: smap[id(st)] for op, st in self.stage_map.items()}
+        new.schedule_record, new.primitive_record = [], []
+        new._keep_record = False
+        return new
 
     def __getitem__(self, k) -> Stage:
         op = k.op if isinstance(k, Tensor) else k
@@ -472,6 +526,57 @@ def InferBound(sch: Schedule) -> Dict[IterVar, Range]:  # noqa: N802
     return ranges if ranges is not None else _materialize(sch, None, None)[1]
 
 
+def CreateReadGraph(roots) -> Dict[Operation, List[Tensor]]:  # noqa: N802  (classic name)
+    """Each operation ``roots`` depend on, mapped to the tensors it reads."""
+    return create_read_graph(list(roots))
+
+
+def PostDFSOrder(roots, graph=None) -> List[Operation]:  # noqa: N802
+    """The operations ``roots`` depend on, inputs before their consumers."""
+    return post_dfs_order_of_graph(list(roots), graph)
+
+
+def ScanGetBody(scan_op: ScanOp) -> List[Operation]:  # noqa: N802
+    """The operations of a scan's recurrence, inputs before their consumers."""
+    return scan_body(scan_op)
+
+
+def ScanFixPointAnalysis(scan_op: ScanOp) -> Dict[IterVar, IntImm]:  # noqa: N802
+    """1 for each spatial axis of the scan that is a fixed point of its recurrence, else 0."""
+    return scan_fix_point_analysis(scan_op)
+
+
+def CreateAttachPath(sch: Schedule) -> Dict[Operation, List[IterVar]]:  # noqa: N802
+    """For each stage, the IterVars of the loops it is computed inside, innermost first
+    (classic ``CreateAttachPath``)."""
+    out: Dict[Operation, List[IterVar]] = {}
+    for stage in sch.stages:
+        path: List[IterVar] = []
+        seen: List[Stage] = []
+        st = stage
+        while True:
+            if any(st is x for x in seen):
+                raise TVMError(f"CreateAttachPath: stage {stage._name} is attached in a cycle")
+            seen.append(st)
+            spec = attach_spec(st)
+            if spec.attach_type == SCOPE:
+                ivar, started = spec.attach_ivar, False
+            elif spec.attach_type == SCAN_UPDATE:
+                ivar, started = None, True
+            else:
+                break
+            st = spec.attach_stage
+            for iv in reversed(st.leaf_iter_vars):
+                started = started or iv is ivar
+                if started:
+                    path.append(iv)
+            if not started:
+                raise TVMError(f"CreateAttachPath: cannot find the attach point "
+                               f"{ivar.var.name} among the loops of stage {st._name}")
+        out.setdefault(stage.op, path)
+    return out
+
+
 def schedule_to_prim_func(sch: Schedule, args: Sequence[Any], binds=None):
     """The scheduled TensorIR function with parameters ``args``."""
     return _materialize(sch, args, binds)[0]
@@ -486,6 +591,8 @@ def _scheduled(sch: Schedule) -> bool:
 def _check_attach_cycles(sch: Schedule) -> None:
     """Classic TE accepts any compute_at and refuses a cycle when lowering."""
     for st in sch.stages:
+        if st.attach_type == SCOPE and st.attach_stage is st:
+            raise TVMError(f"compute_at: cannot attach stage {st._name} to itself")
         seen, cur = [], attach_spec(st)
         while cur.attach_type == SCOPE:
             if any(cur is x for x in seen):
@@ -558,7 +665,8 @@ def _restore_params(func, args: Sequence[Any], hidden: Sequence[int], bufs: Sequ
 
 __all__ = ["Schedule", "Stage", "create_schedule", "AutoInlineInjective", "AutoInlineElemWise",
            "AutoInlineBroadcast", "ScheduleOps", "InferBound", "IterVarAttr", "Split", "Fuse",
-           "Singleton"]
+           "Singleton", "CreateReadGraph", "PostDFSOrder", "ScanGetBody", "ScanFixPointAnalysis",
+           "CreateAttachPath"]
 
 # Classic names: ``te.schedule.Buffer`` is the TIR buffer; other classic names raise TVMError.
 __getattr__ = _fallback(__name__)

@@ -83,7 +83,7 @@ def _all_or_nothing(method: Callable) -> Callable:
             saved.append(_fields(st))
             saved.extend(_fields(a) for a in st.iter_var_attrs.values())
         try:
-            return method(self, *args, **kwargs)
+            result = method(self, *args, **kwargs)
         except BaseException:
             for obj, fields in saved:
                 for name, value, contents in fields:
@@ -94,8 +94,25 @@ def _all_or_nothing(method: Callable) -> Callable:
                         value.update(contents)
                     setattr(obj, name, value)
             raise
+        if isinstance(self, Stage) and method.__name__ in _RECORDED:
+            sch = self.sch
+            if getattr(sch, "_keep_record", False):
+                name = method.__name__
+                if name == "split" and (len(args) < 2 or args[1] is None) and \
+                        kwargs.get("factor") is None:
+                    name = "split_by_nparts"
+                sch.schedule_record.append(sch.copy())
+                sch.primitive_record.append(name)
+        return result
 
     return run
+
+
+# Stage primitives classic TE records with ``te.keep_schedule_record`` (``tile`` records the
+# splits and the reorder it makes).
+_RECORDED = frozenset("""set_scope compute_at compute_inline compute_root bind env_threads
+    set_store_predicate split fuse reorder vectorize tensorize unroll parallel pragma prefetch
+    storage_align double_buffer rolling_buffer transform_layout set_axis_separators""".split())
 
 
 def _fields(obj) -> tuple:
@@ -343,8 +360,7 @@ class Stage:
             raise TVMError("compute_at: the first argument must be a Stage, e.g. s[C]")
         if isinstance(self.op, PlaceholderOp):
             raise TVMError(f"compute_at: cannot attach placeholder {self.op.name}")
-        if parent is self:  # classic refuses it only when lowering; it is never valid
-            raise TVMError(f"compute_at: cannot attach stage {self._name} to itself")
+        # attaching a stage to itself is refused when lowering, as classic TE does
         if not any(scope is x for x in parent.all_iter_vars):
             raise TVMError(f"compute_at: {getattr(scope, 'var', scope)!r} is not an IterVar of "
                            f"stage {parent._name}")

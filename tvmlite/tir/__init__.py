@@ -125,6 +125,7 @@ from .stmt import (
     IfThenElse,
     LetStmt,
     MatchBufferRegion,
+    Prefetch,
     SeqStmt,
     Stmt,
     While,

@@ -6,7 +6,7 @@ from typing import Tuple
 from ..error import TVMError
 from ..ir import dtype as _dt
 from . import op as _op
-from .expr import BufferLoad, Call, IntImm, Node, PrimExpr, Var, node
+from .expr import BufferLoad, Call, IntImm, Node, PrimExpr, Ramp, Var, node
 
 
 def _simplify(e: PrimExpr) -> PrimExpr:
@@ -50,15 +50,35 @@ class Buffer(Node):
             indices = (indices,)
         return BufferLoad(self, tuple(_op.convert(i) for i in indices))
 
-    def vload(self, begin, dtype=None):
+    def _vector_indices(self, begin, dtype: str, what: str) -> tuple:
+        """``begin`` with its last index a ramp over the lanes ``dtype`` has beyond the
+        buffer's own (classic ``vload``/``vstore``)."""
         begin = begin if isinstance(begin, (list, tuple)) else (begin,)
-        return BufferLoad(self, tuple(_op.convert(i) for i in begin))
+        idx = [_op.convert(i) for i in begin]
+        lanes, own = _dt.lanes(dtype), _dt.lanes(self.dtype)
+        if _dt.with_lanes(dtype, 1) != _dt.with_lanes(self.dtype, 1) or lanes % own:
+            raise TVMError(f"{what}: Cannot {what[1:]} {dtype} from buffer {self.name} of "
+                           f"{self.dtype}")
+        if len(idx) != len(self.shape):
+            raise TVMError(f"{what}: buffer {self.name} has {len(self.shape)} dimensions, "
+                           f"indexed with {len(idx)}")
+        if lanes // own > 1:
+            idx[-1] = Ramp(idx[-1], IntImm(idx[-1].dtype, 1), lanes // own)
+        return tuple(idx)
+
+    def vload(self, begin, dtype=None) -> PrimExpr:
+        """Load ``dtype`` (default: the buffer's) from ``begin``: a vector dtype loads that
+        many consecutive elements along the last dimension."""
+        dtype = _dt.canonical(dtype) if dtype else self.dtype
+        return BufferLoad(self, self._vector_indices(begin, dtype, "vload"))
 
     def vstore(self, begin, value):
+        """Store ``value`` at ``begin``; a vector value fills consecutive elements along the
+        last dimension."""
         from .stmt import BufferStore
 
-        begin = begin if isinstance(begin, (list, tuple)) else (begin,)
-        return BufferStore(self, _op.convert(value), tuple(_op.convert(i) for i in begin))
+        value = _op.convert(value)
+        return BufferStore(self, value, self._vector_indices(begin, value.dtype, "vstore"))
 
     READ = 1
     WRITE = 2

@@ -21,6 +21,10 @@ class PrimFunc(Node):
     def __post_init__(self):
         if self.buffer_map is None:
             object.__setattr__(self, "buffer_map", {})
+        if any(hasattr(p, "asobject") for p in self.params):
+            # classic: an IRBuilder pointer (``ib.pointer``) as parameter is its pointer variable
+            object.__setattr__(self, "params", tuple(
+                p.data if hasattr(p, "asobject") else p for p in self.params))
         if any(isinstance(p, Buffer) for p in self.params):  # classic: a buffer as parameter
             bmap, params = dict(self.buffer_map), []
             for p in self.params:

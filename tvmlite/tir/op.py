@@ -642,12 +642,14 @@ class CallEffectKind:
 
 
 def call_extern(dtype: str, func_name: str, *args, span=None) -> PrimExpr:
-    """Call the C function ``func_name`` (linked into the module)."""
-    return Call(dtype, "call_extern", (StringImm(func_name),) + tuple(_arg(a) for a in args))
+    """Call the C function ``func_name`` (linked into the module); dtype ``""`` is void."""
+    return Call(dtype or "void", "call_extern",
+                (StringImm(func_name),) + tuple(_arg(a) for a in args))
 
 
 def call_pure_extern(dtype: str, func_name: str, *args, span=None) -> PrimExpr:
-    return Call(dtype, "call_pure_extern", (StringImm(func_name),) + tuple(_arg(a) for a in args))
+    return Call(dtype or "void", "call_pure_extern",
+                (StringImm(func_name),) + tuple(_arg(a) for a in args))
 
 
 def call_intrin(dtype: str, op_name: str, *args, span=None) -> PrimExpr:

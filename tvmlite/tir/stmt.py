@@ -84,6 +84,27 @@ class For(Stmt):
     annotations: Dict[str, Any] = None  # type: ignore[assignment]
 
 
+_for_fields_init = For.__init__
+
+
+def _for_init(self, loop_var: Var, min: Any = None, extent: Any = None,  # noqa: A002
+              kind: Any = ForKind.SERIAL, body: Optional[Stmt] = None,
+              thread_binding: Optional[IterVar] = None, annotations: Any = None, *,
+              min_val: Any = None, span: Any = None) -> None:
+    # classic spells the lower bound ``min_val`` and passes the kind as an int
+    if min_val is not None:
+        min = min_val  # noqa: A001
+    if not isinstance(min, PrimExpr):
+        min = _op.convert(min)  # noqa: A001
+    if not isinstance(extent, PrimExpr):
+        extent = _op.convert(extent)
+    _for_fields_init(self, loop_var, min, extent, ForKind(kind), body, thread_binding,
+                     annotations)
+
+
+For.__init__ = _for_init
+
+
 @node
 class BufferRealize(Stmt):
     """Classic TE's realize of ``buffer`` over ``bounds`` (a construct of classic ScheduleOps
@@ -98,6 +119,18 @@ class BufferRealize(Stmt):
         object.__setattr__(self, "bounds", tuple(self.bounds))
         if not isinstance(self.condition, PrimExpr):
             object.__setattr__(self, "condition", _op.convert(self.condition))
+
+
+@node
+class Prefetch(Stmt):
+    """A hint that region ``bounds`` of ``buffer`` will be read soon (classic
+    ``tir.Prefetch``); the C backend emits nothing for it."""
+
+    buffer: Buffer
+    bounds: Tuple[Range, ...]
+
+    def __post_init__(self):
+        object.__setattr__(self, "bounds", tuple(self.bounds))
 
 
 @node

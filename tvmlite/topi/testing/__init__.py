@@ -1,4 +1,12 @@
 """Numpy reference implementations of TOPI operators (``topi.testing``)."""
+from .common import (
+    dispatch,
+    get_broadcast_schedule,
+    get_conv2d_nchw_implement,
+    get_elemwise_schedule,
+    get_injective_schedule,
+    get_reduce_schedule,
+)
 from .conv2d_nchw_python import conv2d_nchw_python, depthwise_conv2d_python_nchw
 from .nn_python import (
     adaptive_pool,
@@ -28,4 +36,6 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "poolnd_python", "pool2d_ref", "adaptive_pool", "softmax_python",
            "log_softmax_python", "batch_norm", "layer_norm_python", "lrn_python",
            "resize2d_python", "upsampling_python", "batch_matmul", "strided_slice_python",
-           "pack_nchwc", "unpack_nchwc", "pack_oihw", "pack_depthwise_kernel"]
+           "pack_nchwc", "unpack_nchwc", "pack_oihw", "pack_depthwise_kernel", "dispatch",
+           "get_injective_schedule", "get_reduce_schedule", "get_broadcast_schedule",
+           "get_elemwise_schedule", "get_conv2d_nchw_implement"]
