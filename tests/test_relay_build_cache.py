@@ -21,7 +21,8 @@ def _net(c=3, h=9, w=7, oc=5):
     wt = relay.var("w", shape=(oc, c, 3, 3))
     b = relay.var("b", shape=(oc,))
     y = relay.nn.relu(relay.nn.bias_add(relay.nn.conv2d(x, wt, padding=(1, 1)), b))
-    return tvm.IRModule.from_expr(relay.Function([x, wt, b], relay.nn.max_pool2d(y, (2, 2), (2, 2))))
+    pool = relay.nn.max_pool2d(y, (2, 2), (2, 2))
+    return tvm.IRModule.from_expr(relay.Function([x, wt, b], pool))
 
 
 def _params(rng, c=3, oc=5):
@@ -80,7 +81,8 @@ def test_what_changes_the_result_misses(tmp_cache_dir, rng, change):
         xv = relay.var("x", shape=(1, 3, 9, 7))
         wv, bv = relay.var("w", shape=(5, 3, 3, 3)), relay.var("b", shape=(5,))
         y = relay.nn.relu(relay.nn.bias_add(relay.nn.conv2d(xv, wv, padding=(0, 0)), bv))
-        mod = tvm.IRModule.from_expr(relay.Function([xv, wv, bv], relay.nn.max_pool2d(y, (2, 2), (2, 2))))
+        pool = relay.nn.max_pool2d(y, (2, 2), (2, 2))
+        mod = tvm.IRModule.from_expr(relay.Function([xv, wv, bv], pool))
     elif change == "opt_level":
         kwargs["opt_level"] = 2
     elif change == "disabled pass":
@@ -106,14 +108,21 @@ def test_what_changes_the_result_misses(tmp_cache_dir, rng, change):
 
 def test_a_hit_gives_the_fallback_warnings_again(tmp_cache_dir, rng, monkeypatch, caplog):
     mod, params = _net(c=2, h=13, w=11, oc=7), _params(rng, c=2, oc=7)
-    _build(mod, params)
     hits = build_cache.stats["hits"]
-    monkeypatch.setattr(DispatchContext, "current", FallbackContext())  # a "new process"
-    with caplog.at_level(logging.WARNING, logger="autotvm"):
-        _build(mod, params)
+    warned, memory = [], []
+    for _ in range(2):  # the build, then a hit in a "new process" (a fresh fallback context)
+        monkeypatch.setattr(DispatchContext, "current", FallbackContext())
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="autotvm"):
+            _build(mod, params)
+        warned.append([r.getMessage() for r in caplog.records
+                       if "Cannot find config" in r.getMessage()])
+        cfgs = DispatchContext.current.memory  # the packed workload shares the plain one's
+        memory.append((list(cfgs), len({id(c) for c in cfgs.values()})))
     assert build_cache.stats["hits"] == hits + 1
-    msgs = [r.getMessage() for r in caplog.records if "Cannot find config" in r.getMessage()]
-    assert len(msgs) >= 1 and any("conv2d_NCHWc.x86" in m for m in msgs)
+    # the same warnings (the conv's workload, not the packed one AlterOpLayout configures)
+    assert warned[1] == warned[0] and len(warned[0]) == 1 and "conv2d_NCHWc.x86" in warned[0][0]
+    assert memory[1] == memory[0] and len(memory[0][0]) == 2 and memory[0][1] == 1
 
 
 def test_not_cached_with_instruments_or_user_strategies(tmp_cache_dir, rng, monkeypatch):
@@ -128,7 +137,7 @@ def test_not_cached_with_instruments_or_user_strategies(tmp_cache_dir, rng, monk
 
 
 def test_a_new_process_builds_from_the_cache(tmp_cache_dir, rng, tmp_path):
-    mod, params = _net(), _params(rng)
+    params = _params(rng)
     script = tmp_path / "build.py"
     script.write_text(
         "import numpy as np, tvmlite as tvm\n"

@@ -118,12 +118,30 @@ def network_key(func: Function, params: Dict[str, Any], target: Target) -> Optio
     return h.hexdigest()[:40]
 
 
-def fallback_memory() -> set:
-    """The (target, workload) keys the root fallback context holds now."""
+def _root() -> FallbackContext:
     root = DispatchContext.current
-    while root is not None and not isinstance(root, FallbackContext):
+    while not isinstance(root, FallbackContext):
         root = root._old_ctx
-    return set(root.memory) if root is not None else set()
+    return root
+
+
+def fallback_keys() -> set:
+    """The (target, workload) keys the root fallback context holds now."""
+    return set(_root().memory)
+
+
+def fallbacks_since(before: set) -> List[Tuple[str, str, int]]:
+    """The fallback configs given since ``before`` (from :func:`fallback_keys`), in order:
+    ``(target, workload repr, k)``, ``k`` the position of the entry whose config this one
+    shares (AlterOpLayout gives a packed workload its plain one's config), else -1."""
+    out: List[Tuple[str, str, int]] = []
+    first: Dict[int, int] = {}
+    for (target, workload), cfg in _root().memory.items():
+        if (target, workload) in before:
+            continue
+        out.append((target, repr(workload), first.get(id(cfg), -1)))
+        first.setdefault(id(cfg), len(out) - 1)
+    return out
 
 
 def lookup(key: Optional[str]) -> Optional[Tuple[str, Any, Dict[str, Any]]]:
@@ -135,22 +153,23 @@ def lookup(key: Optional[str]) -> Optional[Tuple[str, Any, Dict[str, Any]]]:
     try:
         graph_json = rec["graph_json"]
         params = load_param_dict((cache_dir() / rec["params"]).read_bytes())
-        fallbacks = [(t, ast.literal_eval(w)) for t, w in rec["fallbacks"]]
+        fallbacks = [(t, ast.literal_eval(w), int(k)) for t, w, k in rec["fallbacks"]]
     except (OSError, ValueError, KeyError, TypeError, SyntaxError):
         return None
-    root = DispatchContext.current
-    while not isinstance(root, FallbackContext):
-        root = root._old_ctx
-    for target, workload in fallbacks:  # warns once per workload, as the build did
-        root.query(target, workload)
+    root = _root()
+    for target, workload, k in fallbacks:
+        if k < 0:  # queried: warns once per workload, as the build did
+            root.query(target, workload)
+        else:  # set by the build to the config of an earlier one
+            root.update(target, workload, root.query(*fallbacks[k][:2]))
     stats["hits"] += 1
     return graph_json, lib, params
 
 
 def store(key: Optional[str], graph_json: str, lib, params: Dict[str, Any],
           fallbacks) -> None:
-    """Record a build under ``key``; ``fallbacks`` are the (target, workload) keys that got a
-    fallback config during it."""
+    """Record a build under ``key``; ``fallbacks`` are the fallback configs it gave (from
+    :func:`fallbacks_since`)."""
     stats["misses"] += key is not None
     if key is None or lib is None:
         return
@@ -160,4 +179,4 @@ def store(key: Optional[str], graph_json: str, lib, params: Dict[str, Any],
     except OSError:
         return
     store_disk_record(key, lib, graph_json=graph_json, params=name,
-                      fallbacks=sorted([t, repr(w)] for t, w in fallbacks))
+                      fallbacks=[list(f) for f in fallbacks])

@@ -402,7 +402,7 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
                 with tgt, ctx:
                     return _fuse(ir_mod, params)
             return GraphExecutorFactoryModule(graph_json, lib, built_params, mod_name, fused)
-        fallbacks = build_cache.fallback_memory()
+        before = build_cache.fallback_keys()
         mod = _fuse(ir_mod, params)
         cg = _GraphCodegen(mod["main"], tgt)
         graph_json = cg.run()
@@ -410,8 +410,7 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
             lib = tir_build(cg.lowered, target=tgt)
         else:
             lib = None
-        build_cache.store(key, graph_json, lib, cg.params,
-                          build_cache.fallback_memory() - fallbacks)
+        build_cache.store(key, graph_json, lib, cg.params, build_cache.fallbacks_since(before))
     return GraphExecutorFactoryModule(graph_json, lib, cg.params, mod_name, mod)
 
 
