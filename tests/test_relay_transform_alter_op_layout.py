@@ -102,3 +102,29 @@ def test_depthwise_conv_stays_packed_between_pointwise_convs(rng):
         plain, plain_ops = _run(mod, p, {"x": xv}, disabled=["AlterOpLayout"])
         assert not any("NCHWc" in o for o in plain_ops)
         np.testing.assert_allclose(got, plain, rtol=1e-5, atol=1e-5)
+
+
+def test_dense_with_constant_weight_runs_over_the_weight_packed_at_build(rng):
+    for m, k, n in ((7, 33, 48), (5, 19, 1000), (3, 8, 5)):
+        x = relay.var("x", shape=(m, k))
+        w, b = relay.var("w", shape=(n, k)), relay.var("b", shape=(n,))
+        y = relay.nn.relu(relay.nn.bias_add(relay.nn.dense(x, w), b))
+        mod = tvm.IRModule.from_expr(relay.Function([x, w, b], y))
+        p = {"w": rng.standard_normal((n, k)).astype("float32"),
+             "b": rng.standard_normal(n).astype("float32")}
+        xv = rng.standard_normal((m, k)).astype("float32")
+        got, ops = _run(mod, p, {"x": xv})
+        # one kernel: the weight was packed by FoldConstant, the bias and relu fused
+        assert ops == ["fused_nn_contrib_dense_pack_nn_bias_add_nn_relu"], ops
+        np.testing.assert_allclose(got, np.maximum(xv @ p["w"].T + p["b"], 0), rtol=1e-4,
+                                   atol=1e-4)
+        plain, plain_ops = _run(mod, p, {"x": xv}, disabled=["AlterOpLayout"])
+        assert plain_ops == ["fused_nn_dense_nn_bias_add_nn_relu"], plain_ops
+        np.testing.assert_allclose(got, plain, rtol=1e-5, atol=1e-5)
+    # a weight that is an input stays as it is
+    x, w = relay.var("x", shape=(2, 3)), relay.var("w", shape=(4, 3))
+    xv, wv = (rng.standard_normal(s).astype("float32") for s in ((2, 3), (4, 3)))
+    got, ops = _run(tvm.IRModule.from_expr(relay.Function([x, w], relay.nn.dense(x, w))), {},
+                    {"x": xv, "w": wv})
+    assert ops == ["fused_nn_dense"], ops
+    np.testing.assert_allclose(got, xv @ wv.T, rtol=1e-5, atol=1e-5)
