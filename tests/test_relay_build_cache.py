@@ -157,3 +157,15 @@ def test_a_new_process_builds_from_the_cache(tmp_cache_dir, rng, tmp_path):
     runs = [subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
                            text=True, timeout=300) for _ in range(2)]
     assert [r.stdout.strip() for r in runs] == ["0", "1"], runs[1].stderr[-2000:]
+
+
+def test_constant_only_functions_are_not_cached(tmp_cache_dir):
+    # FoldConstant builds one of these per network: caching it would store the weights again
+    func = relay.Function([], relay.add(relay.const(np.ones(3, "float32")), relay.const(2.0)))
+    with tvm.transform.PassContext(opt_level=3):
+        assert build_cache.network_key(func, {}, tvm.target.Target("llvm")) is None
+        factory = relay.build(tvm.IRModule.from_expr(func), "llvm")
+    assert not list(tmp_cache_dir.glob("front_*.params"))
+    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    gm.run()
+    np.testing.assert_array_equal(gm.get_output(0).numpy(), np.full(3, 3.0, "float32"))
