@@ -162,6 +162,26 @@ def test_unsupported_op_names_type_and_node():
         relay.frontend.from_onnx(model)
 
 
+def test_truncated_or_foreign_file_is_a_clear_error(rng, tmp_path):
+    model = _model([helper.make_node("Conv", ["x", "w"], ["y"])], [("x", [1, 3, 7, 7])], ["y"],
+                   {"w": _r(rng, 4, 3, 3, 3)})
+    data = model.SerializeToString()
+    path = tmp_path / "model.onnx"
+    for cut in (1, len(data) // 3, len(data) // 2, len(data) - 20):
+        path.write_bytes(data[:cut])
+        with pytest.raises(tvm.TVMError, match=r"cannot read the ONNX model '.*model\.onnx' "
+                                               r"\(truncated, corrupted or not ONNX\)"):
+            relay.frontend.from_onnx(str(path))
+    path.write_bytes(b"\x7fELF" + bytes(range(256)) * 4)
+    with pytest.raises(tvm.TVMError, match="truncated, corrupted or not ONNX"):
+        relay.frontend.from_onnx(path)
+    with pytest.raises(tvm.TVMError, match="cannot read the ONNX model '.*missing.onnx'"):
+        relay.frontend.from_onnx(str(tmp_path / "missing.onnx"))
+    path.write_bytes(data)  # the whole file, also as a pathlib.Path
+    mod, params = relay.frontend.from_onnx(path)
+    assert "nn.conv2d" in mod.astext() and list(params) == ["w"]
+
+
 def test_dynamic_shape_needs_shape_argument(rng):
     model = _model([helper.make_node("Relu", ["x"], ["y"])], [("x", ["batch", 3])], ["y"])
     with pytest.raises(tvm.TVMError, match="input 'x' has a dynamic dimension 0 \\('batch'\\)"):

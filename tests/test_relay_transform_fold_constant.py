@@ -35,7 +35,8 @@ def test_fold_constant_in_build(rng):
     func, w, c = _net(rng)
     xv = rng.standard_normal((3, 5)).astype("float32")
     (out,), factory = build_run(func, {"x": xv})
-    assert kernel_names(factory) == ["fused_nn_dense_add"]
+    # one kernel: the weight transposed, then packed (AlterOpLayout) by FoldConstant
+    assert kernel_names(factory) == ["fused_nn_contrib_dense_pack_add"]
     np.testing.assert_allclose(out, xv @ w + 2 * c, rtol=1e-5, atol=1e-5)
     mod = tvm.IRModule.from_expr(func)
     with tvm.transform.PassContext(opt_level=3, disabled_pass=["FoldConstant"]):

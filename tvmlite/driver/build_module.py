@@ -389,7 +389,9 @@ def _disk_key(mod: IRModule, key: Optional[tuple]) -> Optional[str]:
     return d.h.hexdigest()[:40]
 
 
-def _disk_lookup(disk: Optional[str]):
+def disk_record(disk: Optional[str]):
+    """``(library, record)`` stored under the key ``disk`` in the kernel cache directory (the
+    record's extra fields included), or None when there is none or its library is gone."""
     if disk is None:
         return None
     try:
@@ -397,19 +399,31 @@ def _disk_lookup(disk: Optional[str]):
         lib = cache_dir() / rec["lib"]
         if not cached_library_ok(lib):
             return None
-        rt = Module(str(lib), source=rec["source"])
+        return Module(str(lib), source=rec["source"]), rec
     except (OSError, ValueError, KeyError, TypeError, TVMError):
         return None
-    build_stats["disk_hits"] += 1
-    return rt
 
 
-def _disk_store(disk: Optional[str], rt) -> None:
+def store_disk_record(disk: Optional[str], rt, **extra) -> None:
+    """Record library ``rt`` (built into the kernel cache) under the key ``disk``, with the
+    JSON-able ``extra`` fields (``relay.build`` adds the graph and its params file)."""
     lib = Path(getattr(rt, "_path", "") or "")
     if disk is None or lib.parent != cache_dir():
         return
     try:
         atomic_write(cache_dir() / f"front_{disk}.json",
-                     json.dumps({"lib": lib.name, "source": rt.get_source()}).encode())
+                     json.dumps({"lib": lib.name, "source": rt.get_source(), **extra}).encode())
     except OSError:
         pass
+
+
+def _disk_lookup(disk: Optional[str]):
+    hit = disk_record(disk)
+    if hit is None:
+        return None
+    build_stats["disk_hits"] += 1
+    return hit[0]
+
+
+def _disk_store(disk: Optional[str], rt) -> None:
+    store_disk_record(disk, rt)

@@ -40,4 +40,5 @@ from .op.transform import (
 from .ty import FuncType, TensorType, TupleType, Type
 
 _register_node_printer(printer.is_relay_module, printer.astext)
+op.registry.mark_builtin()
 

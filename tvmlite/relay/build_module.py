@@ -4,7 +4,7 @@ the graph JSON the graph executor runs."""
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from ..ir.transform import PassContext, Sequential
 from ..runtime import ndarray as _nd
 from ..target import Target
 from ..te.operation import placeholder
+from . import build_cache
 from .expr import (
     Call,
     Constant,
@@ -282,16 +283,24 @@ class GraphExecutorFactoryModule:
     """What ``relay.build`` returns: the graph JSON, the library and the params.
 
     Unpacks as ``graph_json, lib, params = relay.build(...)``; ``factory["default"](dev)``
-    gives the module ``graph_executor.GraphModule`` wraps.
+    gives the module ``graph_executor.GraphModule`` wraps. ``ir_mod`` is the fused relay
+    module that was lowered (given as a function to call when it is asked for: a build taken
+    from the network cache runs the passes again only then).
     """
 
     def __init__(self, graph_json: str, lib, params: Dict[str, Any], mod_name: str = "default",
-                 ir_mod: Optional[IRModule] = None):
+                 ir_mod: Union[IRModule, Callable[[], IRModule], None] = None):
         self.graph_json = graph_json
         self.lib = lib
         self.params = params
         self.libmod_name = mod_name
-        self.ir_mod = ir_mod
+        self._ir_mod = ir_mod
+
+    @property
+    def ir_mod(self) -> Optional[IRModule]:
+        if callable(self._ir_mod):
+            self._ir_mod = self._ir_mod()
+        return self._ir_mod
 
     def get_graph_json(self) -> str:
         return self.graph_json
@@ -383,13 +392,30 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
     """
     tgt = resolve_target(target, target_host)
     with tgt:
-        mod = optimize(ir_mod, params)
-        mod = Sequential([AlterOpLayout(), FoldConstant()], name="relay.alter_layout")(mod)
-        mod = FuseOps()(mod)
+        key = build_cache.network_key(_main_function(ir_mod), params or {}, tgt)
+        hit = build_cache.lookup(key)
+        if hit is not None:
+            graph_json, lib, built_params = hit
+            ctx = PassContext.current()
+
+            def fused() -> IRModule:
+                with tgt, ctx:
+                    return _fuse(ir_mod, params)
+            return GraphExecutorFactoryModule(graph_json, lib, built_params, mod_name, fused)
+        before = build_cache.fallback_keys()
+        mod = _fuse(ir_mod, params)
         cg = _GraphCodegen(mod["main"], tgt)
         graph_json = cg.run()
         if len(cg.lowered):
             lib = tir_build(cg.lowered, target=tgt)
         else:
             lib = None
+        build_cache.store(key, graph_json, lib, cg.params, build_cache.fallbacks_since(before))
     return GraphExecutorFactoryModule(graph_json, lib, cg.params, mod_name, mod)
+
+
+def _fuse(ir_mod, params: Optional[Dict[str, Any]]) -> IRModule:
+    """``main`` optimized, in the target's layouts and fused, as ``relay.build`` lowers it."""
+    mod = optimize(ir_mod, params)
+    mod = Sequential([AlterOpLayout(), FoldConstant()], name="relay.alter_layout")(mod)
+    return FuseOps()(mod)

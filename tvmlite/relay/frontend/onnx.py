@@ -6,6 +6,7 @@ Shape-like operands (Reshape's shape) must be constants.
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -701,14 +702,17 @@ def _load(model):
     onnx = _onnx()
     if isinstance(model, onnx.ModelProto):
         return model
+    source = ""
     try:
         if isinstance(model, (bytes, bytearray)):
             return onnx.load_model_from_string(bytes(model))
-        if isinstance(model, str):
-            return onnx.load(model)
+        if isinstance(model, (str, os.PathLike)):
+            source = f" {os.fspath(model)!r}"
+            return onnx.load(os.fspath(model))
     except Exception as e:  # protobuf raises its own DecodeError
-        raise OnnxImportError(f"from_onnx: cannot read the ONNX model: {type(e).__name__}: "
-                              f"{e}") from None
+        what = "" if isinstance(e, OSError) else " (truncated, corrupted or not ONNX)"
+        raise OnnxImportError(f"from_onnx: cannot read the ONNX model{source}{what}: "
+                              f"{type(e).__name__}: {e}") from None
     raise OnnxImportError(f"from_onnx expects an onnx.ModelProto, bytes or a path, got "
                           f"{type(model).__name__}")
 

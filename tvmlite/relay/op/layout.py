@@ -59,3 +59,57 @@ register_strategy("nn.contrib_conv2d_NCHWc", "cpu", _conv2d_nchwc(_x86.conv2d_NC
                   lambda attrs, outs, tgt: _x86.schedule_conv2d_NCHWc(outs))
 register_strategy("nn.contrib_conv2d_NCHWc", "generic", _conv2d_nchwc(topi.nn.conv2d_NCHWc),
                   lambda attrs, outs, tgt: _generic.schedule_conv2d_NCHWc(outs))
+
+register("nn.contrib_depthwise_conv2d_NCHWc", 2,
+         topi_rel("nn.contrib_depthwise_conv2d_NCHWc"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1), "groups": 1,
+          "channels": None, "kernel_size": None, "data_layout": "NCHW8c",
+          "kernel_layout": "OIHW1i8o", "out_layout": "NCHW8c", "out_dtype": ""})
+
+
+def contrib_depthwise_conv2d_nchwc(data: Expr, kernel: Expr, strides=(1, 1),
+                                   padding=(0, 0, 0, 0), dilation=(1, 1), groups: int = 1,
+                                   channels=None, kernel_size=None,
+                                   data_layout: str = "NCHW8c",
+                                   kernel_layout: str = "OIHW1i8o", out_layout: str = "NCHW8c",
+                                   out_dtype: str = "") -> Expr:
+    """Packed depthwise 2-D convolution (classic ``relay.nn.contrib_depthwise_conv2d_nchwc``):
+    data ``NCHW{c}c``, kernel ``(C*M//oc_bn, 1, KH, KW, 1, oc_bn)``."""
+    return make_call("nn.contrib_depthwise_conv2d_NCHWc", [data, kernel],
+                     strides=tuple(strides), padding=tuple(padding), dilation=tuple(dilation),
+                     groups=groups, channels=channels, kernel_size=kernel_size,
+                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     out_layout=out_layout, out_dtype=out_dtype)
+
+
+register_strategy("nn.contrib_depthwise_conv2d_NCHWc", "cpu",
+                  _conv2d_nchwc(_x86.depthwise_conv2d_NCHWc),
+                  lambda attrs, outs, tgt: _x86.schedule_depthwise_conv2d_NCHWc(outs))
+register_strategy("nn.contrib_depthwise_conv2d_NCHWc", "generic",
+                  _conv2d_nchwc(topi.nn.depthwise_conv2d_NCHWc),
+                  lambda attrs, outs, tgt: _generic.schedule_conv2d_NCHWc(outs))
+
+register("nn.contrib_dense_pack", 2, topi_rel("nn.contrib_dense_pack"),
+         OpPattern.OUT_ELEMWISE_FUSABLE, {"units": None, "out_dtype": "",
+                                          "weight_layout": "NK16n"})
+
+
+def contrib_dense_pack(data: Expr, weight: Expr, weight_layout: str = "NK16n", units=None,
+                       out_dtype: str = "") -> Expr:
+    """Dense over a weight packed ahead of time (classic ``relay.nn.contrib_dense_pack``):
+    data ``(M, K)``, weight ``(N // bn, K, bn)`` (layout ``NK{bn}n``) -> ``(M, N)``."""
+    return make_call("nn.contrib_dense_pack", [data, weight], weight_layout=weight_layout,
+                     units=units, out_dtype=out_dtype)
+
+
+def _dense_pack(fn):
+    def f(attrs, ins, ty):
+        return [fn(ins[0], ins[1], None, attrs.out_dtype or (ty.dtype if ty is not None
+                                                             else ins[0].dtype))]
+    return f
+
+
+register_strategy("nn.contrib_dense_pack", "cpu", _dense_pack(_x86.dense_pack),
+                  lambda attrs, outs, tgt: _x86.schedule_dense_pack(outs))
+register_strategy("nn.contrib_dense_pack", "generic", _dense_pack(topi.nn.dense_pack),
+                  lambda attrs, outs, tgt: _generic.schedule_dense(outs))

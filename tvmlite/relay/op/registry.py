@@ -67,13 +67,33 @@ class Op:
 
 
 _OPS: Dict[str, Op] = {}
+_generation = 0  # operators and strategies registered so far
+_builtin_generation = -1  # that count once tvmlite.relay's own registrations are done
+
+
+def generation() -> int:
+    """A count of the operator and strategy registrations made in this process."""
+    return _generation
+
+
+def builtin_generation() -> int:
+    """:func:`generation` after tvmlite's own registrations (the network cache of
+    ``relay.build`` is off once a program registers an operator or strategy of its own)."""
+    return _builtin_generation
+
+
+def mark_builtin() -> None:
+    global _builtin_generation
+    _builtin_generation = _generation
 
 
 def register(name: str, num_inputs: int, type_rel: Callable, pattern: int,
              attrs_defaults: Optional[Dict[str, Any]] = None, description: str = "") -> Op:
     """Register operator ``name``; add its strategies with :func:`register_strategy`."""
+    global _generation
     if name in _OPS:
         raise TVMError(f"operator {name} is already registered")
+    _generation += 1
     op = _OPS[name] = Op(name, num_inputs, type_rel, pattern, attrs_defaults, description)
     return op
 
@@ -81,6 +101,8 @@ def register(name: str, num_inputs: int, type_rel: Callable, pattern: int,
 def register_strategy(name: str, target_key: str, fcompute: FCompute,
                       fschedule: FSchedule) -> None:
     """Lower ``name`` on targets with key ``target_key`` by ``fcompute`` + ``fschedule``."""
+    global _generation
+    _generation += 1
     get(name).strategies[target_key] = (fcompute, fschedule)
 
 

@@ -172,16 +172,26 @@ def select_implementation(impls: Sequence[Tuple[str, Callable]], args: Sequence[
     Under task extraction every implementation is computed, so each gives its task."""
     if getattr(DispatchContext.current, "trace_all_implementations", False):
         return [fn(*args) for _, fn in impls][0]
-    chosen, best = impls[0][1], None
+    return choose_implementation(impls, args)[1](*args)
+
+
+def choose_implementation(impls: Sequence[Tuple[str, Callable]],
+                          args: Sequence[Any]) -> Tuple[str, Callable]:
+    """The ``(name, compute)`` of ``impls`` whose tuned record for ``args`` is fastest, else
+    the first."""
+    chosen, best = impls[0], None
     for name, fn in impls:
         cost = _tuned_cost(args_to_workload(args, name))
         if cost is not None and (best is None or cost < best):
-            chosen, best = fn, cost
-    return chosen(*args)
+            chosen, best = (name, fn), cost
+    return chosen
 
 
 # ------------------------------------------------------------------------------------- dense
 _DENSE_X86 = (("dense_nopack.x86", _x86.dense_nopack), ("dense_pack.x86", _x86.dense_pack))
+#: a constant weight is packed once at build time (AlterOpLayout), so there the packed
+#: implementation is the default (classic relay ranks it higher on x86 too)
+DENSE_X86_CONSTANT_WEIGHT = tuple(reversed(_DENSE_X86))
 
 
 def _dense_compute(x86: bool):

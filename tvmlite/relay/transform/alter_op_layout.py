@@ -3,6 +3,14 @@
 packed kernel ``OIHW{ic_bn}i{oc_bn}o`` (the blocks are the ``tile_ic``/``tile_oc`` of the
 convolution's AutoTVM config, tuned or fallback).
 
+An ``nn.dense`` with a constant weight becomes ``nn.contrib_dense_pack`` over the weight
+packed once, at build time, in ``NK{bn}n`` (``dense_pack.x86``'s ``tile_x[-1]``), unless a
+tuned record of ``dense_nopack.x86`` is faster.
+
+A depthwise ``nn.conv2d`` (groups = channels) becomes ``nn.contrib_depthwise_conv2d_NCHWc``
+in the block its input already has (kernel ``OIHW1i{b}o``), so MobileNet-style blocks stay
+packed from one convolution to the next.
+
 Values stay packed through element-wise and broadcast ops (relu, add of another packed value
 or of a per-channel constant, bias_add), so the next convolution with the same block reads
 them as they are: a layout is converted only where a consumer needs another one, once per
@@ -21,9 +29,15 @@ from ...target import Target
 from ...te.operation import placeholder
 from ...topi import x86 as _x86
 from ...topi.utils import get_const_int
-from ..expr import Call, Expr, Function, children, post_order, with_children
-from ..op.layout import contrib_conv2d_nchwc, layout_transform
+from ..expr import Call, Constant, Expr, Function, children, post_order, with_children
+from ..op.layout import (
+    contrib_conv2d_nchwc,
+    contrib_dense_pack,
+    contrib_depthwise_conv2d_nchwc,
+    layout_transform,
+)
 from ..op.registry import Op, OpPattern
+from ..op.strategy import DENSE_X86_CONSTANT_WEIGHT, choose_implementation
 from ..op.tensor import add, reshape
 from ..ty import TensorType
 
@@ -60,6 +74,53 @@ def _blocks(call: Call, target: Target) -> Optional[Tuple[int, int]]:
                                      f"NCHW{oc_bn}c", dt), "conv2d_NCHWc.x86")
     DispatchContext.current.update(target, wkl, cfg)
     return ic_bn, oc_bn
+
+
+def _depthwise_block(call: Call, incoming: Optional[int]) -> Optional[int]:
+    """The channel block of a plain NCHW float depthwise conv2d (multiplier 1) in
+    ``NCHW{b}c``: the block its input is already packed in when that divides the channels,
+    else the widest of 16, 8, 4 that does (None: leave it in NCHW)."""
+    a = call.attrs
+    data_t, w_t = call.args[0].checked_type, call.args[1].checked_type
+    if (call.op.name != "nn.conv2d" or a.data_layout != "NCHW" or a.kernel_layout != "OIHW"
+            or a.out_layout not in ("", "NCHW") or not isinstance(data_t, TensorType)
+            or len(data_t.shape) != 4 or data_t.dtype != "float32" or w_t.dtype != "float32"):
+        return None
+    c = data_t.shape[1]
+    if int(a.groups) != c or c == 1 or tuple(w_t.shape[:2]) != (c, 1):
+        return None
+    for b in ((incoming,) if incoming else ()) + (16, 8, 4):
+        if c % b == 0:
+            return b
+    return None
+
+
+def _dense_block(call: Call, target: Target) -> Optional[int]:
+    """The column block ``bn`` to pack the constant weight of a float ``nn.dense`` in
+    (``NK{bn}n``) when ``dense_pack.x86`` is the implementation to use (the default for a
+    constant weight, unless a tuned record of ``dense_nopack.x86`` is faster); None: leave
+    the dense as it is. The config is also registered for the packed workload."""
+    data_t, w_t = call.args[0].checked_type, call.args[1].checked_type
+    if (not isinstance(call.args[1], Constant) or not isinstance(data_t, TensorType)
+            or len(data_t.shape) != 2 or data_t.dtype != "float32" or w_t.dtype != "float32"
+            or len(w_t.shape) != 2):
+        return None
+    dt = call.attrs.out_dtype or call.checked_type.dtype
+    args = (placeholder(data_t.shape, data_t.dtype), placeholder(w_t.shape, w_t.dtype), None,
+            dt)
+    name, compute = choose_implementation(DENSE_X86_CONSTANT_WEIGHT, args)
+    if name != "dense_pack.x86":
+        return None
+    out = compute(*args)
+    packed = out.op.input_tensors[1]
+    bn = get_const_int(packed.shape[2])
+    if w_t.shape[0] % bn:
+        return None
+    cfg = DispatchContext.current.query(target, out.op.attrs["workload"])
+    wkl = args_to_workload((args[0], placeholder((w_t.shape[0] // bn, w_t.shape[1], bn),
+                                                 "float32"), None, dt), "dense_pack.x86")
+    DispatchContext.current.update(target, wkl, cfg)
+    return bn
 
 
 def alter_function(func: Function, target: Target) -> Function:
@@ -104,6 +165,24 @@ def alter_function(func: Function, target: Target) -> Function:
             packed[id(n)] = (contrib_conv2d_nchwc(
                 data, kernel, a.strides, a.padding, a.dilation, a.channels, a.kernel_size,
                 f"NCHW{ic_bn}c", f"OIHW{ic_bn}i{oc_bn}o", f"NCHW{oc_bn}c", a.out_dtype), oc_bn)
+            continue
+        bn = _dense_block(n, target) if n.op.name == "nn.dense" else None
+        if bn is not None:
+            weight = layout_transform(args[1], "NK", f"NK{bn}n")
+            new[id(n)] = contrib_dense_pack(nchw(args[0]), weight, f"NK{bn}n",
+                                            n.attrs.units, n.attrs.out_dtype)
+            continue
+        block = None
+        if n.op.name == "nn.conv2d":
+            block = _depthwise_block(n, packed[id(args[0])][1] if id(args[0]) in packed
+                                     else None)
+        if block is not None:
+            a = n.attrs
+            kernel = layout_transform(nchw(args[1]), "OIHW", f"OIHW1i{block}o")
+            packed[id(n)] = (contrib_depthwise_conv2d_nchwc(
+                pack(args[0], block), kernel, a.strides, a.padding, a.dilation, a.groups,
+                a.channels, a.kernel_size, f"NCHW{block}c", f"OIHW1i{block}o",
+                f"NCHW{block}c", a.out_dtype), block)
             continue
         src = next((packed[id(a)] for a in args if id(a) in packed), None)
         if src is not None and _keeps_shape(n, args):
