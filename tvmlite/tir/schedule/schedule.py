@@ -23,6 +23,7 @@ from . import blockize_tensorize as _bt
 from . import cache_read_write as _cache
 from . import compute_at as _ca
 from . import compute_inline as _ci
+from . import decompose_padding as _dp
 from . import decompose_reduction as _dr
 from . import fuse as _fuse
 from . import loop_kind as _lk
@@ -1361,6 +1362,48 @@ class Schedule:
         out = _dr.decompose_reduction(self._state, block, loop)
         self._trace.record("decompose_reduction", [block, loop], out)
         return out
+
+    @_all_or_nothing
+    @_with_example(_dp.decompose_padding)
+    def decompose_padding(self, block: Union[BlockRV, str], loop: LoopRV) -> BlockRV:
+        """Split a padding block into a block filling the pad constant, placed before
+        ``loop``, and the block itself restricted to the in-bound region.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            A block storing ``T.if_then_else(predicate, value, constant)``.
+        loop : LoopRV
+            A loop above the block: where the constant fill goes.
+
+        Returns
+        -------
+        BlockRV
+            The constant-fill block (``<name>_pad_const``).
+        """
+        self._func_of(block)
+        out = _dp.decompose_padding(self._state, block, loop)
+        self._trace.record("decompose_padding", [block, loop], out)
+        return out
+
+    def can_decompose_padding(self, block: Union[BlockRV, str], loop: LoopRV) -> bool:
+        """Whether :meth:`decompose_padding` accepts ``block`` at ``loop`` (nothing changes).
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The padding block.
+        loop : LoopRV
+            A loop above it.
+
+        Returns
+        -------
+        bool
+            True when the decomposition would succeed.
+        """
+        if isinstance(block, str):
+            block = self.get_block(block)
+        return _dp.can_decompose_padding(self._state, block, loop)
 
     @_all_or_nothing
     @_with_example(_rf.rfactor)

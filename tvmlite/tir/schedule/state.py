@@ -620,7 +620,9 @@ def rebind_blocks(s: Stmt, vmap: Dict[Var, PrimExpr], outer: Dict[Var, Range],
     ``extra_pred`` (after substitution) to each predicate."""
     def rec(x, dom):
         if isinstance(x, BlockRealize):
-            vals = tuple(simplify(substitute(v, vmap), dom) for v in x.iter_values)
+            # a binding not using the substituted variables stays as written (classic)
+            vals = tuple(simplify(substitute(v, vmap), dom) if collect_vars(v) & vmap.keys()
+                         else v for v in x.iter_values)
             pred = substitute(x.predicate, vmap)
             if extra_pred is not None:
                 pred = conj(pred, extra_pred)
