@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Tuple
 from ..expr import GE, GT, LE, LT, And, Call, IntImm, IterVar, IterVarType, PrimExpr, Range, Var
 from ..functor import collect_vars, post_order_visit, substitute
 from ..stmt import Block, BlockRealize, BufferRegion, BufferStore, For, ForKind, SeqStmt
-from .error import fail
+from .error import ScheduleError, fail
 from .state import (
     BlockRV,
     LoopRV,
@@ -293,9 +293,10 @@ def _sub_region(r: BufferRegion, vmap, ana) -> BufferRegion:
 
 
 def can_decompose_padding(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV) -> bool:
-    """Whether :func:`decompose_padding` accepts ``block`` at ``loop``."""
-    from .error import ScheduleError
-
+    """Whether :func:`decompose_padding` accepts ``block`` at ``loop`` (a stale handle is an
+    error, as in classic TVM)."""
+    state.block_path(block_rv, PRIM)
+    state.loop_path(loop_rv, PRIM)
     try:
         decompose_padding(state, block_rv, loop_rv, check_only=True)
     except ScheduleError:

@@ -33,6 +33,7 @@ from . import reindex as _reindex
 from . import reindex_cache as _rc
 from . import reorder as _reorder
 from . import rfactor as _rf
+from . import rolling_buffer as _rb
 from . import sampling as _sampling
 from . import set_dtype as _sd
 from . import set_scope as _ss
@@ -1404,6 +1405,24 @@ class Schedule:
         if isinstance(block, str):
             block = self.get_block(block)
         return _dp.can_decompose_padding(self._state, block, loop)
+
+    @_all_or_nothing
+    @_with_example(_rb.rolling_buffer)
+    def rolling_buffer(self, block: Union[BlockRV, str], write_buffer_index: int) -> None:
+        """Keep only the window of a written buffer one tile needs, indexed circularly, and
+        skip recomputing what the previous tile produced.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The producer block, under a tile loop shared with its consumers.
+        write_buffer_index : int
+            Which of the block's written buffers rolls.
+        """
+        self._func_of(block)
+        _rb.rolling_buffer(self._state, block, write_buffer_index)
+        self._trace.record("rolling_buffer", [block], None,
+                           {"write_buffer_index": write_buffer_index})
 
     @_all_or_nothing
     @_with_example(_rf.rfactor)

@@ -621,7 +621,9 @@ def rebind_blocks(s: Stmt, vmap: Dict[Var, PrimExpr], outer: Dict[Var, Range],
     def rec(x, dom):
         if isinstance(x, BlockRealize):
             # a binding not using the substituted variables stays as written (classic)
-            vals = tuple(simplify(substitute(v, vmap), dom) if collect_vars(v) & vmap.keys()
+            # unit loops stay in the bindings (classic: ``i0_0 + i0_1``, not ``0``)
+            bdom = {k: r for k, r in dom.items() if not is_one(r.extent)}
+            vals = tuple(simplify(substitute(v, vmap), bdom) if collect_vars(v) & vmap.keys()
                          else v for v in x.iter_values)
             pred = substitute(x.predicate, vmap)
             if extra_pred is not None:
