@@ -28,6 +28,7 @@ from . import decompose_reduction as _dr
 from . import fuse as _fuse
 from . import loop_kind as _lk
 from . import merge as _merge
+from . import pad_einsum as _pe
 from . import read_write_at as _rwa
 from . import reindex as _reindex
 from . import reindex_cache as _rc
@@ -1423,6 +1424,24 @@ class Schedule:
         _rb.rolling_buffer(self._state, block, write_buffer_index)
         self._trace.record("rolling_buffer", [block], None,
                            {"write_buffer_index": write_buffer_index})
+
+    @_all_or_nothing
+    @_with_example(_pe.pad_einsum)
+    def pad_einsum(self, block: Union[BlockRV, str], padding: List[int]) -> None:
+        """Pad an einsum block's iterators, its intermediate buffers and its producers' loops
+        (the producers store zero in the padding).
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The einsum (reduction) block.
+        padding : list of int
+            The padding of each block iterator (non-negative).
+        """
+        self._func_of(block)
+        padding = [int(p) for p in padding]
+        _pe.pad_einsum(self._state, block, padding)
+        self._trace.record("pad_einsum", [block], None, {"padding": padding})
 
     @_all_or_nothing
     @_with_example(_rf.rfactor)
