@@ -44,6 +44,15 @@ def _padded():
         lambda a: [np.pad(a, ((1, 1), (0, 0)), constant_values=0.5) + 1]
 
 
+def _staged_sum():
+    A = te.placeholder((N, K), name="A")
+    Al = te.compute((N, K), lambda i, k: A[i, k], name="A_l")
+    k = te.reduce_axis((0, K), name="k")
+    Cl = te.compute((N,), lambda i: te.sum(Al[i, k], axis=k), name="C_l")
+    C = te.compute((N,), lambda i: Cl[i], name="C")
+    return te.create_prim_func([A, C]), [(N, K)], [(N,)], lambda a: [a.sum(1)]
+
+
 def _stencil():
     A = te.placeholder((N + 2,), name="A")
     B = te.compute((N + 2,), lambda i: A[i] * 2.0, name="B")
@@ -474,6 +483,11 @@ def _case_can_decompose_padding(s):  # padded program
         lambda: s.can_decompose_padding(b, i) and s.decompose_padding(b, i)
 
 
+def _case_pad_einsum(s):  # staged sum program
+    return lambda: s.pad_einsum("C_l", [1]), ["pad_einsum", 'block "C_l"', "2 non-negative"], \
+        lambda: s.pad_einsum("C_l", [2, 3])
+
+
 def _case_rolling_buffer(s):  # stencil program
     def follow_up():
         io, _ = s.split(s.get_loops("C")[0], [None, 4])
@@ -533,6 +547,7 @@ CASES = {
     "decompose_padding": (_padded, _case_decompose_padding),
     "can_decompose_padding": (_padded, _case_can_decompose_padding),
     "rolling_buffer": (_stencil, _case_rolling_buffer),
+    "pad_einsum": (_staged_sum, _case_pad_einsum),
 }
 
 
