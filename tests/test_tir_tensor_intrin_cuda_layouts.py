@@ -4,8 +4,7 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite.testing import tir as testing_tir
-from tvmlite.tir.tensor_intrin import TensorIntrin
-from tvmlite.tir.tensor_intrin import cuda
+from tvmlite.tir.tensor_intrin import TensorIntrin, cuda
 
 
 @pytest.mark.parametrize("layout, rows, cols, slots", [
