@@ -123,3 +123,21 @@ def test_refuses_block_without_padding_pattern():
     sch = Schedule(te.create_prim_func([X, Z]))
     with pytest.raises(ScheduleError, match=r'block "Z".*padding pattern.*if_then_else'):
         sch.decompose_padding("Z", sch.get_loops("Z")[0])
+
+
+def test_loop_holding_another_block_is_kept():
+    """The innermost loop also holds a producer (compute_at): the in-bound block keeps the
+    loop and its sibling, restricted by a predicate (fuzz seed 21 case 115 dropped the
+    producer)."""
+    X = te.placeholder((H, W), name="X")
+    Q = te.compute((H, W), lambda i, j: X[i, j] * 2.0 + 1.0, name="Q")
+    Xp = te.compute((H, W + 2 * P), lambda i, j: tir.if_then_else(
+        tir.all(j >= P, j < W + P), Q[i, j - P], tir.const(0.0, "float32")), name="pad")
+    func = te.create_prim_func([X, Xp])
+    sch = Schedule(func, debug_mask="all")
+    pad = sch.get_block("pad")
+    sch.compute_at(sch.get_block("Q"), sch.get_loops(pad)[1], preserve_unit_loops=True)
+    sch.decompose_padding(pad, sch.get_loops(pad)[1])
+    assert sch.get_block("Q") is not None
+    _run(sch.mod, func)
+    verify_trace_roundtrip(sch, func)

@@ -69,8 +69,9 @@ def decompose_padding(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV,
     # holding nothing but the block (the in-bound nest is rebuilt from there)
     c_idx = next(i for i, lp in enumerate(loops) if lp is const_pos)
     sub = loops[c_idx:]
-    b_idx = len(sub) - 1
-    while b_idx > 0 and isinstance(sub[b_idx - 1].body, (For, BlockRealize)):
+    # (none when the innermost loop holds more than the block: then it is left as it is)
+    b_idx = len(sub)
+    while b_idx > 0 and sub[b_idx - 1].body is (sub[b_idx] if b_idx < len(sub) else realize):
         b_idx -= 1
     dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in loops}
     for lp in loops:
@@ -143,7 +144,8 @@ def decompose_padding(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV,
 
     # splice: the in-bound nest replaces its loop, the fill goes right before ``loop``
     p_idx = next(i for i, s in enumerate(path) if s is const_pos)
-    q_idx = next(i for i, s in enumerate(path) if s is sub[b_idx])
+    top = sub[b_idx] if b_idx < len(sub) else realize
+    q_idx = next(i for i, s in enumerate(path) if s is top)
     new_const_pos = rebuild(path[p_idx:q_idx + 1], in_nest)
     parent = path[p_idx - 1] if p_idx > 0 else None
     if isinstance(parent, SeqStmt):
