@@ -620,11 +620,7 @@ def rebind_blocks(s: Stmt, vmap: Dict[Var, PrimExpr], outer: Dict[Var, Range],
     ``extra_pred`` (after substitution) to each predicate."""
     def rec(x, dom):
         if isinstance(x, BlockRealize):
-            # a binding not using the substituted variables stays as written (classic)
-            # unit loops stay in the bindings (classic: ``i0_0 + i0_1``, not ``0``)
-            bdom = {k: r for k, r in dom.items() if not is_one(r.extent)}
-            vals = tuple(simplify(substitute(v, vmap), bdom) if collect_vars(v) & vmap.keys()
-                         else v for v in x.iter_values)
+            vals = tuple(simplify(substitute(v, vmap), dom) for v in x.iter_values)
             pred = substitute(x.predicate, vmap)
             if extra_pred is not None:
                 pred = conj(pred, extra_pred)
