@@ -210,8 +210,8 @@ def test_script_intrinsics_accept_a_classic_result_dtype():
 def test_missing_classic_methods_raise_a_tvmerror_naming_them():
     sch = tvm.tir.Schedule(tvm.te.create_prim_func([te.placeholder((4,), name="A")]))
     with pytest.raises(tvm.TVMError,
-                       match="tvmlite does not implement tir.Schedule.rolling_buffer"):
-        sch.rolling_buffer()
+                       match="tvmlite does not implement tir.Schedule.enter_postproc"):
+        sch.enter_postproc()
     s = te.create_schedule(te.compute((4,), lambda i: i, name="B").op)
     stage = s.stages[-1]
     with pytest.raises(tvm.TVMError, match="tvmlite does not implement te.Stage.env_threads"):

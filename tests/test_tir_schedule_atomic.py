@@ -35,6 +35,32 @@ def _reduce():
     return te.create_prim_func([A, C]), [(N, K)], [(N,)], lambda a: [(2 * a).sum(1)]
 
 
+def _padded():
+    A = te.placeholder((N, M), name="A")
+    B = te.compute((N + 2, M), lambda i, j: tvm.tir.if_then_else(
+        tvm.tir.all(i >= 1, i < N + 1), A[i - 1, j], tvm.tir.const(0.5, "float32")), name="B")
+    C = te.compute((N + 2, M), lambda i, j: B[i, j] + 1.0, name="C")
+    return te.create_prim_func([A, C]), [(N, M)], [(N + 2, M)], \
+        lambda a: [np.pad(a, ((1, 1), (0, 0)), constant_values=0.5) + 1]
+
+
+def _staged_sum():
+    A = te.placeholder((N, K), name="A")
+    Al = te.compute((N, K), lambda i, k: A[i, k], name="A_l")
+    k = te.reduce_axis((0, K), name="k")
+    Cl = te.compute((N,), lambda i: te.sum(Al[i, k], axis=k), name="C_l")
+    C = te.compute((N,), lambda i: Cl[i], name="C")
+    return te.create_prim_func([A, C]), [(N, K)], [(N,)], lambda a: [a.sum(1)]
+
+
+def _stencil():
+    A = te.placeholder((N + 2,), name="A")
+    B = te.compute((N + 2,), lambda i: A[i] * 2.0, name="B")
+    C = te.compute((N,), lambda i: B[i] + B[i + 1] + B[i + 2], name="C")
+    return te.create_prim_func([A, C]), [(N + 2,)], [(N,)], \
+        lambda a: [2 * (a[:-2] + a[1:-1] + a[2:])]
+
+
 @T.prim_func
 def _sibling_func(A: T.Buffer((8,), "float32"), P: T.Buffer((9,), "float32"),
                   C: T.Buffer((8,), "float32")):
@@ -451,6 +477,38 @@ def _case_merge(s):  # chain program: C reads B, so their nests are dependent
         lambda: s.fuse(bi, s.get_loops("B")[1])
 
 
+def _case_decompose_padding(s):  # padded program
+    c = s.get_block("C")
+    b = s.get_block("B")
+    ci = s.get_loops(c)[0]
+    return lambda: s.decompose_padding(c, ci), \
+        ["decompose_padding", 'block "C"', "padding pattern"], \
+        lambda: s.decompose_padding(b, s.get_loops(b)[1])
+
+
+def _case_can_decompose_padding(s):  # padded program
+    b = s.get_block("B")
+    i = s.get_loops(b)[0]
+    assert not s.can_decompose_padding(s.get_block("C"), s.get_loops("C")[0])
+    return lambda: s.can_decompose_padding(BlockRV("gone"), i), \
+        ["decompose_padding", 'block "gone"'], \
+        lambda: s.can_decompose_padding(b, i) and s.decompose_padding(b, i)
+
+
+def _case_pad_einsum(s):  # staged sum program
+    return lambda: s.pad_einsum("C_l", [1]), ["pad_einsum", 'block "C_l"', "2 non-negative"], \
+        lambda: s.pad_einsum("C_l", [2, 3])
+
+
+def _case_rolling_buffer(s):  # stencil program
+    def follow_up():
+        io, _ = s.split(s.get_loops("C")[0], [None, 4])
+        s.compute_at(s.get_block("B"), io)
+        s.rolling_buffer("B", 0)
+    return lambda: s.rolling_buffer("B", 0), ["rolling_buffer", 'block "B"', "not a loop"], \
+        follow_up
+
+
 CASES = {
     "get_block": (_chain, _case_get_block),
     "get_loops": (_chain, _case_get_loops),
@@ -500,6 +558,10 @@ CASES = {
     "sample_categorical": (_chain, _case_sample_categorical),
     "sample_perfect_tile": (_chain, _case_sample_perfect_tile),
     "sample_compute_location": (_chain, _case_sample_compute_location),
+    "decompose_padding": (_padded, _case_decompose_padding),
+    "can_decompose_padding": (_padded, _case_can_decompose_padding),
+    "rolling_buffer": (_stencil, _case_rolling_buffer),
+    "pad_einsum": (_staged_sum, _case_pad_einsum),
 }
 
 

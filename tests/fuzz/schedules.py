@@ -25,7 +25,7 @@ TIR_OPS = ["split", "split", "fuse", "reorder", "compute_at", "compute_at",
            "cache_write", "rfactor", "decompose_reduction", "blockize", "vectorize", "parallel",
            "unroll", "annotate", "storage_align", "set_scope", "bind_vthread",
            "unsafe_set_dtype", "read_at", "write_at", "reindex_cache_read",
-           "reindex_cache_write"]
+           "reindex_cache_write", "decompose_padding", "rolling_buffer", "pad_einsum"]
 SCOPES = ["local", "shared", "global"]
 
 
@@ -215,6 +215,18 @@ def apply_tir_step(sch: Schedule, step: dict) -> str:
     if op == "decompose_reduction" and loop is not None:
         sch.decompose_reduction(blk, loop)
         return f"sch.decompose_reduction(sch.get_block({bname!r}), {at})"
+    if op == "decompose_padding" and loop is not None:
+        sch.decompose_padding(blk, loop)
+        return f"sch.decompose_padding(sch.get_block({bname!r}), {at})"
+    if op == "rolling_buffer":
+        if not sch.get(blk).writes:
+            return ""
+        sch.rolling_buffer(blk, 0)
+        return f"sch.rolling_buffer(sch.get_block({bname!r}), 0)"
+    if op == "pad_einsum":
+        padding = [(c >> (2 * k)) % 3 for k in range(len(sch.get(blk).iter_vars))]
+        sch.pad_einsum(blk, padding)
+        return f"sch.pad_einsum(sch.get_block({bname!r}), {padding})"
     if op == "blockize" and loop is not None:
         sch.blockize(loop)
         return f"sch.blockize({at})"

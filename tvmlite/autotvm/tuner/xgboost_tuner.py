@@ -10,114 +10,16 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional
 
 import numpy as np
 
-from ...error import TVMError
+from ...error import TVMError  # noqa: F401  (its historical home; tests import it here)
 from ..space import ConfigEntity
 from .tuner import Tuner
+from .xgboost_cost_model import XGBoostCostModel, _import_xgboost
 
 logger = logging.getLogger("autotvm")
-
-XGBOOST_HINT = ("XGBTuner needs the xgboost package: pip install xgboost-cpu (the CPU-only "
-                "wheel) or pip install 'tvmlite[xgboost]'")
-
-
-def _import_xgboost():
-    try:
-        import xgboost  # type: ignore
-    except ImportError:
-        raise TVMError(XGBOOST_HINT) from None
-    return xgboost
-
-
-class FeatureCache:
-    """Features per config index: ``knob`` computed here, ``itervar`` lowered in the build
-    workers (or taken from the builds themselves)."""
-
-    def __init__(self, task, feature_type: str):
-        if feature_type not in ("itervar", "knob"):
-            raise ValueError(f"unknown feature_type {feature_type!r} (use 'itervar' or 'knob')")
-        self.task = task
-        self.space = task.config_space
-        self.feature_type = feature_type
-        self.cache: Dict[int, Optional[np.ndarray]] = {}
-        self.builder = None
-        self.lowered = 0
-        self.seconds = 0.0
-
-    def add(self, index: int, feats) -> None:
-        if feats is not None:
-            self.cache[index] = np.asarray(feats, dtype="float32")
-
-    def get(self, indices: Sequence[int]) -> List[Optional[np.ndarray]]:
-        missing = [i for i in dict.fromkeys(indices) if i not in self.cache]
-        if missing:
-            t0 = time.perf_counter()
-            if self.feature_type == "knob":
-                for i in missing:
-                    self.cache[i] = np.asarray(self.space.get(i).get_flatten_feature(),
-                                               dtype="float32")
-            else:
-                if self.builder is None:
-                    raise TVMError("itervar features need the tuner's builder (call tune)")
-                for i, f in zip(missing, self.builder.features(missing)):
-                    self.cache[i] = None if f is None else np.asarray(f, dtype="float32")
-                self.lowered += len(missing)
-            self.seconds += time.perf_counter() - t0
-        return [self.cache[i] for i in indices]
-
-
-class XGBoostCostModel:
-    """An xgboost model over config features predicting relative throughput."""
-
-    def __init__(self, features: FeatureCache, loss_type: str = "rank",
-                 num_threads: Optional[int] = None, num_boost_round: int = 60, seed=None):
-        self.xgb = _import_xgboost()
-        if loss_type not in ("rank", "reg"):
-            raise ValueError(f"unknown loss_type {loss_type!r} (use 'rank' or 'reg')")
-        self.features = features
-        self.loss_type = loss_type
-        self.params = {"max_depth": 3, "gamma": 1e-4, "min_child_weight": 1, "subsample": 1.0,
-                       "eta": 0.3, "lambda": 1.0, "alpha": 0.0, "verbosity": 0,
-                       "objective": "rank:pairwise" if loss_type == "rank"
-                       else "reg:squarederror", "seed": 0 if seed is None else int(seed)}
-        # one thread by default: the training sets are small, and threads only contend
-        # with the build workers on a small machine
-        self.params["nthread"] = int(num_threads) if num_threads else 1
-        self.num_boost_round = num_boost_round
-        self.bst = None
-        self.train_seconds = 0.0
-
-    def fit(self, indices: Sequence[int], ys: Sequence[float]) -> None:
-        t0 = time.perf_counter()
-        feats = self.features.get(indices)
-        rows = [(f, y) for f, y in zip(feats, ys) if f is not None]
-        if len(rows) < 2:
-            return
-        x = np.stack([f for f, _ in rows])
-        y = np.array([y for _, y in rows], dtype="float64")
-        y = y / max(y.max(), 1e-9)
-        dtrain = self.xgb.DMatrix(x, label=y)
-        if self.loss_type == "rank":
-            dtrain.set_group([len(y)])
-        self.bst = self.xgb.train(self.params, dtrain, num_boost_round=self.num_boost_round)
-        self.train_seconds += time.perf_counter() - t0
-
-    def predict(self, indices: Sequence[int]) -> np.ndarray:
-        """Scores (higher is better); configs without features score -inf."""
-        feats = self.features.get(indices)
-        out = np.full(len(indices), -np.inf)
-        ok = [k for k, f in enumerate(feats) if f is not None]
-        if ok and self.bst is not None:
-            x = np.stack([feats[k] for k in ok])
-            out[ok] = self.bst.inplace_predict(x) if hasattr(self.bst, "inplace_predict") \
-                else self.bst.predict(self.xgb.DMatrix(x))
-        elif ok:
-            out[ok] = 0.0
-        return out
-
 
 class SimulatedAnnealingOptimizer:
     """Find high-scoring unvisited configs: anneal ``parallel_size`` chains that move one knob
@@ -220,8 +122,8 @@ class XGBTuner(Tuner):
         if optimizer != "sa" and not isinstance(optimizer, SimulatedAnnealingOptimizer):
             raise ValueError(f"unknown optimizer {optimizer!r} (use 'sa')")
         self.plan_size = plan_size
-        self.features = FeatureCache(task, feature_type)
-        self.model = XGBoostCostModel(self.features, loss_type, num_threads, seed=seed)
+        self.model = XGBoostCostModel(task, feature_type, loss_type, num_threads, seed=seed)
+        self.features = self.model.features
         self.optimizer = optimizer if isinstance(optimizer, SimulatedAnnealingOptimizer) \
             else SimulatedAnnealingOptimizer(self.space, seed=seed)
         self.rng = np.random.default_rng(seed)
@@ -259,9 +161,26 @@ class XGBTuner(Tuner):
             out.append(idx)
         return [self.space.get(i) for i in out]
 
+    @property
+    def cost_model(self) -> XGBoostCostModel:
+        """The model (classic name)."""
+        return self.model
+
+    def load_history(self, data_set, min_seed_records: int = 500) -> int:
+        """Take earlier records as measured (:meth:`Tuner.load_history`); with at least
+        ``min_seed_records`` of this task, also train a base model on them that the cost
+        model starts from (classic transfer learning)."""
+        data_set = list(data_set)
+        n = super().load_history(data_set, min_seed_records)
+        base = self.model.spawn_base_model()
+        if base.fit_log(data_set, self.plan_size, min_seed_records):
+            self.model.load_basemodel(base)
+        return n
+
     def update(self, inputs, results) -> None:
         for inp, res in zip(inputs, results):
             idx = inp.config.index
+            self.visited.add(idx)
             flops = inp.task.flop / float(np.mean(res.costs)) if res.error_no == 0 else 0.0
             self.xs.append(idx)
             self.ys.append(flops)

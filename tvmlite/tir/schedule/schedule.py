@@ -24,15 +24,18 @@ from . import cache_index as _cidx
 from . import cache_read_write as _cache
 from . import compute_at as _ca
 from . import compute_inline as _ci
+from . import decompose_padding as _dp
 from . import decompose_reduction as _dr
 from . import fuse as _fuse
 from . import loop_kind as _lk
 from . import merge as _merge
+from . import pad_einsum as _pe
 from . import read_write_at as _rwa
 from . import reindex as _reindex
 from . import reindex_cache as _rc
 from . import reorder as _reorder
 from . import rfactor as _rf
+from . import rolling_buffer as _rb
 from . import sampling as _sampling
 from . import set_dtype as _sd
 from . import set_scope as _ss
@@ -1418,6 +1421,84 @@ class Schedule:
         out = _dr.decompose_reduction(self._state, block, loop)
         self._trace.record("decompose_reduction", [block, loop], out)
         return out
+
+    @_all_or_nothing
+    @_with_example(_dp.decompose_padding)
+    def decompose_padding(self, block: Union[BlockRV, str], loop: LoopRV) -> BlockRV:
+        """Split a padding block into a block filling the pad constant, placed before
+        ``loop``, and the block itself restricted to the in-bound region.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            A block storing ``T.if_then_else(predicate, value, constant)``.
+        loop : LoopRV
+            A loop above the block: where the constant fill goes.
+
+        Returns
+        -------
+        BlockRV
+            The constant-fill block (``<name>_pad_const``).
+        """
+        self._func_of(block)
+        out = _dp.decompose_padding(self._state, block, loop)
+        self._trace.record("decompose_padding", [block, loop], out)
+        return out
+
+    def can_decompose_padding(self, block: Union[BlockRV, str], loop: LoopRV) -> bool:
+        """Whether :meth:`decompose_padding` accepts ``block`` at ``loop`` (nothing changes).
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The padding block.
+        loop : LoopRV
+            A loop above it.
+
+        Returns
+        -------
+        bool
+            True when the decomposition would succeed.
+        """
+        if isinstance(block, str):
+            block = self.get_block(block)
+        return _dp.can_decompose_padding(self._state, block, loop)
+
+    @_all_or_nothing
+    @_with_example(_rb.rolling_buffer)
+    def rolling_buffer(self, block: Union[BlockRV, str], write_buffer_index: int) -> None:
+        """Keep only the window of a written buffer one tile needs, indexed circularly, and
+        skip recomputing what the previous tile produced.
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The producer block, under a tile loop shared with its consumers.
+        write_buffer_index : int
+            Which of the block's written buffers rolls.
+        """
+        self._func_of(block)
+        _rb.rolling_buffer(self._state, block, write_buffer_index)
+        self._trace.record("rolling_buffer", [block], None,
+                           {"write_buffer_index": write_buffer_index})
+
+    @_all_or_nothing
+    @_with_example(_pe.pad_einsum)
+    def pad_einsum(self, block: Union[BlockRV, str], padding: List[int]) -> None:
+        """Pad an einsum block's iterators, its intermediate buffers and its producers' loops
+        (the producers store zero in the padding).
+
+        Parameters
+        ----------
+        block : BlockRV or str
+            The einsum (reduction) block.
+        padding : list of int
+            The padding of each block iterator (non-negative).
+        """
+        self._func_of(block)
+        padding = [int(p) for p in padding]
+        _pe.pad_einsum(self._state, block, padding)
+        self._trace.record("pad_einsum", [block], None, {"padding": padding})
 
     @_all_or_nothing
     @_with_example(_rf.rfactor)
