@@ -450,3 +450,22 @@ def test_write_at_shared_and_a_virtual_thread_in_either_order(order, n, m):
     c = tvm.nd.array(np.full(n, 7.0, "float32"))
     f(tvm.nd.array(a), c)
     np.testing.assert_allclose(c.numpy(), a.sum(1), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("n, m", [(2, 1), (5, 3)])
+def test_shared_cache_sized_for_one_virtual_thread_is_replicated(n, m):
+    """Fuzz seed 15 case 5551: a shared cache allocated inside a block under a virtual-thread
+    loop holds one virtual thread's element (stored at ``i - i``); injection kept one copy for
+    all virtual threads, so every one read the last one's value."""
+    A = te.placeholder((n, m), name="A")
+    C = te.compute((n, m), lambda i, j: A[i, j] * 2.0 + 1.0, name="C")
+    sch = Schedule(te.create_prim_func([A, C]))
+    sch.blockize(sch.get_loops(sch.get_block("C"))[1])
+    sch.cache_write(sch.get_block("C"), 0, "shared")
+    sch.cache_write(sch.get_block("C_o"), 0, "global")
+    sch.bind(sch.get_loops(sch.get_block("C_o"))[0], "vthread.x")
+    f = tvm.build(sch.mod, target="llvm")
+    a = np.random.default_rng(n).uniform(-1, 1, (n, m)).astype("float32")
+    c = tvm.nd.array(np.full((n, m), np.nan, "float32"))
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a * 2.0 + 1.0, rtol=1e-6)

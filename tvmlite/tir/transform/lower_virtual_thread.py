@@ -9,7 +9,9 @@ Statements that do not depend on the virtual thread (a shared-memory load of the
 run once. Buffers allocated inside the loop whose contents depend on the virtual thread are
 replicated, one copy per virtual thread (indexed ``vt * extent + i``); the others stay shared
 by all virtual threads, and so do shared-memory buffers, which belong to the thread block
-(buffer compaction sizes one for what every thread and virtual thread accesses). For
+(buffer compaction sizes one for what every thread and virtual thread accesses), unless one
+allocated under the virtual thread is sized for one virtual thread (no store into it depends
+on the virtual thread): that one is replicated. For
 ``cthread`` (VTA) every buffer is replicated and every store repeated, as classic TVM does.
 Before::
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Set, Tuple
 
+from ...arith.analyzer import Analyzer
 from ...error import TVMError
 from ..analysis.verify_gpu_code import VIRTUAL_THREAD_ATTR, VIRTUAL_THREADS
 from ..buffer import Buffer
@@ -213,6 +216,18 @@ class _Injector:
     def _uses(self, node) -> bool:
         return not self.touched.isdisjoint(_vars_of(node))
 
+    def _stores_by_vthread(self, data: Var, body: Stmt) -> bool:
+        """Whether some store into ``data`` has an index that depends on the virtual thread."""
+        found, ana = [], Analyzer()
+
+        def f(x):
+            if isinstance(x, BufferStore) and x.buffer.data is data and self._uses(
+                    tuple(ana.simplify(i) for i in x.indices)):  # ``i - i`` uses no ``i``
+                found.append(x)
+
+        post_order_visit(body, f)
+        return bool(found)
+
     def _needs(self, s: Stmt) -> bool:
         """Whether ``s`` differs from one virtual thread to the next."""
         if self._uses(s):
@@ -239,9 +254,12 @@ class _Injector:
 
     def _allocate(self, s: Allocate) -> Stmt:
         # shared memory belongs to the thread block, which the virtual threads share like
-        # real threads do: one copy (a copy per vthread would leave each one partly written
-        # when a statement of every vthread reads the whole buffer, e.g. write_at's copy-back)
-        shared = s.scope.startswith("shared")
+        # real threads do: one copy when compaction sized it for every virtual thread (its
+        # stores are indexed by the virtual thread; a copy per vthread would leave each one
+        # partly written when a statement of every vthread reads the whole buffer, e.g.
+        # write_at's copy-back). A shared buffer allocated under the virtual thread and sized
+        # for one (stores at the same place in every vthread) is replicated like local memory.
+        shared = s.scope.startswith("shared") and self._stores_by_vthread(s.buffer_var, s.body)
         if self.share and (s.buffer_var not in self.touched or shared):
             return dataclasses.replace(s, body=self.visit(s.body))
         if len(s.extents) != 1:
