@@ -8,7 +8,7 @@ best one when the template is called again.
 """
 from .. import _classic
 from .._classic import fallback as _fallback
-from . import callback, dispatch, executor, measure, record, space, task, tuner
+from . import callback, dispatch, executor, measure, record, space, task, tophub, tuner
 from .apply_history_best import ApplyHistoryBest, apply_history_best
 from .dispatch import ApplyConfig, DispatchContext, FallbackContext
 from .measure import (
