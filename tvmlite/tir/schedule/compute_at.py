@@ -290,6 +290,10 @@ def _move(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV, preserve_uni
                        "the loop (reverse_compute_at requires all the producer blocks under it)")
         _check_complete_producers(related, lpath, prim, what)
         for b in written:
+            # moving one of two writers (decompose_padding's fill and copy) would reorder them
+            if any(any(w is b for w in buffers_written(r.block)) for r in others):
+                raise fail(prim, what, f'another block also writes "{b.name}", so the block '
+                           "is not a complete block (the only writer of what it produces)")
             readers = [r for r in others if any(x is b for x in buffers_read(r.block))]
             for r in readers:
                 if _contains(loop, {r.block.name_hint}):
