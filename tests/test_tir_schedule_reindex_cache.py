@@ -81,3 +81,19 @@ def test_guarded_access_past_the_buffer_refused():
     sch = Schedule(te.create_prim_func([A, C]))
     with pytest.raises(ScheduleError, match='reindex_cache_read: block "C": .*leaves the buffer'):
         sch.reindex_cache_read("C", 0, "local", lambda i, j: (j, i))
+
+
+def test_reindex_cache_write_of_an_update_initialized_outside_is_refused():
+    """Fuzz seed 16 case 3153: after blockize the inner update block has no init (the outer
+    block's init fills C); a write cache of it started from values nobody put there."""
+    A = te.placeholder((5, 7), name="A")
+    k = te.reduce_axis((0, 7), name="k")
+    C = te.compute((5,), lambda i: te.sum(A[i, k], axis=k), name="C")
+    sch = Schedule(te.create_prim_func([A, C]))
+    sch.blockize(sch.get_loops(sch.get_block("C"))[0])
+    with pytest.raises(ScheduleError, match="without an init of its own"):
+        sch.reindex_cache_write(sch.get_block("C"), 0, "global", lambda i, k: [i])
+    a = np.random.default_rng(3).uniform(-1, 1, (5, 7)).astype("float32")
+    out = tvm.nd.array(np.full(5, np.nan, "float32"))
+    tvm.build(sch.mod, target="llvm")(tvm.nd.array(a), out)
+    np.testing.assert_allclose(out.numpy(), a.sum(1), rtol=1e-5)

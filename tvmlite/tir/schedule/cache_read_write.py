@@ -211,6 +211,16 @@ def _cache_read_top(state: ScheduleState, block_rv: BlockRV, read_buffer_index: 
     return BlockRV(name, block_rv.func_name)
 
 
+def check_update_has_init(prim: str, what: str, block, buf: Buffer) -> None:
+    """A write cache of a block that reads ``buf`` (which it writes) without an init of its
+    own would start from values nobody put in the cache (an outer block's init fills ``buf``):
+    refused."""
+    if block.init is None and any(b is buf for b in buffers_read(block)):
+        raise fail(prim, what, f'the block reads "{buf.name}", which it writes, without an '
+                   "init of its own (its initial values come from elsewhere, e.g. an outer "
+                   "block's init); the cache is never filled from it")
+
+
 def _cache_write_top(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int,
                      storage_scope: str, consumer_blocks: Optional[Sequence[BlockRV]] = None
                      ) -> BlockRV:
@@ -251,10 +261,7 @@ def _cache_write_top(state: ScheduleState, block_rv: BlockRV, write_buffer_index
         raise fail(prim, what, f"write_buffer_index {write_buffer_index!r} is out of range "
                    f"(the block writes {len(block.writes)} buffers)")
     buf = block.writes[write_buffer_index].buffer
-    if block.init is None and any(b is buf for b in buffers_read(block)):
-        raise fail(prim, what, f'the block reads "{buf.name}", which it writes, without an '
-                   "init of its own (its initial values come from elsewhere, e.g. an outer "
-                   "block's init); the cache is never filled from it")
+    check_update_has_init(prim, what, block, buf)
     ensure_root_block(state)  # the new buffer is allocated in the root block
     path = state.block_path(block_rv, prim)
     realize = path[-1]

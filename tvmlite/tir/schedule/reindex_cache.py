@@ -30,7 +30,7 @@ from ..expr import (
 from ..functor import collect_vars, substitute
 from ..index_map import IndexMap, as_index_map
 from ..stmt import Block, BlockRealize, BufferRegion, BufferStore, For, ForKind, SeqStmt
-from .cache_read_write import cache_buffer, check_scope
+from .cache_read_write import cache_buffer, check_scope, check_update_has_init
 from .error import fail
 from .reindex import _Redirect
 from .state import (
@@ -108,6 +108,8 @@ def _reindex_cache(state, block_rv, index, storage_scope, index_map, is_read):
                    f"{kind}s {len(regions)} buffers)")
     buf = regions[index].buffer
     region = regions[index].region
+    if not is_read:
+        check_update_has_init(prim, what, block, buf)
     if any(const_value(r.extent) != 1 for r in region):
         raise fail(prim, what, f'the region of "{buf.name}" the block accesses is not a '
                    "single point")
