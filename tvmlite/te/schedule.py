@@ -322,16 +322,7 @@ class Schedule:
         cache_op = ComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis, body)
         copy = ComputeOp(op.name, op.tag, op.attrs, op.axis,
                          [cache_op.output(i)(*idx) for i in range(op.num_outputs)])
-        pos = next(i for i, s in enumerate(self.stages) if s is st)
-        cst = Stage(cache_op, self)
-        cst.scope = scope
-        self.stages.insert(pos, cst)
-        self.stage_map[cache_op] = cst
-        old_outs = [op.output(i) for i in range(op.num_outputs)]
-        self._set_op(st, copy)
-        st.all_iter_vars = list(op.axis)
-        st.leaf_iter_vars = list(op.axis)
-        st.relations = []
+        cst, pos, old_outs = self._install_write_cache(st, cache_op, copy, scope)
         # a reorder made before (the only structural call allowed here) moves with the
         # computation, onto the cache's IterVars; the copy-out stage starts afresh
         ivmap = dict(zip(op.axis, new_axis))
@@ -344,6 +335,23 @@ class Schedule:
         self._replace_dataflow({o: copy.output(i) for i, o in enumerate(old_outs)}, pos + 2)
         outs = [cache_op.output(i) for i in range(cache_op.num_outputs)]
         return outs[0] if len(outs) == 1 else outs
+
+    def _install_write_cache(self, st: Stage, cache_op: Operation, copy: Operation,
+                             scope: str):
+        """Put the ``scope`` stage of ``cache_op`` before ``st``, which becomes ``copy`` (the
+        copy-out over the op's axes). Returns (cache stage, its position, the old outputs)."""
+        op = st.op
+        pos = next(i for i, s in enumerate(self.stages) if s is st)
+        cst = Stage(cache_op, self)
+        cst.scope = scope
+        self.stages.insert(pos, cst)
+        self.stage_map[cache_op] = cst
+        old_outs = [op.output(i) for i in range(op.num_outputs)]
+        self._set_op(st, copy)
+        st.all_iter_vars = list(copy.axis)
+        st.leaf_iter_vars = list(copy.axis)
+        st.relations = []
+        return cst, pos, old_outs
 
     def _cache_write_intrin_call(self, st: Stage, scope: str):
         """cache_write of a tensor intrinsic call: the call writes the cache (fresh ``.c``
@@ -364,16 +372,7 @@ class Schedule:
         idx = [iv.var for iv in op.axis]
         copy = ComputeOp(op.name, op.tag, op.attrs, copy_axis,
                          [cache_op.output(i)(*idx) for i in range(op.num_outputs)])
-        pos = next(i for i, s in enumerate(self.stages) if s is st)
-        cst = Stage(cache_op, self)
-        cst.scope = scope
-        self.stages.insert(pos, cst)
-        self.stage_map[cache_op] = cst
-        old_outs = [op.output(i) for i in range(op.num_outputs)]
-        self._set_op(st, copy)
-        st.all_iter_vars = list(copy.axis)
-        st.leaf_iter_vars = list(copy.axis)
-        st.relations = []
+        _, pos, old_outs = self._install_write_cache(st, cache_op, copy, scope)
         self._replace_dataflow({o: copy.output(i) for i, o in enumerate(old_outs)}, pos + 2)
         outs = [cache_op.output(i) for i in range(cache_op.num_outputs)]
         return outs[0] if len(outs) == 1 else outs
