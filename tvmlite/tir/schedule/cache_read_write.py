@@ -128,31 +128,9 @@ def _top_index(items: Sequence[Stmt], realize: BlockRealize) -> int:
 def _cache_read_top(state: ScheduleState, block_rv: BlockRV, read_buffer_index: int,
                     storage_scope: str, consumer_blocks: Optional[Sequence[BlockRV]] = None
                     ) -> BlockRV:
-    """Copy the ``read_buffer_index``-th buffer ``block`` reads into a new ``storage_scope``
-    buffer, and make the consumers read the copy. Returns the copy block.
-
-    Before::
-
-        for i, j in T.grid(8, 8):
-            with T.block("B"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                B[vi, vj] = A[vi, vj] * 2.0
-
-    After ``cache_read(B, 0, "shared")``::
-
-        A_shared = T.alloc_buffer((8, 8), scope="shared")
-        for ax0, ax1 in T.grid(8, 8):
-            with T.block("A_shared"):
-                v0, v1 = T.axis.remap("SS", [ax0, ax1])
-                A_shared[v0, v1] = A[v0, v1]
-        for i, j in T.grid(8, 8):
-            with T.block("B"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                B[vi, vj] = A_shared[vi, vj] * 2.0
-
-    The copy covers the region the consumers read; ``compute_at`` of the copy block later
-    shrinks it to a tile.
-    """
+    """:func:`cache_read` with the copy at the scope's top level, before the consumers' nests
+    (the placement when the classic one cannot be shown right): the copy covers the region the
+    consumers read; ``compute_at`` of the copy block later shrinks it to a tile."""
     prim = "cache_read"
     path = state.block_path(block_rv, prim)
     block = path[-1].block
@@ -224,33 +202,10 @@ def check_update_has_init(prim: str, what: str, block, buf: Buffer) -> None:
 def _cache_write_top(state: ScheduleState, block_rv: BlockRV, write_buffer_index: int,
                      storage_scope: str, consumer_blocks: Optional[Sequence[BlockRV]] = None
                      ) -> BlockRV:
-    """Make ``block`` write the ``write_buffer_index``-th buffer it writes into a new
-    ``storage_scope`` buffer, copied back by a new block right after it. Returns the copy
-    block.
-
-    Before::
-
-        for i, j in T.grid(8, 8):
-            with T.block("C"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                C[vi, vj] = A[vi, vj] * 2.0
-
-    After ``cache_write(C, 0, "local")``::
-
-        C_local = T.alloc_buffer((8, 8), scope="local")
-        for i, j in T.grid(8, 8):
-            with T.block("C"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                C_local[vi, vj] = A[vi, vj] * 2.0
-        for ax0, ax1 in T.grid(8, 8):
-            with T.block("C_local"):
-                v0, v1 = T.axis.remap("SS", [ax0, ax1])
-                C[v0, v1] = C_local[v0, v1]
-
-    With ``consumer_blocks``, those consumers (blocks of the same scope after ``block``)
-    read ``C_local`` directly; the other consumers keep reading ``C``, which the copy block
-    still writes.
-    """
+    """:func:`cache_write` with the copy-back right after the block's outermost loop (the
+    placement when the classic one cannot be shown right). With ``consumer_blocks``, those
+    consumers read the cache directly; the others keep reading the buffer, which the copy
+    block still writes."""
     prim = "cache_write"
     path = state.block_path(block_rv, prim)
     block = path[-1].block
