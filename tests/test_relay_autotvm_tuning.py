@@ -102,7 +102,9 @@ def tuned_log(tmp_path_factory):
     return log, tasks
 
 
-def test_tune_then_build_with_the_best_configs(tuned_log, monkeypatch):
+def test_tune_then_build_with_the_best_configs(tuned_log, monkeypatch, tmp_path):
+    # an empty kernel cache: a cached whole-network build would skip the schedule the spy watches
+    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))
     log, tasks = tuned_log
     records = list(autotvm.record.load_from_file(log))
     assert {inp.task.name for inp, _ in records} == {t.name for t in tasks}
@@ -138,7 +140,8 @@ def test_tune_then_build_with_the_best_configs(tuned_log, monkeypatch):
     assert any(k.startswith("fused_nn_dense") for k in kernel_names(factory))
 
 
-def test_the_cheapest_record_wins_and_changes_the_kernel(monkeypatch):
+def test_the_cheapest_record_wins_and_changes_the_kernel(monkeypatch, tmp_path):
+    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))  # as above: the spy needs a cold build
     func = _conv_dense_net(c=4, h=10, oc=8, units=3)
     (task,) = autotvm.task.extract_from_program(tvm.IRModule.from_expr(func), {}, "llvm",
                                                 ops=(CONV,))
