@@ -33,10 +33,10 @@ from .gpu_kernels import (
     KERNEL_ATTR,
     LOCAL_TAGS,
     SHUFFLE_DOWN,
-    ExpandBuffer,
     has_barrier,
 )
 from .gpu_race_check import RaceCheck
+from .replicate_buffer import ReplicateBuffers
 
 
 class _Shuffles(Mutator):
@@ -157,7 +157,8 @@ class _HoistLocals(Mutator):
         n = IntImm("int32", self.phases.info.threads())
         self.allocs.append(Allocate(a.buffer_var, a.dtype, (_op.mul(size, n),), a.condition,
                                     None, a.annotations, "global"))
-        return ExpandBuffer(a.buffer_var, size, self.phases.tid).visit(body)
+        return ReplicateBuffers({a.buffer_var: size}, self.phases.tid,
+                                self.phases.info.name).visit(body)
 
 
 def _poison(shared) -> list:

@@ -49,6 +49,7 @@ from ..stmt import (
     LetStmt,
     SeqStmt,
 )
+from .replicate_buffer import ReplicateBuffers
 
 BLOCK_TAGS = THREAD_TAGS[:3]
 BARRIER = "tir.tvm_storage_sync"
@@ -158,32 +159,6 @@ class _Accumulations(Visitor):
             if same:
                 self.found = s
         self.generic(s)
-
-
-class ExpandBuffer(Mutator):
-    """Give the flat buffer ``data`` one copy of ``size`` elements per value of ``tid`` (a
-    thread, or a group of threads): element ``i`` of copy ``t`` is ``i + t * size``."""
-
-    def __init__(self, data, size, tid):
-        self.data, self.size, self.tid = data, size, tid
-
-    def _idx(self, idx):
-        off = _op.mul(self.tid, self.size)
-        return (_op.add(idx[0], off),) + tuple(idx[1:])
-
-    def visit_BufferLoad(self, e):
-        idx = self.visit(e.indices)
-        if e.buffer.data is self.data:
-            return BufferLoad(e.buffer, self._idx(idx))
-        return e if idx is e.indices else BufferLoad(e.buffer, idx)
-
-    def visit_BufferStore(self, s):
-        idx, value = self.visit(s.indices), self.visit(s.value)
-        if s.buffer.data is self.data:
-            return BufferStore(s.buffer, value, self._idx(idx))
-        if idx is s.indices and value is s.value:
-            return s
-        return BufferStore(s.buffer, value, idx)
 
 
 class _Normalize(Mutator):
@@ -302,7 +277,8 @@ class _Normalize(Mutator):
                 groups *= int(self.info.extent(tg).value)
         size = int(a.extents[0].value)
         if groups > 1:
-            body = ExpandBuffer(a.buffer_var, IntImm("int32", size), group).visit(body)
+            body = ReplicateBuffers({a.buffer_var: IntImm("int32", size)}, group,
+                                    self.info.name).visit(body)
         return Allocate(a.buffer_var, a.dtype, (IntImm("int32", size * groups),), a.condition,
                         body, a.annotations, "shared"), body
 

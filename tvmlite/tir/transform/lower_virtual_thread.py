@@ -5,14 +5,14 @@ virtual thread is replicated once per virtual thread, as deep in the loop nest a
 that the innermost loop holds the copies of all virtual threads side by side (classic TVM's
 InjectVirtualThread). A statement without loops is unrolled (fewer than 16 virtual threads);
 one with loops, or with more virtual threads, gets a serial loop ``<name>.s`` over them.
-Statements that do not depend on the virtual thread (a shared-memory load of the whole tile)
-run once. Buffers allocated inside the loop whose contents depend on the virtual thread are
-replicated, one copy per virtual thread (indexed ``vt * extent + i``); the others stay shared
-by all virtual threads, and so do shared-memory buffers, which belong to the thread block
-(buffer compaction sizes one for what every thread and virtual thread accesses), unless one
-allocated under the virtual thread is sized for one virtual thread (no store into it depends
-on the virtual thread): that one is replicated. For
-``cthread`` (VTA) every buffer is replicated and every store repeated, as classic TVM does.
+Statements that do not depend on the virtual thread (a shared-memory load of the whole tile) run
+once. Buffers allocated inside the loop whose contents depend on the virtual thread are
+replicated, one copy per virtual thread (indexed ``i + vt * extent`` by
+:mod:`replicate_buffer`); the others stay shared by all virtual threads, and so do shared-memory
+buffers, which belong to the thread block (buffer compaction sizes one for what every thread and
+virtual thread accesses), unless one allocated under the virtual thread is sized for one virtual
+thread (no store into it depends on the virtual thread): that one is replicated. For ``cthread``
+(VTA) every buffer is replicated and every store repeated, as classic TVM does.
 Before::
 
     for vx in T.thread_binding(2, thread="vthread"):
@@ -27,7 +27,7 @@ After::
     for k in range(16):
         for i in range(4):
             C_local[i] = C_local[i] + A[k, i]
-            C_local[4 + i] = C_local[4 + i] + A[k, 4 + i]
+            C_local[i + 4] = C_local[i + 4] + A[k, 4 + i]
 
 Runs on flat buffers (after ``FlattenBuffer``), as classic TVM's pass does.
 """
@@ -54,6 +54,7 @@ from ..stmt import (
     SeqStmt,
     Stmt,
 )
+from .replicate_buffer import ReplicateBuffers
 
 #: fewer copies than this (the product over nested virtual threads) are unrolled; more get a
 #: serial loop
@@ -138,39 +139,6 @@ def _touched(body: Stmt, vt: Var) -> Set[Var]:
                 seen.add(u)
                 todo.append(u)
     return seen
-
-
-class _Reindex(Mutator):
-    """``B[i]`` → ``B[vt * extent + i]`` for the replicated buffers ``B``."""
-
-    def __init__(self, extents: Dict[Var, PrimExpr], vt: PrimExpr):
-        self.extents, self.vt = extents, vt
-
-    def _index(self, buf: Buffer, indices) -> tuple:
-        if len(indices) != 1:
-            raise TVMError(f"virtual thread injection: buffer {buf.name!r} is not flat")
-        return (indices[0] + self.vt * self.extents[buf.data],)
-
-    def visit_BufferLoad(self, e):
-        new = self.generic(e)
-        if e.buffer.data not in self.extents:
-            return new
-        return BufferLoad(new.buffer, self._index(new.buffer, new.indices))
-
-    def visit_BufferStore(self, s):
-        new = self.generic(s)
-        if s.buffer.data not in self.extents:
-            return new
-        return BufferStore(new.buffer, new.value, self._index(new.buffer, new.indices))
-
-    def visit_Call(self, e):
-        for a in e.args:
-            data = a.data if isinstance(a, Buffer) else a
-            if isinstance(data, Var) and data in self.extents:
-                raise TVMError(
-                    f"virtual thread injection: buffer {data.name!r}, replicated per virtual "
-                    f"thread, is passed by address to {e.op!r}, which cannot be re-indexed")
-        return self.generic(e)
 
 
 class _Resize(Mutator):
@@ -276,7 +244,8 @@ class _Injector:
         """``s`` once per virtual thread: copies side by side, or a serial loop over them."""
         def copy(vt, index):
             out = substitute(s, {self.var: vt})
-            return _Reindex(self.extents, index).visit(out) if self.extents else out
+            return ReplicateBuffers(self.extents, index, "virtual thread injection").visit(out) \
+                if self.extents else out
 
         if self.n * self.copies < MAX_UNROLLED and not _contains(s, (For, Allocate)):
             return SeqStmt.flatten(*[copy(self.min + i, IntImm(self.var.dtype, i))
