@@ -82,8 +82,6 @@ def _depthwise_block_net(c_in, c, stride, dilation=(1, 1)):
 
 
 def test_depthwise_conv_stays_packed_between_pointwise_convs(rng):
-    import torch
-    T = torch.from_numpy
     for c_in, c, stride, dilation in ((24, 48, 2, (1, 1)), (5, 12, 1, (2, 2))):
         mod = _depthwise_block_net(c_in, c, stride, dilation)
         p = {"w1": rng.standard_normal((c, c_in, 1, 1)).astype("float32"),
@@ -94,10 +92,11 @@ def test_depthwise_conv_stays_packed_between_pointwise_convs(rng):
         assert sum("contrib_depthwise_conv2d_NCHWc" in o for o in ops) == 1, ops
         # the input packed, the output unpacked, nothing between the three convolutions
         assert sum("layout_transform" in o for o in ops) == 2, ops
-        r = torch.clamp(torch.nn.functional.conv2d(T(xv), T(p["w1"])), 0, 6)
-        r = torch.clamp(torch.nn.functional.conv2d(r, T(p["wd"]), stride=stride, padding=1,
-                                                   dilation=dilation, groups=c), 0, 6)
-        ref = torch.nn.functional.conv2d(r, T(p["w2"])).numpy()
+        r = np.clip(conv2d_nchw_python(xv, p["w1"], 1, 0), 0, 6)
+        wd = np.zeros((c, 1, 2 * dilation[0] + 1, 2 * dilation[1] + 1), "float32")
+        wd[:, :, ::dilation[0], ::dilation[1]] = p["wd"]
+        r = np.clip(conv2d_nchw_python(r, wd, stride, 1, groups=c), 0, 6)
+        ref = conv2d_nchw_python(r, p["w2"], 1, 0)
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
         plain, plain_ops = _run(mod, p, {"x": xv}, disabled=["AlterOpLayout"])
         assert not any("NCHWc" in o for o in plain_ops)

@@ -1,0 +1,132 @@
+"""Run classic TVM v0.12.0's own tests and CPU tutorials unmodified through the alias.
+
+The files are read from a git directory of apache/tvm (the search tool's ``fetch`` of
+``github:apache/tvm`` puts one at ``/work/.mirror/apache+tvm/repo``) into a scratch folder
+outside the project; nothing of them is kept. Each file runs in its own process
+(``python -m tvmlite -m pytest FILE`` for tests, ``python -m tvmlite FILE`` for tutorials) with a
+time limit, and a table of passed / failed / skipped per file is printed, with the totals.
+
+    python tools/run_classic.py [--repo DIR] [--jobs 2] [--only SUBSTR ...] [--json OUT]
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+TAG = "refs/tags/v0.12.0"
+UNIT = "tests/python/unittest/"
+UNIT_PREFIXES = ("test_te_", "test_tir_nodes", "test_tir_buffer", "test_tir_ir_builder",
+                 "test_tir_schedule", "test_tir_te_extern", "test_lower_build",
+                 "test_target_codegen_c_host", "test_target_codegen_extern",
+                 "test_target_codegen_bool", "test_autotvm_")
+INTEGRATION = ["test_dot.py", "test_ewise.py", "test_gemm.py", "test_lower.py", "test_reduce.py",
+               "test_scan.py", "test_tuning.py", "test_legacy_tuning.py"]
+TUTORIALS = ["tutorial/tensor_expr_get_started.py", "how_to/optimize_operators/opt_gemm.py",
+             "how_to/work_with_schedules/schedule_primitives.py",
+             "how_to/work_with_schedules/reduction.py", "how_to/work_with_schedules/scan.py",
+             "how_to/work_with_schedules/extern_op.py",
+             "how_to/work_with_schedules/intrin_math.py",
+             "how_to/work_with_schedules/tensorize.py",
+             "how_to/work_with_schedules/tuple_inputs.py",
+             "how_to/extend_tvm/low_level_custom_pass.py", "tutorial/autotvm_matmul_x86.py",
+             "how_to/work_with_schedules/tedd.py"]
+
+
+def _git(repo: str, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", repo, *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def select(repo: str) -> list[tuple[str, str]]:
+    """(kind, path in the repository) of every file the run covers."""
+    unit = [p for p in _git(repo, "ls-tree", "--name-only", TAG, UNIT).split()
+            if os.path.basename(p).startswith(UNIT_PREFIXES) and p.endswith(".py")]
+    files = [("test", p) for p in sorted(unit)]
+    files += [("test", "tests/python/integration/" + f) for f in INTEGRATION]
+    files += [("tutorial", "gallery/" + f) for f in TUTORIALS]
+    return files
+
+
+def _counts(text: str) -> dict:
+    lines = [ln for ln in text.splitlines() if re.search(r"\bin [\d.]+s\b", ln)]
+    last = lines[-1] if lines else ""
+    got = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|skipped|errors?)", last)}
+    got["failed"] = got.get("failed", 0) + got.pop("error", 0) + got.pop("errors", 0)
+    return got
+
+
+def run_one(repo: str, scratch: str, kind: str, path: str, timeout: float) -> dict:
+    dest = os.path.join(scratch, path)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    with open(dest, "w") as f:
+        f.write(_git(repo, "show", f"{TAG}:{path}"))
+    if kind == "test":
+        cmd = [sys.executable, "-m", "tvmlite", "-m", "pytest", "-q",
+               "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", os.path.dirname(dest),
+               dest]
+    else:
+        cmd = [sys.executable, "-m", "tvmlite", dest]
+    env = dict(os.environ, MPLBACKEND="Agg", TVM_NUM_THREADS="1")
+    t0 = time.time()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           cwd=os.path.dirname(dest), env=env)
+        out, rc = r.stdout + r.stderr, r.returncode
+    except subprocess.TimeoutExpired as e:
+        out, rc = f"TIMEOUT after {timeout} s\n" + str(e.stdout or "")[-2000:], -1
+    res = {"path": path, "kind": kind, "rc": rc, "seconds": round(time.time() - t0, 1),
+           "tail": out[-4000:]}
+    if kind == "test":
+        c = _counts(out)
+        if not c.get("passed") and not c.get("failed") and not c.get("skipped"):
+            c = {"passed": 0, "failed": 1, "skipped": 0}  # the file did not even collect
+        res.update(passed=c.get("passed", 0), failed=c.get("failed", 0),
+                   skipped=c.get("skipped", 0))
+    else:
+        ok = rc == 0
+        res.update(passed=int(ok), failed=int(not ok), skipped=0)
+    return res
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo", default="/work/.mirror/apache+tvm/repo")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--show-failures", action="store_true")
+    args = ap.parse_args()
+    files = [f for f in select(args.repo) if not args.only or any(s in f[1] for s in args.only)]
+    scratch = tempfile.mkdtemp(prefix="tvm_classic_")
+    results = []
+    with cf.ThreadPoolExecutor(args.jobs) as pool:
+        futs = [pool.submit(run_one, args.repo, scratch, k, p, args.timeout) for k, p in files]
+        for fut in cf.as_completed(futs):
+            r = fut.result()
+            results.append(r)
+            print(f"{r['passed']:5d} {r['failed']:5d} {r['skipped']:5d} {r['seconds']:7.1f}s "
+                  f"{r['path']}", flush=True)
+            if args.show_failures and r["failed"]:
+                print(r["tail"][-1500:])
+    tot = {k: sum(r[k] for r in results) for k in ("passed", "failed", "skipped")}
+    n = tot["passed"] + tot["failed"]
+    print(f"TOTAL {tot['passed']} passed, {tot['failed']} failed, {tot['skipped']} skipped: "
+          f"{100.0 * tot['passed'] / max(n, 1):.1f}% of run cases pass; "
+          f"{sum(r['kind'] == 'tutorial' and r['passed'] for r in results)}/"
+          f"{sum(r['kind'] == 'tutorial' for r in results)} tutorials run")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(sorted(results, key=lambda r: r["path"]), f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
