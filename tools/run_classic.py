@@ -3,8 +3,9 @@
 The files are read from a git directory of apache/tvm (the search tool's ``fetch`` of
 ``github:apache/tvm`` puts one at ``/work/.mirror/apache+tvm/repo``) into a scratch folder
 outside the project; nothing of them is kept. Each file runs in its own process
-(``python -m tvmlite -m pytest FILE`` for tests, ``python -m tvmlite FILE`` for tutorials) with a
-time limit, and a table of passed / failed / skipped per file is printed, with the totals.
+(``python -m tvmlite -m pytest FILE`` for tests, ``python -m tvmlite FILE`` for tutorials; a
+tutorial that requires CUDA runs on the emulated GPU, ``TVMLITE_GPU_EMULATION=1``) with a time
+limit, and a table of passed / failed / skipped per file is printed, with the totals.
 
     python tools/run_classic.py [--repo DIR] [--jobs 2] [--only SUBSTR ...] [--json OUT]
 """
@@ -65,8 +66,9 @@ def _counts(text: str) -> dict:
 def run_one(repo: str, scratch: str, kind: str, path: str, timeout: float) -> dict:
     dest = os.path.join(scratch, path)
     os.makedirs(os.path.dirname(dest), exist_ok=True)
+    text = _git(repo, "show", f"{TAG}:{path}")
     with open(dest, "w") as f:
-        f.write(_git(repo, "show", f"{TAG}:{path}"))
+        f.write(text)
     if kind == "test":
         cmd = [sys.executable, "-m", "tvmlite", "-m", "pytest", "-q",
                "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", os.path.dirname(dest),
@@ -74,6 +76,8 @@ def run_one(repo: str, scratch: str, kind: str, path: str, timeout: float) -> di
     else:
         cmd = [sys.executable, "-m", "tvmlite", dest]
     env = dict(os.environ, MPLBACKEND="Agg", TVM_NUM_THREADS="1")
+    if "sphinx_gallery_requires_cuda = True" in text:  # no GPU here: tvmlite's emulated one
+        env["TVMLITE_GPU_EMULATION"] = "1"
     t0 = time.time()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
