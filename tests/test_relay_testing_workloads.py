@@ -1,20 +1,41 @@
 """relay.testing: the classic test networks with random weights, built and run against a
-torch evaluation of the same graph."""
+numpy evaluation of the same graph (tests/models/numpy_reference.py; where torch is
+installed, that evaluator is also checked against a torch one)."""
 import numpy as np
 import pytest
-from models.torch_reference import run_reference
+from models.numpy_reference import run_reference
 
 import tvmlite as tvm
 from tvmlite import relay
 from tvmlite.contrib import graph_executor
 from tvmlite.relay import testing
 
-pytest.importorskip("torch")
+
+def _randomize_bn(params, seed=0):
+    """relay.testing's batch norms are identities (gamma 1, beta 0, mean 0, var 1): give them
+    non-trivial statistics so that the comparison sees them."""
+    rng = np.random.default_rng(seed)
+    out = dict(params)
+    for k, v in params.items():
+        shape = v.shape
+        if k.endswith("_moving_mean"):
+            new = rng.standard_normal(shape) * 0.1
+        elif k.endswith("_moving_var"):
+            new = rng.uniform(0.5, 1.5, shape)
+        elif k.endswith("_gamma"):
+            new = rng.uniform(0.5, 1.5, shape)
+        elif k.endswith("_beta"):
+            new = rng.standard_normal(shape) * 0.1
+        else:
+            continue
+        out[k] = tvm.nd.array(new.astype("float32"))
+    return out
 
 
 def _check(mod, params, data_shape, rtol=1e-4, atol=1e-5, seed=0):
     rng = np.random.default_rng(seed)
     data = rng.uniform(-1, 1, size=data_shape).astype("float32")
+    params = _randomize_bn(params, seed)
     with tvm.transform.PassContext(opt_level=3):
         lib = relay.build(mod, target="llvm", params=params)
     gm = graph_executor.GraphModule(lib["default"](tvm.cpu()))
@@ -48,7 +69,7 @@ def test_resnet18_shapes_and_params():
 
 @pytest.mark.parametrize("num_layers,image_shape,batch", [(8, (3, 17, 17), 2),
                                                           (18, (3, 40, 40), 1)])
-def test_resnet_small_variants_match_torch(num_layers, image_shape, batch):
+def test_resnet_small_variants_match_numpy(num_layers, image_shape, batch):
     mod, params = testing.resnet.get_workload(batch_size=batch, num_classes=11,
                                               num_layers=num_layers, image_shape=image_shape)
     out = _check(mod, params, (batch,) + image_shape)
@@ -62,7 +83,7 @@ def test_resnet50_bottleneck_structure():
     assert params["stage4_unit1_sc_weight"].shape == (2048, 1024, 1, 1)
 
 
-def test_mobilenet_small_matches_torch():
+def test_mobilenet_small_matches_numpy():
     mod, params = testing.mobilenet.get_workload(batch_size=1, num_classes=7,
                                                  image_shape=(3, 33, 33), alpha=0.25)
     assert params["separable_conv_block_1_depthwise_conv1_weight"].shape == (8, 1, 3, 3)
@@ -75,13 +96,13 @@ def test_mobilenet_default_shapes():
     assert params["fc_weight"].shape == (1000, 1024)
 
 
-def test_mlp_matches_torch():
+def test_mlp_matches_numpy():
     mod, params = testing.mlp.get_workload(batch_size=3, num_classes=10)
     assert params["fc1_weight"].shape == (128, 784)
     _check(mod, params, (3, 1, 28, 28))
 
 
-def test_dcgan_small_matches_torch():
+def test_dcgan_small_matches_numpy():
     mod, params = testing.dcgan.get_workload(batch_size=2, oshape=(3, 64, 64), ngf=8,
                                              random_len=13)
     assert mod["main"].checked_type.ret_type == relay.TensorType((2, 3, 64, 64), "float32")
@@ -111,3 +132,26 @@ def test_free_vars_and_all_vars():
     f = relay.Function([x], relay.add(x, y))
     assert [a.name_hint for a in relay.analysis.free_vars(f)] == ["y"]
     assert {a.name_hint for a in relay.analysis.all_vars(f)} == {"x", "y"}
+
+
+@pytest.mark.parametrize("workload", ["resnet", "mobilenet", "dcgan"])
+def test_numpy_reference_agrees_with_torch(workload):
+    """The numpy evaluator against an independent one (torch's ops); skipped without torch."""
+    pytest.importorskip("torch")
+    from models import torch_reference
+    if workload == "resnet":
+        mod, params = testing.resnet.get_workload(batch_size=2, num_classes=11, num_layers=8,
+                                                  image_shape=(3, 17, 17))
+        shape = (2, 3, 17, 17)
+    elif workload == "mobilenet":
+        mod, params = testing.mobilenet.get_workload(num_classes=7, image_shape=(3, 33, 33),
+                                                     alpha=0.25)
+        shape = (1, 3, 33, 33)
+    else:
+        mod, params = testing.dcgan.get_workload(batch_size=2, oshape=(3, 64, 64), ngf=8,
+                                                 random_len=13)
+        shape = (2, 13)
+    data = np.random.default_rng(3).uniform(-1, 1, size=shape).astype("float32")
+    inputs = {"data": data, **{k: v.numpy() for k, v in _randomize_bn(params, 3).items()}}
+    want = torch_reference.run_reference(mod["main"], inputs)
+    np.testing.assert_allclose(run_reference(mod["main"], inputs), want, rtol=1e-9, atol=1e-12)
