@@ -84,6 +84,13 @@ WT = te.placeholder((4, 2, 3, 3), name="WT")
     (lambda: topi.take(X, 0, mode="raise"), "take: mode"),
     (lambda: topi.nn.pad(X, [0, 0, -1, 0]), "pad: negative padding -1"),
     (lambda: topi.nn.pad(X, [0, 0, 1]), "pad: Input dimension and pad_before"),
+    (lambda: topi.concatenate([X, te.placeholder((1, 4, 5, 6))], 1),
+     "concatenate: tensor 1 has shape \\[1, 4, 5, 6\\].* dimension 2"),
+    (lambda: topi.concatenate([X, te.placeholder((1, 4, 6))], 1), "concatenate: .* same rank"),
+    (lambda: topi.reshape(X, (5, 7)), "reshape: cannot reshape"),
+    (lambda: topi.transpose(X, (0, 1, 1, 2)), "transpose: axes"),
+    (lambda: topi.expand_dims(X, 7), "expand_dims"),
+    (lambda: topi.sum(X, axis=5), "axis"),
 ])
 def test_declaration_errors(call, match):
     with pytest.raises(tvm.TVMError, match=match):

@@ -13,6 +13,7 @@ from ..te.tensor import Tensor, TensorSlice, _dim_equal
 from ..tir import op as _op
 from ..tir.expr import IntImm, PrimExpr
 from . import tag
+from .utils import TopiError
 
 
 def _is_one(e) -> bool:
@@ -38,7 +39,7 @@ def broadcast_shape(shape1, shape2) -> Tuple[PrimExpr, ...]:
         elif _is_one(b):
             out.append(a)
         elif isinstance(a, IntImm) and isinstance(b, IntImm):
-            raise ValueError(f"Incompatible broadcast dims: {a.value} and {b.value} in shapes "
+            raise TopiError(f"Incompatible broadcast dims: {a.value} and {b.value} in shapes "
                              f"{list(shape1)} and {list(shape2)}")
         elif isinstance(a, IntImm):
             out.append(a)
@@ -147,7 +148,7 @@ def broadcast_to(data: Tensor, shape) -> Tensor:
     """Broadcast ``data`` to ``shape`` (stage ``T_broadcast_to``)."""
     out = broadcast_shape(data.shape, shape)
     if len(out) != len(shape) or not all(_same_dim(a, b) for a, b in zip(out, shape)):
-        raise ValueError(f"cannot broadcast shape {list(data.shape)} to {list(shape)}")
+        raise TopiError(f"cannot broadcast shape {list(data.shape)} to {list(shape)}")
     return compute(out, lambda *i: data(*_bcast_index(data, out, i)), name="T_broadcast_to",
                    tag=tag.BROADCAST, varargs_names=[f"ax{k}" for k in range(len(out))])
 

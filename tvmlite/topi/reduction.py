@@ -7,7 +7,7 @@ from ..te.tensor import Tensor
 from ..tir import op as _op
 from ..tir.expr import Select
 from . import tag
-from .utils import ravel_index
+from .utils import TopiError, ravel_index
 
 _prod = _op.comm_reducer(lambda x, y: _op.mul(x, y), lambda t: _op.const(1, t), name="prod")
 
@@ -20,10 +20,10 @@ def _axes(axis, ndim: int):
     for a in axis:
         a = int(a)
         if not -ndim <= a < ndim:
-            raise ValueError(f"reduction axis {a} is out of range for {ndim} dimension(s)")
+            raise TopiError(f"reduction axis {a} is out of range for {ndim} dimension(s)")
         a = a + ndim if a < 0 else a
         if a in out:
-            raise ValueError(f"reduction axis {a} given twice")
+            raise TopiError(f"reduction axis {a} given twice")
         out.append(a)
     return sorted(out)
 

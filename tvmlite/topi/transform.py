@@ -18,7 +18,7 @@ def _ax(n: int):
 
 def _norm_axis(axis: int, ndim: int, what: str) -> int:
     if not -ndim <= axis < ndim:
-        raise ValueError(f"{what}: axis {axis} is out of range for {ndim} dimension(s)")
+        raise TopiError(f"{what}: axis {axis} is out of range for {ndim} dimension(s)")
     return axis + ndim if axis < 0 else axis
 
 
@@ -28,18 +28,18 @@ def reshape(a: Tensor, newshape) -> Tensor:
     dims = [_op.convert(d) for d in newshape]
     neg = [k for k, d in enumerate(dims) if isinstance(d, IntImm) and d.value == -1]
     if len(neg) > 1:
-        raise ValueError("reshape: only one dimension can be -1")
+        raise TopiError("reshape: only one dimension can be -1")
     total = prod(a.shape)
     if neg:
         known = prod(d for k, d in enumerate(dims) if k != neg[0])
         if isinstance(total, IntImm) and isinstance(known, IntImm):
             if known.value == 0 or total.value % known.value:
-                raise ValueError(f"reshape: cannot reshape {list(a.shape)} to {newshape}")
+                raise TopiError(f"reshape: cannot reshape {list(a.shape)} to {newshape}")
         dims[neg[0]] = _op.floordiv(total, known)
     new_total = prod(dims)
     if isinstance(total, IntImm) and isinstance(new_total, IntImm) and \
             total.value != new_total.value:
-        raise ValueError(f"reshape: cannot reshape {list(a.shape)} ({total.value} elements) to "
+        raise TopiError(f"reshape: cannot reshape {list(a.shape)} ({total.value} elements) to "
                          f"{newshape} ({new_total.value} elements)")
     return compute(dims, lambda *i: a(*unravel_index(ravel_index(i, dims), a.shape)),
                    name="T_reshape", tag=tag.INJECTIVE, varargs_names=_ax(len(dims)))
@@ -51,7 +51,7 @@ def transpose(a: Tensor, axes: Optional[Sequence[int]] = None) -> Tensor:
     axes = list(reversed(range(n))) if axes is None else [
         _norm_axis(int(x), n, "transpose") for x in axes]
     if sorted(axes) != list(range(n)):
-        raise ValueError(f"transpose: axes {axes} are not a permutation of {n} dimensions")
+        raise TopiError(f"transpose: axes {axes} are not a permutation of {n} dimensions")
     shape = [a.shape[k] for k in axes]
 
     def f(*i):
@@ -85,7 +85,7 @@ def squeeze(a: Tensor, axis=None) -> Tensor:
         for k in drop:
             d = a.shape[k]
             if not (isinstance(d, IntImm) and d.value == 1):
-                raise ValueError(f"squeeze: dimension {k} has size {d}, not 1")
+                raise TopiError(f"squeeze: dimension {k} has size {d}, not 1")
     keep = [k for k in range(n) if k not in drop]
     shape = [a.shape[k] for k in keep]
 
@@ -104,12 +104,19 @@ def concatenate(tensors, axis: int = 0) -> Tensor:
     """Join tensors along ``axis`` (stage ``T_concat``)."""
     tensors = list(tensors)
     if not tensors:
-        raise ValueError("concatenate needs at least one tensor")
+        raise TopiError("concatenate needs at least one tensor")
     n = tensors[0].ndim
     axis = _norm_axis(axis, n, "concatenate")
-    for t in tensors[1:]:
+    for j, t in enumerate(tensors[1:], 1):
         if t.ndim != n or t.dtype != tensors[0].dtype:
-            raise ValueError("concatenate: tensors must have the same rank and dtype")
+            raise TopiError("concatenate: tensors must have the same rank and dtype")
+        for d in range(n):
+            a, b = tensors[0].shape[d], t.shape[d]
+            if d != axis and isinstance(a, IntImm) and isinstance(b, IntImm) and \
+                    a.value != b.value:
+                raise TopiError(f"concatenate: tensor {j} has shape {list(t.shape)}, which "
+                                f"differs from tensor 0's {list(tensors[0].shape)} in "
+                                f"dimension {d} (only the axis {axis} may differ)")
     sizes = [t.shape[axis] for t in tensors]
     total = sizes[0]
     for s in sizes[1:]:

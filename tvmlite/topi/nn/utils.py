@@ -17,7 +17,7 @@ def get_pad_tuple(padding, kernel):
         elif len(padding) == 4:
             return padding[0], padding[1], padding[2], padding[3]
         else:
-            raise ValueError("Size of padding can only be 2 or 4")
+            raise TopiError("Size of padding can only be 2 or 4")
     elif isinstance(padding, int):
         pad_h = pad_w = padding * 2
     elif padding == "VALID":
@@ -25,7 +25,7 @@ def get_pad_tuple(padding, kernel):
     elif padding == "SAME":
         pad_h, pad_w = kernel[0] - 1, kernel[1] - 1
     else:
-        raise ValueError(f"Unknown padding option {padding}")
+        raise TopiError(f"Unknown padding option {padding}")
     pad_top = (pad_h + 1) // 2
     pad_left = (pad_w + 1) // 2
     return pad_top, pad_left, pad_h - pad_top, pad_w - pad_left
