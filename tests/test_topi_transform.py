@@ -169,3 +169,158 @@ def test_resize2d(layout, method, mode):
     assert R.op.name == "resize" and R.op.tag == "injective"
     want = ref.resize2d_python(data, scale, layout, method, mode)
     check(R, [X], [data], want, rtol=1e-5, atol=1e-5)
+
+
+# ---- operators built with the default schedule (te.create_schedule) ----
+
+def run(out, inputs, arrays):
+    s = te.create_schedule(out.op)
+    f = tvm.build(s, list(inputs) + [out], "llvm")
+    dev = tvm.cpu()
+    res = tvm.nd.array(np.zeros([int(x) for x in out.shape], out.dtype), dev)
+    f(*[tvm.nd.array(a, dev) for a in arrays], res)
+    return res.numpy()
+
+
+def _ph(a, name="A"):
+    return te.placeholder(a.shape, str(a.dtype), name=name)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 3, -1, -4])
+def test_stack(axis):
+    xs = [_rand(2, 5, 3) for _ in range(3)]
+    Xs = [_ph(x, f"X{k}") for k, x in enumerate(xs)]
+    out = topi.stack(Xs, axis)
+    assert out.op.name == "T_stack" and out.op.tag == "injective"
+    np.testing.assert_array_equal(run(out, Xs, xs), np.stack(xs, axis))
+
+
+@pytest.mark.parametrize("shape,reps", [((2, 3), (2, 1)), ((3,), (2, 2, 3)), ((2, 3, 4), (3,)),
+                                        ((5,), (1,))])
+def test_tile(shape, reps):
+    x = _rand(*shape)
+    X = _ph(x)
+    out = topi.tile(X, reps)
+    assert out.op.name == "T_tile" and out.op.tag == "broadcast"
+    np.testing.assert_array_equal(run(out, [X], [x]), np.tile(x, reps))
+
+
+def test_tile_zero_reps_is_empty():
+    X = te.placeholder((2, 3), name="X")
+    assert [int(d) for d in topi.tile(X, (0, 2)).shape] == [0, 6]
+
+
+@pytest.mark.parametrize("repeats,axis", [(1, 0), (3, 1), (2, -1), (4, -3)])
+def test_repeat(repeats, axis):
+    x = _rand(3, 2, 5)
+    X = _ph(x)
+    out = topi.repeat(X, repeats, axis)
+    assert out.op.name == "T_repeat" and out.op.tag == "broadcast"
+    np.testing.assert_array_equal(run(out, [X], [x]), np.repeat(x, repeats, axis))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_flip(axis):
+    x = _rand(3, 4, 5)
+    X = _ph(x)
+    out = topi.flip(X, axis)
+    assert out.op.name == "T_reverse_sequence"
+    np.testing.assert_array_equal(run(out, [X], [x]), np.flip(x, axis))
+
+
+@pytest.mark.parametrize("seq_axis,batch_axis", [(1, 0), (0, 1), (-1, 0), (2, -2)])
+def test_reverse_sequence(seq_axis, batch_axis):
+    x = _rand(4, 5, 6)
+    nb = x.shape[batch_axis]
+    lens = RNG.integers(-1, x.shape[seq_axis] + 3, nb).astype("int32")
+    X, L = _ph(x), _ph(lens, "L")
+    want = x.copy()
+    sa, ba = seq_axis % 3, batch_axis % 3
+    for b in range(nb):
+        n = min(int(lens[b]), x.shape[sa])
+        if n <= 1:
+            continue
+        src = np.take(x, [b], ba)
+        idx = [slice(None)] * 3
+        idx[ba] = slice(b, b + 1)
+        sel = [slice(None)] * 3
+        sel[sa] = slice(0, n)
+        part = src[tuple(sel)]
+        idx[sa] = slice(0, n)
+        want[tuple(idx)] = np.flip(part, sa)
+    np.testing.assert_array_equal(run(topi.reverse_sequence(X, L, seq_axis, batch_axis),
+                                      [X, L], [x, lens]), want)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_gather(axis):
+    x = _rand(3, 5, 4)
+    ishape = list(x.shape)
+    ishape[axis] = 7
+    ind = RNG.integers(0, x.shape[axis], ishape).astype("int32")
+    X, I = _ph(x), _ph(ind, "I")
+    out = topi.gather(X, axis, I)
+    assert out.op.name == "T_gather" and list(out.shape) == ishape
+    np.testing.assert_array_equal(run(out, [X, I], [x, ind]), np.take_along_axis(x, ind, axis))
+
+
+@pytest.mark.parametrize("ishape", [(1, 4), (2, 3, 2), (3, 5)])
+def test_gather_nd(ishape):
+    x = _rand(3, 4, 5)
+    ind = np.stack([RNG.integers(0, x.shape[k], ishape[1:]) for k in range(ishape[0])]) \
+        .astype("int32")
+    X, I = _ph(x), _ph(ind, "I")
+    out = topi.gather_nd(X, I)
+    want = x[tuple(ind)]
+    assert out.op.name == "T_gather_nd" and [int(d) for d in out.shape] == list(want.shape)
+    np.testing.assert_array_equal(run(out, [X, I], [x, ind]), want)
+
+
+def test_gather_nd_batch_dims():
+    x = _rand(2, 4, 5)
+    ind = RNG.integers(0, 4, (1, 2, 3)).astype("int32")
+    X, I = _ph(x), _ph(ind, "I")
+    want = np.stack([x[b][ind[0, b]] for b in range(2)])
+    np.testing.assert_array_equal(run(topi.gather_nd(X, I, 1), [X, I], [x, ind]), want)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_one_hot(axis):
+    ind = RNG.integers(-1, 6, (3, 4)).astype("int32")  # -1 and 5 (>= depth) give off_value
+    I = _ph(ind, "I")
+    out = topi.one_hot(I, tvm.tir.const(2.5, "float32"), 0.5, 5, axis, "float32")
+    assert out.op.name == "T_one_hot" and out.dtype == "float32"
+    oh = np.where(ind[..., None] == np.arange(5), 2.5, 0.5).astype("float32")
+    want = np.moveaxis(oh, -1, axis)
+    np.testing.assert_array_equal(run(out, [I], [ind]), want)
+
+
+@pytest.mark.parametrize("args,dtype", [((7,), "int32"), ((2, 11, 3), "float32"),
+                                        ((5, -4, -2.5), "float32"), ((1.0, 2.0, 0.3), "float64")])
+def test_arange(args, dtype):
+    out = topi.arange(*args, dtype=dtype)
+    assert out.op.name == "T_arange"
+    want = np.arange(*args).astype(dtype)
+    np.testing.assert_allclose(run(out, [], []), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_matmul(ta, tb):
+    a, b = _rand(5, 3), _rand(3, 7)
+    a2, b2 = (a.T.copy() if ta else a), (b.T.copy() if tb else b)
+    A, B = _ph(a2), _ph(b2, "B")
+    out = topi.matmul(A, B, ta, tb)
+    assert out.op.name == "T_matmul" and out.op.tag == "matmul"
+    np.testing.assert_allclose(run(out, [A, B], [a2, b2]), a @ b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("ashape,bshape,axes", [((2, 3, 4), (3, 4, 5), 2), ((2, 3), (4, 5), 0),
+                                                ((3, 4, 5), (5, 2, 3), ([0, 2], [2, 0])),
+                                                ((3, 4), (4, 3), ([-1], [0]))])
+def test_tensordot(ashape, bshape, axes):
+    a, b = _rand(*ashape), _rand(*bshape)
+    A, B = _ph(a), _ph(b, "B")
+    out = topi.tensordot(A, B, axes)
+    assert out.op.name == "T_tensordot"
+    np.testing.assert_allclose(run(out, [A, B], [a, b]), np.tensordot(a, b, axes), rtol=1e-5,
+                               atol=1e-5)

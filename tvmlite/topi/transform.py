@@ -1,11 +1,12 @@
 """Injective layout operators: ``reshape``, ``transpose``, ``expand_dims``, ``squeeze``."""
 from __future__ import annotations
 
+import math
 import re
 from typing import Optional, Sequence
 
-from ..te.operation import compute
-from ..te.tensor import Tensor
+from ..te.operation import compute, reduce_axis
+from ..te.tensor import Tensor, _dim_equal
 from ..tir import op as _op
 from ..tir.expr import IntImm
 from . import tag
@@ -360,3 +361,360 @@ def layout_transform(array: Tensor, src_layout: str, dst_layout: str,
 
 
 __all__ += ["split", "take", "strided_slice", "where", "layout_transform"]
+
+
+def _tensor(t, op: str, arg: str) -> Tensor:
+    if not isinstance(t, Tensor):
+        raise TopiError(f"{op}: {arg} must be a Tensor, got {t!r}")
+    return t
+
+
+def _int_dtype(t: Tensor, op: str, arg: str) -> None:
+    if not (t.dtype.startswith("int") or t.dtype.startswith("uint")):
+        raise TopiError(f"{op}: {arg} must have an integer dtype, got {t.dtype}")
+
+
+def _ints(x, op: str, arg: str) -> list:
+    x = [x] if isinstance(x, (int, IntImm)) else list(x)
+    try:
+        return [get_const_int(v) for v in x]
+    except ValueError as e:
+        raise TopiError(f"{op}: {arg} must be constant integers, got {x!r}") from e
+
+
+def _select_chain(key, values):
+    """``values[k]`` where ``key == k`` (the last value elsewhere)."""
+    res = values[-1]
+    for k in range(len(values) - 2, -1, -1):
+        res = _op.if_then_else(_op.eq(key, k), values[k], res)
+    return res
+
+
+def stack(a: Sequence[Tensor], axis: int) -> Tensor:
+    """Join tensors of one shape along a new dimension ``axis`` (stage ``T_stack``).
+
+    Parameters
+    ----------
+    a : list of Tensor
+        The tensors, all of the same shape and dtype.
+    axis : int
+        Where the new dimension goes, in ``[-ndim - 1, ndim]``.
+    """
+    op = "stack"
+    tensors = [_tensor(t, op, "a") for t in a]
+    if not tensors:
+        raise TopiError(f"{op}: a must hold at least one tensor")
+    first = tensors[0]
+    for j, t in enumerate(tensors[1:], 1):
+        if t.dtype != first.dtype or t.ndim != first.ndim or not all(
+                _dim_equal(x, y) for x, y in zip(t.shape, first.shape)):
+            raise TopiError(f"{op}: tensor {j} has shape {list(t.shape)} ({t.dtype}), tensor 0 "
+                            f"{list(first.shape)} ({first.dtype})")
+    axis = _norm_axis(axis, first.ndim + 1, op)
+    shape = list(first.shape[:axis]) + [len(tensors)] + list(first.shape[axis:])
+
+    def f(*i):
+        rest = list(i[:axis]) + list(i[axis + 1:])
+        return _select_chain(i[axis], [t(*rest) for t in tensors])
+    return compute(shape, f, name="T_stack", tag=tag.INJECTIVE, varargs_names=_ax(len(shape)))
+
+
+def tile(a: Tensor, reps) -> Tensor:
+    """Repeat the whole tensor ``reps[d]`` times along each dimension, as ``numpy.tile``
+    (stage ``T_tile``, tag "broadcast"; a zero in ``reps`` gives an empty tensor).
+
+    Parameters
+    ----------
+    a : Tensor
+        The tensor to tile.
+    reps : list of int
+        Repetitions per dimension (aligned to the right with ``a``'s dimensions).
+    """
+    op = "tile"
+    a = _tensor(a, op, "a")
+    reps = _ints(reps, op, "reps")
+    if not reps or any(r < 0 for r in reps):
+        raise TopiError(f"{op}: reps must be non-negative integers, got {reps}")
+    n, r = a.ndim, len(reps)
+    dshape = [1] * (r - n) + list(a.shape)
+    reps = [1] * (n - r) + reps
+    shape = [_op.mul(d, k) for d, k in zip(dshape, reps)]
+    if 0 in reps:
+        return compute(shape, lambda *i: _op.const(0, a.dtype), name="T_tile",
+                       tag=tag.BROADCAST, varargs_names=_ax(len(shape)))
+    off = len(shape) - n
+    return compute(shape, lambda *i: a(*[_op.floormod(i[off + d], a.shape[d]) for d in range(n)]),
+                   name="T_tile", tag=tag.BROADCAST, varargs_names=_ax(len(shape)))
+
+
+def repeat(a: Tensor, repeats: int, axis: int) -> Tensor:
+    """Repeat each element ``repeats`` times along ``axis``, as ``numpy.repeat`` (stage
+    ``T_repeat``, tag "broadcast").
+
+    Parameters
+    ----------
+    a : Tensor
+        The tensor.
+    repeats : int
+        How many times each element appears (at least 1).
+    axis : int
+        The axis to repeat along.
+    """
+    op = "repeat"
+    a = _tensor(a, op, "a")
+    repeats = _ints(repeats, op, "repeats")
+    if len(repeats) != 1 or repeats[0] < 1:
+        raise TopiError(f"{op}: repeats must be an integer >= 1, got {repeats}")
+    rep = repeats[0]
+    axis = _norm_axis(axis, a.ndim, op)
+    shape = list(a.shape)
+    shape[axis] = _op.mul(shape[axis], rep)
+
+    def f(*i):
+        idx = list(i)
+        idx[axis] = _op.floordiv(i[axis], rep)
+        return a(*idx)
+    return compute(shape, f, name="T_repeat", tag=tag.BROADCAST, varargs_names=_ax(len(shape)))
+
+
+def reverse_sequence(a: Tensor, seq_lengths: Optional[Tensor], seq_axis: int = 1,
+                     batch_axis: int = 0) -> Tensor:
+    """Reverse the first ``seq_lengths[b]`` elements along ``seq_axis`` of each batch ``b``
+    (along ``batch_axis``); lengths <= 1 leave a sequence as is, lengths past the end reverse
+    all of it. Without ``seq_lengths`` the whole axis is reversed. Stage
+    ``T_reverse_sequence``.
+
+    Parameters
+    ----------
+    a : Tensor
+        The tensor.
+    seq_lengths : Tensor or None
+        1-D, one length per batch (the extent of ``batch_axis``).
+    seq_axis, batch_axis : int
+        The sequence and the batch axes.
+    """
+    op = "reverse_sequence"
+    a = _tensor(a, op, "a")
+    n = a.ndim
+    seq_axis = _norm_axis(seq_axis, n, op)
+    if seq_lengths is not None:
+        seq_lengths = _tensor(seq_lengths, op, "seq_lengths")
+        batch_axis = _norm_axis(batch_axis, n, op)
+        if seq_lengths.ndim != 1 or not _dim_equal(seq_lengths.shape[0], a.shape[batch_axis]):
+            raise TopiError(f"{op}: seq_lengths must be 1-D of length {a.shape[batch_axis]} "
+                            f"(the batch_axis {batch_axis}), got shape {list(seq_lengths.shape)}")
+        _int_dtype(seq_lengths, op, "seq_lengths")
+    size = a.shape[seq_axis]
+
+    def f(*i):
+        idx = list(i)
+        j = i[seq_axis]
+        if seq_lengths is None:
+            idx[seq_axis] = _op.sub(_op.sub(size, 1), j)
+            return a(*idx)
+        ln = _op.cast(j.dtype, seq_lengths(i[batch_axis]))
+        rev = _op.if_then_else(_op.gt(ln, size), _op.sub(_op.sub(size, 1), j),
+                               _op.sub(_op.sub(ln, 1), j))
+        idx[seq_axis] = _op.if_then_else(_op.logical_or(_op.le(ln, 1), _op.le(ln, j)), j, rev)
+        return a(*idx)
+    return compute(a.shape, f, name="T_reverse_sequence", tag=tag.INJECTIVE,
+                   varargs_names=_ax(n))
+
+
+def flip(a: Tensor, axis: int = 0) -> Tensor:
+    """Reverse ``a`` along ``axis`` (stage ``T_reverse_sequence``)."""
+    return reverse_sequence(a, None, axis)
+
+
+def gather(data: Tensor, axis: int, indices: Tensor) -> Tensor:
+    """``out[i..., j, k...] = data[i..., indices[i..., j, k...], k...]`` along ``axis``
+    (``numpy.take_along_axis``; stage ``T_gather``). Indices are not checked.
+
+    Parameters
+    ----------
+    data : Tensor
+        The source.
+    axis : int
+        The axis to gather along.
+    indices : Tensor
+        Integer indices, of ``data``'s rank.
+    """
+    op = "gather"
+    data, indices = _tensor(data, op, "data"), _tensor(indices, op, "indices")
+    if data.ndim < 1 or data.ndim != indices.ndim:
+        raise TopiError(f"{op}: indices must have data's rank {data.ndim} (>= 1), got "
+                        f"{indices.ndim}")
+    _int_dtype(indices, op, "indices")
+    axis = _norm_axis(axis, data.ndim, op)
+
+    def f(*i):
+        idx = list(i)
+        idx[axis] = indices(*i)
+        return data(*idx)
+    return compute(indices.shape, f, name="T_gather", tag=tag.INJECTIVE,
+                   varargs_names=_ax(indices.ndim))
+
+
+def gather_nd(a: Tensor, indices: Tensor, batch_dims: int = 0) -> Tensor:
+    """Gather slices of ``a`` at the ``M``-dimensional indices ``indices[:, y...]``: the
+    output has shape ``indices.shape[1:] + a.shape[batch_dims + M:]`` (stage ``T_gather_nd``).
+
+    Parameters
+    ----------
+    a : Tensor
+        The source.
+    indices : Tensor
+        ``(M, Y...)`` indices into the leading dimensions of ``a`` (after ``batch_dims``).
+    batch_dims : int
+        Leading dimensions of ``a`` and ``indices[0]`` shared by each index.
+    """
+    op = "gather_nd"
+    a, indices = _tensor(a, op, "a"), _tensor(indices, op, "indices")
+    if indices.ndim < 1:
+        raise TopiError(f"{op}: indices must have at least 1 dimension")
+    m = _ints(indices.shape[0], op, "indices.shape[0]")[0]
+    if m + batch_dims > a.ndim or batch_dims < 0:
+        raise TopiError(f"{op}: indices.shape[0] = {m} (+ batch_dims {batch_dims}) exceeds the "
+                        f"{a.ndim} dimensions of a")
+    shape = list(indices.shape[1:]) + list(a.shape[m + batch_dims:])
+    ni = indices.ndim
+
+    def f(*i):
+        idx = list(i[:batch_dims])
+        for k in range(m):
+            v = indices(k, *i[:ni - 1])
+            idx.append(v if v.dtype.startswith(("int", "uint")) else _op.cast("int32", v))
+        return a(*(idx + list(i[ni - 1:])))
+    return compute(shape, f, name="T_gather_nd", tag=tag.INJECTIVE, varargs_names=_ax(len(shape)))
+
+
+def one_hot(indices: Tensor, on_value, off_value, depth: int, axis: int, dtype: str) -> Tensor:
+    """``on_value`` where the new dimension ``axis`` (of extent ``depth``; -1: last) equals
+    ``indices``, ``off_value`` elsewhere (stage ``T_one_hot``).
+
+    Parameters
+    ----------
+    indices : Tensor
+        Integer positions.
+    on_value, off_value : PrimExpr or number
+        The two values (cast to ``dtype``).
+    depth : int
+        The extent of the new dimension.
+    axis : int
+        Where the new dimension goes (-1: last).
+    dtype : str
+        The output dtype.
+    """
+    op = "one_hot"
+    indices = _tensor(indices, op, "indices")
+    depth = _ints(depth, op, "depth")[0]
+    if depth < 0:
+        raise TopiError(f"{op}: depth must be non-negative, got {depth}")
+    n = indices.ndim
+    axis = n if axis == -1 else _norm_axis(axis, n + 1, op)
+    shape = list(indices.shape[:axis]) + [depth] + list(indices.shape[axis:])
+    on = _op.cast(dtype, _op.convert(on_value))
+    off = _op.cast(dtype, _op.convert(off_value))
+
+    def f(*i):
+        v = indices(*(list(i[:axis]) + list(i[axis + 1:])))
+        return _op.if_then_else(_op.eq(v, _op.cast(v.dtype, i[axis])), on, off)
+    return compute(shape, f, name="T_one_hot", tag=tag.INJECTIVE, varargs_names=_ax(len(shape)))
+
+
+def arange(start, stop=None, step=1, dtype: str = "float32") -> Tensor:
+    """``start, start + step, ...`` below ``stop`` (``arange(n)`` counts from 0;
+    ``ceil((stop - start) / step)`` elements; stage ``T_arange``).
+
+    Parameters
+    ----------
+    start, stop, step : number or PrimExpr
+        The range.
+    dtype : str
+        The element dtype.
+    """
+    op = "arange"
+    if stop is None:
+        start, stop = 0, start
+    if isinstance(step, (int, float)) and step == 0:
+        raise TopiError(f"{op}: step must not be 0")
+    vals = [start, stop, step]
+    if all(isinstance(v, (int, float)) for v in vals):
+        num = max(0, int(math.ceil((stop - start) / step)))
+    else:
+        diff = _op.cast("float32", _op.sub(_op.convert(stop), _op.convert(start)))
+        num = _op.cast("int32", _op.ceil(_op.div(diff, _op.cast("float32", _op.convert(step)))))
+
+    def f(i):
+        if all(isinstance(v, (int, float)) for v in (start, step)):
+            if isinstance(start, int) and isinstance(step, int):
+                return _op.cast(dtype, _op.add(start, _op.mul(step, i)))
+            return _op.cast(dtype, _op.add(_op.const(float(start), "float64"),
+                                           _op.mul(_op.const(float(step), "float64"),
+                                                   _op.cast("float64", i))))
+        return _op.cast(dtype, _op.add(start, _op.mul(step, i)))
+    return compute([num], f, name="T_arange", tag=tag.INJECTIVE, varargs_names=_ax(1))
+
+
+def matmul(a: Tensor, b: Tensor, transp_a: bool = False, transp_b: bool = False) -> Tensor:
+    """Matrix product of 2-D ``a`` (or its transpose) and ``b`` (or its transpose) (stage
+    ``T_matmul``, tag "matmul")."""
+    op = "matmul"
+    a, b = _tensor(a, op, "a"), _tensor(b, op, "b")
+    if a.ndim != 2 or b.ndim != 2:
+        raise TopiError(f"{op}: a and b must be 2-D, got {a.ndim}-D and {b.ndim}-D")
+    ka, kb = a.shape[0 if transp_a else 1], b.shape[1 if transp_b else 0]
+    if not _dim_equal(ka, kb):
+        raise TopiError(f"{op}: the reduced dimensions differ: a has {ka}, b {kb}")
+    k = reduce_axis((0, ka), name="k")
+
+    def f(i, j):
+        x = a[k, i] if transp_a else a[i, k]
+        y = b[j, k] if transp_b else b[k, j]
+        return _op.sum(x * y, axis=[k])
+    return compute((a.shape[1 if transp_a else 0], b.shape[0 if transp_b else 1]), f,
+                   name="T_matmul", tag="matmul")
+
+
+def tensordot(a: Tensor, b: Tensor, axes) -> Tensor:
+    """Sum of products over the last ``axes`` dimensions of ``a`` and the first of ``b``, or
+    over the paired axes ``axes = (a_axes, b_axes)`` (``numpy.tensordot``; stage
+    ``T_tensordot``, tag "matmul")."""
+    op = "tensordot"
+    a, b = _tensor(a, op, "a"), _tensor(b, op, "b")
+    if isinstance(axes, int):
+        if axes < 0 or axes > a.ndim or axes > b.ndim:
+            raise TopiError(f"{op}: axes={axes} exceeds the ranks {a.ndim} and {b.ndim}")
+        a_axes, b_axes = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+    else:
+        if len(axes) != 2:
+            raise TopiError(f"{op}: axes must be an int or (a_axes, b_axes), got {axes!r}")
+        a_axes = [_norm_axis(x, a.ndim, op) for x in _ints(axes[0], op, "axes")]
+        b_axes = [_norm_axis(x, b.ndim, op) for x in _ints(axes[1], op, "axes")]
+        if len(a_axes) != len(b_axes) or len(set(a_axes)) != len(a_axes) or \
+                len(set(b_axes)) != len(b_axes):
+            raise TopiError(f"{op}: axes must pair distinct axes of a and b, got {axes!r}")
+    for x, y in zip(a_axes, b_axes):
+        if not _dim_equal(a.shape[x], b.shape[y]):
+            raise TopiError(f"{op}: a's axis {x} ({a.shape[x]}) and b's axis {y} "
+                            f"({b.shape[y]}) differ")
+    ka = [d for d in range(a.ndim) if d not in a_axes]
+    kb = [d for d in range(b.ndim) if d not in b_axes]
+    shape = [a.shape[d] for d in ka] + [b.shape[d] for d in kb]
+    rs = [reduce_axis((0, b.shape[d]), name=f"k{n}") for n, d in enumerate(b_axes)]
+
+    def f(*i):
+        ia, ib = [None] * a.ndim, [None] * b.ndim
+        for pos, d in enumerate(ka):
+            ia[d] = i[pos]
+        for pos, d in enumerate(kb):
+            ib[d] = i[len(ka) + pos]
+        for r, x, y in zip(rs, a_axes, b_axes):
+            ia[x], ib[y] = r, r
+        prod_ = a(*ia) * b(*ib)
+        return _op.sum(prod_, axis=rs) if rs else prod_
+    return compute(shape, f, name="T_tensordot", tag="matmul", varargs_names=_ax(len(shape)))
+
+
+__all__ += ["stack", "tile", "repeat", "reverse_sequence", "flip", "gather", "gather_nd",
+            "one_hot", "arange", "matmul", "tensordot"]
