@@ -324,3 +324,144 @@ def test_tensordot(ashape, bshape, axes):
     assert out.op.name == "T_tensordot"
     np.testing.assert_allclose(run(out, [A, B], [a, b]), np.tensordot(a, b, axes), rtol=1e-5,
                                atol=1e-5)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_sequence_mask(axis):
+    x = _rand(5, 3, 2) if axis == 0 else _rand(3, 5, 2)
+    lens = np.array([0, 2, 7], "int32")
+    X, L = _ph(x), _ph(lens, "L")
+    out = topi.sequence_mask(X, L, -1.5, axis)
+    assert out.op.name == "T_sequence_mask"
+    pos = np.arange(5)
+    keep = pos[:, None] < lens[None, :] if axis == 0 else lens[:, None] > pos[None, :]
+    want = np.where(keep[..., None], x, np.float32(-1.5))
+    np.testing.assert_array_equal(run(out, [X, L], [x, lens]), want)
+
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid(indexing):
+    xs = [_rand(3), _rand(4), _rand(2)]
+    Xs = [_ph(x, f"X{k}") for k, x in enumerate(xs)]
+    outs = topi.meshgrid(Xs, indexing)
+    wants = np.meshgrid(*xs, indexing=indexing)
+    assert len(outs) == 3
+    for o, w in zip(outs, wants):
+        assert o.op.name == "T_meshgrid"
+        np.testing.assert_array_equal(run(o, Xs, xs), w)
+
+
+@pytest.mark.parametrize("k", [0, 1, -2, 5])
+@pytest.mark.parametrize("upper", [True, False])
+def test_trilu(k, upper):
+    x = _rand(2, 4, 5)
+    X = _ph(x)
+    out = topi.trilu(X, k, upper)
+    assert out.op.name == "trilu" and out.op.tag == "elemwise"
+    want = np.triu(x, k) if upper else np.tril(x, k)
+    np.testing.assert_array_equal(run(out, [X], [x]), want)
+
+
+@pytest.mark.parametrize("ind", [np.array([0, 7, 22, 59], "int32"), np.array(41, "int64")])
+def test_unravel_index(ind):
+    shp = np.array([3, 4, 5], ind.dtype)
+    I, S = _ph(ind, "I"), _ph(shp, "S")
+    out = topi.unravel_index(I, S)
+    assert out.op.name == "T_unravel" and out.dtype == str(ind.dtype)
+    want = np.array(np.unravel_index(ind, tuple(shp)))
+    np.testing.assert_array_equal(run(out, [I, S], [ind, shp]), want)
+
+
+def test_expand_like():
+    x = _rand(3, 4)
+    X = _ph(x)
+    like = te.placeholder((2, 3, 5, 4), name="L")
+    out = topi.expand_like(X, like, [0, -2])
+    want = np.broadcast_to(x[None, :, None, :], (2, 3, 5, 4))
+    np.testing.assert_array_equal(run(out, [X], [x]), want)
+    s = _rand(1)
+    S = _ph(s, "S")
+    np.testing.assert_array_equal(run(topi.expand_like(S, like, [0, 1, 2, 3]), [S], [s]),
+                                  np.full((2, 3, 5, 4), s[0]))
+
+
+@pytest.mark.parametrize("n", [1, 5, 13])
+def test_invert_permutation(n):
+    p = RNG.permutation(n).astype("int32")
+    P = _ph(p, "P")
+    np.testing.assert_array_equal(run(topi.invert_permutation(P), [P], [p]), np.argsort(p))
+
+
+def _set_diag_ref(x, diag, k1, k2, align):
+    out = x.copy()
+    m, n = x.shape[-2:]
+    maxlen = diag.shape[-1]
+    for k in range(k1, k2 + 1):
+        length = min(m + min(k, 0), n - max(k, 0))
+        right = align.startswith("RIGHT") if k >= 0 else align.endswith("RIGHT")
+        off = maxlen - length if right else 0
+        for t in range(length):
+            r, c = t - min(k, 0), t + max(k, 0)
+            d = diag[..., t + off] if k1 == k2 else diag[..., k2 - k, t + off]
+            out[..., r, c] = d
+    return out
+
+
+@pytest.mark.parametrize("k,align", [(0, "RIGHT_LEFT"), (1, "RIGHT_LEFT"), (-2, "LEFT_RIGHT"),
+                                     ((-1, 2), "RIGHT_LEFT"), ((-2, 1), "LEFT_RIGHT"),
+                                     ((0, 1), "LEFT_LEFT"), ((-1, 0), "RIGHT_RIGHT")])
+def test_matrix_set_diag(k, align):
+    x = _rand(2, 4, 5)
+    k1, k2 = (k, k) if isinstance(k, int) else k
+    maxlen = max(min(4 + min(d, 0), 5 - max(d, 0)) for d in range(k1, k2 + 1))
+    diag = _rand(2, maxlen) if k1 == k2 else _rand(2, k2 - k1 + 1, maxlen)
+    X, D = _ph(x), _ph(diag, "D")
+    out = topi.matrix_set_diag(X, D, k, align)
+    assert out.op.name == "T_matrix_set_diag"
+    np.testing.assert_array_equal(run(out, [X, D], [x, diag]),
+                                  _set_diag_ref(x, diag, k1, k2, align))
+
+
+@pytest.mark.parametrize("axis,window,strides", [(1, [3, 2], [2, 1]), (0, [2, 3, 4], [1, 2, 3]),
+                                                 (2, [5], [5])])
+def test_sliding_window(axis, window, strides):
+    x = _rand(4, 5, 6)
+    X = _ph(x)
+    out = topi.sliding_window(X, axis, window, strides)
+    assert out.op.name == "T_sliding_window"
+    v = np.lib.stride_tricks.sliding_window_view(x, window, axis=tuple(range(axis, 3)))
+    v = v[(slice(None),) * axis + tuple(slice(None, None, s) for s in strides)]
+    np.testing.assert_array_equal(run(out, [X], [x]), v)
+
+
+@pytest.mark.parametrize("case", ["0d", "1d", "2d", "scalar_value"])
+def test_sparse_to_dense(case):
+    if case == "0d":
+        idx, vals, shp = np.array(2, "int32"), np.array(7.0, "float32"), [5]
+    elif case in ("1d", "scalar_value"):
+        idx, shp = np.array([0, 3, 4], "int32"), [6]
+        vals = np.array(3.5, "float32") if case == "scalar_value" else \
+            np.array([1, 2, 3], "float32")
+    else:
+        idx, vals, shp = np.array([[0, 1], [2, 3], [1, 0]], "int64"), \
+            np.array([4, 5, 6], "float32"), [3, 4]
+    I, V = _ph(idx, "I"), _ph(vals, "V")
+    D = te.placeholder((), "float32", name="D")
+    out = topi.sparse_to_dense(I, shp, V, D)
+    assert out.op.name == "T_sparse_to_dense"
+    want = np.full(shp, -1.0, "float32")
+    want[tuple(idx.T) if idx.ndim == 2 else idx] = vals
+    np.testing.assert_array_equal(run(out, [I, V, D], [idx, vals, np.array(-1.0, "float32")]),
+                                  want)
+    np.testing.assert_array_equal(run(topi.sparse_to_dense(I, shp, V), [I, V], [idx, vals]),
+                                  np.where(want == -1.0, 0, want))
+
+
+def test_shape_and_ndarray_size():
+    X = te.placeholder((3, 1, 7), name="X")
+    out = topi.shape(X, "int64")
+    assert out.op.name == "T_shape" and out.dtype == "int64"
+    np.testing.assert_array_equal(run(out, [X], [_rand(3, 1, 7)]), [3, 1, 7])
+    sz = topi.ndarray_size(X)
+    assert sz.op.name == "ndarray_size" and len(sz.shape) == 0 and sz.dtype == "int32"
+    assert run(sz, [X], [_rand(3, 1, 7)]) == 21

@@ -10,7 +10,8 @@ from ..te.tensor import Tensor, _dim_equal
 from ..tir import op as _op
 from ..tir.expr import IntImm
 from . import tag
-from .utils import TopiError, get_const_int, prod, ravel_index, unravel_index
+from .utils import TopiError, get_const_int, prod, ravel_index
+from .utils import unravel_index as _unravel
 
 
 def _ax(n: int):
@@ -42,7 +43,7 @@ def reshape(a: Tensor, newshape) -> Tensor:
             total.value != new_total.value:
         raise TopiError(f"reshape: cannot reshape {list(a.shape)} ({total.value} elements) to "
                          f"{newshape} ({new_total.value} elements)")
-    return compute(dims, lambda *i: a(*unravel_index(ravel_index(i, dims), a.shape)),
+    return compute(dims, lambda *i: a(*_unravel(ravel_index(i, dims), a.shape)),
                    name="T_reshape", tag=tag.INJECTIVE, varargs_names=_ax(len(dims)))
 
 
@@ -207,7 +208,7 @@ def take(a: Tensor, indices, axis: Optional[int] = None, batch_dims: int = 0,
         return v
     if axis is None:
         total = prod(a.shape)
-        return compute(ishape, lambda *i: a(*unravel_index(fix(index(i), total), a.shape)),
+        return compute(ishape, lambda *i: a(*_unravel(fix(index(i), total), a.shape)),
                        name="T_take", tag=tag.INJECTIVE, varargs_names=_ax(len(ishape)))
     axis = _norm_axis(axis, a.ndim, "take")
     m = len(ishape)
@@ -718,3 +719,346 @@ def tensordot(a: Tensor, b: Tensor, axes) -> Tensor:
 
 __all__ += ["stack", "tile", "repeat", "reverse_sequence", "flip", "gather", "gather_nd",
             "one_hot", "arange", "matmul", "tensordot"]
+
+
+def sequence_mask(data: Tensor, valid_length: Tensor, mask_value=0, axis: int = 0) -> Tensor:
+    """Replace the elements at positions ``>= valid_length[b]`` along the length ``axis``
+    (0 or 1; the other of the two is the batch axis) with ``mask_value`` (stage
+    ``T_sequence_mask``).
+
+    Parameters
+    ----------
+    data : Tensor
+        ``(length, batch, ...)`` when ``axis`` is 0, ``(batch, length, ...)`` when 1.
+    valid_length : Tensor
+        1-D, one length per batch.
+    mask_value : float
+        The value of masked elements.
+    axis : int
+        The length axis, 0 or 1.
+    """
+    op = "sequence_mask"
+    data = _tensor(data, op, "data")
+    valid_length = _tensor(valid_length, op, "valid_length")
+    if axis not in (0, 1) or data.ndim < 2:
+        raise TopiError(f"{op}: axis must be 0 or 1 of a tensor of rank >= 2, got axis {axis} "
+                        f"for rank {data.ndim}")
+    if valid_length.ndim != 1 or not _dim_equal(valid_length.shape[0], data.shape[1 - axis]):
+        raise TopiError(f"{op}: valid_length must be 1-D of length {data.shape[1 - axis]}, "
+                        f"got shape {list(valid_length.shape)}")
+    value = _op.const(mask_value, data.dtype)
+
+    def f(*i):
+        ln = valid_length(i[1 - axis])
+        return _op.if_then_else(_op.ge(_op.cast(ln.dtype, i[axis]), ln), value, data(*i))
+    return compute(data.shape, f, name="T_sequence_mask", tag=tag.INJECTIVE,
+                   varargs_names=_ax(data.ndim))
+
+
+def meshgrid(a_tuple: Sequence[Tensor], indexing: str) -> list:
+    """Coordinate grids of 0-D or 1-D tensors: ``indexing`` "ij" (matrix) or "xy"
+    (cartesian: the first two dimensions swapped), as ``numpy.meshgrid`` (stages
+    ``T_meshgrid``)."""
+    op = "meshgrid"
+    tensors = [_tensor(t, op, "a_tuple") for t in a_tuple]
+    if indexing not in ("ij", "xy"):
+        raise TopiError(f"{op}: indexing must be 'ij' or 'xy', got {indexing!r}")
+    for t in tensors:
+        if t.ndim > 1:
+            raise TopiError(f"{op}: inputs must be 0-D or 1-D, got shape {list(t.shape)}")
+    xy = indexing == "xy" and len(tensors) >= 2
+
+    def src(k):
+        return 1 - k if xy and k < 2 else k
+    shape = [tensors[src(k)].shape[0] if tensors[src(k)].ndim else 1
+             for k in range(len(tensors))]
+
+    def grid(k):
+        t = tensors[k]
+        return compute(shape, lambda *i: t(i[src(k)]) if t.ndim else t(), name="T_meshgrid",
+                       tag=tag.INJECTIVE, varargs_names=_ax(len(shape)))
+    return [grid(k) for k in range(len(tensors))]
+
+
+def trilu(data: Tensor, k, upper: bool) -> Tensor:
+    """Keep the upper (``upper``) or lower triangle of the last two dimensions, from the
+    ``k``-th diagonal on (``numpy.triu`` / ``tril``); zero elsewhere (stage ``trilu``, tag
+    "elemwise").
+
+    Parameters
+    ----------
+    data : Tensor
+        At least 2-D.
+    k : int or PrimExpr
+        The diagonal offset (positive: above the main diagonal).
+    upper : bool
+        Keep the upper triangle (else the lower).
+    """
+    op = "trilu"
+    data = _tensor(data, op, "data")
+    if data.ndim < 2:
+        raise TopiError(f"{op}: data must be at least 2-D, got {data.ndim}-D")
+    k = _op.convert(k)
+    if k.dtype != "int32":
+        k = _op.cast("int32", k)
+
+    def f(*i):
+        row, col = i[-2], i[-1]
+        diff = _op.sub(col, k)
+        keep = _op.le(row, diff) if upper else _op.ge(row, diff)
+        return _op.if_then_else(keep, data(*i), _op.const(0, data.dtype))
+    return compute(data.shape, f, name="trilu", tag=tag.ELEMWISE, varargs_names=_ax(data.ndim))
+
+
+def unravel_index(indices: Tensor, shape: Tensor) -> Tensor:
+    """The coordinates in ``shape`` of each flat index: ``(len(shape),)`` for a 0-D
+    ``indices``, ``(len(shape), n)`` for a 1-D one (``numpy.unravel_index``; stage
+    ``T_unravel``).
+
+    Parameters
+    ----------
+    indices : Tensor
+        0-D or 1-D flat indices.
+    shape : Tensor
+        1-D, the shape to unravel into (constant length).
+    """
+    op = "unravel_index"
+    indices, shape = _tensor(indices, op, "indices"), _tensor(shape, op, "shape")
+    if indices.ndim > 1 or shape.ndim != 1:
+        raise TopiError(f"{op}: indices must be 0-D or 1-D and shape 1-D, got "
+                        f"{indices.ndim}-D and {shape.ndim}-D")
+    nd = _ints(shape.shape[0], op, "shape's length")[0]
+    oshape = [shape.shape[0]] + ([indices.shape[0]] if indices.ndim else [])
+
+    def f(*i):
+        v = indices(i[1]) if indices.ndim else indices()
+        digits = []
+        for d in range(nd - 1, -1, -1):
+            s = _op.cast(v.dtype, shape(d))
+            digits.append(_op.floormod(v, s))
+            v = _op.floordiv(v, s)
+        digits.reverse()
+        return _op.cast(indices.dtype, _select_chain(i[0], digits))
+    return compute(oshape, f, name="T_unravel", tag=tag.INJECTIVE, varargs_names=_ax(len(oshape)))
+
+
+def expand_like(a: Tensor, shape_like: Tensor, axis) -> Tensor:
+    """Broadcast ``a`` to ``shape_like``'s shape, ``axis`` naming the new dimensions
+    (stage ``compute``).
+
+    Parameters
+    ----------
+    a : Tensor
+        The tensor to expand.
+    shape_like : Tensor
+        A tensor of the target shape.
+    axis : list of int
+        The dimensions of the result that ``a`` lacks.
+    """
+    op = "expand_like"
+    a, shape_like = _tensor(a, op, "a"), _tensor(shape_like, op, "shape_like")
+    axis = _ints(axis, op, "axis")
+    on = shape_like.ndim
+    if len(axis) + a.ndim != on:
+        if a.ndim == 1 and len(axis) == on:  # a scalar held as a 1-D tensor
+            return compute(shape_like.shape, lambda *i: a(0))
+        raise TopiError(f"{op}: {len(axis)} new axes and a's {a.ndim} dimensions do not make "
+                        f"shape_like's {on}")
+    new = sorted({_norm_axis(x, on, op) for x in axis})
+    if len(new) != len(axis):
+        raise TopiError(f"{op}: axis {axis} repeats a dimension")
+    keep = [d for d in range(on) if d not in new]
+    for pos, d in enumerate(keep):
+        if not _dim_equal(a.shape[pos], shape_like.shape[d]):
+            raise TopiError(f"{op}: a's dimension {pos} ({a.shape[pos]}) differs from "
+                            f"shape_like's dimension {d} ({shape_like.shape[d]})")
+    return compute(shape_like.shape, lambda *i: a(*[i[d] for d in keep]),
+                   varargs_names=[f"i{d}" for d in range(on)])
+
+
+def invert_permutation(data: Tensor) -> Tensor:
+    """The inverse of the permutation ``data`` (1-D): ``out[data[i]] = i`` (stage
+    ``invert_permutation``)."""
+    op = "invert_permutation"
+    data = _tensor(data, op, "data")
+    if data.ndim != 1:
+        raise TopiError(f"{op}: data must be 1-D, got {data.ndim}-D")
+    _int_dtype(data, op, "data")
+    r = reduce_axis((0, data.shape[0]), name="j")
+    zero = _op.const(0, data.dtype)
+    return compute(data.shape, lambda i: _op.sum(_op.if_then_else(
+        _op.eq(data[r], _op.cast(data.dtype, i)), _op.cast(data.dtype, r.var), zero), axis=[r]),
+        name="invert_permutation")
+
+
+def matrix_set_diag(data: Tensor, diagonal: Tensor, k=0, align: str = "RIGHT_LEFT") -> Tensor:
+    """``data`` with its ``k``-th diagonal (or the band ``k = (lo, hi)``) of the last two
+    dimensions replaced by ``diagonal``; ``align`` ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT",
+    "RIGHT_RIGHT") places short super- and sub-diagonals in a band (stage
+    ``T_matrix_set_diag``).
+
+    Parameters
+    ----------
+    data : Tensor
+        ``(..., M, N)``.
+    diagonal : Tensor
+        ``(..., min(M, N))`` for one diagonal, ``(..., hi - lo + 1, max_len)`` for a band.
+    k : int or (int, int)
+        The diagonal offset or the band's lowest and highest offsets.
+    align : str
+        How the super- (first word) and sub-diagonals (second) align in a band.
+    """
+    op = "matrix_set_diag"
+    data, diagonal = _tensor(data, op, "data"), _tensor(diagonal, op, "diagonal")
+    ks = _ints(k, op, "k")
+    k1, k2 = ks[0], ks[1] if len(ks) > 1 else ks[0]
+    if k1 > k2:
+        raise TopiError(f"{op}: k[0] = {k1} is larger than k[1] = {k2}")
+    if align not in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
+        raise TopiError(f"{op}: bad align {align!r}")
+    if data.ndim < 2:
+        raise TopiError(f"{op}: data must be at least 2-D, got {data.ndim}-D")
+    want = data.ndim - (1 if k1 == k2 else 0)
+    if diagonal.ndim != want:
+        raise TopiError(f"{op}: diagonal must be {want}-D, got {diagonal.ndim}-D")
+    super_right, sub_right = align.startswith("RIGHT"), align.endswith("RIGHT")
+    nd = data.ndim - 1
+    m, n = data.shape[nd - 1], data.shape[nd]
+    maxlen = diagonal.shape[-1]
+
+    def f(*i):
+        row, col = i[nd - 1], i[nd]
+        d = _op.sub(col, row)
+        didx = list(i[:nd - 1])
+        if k1 == k2:
+            kk, offset = _op.convert(k1), _op.convert(0)
+        else:
+            kk = d
+            didx.append(_op.sub(k2, kk))
+
+            def pad(rows, cols):
+                return _op.sub(maxlen, _op._min(rows, cols))
+            offset = _op.if_then_else(
+                _op.ge(kk, 0), pad(_op.sub(n, kk), m) if super_right else _op.convert(0),
+                pad(n, _op.add(m, kk)) if sub_right else _op.convert(0))
+        didx.append(_op.add(_op.if_then_else(_op.ge(kk, 0), row, col), offset))
+        inside = _op.logical_and(_op.ge(d, k1), _op.le(d, k2))
+        return _op.if_then_else(inside, diagonal(*didx), data(*i))
+    return compute(data.shape, f, name="T_matrix_set_diag", tag=tag.INJECTIVE,
+                   varargs_names=_ax(data.ndim))
+
+
+def sliding_window(data: Tensor, axis: int, window_shape, strides) -> Tensor:
+    """Windows of ``window_shape`` slid with ``strides`` over the dimensions from ``axis``
+    on: shape ``data.shape[:axis] + (number of windows per dimension) + window_shape``
+    (stage ``T_sliding_window``).
+
+    Parameters
+    ----------
+    data : Tensor
+        The input.
+    axis : int
+        The first windowed dimension (non-negative).
+    window_shape, strides : list of int
+        One per dimension from ``axis`` to the last.
+    """
+    op = "sliding_window"
+    data = _tensor(data, op, "data")
+    if not 0 <= axis < data.ndim:
+        raise TopiError(f"{op}: axis {axis} is out of range for {data.ndim} dimension(s)")
+    window, strides = _ints(window_shape, op, "window_shape"), _ints(strides, op, "strides")
+    nw = data.ndim - axis
+    if len(window) != nw or len(strides) != nw:
+        raise TopiError(f"{op}: window_shape and strides need {nw} entries (one per dimension "
+                        f"from axis {axis}), got {window} and {strides}")
+    if any(s <= 0 for s in strides) or any(w <= 0 for w in window):
+        raise TopiError(f"{op}: window_shape and strides must be positive, got {window} and "
+                        f"{strides}")
+    for w, d in zip(window, data.shape[axis:]):
+        if isinstance(_op.convert(d), IntImm) and w > get_const_int(d):
+            raise TopiError(f"{op}: window {window} does not fit the shape {list(data.shape)}")
+    counts = [_op.floordiv(_op.add(_op.sub(d, w - 1), s - 1), s)
+              for d, w, s in zip(data.shape[axis:], window, strides)]
+    shape = list(data.shape[:axis]) + counts + window
+
+    def f(*i):
+        idx = list(i[:axis])
+        for k in range(nw):
+            idx.append(i[axis + k] * strides[k] + i[axis + nw + k])
+        return data(*idx)
+    return compute(shape, f, name="T_sliding_window", varargs_names=_ax(len(shape)))
+
+
+def sparse_to_dense(sparse_indices: Tensor, output_shape, sparse_values, default_value=0
+                    ) -> Tensor:
+    """A dense tensor of ``output_shape`` holding ``sparse_values[j]`` at
+    ``sparse_indices[j]`` and ``default_value`` elsewhere (later indices win; stage
+    ``T_sparse_to_dense``).
+
+    Parameters
+    ----------
+    sparse_indices : Tensor
+        0-D, 1-D ``(n,)`` or 2-D ``(n, ndim)`` integer positions (constant ``n``).
+    output_shape : list of int
+        The dense shape.
+    sparse_values : Tensor
+        0-D (one value for all) or 1-D ``(n,)``.
+    default_value : Tensor or number
+        The value elsewhere (a 0-D tensor or a scalar).
+    """
+    op = "sparse_to_dense"
+    sparse_indices = _tensor(sparse_indices, op, "sparse_indices")
+    sparse_values = _tensor(sparse_values, op, "sparse_values")
+    _int_dtype(sparse_indices, op, "sparse_indices")
+    ri = sparse_indices.ndim
+    if ri > 2 or sparse_values.ndim > 1:
+        raise TopiError(f"{op}: sparse_indices must be 0-D, 1-D or 2-D and sparse_values 0-D "
+                        f"or 1-D, got {ri}-D and {sparse_values.ndim}-D")
+    oshape = _ints(output_shape, op, "output_shape")
+    count = _ints(sparse_indices.shape[0], op, "sparse_indices.shape[0]")[0] if ri else 1
+    if ri == 2 and _ints(sparse_indices.shape[1], op, "sparse_indices.shape[1]")[0] != \
+            len(oshape):
+        raise TopiError(f"{op}: sparse_indices has {sparse_indices.shape[1]} coordinates per "
+                        f"entry, output_shape {len(oshape)} dimensions")
+    if ri < 2 and len(oshape) != 1:
+        raise TopiError(f"{op}: a {ri}-D sparse_indices needs a 1-D output_shape, got "
+                        f"{oshape}")
+    dt = sparse_values.dtype
+
+    def value(j):
+        return sparse_values(j) if sparse_values.ndim else sparse_values()
+
+    def f(*i):
+        ret = default_value() if isinstance(default_value, Tensor) else _op.const(
+            default_value, dt)
+        for j in range(count):
+            if ri == 0:
+                cond = _op.eq(i[0], sparse_indices())
+            elif ri == 1:
+                cond = _op.eq(i[0], sparse_indices(j))
+            else:
+                cond = _op.all(*[_op.eq(i[d], sparse_indices(j, d)) for d in range(len(oshape))])
+            ret = _op.if_then_else(cond, value(j), ret)
+        return ret
+    return compute(oshape, f, name="T_sparse_to_dense", tag=tag.INJECTIVE,
+                   varargs_names=_ax(len(oshape)))
+
+
+def shape(array: Tensor, dtype: str = "int32") -> Tensor:
+    """The shape of ``array`` as a 1-D tensor (stage ``T_shape``)."""
+    array = _tensor(array, "shape", "array")
+    dims = list(array.shape)
+    return compute([len(dims)], lambda i: _op.cast(dtype, _select_chain(i, dims) if dims else 0),
+                   name="T_shape", tag=tag.INJECTIVE, varargs_names=_ax(1))
+
+
+def ndarray_size(array: Tensor, dtype: str = "int32") -> Tensor:
+    """The number of elements of ``array`` as a 0-D tensor (stage ``ndarray_size``)."""
+    array = _tensor(array, "ndarray_size", "array")
+    return compute([], lambda: _op.cast(dtype, prod(array.shape)), name="ndarray_size",
+                   tag=tag.INJECTIVE)
+
+
+__all__ += ["sequence_mask", "meshgrid", "trilu", "unravel_index", "expand_like",
+            "invert_permutation", "matrix_set_diag", "sliding_window", "sparse_to_dense",
+            "shape", "ndarray_size"]
