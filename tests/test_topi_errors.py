@@ -8,6 +8,8 @@ from tvmlite import te, topi
 X = te.placeholder((1, 4, 6, 6), name="X")
 W = te.placeholder((8, 4, 3, 3), name="W")
 WT = te.placeholder((4, 2, 3, 3), name="WT")
+X1 = te.placeholder((1, 3, 10), name="X1")
+X3 = te.placeholder((1, 4, 5, 6, 7), name="X3")
 
 
 @pytest.mark.parametrize("call,match", [
@@ -145,6 +147,43 @@ WT = te.placeholder((4, 2, 3, 3), name="WT")
     (lambda: topi.reinterpret(X, "int8"), "reinterpret: dtype int8"),
     (lambda: topi.all(X), "all: data must be bool"),
     (lambda: topi.any(te.placeholder((2,), "bool"), 1), "axis 1"),
+    (lambda: topi.nn.conv1d_ncw(X1, te.placeholder((4, 3, 3)), 0), "conv1d_ncw: stride"),
+    (lambda: topi.nn.conv1d_ncw(X1, te.placeholder((4, 2, 3))), "conv1d_ncw: kernel has 2"),
+    (lambda: topi.nn.conv1d_ncw(X1, te.placeholder((4, 3, 12))),
+     "conv1d_ncw: kernel dimension 0 .* larger than the padded input"),
+    (lambda: topi.nn.conv1d_ncw(X1, te.placeholder((4, 3, 3)), 1, -1), "conv1d_ncw: padding"),
+    (lambda: topi.nn.conv1d_ncw(X, W), "conv1d_ncw: data_layout must have 4"),
+    (lambda: topi.nn.conv1d(X1, te.placeholder((4, 3, 3)), data_layout="CNW"),
+     "conv1d: data_layout"),
+    (lambda: topi.nn.group_conv1d_ncw(X1, te.placeholder((4, 1, 3)), groups=2),
+     "group_conv1d_ncw: groups=2 does not divide the 3 input channels"),
+    (lambda: topi.nn.conv3d_ncdhw(X3, te.placeholder((4, 2, 3, 3, 3)), 1, 1, 1, 3),
+     "conv3d_ncdhw: groups=3"),
+    (lambda: topi.nn.conv3d_ndhwc(X3, te.placeholder((3, 3, 3, 2, 4)), (1, 1), 1, 1, 1),
+     "conv3d_ndhwc: stride must be an int or 3 ints"),
+    (lambda: topi.nn.group_conv2d_nhwc(X, te.placeholder((3, 3, 2, 6)), 1, 1, 1, 2),
+     "group_conv2d_nhwc: kernel has 2 input channels"),
+    (lambda: topi.nn.pool1d(X1, 2, 1, 1, (0, 0), "max", layout="NCH"), "pool1d: layout must"),
+    (lambda: topi.nn.pool1d(X1, 0, 1), "pool1d: kernel must be positive"),
+    (lambda: topi.nn.pool3d(X3, 2, 1, 1, (0, 0, 0)), "pool3d: padding must be an int or 6"),
+    (lambda: topi.nn.pool3d(X3, (9, 1, 1), 1), "pool3d: kernel depth"),
+    (lambda: topi.nn.instance_norm(X, te.placeholder((4,)), te.placeholder((4,)), (2, 3)),
+     "instance_norm: gamma"),
+    (lambda: topi.nn.group_norm(X, None, None, 3, 1, (2, 3)),
+     "group_norm: num_groups=3 does not divide the 4 channels"),
+    (lambda: topi.nn.group_norm(X, None, None, 2, 1, (1, 2)), "group_norm: axes must not"),
+    (lambda: topi.nn.group_norm(X, te.placeholder((3,)), None, 2, 1, (2, 3)),
+     "group_norm: gamma"),
+    (lambda: topi.nn.depth_to_space(X, 3), "depth_to_space: block_size 3"),
+    (lambda: topi.nn.depth_to_space(X, 2, mode="XYZ"), "depth_to_space: mode"),
+    (lambda: topi.nn.space_to_depth(X, 4), "space_to_depth: block_size 4"),
+    (lambda: topi.nn.space_to_depth(X1, 2), "space_to_depth: data must be a 4-D"),
+    (lambda: topi.nn.mirror_pad(X, [0, 0, 1, 1], mode="EDGE"), "mirror_pad: mode"),
+    (lambda: topi.nn.mirror_pad(X, [0, 0, 6, 1], mode="REFLECT"),
+     "mirror_pad: padding 6 of dimension 2"),
+    (lambda: topi.nn.mirror_pad(X, [0, 1]), "mirror_pad: pad_before"),
+    (lambda: topi.nn.get_pad_tuple1d((1, 2, 3), (3,)), "Size of padding"),
+    (lambda: topi.nn.get_pad_tuple3d((1, 2), (3, 3, 3)), "Size of padding"),
 ])
 def test_declaration_errors(call, match):
     with pytest.raises(tvm.TVMError, match=match):
