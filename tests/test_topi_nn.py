@@ -216,23 +216,7 @@ def run(out, inputs, arrays):
 
 
 def _conv_ref(x, w, stride, pad_lo, pad_hi, dil, groups):
-    """N-D grouped convolution of NC... data with an OI... kernel."""
-    nd = x.ndim - 2
-    x = np.pad(x, [(0, 0), (0, 0)] + list(zip(pad_lo, pad_hi)))
-    f, cg, *ks = w.shape
-    outs = [(x.shape[2 + j] - (ks[j] - 1) * dil[j] - 1) // stride[j] + 1 for j in range(nd)]
-    out = np.zeros((x.shape[0], f, *outs), "float64")
-    fg = f // groups
-    for g in range(groups):
-        xg = x[:, g * cg:(g + 1) * cg]
-        wg = w[g * fg:(g + 1) * fg]
-        for kpos in np.ndindex(*ks):
-            sl = tuple(slice(kpos[j] * dil[j], kpos[j] * dil[j] + (outs[j] - 1) * stride[j] + 1,
-                             stride[j]) for j in range(nd))
-            patch = xg[(slice(None), slice(None)) + sl]
-            out[:, g * fg:(g + 1) * fg] += np.einsum("nc...,fc->nf...", patch,
-                                                     wg[(slice(None), slice(None)) + kpos])
-    return out.astype("float32")
+    return ref.conv_nd_python(x, w, stride, pad_lo, pad_hi, dil, groups)
 
 
 @pytest.mark.parametrize("layout", ["NCW", "NWC"])
@@ -243,6 +227,7 @@ def test_conv1d(layout, stride, pad, dil):
     dk = 2 * dil + 1
     lo, hi = topi.nn.get_pad_tuple1d(pad, (dk,))
     want = _conv_ref(x, w, (stride,), (lo,), (hi,), (dil,), 1)
+    np.testing.assert_allclose(ref.conv1d_ncw_python(x, w, stride, pad, dil), want, rtol=1e-5)
     if layout == "NCW":
         X, W = _ph(x), _ph(w, "W")
         out = topi.nn.conv1d_ncw(X, W, stride, pad, dil)
@@ -285,6 +270,10 @@ def test_conv3d(layout, stride, pad, dil, groups):
     dk = [(k - 1) * d + 1 for k, d in zip((3, 2, 3), dl)]
     p = topi.nn.get_pad_tuple3d(pad, dk)
     want = _conv_ref(x, w, st, p[:3], p[3:], dl, groups)
+    if dil == 1:
+        np.testing.assert_allclose(ref.conv3d_ndhwc_python(
+            x.transpose(0, 2, 3, 4, 1), w.transpose(2, 3, 4, 1, 0), stride, pad, groups),
+            want.transpose(0, 2, 3, 4, 1), rtol=1e-5, atol=1e-5)
     if layout == "NCDHW":
         X, W = _ph(x), _ph(w, "W")
         out = topi.nn.conv3d_ncdhw(X, W, stride, pad, dil, groups)
@@ -399,6 +388,8 @@ def test_group_norm(channel_axis, axes):
     bshape = [1] * x.ndim
     bshape[1] = c
     want = np.moveaxis(norm * g.reshape(bshape) + b.reshape(bshape), 1, channel_axis)
+    np.testing.assert_allclose(ref.group_norm_python(x, g, b, 3, channel_axis, axes), want,
+                               rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(run(out, [X, G, B], [x, g, b]), want, rtol=1e-4, atol=1e-4)
 
 
@@ -413,6 +404,9 @@ def test_depth_to_space_and_back(layout, mode):
     else:
         want = x.reshape(n, c // 4, b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
     want = want.reshape(n, c // 4, h * b, w * b)
+    np.testing.assert_array_equal(ref.depth_to_space_python(x, b, mode), want)
+    if mode == "DCR":
+        np.testing.assert_array_equal(ref.space_to_depth_python(want, b), x)
     data = x if layout == "NCHW" else x.transpose(0, 2, 3, 1).copy()
     X = _ph(data)
     out = topi.nn.depth_to_space(X, b, layout, mode)
