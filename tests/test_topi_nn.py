@@ -201,3 +201,244 @@ def test_activations_pad_dilate_flatten_upsampling():
     U = topi.nn.upsampling(X, 1.5, 2, method="bilinear", align_corners=True)
     check(U, [X], [x], ref.resize2d_python(x, (1.5, 2), "NCHW", "bilinear", "align_corners"),
           inj)
+
+
+# ---- 1-D / 3-D / grouped convolutions, pooling, normalisations and re-layouts, built with
+# the default schedule (te.create_schedule) ----
+
+def run(out, inputs, arrays):
+    s = te.create_schedule(out.op)
+    f = tvm.build(s, list(inputs) + [out], "llvm")
+    dev = tvm.cpu()
+    res = tvm.nd.array(np.zeros([int(x) for x in out.shape], out.dtype), dev)
+    f(*[tvm.nd.array(a, dev) for a in arrays], res)
+    return res.numpy()
+
+
+def _conv_ref(x, w, stride, pad_lo, pad_hi, dil, groups):
+    return ref.conv_nd_python(x, w, stride, pad_lo, pad_hi, dil, groups)
+
+
+@pytest.mark.parametrize("layout", ["NCW", "NWC"])
+@pytest.mark.parametrize("stride,pad,dil", [(1, "VALID", 1), (2, 1, 1), (1, "SAME", 2),
+                                            (3, (2, 0), 1)])
+def test_conv1d(layout, stride, pad, dil):
+    x, w = _rand(2, 3, 11), _rand(4, 3, 3)
+    dk = 2 * dil + 1
+    lo, hi = topi.nn.get_pad_tuple1d(pad, (dk,))
+    want = _conv_ref(x, w, (stride,), (lo,), (hi,), (dil,), 1)
+    np.testing.assert_allclose(ref.conv1d_ncw_python(x, w, stride, pad, dil), want, rtol=1e-5)
+    if layout == "NCW":
+        X, W = _ph(x), _ph(w, "W")
+        out = topi.nn.conv1d_ncw(X, W, stride, pad, dil)
+        got = run(out, [X, W], [x, w])
+    else:
+        xt, wt = x.transpose(0, 2, 1).copy(), w.transpose(2, 1, 0).copy()
+        X, W = _ph(xt), _ph(wt, "W")
+        out = topi.nn.conv1d(X, W, stride, pad, dil, "NWC")
+        got = run(out, [X, W], [xt, wt]).transpose(0, 2, 1)
+        want = want
+    assert out.op.name == out.op.tag == f"conv1d_{layout.lower()}"
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("layout", ["NCW", "NWC"])
+def test_group_conv1d(layout):
+    x, w = _rand(1, 6, 9), _rand(4, 3, 2)
+    want = _conv_ref(x, w, (2,), (1,), (1,), (1,), 2)
+    if layout == "NCW":
+        X, W = _ph(x), _ph(w, "W")
+        out = topi.nn.group_conv1d_ncw(X, W, 2, 1, 1, 2)
+        got = run(out, [X, W], [x, w])
+    else:
+        xt, wt = x.transpose(0, 2, 1).copy(), w.transpose(2, 1, 0).copy()
+        X, W = _ph(xt), _ph(wt, "W")
+        out = topi.nn.group_conv1d_nwc(X, W, 2, 1, 1, 2)
+        got = run(out, [X, W], [xt, wt]).transpose(0, 2, 1)
+    assert out.op.name == f"group_conv1d_{layout.lower()}"
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("layout", ["NCDHW", "NDHWC"])
+@pytest.mark.parametrize("stride,pad,dil,groups", [(1, 1, 1, 1), ((2, 1, 1), (0, 1, 1, 1, 0, 2),
+                                                                  1, 1), (1, "SAME", 1, 2),
+                                                   (1, 0, (1, 2, 1), 1)])
+def test_conv3d(layout, stride, pad, dil, groups):
+    x, w = _rand(1, 4, 5, 6, 7), _rand(4, 4 // groups, 3, 2, 3)
+    st = (stride,) * 3 if isinstance(stride, int) else stride
+    dl = (dil,) * 3 if isinstance(dil, int) else dil
+    dk = [(k - 1) * d + 1 for k, d in zip((3, 2, 3), dl)]
+    p = topi.nn.get_pad_tuple3d(pad, dk)
+    want = _conv_ref(x, w, st, p[:3], p[3:], dl, groups)
+    if dil == 1:
+        np.testing.assert_allclose(ref.conv3d_ndhwc_python(
+            x.transpose(0, 2, 3, 4, 1), w.transpose(2, 3, 4, 1, 0), stride, pad, groups),
+            want.transpose(0, 2, 3, 4, 1), rtol=1e-5, atol=1e-5)
+    if layout == "NCDHW":
+        X, W = _ph(x), _ph(w, "W")
+        out = topi.nn.conv3d_ncdhw(X, W, stride, pad, dil, groups)
+        got = run(out, [X, W], [x, w])
+    else:
+        xt, wt = x.transpose(0, 2, 3, 4, 1).copy(), w.transpose(2, 3, 4, 1, 0).copy()
+        X, W = _ph(xt), _ph(wt, "W")
+        out = topi.nn.conv3d_ndhwc(X, W, stride, pad, dil, groups)
+        got = run(out, [X, W], [xt, wt]).transpose(0, 4, 1, 2, 3)
+    assert out.op.tag.endswith(f"conv3d_{layout.lower()}")
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_group_conv2d_nhwc():
+    x, w = _rand(1, 6, 7, 5), _rand(6, 2, 3, 3)
+    want = _conv_ref(x, w, (2, 1), (1, 0), (1, 2), (1, 1), 3)
+    xt, wt = x.transpose(0, 2, 3, 1).copy(), w.transpose(2, 3, 1, 0).copy()
+    X, W = _ph(xt), _ph(wt, "W")
+    out = topi.nn.group_conv2d_nhwc(X, W, (2, 1), (1, 0, 1, 2), 1, 3)
+    assert out.op.name == "group_conv2d_nhwc"
+    np.testing.assert_allclose(run(out, [X, W], [xt, wt]).transpose(0, 3, 1, 2), want,
+                               rtol=1e-4, atol=1e-4)
+    # agrees with group_conv2d_nchw
+    Xc, Wc = _ph(x), _ph(w, "W")
+    np.testing.assert_allclose(run(topi.nn.group_conv2d_nchw(Xc, Wc, (2, 1), (1, 0, 1, 2), 1, 3),
+                                   [Xc, Wc], [x, w]), want, rtol=1e-4, atol=1e-4)
+
+
+def _pool_ref(x, kernel, stride, dil, lo, hi, pool_type, count_include_pad):
+    nd = len(kernel)
+    sizes = x.shape[2:]
+    outs = [(sizes[j] + lo[j] + hi[j] - (kernel[j] - 1) * dil[j] - 1) // stride[j] + 1
+            for j in range(nd)]
+    out = np.zeros(x.shape[:2] + tuple(outs), x.dtype)
+    for o in np.ndindex(*outs):
+        taps = [[o[j] * stride[j] - lo[j] + t * dil[j] for t in range(kernel[j])]
+                for j in range(nd)]
+        valid = [[p for p in tp if 0 <= p < sizes[j]] for j, tp in enumerate(taps)]
+        win = x[np.ix_(range(x.shape[0]), range(x.shape[1]), *valid)]
+        axes = tuple(range(2, 2 + nd))
+        if pool_type == "max":
+            out[(slice(None), slice(None)) + o] = win.max(axis=axes)
+        else:
+            cnt = np.prod([len(v) for v in valid]) if not count_include_pad else np.prod(
+                [sum(-lo[j] <= p < sizes[j] + hi[j] for p in tp) for j, tp in enumerate(taps)])
+            out[(slice(None), slice(None)) + o] = win.sum(axis=axes) / cnt
+    return out
+
+
+@pytest.mark.parametrize("pool_type,cip", [("max", True), ("avg", True), ("avg", False)])
+def test_pool1d(pool_type, cip):
+    x = _rand(2, 3, 13)
+    X = _ph(x)
+    out = topi.nn.pool1d(X, 3, 2, (2,), (1, 2), pool_type, count_include_pad=cip)
+    want = _pool_ref(x, (3,), (2,), (2,), (1,), (2,), pool_type, cip)
+    np.testing.assert_allclose(run(out, [X], [x]), want, rtol=1e-5, atol=1e-5)
+    xt = x.transpose(0, 2, 1).copy()
+    Xt = _ph(xt)
+    out = topi.nn.pool1d(Xt, [3], [2], [2], [1, 2], pool_type, layout="NWC",
+                         count_include_pad=cip)
+    np.testing.assert_allclose(run(out, [Xt], [xt]).transpose(0, 2, 1), want, rtol=1e-5,
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("pool_type,cip", [("max", True), ("avg", True), ("avg", False)])
+def test_pool3d(pool_type, cip):
+    x = _rand(1, 2, 5, 6, 7)
+    X = _ph(x)
+    args = ((2, 3, 2), (1, 2, 2), (1, 1, 2), (0, 1, 1, 1, 0, 1))
+    out = topi.nn.pool3d(X, *args, pool_type=pool_type, count_include_pad=cip)
+    want = _pool_ref(x, *args[:3], args[3][:3], args[3][3:], pool_type, cip)
+    np.testing.assert_allclose(run(out, [X], [x]), want, rtol=1e-5, atol=1e-5)
+    xt = x.transpose(0, 2, 3, 4, 1).copy()
+    Xt = _ph(xt)
+    out = topi.nn.pool3d(Xt, *args, pool_type=pool_type, layout="NDHWC", count_include_pad=cip)
+    np.testing.assert_allclose(run(out, [Xt], [xt]).transpose(0, 4, 1, 2, 3), want, rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_pool1d_ceil_mode_matches_pool2d():
+    x = _rand(1, 2, 1, 10)
+    X, X1 = _ph(x), _ph(x[:, :, 0].copy(), "X1")
+    p2 = topi.nn.pool2d(X, (1, 3), (1, 2), (1, 1), (0, 1, 0, 0), "avg", True,
+                        count_include_pad=False)
+    p1 = topi.nn.pool1d(X1, 3, 2, 1, (1, 0), "avg", True, count_include_pad=False)
+    np.testing.assert_allclose(run(p1, [X1], [x[:, :, 0].copy()]), run(p2, [X], [x])[:, :, 0],
+                               rtol=1e-6)
+
+
+def test_instance_norm():
+    x, g, b = _rand(2, 3, 4, 5), _rand(4, 5), _rand(4, 5)
+    X, G, B = _ph(x), _ph(g, "G"), _ph(b, "B")
+    out = topi.nn.instance_norm(X, G, B, (2, 3), 1e-5)
+    assert out.op.name == "T_instance_norm"
+    want = ref.layer_norm_python(x, g, b, (2, 3), 1e-5)
+    np.testing.assert_allclose(run(out, [X, G, B], [x, g, b]), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("channel_axis,axes", [(1, (2, 3)), (-1, (1,))])
+def test_group_norm(channel_axis, axes):
+    x = _rand(2, 6, 3, 4) if channel_axis == 1 else _rand(2, 5, 6)
+    c = x.shape[channel_axis]
+    g, b = _rand(c), _rand(c)
+    X, G, B = _ph(x), _ph(g, "G"), _ph(b, "B")
+    out = topi.nn.group_norm(X, G, B, 3, channel_axis, axes, 1e-5)
+    assert out.op.name == "T_group_norm"
+    xm = np.moveaxis(x, channel_axis, 1)
+    xs = xm.reshape(xm.shape[0], 3, -1, *xm.shape[2:])
+    red = (2,) + tuple(range(3, xs.ndim))
+    mean, var = xs.mean(red, keepdims=True), xs.var(red, keepdims=True)
+    norm = ((xs - mean) / np.sqrt(var + 1e-5)).reshape(xm.shape)
+    bshape = [1] * x.ndim
+    bshape[1] = c
+    want = np.moveaxis(norm * g.reshape(bshape) + b.reshape(bshape), 1, channel_axis)
+    np.testing.assert_allclose(ref.group_norm_python(x, g, b, 3, channel_axis, axes), want,
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(run(out, [X, G, B], [x, g, b]), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("mode", ["DCR", "CRD"])
+def test_depth_to_space_and_back(layout, mode):
+    x = _rand(2, 12, 3, 5)
+    b = 2
+    n, c, h, w = x.shape
+    if mode == "DCR":
+        want = x.reshape(n, b, b, c // 4, h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        want = x.reshape(n, c // 4, b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    want = want.reshape(n, c // 4, h * b, w * b)
+    np.testing.assert_array_equal(ref.depth_to_space_python(x, b, mode), want)
+    if mode == "DCR":
+        np.testing.assert_array_equal(ref.space_to_depth_python(want, b), x)
+    data = x if layout == "NCHW" else x.transpose(0, 2, 3, 1).copy()
+    X = _ph(data)
+    out = topi.nn.depth_to_space(X, b, layout, mode)
+    assert out.op.name == "depth_to_space"
+    got = run(out, [X], [data])
+    np.testing.assert_array_equal(got if layout == "NCHW" else got.transpose(0, 3, 1, 2), want)
+    if mode == "DCR":  # space_to_depth inverts DCR
+        Y = _ph(got, "Y")
+        back = topi.nn.space_to_depth(Y, b, layout)
+        assert back.op.name == "space_to_depth"
+        np.testing.assert_array_equal(run(back, [Y], [got]), data)
+
+
+@pytest.mark.parametrize("mode", ["SYMMETRIC", "REFLECT"])
+def test_mirror_pad(mode):
+    x = _rand(3, 4, 5)
+    X = _ph(x)
+    before, after = [0, 2, 1], [2, 3, 0] if mode == "SYMMETRIC" else [1, 3, 0]
+    out = topi.nn.mirror_pad(X, before, after, mode)
+    assert out.op.name == "MirrorPadInput"
+    want = np.pad(x, list(zip(before, after)), mode.lower())
+    np.testing.assert_array_equal(run(out, [X], [x]), want)
+
+
+def test_get_pad_tuple_1d_3d():
+    assert topi.nn.get_pad_tuple1d("SAME", (4,)) == (2, 1)
+    assert topi.nn.get_pad_tuple1d((1, 3), (3,)) == (1, 3)
+    assert topi.nn.get_pad_tuple1d(2, (3,)) == (2, 2)
+    assert topi.nn.get_pad_tuple3d("SAME", (3, 4, 1)) == (1, 2, 0, 1, 1, 0)
+    assert topi.nn.get_pad_tuple3d((1, 2, 3), (3, 3, 3)) == (1, 2, 3, 1, 2, 3)
+    assert topi.nn.get_pad_tuple3d("VALID", (3, 3, 3)) == (0,) * 6
+
+
+def _ph(a, name="A"):
+    return te.placeholder(a.shape, str(a.dtype), name=name)

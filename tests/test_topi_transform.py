@@ -169,3 +169,289 @@ def test_resize2d(layout, method, mode):
     assert R.op.name == "resize" and R.op.tag == "injective"
     want = ref.resize2d_python(data, scale, layout, method, mode)
     check(R, [X], [data], want, rtol=1e-5, atol=1e-5)
+
+
+# ---- operators built with the default schedule (te.create_schedule) ----
+
+def run(out, inputs, arrays):
+    s = te.create_schedule(out.op)
+    f = tvm.build(s, list(inputs) + [out], "llvm")
+    dev = tvm.cpu()
+    res = tvm.nd.array(np.zeros([int(x) for x in out.shape], out.dtype), dev)
+    f(*[tvm.nd.array(a, dev) for a in arrays], res)
+    return res.numpy()
+
+
+def _ph(a, name="A"):
+    return te.placeholder(a.shape, str(a.dtype), name=name)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 3, -1, -4])
+def test_stack(axis):
+    xs = [_rand(2, 5, 3) for _ in range(3)]
+    Xs = [_ph(x, f"X{k}") for k, x in enumerate(xs)]
+    out = topi.stack(Xs, axis)
+    assert out.op.name == "T_stack" and out.op.tag == "injective"
+    np.testing.assert_array_equal(run(out, Xs, xs), np.stack(xs, axis))
+
+
+@pytest.mark.parametrize("shape,reps", [((2, 3), (2, 1)), ((3,), (2, 2, 3)), ((2, 3, 4), (3,)),
+                                        ((5,), (1,))])
+def test_tile(shape, reps):
+    x = _rand(*shape)
+    X = _ph(x)
+    out = topi.tile(X, reps)
+    assert out.op.name == "T_tile" and out.op.tag == "broadcast"
+    np.testing.assert_array_equal(run(out, [X], [x]), np.tile(x, reps))
+
+
+def test_tile_zero_reps_is_empty():
+    X = te.placeholder((2, 3), name="X")
+    assert [int(d) for d in topi.tile(X, (0, 2)).shape] == [0, 6]
+
+
+@pytest.mark.parametrize("repeats,axis", [(1, 0), (3, 1), (2, -1), (4, -3)])
+def test_repeat(repeats, axis):
+    x = _rand(3, 2, 5)
+    X = _ph(x)
+    out = topi.repeat(X, repeats, axis)
+    assert out.op.name == "T_repeat" and out.op.tag == "broadcast"
+    np.testing.assert_array_equal(run(out, [X], [x]), np.repeat(x, repeats, axis))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_flip(axis):
+    x = _rand(3, 4, 5)
+    X = _ph(x)
+    out = topi.flip(X, axis)
+    assert out.op.name == "T_reverse_sequence"
+    np.testing.assert_array_equal(run(out, [X], [x]), np.flip(x, axis))
+
+
+@pytest.mark.parametrize("seq_axis,batch_axis", [(1, 0), (0, 1), (-1, 0), (2, -2)])
+def test_reverse_sequence(seq_axis, batch_axis):
+    x = _rand(4, 5, 6)
+    nb = x.shape[batch_axis]
+    lens = RNG.integers(-1, x.shape[seq_axis] + 3, nb).astype("int32")
+    X, L = _ph(x), _ph(lens, "L")
+    want = x.copy()
+    sa, ba = seq_axis % 3, batch_axis % 3
+    for b in range(nb):
+        n = min(int(lens[b]), x.shape[sa])
+        if n <= 1:
+            continue
+        src = np.take(x, [b], ba)
+        idx = [slice(None)] * 3
+        idx[ba] = slice(b, b + 1)
+        sel = [slice(None)] * 3
+        sel[sa] = slice(0, n)
+        part = src[tuple(sel)]
+        idx[sa] = slice(0, n)
+        want[tuple(idx)] = np.flip(part, sa)
+    np.testing.assert_array_equal(run(topi.reverse_sequence(X, L, seq_axis, batch_axis),
+                                      [X, L], [x, lens]), want)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_gather(axis):
+    x = _rand(3, 5, 4)
+    ishape = list(x.shape)
+    ishape[axis] = 7
+    ind = RNG.integers(0, x.shape[axis], ishape).astype("int32")
+    X, I = _ph(x), _ph(ind, "I")
+    out = topi.gather(X, axis, I)
+    assert out.op.name == "T_gather" and list(out.shape) == ishape
+    np.testing.assert_array_equal(run(out, [X, I], [x, ind]), ref.gather_python(x, axis, ind))
+
+
+@pytest.mark.parametrize("ishape", [(1, 4), (2, 3, 2), (3, 5)])
+def test_gather_nd(ishape):
+    x = _rand(3, 4, 5)
+    ind = np.stack([RNG.integers(0, x.shape[k], ishape[1:]) for k in range(ishape[0])]) \
+        .astype("int32")
+    X, I = _ph(x), _ph(ind, "I")
+    out = topi.gather_nd(X, I)
+    want = ref.gather_nd_python(x, ind)
+    assert out.op.name == "T_gather_nd" and [int(d) for d in out.shape] == list(want.shape)
+    np.testing.assert_array_equal(run(out, [X, I], [x, ind]), want)
+
+
+def test_gather_nd_batch_dims():
+    x = _rand(2, 4, 5)
+    ind = RNG.integers(0, 4, (1, 2, 3)).astype("int32")
+    X, I = _ph(x), _ph(ind, "I")
+    want = np.stack([x[b][ind[0, b]] for b in range(2)])
+    np.testing.assert_array_equal(run(topi.gather_nd(X, I, 1), [X, I], [x, ind]), want)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_one_hot(axis):
+    ind = RNG.integers(-1, 6, (3, 4)).astype("int32")  # -1 and 5 (>= depth) give off_value
+    I = _ph(ind, "I")
+    out = topi.one_hot(I, tvm.tir.const(2.5, "float32"), 0.5, 5, axis, "float32")
+    assert out.op.name == "T_one_hot" and out.dtype == "float32"
+    oh = np.where(ind[..., None] == np.arange(5), 2.5, 0.5).astype("float32")
+    want = np.moveaxis(oh, -1, axis)
+    np.testing.assert_array_equal(ref.one_hot(ind, 2.5, 0.5, 5, axis, "float32"), want)
+    np.testing.assert_array_equal(run(out, [I], [ind]), want)
+
+
+@pytest.mark.parametrize("args,dtype", [((7,), "int32"), ((2, 11, 3), "float32"),
+                                        ((5, -4, -2.5), "float32"), ((1.0, 2.0, 0.3), "float64")])
+def test_arange(args, dtype):
+    out = topi.arange(*args, dtype=dtype)
+    assert out.op.name == "T_arange"
+    want = np.arange(*args).astype(dtype)
+    np.testing.assert_allclose(run(out, [], []), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_matmul(ta, tb):
+    a, b = _rand(5, 3), _rand(3, 7)
+    a2, b2 = (a.T.copy() if ta else a), (b.T.copy() if tb else b)
+    A, B = _ph(a2), _ph(b2, "B")
+    out = topi.matmul(A, B, ta, tb)
+    assert out.op.name == "T_matmul" and out.op.tag == "matmul"
+    np.testing.assert_allclose(run(out, [A, B], [a2, b2]), a @ b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("ashape,bshape,axes", [((2, 3, 4), (3, 4, 5), 2), ((2, 3), (4, 5), 0),
+                                                ((3, 4, 5), (5, 2, 3), ([0, 2], [2, 0])),
+                                                ((3, 4), (4, 3), ([-1], [0]))])
+def test_tensordot(ashape, bshape, axes):
+    a, b = _rand(*ashape), _rand(*bshape)
+    A, B = _ph(a), _ph(b, "B")
+    out = topi.tensordot(A, B, axes)
+    assert out.op.name == "T_tensordot"
+    np.testing.assert_allclose(run(out, [A, B], [a, b]), np.tensordot(a, b, axes), rtol=1e-5,
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_sequence_mask(axis):
+    x = _rand(5, 3, 2) if axis == 0 else _rand(3, 5, 2)
+    lens = np.array([0, 2, 7], "int32")
+    X, L = _ph(x), _ph(lens, "L")
+    out = topi.sequence_mask(X, L, -1.5, axis)
+    assert out.op.name == "T_sequence_mask"
+    pos = np.arange(5)
+    keep = pos[:, None] < lens[None, :] if axis == 0 else lens[:, None] > pos[None, :]
+    want = np.where(keep[..., None], x, np.float32(-1.5))
+    np.testing.assert_array_equal(run(out, [X, L], [x, lens]), want)
+
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid(indexing):
+    xs = [_rand(3), _rand(4), _rand(2)]
+    Xs = [_ph(x, f"X{k}") for k, x in enumerate(xs)]
+    outs = topi.meshgrid(Xs, indexing)
+    wants = np.meshgrid(*xs, indexing=indexing)
+    assert len(outs) == 3
+    for o, w in zip(outs, wants):
+        assert o.op.name == "T_meshgrid"
+        np.testing.assert_array_equal(run(o, Xs, xs), w)
+
+
+@pytest.mark.parametrize("k", [0, 1, -2, 5])
+@pytest.mark.parametrize("upper", [True, False])
+def test_trilu(k, upper):
+    x = _rand(2, 4, 5)
+    X = _ph(x)
+    out = topi.trilu(X, k, upper)
+    assert out.op.name == "trilu" and out.op.tag == "elemwise"
+    want = np.triu(x, k) if upper else np.tril(x, k)
+    np.testing.assert_array_equal(run(out, [X], [x]), want)
+
+
+@pytest.mark.parametrize("ind", [np.array([0, 7, 22, 59], "int32"), np.array(41, "int64")])
+def test_unravel_index(ind):
+    shp = np.array([3, 4, 5], ind.dtype)
+    I, S = _ph(ind, "I"), _ph(shp, "S")
+    out = topi.unravel_index(I, S)
+    assert out.op.name == "T_unravel" and out.dtype == str(ind.dtype)
+    want = np.array(np.unravel_index(ind, tuple(shp)))
+    np.testing.assert_array_equal(run(out, [I, S], [ind, shp]), want)
+
+
+def test_expand_like():
+    x = _rand(3, 4)
+    X = _ph(x)
+    like = te.placeholder((2, 3, 5, 4), name="L")
+    out = topi.expand_like(X, like, [0, -2])
+    want = np.broadcast_to(x[None, :, None, :], (2, 3, 5, 4))
+    np.testing.assert_array_equal(run(out, [X], [x]), want)
+    s = _rand(1)
+    S = _ph(s, "S")
+    np.testing.assert_array_equal(run(topi.expand_like(S, like, [0, 1, 2, 3]), [S], [s]),
+                                  np.full((2, 3, 5, 4), s[0]))
+
+
+@pytest.mark.parametrize("n", [1, 5, 13])
+def test_invert_permutation(n):
+    p = RNG.permutation(n).astype("int32")
+    P = _ph(p, "P")
+    np.testing.assert_array_equal(run(topi.invert_permutation(P), [P], [p]), np.argsort(p))
+
+
+def _set_diag_ref(x, diag, k1, k2, align):
+    return ref.matrix_set_diag(x, diag, k1 if k1 == k2 else (k1, k2), align)
+
+
+@pytest.mark.parametrize("k,align", [(0, "RIGHT_LEFT"), (1, "RIGHT_LEFT"), (-2, "LEFT_RIGHT"),
+                                     ((-1, 2), "RIGHT_LEFT"), ((-2, 1), "LEFT_RIGHT"),
+                                     ((0, 1), "LEFT_LEFT"), ((-1, 0), "RIGHT_RIGHT")])
+def test_matrix_set_diag(k, align):
+    x = _rand(2, 4, 5)
+    k1, k2 = (k, k) if isinstance(k, int) else k
+    maxlen = max(min(4 + min(d, 0), 5 - max(d, 0)) for d in range(k1, k2 + 1))
+    diag = _rand(2, maxlen) if k1 == k2 else _rand(2, k2 - k1 + 1, maxlen)
+    X, D = _ph(x), _ph(diag, "D")
+    out = topi.matrix_set_diag(X, D, k, align)
+    assert out.op.name == "T_matrix_set_diag"
+    np.testing.assert_array_equal(run(out, [X, D], [x, diag]),
+                                  _set_diag_ref(x, diag, k1, k2, align))
+
+
+@pytest.mark.parametrize("axis,window,strides", [(1, [3, 2], [2, 1]), (0, [2, 3, 4], [1, 2, 3]),
+                                                 (2, [5], [5])])
+def test_sliding_window(axis, window, strides):
+    x = _rand(4, 5, 6)
+    X = _ph(x)
+    out = topi.sliding_window(X, axis, window, strides)
+    assert out.op.name == "T_sliding_window"
+    v = np.lib.stride_tricks.sliding_window_view(x, window, axis=tuple(range(axis, 3)))
+    v = v[(slice(None),) * axis + tuple(slice(None, None, s) for s in strides)]
+    np.testing.assert_array_equal(run(out, [X], [x]), v)
+
+
+@pytest.mark.parametrize("case", ["0d", "1d", "2d", "scalar_value"])
+def test_sparse_to_dense(case):
+    if case == "0d":
+        idx, vals, shp = np.array(2, "int32"), np.array(7.0, "float32"), [5]
+    elif case in ("1d", "scalar_value"):
+        idx, shp = np.array([0, 3, 4], "int32"), [6]
+        vals = np.array(3.5, "float32") if case == "scalar_value" else \
+            np.array([1, 2, 3], "float32")
+    else:
+        idx, vals, shp = np.array([[0, 1], [2, 3], [1, 0]], "int64"), \
+            np.array([4, 5, 6], "float32"), [3, 4]
+    I, V = _ph(idx, "I"), _ph(vals, "V")
+    D = te.placeholder((), "float32", name="D")
+    out = topi.sparse_to_dense(I, shp, V, D)
+    assert out.op.name == "T_sparse_to_dense"
+    want = np.full(shp, -1.0, "float32")
+    want[tuple(idx.T) if idx.ndim == 2 else idx] = vals
+    np.testing.assert_array_equal(run(out, [I, V, D], [idx, vals, np.array(-1.0, "float32")]),
+                                  want)
+    np.testing.assert_array_equal(run(topi.sparse_to_dense(I, shp, V), [I, V], [idx, vals]),
+                                  np.where(want == -1.0, 0, want))
+
+
+def test_shape_and_ndarray_size():
+    X = te.placeholder((3, 1, 7), name="X")
+    out = topi.shape(X, "int64")
+    assert out.op.name == "T_shape" and out.dtype == "int64"
+    np.testing.assert_array_equal(run(out, [X], [_rand(3, 1, 7)]), [3, 1, 7])
+    sz = topi.ndarray_size(X)
+    assert sz.op.name == "ndarray_size" and len(sz.shape) == 0 and sz.dtype == "int32"
+    assert run(sz, [X], [_rand(3, 1, 7)]) == 21

@@ -51,7 +51,8 @@ _UNARY = {
     "sqrt": math.sqrt, "rsqrt": lambda x: 1.0 / math.sqrt(x), "tanh": math.tanh,
     "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)), "sin": math.sin, "cos": math.cos,
     "tan": math.tan, "sinh": math.sinh, "cosh": math.cosh, "asin": math.asin,
-    "acos": math.acos, "atan": math.atan, "erf": math.erf, "floor": math.floor,
+    "acos": math.acos, "atan": math.atan, "asinh": math.asinh,
+    "acosh": math.acosh, "atanh": math.atanh, "erf": math.erf, "floor": math.floor,
     "ceil": math.ceil, "trunc": math.trunc, "round": _round_half_away,
     "nearbyint": lambda x: float(np.rint(x)), "fabs": abs,
 }
@@ -186,6 +187,10 @@ class Interpreter:
             return lambda: _wrap(math.fmod(a(), b()), dt)
         if op == "isnan":
             return lambda: math.isnan(args[0]())
+        if op == "isinf":
+            return lambda: math.isinf(args[0]())
+        if op == "isfinite":
+            return lambda: math.isfinite(args[0]())
         ints = {"shift_left": lambda a, b: a << b, "shift_right": lambda a, b: a >> b,
                 "bitwise_and": lambda a, b: a & b, "bitwise_or": lambda a, b: a | b,
                 "bitwise_xor": lambda a, b: a ^ b}

@@ -549,6 +549,9 @@ cosh = _unary("cosh")
 asin = _unary("asin")
 acos = _unary("acos")
 atan = _unary("atan")
+asinh = _unary("asinh")
+acosh = _unary("acosh")
+atanh = _unary("atanh")
 erf = _unary("erf")
 floor = _unary("floor")
 ceil = _unary("ceil")
@@ -598,6 +601,28 @@ def isnan(x, span=None):
     if _dt.bits(x.dtype) == 16:  # classic TVM tests a half in single precision
         x = cast(_dt.with_lanes("float32", _dt.lanes(x.dtype)), x)
     return Call(_dt.with_lanes("bool", _dt.lanes(x.dtype)), "isnan", (x,))
+
+
+def _float_test(name: str, x, if_int: bool):
+    """``isinf`` / ``isfinite``: a bool test of a float; integers are never infinite."""
+    x = convert(x)
+    lanes = _dt.lanes(x.dtype)
+    if not _dt.is_float(x.dtype):
+        c = const(if_int, "bool")
+        return c if lanes == 1 else Broadcast(c, lanes)
+    if _dt.bits(x.dtype) == 16:
+        x = cast(_dt.with_lanes("float32", lanes), x)
+    return Call(_dt.with_lanes("bool", lanes), name, (x,))
+
+
+def isinf(x, span=None):
+    """Whether ``x`` is infinite (False for integers)."""
+    return _float_test("isinf", x, False)
+
+
+def isfinite(x, span=None):
+    """Whether ``x`` is neither infinite nor NaN (True for integers)."""
+    return _float_test("isfinite", x, True)
 
 
 def popcount(x, span=None):

@@ -10,6 +10,7 @@ from ..te.tensor import Tensor
 from ..tir import op as _op
 from ..tir.expr import Let, PrimExpr, Var
 from . import tag
+from .utils import TopiError
 
 
 def _check(x, name: str) -> Tensor:
@@ -38,6 +39,15 @@ tanh = _make_unary("tanh", _op.tanh)
 sigmoid = _make_unary("sigmoid", _op.sigmoid)
 sin = _make_unary("sin", _op.sin)
 cos = _make_unary("cos", _op.cos)
+tan = _make_unary("tan", _op.tan)
+sinh = _make_unary("sinh", _op.sinh)
+cosh = _make_unary("cosh", _op.cosh)
+asin = _make_unary("asin", _op.asin)
+acos = _make_unary("acos", _op.acos)
+atan = _make_unary("atan", _op.atan)
+asinh = _make_unary("asinh", _op.asinh)
+acosh = _make_unary("acosh", _op.acosh)
+atanh = _make_unary("atanh", _op.atanh)
 erf = _make_unary("erf", _op.erf)
 abs = _make_unary("abs", _op.abs)  # noqa: A001  (TOPI's name)
 floor = _make_unary("floor", _op.floor)
@@ -45,6 +55,8 @@ ceil = _make_unary("ceil", _op.ceil)
 round = _make_unary("round", _op.round)  # noqa: A001
 trunc = _make_unary("trunc", _op.trunc)
 isnan = _make_unary("isnan", _op.isnan)
+isinf = _make_unary("isinf", _op.isinf)
+isfinite = _make_unary("isfinite", _op.isfinite)
 negative = _make_unary("negative", _op.neg)
 identity = _make_unary("identity", lambda v: v)
 logical_not = _make_unary("logical_not", _op.logical_not)
@@ -80,6 +92,17 @@ def cast(x, dtype: str):
         return compute(x.shape, lambda *i: _op.cast(dtype, x(*i)), name="T_cast",
                        tag=tag.ELEMWISE, varargs_names=[f"ax{k}" for k in range(x.ndim)])
     return _op.cast(dtype, x)
+
+
+def reinterpret(x: Tensor, dtype: str) -> Tensor:
+    """Reinterpret the bits of each element as ``dtype`` (of the same width; stage
+    ``tensor``, tag "elemwise")."""
+    x = _check(x, "reinterpret")
+    dtype = _dt.canonical(dtype)
+    if _dt.bits(dtype) != _dt.bits(x.dtype):
+        raise TopiError(f"reinterpret: dtype {dtype} is not as wide as the input's {x.dtype}")
+    return compute(x.shape, lambda *i: _op.reinterpret(dtype, x(*i)), name="tensor",
+                   tag=tag.ELEMWISE)
 
 
 def _fast_exp_expr(v: PrimExpr) -> PrimExpr:
@@ -145,6 +168,7 @@ def fast_erf(x: Tensor) -> Tensor:
 
 
 __all__ = ["fast_exp", "fast_tanh", "fast_erf", "sqrt", "rsqrt", "exp", "log", "log2", "log10",
-           "tanh", "sigmoid", "sin", "cos",
+           "tanh", "sigmoid", "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan",
+           "asinh", "acosh", "atanh", "isinf", "isfinite", "reinterpret",
            "erf", "abs", "floor", "ceil", "round", "trunc", "isnan", "negative", "identity",
            "logical_not", "bitwise_not", "sign", "clip", "cast"]

@@ -80,6 +80,28 @@ def prod(data: Tensor, axis=None, keepdims: bool = False) -> Tensor:
     return _comm_reduce(data, axis, keepdims, _prod, "prod")
 
 
+_all = _op.comm_reducer(lambda x, y: _op.logical_and(x, y), lambda t: _op.const(True, t),
+                       name="all")
+_any = _op.comm_reducer(lambda x, y: _op.logical_or(x, y), lambda t: _op.const(False, t),
+                       name="any")
+
+
+def _bool_reduce(data: Tensor, axis, keepdims: bool, reducer, what: str) -> Tensor:
+    if isinstance(data, Tensor) and data.dtype != "bool":
+        raise TopiError(f"{what}: data must be bool, got {data.dtype}")
+    return _comm_reduce(data, axis, keepdims, reducer, what)
+
+
+def all(data: Tensor, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Logical AND of a bool tensor over ``axis`` (all axes by default)."""
+    return _bool_reduce(data, axis, keepdims, _all, "all")
+
+
+def any(data: Tensor, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Logical OR of a bool tensor over ``axis`` (all axes by default)."""
+    return _bool_reduce(data, axis, keepdims, _any, "any")
+
+
 def _arg_reduce(data: Tensor, axis, keepdims: bool, select_last_index: bool, is_max: bool,
                 what: str) -> Tensor:
     if not isinstance(data, Tensor):
@@ -132,4 +154,4 @@ def argmin(data: Tensor, axis=None, keepdims: bool = False,
     return _arg_reduce(data, axis, keepdims, select_last_index, False, "argmin")
 
 
-__all__ = ["sum", "max", "min", "prod", "argmax", "argmin"]
+__all__ = ["sum", "max", "min", "prod", "all", "any", "argmax", "argmin"]

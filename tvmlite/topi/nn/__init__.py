@@ -1,5 +1,16 @@
 """Neural-network operators (``topi.nn``)."""
 from . import utils
+from .conv import (
+    conv,
+    conv1d,
+    conv1d_ncw,
+    conv1d_nwc,
+    conv3d_ncdhw,
+    conv3d_ndhwc,
+    group_conv1d_ncw,
+    group_conv1d_nwc,
+    group_conv2d_nhwc,
+)
 from .conv2d import (
     conv2d,
     conv2d_hwcn,
@@ -10,6 +21,7 @@ from .conv2d import (
 )
 from .conv2d_transpose import conv2d_transpose_nchw
 from .dense import batch_matmul, dense, dense_pack
+from .depth_to_space import depth_to_space, space_to_depth
 from .depthwise_conv2d import (
     depthwise_conv2d_nchw,
     depthwise_conv2d_NCHWc,
@@ -18,16 +30,20 @@ from .depthwise_conv2d import (
 from .dilate import dilate
 from .elemwise import leaky_relu, prelu, relu
 from .flatten import batch_flatten, flatten
-from .norm import batch_norm, layer_norm, lrn
-from .pad import pad
-from .pooling import adaptive_pool, global_pool, pool2d
+from .norm import batch_norm, group_norm, instance_norm, layer_norm, lrn
+from .pad import mirror_pad, pad
+from .pooling import adaptive_pool, global_pool, pool1d, pool2d, pool3d
 from .softmax import fast_softmax, log_softmax, softmax
 from .upsampling import upsampling
-from .utils import get_pad_tuple
+from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d, get_pad_tuple_generic
 
 __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_matmul", "conv2d",
            "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn", "conv2d_NCHWc", "group_conv2d_nchw",
            "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
            "conv2d_transpose_nchw", "dilate", "pool2d", "global_pool", "adaptive_pool", "softmax",
            "fast_softmax", "log_softmax", "batch_norm", "layer_norm", "lrn", "upsampling",
-           "flatten", "batch_flatten", "get_pad_tuple", "utils"]
+           "flatten", "batch_flatten", "get_pad_tuple", "utils", "conv", "conv1d", "conv1d_ncw",
+           "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc", "conv3d_ncdhw", "conv3d_ndhwc",
+           "group_conv2d_nhwc", "pool1d", "pool3d", "instance_norm", "group_norm",
+           "depth_to_space", "space_to_depth", "mirror_pad", "get_pad_tuple1d",
+           "get_pad_tuple3d", "get_pad_tuple_generic"]

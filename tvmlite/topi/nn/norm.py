@@ -1,4 +1,5 @@
-"""Normalisations: ``batch_norm`` (inference), ``layer_norm`` and ``lrn``."""
+"""Normalisations: ``batch_norm`` (inference), ``layer_norm``, ``instance_norm``,
+``group_norm`` and ``lrn``."""
 from __future__ import annotations
 
 from typing import List, Optional, Sequence
@@ -7,7 +8,7 @@ from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor, _dim_equal
 from ...tir import op as _op
 from .. import tag
-from ..utils import TopiError, check_strides, prod
+from ..utils import TopiError, check_strides, get_const_int, prod
 
 
 def _axis(axis: int, ndim: int, op: str) -> int:
@@ -60,17 +61,28 @@ def layer_norm(data: Tensor, gamma: Tensor, beta: Tensor, axis: Sequence[int],
                epsilon: float = 1e-5) -> Tensor:
     """``(x - mean) / sqrt(var + eps) * gamma + beta`` with mean and variance over ``axis``;
     ``gamma`` and ``beta`` have the shape of those axes (stages ``T_layer_norm_*``)."""
-    op = "layer_norm"
+    return _normalize(data, gamma, beta, axis, epsilon, "layer_norm", "T_layer_norm")
+
+
+def instance_norm(data: Tensor, gamma: Tensor, beta: Tensor, axis: Sequence[int],
+                  epsilon: float = 1e-5) -> Tensor:
+    """Instance normalisation: :func:`layer_norm` over ``axis`` (e.g. the spatial axes;
+    stages ``T_instance_norm*``)."""
+    return _normalize(data, gamma, beta, axis, epsilon, "instance_norm", "T_instance_norm")
+
+
+def _normalize(data: Tensor, gamma: Tensor, beta: Tensor, axis, epsilon: float, op: str,
+               name: str) -> Tensor:
     n = data.ndim
     axes = sorted({_axis(a, n, op) for a in ([axis] if isinstance(axis, int) else axis)})
     if not axes:
         raise TopiError(f"{op}: axis must name at least one axis")
     red_dims = [data.shape[a] for a in axes]
-    for name, t in (("gamma", gamma), ("beta", beta)):
+    for arg, t in (("gamma", gamma), ("beta", beta)):
         if t is None:
             continue
         if t.ndim != len(axes) or not all(_dim_equal(a, b) for a, b in zip(t.shape, red_dims)):
-            raise TopiError(f"{op}: {name} must have shape {red_dims}, got {list(t.shape)}")
+            raise TopiError(f"{op}: {arg} must have shape {red_dims}, got {list(t.shape)}")
     keep = [k for k in range(n) if k not in axes]
     red_shape = [data.shape[k] for k in keep]
     count = _op.cast(data.dtype, prod(red_dims))
@@ -85,13 +97,13 @@ def layer_norm(data: Tensor, gamma: Tensor, beta: Tensor, axis: Sequence[int],
 
     r1 = [reduce_axis((0, data.shape[a]), name=f"k{a}") for a in axes]
     mean = compute(red_shape, lambda *i: _op.sum(_op.div(data(*full(i, r1)), count), axis=r1),
-                   name="T_layer_norm_mean")
+                   name=name + "_mean")
     r2 = [reduce_axis((0, data.shape[a]), name=f"k{a}") for a in axes]
 
     def sq(*i):
         d = _op.sub(data(*full(i, r2)), mean(*i))
         return _op.sum(_op.div(_op.mul(d, d), count), axis=r2)
-    var = compute(red_shape, sq, name="T_layer_norm_var")
+    var = compute(red_shape, sq, name=name + "_var")
 
     def f(*i):
         ri = [i[k] for k in keep]
@@ -103,7 +115,7 @@ def layer_norm(data: Tensor, gamma: Tensor, beta: Tensor, axis: Sequence[int],
         if beta is not None:
             v = _op.add(v, beta(*gi))
         return v
-    return compute(data.shape, f, name="T_layer_norm", tag=tag.INJECTIVE)
+    return compute(data.shape, f, name=name, tag=tag.INJECTIVE)
 
 
 def lrn(data: Tensor, size: int, axis: int = 1, alpha: float = 0.0001, beta: float = 0.75,
@@ -133,3 +145,65 @@ def lrn(data: Tensor, size: int, axis: int = 1, alpha: float = 0.0001, beta: flo
         base = _op.add(_op.const(bias, dt), _op.mul(_op.const(alpha / size, dt), sqr_sum(*i)))
         return _op.div(data(*i), _op.power(base, _op.const(beta, dt)))
     return compute(data.shape, f, name="tensor", tag=tag.BROADCAST)
+
+
+def group_norm(data: Tensor, gamma: Tensor, beta: Tensor, num_groups: int, channel_axis: int,
+               axes: Sequence[int], epsilon: float = 1e-5) -> Tensor:
+    """Group normalisation: the channels (``channel_axis``) split into ``num_groups`` groups,
+    each normalised over its channels and ``axes``, then scaled by ``gamma`` and shifted by
+    ``beta`` per channel (stages ``T_group_norm*``)."""
+    op = "group_norm"
+    n = data.ndim
+    caxis = _axis(channel_axis, n, op)
+    axes = sorted({_axis(a, n, op) for a in ([axes] if isinstance(axes, int) else axes)})
+    if caxis in axes:
+        raise TopiError(f"{op}: axes must not include the channel_axis {caxis}")
+    groups = check_strides(num_groups, 1, op, "num_groups")[0]
+    try:
+        c = get_const_int(data.shape[caxis])
+    except ValueError as e:
+        raise TopiError(f"{op}: the channel count must be constant") from e
+    if c % groups:
+        raise TopiError(f"{op}: num_groups={groups} does not divide the {c} channels")
+    for name, t in (("gamma", gamma), ("beta", beta)):
+        if t is not None and (t.ndim != 1 or not _dim_equal(t.shape[0], c)):
+            raise TopiError(f"{op}: {name} must be 1-D of length {c}, got {list(t.shape)}")
+    cg = c // groups
+    keep = [k for k in range(n) if k != caxis and k not in axes]
+    stat_shape = [data.shape[k] for k in keep] + [groups]
+    count = _op.cast(data.dtype, prod([cg] + [data.shape[a] for a in axes]))
+
+    def full(i, rc, rs):
+        idx = [None] * n
+        for pos, k in enumerate(keep):
+            idx[k] = i[pos]
+        for r, k in zip(rs, axes):
+            idx[k] = r
+        idx[caxis] = i[-1] * cg + rc
+        return idx
+
+    def stat(kind, mean=None):
+        rc = reduce_axis((0, cg), name="rc")
+        rs = [reduce_axis((0, data.shape[a]), name=f"k{a}") for a in axes]
+
+        def f(*i):
+            v = data(*full(i, rc, rs))
+            if mean is not None:
+                v = _op.sub(v, mean(*i))
+                v = _op.mul(v, v)
+            return _op.sum(_op.div(v, count), axis=[rc] + rs)
+        return compute(stat_shape, f, name=f"T_group_norm_{kind}")
+
+    mean = stat("mean")
+    var = stat("var", mean)
+
+    def f(*i):
+        si = [i[k] for k in keep] + [i[caxis] // cg]
+        v = _op.mul(_op.sub(data(*i), mean(*si)),
+                    _op.rsqrt(_op.add(var(*si), _op.const(epsilon, data.dtype))))
+        if gamma is not None:
+            v = _op.mul(v, gamma(i[caxis]))
+        if beta is not None:
+            v = _op.add(v, beta(i[caxis]))
+        return v
+    return compute(data.shape, f, name="T_group_norm", tag=tag.INJECTIVE)

@@ -47,3 +47,58 @@ def pad(data: Tensor, pad_before: Sequence, pad_after: Optional[Sequence] = None
         return data(*idx)
 
     return compute(out_shape, _pad, name=name, tag=tag.INJECTIVE + ",pad", attrs=attrs)
+
+
+def mirror_pad(data: Tensor, pad_before: Sequence, pad_after: Optional[Sequence] = None,
+               mode: str = "SYMMETRIC", name: str = "MirrorPadInput") -> Tensor:
+    """Pad ``data`` with its own mirror image: "SYMMETRIC" repeats the edge element,
+    "REFLECT" does not (``numpy.pad`` modes "symmetric" / "reflect").
+
+    Parameters
+    ----------
+    data : Tensor
+        The input, any layout.
+    pad_before, pad_after : list of int
+        Padding before / after each dimension (``pad_after`` defaults to ``pad_before``); at
+        most the dimension's extent ("SYMMETRIC") or one less ("REFLECT").
+    mode : str
+        "SYMMETRIC" or "REFLECT".
+    name : str
+        The stage name.
+    """
+    op = "mirror_pad"
+    if not isinstance(data, Tensor):
+        raise TopiError(f"{op}: data must be a Tensor, got {data!r}")
+    n = data.ndim
+    pad_after = pad_after if pad_after else pad_before
+    if len(pad_before) != n or len(pad_after) != n:
+        raise TopiError(f"{op}: pad_before and pad_after need {n} entries, got "
+                        f"{len(pad_before)} and {len(pad_after)}")
+    if mode not in ("SYMMETRIC", "REFLECT"):
+        raise TopiError(f"{op}: mode must be 'SYMMETRIC' or 'REFLECT', got {mode!r}")
+    sym = 1 if mode == "SYMMETRIC" else 0
+    for d in range(n):
+        size = _op.convert(data.shape[d])
+        for p in (pad_before[d], pad_after[d]):
+            e = _op.convert(p)
+            if hasattr(e, "value") and (e.value < 0 or (
+                    hasattr(size, "value") and e.value > size.value - 1 + sym)):
+                raise TopiError(f"{op}: padding {e.value} of dimension {d} (extent "
+                                f"{size}) is negative or too large for {mode}")
+    out_shape = tuple(_op.add(_op.add(data.shape[d], pad_before[d]), pad_after[d])
+                      for d in range(n))
+
+    def _pad(*i):
+        idx = []
+        for d in range(n):
+            if equal_const_int(pad_before[d], 0) and equal_const_int(pad_after[d], 0):
+                idx.append(i[d])
+                continue
+            j = _op.sub(i[d], pad_before[d])
+            size = data.shape[d]
+            j = _op.if_then_else(_op.lt(j, 0), _op.sub(_op.neg(j), sym), j)
+            j = _op.if_then_else(_op.ge(j, size),
+                                 _op.add(_op.sub(_op.mul(2, _op.sub(size, 1)), j), sym), j)
+            idx.append(j)
+        return data(*idx)
+    return compute(out_shape, _pad, name=name)

@@ -1,5 +1,6 @@
-"""Pooling (``topi.nn.pool2d``, ``global_pool``, ``adaptive_pool``) over the ``H`` and ``W``
-axes of any layout that has them ("NCHW", "NHWC", "NCHW16c", ...)."""
+"""Pooling (``topi.nn.pool1d``, ``pool2d``, ``pool3d``, ``global_pool``, ``adaptive_pool``)
+over the ``W`` / ``H, W`` / ``D, H, W`` axes of any layout that has them ("NCHW", "NHWC",
+"NCHW16c", ...)."""
 from __future__ import annotations
 
 import re
@@ -14,17 +15,24 @@ from .pad import pad
 from .utils import conv_out_size
 
 
-def _hw_axes(data: Tensor, layout: str, op: str) -> Tuple[int, int]:
+def _layout_axes(data: Tensor, layout: str, op: str, letters: str) -> Tuple[int, ...]:
+    """Positions in ``layout`` of the axes ``letters`` (e.g. "HW")."""
     if not isinstance(data, Tensor):
         raise TopiError(f"{op}: data must be a Tensor, got {data!r}")
     tokens = re.findall(r"\d*[A-Za-z]", layout) if isinstance(layout, str) else []
-    if "".join(tokens) != layout or "H" not in tokens or "W" not in tokens:
-        raise TopiError(f"{op}: layout must name the H and W axes (e.g. 'NCHW'), got "
+    if "".join(tokens) != layout or any(c not in tokens for c in letters):
+        example = {"W": "NCW", "HW": "NCHW", "DHW": "NCDHW"}[letters]
+        names = " and ".join(", ".join(letters).rsplit(", ", 1))
+        raise TopiError(f"{op}: layout must name the {names} axes (e.g. '{example}'), got "
                         f"{layout!r}")
     if len(tokens) != data.ndim:
         raise TopiError(f"{op}: layout {layout!r} has {len(tokens)} axes but data is "
                         f"{data.ndim}-D")
-    return tokens.index("H"), tokens.index("W")
+    return tuple(tokens.index(c) for c in letters)
+
+
+def _hw_axes(data: Tensor, layout: str, op: str) -> Tuple[int, int]:
+    return _layout_axes(data, layout, op, "HW")
 
 
 def _check_pool_type(pool_type: str, op: str) -> None:
@@ -40,6 +48,90 @@ def _taps(o, stride: int, dil: int, k: int, lo: int, hi):
     return _op._max(_op.add(_op.sub(t_hi, t_lo), 1), 0)
 
 
+_DIM_NAMES = {"D": "depth", "H": "height", "W": "width"}
+
+
+def _pool(data: Tensor, kernel, stride, dilation, padding, pool_type: str, ceil_mode: bool,
+          layout: str, count_include_pad: bool, letters: str, op: str) -> Tensor:
+    """Pooling over the axes ``letters`` of ``layout``; ``padding`` lists the padding before
+    each of them, then after each."""
+    axes = _layout_axes(data, layout, op, letters)
+    _check_pool_type(pool_type, op)
+    nd = len(axes)
+    ks = check_strides(kernel, nd, op, "kernel")
+    ss = check_strides(stride, nd, op, "stride")
+    ds = check_strides(dilation, nd, op, "dilation")
+    pads = const_ints(padding, 2 * nd, op, "padding")
+    if min(pads) < 0:
+        raise TopiError(f"{op}: padding must be non-negative, got {list(padding)}")
+    lo, hi = list(pads[:nd]), list(pads[nd:])
+    sizes = [data.shape[a] for a in axes]
+    outs = [conv_out_size(op, n, k, d, b, e, st, _DIM_NAMES[c])
+            for n, k, d, b, e, st, c in zip(sizes, ks, ds, lo, hi, ss, letters)]
+    ehi = list(hi)
+    if ceil_mode:
+        for j in range(nd):
+            n, o = get_const_int(sizes[j]), get_const_int(outs[j])
+            dk = (ks[j] - 1) * ds[j] + 1
+            o2 = -(-(n + lo[j] + hi[j] - dk) // ss[j]) + 1
+            # the last window must start inside the input or the leading padding
+            o2 -= (o2 - 1) * ss[j] >= n + lo[j]
+            ehi[j] += max((o2 - 1) * ss[j] + dk - (n + lo[j] + hi[j]), 0)
+            outs[j] = _op.convert(max(o, o2))
+    padded = data
+    if any(lo) or any(ehi):
+        before, after = [0] * data.ndim, [0] * data.ndim
+        for j, a in enumerate(axes):
+            before[a], after[a] = lo[j], ehi[j]
+        value = _op.min_value(data.dtype) if pool_type == "max" else _op.const(0, data.dtype)
+        padded = pad(data, before, after, value, name="pad_temp")
+    rs = [reduce_axis((0, k), name=f"rv{j}") for j, k in enumerate(ks)]
+    shape = list(data.shape)
+    for a, o in zip(axes, outs):
+        shape[a] = o
+
+    def window(*i):
+        idx = list(i)
+        for j, a in enumerate(axes):
+            idx[a] = i[a] * ss[j] + rs[j] * ds[j]
+        return padded(*idx)
+
+    if pool_type == "max":
+        return compute(shape, lambda *i: _op.max(window(*i), axis=rs), name="tensor",
+                       tag="pool_max")
+    psum = compute(shape, lambda *i: _op.sum(window(*i), axis=rs), name="tensor",
+                   tag="pool_sum")
+    if count_include_pad and not ceil_mode:
+        return compute(shape, lambda *i: _op.div(psum(*i), _op.const(_prod(ks), data.dtype)),
+                       name="tensor", tag=tag.ELEMWISE)
+
+    def avg(*i):
+        count = _op.convert(1)
+        for j, a in enumerate(axes):
+            if count_include_pad:
+                c = _taps(i[a], ss[j], ds[j], ks[j], 0, _op.add(sizes[j], lo[j] + hi[j]))
+            else:
+                c = _taps(i[a], ss[j], ds[j], ks[j], lo[j], sizes[j])
+            count = _op.mul(count, c)
+        return _op.div(psum(*i), _op.cast(data.dtype, _op._max(count, 1)))
+    return compute(shape, avg, name="tensor", tag=tag.ELEMWISE)
+
+
+def _prod(xs) -> int:
+    r = 1
+    for x in xs:
+        r *= x
+    return r
+
+
+def pool1d(data: Tensor, kernel, stride, dilation=(1,), padding=(0, 0), pool_type: str = "max",
+           ceil_mode: bool = False, layout: str = "NCW", count_include_pad: bool = True
+           ) -> Tensor:
+    """Max or average pooling over W; ``padding`` is ``(left, right)`` (see :func:`pool2d`)."""
+    return _pool(data, kernel, stride, dilation, padding, pool_type, ceil_mode, layout,
+                 count_include_pad, "W", "pool1d")
+
+
 def pool2d(data: Tensor, kernel: Sequence[int], stride: Sequence[int],
            dilation: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
            pool_type: str = "max", ceil_mode: bool = False, layout: str = "NCHW",
@@ -51,67 +143,17 @@ def pool2d(data: Tensor, kernel: Sequence[int], stride: Sequence[int],
     (extra windows may not start in the bottom/right padding, as in PyTorch); the average
     divides by the taps inside the padded input (``count_include_pad``) or the input.
     """
-    op = "pool2d"
-    hax, wax = _hw_axes(data, layout, op)
-    _check_pool_type(pool_type, op)
-    kh, kw = check_strides(kernel, 2, op, "kernel")
-    sh, sw = check_strides(stride, 2, op, "stride")
-    dh, dw = check_strides(dilation, 2, op, "dilation")
-    top, left, bottom, right = const_ints(padding, 4, op, "padding")
-    if min(top, left, bottom, right) < 0:
-        raise TopiError(f"{op}: padding must be non-negative, got {list(padding)}")
-    h, w = data.shape[hax], data.shape[wax]
-    out_h = conv_out_size(op, h, kh, dh, top, bottom, sh, "height")
-    out_w = conv_out_size(op, w, kw, dw, left, right, sw, "width")
-    ebottom, eright = bottom, right
-    if ceil_mode:
-        ih, iw = get_const_int(h), get_const_int(w)
-        oh, ow = (get_const_int(x) for x in (out_h, out_w))
-        dkh, dkw = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-        oh2 = -(-(ih + top + bottom - dkh) // sh) + 1
-        ow2 = -(-(iw + left + right - dkw) // sw) + 1
-        # the last window must start inside the input or the top/left padding
-        oh2 -= (oh2 - 1) * sh >= ih + top
-        ow2 -= (ow2 - 1) * sw >= iw + left
-        ebottom += max((oh2 - 1) * sh + dkh - (ih + top + bottom), 0)
-        eright += max((ow2 - 1) * sw + dkw - (iw + left + right), 0)
-        out_h, out_w = _op.convert(max(oh, oh2)), _op.convert(max(ow, ow2))
-    padded = data
-    nd = data.ndim
-    if top or left or ebottom or eright:
-        before, after = [0] * nd, [0] * nd
-        before[hax], before[wax], after[hax], after[wax] = top, left, ebottom, eright
-        value = _op.min_value(data.dtype) if pool_type == "max" else _op.const(0, data.dtype)
-        padded = pad(data, before, after, value, name="pad_temp")
-    rh = reduce_axis((0, kh), name="rv0")
-    rw = reduce_axis((0, kw), name="rv1")
-    shape = list(data.shape)
-    shape[hax], shape[wax] = out_h, out_w
+    return _pool(data, kernel, stride, dilation, padding, pool_type, ceil_mode, layout,
+                 count_include_pad, "HW", "pool2d")
 
-    def window(*i):
-        idx = list(i)
-        idx[hax] = i[hax] * sh + rh * dh
-        idx[wax] = i[wax] * sw + rw * dw
-        return padded(*idx)
 
-    if pool_type == "max":
-        return compute(shape, lambda *i: _op.max(window(*i), axis=[rh, rw]),
-                       name="tensor", tag="pool_max")
-    psum = compute(shape, lambda *i: _op.sum(window(*i), axis=[rh, rw]),
-                   name="tensor", tag="pool_sum")
-    if count_include_pad and not ceil_mode:
-        return compute(shape, lambda *i: _op.div(psum(*i), _op.const(kh * kw, data.dtype)),
-                       name="tensor", tag=tag.ELEMWISE)
-
-    def avg(*i):
-        if count_include_pad:
-            cy = _taps(i[hax], sh, dh, kh, 0, _op.add(h, top + bottom))
-            cx = _taps(i[wax], sw, dw, kw, 0, _op.add(w, left + right))
-        else:
-            cy = _taps(i[hax], sh, dh, kh, top, h)
-            cx = _taps(i[wax], sw, dw, kw, left, w)
-        return _op.div(psum(*i), _op.cast(data.dtype, _op._max(_op.mul(cy, cx), 1)))
-    return compute(shape, avg, name="tensor", tag=tag.ELEMWISE)
+def pool3d(data: Tensor, kernel, stride, dilation=(1, 1, 1), padding=(0, 0, 0, 0, 0, 0),
+           pool_type: str = "max", ceil_mode: bool = False, layout: str = "NCDHW",
+           count_include_pad: bool = True) -> Tensor:
+    """Max or average pooling over D, H and W; ``padding`` is ``(front, top, left, back,
+    bottom, right)`` (see :func:`pool2d`)."""
+    return _pool(data, kernel, stride, dilation, padding, pool_type, ceil_mode, layout,
+                 count_include_pad, "DHW", "pool3d")
 
 
 def global_pool(data: Tensor, pool_type: str, layout: str = "NCHW") -> Tensor:

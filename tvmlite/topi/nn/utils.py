@@ -56,3 +56,44 @@ def conv_out_size(op: str, size, kernel: int, dilation: int, pad_lo, pad_hi, str
         raise TopiError(f"{op}: kernel {dim} (dilated: {dk}) is larger than the padded input "
                         f"{dim} ({padded.value})")
     return _op.add(_op.floordiv(_op.sub(padded, dk), stride), 1)
+
+
+def get_pad_tuple_generic(padding, kernel):
+    """``[pad_begin, pad_end]`` (lists, one entry per dimension of ``kernel``) from an int, a
+    list of ``len(kernel)`` or ``2 * len(kernel)`` ints, "SAME" or "VALID"."""
+    dim = len(kernel)
+    if isinstance(padding, (tuple, list)):
+        if len(padding) == dim:
+            total = [p * 2 for p in padding]
+        elif len(padding) == 2 * dim:
+            return list(padding[:dim]), list(padding[dim:])
+        else:
+            raise TopiError("Size of padding can only be len(kernel) or len(kernel) * 2")
+    elif isinstance(padding, int):
+        total = [padding * 2] * dim
+    elif padding == "VALID":
+        total = [0] * dim
+    elif padding == "SAME":
+        total = [k - 1 for k in kernel]
+    else:
+        raise TopiError(f"Unknown padding option {padding}")
+    begin = [(p + 1) // 2 for p in total]
+    return [begin, [p - b for p, b in zip(total, begin)]]
+
+
+def get_pad_tuple1d(padding, kernel):
+    """``(pad_left, pad_right)`` from an int, one or two ints, "SAME" or "VALID" (``kernel``
+    is ``(kw,)``)."""
+    if isinstance(padding, (tuple, list)) and len(padding) not in (1, 2):
+        raise TopiError("Size of padding can only be 1 or 2")
+    begin, end = get_pad_tuple_generic(padding, list(kernel)[:1])
+    return begin[0], end[0]
+
+
+def get_pad_tuple3d(padding, kernel):
+    """``(front, top, left, back, bottom, right)`` padding from an int, 3 or 6 ints, "SAME"
+    or "VALID" (``kernel`` is ``(kd, kh, kw)``)."""
+    if isinstance(padding, (tuple, list)) and len(padding) not in (3, 6):
+        raise TopiError("Size of padding can only be 3 or 6")
+    begin, end = get_pad_tuple_generic(padding, list(kernel)[:3])
+    return (*begin, *end)

@@ -12,10 +12,18 @@ from .nn_python import (
     adaptive_pool,
     batch_matmul,
     batch_norm,
+    conv1d_ncw_python,
     conv2d_nhwc_python,
     conv2d_transpose_nchw_python,
+    conv3d_ncdhw_python,
+    conv3d_ndhwc_python,
+    conv_nd_python,
+    depth_to_space_python,
     depthwise_conv2d_python_nhwc,
     dilate_python,
+    group_conv1d_ncw_python,
+    group_norm_python,
+    instance_norm_python,
     layer_norm_python,
     log_softmax_python,
     lrn_python,
@@ -26,10 +34,12 @@ from .nn_python import (
     poolnd_python,
     resize2d_python,
     softmax_python,
+    space_to_depth_python,
     strided_slice_python,
     unpack_nchwc,
     upsampling_python,
 )
+from .transform_python import gather_nd_python, gather_python, matrix_set_diag, one_hot
 
 __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_python",
            "depthwise_conv2d_python_nhwc", "conv2d_transpose_nchw_python", "dilate_python",
@@ -38,4 +48,8 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "resize2d_python", "upsampling_python", "batch_matmul", "strided_slice_python",
            "pack_nchwc", "unpack_nchwc", "pack_oihw", "pack_depthwise_kernel", "dispatch",
            "get_injective_schedule", "get_reduce_schedule", "get_broadcast_schedule",
-           "get_elemwise_schedule", "get_conv2d_nchw_implement"]
+           "get_elemwise_schedule", "get_conv2d_nchw_implement",
+           "conv1d_ncw_python", "group_conv1d_ncw_python", "conv3d_ncdhw_python",
+           "conv3d_ndhwc_python", "conv_nd_python", "instance_norm_python", "group_norm_python",
+           "depth_to_space_python", "space_to_depth_python", "gather_python",
+           "gather_nd_python", "one_hot", "matrix_set_diag"]

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..nn.utils import get_pad_tuple
+from ..nn.utils import get_pad_tuple, get_pad_tuple_generic
 from .conv2d_nchw_python import conv2d_nchw_python
 
 
@@ -247,3 +247,95 @@ def pack_depthwise_kernel(w: np.ndarray, oc_bn: int) -> np.ndarray:
     c, m, kh, kw = w.shape
     w2 = w.reshape(c * m // oc_bn, oc_bn, kh, kw).transpose(0, 2, 3, 1)
     return np.ascontiguousarray(w2[:, None, :, :, None, :])
+
+
+def conv_nd_python(x, w, stride, pad_lo, pad_hi, dilation, groups=1) -> np.ndarray:
+    """N-D grouped convolution of ``(N, C, ...)`` data with an ``(F, C // groups, ...)``
+    kernel: a sum over kernel offsets of strided slices."""
+    nd = x.ndim - 2
+    x = np.pad(x, [(0, 0), (0, 0)] + list(zip(pad_lo, pad_hi)))
+    f, cg, *ks = w.shape
+    outs = [(x.shape[2 + j] - (ks[j] - 1) * dilation[j] - 1) // stride[j] + 1
+            for j in range(nd)]
+    out = np.zeros((x.shape[0], f, *outs), "float64")
+    fg = f // groups
+    for g in range(groups):
+        xg, wg = x[:, g * cg:(g + 1) * cg], w[g * fg:(g + 1) * fg]
+        for kpos in np.ndindex(*ks):
+            sl = tuple(slice(kpos[j] * dilation[j],
+                             kpos[j] * dilation[j] + (outs[j] - 1) * stride[j] + 1, stride[j])
+                       for j in range(nd))
+            out[:, g * fg:(g + 1) * fg] += np.einsum(
+                "nc...,fc->nf...", xg[(slice(None), slice(None)) + sl],
+                wg[(slice(None), slice(None)) + kpos])
+    return out.astype(x.dtype)
+
+
+def _pads(padding, kernel):
+    return get_pad_tuple_generic(padding, list(kernel))
+
+
+def group_conv1d_ncw_python(a_np, w_np, stride, padding, dilation, groups) -> np.ndarray:
+    """Grouped 1-D convolution, NCW data, OIW kernel."""
+    s = stride if isinstance(stride, (list, tuple)) else [stride]
+    d = dilation if isinstance(dilation, (list, tuple)) else [dilation]
+    lo, hi = _pads(padding, [(w_np.shape[2] - 1) * d[0] + 1])
+    return conv_nd_python(a_np, w_np, s, lo, hi, d, groups)
+
+
+def conv1d_ncw_python(a_np, w_np, stride, padding, dilation) -> np.ndarray:
+    """1-D convolution, NCW data, OIW kernel."""
+    return group_conv1d_ncw_python(a_np, w_np, stride, padding, dilation, 1)
+
+
+def conv3d_ncdhw_python(a_np, w_np, stride, padding, groups=1) -> np.ndarray:
+    """3-D convolution, NCDHW data, OIDHW kernel."""
+    s = list(stride) if isinstance(stride, (list, tuple)) else [stride] * 3
+    lo, hi = _pads(padding, w_np.shape[2:])
+    return conv_nd_python(a_np, w_np, s, lo, hi, [1, 1, 1], groups)
+
+
+def conv3d_ndhwc_python(a_np, w_np, stride, padding, groups=1) -> np.ndarray:
+    """3-D convolution, NDHWC data, DHWIO kernel."""
+    out = conv3d_ncdhw_python(a_np.transpose(0, 4, 1, 2, 3), w_np.transpose(4, 3, 0, 1, 2),
+                              stride, padding, groups)
+    return out.transpose(0, 2, 3, 4, 1)
+
+
+def instance_norm_python(data, gamma, beta, axis, epsilon=1e-5) -> np.ndarray:
+    """Instance norm: layer norm over ``axis``."""
+    return layer_norm_python(data, gamma, beta, axis, epsilon)
+
+
+def group_norm_python(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5):
+    """Group norm: each group of channels normalised over its channels and ``axes``."""
+    x = np.moveaxis(data, channel_axis, 1)
+    axes = [a % data.ndim for a in axes]
+    perm = [a for a in range(data.ndim) if a != channel_axis % data.ndim]
+    red_after = [perm.index(a) + 1 for a in axes]  # positions in x (channel at 1)
+    xs = x.reshape(x.shape[0], num_groups, -1, *x.shape[2:])
+    red = (2,) + tuple(p + 1 for p in red_after)
+    mean, var = xs.mean(red, keepdims=True), xs.var(red, keepdims=True)
+    norm = ((xs - mean) / np.sqrt(var + epsilon)).reshape(x.shape)
+    shape = [1] * x.ndim
+    shape[1] = x.shape[1]
+    return np.moveaxis(norm * gamma.reshape(shape) + beta.reshape(shape), 1, channel_axis)
+
+
+def depth_to_space_python(data, block_size, mode="DCR") -> np.ndarray:
+    """NCHW depth to space."""
+    n, c, h, w = data.shape
+    b = block_size
+    if mode == "DCR":
+        y = data.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        y = data.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return y.reshape(n, c // (b * b), h * b, w * b)
+
+
+def space_to_depth_python(data, block_size) -> np.ndarray:
+    """NCHW space to depth (the inverse of DCR depth to space)."""
+    n, c, h, w = data.shape
+    b = block_size
+    y = data.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return y.reshape(n, c * b * b, h // b, w // b)
