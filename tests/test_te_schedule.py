@@ -5,6 +5,7 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import te
+from tvmlite.error import TVMError
 
 
 def matmul(n, m, l, name="C"):
@@ -271,15 +272,19 @@ def test_multi_output_stage_scope_covers_every_output():
     np.testing.assert_allclose(b1, a * 2, rtol=1e-6)
 
 
-def test_vectorize_reduction_loop_falls_back_to_serial():
+def test_vectorize_reduction_axis_is_refused_at_the_call():
     A, B, C = matmul(7, 9, 5)
     s = te.create_schedule(C.op)
     x, y = C.op.axis
     (k,) = C.op.reduce_axis
     s[C].reorder(x, k, y)
-    s[C].vectorize(k)  # a reduction loop cannot be vectorized: TE keeps it serial
-    text = str(tvm.lower(s, [A, B, C]))
-    assert "k_s" in text and "T.vectorized" not in text
+    with pytest.raises(TVMError, match="reduction axis"):
+        s[C].vectorize(k)  # classic TE: "Cannot vectorize on CommReduce"
+    ko, ki = s[C].split(k, factor=2)  # the parts of a reduction axis are reduction axes too
+    with pytest.raises(RuntimeError, match="reduction axis"):
+        s[C].vectorize(ki)
+    s[C].vectorize(y)  # the refused calls left the schedule as it was
+    assert ki not in s[C].iter_var_attrs
     check_matmul(s, A, B, C, 7, 9, 5)
 
 

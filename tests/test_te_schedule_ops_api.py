@@ -2,7 +2,7 @@
 returns it after ``InferBound``."""
 import tvmlite as tvm
 from tvmlite import te
-from tvmlite.tir.stmt import BlockRealize, For
+from tvmlite.tir.stmt import Block, For
 
 
 def _loops(stmt):
@@ -23,7 +23,7 @@ def test_schedule_ops_gives_the_scheduled_nest():
     bounds = te.schedule.InferBound(s.normalize())
     assert bounds[xo].extent is not None
     stmt = te.schedule.ScheduleOps(s, bounds)
-    assert isinstance(stmt, BlockRealize)
+    assert isinstance(stmt, Block)
     assert sorted(_loops(stmt)) == ["i", "i.inner", "i.outer"]
 
 
@@ -35,3 +35,11 @@ def test_auto_inline_broadcast_inlines_injective_stages():
     te.schedule.AutoInlineBroadcast(s)
     assert s[B].attach_type == 2
     assert sorted(_loops(te.schedule.ScheduleOps(s))) == ["i", "j"]
+
+
+def test_schedule_ops_body_of_one_stage_is_its_outer_loop():
+    A = te.placeholder((6, 4), name="A")
+    C = te.compute((6, 4), lambda i, j: A[i, j] * 3, name="C")
+    s = te.create_schedule(C.op)
+    stmt = te.schedule.ScheduleOps(s.normalize(), te.schedule.InferBound(s))
+    assert isinstance(stmt.body, For) and stmt.body.loop_var.name == C.op.axis[0].var.name

@@ -284,5 +284,5 @@ def test_rfactor_blocks_follow_the_convention():
 def test_decompose_reduction_update_lists_its_output():
     s = _matmul_sch()
     _decompose_reduction(s)
-    update = s.get(s.get_block("C"))
+    update = s.get(s.get_block("C_update"))
     assert update.init is None and "C" in _names(update.reads)

@@ -1,10 +1,13 @@
 """tir.Schedule.decompose_reduction: the init block's predicate after a non-divisible split
 of the reduction loop."""
 import numpy as np
+import pytest
 
 import tvmlite as tvm
+from tvmlite import te
 from tvmlite.script import tir as T
 from tvmlite.tir.expr import LT
+from tvmlite.tir.schedule import Schedule, ScheduleError
 from tvmlite.tir.schedule.state import is_true, walk_stmts
 from tvmlite.tir.stmt import BlockRealize
 
@@ -41,3 +44,26 @@ def _realizes(stmt):
     out = []
     walk_stmts(stmt, lambda s: out.append(s) if isinstance(s, BlockRealize) else None)
     return out
+
+
+
+def test_decompose_reduction_renames_the_update_block_and_handles_follow():
+    n, m = 7, 13
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), name="k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = Schedule(te.create_prim_func([A, B]), debug_mask="all")
+    blk = s.get_block("B")
+    _, kk = s.get_loops(blk)
+    init = s.decompose_reduction(blk, kk)
+    assert s.get(blk).same_as(s.get(s.get_block("B_update")))  # the handle follows
+    assert s.get(init).name_hint == "B_init"
+    with pytest.raises(ScheduleError):
+        s.get_block("B")  # the old name is gone, as in classic TVM
+    ko, ki = s.split(s.get_loops(blk)[1], [None, 4])  # the old handle keeps working
+    s.reorder(ki, ko)
+    f = tvm.build(s.mod["main"], target="llvm")
+    a = np.random.default_rng(3).standard_normal((n, m)).astype("float32")
+    b = tvm.nd.array(np.full((n,), 9.0, "float32"))
+    f(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a.sum(axis=1), rtol=1e-5)

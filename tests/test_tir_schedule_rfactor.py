@@ -262,6 +262,23 @@ def test_rfactor_of_argmax_breaks_ties_as_unscheduled(op, factor, axis):
     np.testing.assert_array_equal(got, getattr(np, op)(a, axis=1))
 
 
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+def test_topi_argmax_takes_the_index_in_a_stage_of_its_own(op):
+    n, k = 5, 11
+    func = _argmax_func(n, k, op)
+    s = Schedule(func, debug_mask="all")
+    assert _has_block(s, "A_red_temp") and _has_block(s, "A_red")  # classic TOPI's stages
+    _, r = s.get_loops(s.get_block("A_red_temp"))
+    _, r1 = s.split(r, [None, 4])
+    s.rfactor(r1, 1)
+    wb = s.get(s.get_block("A_red_temp"))
+    # the write-back reads the partial results in the reducer's order (index, then value)
+    assert [x.buffer.name for x in wb.reads] == ["A_red_temp.v0_rf", "A_red_temp.v1_rf"]
+    a = np.random.default_rng(9).integers(-2, 2, (n, k)).astype("int32")  # many ties
+    got = _run(s.mod["main"], [a, np.zeros((n,), "int32")])
+    np.testing.assert_array_equal(got, getattr(np, op)(a, axis=1))
+
+
 def _has_block(s, name):
     try:
         s.get_block(name)

@@ -133,8 +133,10 @@ class Target:
     @property
     def keys(self) -> tuple:
         extra = ()
-        if self.kind.name in ("llvm", "c") and self.attrs.get("device") == "arm_cpu":
-            extra = ("arm_cpu",)
+        device = self.attrs.get("device")
+        if isinstance(device, str) and device not in self.kind.default_keys and (
+                self.kind.name in ("llvm", "c", "opencl")):
+            extra = (device,)  # classic: "-device=mali" makes "mali" the first key
         return self._keys or extra + self.kind.default_keys
 
     @property
@@ -253,5 +255,45 @@ def cuda(model: str = "unknown", arch: Optional[str] = None, options=None) -> Ta
     return Target(s)
 
 
+def _with_options(base: str, options) -> Target:
+    if options:
+        base += " " + (" ".join(options) if isinstance(options, (list, tuple)) else options)
+    return Target(base)
+
+
+def mali(model: str = "unknown", options=None) -> Target:
+    """An ARM Mali GPU (OpenCL) target, ``opencl -device=mali``; tvmlite describes it (AutoTVM
+    keys, features) but builds no OpenCL."""
+    return _with_options(f"opencl -device=mali -model={model}", options)
+
+
+def bifrost(model: str = "unknown", options=None) -> Target:
+    """An ARM Bifrost GPU (OpenCL) target, ``opencl -device=bifrost``."""
+    return _with_options(f"opencl -device=bifrost -model={model}", options)
+
+
+def intel_graphics(model: str = "unknown", options=None) -> Target:
+    """An Intel GPU (OpenCL) target, ``opencl -device=intel_graphics`` (warps of 16)."""
+    return _with_options(f"opencl -device=intel_graphics -model={model} -thread_warp_size=16",
+                         options)
+
+
+# a few of classic TVM's named ARM boards: model, triple and CPU features
+_ARM_BOARDS = {
+    "pixel2": "-model=snapdragon835 -mtriple=arm64-linux-android -mattr=+neon",
+    "rasp3b": "-model=bcm2837 -mtriple=armv7l-linux-gnueabihf -mattr=+neon",
+    "rasp4b64": "-model=bcm2711 -mtriple=aarch64-linux-gnu -mattr=+neon -mcpu=cortex-a72",
+    "rk3399": "-model=rk3399 -mtriple=aarch64-linux-gnu -mattr=+neon",
+}
+
+
 def arm_cpu(model: str = "unknown", options=None) -> Target:
-    raise TVMError("arm_cpu targets need cross-compilation, which tvmlite does not support")
+    """An ARM CPU target, ``llvm -device=arm_cpu`` (keys ``arm_cpu, cpu``); a named board adds
+    its triple, which tvmlite describes (AutoTVM keys, TopHub) but does not build for."""
+    board = _ARM_BOARDS.get(model, f"-model={model}")
+    return _with_options(f"llvm -keys=arm_cpu,cpu -device=arm_cpu {board}", options)
+
+
+def rasp(options=None) -> Target:
+    """The Raspberry Pi 3B, ``arm_cpu("rasp3b")``."""
+    return arm_cpu("rasp3b", options)

@@ -11,12 +11,13 @@ lowering realises the stages on the TensorIR engine (:mod:`.materialize`).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..arith import Analyzer
 from ..arith.int_set import IntervalSet, IntSet, eval_set, is_neg_inf, is_pos_inf, union
+from ..error import TVMError
 from ..tir import op as _op
-from ..tir.expr import IntImm, IterVar, ProducerLoad, Range
+from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range
 from ..tir.functor import collect_vars, ir_transform, post_order_visit, substitute
 from .stage import INLINE, SCOPE, Fuse, Singleton, Split, Stage, _resolve_leaf, attach_spec
 from .tensor import ComputeOp, ExternOp, PlaceholderOp, TensorComputeOp
@@ -269,8 +270,9 @@ def _root_iter_vars(op) -> List[IterVar]:
     return list(getattr(op, "axis", ())) + list(getattr(op, "reduce_axis", ()))
 
 
-def _prop_to_inputs(ctx: _Context, op, dom_map, ana: Analyzer, tmap: Dict[int, List]) -> None:
-    """Add the region of each tensor of ``tmap`` that ``op`` reads over ``dom_map``."""
+def _prop_to_inputs(bodies, op, dom_map, ana: Analyzer, tmap: Dict[int, List]) -> None:
+    """Add the region of each tensor of ``tmap`` that ``op`` (computing ``bodies``) reads over
+    ``dom_map``."""
     def visit(x):
         if not isinstance(x, ProducerLoad) or id(x.producer) not in tmap:
             return
@@ -292,7 +294,7 @@ def _prop_to_inputs(ctx: _Context, op, dom_map, ana: Analyzer, tmap: Dict[int, L
                 for i, n in enumerate(t.shape):
                     tmap[id(t)][i].append(IntervalSet(0, ana.simplify(_op.sub(n, 1))))
         return
-    for e in ctx.bodies[op]:
+    for e in bodies:
         post_order_visit(e, visit)
 
 
@@ -343,7 +345,7 @@ def _infer_root_bound(ctx: _Context, stage: Stage, rmap: Dict[IterVar, Range]) -
                 dom_map[iv.var] = IntSet.from_range(r)
             if iv.var not in collect_vars(r.min):  # a single point at the IterVar itself
                 ana.bind(iv.var, r, allow_override=True)
-        _prop_to_inputs(ctx, cop, _dom(dom_map.items()), ana, tmap)
+        _prop_to_inputs(ctx.bodies[cop], cop, _dom(dom_map.items()), ana, tmap)
     ana = Analyzer()
     for iv, r in rmap.items():
         ana.bind(iv.var, r, allow_override=True)
@@ -352,6 +354,62 @@ def _infer_root_bound(ctx: _Context, stage: Stage, rmap: Dict[IterVar, Range]) -
         rmap[iv] = _cover_range(union(sets, ana), iv.dom, ana) if sets else iv.dom
     for iv in getattr(op, "reduce_axis", ()):
         rmap[iv] = iv.dom
+
+
+def infer_tensorize_region(stage: Stage, dom_map: Dict[IterVar, Range]
+                           ) -> Tuple[Dict[IterVar, Range], Dict[Any, List[Range]]]:
+    """The region a tensorized compute stage computes in one call of its intrinsic (classic
+    ``InferTensorizeRegion``): each root IterVar's range (loops outside the tensorized one
+    held at their variable, those from it down over their ``dom_map`` range) and each input
+    tensor's region read."""
+    op = stage.op
+    if not isinstance(op, ComputeOp):
+        raise TVMError(f"tensorize region: stage {op.name} is not a compute stage")
+    up: Dict[IterVar, IntervalSet] = {}
+    found = False
+    for iv in reversed(stage.leaf_iter_vars):
+        if iv not in dom_map:
+            raise TVMError(f"tensorize region: no range for {iv.var.name} (run InferBound)")
+        vr = dom_map[iv]
+        if _is_one(vr.extent):
+            up[iv] = IntSet.single_point(vr.min)
+        elif found:
+            up[iv] = IntSet.single_point(iv.var)
+        else:
+            up[iv] = IntSet.from_range(vr)
+        attr = stage.iter_var_attrs.get(iv)
+        if attr is not None and attr.iter_type == IterVarType.Tensorized:
+            if found:
+                raise TVMError(f"tensorize region: stage {op.name} is tensorized twice")
+            if attr.bind_thread is not None:
+                raise TVMError("tensorize region: a thread-bound loop inside the tensorized "
+                               "scope")
+            found = True
+    if not found:
+        raise TVMError(f"tensorize region: stage {op.name} is not tensorized")
+    ana = Analyzer()
+    for iv, r in dom_map.items():
+        ana.bind(iv.var, r, allow_override=True)
+    _pass_up_domain(stage, dom_map, up, ana)
+    out_dom: Dict[IterVar, Range] = {}
+    sets = {}
+    for iv in _root_iter_vars(op):
+        out_dom[iv] = _cover_range(up[iv], dom_map[iv], ana)
+        sets[iv.var] = up[iv]
+    inputs = op.input_tensors
+    tmap = {id(t): [[] for _ in t.shape] for t in inputs}
+    _prop_to_inputs(op.body, op, _dom(sets.items()), ana, tmap)
+    in_region: Dict[Any, List[Range]] = {}
+    for t in inputs:
+        rng = []
+        for i, ss in enumerate(tmap[id(t)]):
+            u = union(ss, ana)
+            if not ss or not (u.has_lower_bound() and u.has_upper_bound()):
+                raise TVMError(f"tensorize region: cannot deduce the region of {t.name} read "
+                               "in the tensorized scope")
+            rng.append(_cover_range(u, Range(0, t.shape[i]), ana))
+        in_region[t] = rng
+    return out_dom, in_region
 
 
 def infer_bound(sch) -> Optional[Dict[IterVar, Range]]:
@@ -382,4 +440,4 @@ def infer_bound(sch) -> Optional[Dict[IterVar, Range]]:
     return out
 
 
-__all__ = ["infer_bound"]
+__all__ = ["infer_bound", "infer_tensorize_region"]

@@ -85,8 +85,16 @@ def _apply_stage(eng, st: Stage, block, loops: List, loop_of: Dict, ranges: Dict
         for key, value in zip(attr.pragma_keys, attr.pragma_values):
             eng.annotate(lp, "pragma_" + key.value, value)
     for iv, attr in st.iter_var_attrs.items():
-        if attr.iter_type == IterVarType.Tensorized and iv in loop_of:
-            eng.tensorize(loop_of[iv], attr.tensor_intrin)
+        # classic TE: a tensor intrinsic call's stage is built by its own intrinsic, and a
+        # tensorize annotation on it has no effect
+        if attr.iter_type == IterVarType.Tensorized and iv in loop_of and \
+                not isinstance(op, TensorComputeOp):
+            # the intrinsic may name the stage's IterVars (classic): they are its loops
+            intrin = attr.tensor_intrin
+            if hasattr(intrin, "with_vars"):
+                intrin = intrin.with_vars({x.var: eng.get(loop_of[x]).loop_var
+                                           for x in st.leaf_iter_vars if x in loop_of})
+            eng.tensorize(loop_of[iv], intrin)
     for axis, factor, offset in st.storage_aligns:
         idx = next(i for i, a in enumerate(op.axis) if a is axis)
         for out in range(op.num_outputs):  # a stage's scope and alignment cover every output

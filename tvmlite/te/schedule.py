@@ -26,6 +26,7 @@ from ..tir.buffer import Buffer  # noqa: F401  (classic te.schedule.Buffer)
 from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Reduce, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, substitute
+from ..tir.stmt import BlockRealize
 from .bound import infer_bound as _infer_bound
 from .create_prim_func import create_prim_func_with_info
 from .graph import (
@@ -511,11 +512,13 @@ def AutoInlineBroadcast(sch: Schedule) -> None:  # noqa: N802
 
 
 def ScheduleOps(sch: Schedule, dom_map=None, debug_keep_trivial_loop: bool = False):  # noqa: N802
-    """The scheduled loop nest of ``sch`` (classic ``ScheduleOps``): the body of the TensorIR
-    function its stages materialize to, every placeholder and output a parameter.
-    ``dom_map`` (InferBound's result) is accepted for compatibility; the bounds are
+    """The scheduled loop nest of ``sch`` (classic ``ScheduleOps``): the root block of the
+    TensorIR function its stages materialize to, every placeholder and output a parameter.
+    Like classic's outermost realize, its ``body`` is the nest (for one stage, its outermost
+    loop). ``dom_map`` (InferBound's result) is accepted for compatibility; the bounds are
     recomputed."""
-    return _materialize(sch, None, None)[0].body
+    body = _materialize(sch, None, None)[0].body
+    return body.block if isinstance(body, BlockRealize) else body
 
 
 def InferBound(sch: Schedule) -> Dict[IterVar, Range]:  # noqa: N802

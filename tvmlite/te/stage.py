@@ -270,7 +270,12 @@ class Stage:
 
     @_all_or_nothing
     def vectorize(self, var: IterVar) -> None:
-        """Vectorize the loop (a loop that cannot be vectorized stays a serial ``_s`` loop)."""
+        """Vectorize the loop (a loop that cannot be vectorized stays a serial ``_s`` loop).
+
+        As in classic TE, a reduction axis (or a part of one) cannot be vectorized."""
+        if isinstance(var, IterVar) and var.iter_type == IterVarType.CommReduce:
+            raise TVMError(f"vectorize: cannot vectorize on the reduction axis {var.var.name} "
+                           f"of stage {self.op.name}")
         self._set_type(var, IterVarType.Vectorized, "vectorize")
 
     @_all_or_nothing

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from ..arith import Analyzer
 from ..error import TVMError
 from ..tir import op as _op
 from ..tir.buffer import Buffer, decl_buffer
-from ..tir.expr import IntImm, IterVar, PrimExpr, ProducerLoad, Range, Var
+from ..tir.expr import IntImm, IterVar, PrimExpr, ProducerLoad, Range, Reduce, Var
+from ..tir.functor import Mutator, collect_vars, substitute
 from ..tir.stmt import Evaluate, Stmt
-from .create_prim_func import create_prim_func
+from .create_prim_func import create_prim_func_with_info
 from .tensor import ComputeOp, Operation, Tensor, TensorSlice
 
 
@@ -46,13 +48,22 @@ class TensorIntrin:
 
     def as_engine_intrin(self):
         """``(desc PrimFunc, impl buffers per desc parameter, body, reset, update)`` for the
-        engine's tensorize."""
+        engine's tensorize.
+
+        Variables the description uses without defining them (classic lets it name an
+        IterVar of the tensorized stage, ``xo * 16 + i < m``) stay free: they match the same
+        variables of the scheduled block (see :meth:`with_vars`)."""
         if self._desc is None:
-            self._desc = create_prim_func(list(self.inputs) + list(self.op.outputs)
-                                          + [v for v in self.scalar_params
-                                             if isinstance(v, Var)])
+            self._desc = create_prim_func_with_info(
+                list(self.inputs) + list(self.op.outputs)
+                + [v for v in self.scalar_params if isinstance(v, Var)], check_vars=False)[0]
         return (self._desc, list(self.buffers), self.body, self.reduce_init,
                 self.reduce_update)
+
+    def with_vars(self, vmap: Dict[Var, PrimExpr]) -> "_BoundIntrin":
+        """This intrinsic with free variables of its description and implementation replaced
+        (TE's tensorize maps the stage's IterVars to the engine's loops)."""
+        return _BoundIntrin(self, vmap)
 
     def __call__(self, *args, reduce_axis=None) -> "TensorIntrinCall":
         """The intrinsic applied to regions of tensors (``A[i, 0:16]``; a fully indexed
@@ -86,6 +97,109 @@ class TensorIntrin:
         elif isinstance(reduce_axis, IterVar):
             reduce_axis = [reduce_axis]
         return TensorIntrinCall(self, tensors, regions, list(reduce_axis), scalars)
+
+    def __repr__(self) -> str:
+        return f"TensorIntrin({self.name})"
+
+
+class _IntrinMatcher(Mutator):
+    """A stage's compute body rewritten onto a tensor intrinsic's: the tensorized region's
+    axes become the intrinsic's (shifted by the region's start), axes held at one value
+    that value, and inputs the intrinsic's placeholders indexed from the region's start."""
+
+    def __init__(self, op: ComputeOp, out_dom: Dict[IterVar, Range],
+                 in_region: Dict[Tensor, List[Range]], intrin: TensorIntrin):
+        iop = intrin.op
+        if not isinstance(op, ComputeOp) or not isinstance(iop, ComputeOp):
+            raise TVMError("tensorize: only compute stages and compute intrinsics match")
+        inputs = list(op.input_tensors)
+        if len(inputs) != len(intrin.inputs):
+            raise TVMError(f"tensorize {intrin.name}: the stage reads {len(inputs)} tensors, "
+                           f"the intrinsic {len(intrin.inputs)}")
+        ana = Analyzer()
+        self.inputs: Dict[int, tuple] = {}
+        for t, it in zip(inputs, intrin.inputs):
+            region = list(in_region[t])
+            start = len(region) - len(it.shape)
+            if start < 0 or not all(_is_one(ana.simplify(r.extent)) for r in region[:start]):
+                raise TVMError(f"tensorize {intrin.name}: input dimension mismatch, expected "
+                               f"shape {list(it.shape)}, given region {region}")
+            self.inputs[id(t)] = (it, start, region)
+        self.vmap: Dict[Var, PrimExpr] = {}
+        self.axes: Dict[int, IterVar] = {}
+        for mine, theirs, what in ((op.axis, iop.axis, "output"),
+                                   (op.reduce_axis, iop.reduce_axis, "reduction")):
+            lead = len(mine) - len(theirs)
+            if lead < 0:
+                raise TVMError(f"tensorize {intrin.name}: {what} dimension mismatch")
+            for i, iv in enumerate(mine):
+                r = out_dom[iv]
+                if i < lead:
+                    if not _is_one(ana.simplify(r.extent)):
+                        raise TVMError(f"tensorize {intrin.name}: {what} dimension mismatch "
+                                       f"({iv.var.name} is not fixed in the region)")
+                    self.vmap[iv.var] = r.min
+                else:
+                    target = theirs[i - lead]
+                    self.vmap[iv.var] = _op.add(target.var, r.min)
+                    self.axes[id(iv)] = target
+
+    def visit_Var(self, v):
+        return self.vmap.get(v, v)
+
+    visit_SizeVar = visit_Var
+
+    def visit_ProducerLoad(self, e):
+        idx = [self.visit(i) for i in e.indices]
+        entry = self.inputs.get(id(e.producer))
+        if entry is None:
+            return ProducerLoad(e.producer, tuple(idx))
+        it, start, region = entry
+        return ProducerLoad(it, tuple(_op.sub(idx[i], region[i].min)
+                                      for i in range(start, len(idx))))
+
+    def visit_Reduce(self, e):
+        axis = tuple(self.axes[id(a)] for a in e.axis if id(a) in self.axes)
+        return Reduce(e.combiner, self.visit(e.source), axis, self.visit(e.condition),
+                      e.value_index, self.visit(e.init))
+
+
+def _is_one(e) -> bool:
+    return isinstance(e, IntImm) and e.value == 1
+
+
+def match_tensorize_body(stage, out_dom: Dict[IterVar, Range],
+                         in_region: Dict[Tensor, List[Range]],
+                         intrin: TensorIntrin) -> List[PrimExpr]:
+    """The bodies of ``stage``'s compute rewritten onto ``intrin``'s axes and placeholders
+    over the region ``te.schedule``'s tensorize region inference gives (classic
+    ``MatchTensorizeBody``): equal to the intrinsic's bodies when the stage computes what it
+    describes."""
+    m = _IntrinMatcher(stage.op, out_dom, in_region, intrin)
+    return [m.visit(b) for b in stage.op.body]
+
+
+class _BoundIntrin:
+    """A :class:`TensorIntrin` with some free variables substituted, for one tensorize."""
+
+    def __init__(self, intrin: TensorIntrin, vmap: Dict[Var, PrimExpr]):
+        self.intrin = intrin
+        self.vmap = dict(vmap)
+        self.name = intrin.name
+
+    def as_engine_intrin(self):
+        desc, bufs, body, reset, update = self.intrin.as_engine_intrin()
+        used = collect_vars(desc.body)
+        for x in (body, reset, update):
+            if x is not None:
+                used |= collect_vars(x)
+        vmap = {v: e for v, e in self.vmap.items() if v in used}
+        if not vmap:
+            return desc, bufs, body, reset, update
+        desc = desc.with_body(substitute(desc.body, vmap))
+        body, reset, update = (None if x is None else substitute(x, vmap)
+                               for x in (body, reset, update))
+        return desc, bufs, body, reset, update
 
     def __repr__(self) -> str:
         return f"TensorIntrin({self.name})"

@@ -117,7 +117,8 @@ def _arg_reduce(data: Tensor, axis, keepdims: bool, select_last_index: bool, is_
         tie = _op.eq(x[1], y[1])
         earlier = _op.gt(x[0], y[0]) if select_last_index else _op.lt(x[0], y[0])
         pick = _op.logical_or(take_x, _op.logical_and(tie, earlier))
-        return Select(pick, x[0], y[0]), Select(pick, x[1], y[1])
+        # equal values are equal: the value needs no tie-break (classic TOPI's form)
+        return Select(pick, x[0], y[0]), Select(take_x, x[1], y[1])
 
     def fidentity(t0, t1):
         return _op.const(-1, t0), (_op.min_value(t1) if is_max else _op.max_value(t1))
@@ -136,9 +137,12 @@ def _arg_reduce(data: Tensor, axis, keepdims: bool, select_last_index: bool, is_
         flat = ravel_index([raxes[k].var for k in red], [data.shape[k] for k in red])
         return reducer((_op.cast("int32", flat), data(*idx)), axis=[raxes[k] for k in red])
 
-    out = compute(shape, f, name=data.op.name + "_red_temp", tag=tag.COMM_REDUCE_IDX,
-                  varargs_names=[f"ax{k}" for k in range(len(shape))])
-    return out[0]
+    names = [f"ax{k}" for k in range(len(shape))]
+    temp = compute(shape, f, name=data.op.name + "_red_temp", tag=tag.COMM_REDUCE_IDX,
+                   varargs_names=names)
+    # as in classic TOPI, a stage of its own takes the index out of the (index, value) pair
+    return compute(shape, lambda *i: temp[0](*i), name=data.op.name + "_red",
+                   tag=tag.COMM_REDUCE_IDX, varargs_names=names)
 
 
 def argmax(data: Tensor, axis=None, keepdims: bool = False,

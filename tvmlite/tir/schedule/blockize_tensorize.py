@@ -50,11 +50,21 @@ from ..expr import (
     IterVarType,
     PrimExpr,
     Range,
+    Select,
     Var,
 )
 from ..function import PrimFunc
 from ..functor import Mutator, collect_vars, substitute
-from ..stmt import Block, BlockRealize, BufferRegion, BufferStore, For, MatchBufferRegion, Stmt
+from ..stmt import (
+    Block,
+    BlockRealize,
+    BufferRegion,
+    BufferStore,
+    For,
+    IfThenElse,
+    MatchBufferRegion,
+    Stmt,
+)
 from ..stmt_util import hoist_init
 from .error import fail
 from .state import (
@@ -313,6 +323,13 @@ class _Match:
             self.dom[b.loop_var] = Range(b.min, b.extent)
             self.eq(substitute(a.body, {a.loop_var: b.loop_var}), b.body)
             return
+        if isinstance(a, Select) != isinstance(b, Select) and _is_if_then_else(
+                b if isinstance(a, Select) else a):
+            # the same value: a guard written as Select matches an if_then_else
+            sel, ite = (a, b) if isinstance(a, Select) else (b, a)
+            parts = [sel.condition, sel.true_value, sel.false_value]
+            self.eq(parts if sel is a else list(ite.args), list(ite.args) if sel is a else parts)
+            return
         if isinstance(a, Var):
             if not (a is b or (isinstance(b, PrimExpr) and can_prove(_op.eq(a, b), self.dom))):
                 raise _Mismatch(f"variable {a.name} vs {b}")
@@ -331,6 +348,10 @@ class _Match:
             return
         if a != b:
             raise _Mismatch(f"{a!r} vs {b!r}")
+
+
+def _is_if_then_else(e) -> bool:
+    return isinstance(e, Call) and e.op == "if_then_else"
 
 
 @dataclasses.dataclass
@@ -369,6 +390,7 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
             raise fail(prim, what, f"loop {lp.loop_var.name} has extent {lp.extent}, the "
                        f"intrinsic's loop {dl.loop_var.name} {dl.extent}")
         vmap[dl.loop_var] = lp.loop_var
+    vmap.update(_outer_loop_vars(realize))
     d_types = _iter_kinds(d_real.block)
     dom = {**loop_domains(path), **{iv.var: iv.dom for iv in block.iter_vars},
            **{lp.loop_var: Range(lp.min, lp.extent) for lp in loops}}
@@ -400,6 +422,14 @@ def match_intrinsic(state: ScheduleState, path: List[Stmt], desc: PrimFunc,
             continue
         out.append((m.bmap[id(d)], m.start[id(d)]))
     return out, d_init is not None
+
+
+def _outer_loop_vars(realize: BlockRealize) -> Dict[Var, Var]:
+    """Each loop variable that an iterator of the outer block is bound to, mapped to that
+    iterator: a description or implementation naming a loop around the tensorized one (TE's
+    ``xo * 16 + i < m``) names it through the block."""
+    return {v: iv.var for iv, v in zip(realize.block.iter_vars, realize.iter_values)
+            if isinstance(v, Var)}
 
 
 def _reduces_outside(block: Block) -> bool:
@@ -674,8 +704,8 @@ def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
     realize = path[-1]
     block = realize.block
     what = f'block "{block.name_hint}"'
-    matched, desc_has_init = match_intrinsic(state, path, desc, prim,
-                                             reset is not None and update is not None)
+    matched, desc_has_init = match_intrinsic(
+        state, path, desc, prim, update is not None and (reset is not None or body is not None))
     binds = []
     for ib, mt in zip(impl_bufs, matched):
         if ib is None or mt is None:
@@ -691,10 +721,20 @@ def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
         if block.init is None:
             chosen = body
         elif red_outside:
-            if reset is None or update is None:
+            if update is None or (reset is None and body is None):
                 raise fail(prim, what, "the reduction is split around the tensorized loops, "
-                           "so the intrinsic must provide reset and update bodies")
-            init, chosen = reset, update
+                           "so the intrinsic must provide an update body and a reset (or a "
+                           "body) one")
+            if reset is not None:
+                init, chosen = reset, update
+            else:  # classic: the body computes the tile at the reduction's first step
+                first = [_op.eq(iv.var, iv.dom.min) for iv in block.iter_vars
+                         if iv.iter_type == IterVarType.CommReduce
+                         and const_value(simplify(iv.dom.extent)) != 1]
+                cond = first[0]
+                for c in first[1:]:
+                    cond = _op.logical_and(cond, c)
+                init, chosen = None, IfThenElse(cond, _impl_body(body), _impl_body(update))
         else:
             init, chosen = None, body
         if chosen is None:
@@ -703,9 +743,10 @@ def tensorize_block(state: ScheduleState, block_rv: BlockRV, desc: PrimFunc,
         chosen = body
         if desc_has_init:
             init = None
+    outer = _outer_loop_vars(realize)
     mut = _BindImpl(binds, prim, what)
-    new_body = mut.visit(_impl_body(chosen))
+    new_body = mut.visit(substitute(_impl_body(chosen), outer))
     if init is not None and init is not block.init:
-        init = _BindImpl(binds, prim, what).visit(_impl_body(init))
+        init = _BindImpl(binds, prim, what).visit(substitute(_impl_body(init), outer))
     nb = dataclasses.replace(block, body=new_body, init=init)
     replace(state, path, dataclasses.replace(realize, block=nb))

@@ -44,9 +44,12 @@ def decompose_reduction(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV
                 vi = T.axis.spatial(8, i)
                 B[vi] = 0.0
             for k in range(16):
-                with T.block("B"):
+                with T.block("B_update"):
                     vi, vk = T.axis.remap("SR", [i, k])
                     B[vi] = B[vi] + A[vi, vk]
+
+    The block keeps the update and is renamed ``<name>_update`` (as in classic TVM); handles
+    to it follow the new name.
     """
     prim = "decompose_reduction"
     path = state.block_path(block_rv, prim)
@@ -68,8 +71,14 @@ def decompose_reduction(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV
     _, nest, update = res
     nest = _simplify_init_predicate(nest, loop_domains(path))
     # without its init the update reads back what it writes (tir.analysis's convention)
-    update = with_block(update, reads=block_regions(update.block)[0])
     names = state.block_names()
+    # as in classic TVM, the block keeps the update under ``<name>_update`` (handles follow)
+    update_name = block.name_hint + "_update"
+    k = 1
+    while update_name in names:
+        update_name = f"{block.name_hint}_update_{k}"
+        k += 1
+    update = with_block(update, reads=block_regions(update.block)[0], name_hint=update_name)
     init_name = nest_name = block.name_hint + "_init"
     k = 1
     while init_name in names:
@@ -78,6 +87,7 @@ def decompose_reduction(state: ScheduleState, block_rv: BlockRV, loop_rv: LoopRV
     if init_name != nest_name:
         nest = _rename(nest, init_name)
     replace(state, path, update)
+    state.rename_block(block.name_hint, update_name)
     lpath = state.loop_path(loop_rv, prim)
     loop = lpath[-1]
     parent = lpath[-2] if len(lpath) > 1 else None

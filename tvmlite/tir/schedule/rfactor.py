@@ -475,6 +475,9 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
     wb_block = Block(tuple(wb_ivs), (), (), block.name_hint, wb_body, wb_init, (), (),
                      block.annotations)
     reads, writes = block_regions(wb_block)
+    # the partial results first, in the order of the reducer's elements (as classic TVM)
+    order = {id(b): k for k, b in enumerate(rf_bufs)}
+    reads = tuple(sorted(reads, key=lambda x: order.get(id(x.buffer), len(order))))
     wb_block = dataclasses.replace(wb_block, reads=reads, writes=writes)
     wb: Stmt = BlockRealize(tuple(wb_vals), pred, wb_block)
 

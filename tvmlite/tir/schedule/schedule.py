@@ -193,6 +193,7 @@ class Schedule:
             return fn(*args, **kwargs)
         state, insts = self._state, self._trace.insts
         mod, func_name, n_insts = state.mod, state.func_name, len(insts)
+        renamed = state.renamed
         self._running = True
         try:
             self._check_live(name, args, kwargs.values())
@@ -201,7 +202,7 @@ class Schedule:
                 self._verify(name)
             return out
         except BaseException as err:
-            state.mod, state.func_name = mod, func_name
+            state.mod, state.func_name, state.renamed = mod, func_name, renamed
             del insts[n_insts:]
             if isinstance(err, ScheduleError):
                 err.render(self._error_render_level)

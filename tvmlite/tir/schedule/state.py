@@ -158,6 +158,10 @@ class ScheduleState:
         self.mod = mod
         self.func_name = func_name
         self._srefs: Dict[int, StmtSRef] = {}
+        # (function, old block name) -> new name, for handles to a block a primitive renamed
+        # (decompose_reduction's ``B`` -> ``B_update``); replaced, never mutated, so a
+        # transaction restores it with one reference
+        self.renamed: Dict[Tuple[str, str], str] = {}
 
     @property
     def func(self) -> PrimFunc:
@@ -173,7 +177,13 @@ class ScheduleState:
         self.mod = mod
 
     def copy(self) -> "ScheduleState":
-        return ScheduleState(self.mod.copy(), self.func_name)
+        out = ScheduleState(self.mod.copy(), self.func_name)
+        out.renamed = self.renamed
+        return out
+
+    def rename_block(self, old: str, new: str) -> None:
+        """Record that the block ``old`` is now called ``new`` (handles to it follow)."""
+        self.renamed = {**self.renamed, (self.func_name, old): new}
 
     # ---- lookups
     def get_sref(self, stmt: Stmt) -> StmtSRef:
@@ -239,8 +249,16 @@ class ScheduleState:
         """The path from the function body to the BlockRealize of ``rv``."""
         if not isinstance(rv, BlockRV):
             raise TypeError(f"{primitive}: expected a BlockRV, got {type(rv).__name__}")
-        path = find_path(self.body, lambda s: isinstance(s, BlockRealize)
-                         and s.block.name_hint == rv.name)
+        def named(name):
+            return find_path(self.body, lambda s: isinstance(s, BlockRealize)
+                             and s.block.name_hint == name)
+
+        name, seen = rv.name, set()
+        path = named(name)
+        while path is None and (self.func_name, name) in self.renamed and name not in seen:
+            seen.add(name)
+            name = self.renamed[(self.func_name, name)]
+            path = named(name)
         if path is None:
             what = f'block "{rv.name}"'
             cond = "the block is not in the function (removed by an earlier primitive?)"
