@@ -455,3 +455,13 @@ def test_shape_and_ndarray_size():
     sz = topi.ndarray_size(X)
     assert sz.op.name == "ndarray_size" and len(sz.shape) == 0 and sz.dtype == "int32"
     assert run(sz, [X], [_rand(3, 1, 7)]) == 21
+
+
+def test_full_and_full_like():
+    x = _rand(3, 1, 4)
+    X = te.placeholder(x.shape, name="X")
+    check(topi.full((2, 5), "float32", 1.5), [], [], np.full((2, 5), 1.5, "float32"))
+    check(topi.full((3,), "int32", 7.9), [], [], np.full((3,), 7, "int32"))
+    check(topi.full_like(X, -2), [X], [x], np.full(x.shape, -2.0, "float32"))
+    with pytest.raises(topi.utils.TopiError, match="full"):
+        topi.full((2, -1), "float32", 0)

@@ -1062,3 +1062,36 @@ def ndarray_size(array: Tensor, dtype: str = "int32") -> Tensor:
 __all__ += ["sequence_mask", "meshgrid", "trilu", "unravel_index", "expand_like",
             "invert_permutation", "matrix_set_diag", "sliding_window", "sparse_to_dense",
             "shape", "ndarray_size"]
+
+
+def full(shape, dtype: str, fill_value) -> Tensor:
+    """A tensor of ``shape`` and ``dtype`` holding ``fill_value`` everywhere (stage
+    ``T_full``, tag "elemwise").
+
+    Parameters
+    ----------
+    shape : list of int
+        The output shape.
+    dtype : str
+        The output dtype.
+    fill_value : number or PrimExpr
+        The value (cast to ``dtype``).
+    """
+    shape = _ints(shape, "full", "shape")
+    if any(d < 0 for d in shape):
+        raise TopiError(f"full: shape must be non-negative, got {shape}")
+    value = _op.cast(dtype, _op.convert(fill_value))
+    return compute(shape, lambda *i: value, name="T_full", tag=tag.ELEMWISE,
+                   varargs_names=_ax(len(shape)))
+
+
+def full_like(x: Tensor, fill_value) -> Tensor:
+    """A tensor of ``x``'s shape and dtype holding ``fill_value`` everywhere (stage
+    ``T_full_like``, tag "elemwise")."""
+    x = _tensor(x, "full_like", "x")
+    value = _op.cast(x.dtype, _op.convert(fill_value))
+    return compute(x.shape, lambda *i: value, name="T_full_like", tag=tag.ELEMWISE,
+                   varargs_names=_ax(x.ndim))
+
+
+__all__ += ["full", "full_like"]

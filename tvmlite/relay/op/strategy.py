@@ -253,7 +253,8 @@ register_strategy("nn.softmax", "generic", _softmax,
 from . import image as _image_ops  # noqa: E402,F401  (registers image.*)
 from . import transform as _transform_ops  # noqa: E402,F401  (registers the transforms)
 
-for _name in _tensor_ops.UNARY_OPS + ("logical_not",):
+for _name in (_tensor_ops.UNARY_OPS + _tensor_ops.MATH_OPS + _tensor_ops.PREDICATE_OPS
+              + ("logical_not",)):
     _injective_strategies(_name, _unary(getattr(topi, _name)))
 for _name in _tensor_ops.ARITH_OPS + _tensor_ops.COMPARE_OPS + _tensor_ops.LOGICAL_OPS:
     _injective_strategies(_name, _binary(getattr(topi, _name)))
@@ -283,9 +284,21 @@ _injective_strategies("image.resize2d", lambda attrs, ins, ty: [topi.image.resiz
 
 
 # -------------------------------------------------------------------------------- reductions
+def _red_axis(name: str, attrs, ndim: int):
+    """The reduced axes of a reduction's attributes (``exclude``: all but ``axis``)."""
+    if attrs.axis is None:
+        return None
+    axis = list(attrs.axis)
+    if not attrs.get("exclude"):
+        return axis
+    from ._rel import norm_axis
+    named = {norm_axis(name, int(a), ndim) for a in axis}
+    return [d for d in range(ndim) if d not in named]
+
+
 def _reduce_compute(name: str):
     def f(attrs, ins, ty):
-        axis = None if attrs.axis is None else list(attrs.axis)
+        axis = _red_axis(name, attrs, ins[0].ndim)
         if name != "mean":
             return [getattr(topi, name)(ins[0], axis, attrs.keepdims)]
         data = ins[0]
@@ -344,3 +357,82 @@ register_strategy("nn.batch_matmul", "cpu", _batch_matmul_compute(True),
                   lambda attrs, outs, tgt: _x86.schedule_batch_matmul(outs))
 register_strategy("nn.batch_matmul", "generic", _batch_matmul_compute(False),
                   lambda attrs, outs, tgt: _generic.schedule_batch_matmul(outs))
+
+
+# ------------------------------------------------------------ more reductions and transforms
+def _plain_reduce(name: str):
+    fn = getattr(topi, name)
+    if name in ("argmax", "argmin"):
+        return lambda attrs, ins, ty: [fn(ins[0], _red_axis(name, attrs, ins[0].ndim),
+                                          attrs.keepdims, attrs.select_last_index)]
+    return lambda attrs, ins, ty: [fn(ins[0], _red_axis(name, attrs, ins[0].ndim),
+                                      attrs.keepdims)]
+
+
+def _variance(attrs, ins, ty):
+    data, m = ins
+    axis = _red_axis("variance", attrs, data.ndim)
+    shape = topi.utils.get_const_tuple(data.shape)
+    axes = range(len(shape)) if axis is None else {a % max(len(shape), 1) for a in axis}
+    count = 1
+    for a in axes:
+        count *= shape[a]
+    diff = topi.subtract(data, m)
+    total = topi.sum(topi.multiply(diff, diff), axis, attrs.keepdims)
+    return [topi.divide(total, _tir_const(float(max(count - int(attrs.unbiased), 1)),
+                                          data.dtype))]
+
+
+for _name in ("prod", "all", "any", "argmax", "argmin"):
+    _reduce_schedules(_name, _plain_reduce(_name), _x86.schedule_reduce,
+                      _generic.schedule_reduce)
+_reduce_schedules("variance", _variance, _x86.schedule_reduce, _generic.schedule_reduce)
+
+
+def _reshape_like(attrs, ins, ty):
+    data, like = ins
+    ds, ls = list(data.shape), list(like.shape)
+    lhs_end = len(ds) if attrs.lhs_end is None else attrs.lhs_end
+    rhs_end = len(ls) if attrs.rhs_end is None else attrs.rhs_end
+    shape = ds[:attrs.lhs_begin] + ls[attrs.rhs_begin:rhs_end] + ds[lhs_end:]
+    return [topi.reshape(data, [topi.utils.get_const_int(d) for d in shape])]
+
+
+def _index_rank_check(attrs, ins):
+    if attrs.index_rank is not None and \
+            topi.utils.get_const_int(ins[1].shape[0]) != attrs.index_rank:
+        raise topi.utils.TopiError(f"index_rank={attrs.index_rank} differs from "
+                                   f"indices.shape[0] = {ins[1].shape[0]}")
+    return topi.gather_nd(ins[0], ins[1], attrs.batch_dims)
+
+
+_injective_strategies("stack", lambda attrs, ins, ty: [topi.stack(list(ins), attrs.axis)])
+_injective_strategies("tile", lambda attrs, ins, ty: [topi.tile(ins[0], list(attrs.reps))])
+_injective_strategies("repeat", lambda attrs, ins, ty: [topi.repeat(ins[0], attrs.repeats,
+                                                                    attrs.axis)])
+_injective_strategies("reverse", lambda attrs, ins, ty: [topi.flip(ins[0], attrs.axis)])
+_injective_strategies("reverse_sequence", lambda attrs, ins, ty: [topi.reverse_sequence(
+    ins[0], ins[1], attrs.seq_axis, attrs.batch_axis)])
+_injective_strategies("gather", lambda attrs, ins, ty: [topi.gather(ins[0], attrs.axis,
+                                                                    ins[1])])
+_injective_strategies("gather_nd", lambda attrs, ins, ty: [_index_rank_check(attrs, ins)])
+_injective_strategies("one_hot", lambda attrs, ins, ty: [topi.one_hot(
+    ins[0], ins[1](), ins[2](), attrs.depth, attrs.axis, attrs.dtype)])
+_injective_strategies("arange", lambda attrs, ins, ty: [topi.arange(
+    attrs.start, attrs.stop, attrs.step, attrs.dtype)])
+_injective_strategies("sequence_mask", lambda attrs, ins, ty: [topi.sequence_mask(
+    ins[0], ins[1], attrs.mask_value, attrs.axis)])
+_injective_strategies("trilu", lambda attrs, ins, ty: [topi.trilu(ins[0], ins[1](),
+                                                                  attrs.upper)])
+_injective_strategies("unravel_index", lambda attrs, ins, ty: [topi.unravel_index(
+    ins[0], ins[1])])
+_injective_strategies("full", lambda attrs, ins, ty: [topi.full(
+    list(attrs.shape), attrs.dtype or ins[0].dtype, ins[0]())])
+_injective_strategies("full_like", lambda attrs, ins, ty: [topi.full_like(ins[0], ins[1]())])
+_injective_strategies("zeros", lambda attrs, ins, ty: [topi.full(list(attrs.shape),
+                                                                 attrs.dtype, 0)])
+_injective_strategies("ones", lambda attrs, ins, ty: [topi.full(list(attrs.shape),
+                                                                attrs.dtype, 1)])
+_injective_strategies("zeros_like", lambda attrs, ins, ty: [topi.full_like(ins[0], 0)])
+_injective_strategies("ones_like", lambda attrs, ins, ty: [topi.full_like(ins[0], 1)])
+_injective_strategies("reshape_like", _reshape_like)
