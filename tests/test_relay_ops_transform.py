@@ -313,3 +313,13 @@ def test_type_errors_name_the_op(make, shapes, dtypes, op):
 def test_arange_needs_constants():
     with pytest.raises(RelayTypeError, match="arange"):
         relay.arange(relay.var("n", shape=()))
+
+
+def test_split_still_checks_indices(rng):
+    """relay.any / relay.all do not shadow the builtins split uses."""
+    a = _rand(rng, 6, 4)
+    outs = _run(lambda x: relay.Tuple(list(relay.split(x, [1, 4], 0).pieces)), [a])[0]
+    for o, w in zip(outs, np.split(a, [1, 4], 0)):
+        np.testing.assert_array_equal(o, w)
+    with pytest.raises(RelayTypeError, match="split"):
+        relay.split(relay.var("x", shape=(6, 4)), [4, 1], 0)

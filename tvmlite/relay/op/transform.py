@@ -6,6 +6,7 @@ each op's shape rule.
 """
 from __future__ import annotations
 
+import builtins as _builtins
 from typing import Optional, Sequence
 
 from ..expr import Expr, Tuple, TupleWrapper
@@ -74,7 +75,8 @@ def split(data: Expr, indices_or_sections, axis: int = 0) -> TupleWrapper:
         bounds = [size // sec * k for k in range(sec + 1)]
     else:
         idx = [int(x) for x in indices_or_sections]
-        if any(b < a for a, b in zip(idx, idx[1:])) or any(x < 0 or x > size for x in idx):
+        if _builtins.any(b < a for a, b in zip(idx, idx[1:])) or \
+                _builtins.any(x < 0 or x > size for x in idx):
             raise RelayTypeError(f"split: indices {idx} must be sorted and within "
                                  f"[0, {size}]")
         bounds = [0] + idx + [size]
