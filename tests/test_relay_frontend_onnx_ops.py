@@ -290,3 +290,10 @@ def test_conv_1d_3d(rng, xs, ws, attrs):
 ])
 def test_pool_1d_3d(rng, op, xs, attrs):
     _check([helper.make_node(op, ["x"], ["y"], **attrs)], [("x", _r(rng, *xs))])
+
+
+@pytest.mark.parametrize("exclusive, reverse", [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_cumsum(rng, exclusive, reverse):
+    _check([helper.make_node("CumSum", ["x", "ax"], ["y"], exclusive=exclusive,
+                             reverse=reverse)], [("x", _r(rng, 3, 6))],
+           inits={"ax": np.array(-1, "int64")})

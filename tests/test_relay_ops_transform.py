@@ -323,3 +323,15 @@ def test_split_still_checks_indices(rng):
         np.testing.assert_array_equal(o, w)
     with pytest.raises(RelayTypeError, match="split"):
         relay.split(relay.var("x", shape=(6, 4)), [4, 1], 0)
+
+
+@pytest.mark.parametrize("axis, dtype, exclusive", [(None, None, None), (1, None, True),
+                                                    (-1, "float64", False)])
+def test_cumsum(rng, axis, dtype, exclusive):
+    a = _rand(rng, 3, 5, 4)
+    outs, factory = _run(lambda x: relay.exp(relay.cumsum(x, axis, dtype, exclusive)), [a])
+    want = np.cumsum(a, axis=axis, dtype=dtype)
+    if exclusive:
+        want = want - a
+    np.testing.assert_allclose(outs[0], np.exp(want), rtol=1e-5, atol=1e-6)
+    assert outs[0].dtype == (dtype or "float32")

@@ -1095,3 +1095,43 @@ def full_like(x: Tensor, fill_value) -> Tensor:
 
 
 __all__ += ["full", "full_like"]
+
+
+def cumsum(data: Tensor, axis: Optional[int] = None, dtype: Optional[str] = None,
+           exclusive: bool = False) -> Tensor:
+    """Cumulative sum along ``axis`` (of the flattened data when None), as ``numpy.cumsum``;
+    ``exclusive`` leaves out each element itself (stage ``T_cumsum``, tag "cumsum").
+
+    Each output sums its prefix by a reduction (quadratic in the axis' extent): meant for
+    the short axes of inference graphs, not for long scans.
+
+    Parameters
+    ----------
+    data : Tensor
+        The input.
+    axis : int or None
+        The axis to accumulate along.
+    dtype : str or None
+        The output (and accumulation) dtype; ``data``'s by default.
+    exclusive : bool
+        Sum the elements before each position only.
+    """
+    op = "cumsum"
+    data = _tensor(data, op, "data")
+    if axis is None:
+        data = reshape(data, [prod(data.shape)])
+        axis = 0
+    axis = _norm_axis(axis, data.ndim, op)
+    dt = dtype or data.dtype
+    k = reduce_axis((0, data.shape[axis]), name="k")
+
+    def f(*i):
+        idx = list(i)
+        idx[axis] = k
+        inside = _op.lt(k, i[axis]) if exclusive else _op.le(k, i[axis])
+        return _op.sum(_op.if_then_else(inside, _op.cast(dt, data(*idx)), _op.const(0, dt)),
+                       axis=[k])
+    return compute(data.shape, f, name="T_cumsum", tag="cumsum", varargs_names=_ax(data.ndim))
+
+
+__all__ += ["cumsum"]

@@ -788,6 +788,16 @@ def _range(ctx, ins, attrs):
     return _op.arange(*(v.item() for v in vals), dtype=str(vals[0].dtype))
 
 
+@_register("CumSum")
+def _cumsum(ctx, ins, attrs):
+    axis = int(np.asarray(ctx.const_value(ctx.node.input[1], "axis")).reshape(()))
+    x = ins[0]
+    if attrs.get("reverse", 0):
+        x = _op.reverse(x, axis)
+    out = _op.cumsum(x, axis, exclusive=bool(attrs.get("exclusive", 0)))
+    return _op.reverse(out, axis) if attrs.get("reverse", 0) else out
+
+
 @_register("Trilu")
 def _trilu(ctx, ins, attrs):
     k = 0

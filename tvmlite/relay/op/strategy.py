@@ -574,3 +574,6 @@ def _matmul(attrs, ins, ty):
 
 
 _default_strategies("nn.matmul", _matmul, _generic.schedule_dense)
+_reduce_schedules("cumsum", lambda attrs, ins, ty: [topi.cumsum(
+    ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))], _x86.schedule_reduce,
+    _generic.schedule_reduce)

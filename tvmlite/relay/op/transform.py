@@ -359,7 +359,21 @@ def reshape_like(data: Expr, shape_like: Expr, lhs_begin: int = 0,
                      rhs_begin=int(rhs_begin), rhs_end=None if rhs_end is None else int(rhs_end))
 
 
-__all__ = ["strided_slice", "take", "squeeze", "expand_dims", "broadcast_to", "split", "sum",
+register("cumsum", 1, topi_rel("cumsum"), OpPattern.OPAQUE,
+         {"axis": None, "dtype": None, "exclusive": None})
+
+
+def cumsum(data: Expr, axis: Optional[int] = None, dtype: Optional[str] = None,
+           exclusive: Optional[bool] = None) -> Expr:
+    """Cumulative sum along ``axis`` (of the flattened data when None); ``exclusive`` leaves
+    out each element itself; ``dtype`` is the output dtype (``data``'s by default)."""
+    return make_call("cumsum", [data], axis=None if axis is None else int(axis),
+                     dtype=None if dtype is None else str(dtype),
+                     exclusive=None if exclusive is None else bool(exclusive))
+
+
+__all__ = ["cumsum",
+           "strided_slice", "take", "squeeze", "expand_dims", "broadcast_to", "split", "sum",
            "mean", "max", "min", "prod", "all", "any", "argmax", "argmin", "variance", "std",
            "stack", "tile", "repeat", "reverse", "reverse_sequence", "gather", "gather_nd",
            "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
