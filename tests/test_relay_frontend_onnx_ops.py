@@ -184,3 +184,116 @@ def test_bad_inputs_name_the_node(rng):
                [("a", _r(rng, 2, 3, 4)), ("b", _r(rng, 3, 5, 2))], ["y"])
     with pytest.raises(tvm.TVMError, match="MatMul \\(node 'mm'\\)"):
         relay.frontend.from_onnx(m)
+
+
+# ------------------------------------------------ operators on the relay ops added later
+@pytest.mark.parametrize("op", ["Sign", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan",
+                                "Asinh", "Acosh", "Atanh"])
+def test_more_unary(rng, op):
+    x = rng.uniform(-0.9, 0.9, (3, 7)).astype("float32")
+    if op == "Acosh":
+        x = x + 2.0
+    if op == "Sign":
+        x[0, :2] = 0
+    _check([helper.make_node(op, ["x"], ["y"])], [("x", x)])
+
+
+def test_isnan_isinf(rng):
+    x = _r(rng, 4, 5)
+    x[0, 0], x[1, 1], x[2, 2] = np.nan, np.inf, -np.inf
+    _check([helper.make_node("IsNaN", ["x"], ["n"]), helper.make_node("IsInf", ["x"], ["i"]),
+            helper.make_node("IsInf", ["x"], ["p"], detect_negative=0),
+            helper.make_node("IsInf", ["x"], ["m"], detect_positive=0)],
+           [("x", x)], ["n", "i", "p", "m"])
+
+
+@pytest.mark.parametrize("op, axis, keepdims, last", [("ArgMax", 1, 1, 0), ("ArgMin", -1, 0, 0),
+                                                      ("ArgMax", 0, 0, 1)])
+def test_argmax_argmin(rng, op, axis, keepdims, last):
+    x = rng.integers(0, 3, (4, 5, 3)).astype("float32")  # ties
+    _check([helper.make_node(op, ["x"], ["y"], axis=axis, keepdims=keepdims,
+                             select_last_index=last)], [("x", x)])
+
+
+def test_reduce_prod_min(rng):
+    x = rng.uniform(0.5, 1.5, (3, 4, 5)).astype("float32")
+    _check([helper.make_node("ReduceProd", ["x", "ax"], ["p"], keepdims=0),
+            helper.make_node("ReduceMin", ["x", "ax"], ["m"])], [("x", x)], ["p", "m"],
+           opset=18, inits={"ax": _i64(0, -1)}, rtol=1e-4)
+
+
+def test_tile_gather_elements_gather_nd(rng):
+    x = _r(rng, 3, 4, 5)
+    ge = rng.integers(-4, 4, (3, 2, 5)).astype("int64")
+    gnd = np.stack([rng.integers(-3, 3, (2, 6)), rng.integers(0, 4, (2, 6))], -1).astype(
+        "int64")
+    bnd = rng.integers(0, 4, (3, 2, 1)).astype("int64")
+    _check([helper.make_node("Tile", ["x", "reps"], ["t"]),
+            helper.make_node("GatherElements", ["x", "ge"], ["e"], axis=1),
+            helper.make_node("GatherND", ["x", "gnd"], ["n"]),
+            helper.make_node("GatherND", ["x", "bnd"], ["b"], batch_dims=1)],
+           [("x", x), ("ge", ge), ("gnd", gnd), ("bnd", bnd)], ["t", "e", "n", "b"],
+           inits={"reps": _i64(2, 1, 3)})
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_one_hot(rng, axis):
+    ind = rng.integers(-5, 5, (3, 4)).astype("int64")
+    _check([helper.make_node("OneHot", ["i", "depth", "vals"], ["y"], axis=axis)],
+           [("i", ind)], inits={"depth": np.array(5, "int64"),
+                                "vals": np.array([-1.0, 3.0], "float32")})
+
+
+def test_range_trilu(rng):
+    x = _r(rng, 2, 4, 5)
+    _check([helper.make_node("Range", ["s", "l", "d"], ["r"]),
+            helper.make_node("Add", ["x", "r"], ["a"]),
+            helper.make_node("Trilu", ["a", "k"], ["u"]),
+            helper.make_node("Trilu", ["x"], ["lo"], upper=0)], [("x", x)], ["u", "lo"],
+           inits={"s": np.array(0.5, "float32"), "l": np.array(3.0, "float32"),
+                  "d": np.array(0.5, "float32"), "k": np.array(-1, "int64")})
+
+
+@pytest.mark.parametrize("mode", ["DCR", "CRD"])
+def test_depth_space(rng, mode):
+    x = _r(rng, 2, 8, 3, 5)
+    _check([helper.make_node("DepthToSpace", ["x"], ["d"], blocksize=2, mode=mode),
+            helper.make_node("SpaceToDepth", ["d"], ["y"], blocksize=2)], [("x", x)],
+           ["d", "y"])
+
+
+def test_instance_norm_lrn_global_max_pool(rng):
+    x = _r(rng, 2, 5, 4, 3)
+    _check([helper.make_node("InstanceNormalization", ["x", "g", "b"], ["i"], epsilon=1e-3),
+            helper.make_node("LRN", ["x"], ["l"], size=3, alpha=1e-2, beta=0.7, bias=1.5),
+            helper.make_node("GlobalMaxPool", ["x"], ["m"])], [("x", x)], ["i", "l", "m"],
+           inits={"g": _r(rng, 5), "b": _r(rng, 5)}, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("xs, ws, attrs", [
+    ((2, 3, 17), (4, 3, 3), {"pads": [1, 2], "strides": [2]}),
+    ((1, 4, 12), (4, 2, 3), {"group": 2, "strides": [2], "auto_pad": "SAME_UPPER"}),
+    ((1, 4, 12), (2, 4, 3), {"dilations": [2], "pads": [0, 1]}),
+    ((1, 2, 5, 6, 7), (3, 2, 3, 2, 3), {"pads": [1, 0, 1, 1, 1, 0], "strides": [1, 2, 2]}),
+])
+def test_conv_1d_3d(rng, xs, ws, attrs):
+    _check([helper.make_node("Conv", ["x", "w", "b"], ["y"], **attrs)], [("x", _r(rng, *xs))],
+           inits={"w": _r(rng, *ws), "b": _r(rng, ws[0])}, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("op, xs, attrs", [
+    ("MaxPool", (2, 3, 13), {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+    ("AveragePool", (2, 3, 13), {"kernel_shape": [4], "strides": [3], "pads": [1, 2],
+                                 "ceil_mode": 1, "count_include_pad": 1}),
+    ("MaxPool", (1, 2, 5, 6, 7), {"kernel_shape": [2, 3, 2], "strides": [2, 1, 2]}),
+    ("AveragePool", (1, 2, 5, 6, 7), {"kernel_shape": [3, 2, 2], "pads": [1, 0, 1, 1, 0, 1]}),
+])
+def test_pool_1d_3d(rng, op, xs, attrs):
+    _check([helper.make_node(op, ["x"], ["y"], **attrs)], [("x", _r(rng, *xs))])
+
+
+@pytest.mark.parametrize("exclusive, reverse", [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_cumsum(rng, exclusive, reverse):
+    _check([helper.make_node("CumSum", ["x", "ax"], ["y"], exclusive=exclusive,
+                             reverse=reverse)], [("x", _r(rng, 3, 6))],
+           inits={"ax": np.array(-1, "int64")})

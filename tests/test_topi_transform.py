@@ -455,3 +455,28 @@ def test_shape_and_ndarray_size():
     sz = topi.ndarray_size(X)
     assert sz.op.name == "ndarray_size" and len(sz.shape) == 0 and sz.dtype == "int32"
     assert run(sz, [X], [_rand(3, 1, 7)]) == 21
+
+
+def test_full_and_full_like():
+    x = _rand(3, 1, 4)
+    X = te.placeholder(x.shape, name="X")
+    check(topi.full((2, 5), "float32", 1.5), [], [], np.full((2, 5), 1.5, "float32"))
+    check(topi.full((3,), "int32", 7.9), [], [], np.full((3,), 7, "int32"))
+    check(topi.full_like(X, -2), [X], [x], np.full(x.shape, -2.0, "float32"))
+    with pytest.raises(topi.utils.TopiError, match="full"):
+        topi.full((2, -1), "float32", 0)
+
+
+@pytest.mark.parametrize("axis, exclusive", [(None, False), (0, True), (-1, False), (1, True)])
+def test_cumsum(axis, exclusive):
+    x = _rand(3, 5, 4)
+    X = te.placeholder(x.shape, name="X")
+    want = np.cumsum(x, axis=axis)
+    if exclusive:
+        want = want - x
+    check(topi.cumsum(X, axis, exclusive=exclusive), [X], [x], want,
+          schedule=topi.generic.schedule_reduce, rtol=1e-5, atol=1e-5)
+    i = RNG.integers(-3, 3, (7,)).astype("int32")
+    Y = te.placeholder(i.shape, "int32", name="Y")
+    check(topi.cumsum(Y, 0, "int64"), [Y], [i], np.cumsum(i).astype("int64"),
+          schedule=topi.generic.schedule_reduce)

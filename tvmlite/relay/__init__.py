@@ -24,19 +24,9 @@ from .expr import (
     var,
 )
 from .op import image, nn
+from .op.layout import layout_transform
 from .op.tensor import *  # noqa: F401,F403
-from .op.transform import (
-    broadcast_to,
-    expand_dims,
-    max,
-    mean,
-    min,
-    split,
-    squeeze,
-    strided_slice,
-    sum,
-    take,
-)
+from .op.transform import *  # noqa: F401,F403
 from .ty import FuncType, TensorType, TupleType, Type
 
 _register_node_printer(printer.is_relay_module, printer.astext)

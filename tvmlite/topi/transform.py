@@ -1062,3 +1062,76 @@ def ndarray_size(array: Tensor, dtype: str = "int32") -> Tensor:
 __all__ += ["sequence_mask", "meshgrid", "trilu", "unravel_index", "expand_like",
             "invert_permutation", "matrix_set_diag", "sliding_window", "sparse_to_dense",
             "shape", "ndarray_size"]
+
+
+def full(shape, dtype: str, fill_value) -> Tensor:
+    """A tensor of ``shape`` and ``dtype`` holding ``fill_value`` everywhere (stage
+    ``T_full``, tag "elemwise").
+
+    Parameters
+    ----------
+    shape : list of int
+        The output shape.
+    dtype : str
+        The output dtype.
+    fill_value : number or PrimExpr
+        The value (cast to ``dtype``).
+    """
+    shape = _ints(shape, "full", "shape")
+    if any(d < 0 for d in shape):
+        raise TopiError(f"full: shape must be non-negative, got {shape}")
+    value = _op.cast(dtype, _op.convert(fill_value))
+    return compute(shape, lambda *i: value, name="T_full", tag=tag.ELEMWISE,
+                   varargs_names=_ax(len(shape)))
+
+
+def full_like(x: Tensor, fill_value) -> Tensor:
+    """A tensor of ``x``'s shape and dtype holding ``fill_value`` everywhere (stage
+    ``T_full_like``, tag "elemwise")."""
+    x = _tensor(x, "full_like", "x")
+    value = _op.cast(x.dtype, _op.convert(fill_value))
+    return compute(x.shape, lambda *i: value, name="T_full_like", tag=tag.ELEMWISE,
+                   varargs_names=_ax(x.ndim))
+
+
+__all__ += ["full", "full_like"]
+
+
+def cumsum(data: Tensor, axis: Optional[int] = None, dtype: Optional[str] = None,
+           exclusive: bool = False) -> Tensor:
+    """Cumulative sum along ``axis`` (of the flattened data when None), as ``numpy.cumsum``;
+    ``exclusive`` leaves out each element itself (stage ``T_cumsum``, tag "cumsum").
+
+    Each output sums its prefix by a reduction (quadratic in the axis' extent): meant for
+    the short axes of inference graphs, not for long scans.
+
+    Parameters
+    ----------
+    data : Tensor
+        The input.
+    axis : int or None
+        The axis to accumulate along.
+    dtype : str or None
+        The output (and accumulation) dtype; ``data``'s by default.
+    exclusive : bool
+        Sum the elements before each position only.
+    """
+    op = "cumsum"
+    data = _tensor(data, op, "data")
+    if axis is None:
+        data = reshape(data, [prod(data.shape)])
+        axis = 0
+    axis = _norm_axis(axis, data.ndim, op)
+    dt = dtype or data.dtype
+    k = reduce_axis((0, data.shape[axis]), name="k")
+
+    def f(*i):
+        idx = list(i)
+        idx[axis] = k
+        inside = _op.lt(k, i[axis]) if exclusive else _op.le(k, i[axis])
+        return _op.sum(_op.if_then_else(inside, _op.cast(dt, data(*idx)), _op.const(0, dt)),
+                       axis=[k])
+    return compute(data.shape, f, name="T_cumsum", tag="cumsum", varargs_names=_ax(data.ndim))
+
+
+__all__ += ["cumsum"]

@@ -134,17 +134,52 @@ def _check_2d(ctx: _Ctx, x: Expr, what: str = "input") -> Tuple[int, ...]:
     return shape
 
 
+def _nd_pads(ctx: _Ctx, attrs, in_sizes: Sequence[int], kernel: Sequence[int],
+             strides: Sequence[int], dilations: Sequence[int]) -> Tuple[int, ...]:
+    """ONNX ``pads``/``auto_pad`` of an n-D window as ``2n`` ints (all begins, then all
+    ends), relay's order."""
+    n = len(kernel)
+    auto = attrs.get("auto_pad", "NOTSET")
+    if auto in ("NOTSET", ""):
+        pads = list(attrs.get("pads", [0] * (2 * n)))
+        if len(pads) != 2 * n:
+            raise ctx.fail(f"pads {pads} must have {2 * n} values")
+        return tuple(int(p) for p in pads)
+    if n == 2:
+        return _spatial_pads(ctx, attrs, in_sizes, kernel, strides, dilations)
+    if auto == "VALID":
+        return (0,) * (2 * n)
+    if auto not in ("SAME_UPPER", "SAME_LOWER"):
+        raise ctx.fail(f"auto_pad {auto!r} is not supported")
+    lo, hi = [], []
+    for size, k, st, d in zip(in_sizes, kernel, strides, dilations):
+        out = -(-size // st)
+        total = max((out - 1) * st + (k - 1) * d + 1 - size, 0)
+        small, big = total // 2, total - total // 2
+        lo.append(small if auto == "SAME_UPPER" else big)
+        hi.append(big if auto == "SAME_UPPER" else small)
+    return tuple(lo + hi)
+
+
+def _spatial_rank(ctx: _Ctx, x: Expr, what: str = "input") -> Tuple[Tuple[int, ...], int]:
+    shape = ctx.shape(x)
+    if len(shape) not in (3, 4, 5):
+        raise ctx.fail(f"only 1-D, 2-D or 3-D (NC...) {what} is supported, got shape {shape}")
+    return shape, len(shape) - 2
+
+
 @_register("Conv")
 def _conv(ctx, ins, attrs):
     x, w = ins[0], ins[1]
-    xs = _check_2d(ctx, x)
+    xs, n = _spatial_rank(ctx, x)
     ws = ctx.shape(w)
     kernel = tuple(attrs.get("kernel_shape", ws[2:]))
-    strides = tuple(attrs.get("strides", (1, 1)))
-    dilations = tuple(attrs.get("dilations", (1, 1)))
-    pads = _spatial_pads(ctx, attrs, xs[2:], kernel, strides, dilations)
-    out = _nn.conv2d(x, w, strides=strides, padding=pads, dilation=dilations,
-                     groups=int(attrs.get("group", 1)), channels=ws[0], kernel_size=kernel)
+    strides = tuple(attrs.get("strides", (1,) * n))
+    dilations = tuple(attrs.get("dilations", (1,) * n))
+    pads = _nd_pads(ctx, attrs, xs[2:], kernel, strides, dilations)
+    fn = {1: _nn.conv1d, 2: _nn.conv2d, 3: _nn.conv3d}[n]
+    out = fn(x, w, strides=strides, padding=pads, dilation=dilations,
+             groups=int(attrs.get("group", 1)), channels=ws[0], kernel_size=kernel)
     if len(ins) > 2 and ins[2] is not None:
         out = _nn.bias_add(out, ins[2])
     return out
@@ -208,18 +243,19 @@ def _relu(ctx, ins, attrs):
 
 def _pool(ctx, ins, attrs, kind: str):
     x = ins[0]
-    xs = _check_2d(ctx, x)
+    xs, n = _spatial_rank(ctx, x)
     kernel = tuple(attrs["kernel_shape"])
-    strides = tuple(attrs.get("strides", (1, 1)))
-    dilations = tuple(attrs.get("dilations", (1, 1)))
+    strides = tuple(attrs.get("strides", (1,) * n))
+    dilations = tuple(attrs.get("dilations", (1,) * n))
     if attrs.get("storage_order", 0):
         raise ctx.fail("storage_order=1 (column major) is not supported")
-    pads = _spatial_pads(ctx, attrs, xs[2:], kernel, strides, dilations)
+    pads = _nd_pads(ctx, attrs, xs[2:], kernel, strides, dilations)
     ceil = bool(attrs.get("ceil_mode", 0))
+    fn = getattr(_nn, f"{kind}_pool{n}d")
     if kind == "max":
-        return _nn.max_pool2d(x, kernel, strides, dilations, pads, ceil_mode=ceil)
-    return _nn.avg_pool2d(x, kernel, strides, dilations, pads, ceil_mode=ceil,
-                          count_include_pad=bool(attrs.get("count_include_pad", 0)))
+        return fn(x, kernel, strides, dilations, pads, ceil_mode=ceil)
+    return fn(x, kernel, strides, dilations, pads, ceil_mode=ceil,
+              count_include_pad=bool(attrs.get("count_include_pad", 0)))
 
 
 @_register("MaxPool")
@@ -328,7 +364,10 @@ for _onnx_name, _fn in (("Sqrt", _op.sqrt), ("Exp", _op.exp), ("Log", _op.log),
                         ("Tanh", _op.tanh), ("Sigmoid", _op.sigmoid), ("Erf", _op.erf),
                         ("Abs", _op.abs), ("Neg", _op.negative), ("Floor", _op.floor),
                         ("Ceil", _op.ceil), ("Sin", _op.sin), ("Cos", _op.cos),
-                        ("Not", _op.logical_not)):
+                        ("Not", _op.logical_not), ("Sign", _op.sign), ("Tan", _op.tan),
+                        ("Sinh", _op.sinh), ("Cosh", _op.cosh), ("Asin", _op.asin),
+                        ("Acos", _op.acos), ("Atan", _op.atan), ("Asinh", _op.asinh),
+                        ("Acosh", _op.acosh), ("Atanh", _op.atanh), ("IsNaN", _op.isnan)):
     _register(_onnx_name)(lambda ctx, ins, attrs, fn=_fn: fn(ins[0]))
 
 for _onnx_name, _fn in (("Equal", _op.equal), ("Less", _op.less), ("Greater", _op.greater),
@@ -445,6 +484,19 @@ _register("ReduceSum")(_reduce(_op.sum, 13))
 _register("ReduceMean")(_reduce(_op.mean, 18))
 _register("ReduceMax")(_reduce(_op.max, 18))
 _register("ReduceMin")(_reduce(_op.min, 18))
+_register("ReduceProd")(_reduce(_op.prod, 18))
+
+
+def _arg_reduce(fn):
+    def conv(ctx, ins, attrs):
+        out = fn(ins[0], int(attrs.get("axis", 0)), bool(attrs.get("keepdims", 1)),
+                 select_last_index=bool(attrs.get("select_last_index", 0)))
+        return _op.cast(out, "int64")
+    return conv
+
+
+_register("ArgMax")(_arg_reduce(_op.argmax))
+_register("ArgMin")(_arg_reduce(_op.argmin))
 
 
 # ------------------------------------------------------------------------ shape and layout
@@ -658,6 +710,129 @@ def _conv_transpose(ctx, ins, attrs):
     if len(ins) > 2 and ins[2] is not None:
         out = _nn.bias_add(out, ins[2])
     return out
+
+
+# ------------------------------------------------------------ more tensor and nn operators
+@_register("IsInf")
+def _isinf(ctx, ins, attrs):
+    x = ins[0]
+    pos, neg = int(attrs.get("detect_positive", 1)), int(attrs.get("detect_negative", 1))
+    out = _op.isinf(x)
+    if pos and neg:
+        return out
+    zero = const(0.0, ctx.dtype(x))
+    if pos:
+        return _op.logical_and(out, _op.greater(x, zero))
+    if neg:
+        return _op.logical_and(out, _op.less(x, zero))
+    return _op.logical_and(out, _op.logical_not(out))
+
+
+@_register("Tile")
+def _tile(ctx, ins, attrs):
+    reps = ctx.const_value(ctx.node.input[1], "repeats")
+    return _op.tile(ins[0], [int(r) for r in np.atleast_1d(reps)])
+
+
+def _indices(ctx, idx: Expr, size=None) -> Expr:
+    """ONNX indices as int32, negative ones counted from ``size`` (a dimension's extent or
+    a tensor of extents broadcast against them)."""
+    dt = ctx.dtype(idx)
+    if dt != "int32":
+        idx = _op.cast(idx, "int32")
+    if size is None:
+        return idx
+    size = size if isinstance(size, Expr) else const(int(size), "int32")
+    return _op.where(_op.less(idx, const(0, "int32")), _op.add(idx, size), idx)
+
+
+@_register("GatherElements")
+def _gather_elements(ctx, ins, attrs):
+    shape = ctx.shape(ins[0])
+    axis = int(attrs.get("axis", 0))
+    return _op.gather(ins[0], axis, _indices(ctx, ins[1], shape[axis % len(shape)]))
+
+
+@_register("GatherND")
+def _gather_nd(ctx, ins, attrs):
+    data, idx = ins
+    shape, ishape = ctx.shape(data), ctx.shape(idx)
+    b = int(attrs.get("batch_dims", 0))
+    m = ishape[-1]
+    extents = const(np.array(shape[b:b + m], "int32"))
+    idx = _indices(ctx, idx, extents)
+    # ONNX puts the coordinates last, relay first
+    perm = (len(ishape) - 1,) + tuple(range(len(ishape) - 1))
+    return _op.gather_nd(data, _op.transpose(idx, perm), batch_dims=b)
+
+
+@_register("OneHot")
+def _one_hot(ctx, ins, attrs):
+    depth = int(np.asarray(ctx.const_value(ctx.node.input[1], "depth")).reshape(()))
+    values = np.asarray(ctx.const_value(ctx.node.input[2], "values"))
+    if values.shape != (2,):
+        raise ctx.fail(f"values must hold (off_value, on_value), got shape {values.shape}")
+    dt = str(values.dtype)
+    idx = ins[0]
+    if not ctx.dtype(idx).startswith("int"):
+        idx = _op.cast(idx, "int64")
+    idx = _indices(ctx, idx, depth)
+    return _op.one_hot(idx, const(values[1], dt), const(values[0], dt), depth,
+                       int(attrs.get("axis", -1)), dt)
+
+
+@_register("Range")
+def _range(ctx, ins, attrs):
+    vals = [np.asarray(ctx.const_value(n, w)).reshape(()) for n, w in
+            zip(ctx.node.input, ("start", "limit", "delta"))]
+    return _op.arange(*(v.item() for v in vals), dtype=str(vals[0].dtype))
+
+
+@_register("CumSum")
+def _cumsum(ctx, ins, attrs):
+    axis = int(np.asarray(ctx.const_value(ctx.node.input[1], "axis")).reshape(()))
+    x = ins[0]
+    if attrs.get("reverse", 0):
+        x = _op.reverse(x, axis)
+    out = _op.cumsum(x, axis, exclusive=bool(attrs.get("exclusive", 0)))
+    return _op.reverse(out, axis) if attrs.get("reverse", 0) else out
+
+
+@_register("Trilu")
+def _trilu(ctx, ins, attrs):
+    k = 0
+    if len(ins) > 1 and ins[1] is not None:
+        name = ctx.node.input[1]
+        k = int(np.asarray(ctx.consts[name]).reshape(())) if name in ctx.consts else \
+            _op.cast(ins[1], "int32")
+    return _op.trilu(ins[0], k, bool(attrs.get("upper", 1)))
+
+
+@_register("DepthToSpace")
+def _depth_to_space(ctx, ins, attrs):
+    return _nn.depth_to_space(ins[0], int(attrs["blocksize"]), mode=attrs.get("mode", "DCR"))
+
+
+@_register("SpaceToDepth")
+def _space_to_depth(ctx, ins, attrs):
+    return _nn.space_to_depth(ins[0], int(attrs["blocksize"]))
+
+
+@_register("InstanceNormalization")
+def _instance_norm(ctx, ins, attrs):
+    return _nn.instance_norm(ins[0], ins[1], ins[2], 1, float(attrs.get("epsilon", 1e-5)))
+
+
+@_register("LRN")
+def _lrn(ctx, ins, attrs):
+    return _nn.lrn(ins[0], int(attrs["size"]), 1, float(attrs.get("bias", 1.0)),
+                   float(attrs.get("alpha", 1e-4)), float(attrs.get("beta", 0.75)))
+
+
+@_register("GlobalMaxPool")
+def _global_max_pool(ctx, ins, attrs):
+    _check_2d(ctx, ins[0])
+    return _nn.global_max_pool2d(ins[0])
 
 
 def _constant_array(ctx: _Ctx, attrs) -> np.ndarray:

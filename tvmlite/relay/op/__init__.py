@@ -3,15 +3,4 @@ from . import image, layout, nn, registry, strategy, tensor, transform
 from .layout import layout_transform
 from .registry import Op, OpPattern, get, list_op_names, register, register_strategy
 from .tensor import *  # noqa: F401,F403
-from .transform import (
-    broadcast_to,
-    expand_dims,
-    max,
-    mean,
-    min,
-    split,
-    squeeze,
-    strided_slice,
-    sum,
-    take,
-)
+from .transform import *  # noqa: F401,F403

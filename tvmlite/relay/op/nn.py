@@ -389,3 +389,314 @@ def batch_matmul(x: Expr, y: Expr, out_dtype: str = "", transpose_a: bool = Fals
 
 __all__ += ["leaky_relu", "log_softmax", "layer_norm", "pad", "conv2d_transpose",
             "batch_matmul"]
+
+
+# ----------------------------------------------------------- 1-D and 3-D conv and pooling
+def _ntuple(op: str, v, n: int, what: str) -> tuple:
+    """``n`` positive ints from an int or 1 or ``n`` ints."""
+    v = (int(v),) if isinstance(v, int) else tuple(int(x) for x in v)
+    if len(v) == 1:
+        v = v * n
+    if len(v) != n or min(v) < 1:
+        raise RelayTypeError(f"{op}: {what} must be one or {n} positive ints, got {v}")
+    return v
+
+
+def _padn(op: str, padding, n: int) -> tuple:
+    """Relay padding of an ``n``-D window (1, ``n`` or ``2n`` ints) as ``2n`` ints: the
+    padding before each dimension, then after each."""
+    p = (int(padding),) if isinstance(padding, int) else tuple(int(x) for x in padding)
+    if len(p) == 1:
+        p = p * (2 * n)
+    elif len(p) == n and n > 1:
+        p = p + p
+    if len(p) != 2 * n or min(p) < 0:
+        raise RelayTypeError(f"{op}: padding must be 1, {n} or {2 * n} non-negative ints, "
+                             f"got {padding!r}" if n > 1 else
+                             f"{op}: padding must be 1 or 2 non-negative ints, got {padding!r}")
+    return p
+
+
+def _conv_defaults(n: int, data_layout: str, kernel_layout: str) -> dict:
+    return {"strides": (1,) * n, "padding": (0,) * (2 * n), "dilation": (1,) * n, "groups": 1,
+            "channels": None, "kernel_size": None, "data_layout": data_layout,
+            "kernel_layout": kernel_layout, "out_layout": "", "out_dtype": ""}
+
+
+def _conv_rel(name: str):
+    base = topi_rel(name)
+
+    def rel(types, attrs):
+        t = base(types, attrs)
+        w = tensor_arg(name, types, 1, "weight")
+        same_dtype(name, tensor_arg(name, types, 0, "data"), w, "data and weight")
+        klayout = attrs.kernel_layout
+        o = w.shape[klayout.index("O")]
+        if attrs.channels is not None and int(attrs.channels) != o:
+            raise RelayTypeError(f"{name}: channels={attrs.channels} differs from the weight's "
+                                 f"{o}")
+        ks = tuple(w.shape[k] for k, c in enumerate(klayout) if c not in "OI")
+        if attrs.kernel_size is not None and tuple(attrs.kernel_size) != ks:
+            raise RelayTypeError(f"{name}: kernel_size {tuple(attrs.kernel_size)} differs from "
+                                 f"the weight's {ks}")
+        return t
+    return rel
+
+
+register("nn.conv1d", 2, _conv_rel("nn.conv1d"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         _conv_defaults(1, "NCW", "OIW"))
+register("nn.conv3d", 2, _conv_rel("nn.conv3d"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         _conv_defaults(3, "NCDHW", "OIDHW"))
+
+
+def _conv_call(name: str, n: int, data, weight, strides, padding, dilation, groups, channels,
+               kernel_size, data_layout, kernel_layout, out_layout, out_dtype) -> Expr:
+    if out_layout not in ("", data_layout):
+        raise RelayTypeError(f"{name}: out_layout {out_layout!r} differs from data_layout "
+                             f"{data_layout!r} (not supported)")
+    return make_call(name, [data, weight], strides=_ntuple(name, strides, n, "strides"),
+                     padding=_padn(name, padding, n),
+                     dilation=_ntuple(name, dilation, n, "dilation"), groups=int(groups),
+                     channels=None if channels is None else int(channels),
+                     kernel_size=None if kernel_size is None else _ntuple(
+                         name, kernel_size, n, "kernel_size"),
+                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     out_layout=out_layout, out_dtype=out_dtype)
+
+
+def conv1d(data: Expr, weight: Expr, strides=1, padding=0, dilation=1, groups: int = 1,
+           channels=None, kernel_size=None, data_layout: str = "NCW",
+           kernel_layout: str = "OIW", out_layout: str = "", out_dtype: str = "") -> Expr:
+    """1-D convolution ("NCW" data with "OIW" weight, or "NWC" with "WIO"); ``padding`` is
+    1 or 2 ints (left, right)."""
+    return _conv_call("nn.conv1d", 1, data, weight, strides, padding, dilation, groups,
+                      channels, kernel_size, data_layout, kernel_layout, out_layout, out_dtype)
+
+
+def conv3d(data: Expr, weight: Expr, strides=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1),
+           groups: int = 1, channels=None, kernel_size=None, data_layout: str = "NCDHW",
+           kernel_layout: str = "OIDHW", out_layout: str = "", out_dtype: str = "") -> Expr:
+    """3-D convolution ("NCDHW" data with "OIDHW" weight, or "NDHWC" with "DHWIO");
+    ``padding`` is 1, 3 or 6 ints (front, top, left, back, bottom, right)."""
+    return _conv_call("nn.conv3d", 3, data, weight, strides, padding, dilation, groups,
+                      channels, kernel_size, data_layout, kernel_layout, out_layout, out_dtype)
+
+
+def _pool_defaults(n: int, layout: str) -> dict:
+    return {"pool_size": (1,) * n, "strides": (1,) * n, "dilation": (1,) * n,
+            "padding": (0,) * (2 * n), "layout": layout, "ceil_mode": False}
+
+
+for _n, _layout in ((1, "NCW"), (3, "NCDHW")):
+    register(f"nn.max_pool{_n}d", 1, topi_rel(f"nn.max_pool{_n}d"),
+             OpPattern.OUT_ELEMWISE_FUSABLE, _pool_defaults(_n, _layout))
+    register(f"nn.avg_pool{_n}d", 1, topi_rel(f"nn.avg_pool{_n}d"),
+             OpPattern.OUT_ELEMWISE_FUSABLE,
+             {**_pool_defaults(_n, _layout), "count_include_pad": False})
+
+
+def _pool_n(name: str, n: int, data, pool_size, strides, dilation, padding, layout, ceil_mode,
+            **extra) -> Expr:
+    return make_call(name, [data], pool_size=_ntuple(name, pool_size, n, "pool_size"),
+                     strides=_ntuple(name, strides, n, "strides"),
+                     dilation=_ntuple(name, dilation, n, "dilation"),
+                     padding=_padn(name, padding, n), layout=layout,
+                     ceil_mode=bool(ceil_mode), **extra)
+
+
+def max_pool1d(data: Expr, pool_size=(1,), strides=(1,), dilation=(1,), padding=(0,),
+               layout: str = "NCW", out_layout: str = "", ceil_mode: bool = False) -> Expr:
+    """1-D max pooling; ``padding`` is 1 or 2 ints (left, right)."""
+    return _pool_n("nn.max_pool1d", 1, data, pool_size, strides, dilation, padding, layout,
+                   ceil_mode)
+
+
+def avg_pool1d(data: Expr, pool_size=(1,), strides=(1,), dilation=(1,), padding=(0,),
+               layout: str = "NCW", out_layout: str = "", ceil_mode: bool = False,
+               count_include_pad: bool = False) -> Expr:
+    """1-D average pooling; ``padding`` is 1 or 2 ints (left, right)."""
+    return _pool_n("nn.avg_pool1d", 1, data, pool_size, strides, dilation, padding, layout,
+                   ceil_mode, count_include_pad=bool(count_include_pad))
+
+
+def max_pool3d(data: Expr, pool_size=(1, 1, 1), strides=(1, 1, 1), dilation=(1, 1, 1),
+               padding=(0, 0, 0), layout: str = "NCDHW", out_layout: str = "",
+               ceil_mode: bool = False) -> Expr:
+    """3-D max pooling; ``padding`` is 1, 3 or 6 ints."""
+    return _pool_n("nn.max_pool3d", 3, data, pool_size, strides, dilation, padding, layout,
+                   ceil_mode)
+
+
+def avg_pool3d(data: Expr, pool_size=(1, 1, 1), strides=(1, 1, 1), dilation=(1, 1, 1),
+               padding=(0, 0, 0), layout: str = "NCDHW", out_layout: str = "",
+               ceil_mode: bool = False, count_include_pad: bool = False) -> Expr:
+    """3-D average pooling; ``padding`` is 1, 3 or 6 ints."""
+    return _pool_n("nn.avg_pool3d", 3, data, pool_size, strides, dilation, padding, layout,
+                   ceil_mode, count_include_pad=bool(count_include_pad))
+
+
+# ------------------------------------------------------------ adaptive and global pooling
+for _name, _layout in (("nn.adaptive_avg_pool1d", "NCW"), ("nn.adaptive_max_pool1d", "NCW"),
+                       ("nn.adaptive_avg_pool2d", "NCHW"), ("nn.adaptive_max_pool2d", "NCHW")):
+    register(_name, 1, topi_rel(_name), OpPattern.OUT_ELEMWISE_FUSABLE,
+             {"output_size": None, "layout": _layout, "out_layout": ""})
+register("nn.global_max_pool2d", 1, topi_rel("nn.global_max_pool2d"),
+         OpPattern.OUT_ELEMWISE_FUSABLE, {"layout": "NCHW", "out_layout": ""})
+
+
+def _adaptive(name: str, data, output_size, layout) -> Expr:
+    if output_size is not None:
+        output_size = (int(output_size),) if isinstance(output_size, int) else tuple(
+            int(x) for x in output_size)
+    return make_call(name, [data], output_size=output_size, layout=layout)
+
+
+def adaptive_avg_pool1d(data: Expr, output_size=None, layout: str = "NCW",
+                        out_layout: str = "") -> Expr:
+    """Adaptive average pooling over W to ``output_size`` (W itself when None)."""
+    return _adaptive("nn.adaptive_avg_pool1d", data, output_size, layout)
+
+
+def adaptive_max_pool1d(data: Expr, output_size=None, layout: str = "NCW",
+                        out_layout: str = "") -> Expr:
+    """Adaptive max pooling over W to ``output_size`` (W itself when None)."""
+    return _adaptive("nn.adaptive_max_pool1d", data, output_size, layout)
+
+
+def adaptive_avg_pool2d(data: Expr, output_size=None, layout: str = "NCHW",
+                        out_layout: str = "") -> Expr:
+    """Adaptive average pooling over H and W to ``output_size`` (one int for both; H, W
+    themselves when None)."""
+    return _adaptive("nn.adaptive_avg_pool2d", data, output_size, layout)
+
+
+def adaptive_max_pool2d(data: Expr, output_size=None, layout: str = "NCHW",
+                        out_layout: str = "") -> Expr:
+    """Adaptive max pooling over H and W to ``output_size``."""
+    return _adaptive("nn.adaptive_max_pool2d", data, output_size, layout)
+
+
+def global_max_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Expr:
+    """Maximum over H and W: ``(N, C, H, W) -> (N, C, 1, 1)``."""
+    return make_call("nn.global_max_pool2d", [data], layout=layout)
+
+
+# ----------------------------------------------------------------------- normalisation
+_NORM_DEFAULTS = {"axis": 1, "epsilon": 1e-5, "center": True, "scale": True}
+register("nn.instance_norm", 3, topi_rel("nn.instance_norm"), OpPattern.OPAQUE,
+         _NORM_DEFAULTS)
+register("nn.group_norm", 3, topi_rel("nn.group_norm"), OpPattern.OPAQUE,
+         {**_NORM_DEFAULTS, "num_groups": 1})
+register("nn.lrn", 1, topi_rel("nn.lrn"), OpPattern.OPAQUE,
+         {"size": 5, "axis": 1, "bias": 2.0, "alpha": 1e-5, "beta": 0.75})
+
+
+def instance_norm(data: Expr, gamma: Expr, beta: Expr, axis: int = 1, epsilon: float = 1e-5,
+                  center: bool = True, scale: bool = True) -> Expr:
+    """Normalise each instance and channel (``axis``) over the remaining axes, then scale by
+    ``gamma`` and shift by ``beta`` (both of the channels' length)."""
+    return make_call("nn.instance_norm", [data, gamma, beta], axis=int(axis),
+                     epsilon=float(epsilon), center=bool(center), scale=bool(scale))
+
+
+def group_norm(data: Expr, gamma: Expr, beta: Expr, num_groups: int, axis: int = 1,
+               epsilon: float = 1e-5, center: bool = True, scale: bool = True) -> Expr:
+    """Normalise each instance's ``num_groups`` groups of channels (``axis``) over the
+    group's channels and the remaining axes, then scale and shift per channel."""
+    return make_call("nn.group_norm", [data, gamma, beta], num_groups=int(num_groups),
+                     axis=int(axis), epsilon=float(epsilon), center=bool(center),
+                     scale=bool(scale))
+
+
+def lrn(data: Expr, size: int = 5, axis: int = 1, bias: float = 2, alpha: float = 0.00001,
+        beta: float = 0.75) -> Expr:
+    """Local response normalisation across ``axis``:
+    ``x / (bias + alpha * sum(x^2 over size neighbours) / size) ** beta``."""
+    return make_call("nn.lrn", [data], size=int(size), axis=int(axis), bias=float(bias),
+                     alpha=float(alpha), beta=float(beta))
+
+
+# ------------------------------------------------------------- layout-moving, padding, misc
+register("nn.depth_to_space", 1, topi_rel("nn.depth_to_space"), OpPattern.INJECTIVE,
+         {"block_size": 1, "layout": "NCHW", "mode": "DCR"})
+register("nn.space_to_depth", 1, topi_rel("nn.space_to_depth"), OpPattern.INJECTIVE,
+         {"block_size": 1, "layout": "NCHW"})
+register("nn.mirror_pad", 1, topi_rel("nn.mirror_pad"), OpPattern.INJECTIVE,
+         {"pad_width": (), "mode": "SYMMETRIC"})
+register("nn.upsampling", 1, topi_rel("nn.upsampling"), OpPattern.INJECTIVE,
+         {"scale_h": 1.0, "scale_w": 1.0, "layout": "NCHW", "method": "nearest_neighbor",
+          "align_corners": False})
+register("nn.prelu", 2, topi_rel("nn.prelu"), OpPattern.BROADCAST, {"axis": 1})
+register("nn.dropout", 1, topi_rel("nn.dropout"), OpPattern.INJECTIVE, {"rate": 0.5})
+
+
+def depth_to_space(data: Expr, block_size: int, layout: str = "NCHW",
+                   mode: str = "DCR") -> Expr:
+    """``(N, C, H, W) -> (N, C / b^2, H * b, W * b)``; ``mode`` "DCR" or "CRD"."""
+    return make_call("nn.depth_to_space", [data], block_size=int(block_size), layout=layout,
+                     mode=mode)
+
+
+def space_to_depth(data: Expr, block_size: int, layout: str = "NCHW") -> Expr:
+    """``(N, C, H, W) -> (N, C * b^2, H / b, W / b)``."""
+    return make_call("nn.space_to_depth", [data], block_size=int(block_size), layout=layout)
+
+
+def mirror_pad(data: Expr, pad_width, mode: str = "SYMMETRIC") -> Expr:
+    """Pad each dimension by ``pad_width[d] = (before, after)`` with ``data``'s mirror image
+    ("SYMMETRIC" repeats the edge, "REFLECT" does not)."""
+    width = tuple((int(a), int(b)) for a, b in pad_width)
+    return make_call("nn.mirror_pad", [data], pad_width=width, mode=mode)
+
+
+def upsampling(data: Expr, scale_h: float = 1, scale_w: float = 1, layout: str = "NCHW",
+               method: str = "nearest_neighbor", align_corners: bool = False) -> Expr:
+    """Scale H and W by ``scale_h`` / ``scale_w`` ("nearest_neighbor" or "bilinear")."""
+    return make_call("nn.upsampling", [data], scale_h=float(scale_h), scale_w=float(scale_w),
+                     layout=layout, method=method, align_corners=bool(align_corners))
+
+
+def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Expr:
+    """``data if data > 0 else alpha[c] * data`` with ``c`` the index along ``axis``."""
+    return make_call("nn.prelu", [data, alpha], axis=int(axis))
+
+
+def dropout_raw(data: Expr, rate: float = 0.5) -> TupleWrapper:
+    """Dropout as classic relay's raw op: a 2-tuple (output, mask); at inference the output
+    is ``data`` (``SimplifyInference`` removes the op)."""
+    return TupleWrapper(make_call("nn.dropout", [data], rate=float(rate)), 2)
+
+
+def dropout(data: Expr, rate: float = 0.5) -> Expr:
+    """Dropout: ``data`` itself at inference (the first field of :func:`dropout_raw`)."""
+    return dropout_raw(data, rate)[0]
+
+
+# ---------------------------------------------------------------------------------- matmul
+def _matmul_rel(types, attrs):
+    name = "nn.matmul"
+    a, b = tensor_arg(name, types, 0, "tensor_a"), tensor_arg(name, types, 1, "tensor_b")
+    same_dtype(name, a, b, "tensor_a and tensor_b")
+    t = topi_rel(name)(types, attrs)
+    if attrs.units is not None and int(attrs.units) != t.shape[-1]:
+        raise RelayTypeError(f"{name}: units={attrs.units} differs from tensor_b's "
+                             f"{t.shape[-1]}")
+    return t
+
+
+register("nn.matmul", 2, _matmul_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"units": None, "out_dtype": "", "transpose_a": False, "transpose_b": False})
+
+
+def matmul(tensor_a: Expr, tensor_b: Expr, units=None, out_dtype: str = "",
+           transpose_a: bool = False, transpose_b: bool = False) -> Expr:
+    """``tensor_a @ tensor_b`` of 2-D tensors, either transposed first."""
+    return make_call("nn.matmul", [tensor_a, tensor_b], units=units, out_dtype=out_dtype,
+                     transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+
+
+__all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
+            "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_avg_pool2d",
+            "adaptive_max_pool2d", "global_max_pool2d", "instance_norm", "group_norm", "lrn",
+            "depth_to_space", "space_to_depth", "mirror_pad", "upsampling", "prelu",
+            "dropout", "dropout_raw", "matmul"]

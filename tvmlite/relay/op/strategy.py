@@ -253,7 +253,8 @@ register_strategy("nn.softmax", "generic", _softmax,
 from . import image as _image_ops  # noqa: E402,F401  (registers image.*)
 from . import transform as _transform_ops  # noqa: E402,F401  (registers the transforms)
 
-for _name in _tensor_ops.UNARY_OPS + ("logical_not",):
+for _name in (_tensor_ops.UNARY_OPS + _tensor_ops.MATH_OPS + _tensor_ops.PREDICATE_OPS
+              + ("logical_not",)):
     _injective_strategies(_name, _unary(getattr(topi, _name)))
 for _name in _tensor_ops.ARITH_OPS + _tensor_ops.COMPARE_OPS + _tensor_ops.LOGICAL_OPS:
     _injective_strategies(_name, _binary(getattr(topi, _name)))
@@ -283,9 +284,21 @@ _injective_strategies("image.resize2d", lambda attrs, ins, ty: [topi.image.resiz
 
 
 # -------------------------------------------------------------------------------- reductions
+def _red_axis(name: str, attrs, ndim: int):
+    """The reduced axes of a reduction's attributes (``exclude``: all but ``axis``)."""
+    if attrs.axis is None:
+        return None
+    axis = list(attrs.axis)
+    if not attrs.get("exclude"):
+        return axis
+    from ._rel import norm_axis
+    named = {norm_axis(name, int(a), ndim) for a in axis}
+    return [d for d in range(ndim) if d not in named]
+
+
 def _reduce_compute(name: str):
     def f(attrs, ins, ty):
-        axis = None if attrs.axis is None else list(attrs.axis)
+        axis = _red_axis(name, attrs, ins[0].ndim)
         if name != "mean":
             return [getattr(topi, name)(ins[0], axis, attrs.keepdims)]
         data = ins[0]
@@ -344,3 +357,223 @@ register_strategy("nn.batch_matmul", "cpu", _batch_matmul_compute(True),
                   lambda attrs, outs, tgt: _x86.schedule_batch_matmul(outs))
 register_strategy("nn.batch_matmul", "generic", _batch_matmul_compute(False),
                   lambda attrs, outs, tgt: _generic.schedule_batch_matmul(outs))
+
+
+# ------------------------------------------------------------ more reductions and transforms
+def _plain_reduce(name: str):
+    fn = getattr(topi, name)
+    if name in ("argmax", "argmin"):
+        return lambda attrs, ins, ty: [fn(ins[0], _red_axis(name, attrs, ins[0].ndim),
+                                          attrs.keepdims, attrs.select_last_index)]
+    return lambda attrs, ins, ty: [fn(ins[0], _red_axis(name, attrs, ins[0].ndim),
+                                      attrs.keepdims)]
+
+
+def _variance(attrs, ins, ty):
+    data, m = ins
+    axis = _red_axis("variance", attrs, data.ndim)
+    shape = topi.utils.get_const_tuple(data.shape)
+    axes = range(len(shape)) if axis is None else {a % max(len(shape), 1) for a in axis}
+    count = 1
+    for a in axes:
+        count *= shape[a]
+    diff = topi.subtract(data, m)
+    total = topi.sum(topi.multiply(diff, diff), axis, attrs.keepdims)
+    return [topi.divide(total, _tir_const(float(max(count - int(attrs.unbiased), 1)),
+                                          data.dtype))]
+
+
+for _name in ("prod", "all", "any", "argmax", "argmin"):
+    _reduce_schedules(_name, _plain_reduce(_name), _x86.schedule_reduce,
+                      _generic.schedule_reduce)
+_reduce_schedules("variance", _variance, _x86.schedule_reduce, _generic.schedule_reduce)
+
+
+def _reshape_like(attrs, ins, ty):
+    data, like = ins
+    ds, ls = list(data.shape), list(like.shape)
+    lhs_end = len(ds) if attrs.lhs_end is None else attrs.lhs_end
+    rhs_end = len(ls) if attrs.rhs_end is None else attrs.rhs_end
+    shape = ds[:attrs.lhs_begin] + ls[attrs.rhs_begin:rhs_end] + ds[lhs_end:]
+    return [topi.reshape(data, [topi.utils.get_const_int(d) for d in shape])]
+
+
+def _index_rank_check(attrs, ins):
+    if attrs.index_rank is not None and \
+            topi.utils.get_const_int(ins[1].shape[0]) != attrs.index_rank:
+        raise topi.utils.TopiError(f"index_rank={attrs.index_rank} differs from "
+                                   f"indices.shape[0] = {ins[1].shape[0]}")
+    return topi.gather_nd(ins[0], ins[1], attrs.batch_dims)
+
+
+_injective_strategies("stack", lambda attrs, ins, ty: [topi.stack(list(ins), attrs.axis)])
+_injective_strategies("tile", lambda attrs, ins, ty: [topi.tile(ins[0], list(attrs.reps))])
+_injective_strategies("repeat", lambda attrs, ins, ty: [topi.repeat(ins[0], attrs.repeats,
+                                                                    attrs.axis)])
+_injective_strategies("reverse", lambda attrs, ins, ty: [topi.flip(ins[0], attrs.axis)])
+_injective_strategies("reverse_sequence", lambda attrs, ins, ty: [topi.reverse_sequence(
+    ins[0], ins[1], attrs.seq_axis, attrs.batch_axis)])
+_injective_strategies("gather", lambda attrs, ins, ty: [topi.gather(ins[0], attrs.axis,
+                                                                    ins[1])])
+_injective_strategies("gather_nd", lambda attrs, ins, ty: [_index_rank_check(attrs, ins)])
+_injective_strategies("one_hot", lambda attrs, ins, ty: [topi.one_hot(
+    ins[0], ins[1](), ins[2](), attrs.depth, attrs.axis, attrs.dtype)])
+_injective_strategies("arange", lambda attrs, ins, ty: [topi.arange(
+    attrs.start, attrs.stop, attrs.step, attrs.dtype)])
+_injective_strategies("sequence_mask", lambda attrs, ins, ty: [topi.sequence_mask(
+    ins[0], ins[1], attrs.mask_value, attrs.axis)])
+_injective_strategies("trilu", lambda attrs, ins, ty: [topi.trilu(ins[0], ins[1](),
+                                                                  attrs.upper)])
+_injective_strategies("unravel_index", lambda attrs, ins, ty: [topi.unravel_index(
+    ins[0], ins[1])])
+_injective_strategies("full", lambda attrs, ins, ty: [topi.full(
+    list(attrs.shape), attrs.dtype or ins[0].dtype, ins[0]())])
+_injective_strategies("full_like", lambda attrs, ins, ty: [topi.full_like(ins[0], ins[1]())])
+_injective_strategies("zeros", lambda attrs, ins, ty: [topi.full(list(attrs.shape),
+                                                                 attrs.dtype, 0)])
+_injective_strategies("ones", lambda attrs, ins, ty: [topi.full(list(attrs.shape),
+                                                                attrs.dtype, 1)])
+_injective_strategies("zeros_like", lambda attrs, ins, ty: [topi.full_like(ins[0], 0)])
+_injective_strategies("ones_like", lambda attrs, ins, ty: [topi.full_like(ins[0], 1)])
+_injective_strategies("reshape_like", _reshape_like)
+
+
+# ------------------------------------------------------------------------ more nn operators
+def _default_strategies(name: str, fcompute, schedule=_generic.schedule_reduce) -> None:
+    """``fcompute`` with the default TOPI schedule (injective producers inlined) on every
+    target: the operators without a tuned x86 schedule."""
+    _reduce_schedules(name, fcompute, schedule, schedule)
+
+
+def _conv_nd(attrs, ins, ty):
+    n = ins[0].ndim - 2
+    pad = list(attrs.padding)
+    return [topi.nn.conv(ins[0], ins[1], attrs.strides, pad, attrs.dilation, attrs.groups,
+                         attrs.data_layout, attrs.kernel_layout,
+                         attrs.out_dtype or ins[0].dtype, op=f"nn.conv{n}d")]
+
+
+_default_strategies("nn.conv1d", _conv_nd, _generic.schedule_conv2d_nchw)
+_default_strategies("nn.conv3d", _conv_nd, _generic.schedule_conv2d_nchw)
+
+
+def _pool_nd(n: int, pool_type: str):
+    fn = topi.nn.pool1d if n == 1 else topi.nn.pool3d
+
+    def f(attrs, ins, ty):
+        return [fn(ins[0], attrs.pool_size, attrs.strides, attrs.dilation, attrs.padding,
+                   pool_type, attrs.ceil_mode, attrs.layout,
+                   attrs.get("count_include_pad", True))]
+    return f
+
+
+for _n in (1, 3):
+    for _kind in ("max", "avg"):
+        _default_strategies(f"nn.{_kind}_pool{_n}d", _pool_nd(_n, _kind),
+                            _generic.schedule_pool)
+
+
+def _adaptive_pool(n: int, pool_type: str):
+    def f(attrs, ins, ty):
+        data = ins[0]
+        layout = attrs.layout
+        size = list(attrs.output_size or ())
+        if n == 1:
+            if layout not in ("NCW", "NWC"):
+                raise topi.utils.TopiError(f"adaptive_{pool_type}_pool1d: layout must be 'NCW' "
+                                           f"or 'NWC', got {layout!r}")
+            if data.ndim != 3:
+                raise topi.utils.TopiError(f"adaptive_{pool_type}_pool1d: data must be 3-D, "
+                                           f"got {data.ndim}-D")
+            # pooled as a 2-D image of height 1
+            shape = [topi.utils.get_const_int(d) for d in data.shape]
+            w_ax = layout.index("W")
+            size = [1, size[0] if size else shape[w_ax]]
+            shape4 = shape[:w_ax] + [1] + shape[w_ax:]
+            out = topi.nn.adaptive_pool(topi.reshape(data, shape4), size, pool_type,
+                                        layout[:w_ax] + "H" + layout[w_ax:])
+            oshape = list(shape)
+            oshape[w_ax] = size[1]
+            return [topi.reshape(out, oshape)]
+        if not size:
+            hw = [layout.index("H"), layout.index("W")] if "H" in layout else []
+            size = [topi.utils.get_const_int(data.shape[k]) for k in hw] or [1]
+        return [topi.nn.adaptive_pool(data, size if len(size) == 2 else size * 2, pool_type,
+                                      layout)]
+    return f
+
+
+for _n in (1, 2):
+    for _kind in ("avg", "max"):
+        register_strategy(f"nn.adaptive_{_kind}_pool{_n}d", "cpu", _adaptive_pool(_n, _kind),
+                          lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs))
+        register_strategy(f"nn.adaptive_{_kind}_pool{_n}d", "generic",
+                          _adaptive_pool(_n, _kind),
+                          lambda attrs, outs, tgt: _generic.schedule_adaptive_pool(outs))
+
+
+def _global_max(attrs, ins, ty):
+    return [topi.nn.global_pool(ins[0], "max", attrs.layout)]
+
+
+register_strategy("nn.global_max_pool2d", "cpu", _global_max,
+                  lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs))
+register_strategy("nn.global_max_pool2d", "generic", _global_max,
+                  lambda attrs, outs, tgt: _generic.schedule_adaptive_pool(outs))
+
+
+def _norm_axes(name: str, attrs, data):
+    from ._rel import norm_axis
+    axis = norm_axis(name, attrs.axis, data.ndim)
+    if axis == 0:
+        raise topi.utils.TopiError(f"{name}: axis must not be the batch axis 0")
+    return axis, [k for k in range(1, data.ndim) if k != axis]
+
+
+def _group_norm(name: str):
+    def f(attrs, ins, ty):
+        data, gamma, beta = ins
+        axis, axes = _norm_axes(name, attrs, data)
+        groups = attrs.get("num_groups")
+        if groups is None:  # instance_norm: one group per channel
+            groups = topi.utils.get_const_int(data.shape[axis])
+        return [topi.nn.group_norm(data, gamma if attrs.scale else None,
+                                   beta if attrs.center else None, groups, axis, axes,
+                                   attrs.epsilon)]
+    return f
+
+
+for _name in ("nn.instance_norm", "nn.group_norm"):
+    _reduce_schedules(_name, _group_norm(_name), _x86.schedule_reduce,
+                      _generic.schedule_layer_norm)
+_default_strategies("nn.lrn", lambda attrs, ins, ty: [topi.nn.lrn(
+    ins[0], attrs.size, attrs.axis, attrs.alpha, attrs.beta, attrs.bias)],
+    _generic.schedule_lrn)
+
+_injective_strategies("nn.depth_to_space", lambda attrs, ins, ty: [topi.nn.depth_to_space(
+    ins[0], attrs.block_size, attrs.layout, attrs.mode)])
+_injective_strategies("nn.space_to_depth", lambda attrs, ins, ty: [topi.nn.space_to_depth(
+    ins[0], attrs.block_size, attrs.layout)])
+_injective_strategies("nn.mirror_pad", lambda attrs, ins, ty: [topi.nn.mirror_pad(
+    ins[0], [w[0] for w in attrs.pad_width], [w[1] for w in attrs.pad_width], attrs.mode)])
+_injective_strategies("nn.upsampling", lambda attrs, ins, ty: [topi.nn.upsampling(
+    ins[0], attrs.scale_h, attrs.scale_w, attrs.layout, attrs.method, attrs.align_corners)])
+_injective_strategies("nn.prelu", lambda attrs, ins, ty: [topi.nn.prelu(ins[0], ins[1],
+                                                                        attrs.axis)])
+# inference: the output and the mask are the data itself (SimplifyInference drops the op)
+_injective_strategies("nn.dropout", lambda attrs, ins, ty: [topi.identity(ins[0]),
+                                                            topi.full_like(ins[0], 1)])
+
+
+def _matmul(attrs, ins, ty):
+    a, b = ins
+    dt = attrs.out_dtype or a.dtype
+    if dt != a.dtype:
+        a, b = topi.cast(a, dt), topi.cast(b, dt)
+    return [topi.matmul(a, b, attrs.transpose_a, attrs.transpose_b)]
+
+
+_default_strategies("nn.matmul", _matmul, _generic.schedule_dense)
+_reduce_schedules("cumsum", lambda attrs, ins, ty: [topi.cumsum(
+    ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))], _x86.schedule_reduce,
+    _generic.schedule_reduce)

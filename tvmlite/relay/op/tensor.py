@@ -183,6 +183,28 @@ def _unary(name: str):
 sqrt, rsqrt, exp, log, tanh, sigmoid, erf, abs, negative, floor, ceil, round, sin, cos = (  # noqa: A001
     _unary(n) for n in UNARY_OPS)
 
+#: more element-wise math (same type as the input)
+MATH_OPS = ("sign", "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
+            "trunc", "log2", "log10")
+for _name in MATH_OPS:
+    register(_name, 1, _unary_rel(_name), OpPattern.ELEMWISE)
+sign, tan, sinh, cosh, asin, acos, atan, asinh, acosh, atanh, trunc, log2, log10 = (
+    _unary(n) for n in MATH_OPS)
+
+
+def _bool_unary_rel(name: str):
+    def rel(types: Sequence[Type], attrs) -> Type:
+        t = tensor_arg(name, types, 0, "data")
+        return TensorType(t.shape, "bool")
+    return rel
+
+
+#: element-wise predicates (a bool result)
+PREDICATE_OPS = ("isnan", "isinf", "isfinite")
+for _name in PREDICATE_OPS:
+    register(_name, 1, _bool_unary_rel(_name), OpPattern.ELEMWISE)
+isnan, isinf, isfinite = (_unary(n) for n in PREDICATE_OPS)
+
 # ------------------------------------------------------------------ more broadcasting ops
 ARITH_OPS = ("power", "maximum", "minimum", "floor_divide", "floor_mod")
 COMPARE_OPS = ("equal", "not_equal", "less", "greater", "less_equal", "greater_equal")
@@ -268,5 +290,6 @@ def where(condition: Expr, x: Expr, y: Expr) -> Expr:
 
 
 __all__ = ["add", "subtract", "multiply", "divide", "reshape", "transpose", "concatenate",
-           "logical_not", "clip", "cast", "where", *UNARY_OPS, *ARITH_OPS, *COMPARE_OPS,
+           "logical_not", "clip", "cast", "where", *UNARY_OPS, *MATH_OPS,
+           *PREDICATE_OPS, *ARITH_OPS, *COMPARE_OPS,
            *LOGICAL_OPS]

@@ -6,6 +6,7 @@ each op's shape rule.
 """
 from __future__ import annotations
 
+import builtins as _builtins
 from typing import Optional, Sequence
 
 from ..expr import Expr, Tuple, TupleWrapper
@@ -21,7 +22,7 @@ register("expand_dims", 1, topi_rel("expand_dims"), OpPattern.BROADCAST,
 register("broadcast_to", 1, topi_rel("broadcast_to"), OpPattern.BROADCAST, {"shape": ()})
 for _name in ("sum", "mean", "max", "min"):
     register(_name, 1, topi_rel(_name), OpPattern.COMM_REDUCE,
-             {"axis": None, "keepdims": False})
+             {"axis": None, "keepdims": False, "exclude": False})
 
 
 def _ints(v) -> Optional[tuple]:
@@ -74,7 +75,8 @@ def split(data: Expr, indices_or_sections, axis: int = 0) -> TupleWrapper:
         bounds = [size // sec * k for k in range(sec + 1)]
     else:
         idx = [int(x) for x in indices_or_sections]
-        if any(b < a for a, b in zip(idx, idx[1:])) or any(x < 0 or x > size for x in idx):
+        if _builtins.any(b < a for a, b in zip(idx, idx[1:])) or \
+                _builtins.any(x < 0 or x > size for x in idx):
             raise RelayTypeError(f"split: indices {idx} must be sorted and within "
                                  f"[0, {size}]")
         bounds = [0] + idx + [size]
@@ -96,15 +98,283 @@ class _Pieces(TupleWrapper):
 
 
 def _reduce(name: str):
-    def f(data: Expr, axis=None, keepdims: bool = False) -> Expr:
-        return make_call(name, [data], axis=_ints(axis), keepdims=bool(keepdims))
+    def f(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False) -> Expr:
+        return make_call(name, [data], axis=_ints(axis), keepdims=bool(keepdims),
+                         exclude=bool(exclude))
     f.__name__ = name
-    f.__doc__ = f"``{name}`` over ``axis`` (all axes when None)."
+    f.__doc__ = (f"``{name}`` over ``axis`` (all axes when None; with ``exclude``, over "
+                 "the other axes).")
     return f
 
 
 sum, mean, max, min = (_reduce(n) for n in ("sum", "mean", "max", "min"))  # noqa: A001
 
 
-__all__ = ["strided_slice", "take", "squeeze", "expand_dims", "broadcast_to", "split", "sum",
-           "mean", "max", "min"]
+# -------------------------------------------------------------------- more reductions
+_RED_DEFAULTS = {"axis": None, "keepdims": False, "exclude": False}
+for _name in ("prod", "all", "any"):
+    register(_name, 1, topi_rel(_name), OpPattern.COMM_REDUCE, _RED_DEFAULTS)
+for _name in ("argmax", "argmin"):
+    register(_name, 1, topi_rel(_name), OpPattern.COMM_REDUCE,
+             {**_RED_DEFAULTS, "select_last_index": False})
+register("variance", 2, topi_rel("variance"), OpPattern.COMM_REDUCE,
+         {**_RED_DEFAULTS, "unbiased": False})
+
+prod, all, any = (_reduce(n) for n in ("prod", "all", "any"))  # noqa: A001
+all.__doc__ = "Logical AND of a bool tensor over ``axis`` (all axes when None)."
+any.__doc__ = "Logical OR of a bool tensor over ``axis`` (all axes when None)."
+
+
+def argmax(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False,
+           select_last_index: bool = False) -> Expr:
+    """Index (int32) of the maximum over ``axis`` (row-major over several axes); ties give
+    the first index (the last with ``select_last_index``)."""
+    return make_call("argmax", [data], axis=_ints(axis), keepdims=bool(keepdims),
+                     exclude=bool(exclude), select_last_index=bool(select_last_index))
+
+
+def argmin(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False,
+           select_last_index: bool = False) -> Expr:
+    """Index (int32) of the minimum over ``axis``; ties as in :func:`argmax`."""
+    return make_call("argmin", [data], axis=_ints(axis), keepdims=bool(keepdims),
+                     exclude=bool(exclude), select_last_index=bool(select_last_index))
+
+
+def variance(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False,
+             unbiased: bool = False, with_mean: Optional[Expr] = None) -> Expr:
+    """Variance over ``axis`` (divided by ``N - 1`` when ``unbiased``); ``with_mean`` is the
+    mean over the same axes with ``keepdims=True`` (computed when None)."""
+    m = mean(data, axis, True, exclude) if with_mean is None else with_mean
+    return make_call("variance", [data, m], axis=_ints(axis), keepdims=bool(keepdims),
+                     exclude=bool(exclude), unbiased=bool(unbiased))
+
+
+def std(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False,
+        unbiased: bool = False) -> Expr:
+    """Standard deviation over ``axis``: ``sqrt(variance(...))``."""
+    from .tensor import sqrt
+    return sqrt(variance(data, axis, keepdims, exclude, unbiased))
+
+
+# ------------------------------------------------------------------- more transforms
+register("stack", 1, topi_rel("stack"), OpPattern.INJECTIVE, {"axis": 0})
+register("tile", 1, topi_rel("tile"), OpPattern.BROADCAST, {"reps": ()})
+register("repeat", 1, topi_rel("repeat"), OpPattern.BROADCAST, {"repeats": 1, "axis": 0})
+register("reverse", 1, topi_rel("reverse"), OpPattern.INJECTIVE, {"axis": 0})
+register("reverse_sequence", 2, topi_rel("reverse_sequence"), OpPattern.INJECTIVE,
+         {"seq_axis": 1, "batch_axis": 0})
+register("gather", 2, topi_rel("gather"), OpPattern.INJECTIVE, {"axis": 0})
+register("gather_nd", 2, topi_rel("gather_nd"), OpPattern.INJECTIVE,
+         {"batch_dims": 0, "index_rank": None})
+register("one_hot", 3, topi_rel("one_hot"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"depth": 1, "axis": -1, "dtype": "float32"})
+register("arange", 0, topi_rel("arange"), OpPattern.OPAQUE,
+         {"start": 0, "stop": 1, "step": 1, "dtype": "float32"})
+register("sequence_mask", 2, topi_rel("sequence_mask"), OpPattern.INJECTIVE,
+         {"mask_value": 0.0, "axis": 0})
+register("trilu", 2, topi_rel("trilu"), OpPattern.ELEMWISE, {"upper": True})
+register("unravel_index", 2, topi_rel("unravel_index"), OpPattern.INJECTIVE)
+register("full", 1, topi_rel("full"), OpPattern.ELEMWISE, {"shape": (), "dtype": ""})
+register("full_like", 2, topi_rel("full_like"), OpPattern.ELEMWISE)
+for _name in ("zeros", "ones"):
+    register(_name, 0, topi_rel(_name), OpPattern.ELEMWISE,
+             {"shape": (), "dtype": "float32"})
+for _name in ("zeros_like", "ones_like"):
+    register(_name, 1, topi_rel(_name), OpPattern.ELEMWISE)
+register("reshape_like", 2, topi_rel("reshape_like"), OpPattern.INJECTIVE,
+         {"lhs_begin": 0, "lhs_end": None, "rhs_begin": 0, "rhs_end": None})
+
+
+def _tuple_arg(data) -> Expr:
+    return data if isinstance(data, Expr) else Tuple(list(data))
+
+
+def stack(data, axis: int) -> Expr:
+    """Join a tuple (or list) of tensors of one shape along a new dimension ``axis``."""
+    return make_call("stack", [_tuple_arg(data)], axis=int(axis))
+
+
+def tile(data: Expr, reps: Sequence[int]) -> Expr:
+    """Repeat the whole tensor ``reps[d]`` times along each dimension (``numpy.tile``)."""
+    return make_call("tile", [data], reps=_ints(reps))
+
+
+def repeat(data: Expr, repeats: int, axis: int) -> Expr:
+    """Repeat each element ``repeats`` times along ``axis`` (``numpy.repeat``)."""
+    return make_call("repeat", [data], repeats=int(repeats), axis=int(axis))
+
+
+def reverse(data: Expr, axis: int) -> Expr:
+    """Reverse ``data`` along ``axis``."""
+    return make_call("reverse", [data], axis=int(axis))
+
+
+def reverse_sequence(data: Expr, seq_lengths: Expr, seq_axis: int = 1,
+                     batch_axis: int = 0) -> Expr:
+    """Reverse the first ``seq_lengths[b]`` elements along ``seq_axis`` of each batch ``b``
+    (along ``batch_axis``)."""
+    return make_call("reverse_sequence", [data, seq_lengths], seq_axis=int(seq_axis),
+                     batch_axis=int(batch_axis))
+
+
+def gather(data: Expr, axis: int, indices: Expr) -> Expr:
+    """``numpy.take_along_axis(data, indices, axis)``."""
+    return make_call("gather", [data, indices], axis=int(axis))
+
+
+def gather_nd(data: Expr, indices: Expr, batch_dims: int = 0,
+              index_rank: Optional[int] = None) -> Expr:
+    """Gather slices of ``data`` at the indices ``indices[:, y...]`` (``(M, Y...)``): output
+    shape ``Y... + data.shape[batch_dims + M:]``."""
+    return make_call("gather_nd", [data, indices], batch_dims=int(batch_dims),
+                     index_rank=None if index_rank is None else int(index_rank))
+
+
+def _scalar(v, dtype: Optional[str] = None) -> Expr:
+    from ..expr import const
+    return v if isinstance(v, Expr) else const(v, dtype)
+
+
+def one_hot(indices: Expr, on_value, off_value, depth: int, axis: int, dtype: str) -> Expr:
+    """``on_value`` where the new dimension ``axis`` (of extent ``depth``; -1: last) equals
+    ``indices``, ``off_value`` elsewhere; ``on_value`` / ``off_value`` are scalars."""
+    return make_call("one_hot", [indices, _scalar(on_value, dtype), _scalar(off_value, dtype)],
+                     depth=int(depth), axis=int(axis), dtype=str(dtype))
+
+
+def _const_number(op: str, v, what: str):
+    from ..expr import Constant
+    if isinstance(v, Constant):
+        arr = v.data.numpy()
+        if arr.ndim:
+            raise RelayTypeError(f"{op}: {what} must be a scalar, got shape {arr.shape}")
+        return arr.item()
+    if isinstance(v, Expr):
+        raise RelayTypeError(f"{op}: {what} must be a constant (dynamic ranges are not "
+                             "supported)")
+    return v
+
+
+def arange(start, stop=None, step=None, dtype: str = "float32") -> Expr:
+    """``start, start + step, ...`` below ``stop`` (``arange(n)`` counts from 0). The bounds
+    are numbers or scalar constants; they are kept as attributes (the output shape depends
+    on them)."""
+    start = _const_number("arange", start, "start")
+    if stop is None:
+        start, stop = 0, start
+    stop = _const_number("arange", stop, "stop")
+    step = 1 if step is None else _const_number("arange", step, "step")
+    if step == 0:
+        raise RelayTypeError("arange: step must not be 0")
+    return make_call("arange", [], start=start, stop=stop, step=step, dtype=str(dtype))
+
+
+def sequence_mask(data: Expr, valid_length: Expr, mask_value: float = 0.0,
+                  axis: int = 0) -> Expr:
+    """Set the elements at positions ``>= valid_length[b]`` along the length ``axis`` (0 or
+    1; the other is the batch axis) to ``mask_value``."""
+    return make_call("sequence_mask", [data, valid_length], mask_value=float(mask_value),
+                     axis=int(axis))
+
+
+def meshgrid(data, indexing: str = "ij") -> TupleWrapper:
+    """Coordinate grids of 1-D tensors (``numpy.meshgrid``; ``indexing`` "ij" or "xy").
+    Each grid is a ``reshape`` + ``broadcast_to`` of its input, so it fuses with its
+    consumer; ``[i]`` is the i-th grid."""
+    from ..transform.infer_type import infer_type
+    from .tensor import reshape
+    if indexing not in ("ij", "xy"):
+        raise RelayTypeError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    fields = list(data.fields) if isinstance(data, Tuple) else list(data)
+    shapes = []
+    for k, f in enumerate(fields):
+        t = infer_type(f).checked_type
+        if len(t.shape) > 1:
+            raise RelayTypeError(f"meshgrid: input {k} must be 0-D or 1-D, got shape {t.shape}")
+        shapes.append(t.shape[0] if t.shape else 1)
+    n = len(fields)
+    swap = indexing == "xy" and n >= 2
+    pos = [(1 - k if swap and k < 2 else k) for k in range(n)]  # output dim of input k
+    out_shape = [0] * n
+    for k in range(n):
+        out_shape[pos[k]] = shapes[k]
+    grids = []
+    for k, f in enumerate(fields):
+        ones = [1] * n
+        ones[pos[k]] = shapes[k]
+        grids.append(broadcast_to(reshape(f, ones), out_shape))
+    return _Pieces(grids)
+
+
+def trilu(data: Expr, k, upper: bool = True) -> Expr:
+    """Keep the upper (``upper``) or lower triangle of the last two dimensions from the
+    ``k``-th diagonal on (``k`` a scalar expression or int); zero elsewhere."""
+    return make_call("trilu", [data, _scalar(k, "int32")], upper=bool(upper))
+
+
+def unravel_index(indices: Expr, shape: Expr) -> Expr:
+    """The coordinates in ``shape`` (a 1-D tensor) of each flat index (0-D or 1-D)."""
+    return make_call("unravel_index", [indices, shape])
+
+
+def full(fill_value, shape: Sequence[int] = (), dtype: str = "") -> Expr:
+    """A tensor of ``shape`` holding the scalar ``fill_value`` (its dtype when ``dtype`` is
+    empty)."""
+    return make_call("full", [_scalar(fill_value)], shape=_ints(shape) or (),
+                     dtype=str(dtype))
+
+
+def full_like(data: Expr, fill_value) -> Expr:
+    """A tensor like ``data`` holding the scalar ``fill_value``."""
+    return make_call("full_like", [data, _scalar(fill_value)])
+
+
+def zeros(shape: Sequence[int], dtype: str) -> Expr:
+    """A tensor of zeros."""
+    return make_call("zeros", [], shape=_ints(shape) or (), dtype=str(dtype))
+
+
+def ones(shape: Sequence[int], dtype: str) -> Expr:
+    """A tensor of ones."""
+    return make_call("ones", [], shape=_ints(shape) or (), dtype=str(dtype))
+
+
+def zeros_like(data: Expr) -> Expr:
+    """Zeros of ``data``'s shape and dtype."""
+    return make_call("zeros_like", [data])
+
+
+def ones_like(data: Expr) -> Expr:
+    """Ones of ``data``'s shape and dtype."""
+    return make_call("ones_like", [data])
+
+
+def reshape_like(data: Expr, shape_like: Expr, lhs_begin: int = 0,
+                 lhs_end: Optional[int] = None, rhs_begin: int = 0,
+                 rhs_end: Optional[int] = None) -> Expr:
+    """Reshape ``data``'s dimensions ``[lhs_begin, lhs_end)`` to ``shape_like``'s
+    ``[rhs_begin, rhs_end)`` (all of both by default)."""
+    return make_call("reshape_like", [data, shape_like], lhs_begin=int(lhs_begin),
+                     lhs_end=None if lhs_end is None else int(lhs_end),
+                     rhs_begin=int(rhs_begin), rhs_end=None if rhs_end is None else int(rhs_end))
+
+
+register("cumsum", 1, topi_rel("cumsum"), OpPattern.OPAQUE,
+         {"axis": None, "dtype": None, "exclusive": None})
+
+
+def cumsum(data: Expr, axis: Optional[int] = None, dtype: Optional[str] = None,
+           exclusive: Optional[bool] = None) -> Expr:
+    """Cumulative sum along ``axis`` (of the flattened data when None); ``exclusive`` leaves
+    out each element itself; ``dtype`` is the output dtype (``data``'s by default)."""
+    return make_call("cumsum", [data], axis=None if axis is None else int(axis),
+                     dtype=None if dtype is None else str(dtype),
+                     exclusive=None if exclusive is None else bool(exclusive))
+
+
+__all__ = ["cumsum",
+           "strided_slice", "take", "squeeze", "expand_dims", "broadcast_to", "split", "sum",
+           "mean", "max", "min", "prod", "all", "any", "argmax", "argmin", "variance", "std",
+           "stack", "tile", "repeat", "reverse", "reverse_sequence", "gather", "gather_nd",
+           "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
+           "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like"]

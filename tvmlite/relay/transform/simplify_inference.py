@@ -1,4 +1,5 @@
-"""``SimplifyInference``: inference-time batch normalisation becomes arithmetic.
+"""``SimplifyInference``: inference-time batch normalisation becomes arithmetic, and
+``nn.dropout(x)[0]`` becomes ``x``.
 
 ``batch_norm(x, gamma, beta, mean, var)[0]`` is ``x * scale + shift`` with ``scale = gamma /
 sqrt(var + eps)`` and ``shift = beta - mean * scale``, broadcast along the BN axis. When ``x``
@@ -64,6 +65,11 @@ def simplify_function(func: Function) -> Function:
             bn = n.tuple_value
             new_bn = with_children(bn, memo)
             memo[id(n)] = infer_type(_rewrite_bn(new_bn, new_bn.args[0]))
+            changed = True
+        elif isinstance(n, TupleGetItem) and n.index == 0 and _is_call(n.tuple_value,
+                                                                        "nn.dropout"):
+            # inference-time dropout is the identity
+            memo[id(n)] = with_children(n.tuple_value, memo).args[0]
             changed = True
         elif not isinstance(n, Function):
             memo[id(n)] = with_children(n, memo)

@@ -26,6 +26,8 @@ def schedule_injective_from_existing(sch: Schedule, out) -> Schedule:
     whole nest is fused and split by the vector width if that divides it."""
     stage = sch[out]
     axes = list(stage.op.axis)
+    if not axes:  # a 0-D output: nothing to fuse or vectorize
+        return sch
     lanes = vector_lanes(out.dtype)
     exts = [a.dom.extent.value if isinstance(a.dom.extent, IntImm) else None for a in axes]
     total = 0 if None in exts else 1
