@@ -72,3 +72,31 @@ def test_flatten_names_log_and_curve_shapes_are_consistent():
                                    rtol=1e-6)
         curve = feature.get_buffer_curve_sample_flatten(s, [A, B, C], sample_n=11)
         assert len(curve) == 11 * 3 * 4 * 2
+
+
+def test_feature_length_does_not_depend_on_the_virtual_thread_config():
+    """A tuner's cost model needs one feature length per task: a vthread-bound loop stays a
+    loop in the analysed nest (it was interleaved away, so lengths varied with the order)."""
+    import tvmlite as tvm
+
+    def length(perm):
+        n = 32
+        k = te.reduce_axis((0, n), "k")
+        A = te.placeholder((n, n), name="A")
+        B = te.placeholder((n, n), name="B")
+        C = te.compute((n, n), lambda y, x: te.sum(A[y, k] * B[k, x], axis=k), name="C")
+        s = te.create_schedule(C.op)
+        axes = list(s[C].tile(*s[C].op.axis, 8, 8)) + [k]
+        axes = [axes[i] for i in perm]
+        s[C].reorder(*axes)
+        spatial = [a for a, i in zip(axes, perm) if i != 4]
+        for ax, tag in zip(spatial, ("blockIdx.x", "vthread", "threadIdx.y")):
+            s[C].bind(ax, te.thread_axis(tag))
+        with tvm.target.cuda():
+            rows = feature.get_itervar_feature(s, [A, B, C])
+        return len(feature.flatten_itervar_feature(rows)), len(rows)
+
+    rng = np.random.default_rng(0)
+    lengths = {length(rng.permutation(5)) for _ in range(12)}
+    assert len(lengths) == 1, lengths
+    assert next(iter(lengths))[1] == 5  # every loop, the virtual thread's included

@@ -205,9 +205,13 @@ def _trans(take_log: bool):
 def ana_lower(sch, args, binds=None, simple_mode: bool = True):
     """The flattened loop nest of a schedule with every loop kept (unit loops included), none
     vectorized away, and, as in classic ``ana_lower``, without the reductions' init stores."""
-    config = dict(PassContext.current().config)
+    cur = PassContext.current()
+    config = dict(cur.config)
     config.update({"tir.debug_keep_trivial_loop": True, "tir.disable_vectorize": True})
-    with PassContext(opt_level=PassContext.current().opt_level, config=config):
+    # virtual threads stay loops, as in classic (its ana_lower stops before their injection):
+    # interleaving them would make the feature vector's length depend on the config
+    with PassContext(opt_level=cur.opt_level, config=config,
+                     disabled_pass=set(cur.disabled_pass) | {"tir.LowerVirtualThread"}):
         mod = driver.build_module.schedule_to_module(sch, args, binds=binds)
         mod = IRModule({name: f.with_body(ir_transform(
             f.body, None, lambda n: replace(n, init=None) if n.init is not None else None,
