@@ -206,14 +206,17 @@ def test_module_pass_function_and_class_forms():
             self.n += 1
             return mod
 
-    assert Count(mod) is mod and Count.name == "Count"
+    # the class form makes a class of passes, built with the decorated class's arguments
+    count = Count()
+    assert count(mod) is mod and count.info.name == "Count" and count.n == 1
+    assert Count.__name__ == "Count" and isinstance(count, tvm.transform.Pass)
 
     @tvm.tir.transform.prim_func_pass(opt_level=0)
     class AddAttr:
         def transform_function(self, func, mod, ctx):
             return func.with_attr("tagged", True)
 
-    assert AddAttr(mod)["main"].attrs["tagged"] is True
+    assert AddAttr()(mod)["main"].attrs["tagged"] is True
 
 
 def test_pass_errors_name_the_pass():
