@@ -114,3 +114,93 @@ def test_print_ir_env_is_an_instrument(monkeypatch, capsys):
     monkeypatch.setenv("TVMLITE_PRINT_IR", "0")
     tvm.lower(s, [A, B])
     assert capsys.readouterr().err == ""
+
+
+def _relay_mod():
+    from tvmlite import relay
+    x = relay.var("x", shape=(2,))
+    return tvm.IRModule.from_expr(relay.Function([x], relay.nn.relu(x)))
+
+
+@pass_instrument
+class _Fails(Recorder):
+    """A Recorder whose hook named ``where`` raises ValueError."""
+
+    def __init__(self, where):
+        super().__init__()
+        self.where = where
+
+    def enter_pass_ctx(self):
+        super().enter_pass_ctx()
+        if self.where == "enter":
+            raise ValueError("bad enter")
+
+    def exit_pass_ctx(self):
+        super().exit_pass_ctx()
+        if self.where == "exit":
+            raise ValueError("bad exit")
+
+    def run_before_pass(self, mod, info):
+        super().run_before_pass(mod, info)
+        if self.where == "before":
+            raise ValueError("bad before")
+
+
+def test_failing_enter_drops_the_instruments():
+    first, bad, last = Recorder(), _Fails("enter"), Recorder()
+    ctx = tvm.transform.PassContext(instruments=[first, bad, last])
+    with pytest.raises(ValueError, match="bad enter"):
+        with ctx:
+            pass
+    assert first.events == ["enter", "exit"] and bad.events == ["enter"] and last.events == []
+    assert ctx.instruments == []  # classic: overriding now exits nothing
+    ctx.override_instruments([])
+    assert first.events == ["enter", "exit"]
+
+
+def test_failing_exit_drops_the_instruments_after_it():
+    first, bad, last = Recorder(), _Fails("exit"), Recorder()
+    ctx = tvm.transform.PassContext(instruments=[first, bad, last])
+    with pytest.raises(ValueError, match="bad exit"):
+        with ctx:
+            tvm.relay.transform.InferType()(_relay_mod())
+    assert first.events[-1] == "exit" and bad.events[-1] == "exit"
+    assert last.events == ["enter", "before InferType", "after InferType"]  # never exited
+    assert ctx.instruments == [] and tvm.transform.PassContext.current() is not ctx
+
+
+def test_failing_run_before_pass():
+    first, bad, last = Recorder(), _Fails("before"), Recorder()
+    with pytest.raises(ValueError, match="bad before"):
+        with tvm.transform.PassContext(instruments=[first, bad, last]):
+            tvm.relay.transform.InferType()(_relay_mod())
+    # the pass did not run; leaving the context exited every instrument
+    assert first.events == ["enter", "before InferType", "exit"]
+    assert last.events == ["enter", "exit"]
+    # on the default context, nothing exits until the instruments are overridden
+    cur = tvm.transform.PassContext.current()
+    first, bad = Recorder(), _Fails("before")
+    cur.override_instruments([first, bad])
+    try:
+        with pytest.raises(ValueError, match="bad before"):
+            tvm.relay.transform.InferType()(_relay_mod())
+        assert first.events == ["enter", "before InferType"]
+    finally:
+        cur.override_instruments([])
+    assert first.events[-1] == "exit" and cur.instruments == []
+
+
+def test_override_instruments_and_timing_on_the_current_context():
+    timing = PassTimingInstrument()
+    cur = tvm.transform.PassContext.current()
+    cur.override_instruments([timing])
+    try:
+        seq = tvm.transform.Sequential([tvm.relay.transform.InferType()], name="outer")
+        seq(_relay_mod())
+        text = timing.render()
+    finally:
+        cur.override_instruments([])
+    lines = text.splitlines()
+    assert lines[0].startswith("outer: ") and lines[1].startswith("\tInferType: ")
+    assert tvm.instrument.PassTimingInstrument is PassTimingInstrument
+    assert tvm.instrument.pass_instrument is pass_instrument

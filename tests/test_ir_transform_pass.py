@@ -206,14 +206,17 @@ def test_module_pass_function_and_class_forms():
             self.n += 1
             return mod
 
-    assert Count(mod) is mod and Count.name == "Count"
+    # the class form makes a class of passes, built with the decorated class's arguments
+    count = Count()
+    assert count(mod) is mod and count.info.name == "Count" and count.n == 1
+    assert Count.__name__ == "Count" and isinstance(count, tvm.transform.Pass)
 
     @tvm.tir.transform.prim_func_pass(opt_level=0)
     class AddAttr:
         def transform_function(self, func, mod, ctx):
             return func.with_attr("tagged", True)
 
-    assert AddAttr(mod)["main"].attrs["tagged"] is True
+    assert AddAttr()(mod)["main"].attrs["tagged"] is True
 
 
 def test_pass_errors_name_the_pass():
@@ -244,3 +247,95 @@ def test_print_ir_pass_prints_and_returns_the_module(capsys):
     assert tvm.transform.PrintIR("before lowering")(mod) is mod
     err = capsys.readouterr().err
     assert err.startswith("# PrintIR: before lowering\n") and 'T.block("B")' in err
+
+
+def _relay_example():
+    from tvmlite import relay
+    x = relay.var("x", shape=(2, 3))
+    c = relay.const(np.full((2, 3), 2.0, "float32"))
+    return tvm.IRModule.from_expr(relay.Function([x], relay.add(relay.add(x, c), c)))
+
+
+def test_relay_function_pass_class_form_with_expr_mutator():
+    from tvmlite import relay
+
+    @relay.transform.function_pass(opt_level=1)
+    class ScaleConstants:
+        """Multiply every constant by ``multiplier``."""
+
+        def __init__(self, multiplier):
+            self.multiplier = multiplier
+
+        def transform_function(self, func, mod, ctx):
+            obj = self
+
+            class Replace(tvm.relay.ExprMutator):
+                def visit_constant(self, c):
+                    return relay.multiply(obj.multiplier, c)
+
+            return Replace().visit(func)
+
+    p = ScaleConstants(multiplier=relay.const(3.0))
+    assert isinstance(p, relay.transform.FunctionPass) and p.info.name == "ScaleConstants"
+    assert p.info.opt_level == 1 and p.multiplier.data.numpy() == 3.0
+    out = p(_relay_example())
+    mults = []
+    relay.analysis.post_order_visit(
+        out["main"], lambda n: mults.append(n) if isinstance(n, relay.Call)
+        and n.op.name == "multiply" else None)
+    assert len(mults) == 1  # the shared constant is rewritten once (memoized)
+    assert out["main"].body.checked_type == relay.TensorType((2, 3), "float32")
+
+    @relay.transform.function_pass(opt_level=0, name="Wrong")
+    def wrong(func, mod, ctx):
+        return func.body
+
+    with pytest.raises(tvm.TVMError, match="'Wrong' returned Call for function 'main'"):
+        wrong(_relay_example())
+
+
+def test_sequential_runs_required_passes_first():
+    seen = []
+
+    @tvm.transform.module_pass(opt_level=0, required=["InferType"])
+    def needs_types(mod, ctx):
+        seen.append(mod["main"].body._checked_type is not None)
+        return mod
+
+    tvm.transform.Sequential([needs_types])(_relay_example())
+    assert seen == [True]
+
+    @tvm.transform.module_pass(required=["NoSuchPass"])
+    def needs_unknown(mod, ctx):
+        return mod
+
+    with pytest.raises(tvm.TVMError, match="'NoSuchPass'"):
+        tvm.transform.Sequential([needs_unknown])(_relay_example())
+
+
+def test_pass_info_prints_as_classic():
+    info = tvm.relay.transform.EliminateCommonSubexpr().info
+    assert str(info) == ("The meta data of the pass - pass name: EliminateCommonSubexpr, "
+                         "opt_level: 3, required passes: [\nInferType, ]\n")
+    assert repr(tvm.relay.transform.FuseOps().info).endswith("required passes: []\n")
+
+
+def test_expr_visitor_visits_each_node_once():
+    from tvmlite import relay
+
+    class Count(relay.ExprVisitor):
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def visit_call(self, call):
+            self.calls += 1
+            super().visit_call(call)
+
+    v = Count()
+    v.visit(_relay_example()["main"])
+    assert v.calls == 2
+    kinds = []
+    relay.analysis.post_order_visit(_relay_example()["main"],
+                                    lambda n: kinds.append(type(n).__name__))
+    assert kinds[0] == "Var" and kinds[-1] == "Function" and kinds.count("Op") == 1

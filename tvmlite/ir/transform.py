@@ -49,7 +49,10 @@ class PassInfo:
         self.opt_level, self.name, self.required = opt_level, name, list(required)
 
     def __repr__(self) -> str:
-        return f"PassInfo(name={self.name!r}, opt_level={self.opt_level})"
+        # classic TVM's printed form
+        req = "[]" if not self.required else "[\n" + "".join(f"{r}, " for r in self.required) + "]"
+        return (f"The meta data of the pass - pass name: {self.name}, "
+                f"opt_level: {self.opt_level}, required passes: {req}\n")
 
 
 class Pass:
@@ -116,27 +119,69 @@ class Sequential(Pass):
     def transform_module(self, mod, ctx: "PassContext"):
         for p in self.passes:
             if ctx.pass_enabled(p.info):
+                for req in p.info.required:  # what the pass needs first, as classic TVM
+                    mod = get_pass(req)(mod)
                 mod = p(mod)
         return mod
 
 
+# pass name -> a function making that pass: what a Sequential runs for ``PassInfo.required``
+_NAMED: Dict[str, Callable[[], Pass]] = {}
+
+
+def register_pass(name: str, make: Callable[[], Pass]) -> None:
+    """Let a pass be required by name (``required=["InferType"]``): ``make()`` creates it."""
+    _NAMED[name] = make
+
+
+def get_pass(name: str) -> Pass:
+    """A new instance of the pass registered as ``name`` (:func:`register_pass`)."""
+    make = _NAMED.get(name)
+    if make is None:
+        raise TVMError(f"Cannot use {name!r} to create the pass: no pass of that name is "
+                       "registered (tvmlite.ir.transform.register_pass)")
+    return make()
+
+
 def make_pass_decorator(cls: Callable, method: str, kind: str, pass_func=None,
                         opt_level: int = 0, name: Optional[str] = None, required=None):
-    """Shared body of :func:`module_pass` and ``tir.transform.prim_func_pass``: ``pass_func``
-    is a function, or a class whose instances have ``method`` (classic TVM's class form);
-    without it, return a decorator."""
+    """Shared body of :func:`module_pass`, ``relay.transform.function_pass`` and
+    ``tir.transform.prim_func_pass``: ``pass_func`` is a function, made a ``cls`` pass, or a
+    class with a ``method`` method, made a class of passes (classic TVM's class form: its
+    arguments are the decorated class's); without it, return a decorator."""
     def wrap(f):
         pname = name or getattr(f, "__name__", kind)
         if isinstance(f, type):
             if not callable(getattr(f, method, None)):
                 raise TVMError(f"a {kind} class needs a {method}() method; "
                                f"{f.__name__} has none")
-            f = getattr(f(), method)
-        elif not callable(f):
+            return _pass_class(cls, f, method, pname, opt_level, required or ())
+        if not callable(f):
             raise TVMError(f"{kind} expects a function or a class, got {f!r}")
         return cls(f, pname, opt_level, required or ())
 
     return wrap(pass_func) if pass_func is not None else wrap
+
+
+def _pass_class(base: Callable, user: type, method: str, pname: str, opt_level: int,
+                required) -> type:
+    """A ``base`` subclass whose instances wrap a ``user(*args, **kwargs)`` object, run its
+    ``method`` and show its other attributes."""
+    def __init__(self, *args, **kwargs):
+        inst = user(*args, **kwargs)
+        base.__init__(self, getattr(inst, method), pname, opt_level, required)
+        self._inst = inst
+
+    def __getattr__(self, attr):
+        inst = self.__dict__.get("_inst")
+        if inst is None:
+            raise AttributeError(attr)
+        return getattr(inst, attr)
+
+    __init__.__doc__ = user.__init__.__doc__
+    return type(user.__name__, (base,), {
+        "__init__": __init__, "__getattr__": __getattr__, "__doc__": user.__doc__,
+        "__module__": user.__module__, "__qualname__": user.__qualname__})
 
 
 def module_pass(pass_func: Optional[Callable] = None, opt_level: int = 0,
@@ -207,21 +252,43 @@ class PassContext:
         return self.config.get(key, default)
 
     def __enter__(self) -> "PassContext":
-        _enter_all(self.instruments)
+        self._enter_instruments()
         self._stack().append(self)
         return self
 
     def __exit__(self, *exc) -> None:
         self._stack().pop()
-        for inst in self.instruments:
-            inst.exit_pass_ctx()
+        self._exit_instruments()
 
     def override_instruments(self, instruments) -> None:
         """Exit the current instruments and enter ``instruments`` in their place."""
-        for inst in self.instruments:
-            inst.exit_pass_ctx()
+        self._exit_instruments()
         self.instruments = _instrument_list(instruments)
-        _enter_all(self.instruments)
+        self._enter_instruments()
+
+    def _enter_instruments(self) -> None:
+        """Enter every instrument. If one raises, the context drops all its instruments, the
+        ones already entered are exited and the error goes on (classic TVM's semantics)."""
+        entered = []
+        try:
+            for inst in self.instruments:
+                inst.enter_pass_ctx()
+                entered.append(inst)
+        except Exception:
+            self.instruments = []
+            for inst in entered:
+                inst.exit_pass_ctx()
+            raise
+
+    def _exit_instruments(self) -> None:
+        """Exit every instrument. If one raises, the context drops all its instruments (those
+        after it are not exited) and the error goes on (classic TVM's semantics)."""
+        try:
+            for inst in self.instruments:
+                inst.exit_pass_ctx()
+        except Exception:
+            self.instruments = []
+            raise
 
     @classmethod
     def _stack(cls) -> list:
@@ -277,19 +344,6 @@ def _instrument_list(instruments) -> list:
                            "tvm.ir.instrument.PassInstrument or decorate its class with "
                            "tvm.ir.instrument.pass_instrument")
     return out
-
-
-def _enter_all(instruments: list) -> None:
-    """Enter every instrument; if one fails, exit those entered and re-raise (as TVM does)."""
-    entered = []
-    try:
-        for inst in instruments:
-            inst.enter_pass_ctx()
-            entered.append(inst)
-    except BaseException:
-        for inst in entered:
-            inst.exit_pass_ctx()
-        raise
 
 
 # default contexts, without and with the TVMLITE_PRINT_IR instrument

@@ -7,7 +7,17 @@ built by the one lowering pipeline into one library.
 from ..contrib.param_dict import load_param_dict, save_param_dict
 from ..ir.module import IRModule
 from ..ir.printing import register_node_printer as _register_node_printer
-from . import analysis, build_module, frontend, op, printer, task_extraction, testing, transform
+from . import (
+    analysis,
+    build_module,
+    expr_functor,
+    frontend,
+    op,
+    printer,
+    task_extraction,
+    testing,
+    transform,
+)
 from .build_module import build, build_config
 from .expr import (
     Call,
@@ -23,6 +33,7 @@ from .expr import (
     const,
     var,
 )
+from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor
 from .op import image, nn
 from .op.layout import layout_transform
 from .op.tensor import *  # noqa: F401,F403

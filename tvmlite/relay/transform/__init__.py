@@ -1,7 +1,10 @@
 """Relay passes (``relay.transform``), each a ``tvm.transform.Pass`` over an IRModule."""
 from .alter_op_layout import AlterOpLayout
 from .dead_code import DeadCodeElimination
+from .eliminate_common_subexpr import EliminateCommonSubexpr
 from .fold_constant import FoldConstant
+from .fold_scale_axis import BackwardFoldScaleAxis, FoldScaleAxis, ForwardFoldScaleAxis
+from .function_pass import FunctionPass, function_pass
 from .fuse_ops import FuseOps
 from .infer_type import InferType, infer_type
 from .simplify_inference import SimplifyInference

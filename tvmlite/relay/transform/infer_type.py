@@ -6,7 +6,7 @@ from typing import Dict
 
 from ...error import TVMError
 from ...ir.module import IRModule
-from ...ir.transform import ModulePass, Pass
+from ...ir.transform import ModulePass, Pass, register_pass
 from ..expr import Call, Constant, Expr, Function, If, Let, Tuple, TupleGetItem, Var, post_order
 from ..op.registry import Op
 from ..ty import FuncType, TensorType, TupleType, Type, type_str
@@ -114,3 +114,6 @@ def _run(mod: IRModule, ctx) -> IRModule:
 def InferType() -> Pass:  # noqa: N802
     """The type-inference pass (``relay.transform.InferType()``)."""
     return ModulePass(_run, "InferType", opt_level=0)
+
+
+register_pass("InferType", InferType)
