@@ -7,6 +7,7 @@ from ...target import Target
 from ...te import thread_axis
 from ...te.schedule import Schedule
 from ...te.tensor import Tensor
+from ...tir.expr import IntImm
 from ..generic.schedules import Outs, _default_schedule, _outs
 
 
@@ -26,8 +27,14 @@ def bind_threads(sch: Schedule, out: Tensor, num_thread: int = 0) -> None:
     if not axes:
         raise TVMError(f"topi.cuda: stage {out.op.name} is 0-D and not a reduction; there is "
                        "no axis to bind to GPU threads")
+    total = 1
+    for iv in axes:
+        total = total * iv.dom.extent.value if isinstance(iv.dom.extent, IntImm) else -1
+    num_thread = num_thread or max_threads()
+    if 0 < total < num_thread:  # one block of just the threads needed
+        num_thread = total
     fused = stage.fuse(*axes) if len(axes) > 1 else axes[0]
-    bx, tx = stage.split(fused, factor=num_thread or max_threads())
+    bx, tx = stage.split(fused, factor=num_thread)
     stage.bind(bx, thread_axis("blockIdx.x"))
     stage.bind(tx, thread_axis("threadIdx.x"))
 
