@@ -152,3 +152,8 @@ def test_sources_compile_with_nvcc(tmp_path):
     r = subprocess.run(["nvcc", "-arch=sm_90", "-c", *files], cwd=tmp_path,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
+
+
+def test_testing_dispatch_gives_cuda_schedules():
+    assert topi.testing.get_injective_schedule("cuda") is topi.cuda.schedule_injective
+    assert topi.testing.get_reduce_schedule("cuda") is topi.cuda.schedule_reduce
