@@ -187,7 +187,7 @@ def test_build_errors():
         relay.build(relay.Function([x], relay.nn.relu(x)), "llvm",
                     params={"x": np.zeros(3, "float32")})
     with pytest.raises(tvm.TVMError, match="not supported yet"):
-        relay.build(relay.Function([x], relay.nn.relu(x)), "cuda")
+        relay.build(relay.Function([x], relay.nn.relu(x)), "opencl")
     c = relay.var("c", "bool")
     with pytest.raises(tvm.TVMError, match="If is not supported yet"):
         relay.build(relay.Function([x, c], relay.If(c, x, relay.nn.relu(x))), "llvm")

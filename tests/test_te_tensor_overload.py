@@ -12,7 +12,7 @@ def test_schedule_lookup_follows_the_target_keys():
     assert tvm.topi.testing.get_reduce_schedule("llvm") is topi.x86.schedule_reduce
     assert tvm.topi.testing.get_conv2d_nchw_implement("llvm") == (
         topi.x86.conv2d_nchw, topi.x86.schedule_conv2d_nchw)
-    assert tvm.topi.testing.get_injective_schedule("cuda") is topi.generic.schedule_injective
+    assert tvm.topi.testing.get_injective_schedule("cuda") is topi.cuda.schedule_injective
 
 
 def test_tensor_scalar_and_broadcast_ops_with_the_looked_up_schedule():

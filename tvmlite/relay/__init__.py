@@ -41,5 +41,6 @@ from .op.transform import *  # noqa: F401,F403
 from .ty import FuncType, TensorType, TupleType, Type
 
 _register_node_printer(printer.is_relay_module, printer.astext)
+op.strategy.register_gpu_strategies()
 op.registry.mark_builtin()
 

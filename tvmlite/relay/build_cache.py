@@ -8,10 +8,11 @@ The record goes through the driver's one disk-cache helper (``disk_record`` /
 directory); the params are a ``save_param_dict`` file next to it. The key is a SHA-256 of the
 network's structure and weights, of what the driver's own build key holds (target, ISA flags,
 opt_level, config, passes) and of the configs AutoTVM would give: the tuned records of the
-``apply_history_best`` contexts in effect and any config set by hand. Not cached: a
-function without parameters (FoldConstant evaluating constant sub-graphs), and a build with
-pass instruments, user intrinsic-lowering rules, operators or strategies registered after
-import, or a dispatch context other than those.
+``apply_history_best`` contexts in effect and any config set by hand. Not cached: a GPU
+build (its library imports the device code's module), a function without parameters
+(FoldConstant evaluating constant sub-graphs), and a build with pass instruments, user
+intrinsic-lowering rules, operators or strategies registered after import, or a dispatch
+context other than those.
 
 The "Cannot find config" warnings of the fallback configs the first build used are given
 again on a hit, once per workload per process, as a build would.
@@ -102,6 +103,8 @@ def network_key(func: Function, params: Dict[str, Any], target: Target) -> Optio
     if has_lowering_rules() or _registry.generation() != _registry.builtin_generation():
         return None
     if not func.params:  # FoldConstant's one-off evaluation of constant sub-graphs
+        return None
+    if "gpu" in tuple(target.keys):  # the record holds no device module (CUDA source)
         return None
     build_key = _cache_key(IRModule({}), target, compile_flags(target))
     dispatch = _dispatch_digest()

@@ -114,6 +114,9 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
     nodes = [n for n in post_order(func.body) if not isinstance(n, Var)]
     for n in nodes:
         if isinstance(n, Call):
+            if "gpu" in getattr(target, "keys", ()) and "gpu" not in n.op.strategies:
+                raise TVMError(f"relay.build: operator {n.op.name} has no GPU strategy (it "
+                               f"has {sorted(n.op.strategies)}); it cannot run on {target}")
             fcompute, _ = n.op.strategy(target)
             ins = []
             for a in n.args:
@@ -366,8 +369,8 @@ def optimize(ir_mod, params: Optional[Dict[str, Any]] = None) -> IRModule:
 
 
 def resolve_target(target, target_host=None) -> Target:
-    """The CPU target ``relay.build`` compiles for (a one-entry dict, a string or a Target;
-    the current target, else llvm, when None)."""
+    """The target ``relay.build`` compiles for: llvm, c or cuda (a one-entry dict, a string
+    or a Target; the current target, else llvm, when None)."""
     if isinstance(target, dict):
         if len(target) != 1:
             raise TVMError("relay.build: heterogeneous targets are not supported yet")
@@ -375,7 +378,7 @@ def resolve_target(target, target_host=None) -> Target:
     if target is None:
         target = Target.current(allow_none=True) or "llvm"
     tgt = target if isinstance(target, Target) else Target(target, host=target_host)
-    if tgt.kind.name not in ("llvm", "c"):
+    if tgt.kind.name not in ("llvm", "c", "cuda"):
         raise TVMError(f"relay.build: target {tgt.kind.name!r} is not supported yet")
     return tgt
 

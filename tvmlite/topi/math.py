@@ -1,5 +1,6 @@
-"""Unary elementwise operators (``topi.sqrt`` …): a stage named ``compute`` with axes
-``i0, i1, …`` and tag "elemwise", as classic TOPI writes them with ``te.compute``."""
+"""Elementwise operators (``topi.sqrt`` …, ``topi.elemwise_sum``): unary ones are a stage named
+``compute`` with axes ``i0, i1, …`` and tag "elemwise", as classic TOPI writes them with
+``te.compute``."""
 from __future__ import annotations
 
 from typing import Callable
@@ -61,6 +62,27 @@ negative = _make_unary("negative", _op.neg)
 identity = _make_unary("identity", lambda v: v)
 logical_not = _make_unary("logical_not", _op.logical_not)
 bitwise_not = _make_unary("bitwise_not", _op.bitwise_not)
+
+
+def elemwise_sum(xs) -> Tensor:
+    """The elementwise sum of tensors of one shape and dtype (stage ``T_elemwise_sum``, axes
+    ``ax*``)."""
+    xs = [_check(x, "elemwise_sum") for x in xs]
+    if not xs:
+        raise TopiError("elemwise_sum: needs at least one tensor")
+    shape = [str(d) for d in xs[0].shape]
+    for x in xs[1:]:
+        if [str(d) for d in x.shape] != shape or x.dtype != xs[0].dtype:
+            raise TopiError(f"elemwise_sum: tensors differ in shape or dtype "
+                            f"({list(xs[0].shape)} {xs[0].dtype} vs {list(x.shape)} {x.dtype})")
+
+    def f(*i):
+        acc = xs[0](*i)
+        for x in xs[1:]:
+            acc = _op.add(acc, x(*i))
+        return acc
+    return compute(xs[0].shape, f, name="T_elemwise_sum", tag=tag.ELEMWISE,
+                   varargs_names=[f"ax{k}" for k in range(xs[0].ndim)])
 
 
 def sign(x: Tensor) -> Tensor:
@@ -171,4 +193,4 @@ __all__ = ["fast_exp", "fast_tanh", "fast_erf", "sqrt", "rsqrt", "exp", "log", "
            "tanh", "sigmoid", "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan",
            "asinh", "acosh", "atanh", "isinf", "isfinite", "reinterpret",
            "erf", "abs", "floor", "ceil", "round", "trunc", "isnan", "negative", "identity",
-           "logical_not", "bitwise_not", "sign", "clip", "cast"]
+           "logical_not", "bitwise_not", "sign", "clip", "cast", "elemwise_sum"]

@@ -577,3 +577,38 @@ _default_strategies("nn.matmul", _matmul, _generic.schedule_dense)
 _reduce_schedules("cumsum", lambda attrs, ins, ty: [topi.cumsum(
     ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))], _x86.schedule_reduce,
     _generic.schedule_reduce)
+
+
+# --------------------------------------------------------------------------------- GPU (cuda)
+def _gpu_conv2d_compute(attrs, ins, ty):
+    data, weight = ins
+    if _conv_kind(attrs, data, weight) == "conv":
+        return [topi.cuda.conv2d_nchw(data, weight, attrs.strides,
+                                      pad4("nn.conv2d", attrs.padding), attrs.dilation,
+                                      out_dtype=attrs.out_dtype or ty.dtype)]
+    return _conv2d_compute(False)(attrs, ins, ty)
+
+
+def _gpu_conv2d_schedule(attrs, outs, tgt):
+    if _anchor_tag(outs) == "conv2d_nchw":
+        return topi.cuda.schedule_conv2d_nchw(outs)
+    return topi.cuda.schedule_reduce_graph(outs)
+
+
+def register_gpu_strategies() -> None:
+    """The ``"gpu"`` strategy of every registered operator that has none: its generic TOPI
+    compute (``conv2d_nchw.cuda`` for a plain NCHW convolution) with ``topi.cuda``'s
+    injective schedule for injective groups, its reduction schedule for the others."""
+    from .registry import OpPattern, get, list_op_names
+    register_strategy("nn.conv2d", "gpu", _gpu_conv2d_compute, _gpu_conv2d_schedule)
+    for name in list_op_names():
+        op = get(name)
+        if "gpu" in op.strategies or "generic" not in op.strategies:
+            continue
+        fcompute = op.strategies["generic"][0]
+        if op.pattern <= OpPattern.INJECTIVE:
+            register_strategy(name, "gpu", fcompute,
+                              lambda attrs, outs, tgt: topi.cuda.schedule_injective(outs))
+        else:
+            register_strategy(name, "gpu", fcompute,
+                              lambda attrs, outs, tgt: topi.cuda.schedule_reduce_graph(outs))

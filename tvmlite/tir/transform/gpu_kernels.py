@@ -36,7 +36,7 @@ from ...ir.structural import structural_equal
 from .. import op as _op
 from ..analysis.verify_gpu_code import KERNEL_ATTR, LOCAL_TAGS, THREAD_TAGS
 from ..buffer import Buffer
-from ..expr import Add, BufferLoad, Call, IntImm, Max, Min, StringImm, Var
+from ..expr import Add, BufferLoad, Call, IntImm, IterVar, Max, Min, Range, StringImm, Var
 from ..functor import Mutator, Visitor, collect_vars, substitute
 from ..stmt import (
     Allocate,
@@ -575,13 +575,52 @@ class _SinkScoped(Mutator):
         return a
 
 
+def _writes(s, buf) -> bool:
+    found = []
+
+    class _W(Visitor):
+        def visit_BufferStore(self, st):
+            if st.buffer.data is buf.data:
+                found.append(st)
+            self.generic(st)
+    _W().visit(s)
+    return bool(found)
+
+
+class _OneBlockReduce(Mutator):
+    """A reduction into a 0-D output over threads only (``te.sum`` of everything, the reduce
+    axis split and bound to ``threadIdx.x`` after ``rfactor``) leaves its init store in host
+    code, just before the thread loop: both become one block (``blockIdx.x`` of extent 1), as
+    when the output has an axis bound to ``blockIdx``."""
+
+    def visit_For(self, s):
+        return s if _bound_tag(s) is not None else self.generic(s)
+
+    def visit_SeqStmt(self, s):
+        seq = [self.visit(c) for c in s.seq]
+        out, i = [], 0
+        while i < len(seq):
+            a = seq[i]
+            b = seq[i + 1] if i + 1 < len(seq) else None
+            if (isinstance(a, BufferStore) and isinstance(b, For)
+                    and (_bound_tag(b) or "").startswith("threadIdx") and _writes(b, a.buffer)):
+                bx = IterVar(Range(IntImm("int32", 0), IntImm("int32", 1)),
+                             Var("blockIdx_x", "int32"), IterVar.ThreadIndex, "blockIdx.x")
+                out.append(For(bx.var, 0, 1, ForKind.THREAD_BINDING, SeqStmt((a, b)), bx))
+                i += 2
+                continue
+            out.append(a)
+            i += 1
+        return SeqStmt(tuple(out)) if len(out) > 1 else out[0]
+
+
 def lower_gpu_kernels(func, max_threads: int = 1024, max_shared: int = 49152,
                       warp_size: int = 32):
     """Mark the kernels of ``func`` (see the module docstring); the host part may only
     launch them."""
     fname = str(func.attrs.get("global_symbol", "default_function"))
     sp = _Split(fname, max_threads, max_shared, warp_size)
-    body = sp.visit(_SinkScoped(fname).visit(func.body))
+    body = sp.visit(_SinkScoped(fname).visit(_OneBlockReduce().visit(func.body)))
     chk = _HostAccess()
     chk.visit(body)
     if chk.found is not None:

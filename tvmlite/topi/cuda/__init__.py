@@ -1,5 +1,32 @@
 """CUDA schedules and AutoTVM templates (classic ``topi.cuda``); they run on a GPU or in the
 CPU emulation of one (``TVMLITE_GPU_EMULATION=1``)."""
 from .conv2d_direct import conv2d_nchw, schedule_conv2d_nchw, schedule_direct_cuda
+from .injective import (
+    schedule_broadcast,
+    schedule_concatenate,
+    schedule_elemwise,
+    schedule_injective,
+    schedule_injective_from_existing,
+)
+from .nn import (
+    schedule_adaptive_pool,
+    schedule_batch_matmul,
+    schedule_batch_norm,
+    schedule_conv2d_transpose_nchw,
+    schedule_dense,
+    schedule_depthwise_conv2d_nchw,
+    schedule_group_conv2d_nchw,
+    schedule_layer_norm,
+    schedule_lrn,
+    schedule_pool,
+    schedule_softmax,
+)
+from .reduction import schedule_reduce, schedule_reduce_graph
 
-__all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda"]
+__all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "schedule_injective",
+           "schedule_injective_from_existing", "schedule_elemwise", "schedule_broadcast",
+           "schedule_concatenate", "schedule_reduce", "schedule_reduce_graph",
+           "schedule_softmax", "schedule_pool", "schedule_adaptive_pool", "schedule_dense",
+           "schedule_batch_matmul", "schedule_depthwise_conv2d_nchw",
+           "schedule_group_conv2d_nchw", "schedule_conv2d_transpose_nchw", "schedule_lrn",
+           "schedule_layer_norm", "schedule_batch_norm"]

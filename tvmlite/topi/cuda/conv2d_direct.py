@@ -8,11 +8,13 @@ block's threads), the output accumulates in a local cache. ``auto_unroll_max_ste
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 from ... import autotvm
+from ...autotvm.space import OtherOptionEntity
+from ...error import TVMError
 from ...te import thread_axis
-from ...te.schedule import Schedule, create_schedule
+from ...te.schedule import AutoInlineInjective, Schedule, create_schedule
 from ...te.tensor import Tensor
 from ..nn.conv2d import conv2d_nchw as _nn_conv2d_nchw
 from ..utils import get_const_int
@@ -45,10 +47,18 @@ def schedule_direct_cuda(cfg: Any, s: Schedule, conv: Tensor) -> None:
     cfg.define_knob("auto_unroll_max_step", [0, 512, 1500])
     cfg.define_knob("unroll_explicit", [0, 1])
 
+    if cfg.is_fallback:
+        _fallback(cfg)
+
     pad_data, kernel = s[conv].op.input_tensors
     s[pad_data].compute_inline()
-    output = conv
-    OL = s.cache_write(conv, "local")
+    if any(conv.op is o for o in s.outputs):
+        output = conv
+        OL = s.cache_write(conv, "local")
+    else:  # an element-wise epilogue (bias, relu) is the output: it takes the tiling
+        output = s.outputs[0].output(0)
+        s[conv].set_scope("local")
+        OL = conv
     AA = s.cache_read(pad_data, "shared", [OL])
     WW = s.cache_read(kernel, "shared", [OL])
 
@@ -90,14 +100,44 @@ def schedule_direct_cuda(cfg: Any, s: Schedule, conv: Tensor) -> None:
     s[output].pragma(kernel_scope, "unroll_explicit", cfg["unroll_explicit"].val)
 
 
+def _fallback(cfg: Any) -> None:
+    """Untuned: 8 x 4 x 8 threads per block where the output's extents allow (the largest
+    factors within), one input channel and kernel row/column per shared-memory step."""
+    for name, limits in (("tile_f", [-1, 1, 8, 1]), ("tile_y", [-1, 1, 4, 1]),
+                         ("tile_x", [-1, 1, 8, 1]), ("tile_rc", [-1, 1]),
+                         ("tile_ry", [-1, 1]), ("tile_rx", [-1, 1])):
+        cfg.fallback_split(name, limits)
+    cfg["auto_unroll_max_step"] = OtherOptionEntity(0)
+    cfg["unroll_explicit"] = OtherOptionEntity(0)
+
+
+def _find_conv(outs: List[Tensor]) -> Optional[Tensor]:
+    stack, seen = [t.op for t in outs], set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.tag == "conv2d_nchw":
+            return op.output(0)
+        stack.extend(t.op for t in op.input_tensors)
+    return None
+
+
 def schedule_conv2d_nchw(outs) -> Schedule:
-    """The schedule of ``conv2d_nchw`` outputs with the current config (tuned or fallback)."""
+    """The schedule of a ``conv2d_nchw`` output, or of one element-wise epilogue of it
+    (``relu(conv + bias)``; its producers inlined), with the current config (tuned or
+    fallback)."""
     outs = [outs] if isinstance(outs, Tensor) else list(outs)
     s = create_schedule([t.op for t in outs])
-    cfg = autotvm.get_config()
-    for t in outs:
-        if t.op.tag == "conv2d_nchw":
-            schedule_direct_cuda(cfg, s, t)
+    conv = _find_conv(outs)
+    if conv is None:
+        return s
+    if len(outs) > 1 and not any(conv.op is t.op for t in outs):
+        raise TVMError("topi.cuda.schedule_conv2d_nchw: an epilogue of the convolution "
+                       f"must be its only output, got {len(outs)} outputs")
+    AutoInlineInjective(s)
+    schedule_direct_cuda(autotvm.get_config(), s, conv)
     return s
 
 

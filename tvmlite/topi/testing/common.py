@@ -8,11 +8,13 @@ from ...target import Target
 
 
 def _injective() -> Dict[str, Any]:
-    return {"generic": topi.generic.schedule_injective, "cpu": topi.x86.schedule_injective}
+    return {"generic": topi.generic.schedule_injective, "cpu": topi.x86.schedule_injective,
+            "gpu": topi.cuda.schedule_injective}
 
 
 def _reduce() -> Dict[str, Any]:
-    return {"generic": topi.generic.schedule_reduce, "cpu": topi.x86.schedule_reduce}
+    return {"generic": topi.generic.schedule_reduce, "cpu": topi.x86.schedule_reduce,
+            "gpu": topi.cuda.schedule_reduce}
 
 
 def _conv2d_nchw() -> Dict[str, Any]:

@@ -1,0 +1,31 @@
+"""Classic ``topi.cuda`` schedule names of the operators built from reductions: each is the
+one GPU reduction schedule (:mod:`.reduction`), which gives every reduction stage a kernel
+and binds injective outputs."""
+from __future__ import annotations
+
+from ...te.schedule import Schedule
+from ..generic.schedules import Outs
+from .reduction import schedule_reduce_graph
+
+
+def _named(name: str, what: str):
+    def f(outs: Outs, *args, **kwargs) -> Schedule:
+        return schedule_reduce_graph(outs)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"{what} on a GPU: its reductions and injective outputs bound to threads."
+    return f
+
+
+schedule_softmax = _named("schedule_softmax", "softmax / log_softmax")
+schedule_pool = _named("schedule_pool", "pooling (``layout`` accepted, unused)")
+schedule_adaptive_pool = _named("schedule_adaptive_pool", "adaptive and global pooling")
+schedule_dense = _named("schedule_dense", "dense")
+schedule_batch_matmul = _named("schedule_batch_matmul", "batch_matmul")
+schedule_depthwise_conv2d_nchw = _named("schedule_depthwise_conv2d_nchw",
+                                        "depthwise_conv2d_nchw")
+schedule_group_conv2d_nchw = _named("schedule_group_conv2d_nchw", "group_conv2d_nchw")
+schedule_conv2d_transpose_nchw = _named("schedule_conv2d_transpose_nchw",
+                                        "conv2d_transpose_nchw")
+schedule_lrn = _named("schedule_lrn", "lrn")
+schedule_layer_norm = _named("schedule_layer_norm", "layer_norm / group_norm")
+schedule_batch_norm = _named("schedule_batch_norm", "batch_norm")
