@@ -182,7 +182,7 @@ def test_large_chain_no_recursion():
     x = relay.var("x", shape=(1, 2, 3, 3))
     w = relay.const(np.full((2, 2, 1, 1), 0.5, "float32"))
     y = relay.nn.conv2d(x, w)
-    for _ in range(30000):
+    for _ in range(100000):
         y = relay.nn.relu(y)
     mod = _convert(relay.Function([x], y), None, {"nn.conv2d": ["NHWC", "default"]},
                    fold=False)
