@@ -2,6 +2,7 @@
 its TOPI compute (see ``strategy``)."""
 from __future__ import annotations
 
+import re
 from typing import Tuple
 
 from ..expr import Expr, TupleWrapper
@@ -45,29 +46,61 @@ def _out_size(op: str, size: int, k: int, d: int, lo: int, hi: int, s: int, what
     return out
 
 
-def _check_layout(op: str, attrs, **expected) -> None:
-    for key, want in expected.items():
-        got = attrs.get(key)
-        if got not in (None, "", want):
-            raise RelayTypeError(f"{op}: {key}={got!r} is not supported yet (only {want!r})")
+#: the data layouts of ``nn.conv2d`` (a weight in any permutation of "OIHW")
+CONV2D_DATA_LAYOUTS = ("NCHW", "NHWC")
+
+
+def conv2d_layouts(attrs) -> Tuple[str, str]:
+    """The (data, kernel) layouts of an ``nn.conv2d``'s attributes, checked: data "NCHW" or
+    "NHWC", the kernel any order of "OIHW" ("OIHW", "HWIO", "OHWI", "HWOI"…; O the output
+    channels, I the input channels per group), the output the data's layout."""
+    op = "nn.conv2d"
+    dl = attrs.get("data_layout") or "NCHW"
+    kl = attrs.get("kernel_layout") or ("OIHW" if dl == "NCHW" else "HWIO")
+    if dl not in CONV2D_DATA_LAYOUTS:
+        raise RelayTypeError(f"{op}: data_layout {dl!r} is not supported (only "
+                             f"{' or '.join(CONV2D_DATA_LAYOUTS)})")
+    if len(kl) != 4 or sorted(kl) != sorted("OIHW"):
+        raise RelayTypeError(f"{op}: kernel_layout {kl!r} is not supported (an order of "
+                             "O, I, H and W: 'OIHW', 'HWIO', 'OHWI', 'HWOI')")
+    ol = attrs.get("out_layout") or ""
+    if ol not in ("", dl):
+        raise RelayTypeError(f"{op}: out_layout {ol!r} differs from data_layout {dl!r} (not "
+                             "supported)")
+    return dl, kl
+
+
+def hw_layout_axes(op: str, layout: str, ndim: int) -> Tuple[int, int]:
+    """Positions of H and W in ``layout`` ("NCHW", "NHWC", "NCHW8c"…) of an ``ndim``-D value,
+    else a type error naming ``op`` and the layout."""
+    tokens = re.findall(r"\d*[A-Za-z]", layout) if isinstance(layout, str) else []
+    if ("".join(tokens) != layout or len(set(tokens)) != len(tokens)
+            or not all(c in tokens for c in "NCHW")):
+        raise RelayTypeError(f"{op}: layout {layout!r} is not supported (it must name N, C, "
+                             "H and W, e.g. 'NCHW' or 'NHWC')")
+    if len(tokens) != ndim:
+        raise RelayTypeError(f"{op}: layout {layout!r} has {len(tokens)} axes but the data is "
+                             f"{ndim}-D")
+    return tokens.index("H"), tokens.index("W")
 
 
 # -------------------------------------------------------------------------------------- conv2d
 def _conv2d_rel(types, attrs):
     op = "nn.conv2d"
-    _check_layout(op, attrs, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW")
-    data = ndim_arg(op, types, 0, 4, "data", "NCHW")
-    weight = ndim_arg(op, types, 1, 4, "weight", "OIHW")
+    dl, kl = conv2d_layouts(attrs)
+    data = ndim_arg(op, types, 0, 4, "data", dl)
+    weight = ndim_arg(op, types, 1, 4, "weight", kl)
     same_dtype(op, data, weight, "data and weight")
-    n, c, h, w = data.shape
-    o, i, kh, kw = weight.shape
+    n, c, h, w = (data.shape[dl.index(x)] for x in "NCHW")
+    o, i, kh, kw = (weight.shape[kl.index(x)] for x in "OIHW")
     groups = int(attrs.groups)
     if groups < 1 or c % groups or o % groups:
         raise RelayTypeError(f"{op}: groups={groups} must divide the {c} input and {o} output "
                              "channels")
     if i * groups != c:
-        raise RelayTypeError(f"{op}: weight {weight.shape} expects {i * groups} input channels "
-                             f"({i} per group x {groups} groups), data {data.shape} has {c}")
+        raise RelayTypeError(f"{op}: weight {weight.shape} ({kl}) expects {i * groups} input "
+                             f"channels ({i} per group x {groups} groups), data {data.shape} "
+                             f"({dl}) has {c}")
     if attrs.kernel_size is not None and tuple(attrs.kernel_size) != (kh, kw):
         raise RelayTypeError(f"{op}: kernel_size {tuple(attrs.kernel_size)} differs from the "
                              f"weight's {(kh, kw)}")
@@ -78,7 +111,8 @@ def _conv2d_rel(types, attrs):
     top, left, bottom, right = pad4(op, attrs.padding)
     oh = _out_size(op, h, kh, dh, top, bottom, sh, "height")
     ow = _out_size(op, w, kw, dw, left, right, sw, "width")
-    return TensorType((n, o, oh, ow), attrs.out_dtype or data.dtype)
+    dims = dict(zip("NCHW", (n, o, oh, ow)))
+    return TensorType(tuple(dims[x] for x in dl), attrs.out_dtype or data.dtype)
 
 
 register("nn.conv2d", 2, _conv2d_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
@@ -90,15 +124,17 @@ register("nn.conv2d", 2, _conv2d_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
 def conv2d(data: Expr, weight: Expr, strides=(1, 1), padding=(0, 0), dilation=(1, 1),
            groups: int = 1, channels=None, kernel_size=None, data_layout: str = "NCHW",
            kernel_layout: str = "OIHW", out_layout: str = "", out_dtype: str = "") -> Expr:
-    """2-D convolution, NCHW data and OIHW weight; ``padding`` is 1, 2 or 4 ints
-    (top, left, bottom, right)."""
+    """2-D convolution: data "NCHW" or "NHWC", the weight in ``kernel_layout`` (any order of
+    "OIHW"; "HWIO" for NHWC when left empty); ``padding`` is 1, 2 or 4 ints (top, left,
+    bottom, right)."""
     return make_call("nn.conv2d", [data, weight], strides=_pair("nn.conv2d", strides, "strides"),
                      padding=pad4("nn.conv2d", padding),
                      dilation=_pair("nn.conv2d", dilation, "dilation"), groups=int(groups),
                      channels=channels,
                      kernel_size=None if kernel_size is None else _pair(
                          "nn.conv2d", kernel_size, "kernel_size"),
-                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     data_layout=data_layout,
+                     kernel_layout=kernel_layout or ("OIHW" if data_layout == "NCHW" else "HWIO"),
                      out_layout=out_layout, out_dtype=out_dtype)
 
 
@@ -198,9 +234,9 @@ def batch_flatten(data: Expr) -> Expr:
 # ------------------------------------------------------------------------------------ pooling
 def _pool_rel(name: str):
     def rel(types, attrs):
-        _check_layout(name, attrs, layout="NCHW")
-        data = ndim_arg(name, types, 0, 4, "data", "NCHW")
-        n, c, h, w = data.shape
+        data = tensor_arg(name, types, 0, "data")
+        hax, wax = hw_layout_axes(name, attrs.layout, len(data.shape))
+        h, w = data.shape[hax], data.shape[wax]
         kh, kw = _pair(name, attrs.pool_size, "pool_size")
         sh, sw = _pair(name, attrs.strides, "strides")
         dh, dw = _pair(name, attrs.dilation, "dilation")
@@ -209,9 +245,10 @@ def _pool_rel(name: str):
             # every window must see at least one input element
             raise RelayTypeError(f"{name}: padding {(top, left, bottom, right)} must be "
                                  f"smaller than the pool size {(kh, kw)}")
-        oh = _out_size(name, h, kh, dh, top, bottom, sh, "height", attrs.ceil_mode)
-        ow = _out_size(name, w, kw, dw, left, right, sw, "width", attrs.ceil_mode)
-        return TensorType((n, c, oh, ow), data.dtype)
+        shape = list(data.shape)
+        shape[hax] = _out_size(name, h, kh, dh, top, bottom, sh, "height", attrs.ceil_mode)
+        shape[wax] = _out_size(name, w, kw, dw, left, right, sw, "width", attrs.ceil_mode)
+        return TensorType(tuple(shape), data.dtype)
     return rel
 
 
@@ -232,7 +269,7 @@ def _pool_attrs(name, pool_size, strides, dilation, padding, layout, ceil_mode):
 
 def max_pool2d(data: Expr, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=(0, 0),
                layout: str = "NCHW", out_layout: str = "", ceil_mode: bool = False) -> Expr:
-    """2-D max pooling over NCHW data."""
+    """2-D max pooling over the H and W axes of ``layout`` ("NCHW", "NHWC"…)."""
     return make_call("nn.max_pool2d", [data], **_pool_attrs(
         "nn.max_pool2d", pool_size, strides, dilation, padding, layout, ceil_mode))
 
@@ -240,7 +277,7 @@ def max_pool2d(data: Expr, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), pa
 def avg_pool2d(data: Expr, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=(0, 0),
                layout: str = "NCHW", out_layout: str = "", ceil_mode: bool = False,
                count_include_pad: bool = False) -> Expr:
-    """2-D average pooling over NCHW data."""
+    """2-D average pooling over the H and W axes of ``layout`` ("NCHW", "NHWC"…)."""
     return make_call("nn.avg_pool2d", [data], count_include_pad=bool(count_include_pad),
                      **_pool_attrs("nn.avg_pool2d", pool_size, strides, dilation, padding,
                                    layout, ceil_mode))
@@ -248,9 +285,11 @@ def avg_pool2d(data: Expr, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), pa
 
 def _global_pool_rel(types, attrs):
     name = "nn.global_avg_pool2d"
-    _check_layout(name, attrs, layout="NCHW")
-    data = ndim_arg(name, types, 0, 4, "data", "NCHW")
-    return TensorType(data.shape[:2] + (1, 1), data.dtype)
+    data = tensor_arg(name, types, 0, "data")
+    hax, wax = hw_layout_axes(name, attrs.layout, len(data.shape))
+    shape = list(data.shape)
+    shape[hax] = shape[wax] = 1
+    return TensorType(tuple(shape), data.dtype)
 
 
 register("nn.global_avg_pool2d", 1, _global_pool_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
@@ -258,7 +297,7 @@ register("nn.global_avg_pool2d", 1, _global_pool_rel, OpPattern.OUT_ELEMWISE_FUS
 
 
 def global_avg_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Expr:
-    """Average over H and W: ``(N, C, H, W) -> (N, C, 1, 1)``."""
+    """Average over H and W: ``(N, C, H, W) -> (N, C, 1, 1)`` (H, W of ``layout``)."""
     return make_call("nn.global_avg_pool2d", [data], layout=layout)
 
 

@@ -16,7 +16,7 @@ from ...target import Target
 from ...topi import generic as _generic
 from ...topi import x86 as _x86
 from . import tensor as _tensor_ops  # noqa: F401  (registers the ops strategies are added to)
-from .nn import pad4
+from .nn import conv2d_layouts, pad4
 from .registry import register_strategy
 
 
@@ -91,43 +91,75 @@ _injective_strategies("nn.batch_norm", _batch_norm)
 
 # ------------------------------------------------------------------------------------ conv2d
 def _conv_kind(attrs, data, weight) -> str:
+    """"conv", "depthwise" (groups = input channels, one input channel per group) or
+    "group"."""
     groups = attrs.groups
     if groups == 1:
         return "conv"
-    c = topi.utils.get_const_int(data.shape[1])
-    if groups == c and topi.utils.get_const_int(weight.shape[1]) == 1:
+    dl, kl = conv2d_layouts(attrs)
+    c = topi.utils.get_const_int(data.shape[dl.index("C")])
+    if groups == c and topi.utils.get_const_int(weight.shape[kl.index("I")]) == 1:
         return "depthwise"
     return "group"
+
+
+def _relayout(weight, src: str, dst: str):
+    """``weight`` (layout ``src``) transposed to ``dst`` (both orders of the same letters)."""
+    if src == dst:
+        return weight
+    return topi.transpose(weight, [src.index(x) for x in dst])
 
 
 def _conv2d_compute(x86: bool):
     def f(attrs, ins, ty):
         data, weight = ins
+        dl, kl = conv2d_layouts(attrs)
         pad = pad4("nn.conv2d", attrs.padding)
         dt = attrs.out_dtype or ty.dtype
         kind = _conv_kind(attrs, data, weight)
+        args = (attrs.strides, pad, attrs.dilation)
+        if dl == "NHWC":
+            if kind == "depthwise":
+                # (KH, KW, C*M, 1) in HWOI is TOPI's (KH, KW, C, M) in the same order
+                w = _relayout(weight, kl, "HWOI")
+                kh, kw, o, _ = (topi.utils.get_const_int(d) for d in w.shape)
+                c = topi.utils.get_const_int(data.shape[3])
+                w = topi.reshape(w, (kh, kw, c, o // c))
+                return [topi.nn.depthwise_conv2d_nhwc(data, w, *args, out_dtype=dt)]
+            w = _relayout(weight, kl, "HWIO")
+            if kind == "group":
+                return [topi.nn.group_conv2d_nhwc(data, w, *args, attrs.groups, out_dtype=dt)]
+            return [topi.nn.conv2d_nhwc(data, w, *args, out_dtype=dt)]
+        weight = _relayout(weight, kl, "OIHW")
         if kind == "conv":
             fn = _x86.conv2d_nchw if x86 else topi.nn.conv2d_nchw
-            return [fn(data, weight, attrs.strides, pad, attrs.dilation, out_dtype=dt)]
+            return [fn(data, weight, *args, out_dtype=dt)]
         if kind == "depthwise":
             # relay's (C*M, 1, KH, KW) weight is TOPI's (C, M, KH, KW) in the same order
             c = topi.utils.get_const_int(data.shape[1])
             o, _, kh, kw = (topi.utils.get_const_int(d) for d in weight.shape)
             w = topi.reshape(weight, (c, o // c, kh, kw))
-            return [topi.nn.depthwise_conv2d_nchw(data, w, attrs.strides, pad, attrs.dilation,
-                                                  out_dtype=dt)]
-        return [topi.nn.group_conv2d_nchw(data, weight, attrs.strides, pad, attrs.dilation,
-                                          attrs.groups, out_dtype=dt)]
+            return [topi.nn.depthwise_conv2d_nchw(data, w, *args, out_dtype=dt)]
+        return [topi.nn.group_conv2d_nchw(data, weight, *args, attrs.groups, out_dtype=dt)]
     return f
+
+
+#: the default schedule of each 2-D convolution TOPI compute (by its tag); topi.x86 has a
+#: tuned one for conv2d_nchw only (NHWC runs the generic schedules, correct first)
+_CONV2D_GENERIC_SCHEDULES = {
+    "depthwise_conv2d_nchw": _generic.schedule_depthwise_conv2d_nchw,
+    "group_conv2d_nchw": _generic.schedule_group_conv2d_nchw,
+    "conv2d_nhwc": _generic.schedule_conv2d_nhwc,
+    "depthwise_conv2d_nhwc": _generic.schedule_depthwise_conv2d_nhwc,
+    "group_conv2d_nhwc": _generic.schedule_conv2d_nhwc,
+}
 
 
 def _conv2d_schedule(x86: bool):
     def f(attrs, outs, tgt):
-        op = _anchor_tag(outs)
-        if op == "depthwise_conv2d_nchw":
-            return _generic.schedule_depthwise_conv2d_nchw(outs)
-        if op == "group_conv2d_nchw":
-            return _generic.schedule_group_conv2d_nchw(outs)
+        sched = _CONV2D_GENERIC_SCHEDULES.get(_anchor_tag(outs))
+        if sched is not None:
+            return sched(outs)
         return (_x86.schedule_conv2d_nchw if x86 else _generic.schedule_conv2d_nchw)(outs)
     return f
 
@@ -217,19 +249,19 @@ def _pool_compute(pool_type: str):
     def f(attrs, ins, ty):
         return [topi.nn.pool2d(ins[0], attrs.pool_size, attrs.strides, attrs.dilation,
                                pad4("pool2d", attrs.padding), pool_type, attrs.ceil_mode,
-                               "NCHW", attrs.get("count_include_pad", True))]
+                               attrs.layout, attrs.get("count_include_pad", True))]
     return f
 
 
 for _name, _kind in (("nn.max_pool2d", "max"), ("nn.avg_pool2d", "avg")):
     register_strategy(_name, "cpu", _pool_compute(_kind),
-                      lambda attrs, outs, tgt: _x86.schedule_pool(outs, "NCHW"))
+                      lambda attrs, outs, tgt: _x86.schedule_pool(outs, attrs.layout))
     register_strategy(_name, "generic", _pool_compute(_kind),
                       lambda attrs, outs, tgt: _generic.schedule_pool(outs))
 
 
 def _global_avg(attrs, ins, ty):
-    return [topi.nn.global_pool(ins[0], "avg", "NCHW")]
+    return [topi.nn.global_pool(ins[0], "avg", attrs.layout)]
 
 
 register_strategy("nn.global_avg_pool2d", "cpu", _global_avg,
@@ -582,7 +614,7 @@ _reduce_schedules("cumsum", lambda attrs, ins, ty: [topi.cumsum(
 # --------------------------------------------------------------------------------- GPU (cuda)
 def _gpu_conv2d_compute(attrs, ins, ty):
     data, weight = ins
-    if _conv_kind(attrs, data, weight) == "conv":
+    if _conv_kind(attrs, data, weight) == "conv" and conv2d_layouts(attrs) == ("NCHW", "OIHW"):
         return [topi.cuda.conv2d_nchw(data, weight, attrs.strides,
                                       pad4("nn.conv2d", attrs.padding), attrs.dilation,
                                       out_dtype=attrs.out_dtype or ty.dtype)]

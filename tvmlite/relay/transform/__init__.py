@@ -1,5 +1,6 @@
 """Relay passes (``relay.transform``), each a ``tvm.transform.Pass`` over an IRModule."""
 from .alter_op_layout import AlterOpLayout
+from .convert_layout import ConvertLayout
 from .dead_code import DeadCodeElimination
 from .eliminate_common_subexpr import EliminateCommonSubexpr
 from .fold_constant import FoldConstant

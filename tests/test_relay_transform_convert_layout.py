@@ -1,0 +1,190 @@
+"""ConvertLayout: NCHW networks converted to NHWC and NHWC networks to NCHW compute the same
+numbers as the original (and numpy), with one ``layout_transform`` at each boundary of a
+converted chain (constants' transforms folded), and AlterOpLayout still packs afterwards."""
+import numpy as np
+import pytest
+from relay_helpers import build_run, kernel_names
+from test_relay_conv2d_nhwc import NHWC_TO_NCHW, nhwc_network
+
+import tvmlite as tvm
+from tvmlite import relay
+from tvmlite.error import TVMError
+from tvmlite.relay.build_module import bind_params_by_name
+from tvmlite.topi.testing import conv2d_nchw_python
+
+
+def _convert(func, params, desired, fold=True):
+    mod = tvm.IRModule.from_expr(func)
+    if params:
+        mod["main"] = bind_params_by_name(mod["main"], params)
+    passes = [relay.transform.ConvertLayout(desired)]
+    if fold:
+        passes.append(relay.transform.FoldConstant())
+    with tvm.transform.PassContext(opt_level=3):
+        return tvm.transform.Sequential(passes)(mod)
+
+
+def _ops(mod):
+    names = []
+    relay.analysis.post_order_visit(mod["main"], lambda n: names.append(n.op.name) if isinstance(
+        n, relay.Call) and hasattr(n.op, "name") else None)
+    return names
+
+
+def _run(mod, inputs, disabled=()):
+    (out,), factory = build_run(mod["main"], inputs, disabled_pass=disabled)
+    return out, factory
+
+
+def nchw_chain(rng, c=6, h=11, w=9):
+    """conv+bias+relu -> conv * per-channel scale + residual -> pad -> max pool -> conv
+    (grouped) + clip -> depthwise -> concat -> avg pool -> spatial mean -> flatten -> dense."""
+    p = {"w1": rng.standard_normal((8, c, 3, 3)).astype("float32") * 0.3,
+         "b1": rng.standard_normal(8).astype("float32"),
+         "w2": rng.standard_normal((8, 8, 3, 3)).astype("float32") * 0.3,
+         "s": rng.standard_normal((8, 1, 1)).astype("float32"),
+         "w3": rng.standard_normal((8, 4, 1, 1)).astype("float32") * 0.3,
+         "wd": rng.standard_normal((8, 1, 3, 3)).astype("float32") * 0.3,
+         "wf": rng.standard_normal((5, 16)).astype("float32")}
+    x = relay.var("x", shape=(1, c, h, w))
+    v = {k: relay.const(a) for k, a in p.items()}
+    y = relay.nn.relu(relay.nn.bias_add(relay.nn.conv2d(x, v["w1"], padding=(1, 1)), v["b1"]))
+    z = relay.add(relay.multiply(relay.nn.conv2d(y, v["w2"], padding=(1, 1)), v["s"]), y)
+    z = relay.nn.pad(z, ((0, 0), (0, 0), (1, 0), (0, 1)))
+    z = relay.nn.max_pool2d(z, (2, 2), (2, 2))
+    g = relay.clip(relay.nn.conv2d(z, v["w3"], groups=2), 0.0, 6.0)
+    d = relay.nn.conv2d(g, v["wd"], padding=(1, 1), groups=8)
+    cat = relay.concatenate([g, d], axis=1)
+    cat = relay.nn.avg_pool2d(cat, (3, 3), (1, 1), padding=(1, 1))
+    m = relay.mean(cat, axis=[2, 3])
+    out = relay.nn.dense(m, v["wf"])
+    return relay.Function([x], out), p
+
+
+def _nchw_chain_ref(p, xv):
+    y = np.maximum(conv2d_nchw_python(xv, p["w1"], 1, 1) + p["b1"][:, None, None], 0)
+    z = conv2d_nchw_python(y, p["w2"], 1, 1) * p["s"] + y
+    z = np.pad(z, ((0, 0), (0, 0), (1, 0), (0, 1)))
+    n, c, h, w = z.shape
+    z = z[:, :, :h // 2 * 2, :w // 2 * 2].reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+    g = np.clip(conv2d_nchw_python(z, p["w3"], 1, 0, groups=2), 0, 6)
+    d = conv2d_nchw_python(g, p["wd"], 1, 1, groups=8)
+    cat = np.concatenate([g, d], axis=1)
+    pad = np.pad(cat, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    ones = np.pad(np.ones_like(cat), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    h, w = cat.shape[2:]
+    s = sum(pad[:, :, i:i + h, j:j + w] for i in range(3) for j in range(3))
+    cnt = sum(ones[:, :, i:i + h, j:j + w] for i in range(3) for j in range(3))
+    return (s / cnt).mean(axis=(2, 3)) @ p["wf"].T
+
+
+def test_nchw_to_nhwc_chain(rng):
+    func, p = nchw_chain(rng)
+    mod = _convert(func, None, {"nn.conv2d": ["NHWC", "default"]})
+    ops = _ops(mod)
+    convs = [n for n in ops if n == "nn.conv2d"]
+    assert len(convs) == 4
+    text = mod["main"].astext()
+    assert text.count('data_layout="NHWC"') == 4 and 'kernel_layout="HWOI"' in text
+    assert ', layout="NHWC"' in text  # the pools follow
+    # one transform in (the input), one out (before the spatial mean's 2-D result needs
+    # none: NC either way); the weights' transforms are folded
+    assert ops.count("layout_transform") == 1, text
+    xv = rng.standard_normal((1, 6, 11, 9)).astype("float32")
+    got, _ = _run(mod, {"x": xv})
+    want, _ = _run(tvm.IRModule.from_expr(func), {"x": xv})
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got, _nchw_chain_ref(p, xv), rtol=1e-4, atol=1e-4)
+
+
+def test_nhwc_to_nchw_network_then_alter_op_layout(rng):
+    func, p, ref = nhwc_network(rng)
+    mod = _convert(func, p, {"nn.conv2d": ["NCHW", "default"]})
+    ops = _ops(mod)
+    text = mod["main"].astext()
+    assert 'data_layout="NHWC"' not in text and ', layout="NHWC"' not in text
+    # in: the input; out: before batch_flatten (global pool result back to NHWC)
+    assert ops.count("layout_transform") == 2, text
+    xv = rng.standard_normal((1, 13, 11, 5)).astype("float32")
+    got, factory = _run(mod, {"x": xv})
+    np.testing.assert_allclose(got, ref(xv), rtol=1e-4, atol=1e-4)
+    # AlterOpLayout (opt_level 3, llvm) packs the now-NCHW convolutions
+    assert any("contrib_conv2d_NCHWc" in k for k in kernel_names(factory))
+    plain, _ = _run(mod, {"x": xv}, disabled=["AlterOpLayout"])
+    np.testing.assert_allclose(got, plain, rtol=1e-4, atol=1e-4)
+
+
+def test_round_trip_cancels(rng):
+    func, p = nchw_chain(rng)
+    mod = _convert(func, None, {"nn.conv2d": ["NHWC", "default"]})
+    back = _convert(mod["main"], None, {"nn.conv2d": ["NCHW", "default"],
+                                        "nn.max_pool2d": ["NCHW"], "nn.avg_pool2d": ["NCHW"]})
+    text = back["main"].astext()
+    assert 'NHWC"' not in text.replace('src_layout="NHWC"', ""), text
+    xv = rng.standard_normal((1, 6, 11, 9)).astype("float32")
+    got, _ = _run(back, {"x": xv})
+    np.testing.assert_allclose(got, _nchw_chain_ref(p, xv), rtol=1e-4, atol=1e-4)
+
+
+def test_minimal_transforms_for_a_plain_chain(rng):
+    x = relay.var("x", shape=(1, 4, 7, 5))
+    y = x
+    for k in range(5):
+        w = relay.const(rng.standard_normal((4, 4, 3, 3)).astype("float32") * 0.3)
+        y = relay.nn.relu(relay.nn.conv2d(y, w, padding=(1, 1)))
+        if k == 2:
+            y = relay.nn.max_pool2d(y, (2, 2), (1, 1))
+    func = relay.Function([x], y)
+    mod = _convert(func, None, {"nn.conv2d": ["NHWC"]})
+    assert _ops(mod).count("layout_transform") == 2  # in and out only
+    xv = rng.standard_normal((1, 4, 7, 5)).astype("float32")
+    np.testing.assert_allclose(_run(mod, {"x": xv})[0],
+                               _run(tvm.IRModule.from_expr(func), {"x": xv})[0], rtol=1e-4,
+                               atol=1e-5)
+
+
+def test_bn_and_sum_keepdims_and_other_consumers(rng):
+    x = relay.var("x", shape=(2, 3, 6, 5))
+    w = relay.const(rng.standard_normal((4, 3, 3, 3)).astype("float32"))
+    vecs = [relay.const(rng.uniform(0.5, 1.5, 4).astype("float32")) for _ in range(4)]
+    y = relay.nn.batch_norm(relay.nn.conv2d(x, w, padding=(1, 1)), *vecs)[0]
+    s = relay.sum(y, axis=[1], keepdims=True)  # channels: stays NHWC, axis 3
+    t = relay.transpose(y, (0, 2, 3, 1))  # a layout-sensitive consumer: gets NCHW back
+    func = relay.Function([x], relay.Tuple([s, t]))
+    mod = _convert(func, None, {"nn.conv2d": ["NHWC", "default"]})
+    text = mod["main"].astext()
+    assert "axis=3" in text and "axis=[3]" in text, text
+    xv = rng.standard_normal((2, 3, 6, 5)).astype("float32")
+    mod0 = tvm.IRModule.from_expr(func)
+    got = build_run(mod["main"], {"x": xv})[0]
+    want = build_run(mod0["main"], {"x": xv})[0]
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[0], want[1].sum(axis=3, keepdims=True).transpose(
+        NHWC_TO_NCHW), rtol=1e-4, atol=1e-4)
+
+
+def test_pool_desired_layout_and_errors(rng):
+    x = relay.var("x", shape=(1, 3, 8, 8))
+    func = relay.Function([x], relay.nn.global_avg_pool2d(relay.nn.max_pool2d(x, (2, 2))))
+    mod = _convert(func, None, {"nn.max_pool2d": ["NHWC"]})
+    assert ', layout="NHWC"' in mod["main"].astext()
+    xv = rng.standard_normal((1, 3, 8, 8)).astype("float32")
+    np.testing.assert_allclose(_run(mod, {"x": xv})[0],
+                               _run(tvm.IRModule.from_expr(func), {"x": xv})[0], rtol=1e-6)
+    with pytest.raises(TVMError, match="nn.conv2d data layout"):
+        relay.transform.ConvertLayout({"nn.conv2d": ["NCHW16c", "default"]})
+    with pytest.raises(TVMError, match="nn.dense"):
+        relay.transform.ConvertLayout({"nn.dense": ["NC"]})
+
+
+def test_large_chain_no_recursion():
+    x = relay.var("x", shape=(1, 2, 3, 3))
+    w = relay.const(np.full((2, 2, 1, 1), 0.5, "float32"))
+    y = relay.nn.conv2d(x, w)
+    for _ in range(100000):
+        y = relay.nn.relu(y)
+    mod = _convert(relay.Function([x], y), None, {"nn.conv2d": ["NHWC", "default"]},
+                   fold=False)
+    assert mod["main"].body.op.name == "layout_transform"
+

@@ -1,0 +1,328 @@
+"""ConvertLayout (``relay.transform.ConvertLayout(desired_layouts)``, opt_level 3).
+
+``desired_layouts`` maps an op name to its wanted layouts, as classic TVM:
+``{"nn.conv2d": ["NHWC", "default"]}`` (data layout, then kernel layout; "default" is "HWIO"
+for NHWC, "HWOI" for a depthwise NHWC convolution, "OIHW" for NCHW); the pooling ops take
+one layout (``{"nn.max_pool2d": ["NHWC"]}``).
+
+Each such op is rewritten in its wanted layout, with a ``layout_transform`` of its data (and
+kernel) where the value arrives in another layout. Its result stays in the new layout
+through the layout-agnostic ops that consume it: element-wise ops, broadcasting arithmetic
+(another converted value, or a lower-rank constant such as a per-channel bias or scale,
+whose channel axis is moved), ``nn.bias_add``/``nn.batch_norm`` (their axis follows),
+pooling and upsampling (their layout follows), ``concatenate`` of converted values,
+``nn.pad``, and ``sum``/``mean``/``max``/``min``/``prod`` (their axes follow). Any other
+consumer gets the value back in its original layout, converted once per value. A
+``layout_transform`` of a ``layout_transform`` that undoes it is dropped.
+
+One post-order walk with explicit stacks (no recursion), over the dataflow graph of each
+function; kernel transforms of constant weights are left for ``FoldConstant``.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ...error import TVMError
+from ...ir.module import IRModule
+from ...ir.transform import ModulePass, Pass, PassContext
+from ..expr import Attrs, Call, Expr, Function, TupleGetItem, post_order, with_children
+from ..expr import Tuple as RTuple
+from ..op.layout import layout_transform
+from ..op.nn import CONV2D_DATA_LAYOUTS
+from ..op.registry import Op, OpPattern
+from ..op.tensor import ARITH_OPS, COMPARE_OPS, LOGICAL_OPS, reshape
+from ..ty import TensorType
+
+NAME = "ConvertLayout"
+
+#: ops with a ``layout`` attribute naming the layout of their one 4-D input and output
+_POOLS = ("nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.global_max_pool2d",
+          "nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d", "nn.upsampling",
+          "image.resize2d")
+_BINARY = ("add", "subtract", "multiply", "divide") + ARITH_OPS + COMPARE_OPS + LOGICAL_OPS
+_REDUCE = ("sum", "mean", "max", "min", "prod")
+_UNARY = ("clip", "cast", "nn.leaky_relu")
+#: (original layout, current layout) of a value that was converted
+Lay = Tuple[str, str]
+
+
+def _call(n: Call, args: Sequence[Expr], **changes) -> Call:
+    """``n``'s op on ``args`` with its attributes updated by ``changes``."""
+    attrs = n.attrs if not changes else Attrs({**dict(n.attrs.items()), **changes})
+    return Call(n.op, list(args), attrs, n.type_args)
+
+
+def _transform(e: Expr, src: str, dst: str) -> Expr:
+    """``e`` from layout ``src`` to ``dst``; the input of a transform that this undoes."""
+    if src == dst:
+        return e
+    if (isinstance(e, Call) and isinstance(e.op, Op) and e.op.name == "layout_transform"
+            and e.attrs.src_layout == dst and e.attrs.dst_layout == src):
+        return e.args[0]
+    return layout_transform(e, src, dst)
+
+
+def _shape(e: Expr) -> Optional[Tuple[int, ...]]:
+    t = e.checked_type
+    return tuple(t.shape) if isinstance(t, TensorType) else None
+
+
+def _is_perm(layout: str) -> bool:
+    return len(layout) == 4 and sorted(layout) == sorted("NCHW")
+
+
+def _desired(desired_layouts: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
+    """The checked ``desired_layouts``."""
+    out = {}
+    for name, layouts in desired_layouts.items():
+        layouts = [layouts] if isinstance(layouts, str) else list(layouts)
+        if name == "nn.conv2d":
+            if not layouts or layouts[0] not in CONV2D_DATA_LAYOUTS:
+                raise TVMError(f"{NAME}: nn.conv2d data layout {layouts[:1]} is not supported "
+                               f"(only {' or '.join(CONV2D_DATA_LAYOUTS)})")
+            kernel = layouts[1] if len(layouts) > 1 else "default"
+            if kernel != "default" and (len(kernel) != 4 or sorted(kernel) != sorted("OIHW")):
+                raise TVMError(f"{NAME}: nn.conv2d kernel layout {kernel!r} is not supported "
+                               "(an order of O, I, H and W, or 'default')")
+            out[name] = [layouts[0], kernel]
+        elif name in _POOLS:
+            if not layouts or not _is_perm(layouts[0]):
+                raise TVMError(f"{NAME}: {name} layout {layouts[:1]} is not supported (an "
+                               "order of N, C, H and W)")
+            out[name] = [layouts[0]]
+        else:
+            raise TVMError(f"{NAME}: no layout conversion for operator {name!r} (supported: "
+                           f"nn.conv2d, {', '.join(_POOLS)})")
+    return out
+
+
+class _Converter:
+    """The state of one function's conversion."""
+
+    def __init__(self, desired: Dict[str, List[str]]):
+        self.desired = desired
+        self.out: Dict[int, Expr] = {}  # a node's replacement (in ``lay``'s current layout)
+        self.lay: Dict[int, Lay] = {}  # the layouts of the converted (4-D) values
+        self.tuple_lay: Dict[int, Lay] = {}  # batch_norm calls whose field 0 is converted
+        self.cache: Dict[Tuple[int, str, str], Expr] = {}
+
+    # ------------------------------------------------------------------------- values
+    def original(self, n: Expr) -> Expr:
+        """``n``'s replacement in its original layout."""
+        if id(n) in self.lay:
+            return self.value_in(n, self.lay[id(n)][0], self.lay[id(n)][0])
+        if id(n) in self.tuple_lay:
+            key = (id(n), "", "")
+            if key not in self.cache:
+                orig, cur = self.tuple_lay[id(n)]
+                new = self.out[id(n)]
+                fields = [_transform(TupleGetItem(new, 0), cur, orig)]
+                fields += [TupleGetItem(new, i) for i in (1, 2)]
+                self.cache[key] = RTuple(fields)
+            return self.cache[key]
+        return self.out[id(n)]
+
+    def value_in(self, n: Expr, assumed: str, want: str) -> Expr:
+        """``n`` (a 4-D value its consumer reads in layout ``assumed``) in layout ``want``."""
+        key = (id(n), assumed, want)
+        if key not in self.cache:
+            lay = self.lay.get(id(n))
+            if lay is not None and lay[0] == assumed:
+                base, src = self.out[id(n)], lay[1]
+            elif lay is not None:
+                base, src = self.value_in(n, lay[0], lay[0]), assumed
+            else:
+                base, src = self.out[id(n)], assumed
+            self.cache[key] = _transform(base, src, want)
+        return self.cache[key]
+
+    # -------------------------------------------------------------------------- nodes
+    def visit(self, n: Expr) -> None:
+        if isinstance(n, Call) and isinstance(n.op, Op):
+            if self.convert_call(n):
+                return
+        elif isinstance(n, TupleGetItem) and id(n.tuple_value) in self.tuple_lay:
+            new = TupleGetItem(self.out[id(n.tuple_value)], n.index)
+            if n.index == 0:
+                self.out[id(n)], self.lay[id(n)] = new, self.tuple_lay[id(n.tuple_value)]
+                return
+            self.out[id(n)] = new
+            return
+        elif isinstance(n, Function):
+            raise TVMError(f"{NAME}: nested functions are not supported")
+        self.out[id(n)] = with_children(n, {id(c): self.original(c) for c in _kids(n)})
+
+    def convert_call(self, n: Call) -> bool:
+        """Convert call ``n`` when its op has a wanted layout or reads a converted value;
+        False: leave it to the generic rebuild."""
+        name = n.op.name
+        if name == "nn.conv2d" and name in self.desired:
+            return self.conv2d(n)
+        if name in _POOLS and name in self.desired:
+            return self.pool(n, self.desired[name][0])
+        lay = next((self.lay[id(a)] for a in n.args if id(a) in self.lay), None)
+        if lay is None and name == "concatenate" and isinstance(n.args[0], RTuple):
+            lay = next((self.lay[id(f)] for f in n.args[0].fields if id(f) in self.lay), None)
+        if lay is None:
+            return False
+        orig, cur = lay
+        if name in _POOLS:
+            return n.attrs.layout == orig and self.pool(n, cur)
+        if name == "layout_transform":
+            return self.relayout(n, lay)
+        if name == "concatenate":
+            return self.concatenate(n, lay)
+        data = n.args[0]
+        if name == "nn.batch_norm" and id(data) in self.lay:
+            args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
+            self.out[id(n)] = _call(n, args, axis=cur.index(orig[n.attrs.axis % 4]))
+            self.tuple_lay[id(n)] = lay
+            return True
+        shape = _shape(n)
+        if shape is None or len(shape) != 4:
+            return name in _REDUCE and self.reduce(n, lay)
+        if (n.op.pattern == OpPattern.ELEMWISE and len(n.args) == 1) or name in _UNARY:
+            return self.keep(n, [self.out[id(data)]], lay)
+        if name in _BINARY and len(n.args) == 2:
+            return self.binary(n, lay)
+        if name == "nn.bias_add" and id(data) in self.lay:
+            return self.keep(n, [self.out[id(data)], self.original(n.args[1])], lay,
+                             axis=cur.index(orig[n.attrs.axis % 4]))
+        if name == "nn.pad" and id(data) in self.lay and len(n.args) == 1:
+            width = [tuple(n.attrs.pad_width[orig.index(c)]) for c in cur]
+            return self.keep(n, [self.out[id(data)]], lay, pad_width=tuple(width))
+        if name in _REDUCE:
+            return self.reduce(n, lay)
+        return False
+
+    def keep(self, n: Call, args: Sequence[Expr], lay: Lay, **changes) -> bool:
+        """``n`` on ``args``, its result in layout ``lay`` too."""
+        self.out[id(n)], self.lay[id(n)] = _call(n, args, **changes), lay
+        return True
+
+    def conv2d(self, n: Call) -> bool:
+        a = n.attrs
+        want_d, want_k = self.desired["nn.conv2d"]
+        d_orig, k_orig = a.data_layout or "NCHW", a.kernel_layout or "OIHW"
+        data, weight = n.args
+        dshape, wshape = _shape(data), _shape(weight)
+        if dshape is None or wshape is None or not _is_perm(d_orig):
+            return False
+        if want_k == "default":
+            depthwise = (int(a.groups) > 1 and int(a.groups) == dshape[d_orig.index("C")]
+                         and wshape[k_orig.index("I")] == 1)
+            want_k = "OIHW" if want_d == "NCHW" else ("HWOI" if depthwise else "HWIO")
+        conv = _call(n, [self.value_in(data, d_orig, want_d),
+                         _transform(self.original(weight), k_orig, want_k)],
+                     data_layout=want_d, kernel_layout=want_k, out_layout="")
+        out_orig = a.out_layout or d_orig
+        self.out[id(n)] = conv
+        if want_d != out_orig:
+            self.lay[id(n)] = (out_orig, want_d)
+        return True
+
+    def pool(self, n: Call, want: str) -> bool:
+        orig = n.attrs.layout
+        if not _is_perm(orig) or len(_shape(n.args[0]) or ()) != 4:
+            return False
+        changes = {"layout": want}
+        if "out_layout" in n.attrs:
+            changes["out_layout"] = ""
+        self.out[id(n)] = _call(n, [self.value_in(n.args[0], orig, want)], **changes)
+        if want != orig:
+            self.lay[id(n)] = (orig, want)
+        return True
+
+    def binary(self, n: Call, lay: Lay) -> bool:
+        orig, cur = lay
+        shape = _shape(n)
+        args = []
+        for x in n.args:
+            s = _shape(x)
+            if s is None:
+                return False
+            if len(s) == 4:
+                args.append(self.value_in(x, orig, cur))
+            elif len(s) == 0:
+                args.append(self.original(x))
+            else:
+                # a lower-rank operand broadcasts against the trailing axes: as a 4-D value
+                # (leading 1s), its axes moved as the data's
+                s4 = (1,) * (4 - len(s)) + s
+                moved = tuple(s4[orig.index(c)] for c in cur)
+                v = self.original(x)
+                if sum(d != 1 for d in s4) <= 1:
+                    args.append(reshape(v, moved))
+                else:
+                    args.append(_transform(reshape(v, s4), orig, cur))
+        if shape is None or len(shape) != 4:
+            return False
+        return self.keep(n, args, lay)
+
+    def concatenate(self, n: Call, lay: Lay) -> bool:
+        orig, cur = lay
+        tup = n.args[0]
+        if not isinstance(tup, RTuple) or any(len(_shape(f) or ()) != 4 for f in tup.fields):
+            return False
+        fields = [self.value_in(f, orig, cur) for f in tup.fields]
+        return self.keep(n, [RTuple(fields)], lay, axis=cur.index(orig[n.attrs.axis % 4]))
+
+    def relayout(self, n: Call, lay: Lay) -> bool:
+        """An original ``layout_transform`` of a converted value."""
+        src, dst = n.attrs.src_layout, n.attrs.dst_layout
+        if src != lay[0]:
+            return False
+        self.out[id(n)] = _transform(self.out[id(n.args[0])], lay[1], dst)
+        return True
+
+    def reduce(self, n: Call, lay: Lay) -> bool:
+        orig, cur = lay
+        a = n.attrs
+        axis = range(4) if a.axis is None else [int(x) % 4 for x in a.axis]
+        if a.get("exclude"):
+            axis = [k for k in range(4) if k not in set(axis)]
+        red = {orig[k] for k in axis}
+        new_axis = sorted(cur.index(c) for c in red)
+        data = self.out[id(n.args[0])]
+        if a.keepdims:
+            return self.keep(n, [data], lay, axis=tuple(new_axis), exclude=False)
+        if [c for c in orig if c not in red] != [c for c in cur if c not in red]:
+            return False  # the remaining axes are in another order: reduce the original
+        self.out[id(n)] = _call(n, [data], axis=tuple(new_axis), exclude=False)
+        return True
+
+
+def _kids(n: Expr) -> List[Expr]:
+    if isinstance(n, Call):
+        return list(n.args)
+    if isinstance(n, RTuple):
+        return list(n.fields)
+    if isinstance(n, TupleGetItem):
+        return [n.tuple_value]
+    return []
+
+
+def convert_function(func: Function, desired: Dict[str, List[str]]) -> Function:
+    """``func`` (typed) with the ops of ``desired`` in their wanted layouts."""
+    conv = _Converter(desired)
+    for n in post_order(func.body):
+        conv.visit(n)
+    return Function(func.params, conv.original(func.body), func.ret_type, func.type_params,
+                    func.attrs)
+
+
+def ConvertLayout(desired_layouts: Dict[str, Sequence[str]]) -> Pass:  # noqa: N802
+    """Convert the layouts of the ops in ``desired_layouts`` (classic
+    ``relay.transform.ConvertLayout``; opt_level 3)."""
+    desired = _desired(desired_layouts)
+
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        from .infer_type import InferType
+        mod = InferType()(mod)
+        out = IRModule({}, mod.attrs)
+        for name, func in mod.functions.items():
+            out[name] = convert_function(func, desired) if isinstance(func, Function) \
+                else func
+        return InferType()(out)
+
+    return ModulePass(run, NAME, opt_level=3, required=("InferType",))
