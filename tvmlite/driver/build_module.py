@@ -56,7 +56,7 @@ def _partition_const_loops(ctx: PassContext, for_build: bool) -> bool:
 
 def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
     """The lowering pipeline in ``ctx``, in order (blocks → loops → flat buffers → simplified
-    → partitioned, unrolled, vectorized).
+    → partitioned, unrolled, vectorized → invariant ``if``s hoisted, as classic's phase 3).
 
     Loops with constant bounds are partitioned (guard-free main bodies) when building, or when
     the config ``tir.LoopPartition: {"partition_const_loop": True}`` asks for it; ``tvm.lower``
@@ -79,6 +79,7 @@ def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
         *([_t.LoopPartition()] if _partition_const_loops(ctx, for_build) else []),
         _t.UnrollLoop(),
         _t.VectorizeLoop(),
+        _t.HoistIfThenElse(),
         *([_t.VerifyStaticBounds(not checked, lowered=True)] if for_build else []),
         *_phase(ctx, 3),
     ]
