@@ -108,7 +108,9 @@ class CompareMixin:
             fd = n.single_atom()
             if type(fd) is FloorDiv and type(fd.b) is IntImm and fd.b.value > 0 \
                     and t in (LT, LE):
-                return self._floordiv_cmp(t, fd.a, fd.b.value, k, left_const)
+                r = self._floordiv_cmp(t, fd.a, fd.b.value, k, left_const)
+                if r is not None:
+                    return r
             kc = Poly.constant(dt, k)
             pa, pb = (kc, n) if left_const else (n, kc)
         else:
@@ -126,13 +128,18 @@ class CompareMixin:
     def _floordiv_cmp(self, t, x: PrimExpr, c: int, k: int, left_const: bool) -> PrimExpr:
         """``x // c`` (``c > 0``) compared with the constant ``k`` as a comparison of ``x``:
         ``x//c < k <=> x < k*c``, ``x//c <= k <=> x <= (k+1)*c - 1``,
-        ``k < x//c <=> (k+1)*c - 1 < x``, ``k <= x//c <=> k*c <= x``."""
-        fire("compare.floordiv_const")
+        ``k < x//c <=> (k+1)*c - 1 < x``, ``k <= x//c <=> k*c <= x``. None when the new
+        constant does not fit ``x``'s dtype."""
         px = self._lin(x)
         if left_const:
             kk = (k + 1) * c - 1 if t is LT else k * c
+        else:
+            kk = k * c if t is LT else (k + 1) * c - 1
+        if not _dt.min_value(px.dtype) <= kk <= _dt.max_value(px.dtype):
+            return None
+        fire("compare.floordiv_const")
+        if left_const:
             return self._normalize_cmp(t, Poly.constant(px.dtype, kk), px)
-        kk = k * c if t is LT else (k + 1) * c - 1
         return self._normalize_cmp(t, px, Poly.constant(px.dtype, kk))
 
     def _bound_mod(self, sa: PrimExpr, sb: PrimExpr):
