@@ -381,3 +381,45 @@ def test_shared_nested_conditionals_stay_linear():
     ana.simplify(e)
     ana.bind(x, Range(c(5), c(1)))
     check(ana.simplify(e), c(want))
+
+
+def _eval_int(e, env):
+    """Plain Python value of an integer/boolean expression (for brute-force checks)."""
+    ops = {E.LT: lambda a, b: a < b, E.LE: lambda a, b: a <= b, E.GT: lambda a, b: a > b,
+           E.GE: lambda a, b: a >= b, E.EQ: lambda a, b: a == b, E.NE: lambda a, b: a != b,
+           E.And: lambda a, b: a and b, E.Or: lambda a, b: a or b,
+           E.FloorDiv: lambda a, b: a // b, E.FloorMod: lambda a, b: a % b,
+           E.Add: lambda a, b: a + b, E.Sub: lambda a, b: a - b, E.Mul: lambda a, b: a * b}
+    if isinstance(e, E.IntImm):
+        return e.value
+    if isinstance(e, tir.Var):
+        return env[e]
+    return ops[type(e)](_eval_int(e.a, env), _eval_int(e.b, env))
+
+
+def test_floordiv_compare_and_bound_mod_rewrites_agree_with_brute_force():
+    """``x // c <op> k`` becomes a comparison of ``x`` and ``x < c1 && x % c2 < c3`` gets a
+    tightened bound (classic's rewrite_simplify rules); both keep the truth value of every
+    ``x`` (negative ones too) for every constant combination."""
+    exprs = []
+    for d in (1, 3, 8):
+        for v in (-2, 0, 5):
+            fd = tir.floordiv(x, d)
+            exprs += [fd < v, fd <= v, v < fd, v <= fd, fd > v, fd >= v]
+    for c1 in (-5, 0, 24, 250, 256):
+        for c2 in (3, 8, 128):
+            for c3 in (0, 1, 2, 7, 127):
+                mod = tir.floormod(x, c2) < c3
+                exprs += [tir.all(x < c1, mod), tir.all(mod, x < c1)]
+    ana = Analyzer()
+    for e in exprs:
+        s = ana.simplify(e)
+        for v in range(-300, 300):
+            assert bool(_eval_int(e, {x: v})) == bool(_eval_int(s, {x: v})), (e, s, v)
+
+
+def test_floordiv_compare_is_rewritten_like_classic():
+    ana = Analyzer()
+    check(ana.simplify(tir.floordiv(x, 128) < 127), x < 16256)
+    both = tir.all(tir.floordiv(x, 128) < 127, tir.floormod(x, 128) < 127)
+    check(ana.simplify(both), tir.all(x < 16255, tir.floormod(x, 128) < 127))

@@ -141,7 +141,7 @@ def test_builtin_passes_run_on_an_irmodule_as_tvm_lower_does():
     seq = tvm.transform.Sequential([
         t.LowerReductionInit(), t.StorageAlign(), t.LowerBlocks(), t.LowerVirtualThread(),
         t.CompactBufferAllocation(), t.FlattenBuffer(), t.Simplify(), t.UnrollLoop(),
-        t.VectorizeLoop()])
+        t.VectorizeLoop(), t.HoistIfThenElse()])
     by_hand = seq(mod)
     assert isinstance(by_hand, tvm.IRModule) and mod["main"] is not by_hand["main"]
     tvm.ir.assert_structural_equal(by_hand, tvm.lower(mod))
@@ -155,7 +155,7 @@ def test_pipeline_is_a_list_of_passes():
     ctx = tvm.transform.PassContext()
     names = [p.name for p in tvm.driver.lower_passes(ctx)]
     assert names[:3] == ["tir.LowerReductionInit", "tir.StorageAlign", "tir.LowerBlocks"]
-    assert names[-2:] == ["tir.UnrollLoop", "tir.VectorizeLoop"]
+    assert names[-3:] == ["tir.UnrollLoop", "tir.VectorizeLoop", "tir.HoistIfThenElse"]
     assert "tir.LoopPartition" in [p.name for p in tvm.driver.lower_passes(ctx, True)]
     p = tvm.tir.transform.prim_func_pass(lambda f, m, c: f, opt_level=0, name="mine")
     ctx = tvm.transform.PassContext(config={"tir.add_lower_pass": [(2, p)]})

@@ -72,3 +72,31 @@ def test_vload_ramps_the_last_index_and_checks_the_dtype():
         b.vload([0, 0], "int32x4")
     with pytest.raises(tvm.TVMError, match="vstore: buffer b has 2 dimensions"):
         b.vstore(0, tvm.tir.const(0, "float32"))
+
+
+def test_strides_not_one_per_dimension_are_refused_when_lowered():
+    """A 2-D buffer declared with one stride (the parser takes it, as classic's does) has no
+    layout: lowering it is refused instead of indexing with the first stride only."""
+    from tvmlite.script import tir as T
+
+    def make(strides):
+        @T.prim_func
+        def f(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4, 4), "float32")):
+            C = T.alloc_buffer([4, 4], strides=strides)
+            for i, j in T.grid(4, 4):
+                with T.block("c"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    C[vi, vj] = A[vi, vj] + T.float32(1)
+            for i, j in T.grid(4, 4):
+                with T.block("b"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = C[vi, vj]
+        return f
+
+    with pytest.raises(tvm.TVMError, match="1 strides for 2 dimensions"):
+        tvm.build(make([1]), target="llvm")
+    m = tvm.build(make([4, 1]), target="llvm")
+    a = np.random.rand(4, 4).astype("float32")
+    b = tvm.nd.empty((4, 4))
+    m(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a + 1, rtol=1e-6)

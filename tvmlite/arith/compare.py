@@ -3,7 +3,22 @@ from __future__ import annotations
 
 from ..ir import dtype as _dt
 from ..tir import op as _op
-from ..tir.expr import EQ, GE, GT, LE, LT, NE, And, FloatImm, IntImm, Not, Or, PrimExpr
+from ..tir.expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    And,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Not,
+    Or,
+    PrimExpr,
+)
 from .common import FALSE, TRUE, as_bool, is_index_dtype
 from .poly import Poly
 from .rules import fire, rules
@@ -16,6 +31,7 @@ rules({
         "prove_ne": "x*2 == y*2 + 1 -> false",
         "divide_gcd": "x*4 < 9 -> x < 3",
         "cancel_common": "x + y < x + 5 -> y < 5",
+        "floordiv_const": "x // 8 < 3 -> x < 24, 2 < x // 8 -> 23 < x",
     },
     "logic": {
         "absorb": "false && c -> false, true || c -> true",
@@ -23,6 +39,7 @@ rules({
         "duplicate": "c && c -> c",
         "complement": "c && !c -> false",
         "implied": "i < 3 && i < 4 -> i < 3",
+        "bound_mod": "x < 256 && x % 128 < 127 -> x < 255 && x % 128 < 127",
         "contradiction": "x < y && y <= x -> false",
         "not_const": "!true -> false",
         "double_not": "!!c -> c",
@@ -88,6 +105,12 @@ class CompareMixin:
                     k = k // g if t is LT else -((-k) // g)
                 else:              # n*g < k  /  n*g <= k
                     k = (k - 1) // g + 1 if t is LT else k // g
+            fd = n.single_atom()
+            if type(fd) is FloorDiv and type(fd.b) is IntImm and fd.b.value > 0 \
+                    and t in (LT, LE):
+                r = self._floordiv_cmp(t, fd.a, fd.b.value, k, left_const)
+                if r is not None:
+                    return r
             kc = Poly.constant(dt, k)
             pa, pb = (kc, n) if left_const else (n, kc)
         else:
@@ -101,6 +124,44 @@ class CompareMixin:
                 return self._normalize_cmp(t, Poly(dt, ta, 0), Poly(dt, tb, k))
             pa, pb = Poly(dt, ta, 0), Poly(dt, tb, k)
         return t(self._expr(pa), self._expr(pb))
+
+    def _floordiv_cmp(self, t, x: PrimExpr, c: int, k: int, left_const: bool) -> PrimExpr:
+        """``x // c`` (``c > 0``) compared with the constant ``k`` as a comparison of ``x``:
+        ``x//c < k <=> x < k*c``, ``x//c <= k <=> x <= (k+1)*c - 1``,
+        ``k < x//c <=> (k+1)*c - 1 < x``, ``k <= x//c <=> k*c <= x``. None when the new
+        constant does not fit ``x``'s dtype."""
+        px = self._lin(x)
+        if left_const:
+            kk = (k + 1) * c - 1 if t is LT else k * c
+        else:
+            kk = k * c if t is LT else (k + 1) * c - 1
+        if not _dt.min_value(px.dtype) <= kk <= _dt.max_value(px.dtype):
+            return None
+        fire("compare.floordiv_const")
+        if left_const:
+            return self._normalize_cmp(t, Poly.constant(px.dtype, kk), px)
+        return self._normalize_cmp(t, px, Poly.constant(px.dtype, kk))
+
+    def _bound_mod(self, sa: PrimExpr, sb: PrimExpr):
+        """``x < c1 && x % c2 < c3`` (either order, ``c2 > 0``, ``0 < c3 < c2``) with the
+        bound on ``x`` tightened to the last value whose residue passes: with ``r`` the
+        values of the last period below ``c1`` (``c1 % c2``, or ``c2``), those in
+        ``[c1 - r, c1)`` pass only below ``c1 - r + c3`` (None when nothing is cut)."""
+        for lt, md, first in ((sa, sb, True), (sb, sa, False)):
+            if not (type(lt) is LT and type(lt.b) is IntImm and type(md) is LT
+                    and type(md.b) is IntImm and type(md.a) is FloorMod
+                    and type(md.a.b) is IntImm):
+                continue
+            c1, c2, c3 = lt.b.value, md.a.b.value, md.b.value
+            if c2 <= 0 or not 0 < c3 < c2:
+                continue
+            r = c1 % c2 or c2          # the residues 0 .. r-1 of the last, partial period
+            if r <= c3 or self._key(md.a.a) != self._key(lt.a):
+                continue
+            tight = LT(lt.a, IntImm(lt.b.dtype, c1 - r + c3))
+            fire("logic.bound_mod")
+            return And(tight, md) if first else And(md, tight)
+        return None
 
     def _simp_and(self, e):
         return self._simp_logic(e, True)
@@ -139,6 +200,10 @@ class CompareMixin:
                 if bool(d.value) == bool(neutral.value):
                     return fire("logic.implied", keep)
                 return fire("logic.contradiction", absorb)
+        if is_and:
+            r = self._bound_mod(sa, sb)
+            if r is not None:
+                return r
         if sa is e.a and sb is e.b:
             return e
         return And(sa, sb) if is_and else Or(sa, sb)

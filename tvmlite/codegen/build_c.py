@@ -49,7 +49,7 @@ def compile_flags(target: Target) -> Tuple[List[str], str]:
 
 def _entry_of(funcs: dict) -> Union[str, None]:
     for name, f in funcs.items():
-        if f.attrs.get("tir.is_entry_func"):
+        if (f.attrs or {}).get("tir.is_entry_func"):
             return name
     if len(funcs) == 1 or "main" in funcs:
         return next(iter(funcs)) if len(funcs) == 1 else "main"
@@ -61,7 +61,7 @@ def generate_source(mod: Union[IRModule, PrimFunc], target: Target,
     """(C source, compiler flags, resolved ISA) for a lowered module; ``extra_meta`` joins the
     metadata embedded in the library (a CUDA host module's kernels)."""
     if isinstance(mod, PrimFunc):
-        mod = IRModule({mod.attrs.get("global_symbol", "default_function"): mod})
+        mod = IRModule({(mod.attrs or {}).get("global_symbol", "default_function"): mod})
     flags, isa = compile_flags(target)
     cg = CodeGenC()
     symbols = {}
@@ -69,7 +69,7 @@ def generate_source(mod: Union[IRModule, PrimFunc], target: Target,
         if not isinstance(f, PrimFunc):
             raise TVMError(f"the C backend builds PrimFuncs, got {type(f).__name__} for {name}")
         cg.add_function(f, name)
-        symbols[name] = str(f.attrs.get("global_symbol", name))
+        symbols[name] = str((f.attrs or {}).get("global_symbol", name))
     entry = _entry_of(mod.functions)
     meta = {"entry": symbols.get(entry) if entry else None, "target": str(target),
             "type_key": target.kind.name, "cflags": flags, **(extra_meta or {})}
@@ -90,7 +90,7 @@ def build(mod: Union[IRModule, PrimFunc], target: Union[Target, str] = "llvm",
         path = build_shared_cached(source, flags, isa)
     except CompileError as e:
         funcs = mod.functions.items() if isinstance(mod, IRModule) else [("", mod)]
-        clash = explain_symbol_clash(str(e), [str(f.attrs.get("global_symbol", n))
+        clash = explain_symbol_clash(str(e), [str((f.attrs or {}).get("global_symbol", n))
                                               for n, f in funcs])
         if clash:
             raise TVMError(clash) from None

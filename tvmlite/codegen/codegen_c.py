@@ -286,7 +286,7 @@ class CodeGenC:
     # ================================================================== module level
     def add_function(self, func: PrimFunc, name: Optional[str] = None) -> None:
         """Generate the C function for ``func`` (named by its ``global_symbol``)."""
-        symbol = str(func.attrs.get("global_symbol", name or "default_function"))
+        symbol = str((func.attrs or {}).get("global_symbol", name or "default_function"))
         if not re.fullmatch(r"[A-Za-z_]\w*", symbol):
             raise TVMError(f"global_symbol {symbol!r} is not a valid C identifier")
         if symbol in self.metadata or symbol.startswith(("__tvmlite", "tvml_")) \
@@ -323,7 +323,7 @@ class _FunctionPrinter(VectorPrinterMixin):
         self.cg = cg
         self.symbol = symbol
         self.func = func
-        self.noalias = bool(func.attrs.get("tir.noalias", False))
+        self.noalias = bool((func.attrs or {}).get("tir.noalias", False))
         self.lines: List[str] = []
         self.indent = 1
         self.names: Dict[E.Var, str] = {}
@@ -479,7 +479,7 @@ class _FunctionPrinter(VectorPrinterMixin):
         self._tensor_names[buf] = t
         code, bits, lanes = _dt.parse(buf.dtype)
         # a GPU function emulated on the CPU takes arrays of the emulated device
-        dev = int(self.func.attrs.get("tvmlite.arg_device_type", 1))
+        dev = int((self.func.attrs or {}).get("tvmlite.arg_device_type", 1))
         self.emit_check(f"tvml_check_arg(args, type_codes, {i}, {c_string(self.symbol)}, "
                         f"{c_string(buf.name)}, {len(buf.shape)}, {code}, {bits}, {lanes}, "
                         f"{c_string(buf.dtype)}, {dev}, \"{'cuda' if dev == 2 else 'cpu'}\")")

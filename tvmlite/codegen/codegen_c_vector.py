@@ -4,7 +4,7 @@ A vector dtype ``float32x8`` prints as ``tvml_float32x8`` (``typedef float tvml_
 __attribute__((vector_size(32)))``); arithmetic uses the vector operators directly, so the
 generated code does not depend on the auto-vectorizer. Contiguous loads and stores
 (``A[T.Ramp(b, 1, n)]``) go through an unaligned twin type ``tvml_float32x8_u``; other vector
-indices gather/scatter lane by lane. Boolean vectors (``boolx8``) are lane masks of ``int32``
+indices gather/scatter lane by lane. Boolean vectors (``uint1x8``) are lane masks of ``int32``
 (-1 true, 0 false).
 
 A lane-varying ``if_then_else(c, t, f)`` is lazy per lane: when every lane of ``c`` holds it
@@ -30,7 +30,7 @@ _CMP = {E.EQ: "==", E.NE: "!=", E.LT: "<", E.LE: "<=", E.GT: ">", E.GE: ">="}
 
 
 def _mask_dtype(lanes: int) -> str:
-    return f"boolx{lanes}"
+    return _dt.with_lanes("bool", lanes)
 
 
 class VectorPrinterMixin:

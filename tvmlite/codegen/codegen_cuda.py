@@ -106,7 +106,7 @@ class _CudaPrinter(_FunctionPrinter):
     def print_function(self) -> str:
         f = self.func
         info = f.attrs["tvmlite.kernel"]
-        ptrs = f.attrs.get("tvmlite.ptr_types", {})
+        ptrs = (f.attrs or {}).get("tvmlite.ptr_types", {})
         args = []
         for p in f.params:
             n = self.bind_name(p)
@@ -283,7 +283,7 @@ class CodeGenCUDA(CodeGenC):
     """Prints device PrimFuncs as one CUDA translation unit."""
 
     def add_function(self, func: PrimFunc, name=None) -> None:
-        symbol = str(func.attrs.get("global_symbol", name))
+        symbol = str((func.attrs or {}).get("global_symbol", name))
         printer = _CudaPrinter(self, symbol, func)
         self._funcs.append(printer.print_function())
 

@@ -69,7 +69,7 @@ class CodeGenOpenCL(CodeGenC):
     """Prints device PrimFuncs as one OpenCL C program."""
 
     def add_function(self, func: PrimFunc, name=None) -> None:
-        symbol = str(func.attrs.get("global_symbol", name))
+        symbol = str((func.attrs or {}).get("global_symbol", name))
         self._funcs.append(_OpenCLPrinter(self, symbol, func).print_function())
 
     def finish(self, extra_meta=None) -> str:

@@ -56,7 +56,7 @@ def _partition_const_loops(ctx: PassContext, for_build: bool) -> bool:
 
 def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
     """The lowering pipeline in ``ctx``, in order (blocks → loops → flat buffers → simplified
-    → partitioned, unrolled, vectorized).
+    → partitioned, unrolled, vectorized → invariant ``if``s hoisted, as classic's phase 3).
 
     Loops with constant bounds are partitioned (guard-free main bodies) when building, or when
     the config ``tir.LoopPartition: {"partition_const_loop": True}`` asks for it; ``tvm.lower``
@@ -79,6 +79,7 @@ def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
         *([_t.LoopPartition()] if _partition_const_loops(ctx, for_build) else []),
         _t.UnrollLoop(),
         _t.VectorizeLoop(),
+        _t.HoistIfThenElse(),
         *([_t.VerifyStaticBounds(not checked, lowered=True)] if for_build else []),
         *_phase(ctx, 3),
     ]
@@ -113,10 +114,10 @@ def _to_module(inputs, args, name: str, binds) -> IRModule:
             raise TVMError("lowering a schedule needs the argument list (tensors and vars)")
         return IRModule({name: _schedule_to_func(inputs, args, name, binds)})
     if isinstance(inputs, PrimFunc):  # as classic: named, and unaliased unless configured
-        sym = inputs.attrs.get("global_symbol", name)
-        func = inputs if "global_symbol" in inputs.attrs else inputs.with_attr(
+        sym = (inputs.attrs or {}).get("global_symbol", name)
+        func = inputs if "global_symbol" in (inputs.attrs or {}) else inputs.with_attr(
             "global_symbol", sym)
-        if "tir.noalias" not in func.attrs and _noalias():
+        if "tir.noalias" not in (func.attrs or {}) and _noalias():
             func = func.with_attr("tir.noalias", True)
         return IRModule({sym: func})
     if isinstance(inputs, IRModule):
@@ -147,7 +148,7 @@ def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
     """
     mod = _to_module(inputs, args, name, binds)
     mod = IRModule({fname: func.with_attr("global_symbol", fname)
-                    if isinstance(func, PrimFunc) and "global_symbol" not in func.attrs
+                    if isinstance(func, PrimFunc) and "global_symbol" not in (func.attrs or {})
                     else func for fname, func in mod.functions.items()}, mod.attrs)
     return lower_module(mod, _for_build)
 

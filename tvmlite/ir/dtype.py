@@ -36,7 +36,7 @@ def parse(dtype: str) -> DType:
         raise ValueError(f"unknown dtype {dtype!r}")
     kind, bits, lanes = m.group(1), m.group(2), m.group(3)
     lanes = int(lanes) if lanes else 1
-    if kind == "bool":
+    if kind == "bool" or (kind == "uint" and bits == "1"):
         return DType(UINT, 1, lanes)
     if kind == "handle":
         return DType(HANDLE, 64, lanes)
@@ -52,7 +52,9 @@ def canonical(dtype) -> str:
     if isinstance(dtype, str):
         if dtype in _ALIASES:
             return _ALIASES[dtype]
-        parse(dtype)
+        d = parse(dtype)
+        if d.code == UINT and d.bits == 1:   # "boolx4" and "uint1" name the classic spellings
+            return with_lanes("bool", d.lanes)
         return dtype
     import numpy as np
 
@@ -106,14 +108,19 @@ def bits(dtype: str) -> int:
 
 @lru_cache(maxsize=None)
 def element(dtype: str) -> str:
-    """The scalar type of a (possibly vector) dtype."""
-    return dtype.split("x")[0] if "x" in dtype else dtype
+    """The scalar type of a (possibly vector) dtype (``"uint1x4"`` -> ``"bool"``)."""
+    e = dtype.split("x")[0] if "x" in dtype else dtype
+    return "bool" if e == "uint1" else e
 
 
 @lru_cache(maxsize=None)
 def with_lanes(dtype: str, n: int) -> str:
+    """``dtype``'s element with ``n`` lanes; boolean vectors are spelt ``"uint1xN"`` as
+    classic TVM prints them (a scalar stays ``"bool"``)."""
     e = element(dtype)
-    return e if n == 1 else f"{e}x{n}"
+    if n == 1:
+        return e
+    return f"uint1x{n}" if e == "bool" else f"{e}x{n}"
 
 
 def nbytes(dtype: str) -> int:

@@ -79,6 +79,8 @@ class _Equal:
                 return
             if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
                 pass  # classic TVM has one Array type: a list and a tuple compare by items
+            elif isinstance(a, dict) and isinstance(b, dict):
+                pass  # an attribute map and a dict compare by entries
             elif _literal_matches(a, b) or _literal_matches(b, a):
                 return
             else:
@@ -227,4 +229,6 @@ def _hash_into(x, h, ids):
         _hash_into(x.functions, h, ids)
         _hash_into(x.attrs, h, ids)
         return
+    if type(x) is not bool and isinstance(x, (int, float)):  # AttrInt, AttrFloat: numbers
+        x = (int if isinstance(x, int) else float)(x)
     h.update(f"{type(x).__name__}:{x!r};".encode())

@@ -32,7 +32,14 @@ from .expr import (
 from .expr import Tuple as RTuple
 from .op.registry import Op
 from .printer import astext
-from .transform import AlterOpLayout, FoldConstant, FuseOps, InferType, SimplifyInference
+from .transform import (
+    AlterOpLayout,
+    EliminateCommonSubexpr,
+    FoldConstant,
+    FuseOps,
+    InferType,
+    SimplifyInference,
+)
 from .ty import TensorType, TupleType, type_str
 
 
@@ -362,9 +369,11 @@ def _main_function(mod) -> Function:
 
 def optimize(ir_mod, params: Optional[Dict[str, Any]] = None) -> IRModule:
     """``main`` with ``params`` bound, typed and optimized as ``relay.build`` does before
-    fusion (under the current target and PassContext)."""
+    fusion (under the current target and PassContext). Classic's order: SimplifyInference,
+    then EliminateCommonSubexpr (opt_level 3: skipped below it), then FoldConstant."""
     func = bind_params_by_name(_main_function(ir_mod), params or {})
-    return Sequential([InferType(), SimplifyInference(), FoldConstant()],
+    return Sequential([InferType(), SimplifyInference(), EliminateCommonSubexpr(),
+                       FoldConstant()],
                       name="relay.optimize")(IRModule({"main": func}))
 
 

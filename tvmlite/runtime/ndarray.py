@@ -298,7 +298,7 @@ def _dt_name(code: int, bits: int, lanes: int) -> str:
     else:
         base = {_dt.INT: "int", _dt.UINT: "uint", _dt.FLOAT: "float",
                 _dt.BFLOAT: "bfloat"}.get(code, f"code{code}") + str(bits)
-    return base if lanes == 1 else f"{base}x{lanes}"
+    return _dt.with_lanes(base, lanes)
 
 
 __all__ = ["NDArray", "array", "empty", "DLTensor", "from_numpy_view", "from_dltensor",

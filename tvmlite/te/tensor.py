@@ -10,6 +10,7 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..ir import dtype as _dt
+from ..ir.attrs import AttrMap
 from ..tir import op as _op
 from ..tir.buffer import Buffer
 from ..tir.expr import (
@@ -320,7 +321,7 @@ class Operation:
     def __init__(self, name: str, tag: str = "", attrs: Optional[Dict[str, Any]] = None):
         self.name = name
         self.tag = tag
-        self.attrs = dict(attrs) if attrs else {}
+        self.attrs = AttrMap(attrs or {})   # classic reading: attrs["n"].value
         self._outputs: Tuple[Tensor, ...] = ()
 
     @property

@@ -150,8 +150,14 @@ class Buffer(Node):
         return [_simplify(off)]
 
     def get_flattened_strides(self) -> Tuple[PrimExpr, ...]:
-        """Strides in elements (compact row-major when none are given)."""
+        """Strides in elements (compact row-major when none are given). Strides that do not
+        give one per dimension (a classic parser accepts ``strides=[1]`` on a 2-D buffer) are
+        refused: no layout follows from them."""
         if self.strides:
+            if len(self.strides) != len(self.shape):
+                raise TVMError(f"Buffer {self.name}: {len(self.strides)} strides for "
+                               f"{len(self.shape)} dimensions; give one stride per dimension "
+                               "or none")
             return self.strides
         strides, acc = [], IntImm("int32", 1)
         for s in reversed(self.shape):

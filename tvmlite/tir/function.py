@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Tuple
 
+from ..ir.attrs import AttrMap
 from .buffer import Buffer
 from .expr import Node, Var, node
 from .stmt import Stmt
@@ -16,7 +17,7 @@ class PrimFunc(Node):
     body: Stmt
     ret_type: Any = None
     buffer_map: Dict[Var, Buffer] = None  # type: ignore[assignment]
-    attrs: Dict[str, Any] = None  # type: ignore[assignment]
+    attrs: Dict[str, Any] = None  # type: ignore[assignment]  (None when there are none)
 
     def __post_init__(self):
         if self.buffer_map is None:
@@ -35,12 +36,12 @@ class PrimFunc(Node):
                     params.append(p)
             object.__setattr__(self, "params", tuple(params))
             object.__setattr__(self, "buffer_map", bmap)
-        if self.attrs is None:
-            object.__setattr__(self, "attrs", {})
+        # as classic: None without attributes, else a map of IR-like values (.value)
+        object.__setattr__(self, "attrs", AttrMap(self.attrs) if self.attrs else None)
 
     def with_attr(self, attr_key_or_dict, attr_value=None) -> "PrimFunc":
         """A copy with an attribute set; takes a key and value or a dict."""
-        attrs = dict(self.attrs)
+        attrs = dict(self.attrs or {})
         if isinstance(attr_key_or_dict, dict):
             attrs.update(attr_key_or_dict)
         else:
@@ -51,7 +52,7 @@ class PrimFunc(Node):
         return PrimFunc(self.params, body, self.ret_type, self.buffer_map, self.attrs)
 
     def without_attr(self, key: str) -> "PrimFunc":
-        attrs = {k: v for k, v in self.attrs.items() if k != key}
+        attrs = {k: v for k, v in (self.attrs or {}).items() if k != key}
         return PrimFunc(self.params, self.body, self.ret_type, self.buffer_map, attrs)
 
     def specialize(self, param_map):

@@ -225,9 +225,9 @@ def gpu_code_errors(func, constraints: Mapping[str, object]) -> List[str]:
                            f"{', '.join(CONSTRAINTS)})")
         limits[key] = _int(value, key)
     v = _Verifier(limits)
-    v.fname = str(func.attrs.get("global_symbol", "main"))
+    v.fname = str((func.attrs or {}).get("global_symbol", "main"))
     v.visit(func.body)
-    injected = func.attrs.get(VIRTUAL_THREAD_ATTR)
+    injected = (func.attrs or {}).get(VIRTUAL_THREAD_ATTR)
     if injected is not None:
         v._limit("max_vthread", _int(injected, VIRTUAL_THREAD_ATTR),
                  f"{v.fname}: virtual threads (product of the vthread extents)")

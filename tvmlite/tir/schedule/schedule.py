@@ -164,7 +164,7 @@ class Schedule:
         elif isinstance(debug_mask, bool) or not isinstance(debug_mask, int):
             raise ValueError(f'Schedule: debug_mask must be "all", "none" or an int, got '
                              f"{debug_mask!r}")
-        entry = [k for k in names if mod[k].attrs.get("tir.is_entry_func")]
+        entry = [k for k in names if (mod[k].attrs or {}).get("tir.is_entry_func")]
         entry = entry or [k for k in names if k == "main"] or (names if len(names) == 1 else [])
         func_name = entry[0] if entry else names[0]
         self._state = ScheduleState(mod.copy(), func_name)

@@ -62,4 +62,4 @@ class TensorIntrin:
         return next((k for k, v in _REGISTRY.items() if v is intrin), None)
 
     def __repr__(self) -> str:
-        return f"TensorIntrin({self.desc.attrs.get('global_symbol', 'desc')})"
+        return f"TensorIntrin({(self.desc.attrs or {}).get('global_symbol', 'desc')})"

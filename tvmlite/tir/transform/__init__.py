@@ -14,6 +14,7 @@ from .function_pass import (
 from .gpu_barrier import inject_barriers
 from .gpu_emulate import emulate_gpu_kernels
 from .gpu_kernels import lower_gpu_kernels
+from .hoist_if_then_else import hoist_if_then_else
 from .instrument_bound_checkers import instrument_bound_checkers
 from .loop_partition import LoopPartition, loop_partition
 from .lower_blocks import lower_blocks
@@ -84,6 +85,11 @@ def FlattenBuffer() -> PrimFuncPass:  # noqa: N802
     return stmt_pass(flatten_buffer, "tir.FlattenBuffer")
 
 
+def HoistIfThenElse() -> PrimFuncPass:  # noqa: N802
+    """Move loop-invariant ``if`` statements above the loops whose whole body they guard."""
+    return stmt_pass(hoist_if_then_else, "tir.HoistIfThenElse")
+
+
 def InstrumentBoundCheckers() -> PrimFuncPass:  # noqa: N802
     """Guard each buffer access with a bounds check raising ``Out-of-bounds``."""
     return stmt_pass(instrument_bound_checkers, "tir.InstrumentBoundCheckers")
@@ -126,7 +132,8 @@ __all__ = [
     "LowerIntrin",
     "LowerReductionInit", "LowerInitBlock", "StorageAlign", "LowerVirtualThread",
     "InjectVirtualThread", "LowerBlocks", "CompactBufferAllocation", "FlattenBuffer",
-    "Simplify", "InstrumentBoundCheckers", "LoopPartition", "UnrollLoop", "VectorizeLoop",
+    "Simplify", "HoistIfThenElse", "InstrumentBoundCheckers", "LoopPartition", "UnrollLoop",
+    "VectorizeLoop", "hoist_if_then_else",
     "compact_buffer_allocation", "flatten_buffer", "instrument_bound_checkers",
     "loop_partition", "lower_blocks", "lower_reduction_init", "lower_virtual_thread",
     "apply_storage_align", "unroll_loop", "vectorize_loop",

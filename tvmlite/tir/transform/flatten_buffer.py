@@ -42,7 +42,7 @@ def flat_extent(buf: Buffer):
             n = _op.mul(n, s)
         return n
     n = IntImm("int32", 1)
-    for s, st in zip(buf.shape, buf.strides):
+    for s, st in zip(buf.shape, buf.get_flattened_strides()):
         n = _op.add(n, _op.mul(_op.sub(s, 1), st))
     return n
 

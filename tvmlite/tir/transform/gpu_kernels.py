@@ -618,7 +618,7 @@ def lower_gpu_kernels(func, max_threads: int = 1024, max_shared: int = 49152,
                       warp_size: int = 32):
     """Mark the kernels of ``func`` (see the module docstring); the host part may only
     launch them."""
-    fname = str(func.attrs.get("global_symbol", "default_function"))
+    fname = str((func.attrs or {}).get("global_symbol", "default_function"))
     sp = _Split(fname, max_threads, max_shared, warp_size)
     body = sp.visit(_SinkScoped(fname).visit(_OneBlockReduce().visit(func.body)))
     chk = _HostAccess()
