@@ -126,6 +126,12 @@ def test_classic_module_paths_import(tmp_path):
      "s[s.outputs[0]].rolling_buffer()", "te.Stage.rolling_buffer"),
     ("from tvm.tir.schedule import BlockScope", "tvm.tir.schedule.BlockScope"),
     ("from tvm.contrib import nvcc\nnvcc.compile_cuda('')", "contrib.nvcc.compile_cuda"),
+    ("from tvm import relay\nrelay.frontend.from_mxnet(None)",
+     "tvm.relay.frontend.from_mxnet: export the model to ONNX"),
+    ("from tvm.relay.frontend import from_tflite", "tvm.relay.frontend.from_tflite"),
+    ("from tvm import relay\nrelay.transform.ToANormalForm()",
+     "tvm.relay.transform.ToANormalForm"),
+    ("from tvm import relay\nrelay.topk", "tvm.relay.topk"),
 ])
 def test_unsupported_classic_feature_is_a_tvmerror_naming_it(tmp_path, stmt, feature):
     r = _classic_run(tmp_path, f"""

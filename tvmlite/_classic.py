@@ -166,6 +166,45 @@ CLASSIC_NAMES = {
     "tvmlite.tir.analysis": frozenset("""
         analysis
     """.split()),
+    # classic relay: the frontends of other formats, passes and operators tvmlite lacks
+    "tvmlite.relay.frontend": frozenset("""
+        from_caffe from_caffe2 from_coreml from_darknet from_keras from_mxnet from_oneflow
+        from_paddle from_pytorch from_tensorflow from_tflite quantize_conv_bias_mkldnn_from_var
+        ChangeDatatype common
+    """.split()),
+    "tvmlite.relay.transform": frozenset("""
+        InferTypeLocal RemoveUnusedFunctions FastMath CanonicalizeOps LazyGradientInit
+        FoldConstantExpr DefuseOps CombineParallelConv2D CombineParallelDense
+        CombineParallelBatchMatmul BatchingOps LayoutConfig Legalize MergeComposite
+        MergeCompilerRegions ToANormalForm ToANormalFormExpr ToBasicBlockNormalForm ToCPS
+        EtaExpand ToGraphNormalForm PartialEvaluate CanonicalizeCast LambdaLift PartitionGraph
+        AnnotateTarget DynamicToStatic Inline gradient FirstOrderGradient Defunctionalization
+        to_cps un_cps ChangeBatch DenseToSparse Conv2dToSparse Conv2dToSparse2
+        SimplifyFCTranspose SimplifyExpr PlanDevices ManifestLifetimes FoldExplicitPadding
+        AnnotateSpans FakeQuantizationToInteger FlattenAtrousConv ToMixedPrecision SplitArgs
+        DivToMul
+    """.split()),
+    "tvmlite.relay.op.nn": frozenset("""
+        conv3d_transpose conv1d_transpose fast_softmax max_pool2d_grad avg_pool2d_grad
+        upsampling3d contrib_dense_pack fifo_buffer dilate l2_normalize sparse_dense
+        sparse_transpose sparse_add contrib_conv2d_winograd_without_weight_transform
+        contrib_conv2d_gemm_without_weight_transform contrib_conv2d_nchwc
+        contrib_depthwise_conv2d_nchwc contrib_conv2d_winograd_weight_transform
+        deformable_conv2d bitpack bitserial_conv2d bitserial_dense cross_entropy
+        cross_entropy_with_logits nll_loss adaptive_max_pool3d adaptive_avg_pool3d
+        global_max_pool1d global_avg_pool1d global_max_pool3d global_avg_pool3d correlation
+        space_to_batch_nd batch_to_space_nd conv2d_backward_weight
+    """.split()),
+    "tvmlite.relay": frozenset("""
+        sliding_window cast_like reinterpret argwhere scatter_elements scatter_nd
+        broadcast_to_like collapse_sum_like collapse_sum_to strided_set slice_like
+        reverse_reshape sparse_to_dense matrix_set_diag adv_index sparse_fill_empty_rows
+        sparse_reshape segment_sum cumprod unique invert_permutation stft dft bitwise_not
+        trunc_divide mod trunc_mod logical_xor bitwise_and bitwise_or bitwise_xor right_shift
+        left_shift fixed_point_multiply einsum copy device_copy shape_of ndarray_size
+        mean_variance mean_std logsumexp sort argsort topk searchsorted vm
+        qnn quantize dataflow_pattern Prelude ScopeBuilder
+    """.split()),
 }
 # Functions classic TVM registered into tvm.te.schedule from C++.
 CLASSIC_NAMES["tvmlite.te.schedule"] = CLASSIC_NAMES["tvmlite.te.schedule"] | frozenset(
@@ -179,9 +218,18 @@ CLASSIC_NAMES["tvmlite.testing"] = CLASSIC_NAMES["tvmlite.testing"] | frozenset(
     "skip_parameterizations identity_after terminate_self is_ampere_or_newer".split())
 
 
+# what to do instead, for classic features whose replacement is plain
+_INSTEAD = {f"tvm.relay.frontend.from_{fmt}": "export the model to ONNX (every framework "
+            "writes it) and use relay.frontend.from_onnx"
+            for fmt in ("caffe", "caffe2", "coreml", "darknet", "keras", "mxnet", "oneflow",
+                        "paddle", "pytorch", "tensorflow", "tflite")}
+
+
 def unsupported(feature: str) -> UnsupportedError:
     """The error for a classic feature tvmlite lacks (``feature`` as a user writes it)."""
-    return UnsupportedError(f"tvmlite does not implement {feature}")
+    instead = _INSTEAD.get(feature)
+    return UnsupportedError(f"tvmlite does not implement {feature}"
+                            + (f": {instead}" if instead else ""))
 
 
 def classic_name(module: str) -> str:

@@ -19,6 +19,7 @@ from . import (
     transform,
 )
 from .build_module import build, build_config
+from .executor import create_executor
 from .expr import (
     Call,
     Constant,
@@ -44,3 +45,7 @@ _register_node_printer(printer.is_relay_module, printer.astext)
 op.strategy.register_gpu_strategies()
 op.registry.mark_builtin()
 
+
+from .._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

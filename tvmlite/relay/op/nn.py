@@ -739,3 +739,8 @@ __all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_p
             "adaptive_max_pool2d", "global_max_pool2d", "instance_norm", "group_norm", "lrn",
             "depth_to_space", "space_to_depth", "mirror_pad", "upsampling", "prelu",
             "dropout", "dropout_raw", "matmul"]
+
+
+from ..._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

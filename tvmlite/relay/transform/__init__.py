@@ -9,3 +9,8 @@ from .function_pass import FunctionPass, function_pass
 from .fuse_ops import FuseOps
 from .infer_type import InferType, infer_type
 from .simplify_inference import SimplifyInference
+
+
+from ..._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

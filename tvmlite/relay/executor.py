@@ -1,0 +1,84 @@
+"""``relay.create_executor``: evaluate a relay function as classic TVM's interpreter-style API
+does, by building it with :func:`relay.build` and running it with the graph executor.
+
+    f = relay.create_executor("graph", mod=mod, device=tvm.cpu(0), target="llvm").evaluate()
+    out = f(x_np, w_np)                     # NDArray (a tuple of them for a tuple result)
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from ..contrib.graph_executor import GraphModule
+from ..error import TVMError
+from ..ir.module import IRModule
+from ..runtime import ndarray as _nd
+from ..runtime.device import Device, cpu
+from .build_module import build
+from .expr import Expr, Function
+from .transform import InferType
+from .ty import TupleType
+
+KINDS = ("graph", "debug", "vm", "aot")
+
+
+class Executor:
+    """What :func:`create_executor` returns: ``evaluate(expr=None)`` gives a Python callable
+    that takes the function's parameters positionally (or by name) as numpy arrays or
+    NDArrays and returns NDArrays."""
+
+    def __init__(self, kind: str, mod: IRModule, device: Device, target,
+                 params: Optional[Dict[str, Any]] = None):
+        self.kind, self.mod, self.device, self.target = kind, mod, device, target
+        self.params = dict(params or {})
+
+    def evaluate(self, expr: Optional[Expr] = None, binds=None):
+        """A callable running ``expr`` (default: the module's ``main``)."""
+        if binds:
+            raise TVMError("create_executor: evaluate(binds=...) is not supported by tvmlite")
+        mod = self.mod
+        if expr is not None:
+            if not isinstance(expr, Function):
+                raise TVMError(f"create_executor: evaluate() takes a relay Function, got "
+                               f"{type(expr).__name__} (tvmlite has no interpreter for "
+                               f"open expressions)")
+            mod = IRModule.from_expr(expr)
+        func = mod["main"]
+        names = [p.name_hint for p in func.params if p.name_hint not in self.params]
+        factory = build(mod, target=self.target, params=self.params)
+        gm = GraphModule(factory["default"](self.device))
+        tuple_result = isinstance(InferType()(mod)["main"].body.checked_type, TupleType)
+
+        def run(*args, **kwargs):
+            if len(args) > len(names):
+                raise TVMError(f"create_executor: the function takes {len(names)} inputs "
+                               f"({names}), got {len(args)} positional arguments")
+            given = dict(zip(names, args))
+            for k, v in kwargs.items():
+                if k in given:
+                    raise TVMError(f"create_executor: input {k!r} given twice")
+                given[k] = v
+            missing = [n for n in names if n not in given]
+            if missing:
+                raise TVMError(f"create_executor: inputs {missing} were not given")
+            for k, v in given.items():
+                gm.set_input(k, v if isinstance(v, _nd.NDArray) else _nd.array(v))
+            gm.run()
+            outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
+            return tuple(outs) if tuple_result or len(outs) > 1 else outs[0]
+
+        return run
+
+
+def create_executor(kind: str = "debug", mod: Optional[IRModule] = None,
+                    device: Optional[Device] = None, target="llvm",
+                    params: Optional[Dict[str, Any]] = None) -> Executor:
+    """Classic ``relay.create_executor``. Every kind ("debug", "graph", "vm", "aot") builds
+    the module with :func:`relay.build` and runs it with the graph executor: static shapes,
+    no closures or control flow beyond what relay.build supports."""
+    if kind not in KINDS:
+        raise TVMError(f"create_executor: unknown executor kind {kind!r} (one of {KINDS})")
+    if mod is None:
+        mod = IRModule()
+    if not isinstance(mod, IRModule):
+        raise TVMError(f"create_executor: mod must be an IRModule, got {type(mod).__name__}")
+    return Executor(kind, mod, device if device is not None else cpu(0), target, params)
