@@ -87,7 +87,8 @@ def test_let_if_function_types():
 @pytest.mark.parametrize("make, match", [
     (lambda: relay.nn.conv2d(relay.var("x", shape=(1, 3, 8, 8)),
                              relay.var("w", shape=(4, 2, 3, 3))),
-     r"nn.conv2d: weight \(4, 2, 3, 3\) expects 2 input channels.*data \(1, 3, 8, 8\) has 3"),
+     r"nn.conv2d: weight \(4, 2, 3, 3\).* expects 2 input channels.*data \(1, 3, 8, 8\)"
+     r".* has 3"),
     (lambda: relay.nn.conv2d(relay.var("x", shape=(1, 3, 8)), relay.var("w", shape=(4, 3, 3, 3))),
      r"nn.conv2d: data must be 4-D \(NCHW\), got shape \(1, 3, 8\)"),
     (lambda: relay.nn.conv2d(relay.var("x", shape=(1, 3, 2, 2)),

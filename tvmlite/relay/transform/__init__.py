@@ -1,4 +1,5 @@
 """Relay passes (``relay.transform``), each a ``tvm.transform.Pass`` over an IRModule."""
+from ..._classic import fallback as _fallback  # noqa: E402
 from .alter_op_layout import AlterOpLayout
 from .convert_layout import ConvertLayout
 from .dead_code import DeadCodeElimination
@@ -9,8 +10,5 @@ from .function_pass import FunctionPass, function_pass
 from .fuse_ops import FuseOps
 from .infer_type import InferType, infer_type
 from .simplify_inference import SimplifyInference
-
-
-from ..._classic import fallback as _fallback  # noqa: E402
 
 __getattr__ = _fallback(__name__)
