@@ -169,7 +169,7 @@ CLASSIC_NAMES = {
     # classic relay: the frontends of other formats, passes and operators tvmlite lacks
     "tvmlite.relay.frontend": frozenset("""
         from_caffe from_caffe2 from_coreml from_darknet from_keras from_mxnet from_oneflow
-        from_paddle from_pytorch from_tensorflow from_tflite quantize_conv_bias_mkldnn_from_var
+        from_paddle from_tensorflow from_tflite quantize_conv_bias_mkldnn_from_var
         ChangeDatatype common
     """.split()),
     "tvmlite.relay.transform": frozenset("""
@@ -222,7 +222,7 @@ CLASSIC_NAMES["tvmlite.testing"] = CLASSIC_NAMES["tvmlite.testing"] | frozenset(
 _INSTEAD = {f"tvm.relay.frontend.from_{fmt}": "export the model to ONNX (every framework "
             "writes it) and use relay.frontend.from_onnx"
             for fmt in ("caffe", "caffe2", "coreml", "darknet", "keras", "mxnet", "oneflow",
-                        "paddle", "pytorch", "tensorflow", "tflite")}
+                        "paddle", "tensorflow", "tflite")}
 
 
 def unsupported(feature: str) -> UnsupportedError:
