@@ -217,3 +217,10 @@ def test_onnx_topk_unsorted_values_only_and_opset_9(rng):
 def test_onnx_topk_k_too_large_is_an_import_error(rng):
     with pytest.raises(tvm.TVMError, match=r"TopK .*K=9 must be in \[1, 8\]"):
         relay.frontend.from_onnx(_onnx_topk_model(_data(rng, (5, 8), "float32"), 9, {}))
+
+
+def test_gpu_target_is_a_clear_error_naming_the_op():
+    v = relay.var("x", shape=(4, 5))
+    mod = tvm.IRModule.from_expr(relay.Function([v], relay.argsort(v)))
+    with pytest.raises(tvm.TVMError, match="argsort: tvmlite has no GPU implementation"):
+        relay.build(mod, target="cuda")
