@@ -131,7 +131,7 @@ def test_classic_module_paths_import(tmp_path):
     ("from tvm.relay.frontend import from_tflite", "tvm.relay.frontend.from_tflite"),
     ("from tvm import relay\nrelay.transform.ToANormalForm()",
      "tvm.relay.transform.ToANormalForm"),
-    ("from tvm import relay\nrelay.topk", "tvm.relay.topk"),
+    ("from tvm import relay\nrelay.searchsorted", "tvm.relay.searchsorted"),
 ])
 def test_unsupported_classic_feature_is_a_tvmerror_naming_it(tmp_path, stmt, feature):
     r = _classic_run(tmp_path, f"""

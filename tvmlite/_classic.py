@@ -157,7 +157,7 @@ CLASSIC_NAMES = {
     "tvmlite.topi": frozenset("""
         InvalidShapeError adreno argwhere arm_cpu bifrost broadcast cpp cuda einsum generic
         generic_op_impl gpu hexagon hls image intel_graphics mali math nn random reduction rocm
-        scan scatter scatter_elements searchsorted signal sort sparse sparse_fill_empty_rows
+        scan scatter scatter_elements searchsorted signal sparse sparse_fill_empty_rows
         sparse_reshape tag tensor testing transform unique utils vision x86
     """.split()),
     "tvmlite.script": frozenset("""
@@ -202,7 +202,7 @@ CLASSIC_NAMES = {
         sparse_reshape segment_sum cumprod unique invert_permutation stft dft bitwise_not
         trunc_divide mod trunc_mod logical_xor bitwise_and bitwise_or bitwise_xor right_shift
         left_shift fixed_point_multiply einsum copy device_copy shape_of ndarray_size
-        mean_variance mean_std logsumexp sort argsort topk searchsorted vm
+        mean_variance mean_std logsumexp searchsorted vm
         qnn quantize dataflow_pattern Prelude ScopeBuilder
     """.split()),
 }

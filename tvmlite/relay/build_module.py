@@ -17,6 +17,7 @@ from ..ir.transform import PassContext, Sequential
 from ..runtime import ndarray as _nd
 from ..target import Target
 from ..te.operation import placeholder
+from ..te.tensor import Tensor
 from . import build_cache
 from .expr import (
     Call,
@@ -138,14 +139,19 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
         else:
             raise TVMError(f"relay.build: {type(n).__name__} inside a fused function")
     out = values[id(func.body)]
+    outs = [out]
     if isinstance(func.body.checked_type, TupleType):
-        raise TVMError(f"relay.build: fused function {name} returns a tuple "
-                       f"{type_str(func.body.checked_type)}; only its fields can be used "
-                       "(e.g. nn.batch_norm(...)[0])")
+        # a multi-output kernel (topk's values and indices): flat tuples of tensors only
+        ok = isinstance(out, (list, tuple)) and all(isinstance(o, Tensor) for o in out)
+        if not ok or len({id(o) for o in out}) != len(out):
+            raise TVMError(f"relay.build: fused function {name} returns a tuple "
+                           f"{type_str(func.body.checked_type)}; only its fields can be used "
+                           "(e.g. nn.batch_norm(...)[0])")
+        outs = list(out)
     anchor = _anchor(nodes)
     _, fschedule = anchor.op.strategy(target)
-    sch = fschedule(anchor.attrs, [out], target)
-    return _to_module(sch, args + [out], name, None)
+    sch = fschedule(anchor.attrs, outs, target)
+    return _to_module(sch, args + outs, name, None)
 
 
 # ---------------------------------------------------------------------------- graph codegen
@@ -197,13 +203,14 @@ class _GraphCodegen:
         for a in call.args:
             inputs.extend(self.entry[id(a)])
         t = call.checked_type
-        if not isinstance(t, TensorType):
+        types = list(t.fields) if isinstance(t, TupleType) else [t]
+        if not types or not all(isinstance(f, TensorType) for f in types):
             raise TVMError(f"relay.build: kernel {fname} returns {type_str(t)}")
         nid = self._add_node({"op": "tvm_op", "name": fname,
                               "attrs": {"func_name": fname, "num_inputs": str(len(inputs)),
-                                        "num_outputs": "1", "flatten_data": "0"},
-                              "inputs": [[e[0], e[1], 0] for e in inputs]}, [t])
-        return [(nid, 0)]
+                                        "num_outputs": str(len(types)), "flatten_data": "0"},
+                              "inputs": [[e[0], e[1], 0] for e in inputs]}, types)
+        return [(nid, i) for i in range(len(types))]
 
     def _plan_storage(self, heads: List[List[int]]) -> List[int]:
         """A storage id per entry: a kernel's output takes the smallest free storage that is

@@ -57,7 +57,9 @@ def register_func(func_name, f: Optional[Callable] = None, override: bool = Fals
 
 # classic globals whose Python lives in a package loaded on first use: name -> module
 _LAZY = {"test.op.InferTensorizeRegion": "tvmlite.testing.te_hooks",
-         "test.op.MatchTensorizeBody": "tvmlite.testing.te_hooks"}
+         "test.op.MatchTensorizeBody": "tvmlite.testing.te_hooks",
+         **{f"tvm.contrib.sort.{n}": "tvmlite.runtime.contrib_sort"
+            for n in ("sort", "argsort", "argsort_nms", "topk")}}
 
 
 def get_global_func(name: str, allow_missing: bool = False) -> Optional[PackedFunc]:

@@ -7,6 +7,7 @@ from . import cuda, generic, image, nn, tag, testing, utils, x86  # noqa: F401
 from .broadcast import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
+from .sort import argsort, sort, topk  # noqa: F401  (the functions shadow the module)
 from .transform import *  # noqa: F401,F403
 
 util = utils  # classic spelling (``topi.util.get_const_tuple``)

@@ -17,6 +17,7 @@ from ...runtime import ndarray as _nd
 from .. import op as _op
 from ..expr import Constant, Expr, Function, Var, const, var
 from ..expr import Tuple as RTuple
+from ..op import algorithm as _algorithm
 from ..op import image as _image
 from ..op import nn as _nn
 from ..transform.infer_type import infer_type
@@ -796,6 +797,33 @@ def _cumsum(ctx, ins, attrs):
         x = _op.reverse(x, axis)
     out = _op.cumsum(x, axis, exclusive=bool(attrs.get("exclusive", 0)))
     return _op.reverse(out, axis) if attrs.get("reverse", 0) else out
+
+
+@_register("TopK")
+def _topk(ctx, ins, attrs):
+    if ctx.opset < 10:
+        if "k" not in attrs:
+            raise ctx.fail("attribute k is required before opset 10")
+        k = int(attrs["k"])
+    else:
+        if len(ctx.node.input) < 2 or not ctx.node.input[1]:
+            raise ctx.fail("input K is required")
+        kv = np.asarray(ctx.const_value(ctx.node.input[1], "K")).reshape(-1)
+        if kv.size != 1:
+            raise ctx.fail(f"K must hold one value, got {kv.size}")
+        k = int(kv[0])
+    shape = ctx.shape(ins[0])
+    axis = int(attrs.get("axis", -1))
+    if not -len(shape) <= axis < len(shape):
+        raise ctx.fail(f"axis {axis} is out of range for input shape {shape}")
+    size = shape[axis]
+    if not 1 <= k <= size:
+        raise ctx.fail(f"K={k} must be in [1, {size}] (axis {axis} of input shape {shape})")
+    # the results always come sorted (``sorted=0`` leaves the order unspecified); ties keep
+    # the lower index first, as ONNX asks
+    out = _algorithm.topk(ins[0], k, axis, "both", is_ascend=not attrs.get("largest", 1),
+                          dtype="int64")
+    return [out[0], out[1]]
 
 
 @_register("Trilu")

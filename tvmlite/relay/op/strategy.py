@@ -644,3 +644,38 @@ def register_gpu_strategies() -> None:
         else:
             register_strategy(name, "gpu", fcompute,
                               lambda attrs, outs, tgt: topi.cuda.schedule_reduce_graph(outs))
+
+
+# ------------------------------------------------------------------- sort, argsort, topk
+from . import algorithm as _algorithm_ops  # noqa: E402,F401  (registers sort, argsort, topk)
+
+
+def _sort_compute(attrs, ins, ty):
+    return [topi.sort(ins[0], attrs.axis, attrs.is_ascend)]
+
+
+def _argsort_compute(attrs, ins, ty):
+    return [topi.argsort(ins[0], axis=attrs.axis, is_ascend=attrs.is_ascend, dtype=attrs.dtype)]
+
+
+def _topk_compute(attrs, ins, ty):
+    outs = topi.topk(ins[0], attrs.k, attrs.axis, attrs.ret_type, attrs.is_ascend, attrs.dtype)
+    return list(outs) if isinstance(outs, (list, tuple)) else [outs]
+
+
+def _no_gpu_sort(name: str):
+    def compute(attrs, ins, ty):
+        from ...error import TVMError
+        raise TVMError(f"{name}: tvmlite has no GPU implementation (it runs on the host "
+                       "through tvm.contrib.sort); build it for an llvm/c target")
+    return compute
+
+
+for _name, _compute, _schedule in (("sort", _sort_compute, _generic.schedule_sort),
+                                   ("argsort", _argsort_compute, _generic.schedule_argsort),
+                                   ("topk", _topk_compute, _generic.schedule_topk)):
+    for _key in ("cpu", "generic"):
+        register_strategy(_name, _key, _compute,
+                          lambda attrs, outs, tgt, _s=_schedule: _s(outs))
+    register_strategy(_name, "gpu", _no_gpu_sort(_name),
+                      lambda attrs, outs, tgt, _s=_schedule: _s(outs))

@@ -116,6 +116,8 @@ def partition(body: Expr, fuse: bool, max_depth: int) -> List[_Group]:
                 chosen.append(pg)
                 anchors += pg.anchors
                 size += len(pg.nodes)
+        if not chosen and isinstance(n, TupleGetItem) and not isinstance(n.tuple_value, Tuple):
+            continue  # a field of a multi-output kernel (topk's): read in main, not a kernel
         if not chosen:
             g = group_of[id(n)] = _Group(n)
             groups[id(g)] = g
@@ -157,6 +159,8 @@ def fuse_function(func: Function, fuse: bool = True, max_depth: int = 256) -> Fu
         g = group_of.get(id(n))
         if g is None:  # a tuple outside any group (an output tuple, or a group's argument)
             if isinstance(n, Tuple) and all(id(f) in outer for f in n.fields):
+                outer[id(n)] = with_children(n, outer)
+            elif isinstance(n, TupleGetItem) and id(n.tuple_value) in outer:
                 outer[id(n)] = with_children(n, outer)
             continue
         if g.root is not n:

@@ -94,6 +94,21 @@ def schedule_extern(outs: Outs) -> Schedule:
     return _default_schedule(outs, False)
 
 
+def schedule_sort(outs: Outs) -> Schedule:
+    """``topi.sort``: an extern op, nothing to schedule."""
+    return schedule_extern(outs)
+
+
+def schedule_argsort(outs: Outs) -> Schedule:
+    """``topi.argsort``: an extern op, nothing to schedule."""
+    return schedule_extern(outs)
+
+
+def schedule_topk(outs: Outs) -> Schedule:
+    """``topi.topk``: an extern op, nothing to schedule."""
+    return schedule_extern(outs)
+
+
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
@@ -102,4 +117,5 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_batch_matmul", "schedule_pool",
            "schedule_adaptive_pool", "schedule_lrn", "schedule_layer_norm",
-           "schedule_softmax", "schedule_extern"]
+           "schedule_softmax", "schedule_extern", "schedule_sort", "schedule_argsort",
+           "schedule_topk"]
