@@ -21,12 +21,17 @@ NHWC_CONV_TAGS = ("conv2d_nhwc", "group_conv2d_nhwc", "depthwise_conv2d_nhwc")
 
 
 def _oc_block(oc: int, lanes: int) -> int:
-    """Output channels per tile: one vector register when that divides ``oc`` (or ``oc``
-    is larger), half of one when that divides it, else the whole (short) channel axis."""
+    """Output channels per tile: one vector register (or half of one) when that divides
+    ``oc``, else the whole channel axis when it is at most two registers (17: one vector of
+    17 lanes), else a factor of ``oc`` of at least 4 lanes, else one register and a guarded
+    tail tile."""
     for width in (lanes, lanes // 2):
         if oc % width == 0:
             return width
-    return lanes if oc > lanes else oc
+    if oc <= 2 * lanes:
+        return oc
+    factor = largest_factor(oc, lanes)
+    return factor if factor >= 4 else lanes
 
 
 def _schedule_nhwc(outs, op_tag: str, max_cols: int) -> Schedule:
