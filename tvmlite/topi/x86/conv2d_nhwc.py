@@ -54,19 +54,25 @@ def _schedule_nhwc(outs, op_tag: str, max_cols: int) -> Schedule:
         reg_n = max_cols  # a guarded tail beats columns one by one (OW prime)
     acc = s.cache_write(conv, "global") if out is conv else conv
 
+    # a convolution walks a row once per channel block (that block's weights stay in
+    # cache); a depthwise one reads each input vector once: channels inner, the input read
+    # in order (MobileNet 128x56²: 1.5x faster than the channel blocks outer, 2 cores)
+    channels_inner = op_tag == "depthwise_conv2d_nhwc"
     n, oh, ow, oc_ax = s[out].op.axis
     oc_chunk, oc_block = s[out].split(oc_ax, factor=oc_bn)
     ow_chunk, ow_block = s[out].split(ow, factor=reg_n)
-    s[out].reorder(n, oh, oc_chunk, ow_chunk, ow_block, oc_block)
+    outer = (ow_chunk, oc_chunk) if channels_inner else (oc_chunk, ow_chunk)
+    s[out].reorder(n, oh, *outer, ow_block, oc_block)
     s[out].parallel(s[out].fuse(n, oh))
     s[out].vectorize(oc_block)
-    s[acc].compute_at(s[out], ow_chunk)
+    s[acc].compute_at(s[out], outer[1])
 
     _, _, ow, oc_ax = s[acc].op.axis
     oc_chunk, oc_block = s[acc].split(oc_ax, factor=oc_bn)
     ow_chunk, ow_block = s[acc].split(ow, factor=reg_n)
     red = list(s[acc].op.reduce_axis)  # (ry, rx, rc) or (di, dj)
-    s[acc].reorder(oc_chunk, ow_chunk, *red, ow_block, oc_block)
+    outer = (ow_chunk, oc_chunk) if channels_inner else (oc_chunk, ow_chunk)
+    s[acc].reorder(*outer, *red, ow_block, oc_block)
     s[acc].unroll(ow_block)
     s[acc].vectorize(oc_block)
     return s
