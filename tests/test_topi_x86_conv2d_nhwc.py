@@ -110,7 +110,8 @@ def test_conv2d_nhwc_schedule_is_parallel_vectorized_and_fused():
     assert text.count("compute_1[") == 1
 
 
-def test_relay_nhwc_network_uses_x86_schedules(monkeypatch):
+def test_relay_nhwc_network_uses_x86_schedules(monkeypatch, tmp_cache_dir):
+    # an empty cache: a network cache hit would skip the strategies
     calls = []
     for tag, fn in list(strategy._CONV2D_X86_SCHEDULES.items()):
         if tag.endswith("nhwc"):
