@@ -151,3 +151,22 @@ def _max_pool_nhwc(x, k, s, p):
         for j in range(k):
             out = np.maximum(out, xp[:, i:i + s * oh:s, j:j + s * ow:s])
     return out
+
+
+@pytest.mark.parametrize("kind", ["max", "avg"])
+@pytest.mark.parametrize("c", [5, 40])
+def test_pool_nhwc_vectorizes_channels(kind, c):
+    x = _rand(2, 9, 10, c)
+    A = te.placeholder(x.shape, name="data")
+    out = topi.nn.pool2d(A, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), kind, layout="NHWC",
+                         count_include_pad=True)
+    s = topi.x86.schedule_pool(out, "NHWC")
+    text = str(tvm.lower(s, [A, out]))
+    assert "T.parallel" in text and "T.Broadcast" in text  # vector init of the window
+    got = _run(s, [A, out], [x])
+    if kind == "max":
+        want = _max_pool_nhwc(x, 3, 2, 1)
+    else:
+        xp = np.pad(x, [(0, 0), (1, 1), (1, 1), (0, 0)])
+        want = sum(xp[:, i:i + 9:2, j:j + 9:2] for i in range(3) for j in range(3)) / 9
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
