@@ -144,8 +144,7 @@ def _conv2d_compute(x86: bool):
     return f
 
 
-#: the default schedule of each 2-D convolution TOPI compute (by its tag); topi.x86 has a
-#: tuned one for conv2d_nchw only (NHWC runs the generic schedules, correct first)
+#: the default schedule of each 2-D convolution TOPI compute (by its tag)
 _CONV2D_GENERIC_SCHEDULES = {
     "depthwise_conv2d_nchw": _generic.schedule_depthwise_conv2d_nchw,
     "group_conv2d_nchw": _generic.schedule_group_conv2d_nchw,
@@ -153,11 +152,21 @@ _CONV2D_GENERIC_SCHEDULES = {
     "depthwise_conv2d_nhwc": _generic.schedule_depthwise_conv2d_nhwc,
     "group_conv2d_nhwc": _generic.schedule_conv2d_nhwc,
 }
+#: the x86 ("cpu") schedules that replace those (classic ``conv2d_nhwc.x86``); plain and
+#: depthwise NCHW convolutions become NCHWc ones through AlterOpLayout
+_CONV2D_X86_SCHEDULES = {
+    **_CONV2D_GENERIC_SCHEDULES,
+    "conv2d_nhwc": _x86.schedule_conv2d_nhwc,
+    "depthwise_conv2d_nhwc": _x86.schedule_depthwise_conv2d_nhwc,
+    "group_conv2d_nhwc": _x86.schedule_group_conv2d_nhwc,
+}
 
 
 def _conv2d_schedule(x86: bool):
+    table = _CONV2D_X86_SCHEDULES if x86 else _CONV2D_GENERIC_SCHEDULES
+
     def f(attrs, outs, tgt):
-        sched = _CONV2D_GENERIC_SCHEDULES.get(_anchor_tag(outs))
+        sched = table.get(_anchor_tag(outs))
         if sched is not None:
             return sched(outs)
         return (_x86.schedule_conv2d_nchw if x86 else _generic.schedule_conv2d_nchw)(outs)
@@ -265,7 +274,7 @@ def _global_avg(attrs, ins, ty):
 
 
 register_strategy("nn.global_avg_pool2d", "cpu", _global_avg,
-                  lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs))
+                  lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs, attrs.layout))
 register_strategy("nn.global_avg_pool2d", "generic", _global_avg,
                   lambda attrs, outs, tgt: _generic.schedule_adaptive_pool(outs))
 
@@ -537,8 +546,11 @@ def _adaptive_pool(n: int, pool_type: str):
 
 for _n in (1, 2):
     for _kind in ("avg", "max"):
+        # a 1-D pool is a 2-D one between reshapes: its layout (NWC) names the wrong axes
         register_strategy(f"nn.adaptive_{_kind}_pool{_n}d", "cpu", _adaptive_pool(_n, _kind),
-                          lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs))
+                          (lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(
+                              outs, attrs.layout)) if _n == 2 else
+                          (lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs)))
         register_strategy(f"nn.adaptive_{_kind}_pool{_n}d", "generic",
                           _adaptive_pool(_n, _kind),
                           lambda attrs, outs, tgt: _generic.schedule_adaptive_pool(outs))
@@ -549,7 +561,7 @@ def _global_max(attrs, ins, ty):
 
 
 register_strategy("nn.global_max_pool2d", "cpu", _global_max,
-                  lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs))
+                  lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs, attrs.layout))
 register_strategy("nn.global_max_pool2d", "generic", _global_max,
                   lambda attrs, outs, tgt: _generic.schedule_adaptive_pool(outs))
 

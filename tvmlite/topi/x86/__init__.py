@@ -1,6 +1,11 @@
 """x86 schedules and AutoTVM templates (``topi.x86``)."""
 from .batch_matmul import batch_matmul, schedule_batch_matmul
 from .conv2d import conv2d_nchw, conv2d_NCHWc, schedule_conv2d_nchw, schedule_conv2d_NCHWc
+from .conv2d_nhwc import (
+    schedule_conv2d_nhwc,
+    schedule_depthwise_conv2d_nhwc,
+    schedule_group_conv2d_nhwc,
+)
 from .dense import (
     config_of,
     dense_nopack,
@@ -30,6 +35,8 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "fallback_pack_block",
            "schedule_dense_nopack", "schedule_dense_pack", "config_of", "conv2d_NCHWc",
            "conv2d_nchw", "schedule_conv2d_nchw",
-           "schedule_conv2d_NCHWc", "depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_NCHWc",
+           "schedule_conv2d_NCHWc", "schedule_conv2d_nhwc", "schedule_group_conv2d_nhwc",
+           "schedule_depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
+           "schedule_depthwise_conv2d_NCHWc",
            "batch_matmul", "schedule_batch_matmul", "schedule_pool", "schedule_adaptive_pool",
            "schedule_softmax", "schedule_reduce", "schedule_batch_norm"]

@@ -57,7 +57,8 @@ def schedule_pool(outs: Outs, layout: str = "NCHW") -> Schedule:
     a fused, parallel outer loop: NCHW with at least 8 images x channels parallelizes over
     those alone (one plane of sums per iteration; the row loop inside partitions into
     guard-free rows), other layouts over all axes but the innermost. A packed layout
-    (``NCHW16c``) also vectorizes its channel block."""
+    (``NCHW16c``) also vectorizes its channel block, a channels-last one (``NHWC``) its
+    channels (inside the window loops)."""
     outs = _outs(outs)
     s = _default_schedule(outs, True)
     for out in outs:
@@ -74,7 +75,29 @@ def schedule_pool(outs: Outs, layout: str = "NCHW") -> Schedule:
             s[pool].compute_at(s[out], outer)
         if out.ndim >= 5:
             _vectorize_last(s, out, rest[-1])
+        elif layout.endswith("C") and out.ndim == len(layout):
+            # channels last (NHWC): the window loops outside, the channels vectorized
+            for op in {pool, out.op}:
+                _vectorize_channels(s, op)
     return s
+
+
+def _vectorize_channels(s: Schedule, op) -> None:
+    """Vectorize the last (channel) axis of ``op``'s stage by a width dividing it (the
+    whole axis when short), moved inside the stage's reduction loops."""
+    stage = s[op]
+    axis = stage.op.axis[-1]
+    ext = axis.dom.extent
+    if not isinstance(ext, IntImm):
+        return
+    width = _vector_split(ext.value, vector_lanes(op.output(0).dtype))
+    if width is None:
+        return
+    if width < ext.value:
+        _, axis = stage.split(axis, factor=width)
+    if stage.op.reduce_axis:
+        stage.reorder(*stage.op.reduce_axis, axis)
+    stage.vectorize(axis)
 
 
 schedule_adaptive_pool = schedule_pool
