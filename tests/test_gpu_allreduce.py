@@ -2,11 +2,10 @@
 ``allreduce``): warp shuffles within a warp, a shared buffer across warps, a shared-memory
 tree for other thread counts. Run in the emulation's checking mode against numpy at odd sizes;
 the source compiles with nvcc."""
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
+from nvcc_helpers import assert_sources_compile, needs_nvcc
 
 import tvmlite as tvm
 from tvmlite import te
@@ -111,17 +110,9 @@ def test_other_reducers_and_types(kind, dtype, nx):
         assert "__shfl" not in src
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@needs_nvcc
 def test_reduction_kernels_compile_with_nvcc(tmp_path):
-    if len(SOURCES) < 17:
-        pytest.skip("run with the tests above (they collect the sources)")
-    files = []
-    for name, src in SOURCES.items():
-        (tmp_path / f"{name}.cu").write_text(src)
-        files.append(f"{name}.cu")
-    r = subprocess.run(["nvcc", "-arch=sm_90", "-c", *files], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
+    assert_sources_compile(SOURCES, tmp_path, at_least=17)
 
 
 @pytest.mark.parametrize("nx,ny", [(32, 1), (8, 4)])

@@ -1,11 +1,10 @@
 """Vectorized loops in CUDA kernels: ``float4``/``int2``/``__half2`` loads and stores where
 the accesses are contiguous and provably aligned, scalar accesses otherwise. The kernels run in
 the CPU emulation against numpy at odd sizes, and their source compiles with nvcc."""
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
+from nvcc_helpers import assert_sources_compile, needs_nvcc
 
 import tvmlite as tvm
 from tvmlite import te
@@ -106,14 +105,6 @@ def test_vectorized_cooperative_fetch_into_shared_memory():
     SOURCES["vec_fetch"] = src
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@needs_nvcc
 def test_vector_kernels_compile_with_nvcc(tmp_path):
-    if len(SOURCES) < 9:
-        pytest.skip("run with the tests above (they collect the sources)")
-    files = []
-    for name, src in SOURCES.items():
-        (tmp_path / f"{name}.cu").write_text(src)
-        files.append(f"{name}.cu")
-    r = subprocess.run(["nvcc", "-arch=sm_90", "-c", *files], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
+    assert_sources_compile(SOURCES, tmp_path, at_least=9)

@@ -1,11 +1,10 @@
 """``topi.cuda`` schedules built for "cuda" and run in the emulation's checking mode (a race or
 an out-of-bounds access fails) against numpy at odd sizes; the CUDA sources compile with
 nvcc where it is installed."""
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
+from nvcc_helpers import assert_sources_compile, needs_nvcc
 
 import tvmlite as tvm
 from tvmlite import te, topi
@@ -141,17 +140,9 @@ def test_conv2d_nchw_direct(epilogue):
     assert "__syncthreads();" in SOURCES[f"conv_{epilogue}"]
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@needs_nvcc
 def test_sources_compile_with_nvcc(tmp_path):
-    if len(SOURCES) < 10:
-        pytest.skip("run with the tests above (they collect the sources)")
-    files = []
-    for name, src in SOURCES.items():
-        (tmp_path / f"{name}.cu").write_text(src)
-        files.append(f"{name}.cu")
-    r = subprocess.run(["nvcc", "-arch=sm_90", "-c", *files], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
+    assert_sources_compile(SOURCES, tmp_path, at_least=10)
 
 
 def test_testing_dispatch_gives_cuda_schedules():

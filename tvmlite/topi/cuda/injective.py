@@ -8,7 +8,7 @@ from ...te import thread_axis
 from ...te.schedule import Schedule
 from ...te.tensor import Tensor
 from ...tir.expr import IntImm
-from ..generic.schedules import Outs, _default_schedule, _outs
+from ..generic.schedules import Outs, injective_schedule
 
 
 def max_threads() -> int:
@@ -48,11 +48,7 @@ def schedule_injective_from_existing(sch: Schedule, out: Tensor) -> Schedule:
 def schedule_injective(outs: Outs) -> Schedule:
     """Injective operators on a GPU: producers inlined, each output one kernel over all of
     its elements."""
-    outs = _outs(outs)
-    s = _default_schedule(outs, True)
-    for out in outs:
-        schedule_injective_from_existing(s, out)
-    return s
+    return injective_schedule(outs, schedule_injective_from_existing)
 
 
 schedule_elemwise = schedule_injective

@@ -38,13 +38,19 @@ def schedule_injective_from_existing(sch: Schedule, out: Tensor) -> Schedule:
     return sch
 
 
-def schedule_injective(outs: Outs) -> Schedule:
-    """Injective operators (elementwise, broadcast, layout): inline producers, fuse axes."""
+def injective_schedule(outs: Outs, from_existing) -> Schedule:
+    """A schedule of ``outs`` with their injective producers inlined and each output scheduled
+    by ``from_existing(sch, out)`` (the target's injective schedule of one stage)."""
     outs = _outs(outs)
     s = _default_schedule(outs, True)
     for out in outs:
-        schedule_injective_from_existing(s, out)
+        from_existing(s, out)
     return s
+
+
+def schedule_injective(outs: Outs) -> Schedule:
+    """Injective operators (elementwise, broadcast, layout): inline producers, fuse axes."""
+    return injective_schedule(outs, schedule_injective_from_existing)
 
 
 schedule_elemwise = schedule_injective
