@@ -1,7 +1,7 @@
 """Small helpers of TOPI (``topi.utils``)."""
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 from ..error import TVMError
 from ..tir import op as _op
@@ -92,3 +92,18 @@ def check_strides(x, n: int, op: str, arg: str = "stride") -> Tuple[int, ...]:
     if any(v <= 0 for v in vals):
         raise TopiError(f"{op}: {arg} must be positive, got {list(vals)}")
     return vals
+
+
+def find_op(outs, pred: Callable) -> Optional[object]:
+    """The first operation under ``outs`` (a depth-first walk of their producers, each op
+    once) for which ``pred(op)`` holds, or None."""
+    stack, seen = [t.op for t in outs], set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if pred(op):
+            return op
+        stack.extend(t.op for t in op.input_tensors)
+    return None

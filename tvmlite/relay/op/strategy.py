@@ -15,6 +15,7 @@ from ...autotvm.task import args_to_workload
 from ...target import Target
 from ...topi import generic as _generic
 from ...topi import x86 as _x86
+from ...topi.utils import find_op
 from . import tensor as _tensor_ops  # noqa: F401  (registers the ops strategies are added to)
 from .nn import conv2d_layouts, pad4
 from .registry import register_strategy
@@ -175,16 +176,8 @@ def _conv2d_schedule(x86: bool):
 
 def _anchor_tag(outs) -> str:
     """The tag of the first non-injective stage under ``outs``."""
-    stack, seen = [t.op for t in outs], set()
-    while stack:
-        op = stack.pop()
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        if op.tag and not topi.tag.is_injective(op.tag):
-            return op.tag
-        stack.extend(t.op for t in op.input_tensors)
-    return ""
+    op = find_op(outs, lambda op: op.tag and not topi.tag.is_injective(op.tag))
+    return "" if op is None else op.tag
 
 
 register_strategy("nn.conv2d", "cpu", _conv2d_compute(True), _conv2d_schedule(True))
@@ -269,14 +262,17 @@ for _name, _kind in (("nn.max_pool2d", "max"), ("nn.avg_pool2d", "avg")):
                       lambda attrs, outs, tgt: _generic.schedule_pool(outs))
 
 
-def _global_avg(attrs, ins, ty):
-    return [topi.nn.global_pool(ins[0], "avg", attrs.layout)]
+def _global_pool(kind: str):
+    def f(attrs, ins, ty):
+        return [topi.nn.global_pool(ins[0], kind, attrs.layout)]
+    return f
 
 
-register_strategy("nn.global_avg_pool2d", "cpu", _global_avg,
-                  lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs, attrs.layout))
-register_strategy("nn.global_avg_pool2d", "generic", _global_avg,
-                  lambda attrs, outs, tgt: _generic.schedule_adaptive_pool(outs))
+for _kind in ("avg", "max"):
+    register_strategy(f"nn.global_{_kind}_pool2d", "cpu", _global_pool(_kind),
+                      lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs, attrs.layout))
+    register_strategy(f"nn.global_{_kind}_pool2d", "generic", _global_pool(_kind),
+                      lambda attrs, outs, tgt: _generic.schedule_adaptive_pool(outs))
 
 
 # ----------------------------------------------------------------------------------- softmax
@@ -554,16 +550,6 @@ for _n in (1, 2):
         register_strategy(f"nn.adaptive_{_kind}_pool{_n}d", "generic",
                           _adaptive_pool(_n, _kind),
                           lambda attrs, outs, tgt: _generic.schedule_adaptive_pool(outs))
-
-
-def _global_max(attrs, ins, ty):
-    return [topi.nn.global_pool(ins[0], "max", attrs.layout)]
-
-
-register_strategy("nn.global_max_pool2d", "cpu", _global_max,
-                  lambda attrs, outs, tgt: _x86.schedule_adaptive_pool(outs, attrs.layout))
-register_strategy("nn.global_max_pool2d", "generic", _global_max,
-                  lambda attrs, outs, tgt: _generic.schedule_adaptive_pool(outs))
 
 
 def _norm_axes(name: str, attrs, data):

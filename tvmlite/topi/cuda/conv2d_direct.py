@@ -17,7 +17,7 @@ from ...te import thread_axis
 from ...te.schedule import AutoInlineInjective, Schedule, create_schedule
 from ...te.tensor import Tensor
 from ..nn.conv2d import conv2d_nchw as _nn_conv2d_nchw
-from ..utils import get_const_int
+from ..utils import find_op, get_const_int
 from ..x86.dense import _tensor_arg
 
 TASK_NAME = "conv2d_nchw.cuda"
@@ -112,16 +112,8 @@ def _fallback(cfg: Any) -> None:
 
 
 def _find_conv(outs: List[Tensor]) -> Optional[Tensor]:
-    stack, seen = [t.op for t in outs], set()
-    while stack:
-        op = stack.pop()
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        if op.tag == "conv2d_nchw":
-            return op.output(0)
-        stack.extend(t.op for t in op.input_tensors)
-    return None
+    op = find_op(outs, lambda op: op.tag == "conv2d_nchw")
+    return None if op is None else op.output(0)
 
 
 def schedule_conv2d_nchw(outs) -> Schedule:
