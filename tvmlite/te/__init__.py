@@ -92,6 +92,7 @@ from .tensor import (  # noqa: F401
     BaseComputeOp,
     ComputeOp,
     ExternOp,
+    HybridOp,
     Operation,
     PlaceholderOp,
     ScanOp,
