@@ -42,7 +42,7 @@ def test_outer_product_symbolic_sizes(rng):
     assert isinstance(op, te.HybridOp) and isinstance(op, te.ExternOp)
     assert op.name == "outer_product" and op.tag == "HybridOp"
     assert isinstance(op.body, tvm.tir.For) and op.body.loop_var.name == "i"
-    assert [iv.var.name for iv in op.axis] == ["i"]
+    assert [iv.var.name for iv in op.axis] == ["i", "j"]
     an, bn = rng.random(7).astype("float32"), rng.random(9).astype("float32")
     ref = outer_product(7, 9, an, bn)
     np.testing.assert_allclose(ref, np.outer(an, bn), rtol=1e-6)

@@ -171,7 +171,7 @@ class Parser:
         self.in_bufs: Dict[int, Buffer] = {}
         self.inputs: List[Tensor] = []
         self.loop_depth = 0
-        self.root_loops: List[IterVar] = []
+        self.loops: List[IterVar] = []  # every loop, inner ones seen (and put) first
 
     # ------------------------------------------------------------------ errors
     def error(self, node: Optional[ast.AST], msg: str) -> TVMError:
@@ -204,7 +204,7 @@ class Parser:
             body = Allocate(b.data, b.dtype, b.shape, IntImm("bool", 1), body)
         return HybridOp(self.fname, "HybridOp", None, self.inputs,
                         [self.in_bufs[id(t)] for t in self.inputs], self.returned, body,
-                        self.root_loops)
+                        self.loops)
 
     def bind_arg(self, a):
         if isinstance(a, Tensor):
@@ -451,8 +451,8 @@ class Parser:
         offset = var if isinstance(low_e, IntImm) and low_e.value == 0 else var + low_e
         body = self.loop_body(node, name, offset)
         loop = For(var, IntImm(ext.dtype, 0), ext, _LOOPS[kind], body)
-        if self.loop_depth == 0:
-            self.root_loops.append(IterVar(Range(IntImm(ext.dtype, 0), ext), var))
+        # as classic: the op's axis are all its loops, outer first
+        self.loops.insert(0, IterVar(Range(IntImm(ext.dtype, 0), ext), var))
         return loop
 
     def loop_body(self, node, name, value) -> Stmt:
@@ -496,6 +496,9 @@ class Parser:
                     return _op.const(float(v), "float32")
                 if isinstance(v, (str, PrimExpr)):
                     return v
+                seq = _const_seq(v)
+                if seq is not None:
+                    return seq
                 raise self.error(node, f"{name} ({type(v).__name__}) from outside the script "
                                  "cannot be used")
             raise self.error(node, f"unknown name {name}")
@@ -627,6 +630,16 @@ class Parser:
 
     def visit_JoinedStr(self, node):
         raise self.error(node, "f-strings are not supported")
+
+
+def _const_seq(v):
+    """A (nested) tuple or list of numbers as nested tuples of constants, else None."""
+    if isinstance(v, (numbers.Number, PrimExpr)):
+        return _op.convert(v)
+    if isinstance(v, (tuple, list)):
+        out = tuple(_const_seq(x) for x in v)
+        return None if any(x is None for x in out) else out
+    return None
 
 
 def _has_load(e: PrimExpr) -> bool:
