@@ -121,7 +121,7 @@ def test_classic_module_paths_import(tmp_path):
     ("import tvm.micro", "tvm.micro"),
     ("from tvm import auto_scheduler", "tvm.auto_scheduler"),
     ("from tvm.te import gradient", "tvm.te.gradient"),
-    ("import tvm\ntvm.te.hybrid", "tvm.te.hybrid"),
+    ("import tvm\ntvm.te.hybrid.build(None, [], [])", "tvm.te.hybrid.build"),
     ("import tvm\ns = tvm.te.create_schedule(tvm.te.compute((2,), lambda i: i).op)\n"
      "s[s.outputs[0]].rolling_buffer()", "te.Stage.rolling_buffer"),
     ("from tvm.tir.schedule import BlockScope", "tvm.tir.schedule.BlockScope"),

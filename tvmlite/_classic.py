@@ -34,11 +34,11 @@ CLASSIC_NAMES = {
         support target te testing tir topi transform tvm_wrap_excepthook utils vpi vulkan
     """.split()),
     "tvmlite.te": frozenset("""
-        AXIS_SEPARATOR ComputeOp ExternOp HybridOp PlaceholderOp ScanOp Schedule
+        AXIS_SEPARATOR ComputeOp ExternOp PlaceholderOp ScanOp Schedule
         SpecializedCondition Stage Tensor TensorComputeOp TensorSlice abs acos acosh add all any
         asin asinh atan atanh autodiff ceil comm_reducer compute const cos cosh create_prim_func
         create_schedule decl_tensor_intrin div erf exp extern extern_primfunc floor floordiv
-        floormod fmod gradient hybrid if_then_else indexdiv indexmod isfinite isinf isnan log
+        floormod fmod gradient if_then_else indexdiv indexmod isfinite isinf isnan log
         log10 log2 max max_value min min_value multiply nearbyint operation placeholder popcount
         power reduce_axis round rsqrt scan schedule sigmoid sin sinh size_var sqrt subtract sum
         tag tag_scope tan tanh tensor tensor_intrin thread_axis trace trunc truncdiv truncmod

@@ -72,7 +72,7 @@ from ..tir.op import (  # noqa: F401  (the expression helpers classic te offers)
     truncdiv,
     truncmod,
 )
-from . import tensor  # noqa: F401
+from . import hybrid, tensor  # noqa: F401
 from .create_prim_func import create_prim_func  # noqa: F401
 from .operation import (  # noqa: F401
     TagScope,
@@ -92,6 +92,7 @@ from .tensor import (  # noqa: F401
     BaseComputeOp,
     ComputeOp,
     ExternOp,
+    HybridOp,
     Operation,
     PlaceholderOp,
     ScanOp,

@@ -55,6 +55,7 @@ from .stage import (
 from .tensor import (
     ComputeOp,
     ExternOp,
+    HybridOp,
     Operation,
     PlaceholderOp,
     ScanOp,
@@ -100,8 +101,9 @@ def _replace_inputs(op: Operation, vmap: Dict[Tensor, Tensor]) -> Operation:
     if isinstance(op, ExternOp):
         if not any(t in vmap for t in op.inputs):
             return op
-        return ExternOp(op.name, op.tag, op.attrs, [vmap.get(t, t) for t in op.inputs],
-                        op.input_placeholders, op.output_placeholders, op.body)
+        extra = {"axis": op.axis} if isinstance(op, HybridOp) else {}
+        return type(op)(op.name, op.tag, op.attrs, [vmap.get(t, t) for t in op.inputs],
+                        op.input_placeholders, op.output_placeholders, op.body, **extra)
     if isinstance(op, ScanOp):
         if not any(t in vmap for t in op.init + op.update):
             return op

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, StringImm, Var
-from .tensor import Operation, PlaceholderOp, ScanOp
+from .tensor import HybridOp, Operation, PlaceholderOp, ScanOp
 
 # attach types (classic TE's AttachType; ROOT is kGroupRoot: the root of the stage's group)
 ROOT, INLINE, INLINED_ALREADY, SCOPE, SCAN_UPDATE = 1, 2, 3, 4, 5
@@ -162,6 +162,10 @@ class Stage:
     def _leaf_index(self, iv, prim: str) -> int:
         if not isinstance(iv, IterVar):
             raise TVMError(f"{prim}: expected an IterVar of stage {self.op.name}, got {iv!r}")
+        if isinstance(self.op, HybridOp):
+            raise TVMError(f"{prim}: tvmlite does not schedule the loops of hybrid script "
+                           f"{self.op.name}; annotate them in the script instead (parallel, "
+                           "vectorize, unroll, bind)")
         for i, x in enumerate(self.leaf_iter_vars):
             if x is iv:
                 return i

@@ -407,6 +407,18 @@ class ExternOp(Operation):
         return list(self.inputs)
 
 
+class HybridOp(ExternOp):
+    """The operation of a hybrid script (``@te.hybrid.script``): an extern-like op whose body
+    is the loop nest parsed from Python. ``axis`` are the IterVars of its outermost loops (for
+    reading only: tvmlite does not schedule the loops of a hybrid op)."""
+
+    def __init__(self, name: str, tag: str, attrs, inputs: Sequence[Tensor],
+                 input_placeholders, output_placeholders, body, axis=()):
+        super().__init__(name, tag, attrs, inputs, input_placeholders, output_placeholders,
+                         body)
+        self.axis = list(axis)
+
+
 class TensorComputeOp(BaseComputeOp):
     """A tensor computed by calling a tensor intrinsic over regions of its inputs (classic
     ``te.compute(shape, lambda i: intrin(A[i, 0:16], ...))``).

@@ -13,7 +13,7 @@ from ..arith import Analyzer
 from ..tir import IntImm
 from .compare import CompareBeforeAfter  # noqa: F401
 from .features import *  # noqa: F403 -- requires_<feature> names
-from .features import Feature, requires_package, skip_if_32bit, slow
+from .features import Feature, requires_package, skip_if_32bit, skip_if_wheel_test, slow
 from .params import fixture, parameter, parameters
 from .targets import (
     device_enabled,

@@ -113,3 +113,6 @@ def skip_if_32bit(reason: str):
 
 slow = pytest.mark.skipif(os.getenv("SKIP_SLOW_TESTS", "") == "1",
                           reason="SKIP_SLOW_TESTS is set")
+# classic: tests that need the source tree (not run against an installed wheel)
+skip_if_wheel_test = pytest.mark.skipif(
+    os.getenv("WHEEL_TEST", "").lower() in {"true", "1", "yes"}, reason="WHEEL_TEST is set")
