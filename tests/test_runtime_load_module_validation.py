@@ -73,6 +73,22 @@ def test_a_flipped_byte_is_caught_by_the_export_checksum(exported, tmp_path):
             tvm.runtime.load_module(str(p))
 
 
+def test_a_damaged_checksum_trailer_is_corruption_not_an_unsealed_file(exported, tmp_path):
+    """Bad-input fuzz seed 21, case 21000516: six random bytes of an exported .o, one in the
+    trailer's marker; the file was taken for an unsealed object and its damaged code ran
+    (SIGSEGV)."""
+    from tvmlite.contrib.elf import _SEAL_LEN
+    for ext in ("so", "o"):
+        for where in (1, 10, _SEAL_LEN - 1, _SEAL_LEN // 2):  # marker, hex digits, newline
+            data = bytearray(open(exported[ext], "rb").read())
+            data[-where] ^= 0x5A
+            data[len(data) // 2] ^= 0x10
+            p = tmp_path / f"trailer{where}.{ext}"
+            p.write_bytes(bytes(data))
+            with pytest.raises(tvm.TVMError, match="corrupted"):
+                tvm.runtime.load_module(str(p))
+
+
 def test_elf_for_another_machine_or_type_is_refused(exported, tmp_path):
     from tvmlite.contrib.elf import unseal
 

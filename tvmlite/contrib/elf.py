@@ -42,9 +42,21 @@ def seal(data: bytes) -> bytes:
     return data + _SEAL + hashlib.sha256(data).hexdigest().encode() + b"\n"
 
 
+_HEX = frozenset(b"0123456789abcdef")
+
+
+def _seal_likeness(tail: bytes) -> int:
+    """How many of the trailer's bytes are where :func:`seal` puts them (``_SEAL_LEN`` at
+    most): the marker's bytes, lower-case hex digits, the final newline."""
+    n = sum(a == b for a, b in zip(tail, _SEAL))
+    n += sum(c in _HEX for c in tail[len(_SEAL):-1])
+    return n + (tail[-1:] == b"\n")
+
+
 def unseal(data: bytes, path: str) -> bytes:
     """Check and drop the trailer :func:`seal` added (files without one are returned as
-    they are)."""
+    they are). A trailer with a few damaged bytes is corruption too: taking the file for
+    an unsealed one would run whatever else was damaged with it."""
     tail = data[-_SEAL_LEN:]
     if len(data) >= _SEAL_LEN and tail.startswith(_SEAL) and tail.endswith(b"\n"):
         body = data[:-_SEAL_LEN]
@@ -52,6 +64,9 @@ def unseal(data: bytes, path: str) -> bytes:
             raise TVMError(f"load_module: cannot load {path}: the file is corrupted (its "
                            "SHA-256 does not match the one written when it was exported)")
         return body
+    if len(data) >= _SEAL_LEN and _seal_likeness(tail) >= _SEAL_LEN // 2:
+        raise TVMError(f"load_module: cannot load {path}: the file is corrupted (the "
+                       "checksum trailer written when it was exported is damaged)")
     return data
 
 
