@@ -7,21 +7,13 @@ from ...te.schedule import Schedule, create_schedule
 from ...te.tensor import Tensor
 from ...tir.expr import IntImm
 from ..generic.schedules import Outs, _default_schedule, _outs
+from ..utils import find_op
 from .injective import _PARALLEL_MIN, _vector_split, schedule_injective_from_existing
 from .utils import largest_factor, vector_lanes
 
 
 def _find(out: Tensor, pred):
-    stack, seen = [out.op], set()
-    while stack:
-        op = stack.pop()
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        if pred(op):
-            return op
-        stack.extend(t.op for t in op.input_tensors)
-    return None
+    return find_op([out], pred)
 
 
 def _parallel_outer(s: Schedule, out: Tensor, n_outer: int, parallel: bool = True):
