@@ -297,3 +297,11 @@ def test_cumsum(rng, exclusive, reverse):
     _check([helper.make_node("CumSum", ["x", "ax"], ["y"], exclusive=exclusive,
                              reverse=reverse)], [("x", _r(rng, 3, 6))],
            inits={"ax": np.array(-1, "int64")})
+
+
+@pytest.mark.parametrize("slope_shape", [(1,), (5, 1, 1), (1, 5, 1, 1), (7,), (5, 1, 7)])
+def test_prelu_slope_broadcasts(rng, slope_shape):
+    x = _r(rng, 2, 5, 3, 7)
+    slope = rng.uniform(0.05, 0.5, slope_shape).astype("float32")
+    _check([helper.make_node("PRelu", ["x", "s"], ["y"])], [("x", x), ("s", slope)])
+    _check([helper.make_node("PRelu", ["x", "s"], ["y"])], [("x", x)], inits={"s": slope})

@@ -421,6 +421,14 @@ def _leaky_relu(ctx, ins, attrs):
     return _nn.leaky_relu(ins[0], float(attrs.get("alpha", 0.01)))
 
 
+@_register("PRelu")
+def _prelu(ctx, ins, attrs):
+    # the slope broadcasts to x as NumPy does (ONNX), e.g. (C, 1, 1) from torch's nn.PReLU;
+    # relay.nn.prelu takes a 1-D slope along one axis only
+    x, slope = ins
+    return _op.where(_op.less(x, const(0, ctx.dtype(x))), _op.multiply(x, slope), x)
+
+
 @_register("Clip")
 def _clip(ctx, ins, attrs):
     x = ins[0]
