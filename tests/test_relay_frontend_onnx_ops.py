@@ -305,3 +305,16 @@ def test_prelu_slope_broadcasts(rng, slope_shape):
     slope = rng.uniform(0.05, 0.5, slope_shape).astype("float32")
     _check([helper.make_node("PRelu", ["x", "s"], ["y"])], [("x", x), ("s", slope)])
     _check([helper.make_node("PRelu", ["x", "s"], ["y"])], [("x", x)], inits={"s": slope})
+
+
+@pytest.mark.parametrize("axis", [-1, 1, 0])
+def test_lp_normalization_l2(rng, axis):
+    x = _r(rng, 3, 5, 7)
+    _check([helper.make_node("LpNormalization", ["x"], ["y"], axis=axis, p=2)], [("x", x)])
+
+
+def test_lp_normalization_l1_is_a_clear_error(rng):
+    model = _model([helper.make_node("LpNormalization", ["x"], ["y"], p=1)],
+                   [("x", _r(rng, 2, 3))], ["y"])
+    with pytest.raises(tvm.TVMError, match="LpNormalization .*p=1 is not supported"):
+        relay.frontend.from_onnx(model)

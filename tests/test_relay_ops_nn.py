@@ -262,3 +262,13 @@ def _infer(make, *shapes):
 def test_type_errors_name_the_op(make, shapes, op):
     with pytest.raises(RelayTypeInferenceError, match=rf"\[in {op}\("):
         _infer(make, *shapes)
+
+
+@pytest.mark.parametrize("axis", [(1,), (1, 2), None, (-1,)])
+def test_l2_normalize(rng, axis):
+    x = _rand(rng, 2, 5, 3, 7)
+    out = _one(lambda a: relay.nn.relu(relay.nn.l2_normalize(a, 1e-10, axis)), x)
+    axes = tuple(range(4)) if axis is None else tuple(a % 4 for a in axis)
+    want = x / np.sqrt(np.maximum((x.astype("float64") ** 2).sum(axis=axes, keepdims=True),
+                                  1e-10))
+    np.testing.assert_allclose(out, np.maximum(want, 0), rtol=1e-5, atol=1e-6)

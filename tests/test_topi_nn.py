@@ -442,3 +442,23 @@ def test_get_pad_tuple_1d_3d():
 
 def _ph(a, name="A"):
     return te.placeholder(a.shape, str(a.dtype), name=name)
+
+
+def _l2_normalize_np(x, eps, axis):
+    axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
+    s = (x.astype("float64") ** 2).sum(axis=axes, keepdims=True)
+    return (x / np.sqrt(np.maximum(s, eps))).astype(x.dtype)
+
+
+@pytest.mark.parametrize("shape,axis", [((3, 5, 7), (1,)), ((2, 5, 3, 4), (1, 2)),
+                                        ((4, 9), None), ((3, 5, 7), (-1,))])
+def test_l2_normalize(shape, axis):
+    x = _rand(*shape)
+    x[0] *= 1e-7  # rows whose squared sum is below eps are divided by sqrt(eps)
+    X = _ph(x)
+    out = topi.nn.l2_normalize(X, 1e-10, axis)
+    want = _l2_normalize_np(x, 1e-10, axis)
+    np.testing.assert_allclose(run(out, [X], [x]), want, rtol=1e-5, atol=1e-6)
+    check(out, [X], [x], want, topi.generic.schedule_l2_normalize, rtol=1e-5, atol=1e-6)
+    with pytest.raises(tvm.TVMError, match="l2_normalize"):
+        topi.nn.l2_normalize(X, 1e-10, (len(shape),))

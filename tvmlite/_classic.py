@@ -186,7 +186,7 @@ CLASSIC_NAMES = {
     """.split()),
     "tvmlite.relay.op.nn": frozenset("""
         conv3d_transpose conv1d_transpose fast_softmax max_pool2d_grad avg_pool2d_grad
-        upsampling3d contrib_dense_pack fifo_buffer dilate l2_normalize sparse_dense
+        upsampling3d contrib_dense_pack fifo_buffer dilate sparse_dense
         sparse_transpose sparse_add contrib_conv2d_winograd_without_weight_transform
         contrib_conv2d_gemm_without_weight_transform contrib_conv2d_nchwc
         contrib_depthwise_conv2d_nchwc contrib_conv2d_winograd_weight_transform

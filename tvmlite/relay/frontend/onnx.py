@@ -421,6 +421,13 @@ def _leaky_relu(ctx, ins, attrs):
     return _nn.leaky_relu(ins[0], float(attrs.get("alpha", 0.01)))
 
 
+@_register("LpNormalization")
+def _lp_normalization(ctx, ins, attrs):
+    if int(attrs.get("p", 2)) != 2:
+        raise ctx.fail(f"p={attrs.get('p')} is not supported (only the L2 norm, p=2)")
+    return _nn.l2_normalize(ins[0], 0.0, [int(attrs.get("axis", -1))])
+
+
 @_register("PRelu")
 def _prelu(ctx, ins, attrs):
     # the slope broadcasts to x as NumPy does (ONNX), e.g. (C, 1, 1) from torch's nn.PReLU;

@@ -628,6 +628,8 @@ register("nn.group_norm", 3, topi_rel("nn.group_norm"), OpPattern.OPAQUE,
          {**_NORM_DEFAULTS, "num_groups": 1})
 register("nn.lrn", 1, topi_rel("nn.lrn"), OpPattern.OPAQUE,
          {"size": 5, "axis": 1, "bias": 2.0, "alpha": 1e-5, "beta": 0.75})
+register("nn.l2_normalize", 1, topi_rel("nn.l2_normalize"), OpPattern.OPAQUE,
+         {"eps": 1e-12, "axis": None})
 
 
 def instance_norm(data: Expr, gamma: Expr, beta: Expr, axis: int = 1, epsilon: float = 1e-5,
@@ -645,6 +647,12 @@ def group_norm(data: Expr, gamma: Expr, beta: Expr, num_groups: int, axis: int =
     return make_call("nn.group_norm", [data, gamma, beta], num_groups=int(num_groups),
                      axis=int(axis), epsilon=float(epsilon), center=bool(center),
                      scale=bool(scale))
+
+
+def l2_normalize(data: Expr, eps: float, axis=None) -> Expr:
+    """``x / sqrt(max(sum(x^2 over axis), eps))`` (all axes when ``axis`` is None)."""
+    axis = None if axis is None else tuple(int(a) for a in axis)
+    return make_call("nn.l2_normalize", [data], eps=float(eps), axis=axis)
 
 
 def lrn(data: Expr, size: int = 5, axis: int = 1, bias: float = 2, alpha: float = 0.00001,
@@ -737,7 +745,7 @@ def matmul(tensor_a: Expr, tensor_b: Expr, units=None, out_dtype: str = "",
 __all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
             "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_avg_pool2d",
             "adaptive_max_pool2d", "global_max_pool2d", "instance_norm", "group_norm", "lrn",
-            "depth_to_space", "space_to_depth", "mirror_pad", "upsampling", "prelu",
+            "l2_normalize", "depth_to_space", "space_to_depth", "mirror_pad", "upsampling", "prelu",
             "dropout", "dropout_raw", "matmul"]
 
 

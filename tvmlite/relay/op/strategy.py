@@ -579,6 +579,8 @@ for _name in ("nn.instance_norm", "nn.group_norm"):
 _default_strategies("nn.lrn", lambda attrs, ins, ty: [topi.nn.lrn(
     ins[0], attrs.size, attrs.axis, attrs.alpha, attrs.beta, attrs.bias)],
     _generic.schedule_lrn)
+_default_strategies("nn.l2_normalize", lambda attrs, ins, ty: [topi.nn.l2_normalize(
+    ins[0], attrs.eps, attrs.axis)], _generic.schedule_l2_normalize)
 
 _injective_strategies("nn.depth_to_space", lambda attrs, ins, ty: [topi.nn.depth_to_space(
     ins[0], attrs.block_size, attrs.layout, attrs.mode)])

@@ -27,5 +27,6 @@ schedule_group_conv2d_nchw = _named("schedule_group_conv2d_nchw", "group_conv2d_
 schedule_conv2d_transpose_nchw = _named("schedule_conv2d_transpose_nchw",
                                         "conv2d_transpose_nchw")
 schedule_lrn = _named("schedule_lrn", "lrn")
+schedule_l2_normalize = _named("schedule_l2_normalize", "l2_normalize")
 schedule_layer_norm = _named("schedule_layer_norm", "layer_norm / group_norm")
 schedule_batch_norm = _named("schedule_batch_norm", "batch_norm")

@@ -87,6 +87,7 @@ schedule_batch_matmul = _inlining("schedule_batch_matmul", "batch_matmul")
 schedule_pool = _inlining("schedule_pool", "pool2d")
 schedule_adaptive_pool = _inlining("schedule_adaptive_pool", "adaptive_pool")
 schedule_lrn = _inlining("schedule_lrn", "lrn")
+schedule_l2_normalize = _inlining("schedule_l2_normalize", "l2_normalize")
 schedule_layer_norm = _inlining("schedule_layer_norm", "layer_norm")
 
 
@@ -122,6 +123,6 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_group_conv2d_nchw", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_batch_matmul", "schedule_pool",
-           "schedule_adaptive_pool", "schedule_lrn", "schedule_layer_norm",
+           "schedule_adaptive_pool", "schedule_lrn", "schedule_l2_normalize", "schedule_layer_norm",
            "schedule_softmax", "schedule_extern", "schedule_sort", "schedule_argsort",
            "schedule_topk"]

@@ -147,6 +147,31 @@ def lrn(data: Tensor, size: int, axis: int = 1, alpha: float = 0.0001, beta: flo
     return compute(data.shape, f, name="tensor", tag=tag.BROADCAST)
 
 
+def l2_normalize(data: Tensor, eps: float, axis: Optional[Sequence[int]] = None) -> Tensor:
+    """``x / sqrt(max(sum(x^2 over axis), eps))`` (all axes when ``axis`` is None)."""
+    op = "l2_normalize"
+    axes = list(range(data.ndim)) if axis is None else \
+        sorted({_axis(int(a), data.ndim, op) for a in axis})
+    dt = data.dtype
+    rs = [reduce_axis((0, data.shape[a]), name=f"rk{a}") for a in axes]
+
+    def sqr_sum(*i):
+        idx, k = list(i), iter(rs)
+        for a in axes:
+            idx[a] = next(k)
+        v = data(*idx)
+        return _op.sum(_op.mul(v, v), axis=rs)
+    # one element per kept index (the normalised axes are 1), broadcast back below
+    kept = [1 if a in axes else data.shape[a] for a in range(data.ndim)]
+    ssum = compute(kept, sqr_sum, name="l2_normalize_sum", tag="l2_normalize_sum")
+
+    def f(*i):
+        j = [0 if a in axes else i[a] for a in range(data.ndim)]
+        norm = _op.sqrt(_op._max(ssum(*j), _op.const(eps, dt)))
+        return _op.div(data(*i), norm)
+    return compute(data.shape, f, name="l2_normalize", tag="l2_normalize")
+
+
 def group_norm(data: Tensor, gamma: Tensor, beta: Tensor, num_groups: int, channel_axis: int,
                axes: Sequence[int], epsilon: float = 1e-5) -> Tensor:
     """Group normalisation: the channels (``channel_axis``) split into ``num_groups`` groups,
