@@ -105,29 +105,6 @@ def _register(*names: str):
     return deco
 
 
-def _spatial_pads(ctx: _Ctx, attrs, in_hw: Sequence[int], kernel: Sequence[int],
-                  strides: Sequence[int], dilations: Sequence[int]) -> Tuple[int, ...]:
-    """ONNX ``pads``/``auto_pad`` as relay's ``(top, left, bottom, right)``."""
-    auto = attrs.get("auto_pad", "NOTSET")
-    if auto in ("NOTSET", ""):
-        pads = list(attrs.get("pads", [0] * 4))
-        if len(pads) != 4:
-            raise ctx.fail(f"pads {pads} must have 4 values (2-D only)")
-        return tuple(int(p) for p in pads)
-    if auto == "VALID":
-        return (0, 0, 0, 0)
-    if auto not in ("SAME_UPPER", "SAME_LOWER"):
-        raise ctx.fail(f"auto_pad {auto!r} is not supported")
-    lo, hi = [], []
-    for size, k, s, d in zip(in_hw, kernel, strides, dilations):
-        out = -(-size // s)
-        total = max((out - 1) * s + (k - 1) * d + 1 - size, 0)
-        small, big = total // 2, total - total // 2
-        lo.append(small if auto == "SAME_UPPER" else big)
-        hi.append(big if auto == "SAME_UPPER" else small)
-    return (lo[0], lo[1], hi[0], hi[1])
-
-
 def _check_2d(ctx: _Ctx, x: Expr, what: str = "input") -> Tuple[int, ...]:
     shape = ctx.shape(x)
     if len(shape) != 4:
@@ -146,8 +123,6 @@ def _nd_pads(ctx: _Ctx, attrs, in_sizes: Sequence[int], kernel: Sequence[int],
         if len(pads) != 2 * n:
             raise ctx.fail(f"pads {pads} must have {2 * n} values")
         return tuple(int(p) for p in pads)
-    if n == 2:
-        return _spatial_pads(ctx, attrs, in_sizes, kernel, strides, dilations)
     if auto == "VALID":
         return (0,) * (2 * n)
     if auto not in ("SAME_UPPER", "SAME_LOWER"):
