@@ -170,3 +170,46 @@ def test_runner_hands_each_measurement_to_a_set_executor():
     runner.executor = None
     with pytest.raises(tvm.TVMError, match="does not implement .*ref_input"):
         batch([autotvm.MeasureInput(task.target, task, configs[0])])
+
+
+@autotvm.template("test_measure/compiler_hangs")
+def compiler_hangs(n, pid_file):
+    """A build that starts a long child process (as a C compiler on a huge kernel) and waits."""
+    import subprocess
+    import sys
+    cfg = autotvm.get_config()
+    cfg.define_knob("x", [0])
+    if isinstance(cfg, autotvm.space.ConfigEntity):  # building a candidate, not defining
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        with open(pid_file, "w") as f:
+            f.write(str(child.pid))
+        child.wait()
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] + 1.0, name="B")
+    return te.create_schedule(B.op), [A, B]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"  # a zombie has exited
+    except FileNotFoundError:
+        return False
+
+
+def test_a_build_timeout_kills_the_compiler_it_started(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    task = autotvm.task.create("test_measure/compiler_hangs", args=(64, str(pid_file)),
+                               target="llvm")
+    option = autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=2, n_parallel=1),
+                                    runner=autotvm.LocalRunner(number=1, repeat=1))
+    got = []
+    tuner = autotvm.tuner.GridSearchTuner(task)
+    tuner.tune(n_trial=1, measure_option=option,
+               callbacks=[lambda t, i, r: got.extend(r)])
+    assert got[0].error_no == MeasureErrorNo.BUILD_TIMEOUT
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid), "the timed-out build's child process still runs"

@@ -333,7 +333,7 @@ class Worker:
         env.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
         self.proc = subprocess.Popen([sys.executable, "-m", "tvmlite.autotvm._worker_main"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                                     close_fds=True)
+                                     close_fds=True, start_new_session=True)
         self.send_conn = Connection(os.dup(self.proc.stdin.fileno()), readable=False)
         self.recv_conn = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
         self.proc.stdin.close()
@@ -369,8 +369,12 @@ class Worker:
         return f"the worker process exited with code {rc}"
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
+        # the whole process group: a C compiler the worker started dies with it (a config
+        # that times out in gcc must not keep compiling, and using the CPU, after the deadline)
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
