@@ -86,12 +86,18 @@ def _compile_only(path: str) -> None:
 
 def alternate(fns: Dict[str, Callable[[], object]], rounds: int,
               per_round: int = 1) -> Dict[str, float]:
-    """Median milliseconds per call of each function, timed in alternating rounds."""
+    """Median milliseconds per call of each function, timed in alternating rounds.
+
+    Each turn starts with one untimed call: the previous framework's thread pool keeps spinning
+    for a few milliseconds after its run (ORT's, libgomp's and PyTorch's all spin by default), and
+    a call made then gets half the cores. The timed calls see each framework in its steady
+    state, as a program that runs one model sees it."""
     for f in fns.values():
         f()
     times: Dict[str, List[float]] = {k: [] for k in fns}
     for _ in range(rounds):
         for k, f in fns.items():
+            f()
             t0 = time.perf_counter()
             for _ in range(per_round):
                 f()
