@@ -1,4 +1,6 @@
 """C code for vector IR: explicit GCC vector types, masked loads, workspaces, threads."""
+import math
+
 import numpy as np
 import pytest
 
@@ -223,6 +225,33 @@ def test_non_power_of_two_vector_type_is_rejected_clearly():
 
     with pytest.raises(TVMError, match="power of two"):
         _build(f)
+
+
+@pytest.mark.parametrize("lanes", [4, 8, 16])
+def test_vector_erf_is_within_3_ulp(lanes):
+    # the vector erff helper (two polynomial regions) against math.erf in double: both
+    # regions and their border, tiny and subnormal inputs, the clamp at 4, infinities, NaN
+    A = te.placeholder((4096,), name="A")
+    B = te.compute(A.shape, lambda i: te.erf(A[i]), name="B")
+    s = te.create_schedule(B.op)
+    s[B].vectorize(s[B].split(B.op.axis[0], factor=lanes)[1])
+    f = tvm.build(s, [A, B], "llvm")
+    assert f"tvml_erf_float32x{lanes}(" in f.get_source()
+    rng = np.random.default_rng(lanes)
+    special = [np.inf, np.nan, 0.0, 1e-40, 1e-30, 0.87499994, 0.875, 0.8750001, 3.92, 4.0,
+               4.0000005, 30.0]
+    x = np.concatenate([rng.uniform(-5, 5, 2048), rng.uniform(-1, 1, 1024),
+                        np.logspace(-12, 0.7, 1024 - 2 * len(special)), special,
+                        -np.array(special)]).astype("float32")
+    b = tvm.nd.array(np.zeros(x.size, "float32"))
+    f(tvm.nd.array(x), b)
+    got = b.numpy().astype("float64")
+    nan = np.isnan(x)
+    assert np.isnan(got[nan]).all()
+    want = np.array([math.erf(v) for v in x[~nan].astype("float64")])
+    ulp = np.abs(got[~nan] - want) / np.spacing(np.abs(want).astype("float32"))
+    assert ulp.max() <= 3, x[~nan][np.argmax(ulp)]
+    assert np.array_equal(np.signbit(got[~nan]), np.signbit(x[~nan]))  # -0.0 stays -0.0
 
 
 @pytest.mark.parametrize("lanes", [4, 8, 16])

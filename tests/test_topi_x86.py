@@ -336,6 +336,26 @@ def test_schedule_softmax_and_reduce(shape, axis):
                                np.maximum(x, 0).max(axis=axis), rtol=1e-6)
 
 
+@pytest.mark.parametrize("shape,axis", [((1, 128, 768), (2,)), ((3, 5, 37), (2,)),
+                                        ((4, 6, 7, 9), (2, 3)), ((2, 3, 17), (1, 2)),
+                                        ((2, 9, 5), (1,)), ((1, 2), (1,)), ((70, 300), (1,))])
+def test_schedule_layer_norm(shape, axis):
+    x = _rand(*shape) * 2 + 1
+    red = [shape[a] for a in axis]
+    g, b = _rand(*red), _rand(*red)
+    X = te.placeholder(shape, name="X")
+    G, B = te.placeholder(red, name="G"), te.placeholder(red, name="B")
+    Y = topi.nn.layer_norm(X, G, B, axis, 1e-5)
+    s = topi.x86.schedule_layer_norm(Y)
+    np.testing.assert_allclose(run(s, [X, G, B, Y], [x, g, b]),
+                               ref.layer_norm_python(x, g, b, axis, 1e-5), rtol=1e-4, atol=1e-4)
+    lowered = str(tvm.lower(topi.x86.schedule_layer_norm(Y), [X, G, B, Y]))
+    if len(axis) == 1 and axis[0] == len(shape) - 1 and shape[-1] % 4 == 0 and shape[-1] > 4:
+        # trailing-axis statistics reduce through a vector of partials per row block
+        assert "T_layer_norm_mean_rf" in lowered and "T_layer_norm_var_rf" in lowered
+    assert ("T.parallel(" in lowered) == (x.size >= 1 << 14)
+
+
 @pytest.mark.parametrize("c,f,h,w,k,stride,pad,epi", [(5, 7, 9, 8, 3, 1, 1, True),
                                                       (16, 32, 11, 13, 3, 2, (0, 1), False),
                                                       (32, 20, 7, 7, 1, 1, 0, True)])

@@ -365,7 +365,7 @@ for _name in ("sum", "mean", "max", "min"):
                       _generic.schedule_reduce)
 _reduce_schedules("nn.layer_norm", lambda attrs, ins, ty: [topi.nn.layer_norm(
     ins[0], ins[1] if attrs.scale else None, ins[2] if attrs.center else None,
-    [attrs.axis], attrs.epsilon)], _x86.schedule_reduce, _generic.schedule_layer_norm)
+    [attrs.axis], attrs.epsilon)], _x86.schedule_layer_norm, _generic.schedule_layer_norm)
 _reduce_schedules("nn.log_softmax", lambda attrs, ins, ty: [topi.nn.log_softmax(
     ins[0], attrs.axis)], _x86.schedule_softmax, _generic.schedule_softmax)
 

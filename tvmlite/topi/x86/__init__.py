@@ -25,6 +25,7 @@ from .injective import (
 from .nn import (
     schedule_adaptive_pool,
     schedule_batch_norm,
+    schedule_layer_norm,
     schedule_pool,
     schedule_reduce,
     schedule_softmax,
@@ -39,4 +40,5 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "schedule_depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
            "schedule_depthwise_conv2d_NCHWc",
            "batch_matmul", "schedule_batch_matmul", "schedule_pool", "schedule_adaptive_pool",
-           "schedule_softmax", "schedule_reduce", "schedule_batch_norm"]
+           "schedule_softmax", "schedule_reduce", "schedule_batch_norm",
+           "schedule_layer_norm"]

@@ -171,13 +171,56 @@ def _vectorize_reduction(s: Schedule, op, out: Tensor, outer) -> None:
 
 def _softmax_stages(out: Tensor):
     names = ("T_softmax_maxelem", "T_softmax_exp", "T_softmax_expsum")
+    return _stages(out, lambda op: op.name in names)
+
+
+def schedule_layer_norm(outs: Outs) -> Schedule:
+    """layer_norm / instance_norm over trailing axes (``topi.nn.layer_norm``'s stages
+    ``*_mean``, ``*_var``): the leading axes fused into rows, split into blocks of about
+    ``_SOFTMAX_BLOCK_BYTES`` of data (the block loop parallel when large enough), each block's
+    means and variances computed inside it with vectorized reductions (rfactor), the
+    normalisation vectorized. Other axis choices keep :func:`schedule_reduce`'s schedule."""
+    outs = _outs(outs)
+    s = _default_schedule(outs, True)
+    for out in outs:
+        stats = _stages(out, lambda op: isinstance(op, ComputeOp) and bool(op.reduce_axis)
+                        and op.name.endswith(("_mean", "_var")))
+        n_keep = len(stats[0].axis) if len(stats) == 2 else -1
+        if n_keep < 1 or n_keep >= out.ndim or any(len(op.axis) != n_keep for op in stats):
+            if out.ndim >= 1:
+                _parallel_outer(s, out, out.ndim)
+            continue
+        axes = list(s[out].op.axis)
+        rows = s[out].fuse(*axes[:n_keep]) if n_keep > 1 else axes[0]
+        inner = s[out].fuse(*axes[n_keep:]) if out.ndim - n_keep > 1 else axes[-1]
+        n_rows = _const_size(out, n_keep)
+        row_len = _const_size(out, out.ndim) // n_rows
+        block = largest_factor(n_rows, max(1, _SOFTMAX_BLOCK_BYTES // (4 * max(row_len, 1))))
+        outer = s[out].split(rows, factor=block)[0] if block > 1 else rows
+        if n_rows * row_len >= _PARALLEL_MIN:
+            s[out].parallel(outer)
+        for op in stats:
+            if len(op.reduce_axis) > 1:
+                s[op].fuse(*op.reduce_axis)
+            _vectorize_reduction(s, s[op].op, out, outer)
+            s[op].compute_at(s[out], outer)
+        width = _native_width(row_len, vector_lanes(out.dtype))
+        if width is not None:
+            if width < row_len:
+                inner = s[out].split(inner, factor=width)[1]
+            s[out].vectorize(inner)
+    return s
+
+
+def _stages(out: Tensor, pred):
+    """The ops feeding ``out`` (itself included) for which ``pred`` holds."""
     found, stack, seen = [], [out.op], set()
     while stack:
         op = stack.pop()
         if id(op) in seen:
             continue
         seen.add(id(op))
-        if op.name in names:
+        if pred(op):
             found.append(op)
         stack.extend(t.op for t in op.input_tensors)
     return found
