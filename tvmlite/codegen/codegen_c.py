@@ -36,7 +36,8 @@ int long register restrict return short signed sizeof static struct switch typed
 void volatile while _Bool _Complex _Float16 main NULL abs exp log sqrt pow floor ceil round
 """.split())
 
-PREAMBLE = r"""#include <stdint.h>
+# What the kernels and the support functions both see: C library headers, the DLTensor layout.
+_HEADER = r"""#include <stdint.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <stdarg.h>
@@ -56,19 +57,36 @@ typedef struct {
 } DLTensor;
 
 #define TVML_UNUSED __attribute__((unused))
+"""
 
-static __thread char tvml_err_buf[1024];
-const char* __tvmlite_get_last_error(void) { return tvml_err_buf; }
+_KERNEL_HEAD = r"""
 int32_t (*__tvmlite_packed_cb)(const char*, void**, int32_t*, int32_t) = 0;
 
-static TVML_UNUSED __attribute__((format(printf, 1, 2))) void tvml_set_err(const char* fmt, ...) {
+/* malloc: the result aliases no other pointer, so restrict arguments and workspaces are
+   known apart (lets the compiler keep accumulators in registers) */
+static TVML_UNUSED __attribute__((malloc, assume_aligned(64))) void* tvml_alloc(size_t n) {
+  void* p = 0;
+  if (posix_memalign(&p, 64, n ? n : 64) != 0) return 0;
+  return p;
+}
+"""
+
+# The support functions: the error buffer and the argument checks, shared by every function of
+# a library. One call per tensor instead of a dozen inline tests keeps the C compiler's work
+# (and the build time) small; each check returns -1 with the error message set when it fails.
+# Each definition starts with ``TVML_SUPPORT``: static in a self-contained file, hidden globals
+# in the support object (``SUPPORT_SOURCE``).
+_SUPPORT = r"""static __thread char tvml_err_buf[1024];
+const char* __tvmlite_get_last_error(void) { return tvml_err_buf; }
+
+TVML_SUPPORT __attribute__((format(printf, 1, 2))) void tvml_set_err(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(tvml_err_buf, sizeof(tvml_err_buf), fmt, ap);
   va_end(ap);
 }
 
-static TVML_UNUSED const char* tvml_dtype_str(tvml_dtype_t t, char* buf, size_t n) {
+TVML_SUPPORT const char* tvml_dtype_str(tvml_dtype_t t, char* buf, size_t n) {
   const char* kind = @DTYPE_NAMES@;
   if (t.code == @UINT@ && t.bits == 1) snprintf(buf, n, "bool");
   else snprintf(buf, n, "%s%d", kind, (int)t.bits);
@@ -80,7 +98,7 @@ static TVML_UNUSED const char* tvml_dtype_str(tvml_dtype_t t, char* buf, size_t 
   return buf;
 }
 
-static TVML_UNUSED const char* tvml_dev_str(tvml_device_t d, char* buf, size_t n) {
+TVML_SUPPORT const char* tvml_dev_str(tvml_device_t d, char* buf, size_t n) {
   const char* name = d.device_type == 1 ? "cpu" : d.device_type == 2 ? "cuda"
                    : d.device_type == 3 ? "cuda_host" : d.device_type == 4 ? "opencl"
                    : d.device_type == 7 ? "vulkan" : d.device_type == 8 ? "metal"
@@ -89,22 +107,11 @@ static TVML_UNUSED const char* tvml_dev_str(tvml_device_t d, char* buf, size_t n
   return buf;
 }
 
-static TVML_UNUSED const char* tvml_type_code_str(int32_t c) {
+TVML_SUPPORT const char* tvml_type_code_str(int32_t c) {
   return @ARG_TYPE_NAMES@;
 }
 
-/* malloc: the result aliases no other pointer, so restrict arguments and workspaces are
-   known apart (lets the compiler keep accumulators in registers) */
-static TVML_UNUSED __attribute__((malloc, assume_aligned(64))) void* tvml_alloc(size_t n) {
-  void* p = 0;
-  if (posix_memalign(&p, 64, n ? n : 64) != 0) return 0;
-  return p;
-}
-
-/* Argument checks, shared by every function of the library: one call per tensor instead of a
-   dozen inline tests keeps the C compiler's work (and the build time) small. Each returns -1
-   with the error message set when the check fails. */
-static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_arg(
+TVML_SUPPORT __attribute__((noinline, cold)) int tvml_check_arg(
     void** args, const int32_t* codes, int i, const char* fn, const char* name, int32_t ndim,
     int code, int bits, int lanes, const char* dtype_name, int32_t dev, const char* dev_name) {
   char s[32];
@@ -137,7 +144,7 @@ static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_arg(
 }
 
 /* shape[k0 .. k0+n) == want[0 .. n) */
-static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_shape(
+TVML_SUPPORT __attribute__((noinline, cold)) int tvml_check_shape(
     const DLTensor* t, const char* fn, const char* name, int k0, int n, const int64_t* want) {
   for (int k = k0; k < k0 + n; ++k) {
     if (t->shape[k] != want[k - k0]) {
@@ -151,7 +158,7 @@ static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_shape(
 }
 
 /* strides absent, or those of a compact row-major array (extent-1 dimensions exempt) */
-static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_compact(
+TVML_SUPPORT __attribute__((noinline, cold)) int tvml_check_compact(
     const DLTensor* t, const char* fn, const char* name) {
   if (t->strides == NULL) return 0;
   int64_t want = 1;
@@ -174,11 +181,26 @@ def _c_names(var: str, names: dict, default: str) -> str:
     return "".join(f'{var} == {c} ? "{n}" : ' for c, n in names.items()) + f'"{default}"'
 
 
-PREAMBLE = (PREAMBLE
+_SUPPORT = (_SUPPORT
             .replace("@ARG_TYPE_NAMES@", _c_names("c", _dt.ARG_TYPE_NAMES, "object"))
             .replace("@DTYPE_NAMES@", _c_names("t.code", _dt.TYPE_CODE_NAMES, "unknown"))
             .replace("@UINT@", str(_dt.UINT))
             .replace("@ARG_DLTENSOR@", str(_dt.ARG_DLTENSOR)))
+_HIDDEN = '#define TVML_SUPPORT __attribute__((visibility("hidden")))\n'
+
+#: the support object's source: the support functions as hidden globals, compiled once per
+#: compiler and flags and linked into each library instead of compiled with every kernel
+SUPPORT_SOURCE = _HEADER + _HIDDEN + _SUPPORT
+#: defined (``-D``) when a build links the support object in: the generated file then only
+#: declares the support functions (their definitions' heads); without it, it is self-contained
+LINKED_SUPPORT_MACRO = "TVML_LINKED_SUPPORT"
+PREAMBLE = (_HEADER + _KERNEL_HEAD
+            + f"\n#ifdef {LINKED_SUPPORT_MACRO}  /* the support object is linked in */\n"
+            + _HIDDEN
+            + "".join(m[1] + ";\n" for m in re.finditer(r"^(TVML_SUPPORT\b[^{]*?) \{$",
+                                                         _SUPPORT, re.M))
+            + "#else\n#define TVML_SUPPORT static TVML_UNUSED\n" + _SUPPORT + "#endif\n")
+
 
 # Parallel regions use the thread count the runtime sets when it loads the library
 # (TVM_NUM_THREADS or the physical cores, see runtime/threading.py); OpenMP's default otherwise.
