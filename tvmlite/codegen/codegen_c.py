@@ -711,7 +711,9 @@ class _FunctionPrinter(VectorPrinterMixin):
             values = ", ".join(self.expr(_const(v, dt)) for v in data)
             self.emit(f"static const {ct} {name}[{max(len(data), 1)}] = {{{values}}};")
             self.stmt(s.body)
-        elif count is not None and count * esize <= STACK_ALLOC_LIMIT and self.par is None:
+        # per call, or per thread inside a parallel loop: a stack array lets the C compiler
+        # keep it in registers (an accumulator tile)
+        elif count is not None and count * esize <= STACK_ALLOC_LIMIT:
             self.emit(f"{ct} {name}[{max(count, 1)}] __attribute__((aligned(64)));")
             self.stmt(s.body)
         else:
