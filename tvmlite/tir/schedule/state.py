@@ -37,7 +37,7 @@ from ..expr import (
     Var,
 )
 from ..function import PrimFunc
-from ..functor import Mutator, Visitor, collect_vars, substitute
+from ..functor import Mutator, Visitor, collect_vars, field_values, substitute
 from ..stmt import (
     Allocate,
     AssertStmt,
@@ -319,6 +319,11 @@ class StmtWalker(Visitor):
                 self.leave(x)
         elif isinstance(x, tuple):
             super().visit(x)
+
+    def generic(self, x) -> None:
+        for v in field_values(type(x))(x):
+            if isinstance(v, (Stmt, tuple)):  # expressions hold no statements
+                self.visit(v)
 
     def visit_Block(self, b: Block) -> None:
         self.visit(b.body)
