@@ -42,7 +42,6 @@ _HEADER = r"""#include <stdint.h>
 #include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <math.h>
 
 typedef struct { int32_t device_type; int32_t device_id; } tvml_device_t;
 typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } tvml_dtype_t;
@@ -59,7 +58,7 @@ typedef struct {
 #define TVML_UNUSED __attribute__((unused))
 """
 
-_KERNEL_HEAD = r"""
+_KERNEL_HEAD = r"""#pragma GCC diagnostic error "-Wimplicit-function-declaration"
 int32_t (*__tvmlite_packed_cb)(const char*, void**, int32_t*, int32_t) = 0;
 
 /* malloc: the result aliases no other pointer, so restrict arguments and workspaces are
@@ -219,6 +218,11 @@ _LIBM_UNARY = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", 
 _LIBM_BINARY = ("pow", "fmod", "atan2", "hypot", "copysign", "nextafter", "fmin", "fmax", "ldexp")
 _LIBM_NAMES = frozenset(n + s for n in _LIBM_UNARY + _LIBM_BINARY + ("round", "lround")
                         for s in ("", "f", "l")) | frozenset({"abs", "labs", "llabs"})
+# what the printer may take from <math.h>: a file includes the header only when its text names
+# one of them (parsing it is a tenth of the C compiler's time on a small kernel); a call
+# missed here would be an implicit declaration, which the file makes an error
+_MATH_WORDS = re.compile(r"\b(?:%s)\b" % "|".join(sorted(
+    _LIBM_NAMES | {"NAN", "INFINITY", "HUGE_VAL", "isnan", "isinf", "isfinite"})))
 
 
 def c_string(s: str) -> str:
@@ -322,13 +326,14 @@ class CodeGenC:
     def finish(self, extra_meta: Optional[dict] = None) -> str:
         """The complete C source, with the metadata the runtime reads back from the library."""
         meta = {"version": 1, "functions": self.metadata, **(extra_meta or {})}
-        parts = [PREAMBLE]
-        parts += list(self._decls.values())
+        parts = list(self._decls.values())
         parts += list(self._helpers.values())
         parts += self._funcs
         text = json.dumps(meta, sort_keys=True)
         parts.append(f"const char __tvmlite_metadata[] = {c_string(text)};\n")
-        return "\n".join(parts)
+        code = "\n".join(parts)
+        head = "#include <math.h>\n" + PREAMBLE if _MATH_WORDS.search(code) else PREAMBLE
+        return head + "\n" + code
 
     def helper(self, name: str, code: str) -> str:
         self._helpers.setdefault(name, code)
