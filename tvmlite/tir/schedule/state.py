@@ -766,8 +766,10 @@ def rebind_blocks(s: Stmt, vmap: Dict[Var, PrimExpr], outer: Dict[Var, Range],
 
     def rec(x, dom, vm, pred_extra):
         if isinstance(x, BlockRealize):
-            known = {v: r for v, r in dom.items() if v not in keep}
-            vals = tuple(simplify(substitute(v, vm), known) for v in x.iter_values)
+            vals = x.iter_values
+            if vals:  # one analyzer of the loop ranges for all bindings
+                ana = analyzer({v: r for v, r in dom.items() if v not in keep})
+                vals = tuple(ana.simplify(substitute(v, vm)) for v in vals)
             pred = substitute(x.predicate, vm)
             if pred_extra is not None:
                 pred = conj(pred, pred_extra)
