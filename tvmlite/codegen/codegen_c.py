@@ -73,6 +73,8 @@ typedef struct {
 } tvml_param_t;
 """
 
+# What only a kernel file holds. The pragma: a libm call in a file without <math.h> (see
+# _MATH_WORDS) must not compile as an implicit declaration returning int.
 _KERNEL_HEAD = r"""#pragma GCC diagnostic error "-Wimplicit-function-declaration"
 int32_t (*__tvmlite_packed_cb)(const char*, void**, int32_t*, int32_t) = 0;
 
@@ -86,8 +88,9 @@ static TVML_UNUSED __attribute__((malloc, assume_aligned(64))) void* tvml_alloc(
 """
 
 # The support functions: the error buffer and the argument checks, shared by every function of
-# a library. One call per tensor instead of a dozen inline tests keeps the C compiler's work
-# (and the build time) small; each check returns -1 with the error message set when it fails.
+# a library. A function checks its arguments in one call of tvml_check_args (from a table of
+# its parameters) instead of a dozen inline tests, which keeps the C compiler's work (and the
+# build time) small; each check returns -1 with the error message set when it fails.
 # Each definition starts with ``TVML_SUPPORT``: static in a self-contained file, hidden globals
 # in the support object (``SUPPORT_SOURCE``).
 _SUPPORT = r"""static __thread char tvml_err_buf[1024];
@@ -594,7 +597,7 @@ class _FunctionPrinter(VectorPrinterMixin):
     def _check_dims(self, buf: Buffer, field: str, dims) -> None:
         t = self._t(buf)
         name = _pct(buf.name)
-        run: List[Tuple[int, int]] = []  # consecutive constant extents: one preamble call
+        run: List[Tuple[int, int]] = []  # consecutive constant extents: one support call
         for k, d in enumerate(list(dims) + [None]):
             if field == "shape" and isinstance(d, E.IntImm):
                 run.append((k, d.value))

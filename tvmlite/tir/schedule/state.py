@@ -278,8 +278,6 @@ class ScheduleState:
             raise TypeError(f"{primitive}: expected a LoopRV, got {type(rv).__name__}")
         path = self._index().loops.get(id(rv.var))
         if path is None or path[-1].loop_var is not rv.var:
-            path = None
-        if path is None:
             what = f'loop "{rv.var.name}"'
             cond = ("the loop is not in the function (split, fused or removed by an earlier "
                     "primitive?)")
