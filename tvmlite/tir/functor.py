@@ -176,9 +176,8 @@ def post_order_visit(node, fvisit: Callable[[Any], None]) -> None:
         elif isinstance(x, Node):
             push(x)
             push(_POST)
-            if not isinstance(x, Buffer):
-                stack.extend(v for v in reversed(field_values(type(x))(x))
-                             if isinstance(v, (Node, tuple)))
+            if not isinstance(x, Buffer):  # fields that are no node are popped and dropped
+                stack.extend(reversed(field_values(type(x))(x)))
 
 
 def pre_order_visit(node, fvisit: Callable[[Any], Any]) -> None:
