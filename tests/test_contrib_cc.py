@@ -1,6 +1,7 @@
 """Compiler invocation, the disk cache, concurrent builds, tempdir and tar helpers."""
 import multiprocessing
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -31,8 +32,12 @@ def test_disk_cache_hit_does_not_invoke_compiler(tmp_cache_dir, monkeypatch):
     k = float(np.random.default_rng().random())
     before = cc.stats["compiles"]
     run_scale(build_one(scale_kernel(k)), k)
-    assert cc.stats["compiles"] == before + 1
+    # the kernel, and once per cache (compiler, flags, ISA) the support functions' object
+    assert cc.stats["compiles"] == before + 2
     assert len(list(tmp_cache_dir.glob("*.so"))) == 1
+    assert len(list(tmp_cache_dir.glob("support_*.o"))) == 1
+    run_scale(build_one(scale_kernel(k + 1)), k + 1)
+    assert cc.stats["compiles"] == before + 3
 
     def no_compiler(*args, **kwargs):
         raise AssertionError("the compiler ran on a cache hit")
@@ -54,7 +59,8 @@ def test_concurrent_builds_of_the_same_kernel(tmp_path):
     with ctx.Pool(3) as pool:
         names = pool.map(_build_in_child, [(str(tmp_path), k)] * 3)
     assert len(set(names)) == 1
-    assert sorted(os.listdir(tmp_path)) == names[:1]  # no temporary files left behind
+    # no temporary files left behind
+    assert sorted(f for f in os.listdir(tmp_path) if not f.startswith("support_")) == names[:1]
 
 
 def test_compiler_failure_raises_compile_error_with_command_and_output(tmp_cache_dir):
@@ -117,3 +123,36 @@ def test_tempdir_and_tar_roundtrip(tmp_path):
     path = temp.temp_dir
     del temp
     assert not os.path.exists(path)
+
+
+def test_support_object_is_linked_in_and_the_source_stands_alone(tmp_cache_dir):
+    """A kernel library links the cached support object (the argument checks are there, its
+    tvml_ symbols stay local); the generated source compiles without it too (save / .o / .tar
+    exports), to the same behaviour."""
+    from tvmlite.codegen.build_c import compile_flags
+    from tvmlite.codegen.codegen_c import LINKED_SUPPORT_MACRO
+    from tvmlite.runtime.module import Module
+    from tvmlite.target import Target
+
+    mod = build_one(scale_kernel(3.0))
+    src = mod.get_source()
+    assert f"#ifdef {LINKED_SUPPORT_MACRO}" in src
+    assert [p.name.startswith("support_") for p in tmp_cache_dir.glob("*.o")] == [True]
+    out = subprocess.run(["nm", "-D", "--defined-only", mod.library_path], capture_output=True,
+                         text=True).stdout
+    assert "__tvmlite_get_last_error" in out and "tvml_" not in out
+    flags, isa = compile_flags(Target("llvm"))
+    alone = Module(cc.build_shared_cached(src, flags, "alone"), source=src)
+    for m in (mod, alone):
+        run_scale(m, 3.0)
+        with pytest.raises(TVMError, match="c.shape\\[0\\] has an unsatisfied constraint"):
+            m(tvm.nd.array(np.zeros(16, "float32")), tvm.nd.empty((15,)))
+
+
+def test_math_header_only_where_the_code_uses_it():
+    A, C = decl_buffer((16,), "float32", "a"), decl_buffer((16,), "float32", "c")
+    i = Var("i", "int32")
+    plain = build_one(scale_kernel(2.0)).get_source()
+    with_exp = build_one(make_func([A, C], loop(i, 16, BufferStore(
+        C, tir.exp(A[i]), (i,))), "expk")).get_source()
+    assert "<math.h>" not in plain and "#include <math.h>" in with_exp

@@ -136,3 +136,33 @@ def test_scalar_argument_type_checks():
         mod(a, 1, "x")
     with pytest.raises(TVMError, match=r"argument 1 \(n\) must be an int"):
         mod(a, a, 0.5)
+
+
+def test_checks_of_mixed_parameters_keep_their_order():
+    """A symbolic-shape tensor, a constant one and scalars: the count, then every type code
+    and tensor header in parameter order, then each tensor's shape in parameter order (the
+    constant tensor after the symbolic one is checked after it), from the raw C symbol."""
+    m = Var("m", "int32")
+    k = Var("k", "float32")
+    A, B = decl_buffer((m, 4), "float32", "A"), decl_buffer((3,), "float32", "B")
+    i = Var("i", "int32")
+    body = loop(i, 3, BufferStore(B, B[i] * k, (i,)))
+    mod = build_one(make_func([A, k, B], body, "mixed"))
+    fn = mod._lib["mixed"]
+    fn.restype = ctypes.c_int32
+
+    def call(a, b, codes=(7, 2, 7), n=3):
+        kv = ctypes.c_double(2.0)
+        args = (ctypes.c_void_p * 3)(a._dlptr, ctypes.addressof(kv), b._dlptr)
+        assert fn(args, (ctypes.c_int32 * 3)(*codes), n) == -1
+        return mod._last_error()
+
+    good_a, good_b = tvm.nd.empty((5, 4)), tvm.nd.empty((3,))
+    bad_a, bad_b = tvm.nd.empty((5, 3)), tvm.nd.empty((4,))
+    assert call(good_a, good_b, n=2) == "mixed: expects 3 arguments, got 2"
+    assert call(good_a, good_b, codes=(7, 0, 7)) == \
+        "mixed: Argument k is expected to be float, got int"
+    assert call(bad_a, tvm.nd.empty((3,), "int32")) == \
+        "mixed: Argument B.dtype is expected to be float32, got int32"
+    assert call(bad_a, bad_b).startswith("mixed: Argument A.shape[1] has an unsatisfied")
+    assert call(good_a, bad_b).startswith("mixed: Argument B.shape[0] has an unsatisfied")

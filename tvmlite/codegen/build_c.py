@@ -1,10 +1,9 @@
 """The CPU backend: lowered IRModule -> C -> shared library (cached) -> runtime.Module."""
 from __future__ import annotations
 
-import os
 from typing import List, Optional, Tuple, Union
 
-from ..contrib.cc import build_shared_cached, cache_dir, cache_key, create_object
+from ..contrib.cc import build_shared_cached, object_cached
 from ..contrib.clang import C_KERNEL_HEADER
 from ..error import CompileError, TVMError
 from ..ir.module import IRModule
@@ -14,7 +13,12 @@ from ..target.target import Target
 from ..tir.function import PrimFunc
 from ..tir.functor import post_order_visit
 from ..tir.stmt import AttrStmt, For
-from .codegen_c import CodeGenC, explain_symbol_clash
+from .codegen_c import (
+    LINKED_SUPPORT_MACRO,
+    SUPPORT_SOURCE,
+    CodeGenC,
+    explain_symbol_clash,
+)
 
 # -fno-tree-loop-if-convert: GCC 12.2 at -O3 -march=native miscompiles loops whose body is a
 # select (``o[i*5+j] = (float)i > a[..] ? a[..] : b[..]`` in a 4x5 nest: it peels the outer
@@ -85,7 +89,7 @@ def build(mod: Union[IRModule, PrimFunc], target: Union[Target, str] = "llvm",
     if target.kind.name not in ("llvm", "c"):
         raise TVMError(f"the C backend builds for llvm/c targets, not {target.kind.name}")
     source, flags, isa = generate_source(mod, target, extra_meta)
-    flags += imported_objects(mod, flags)
+    flags += imported_objects(mod, flags, isa) + link_support(flags, isa)
     try:
         path = build_shared_cached(source, flags, isa)
     except CompileError as e:
@@ -149,16 +153,18 @@ def imported_c_sources(mod: Union[IRModule, PrimFunc]) -> List[str]:
     return out
 
 
-def imported_objects(mod: Union[IRModule, PrimFunc], flags: List[str]) -> List[str]:
+def imported_objects(mod: Union[IRModule, PrimFunc], flags: List[str],
+                     isa: str = "") -> List[str]:
     """Compile each imported C source to an object file in the cache; their paths (to link)."""
-    objs = []
-    for src in imported_c_sources(mod):
-        obj = cache_dir() / f"import_{cache_key(src, flags)}.o"
-        if not obj.exists():
-            tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
-            create_object(str(tmp), src, [f for f in flags if f != "-shared"])
-            os.replace(tmp, obj)
-        objs.append(str(obj))
-    if any(src.startswith(_c_kernel_header()) for src in imported_c_sources(mod)):
+    sources = imported_c_sources(mod)
+    objs = [object_cached(src, flags, isa, "import_") for src in sources]
+    if any(src.startswith(_c_kernel_header()) for src in sources):
         objs.append("-Wl,-z,muldefs")
     return objs
+
+
+def link_support(flags: List[str], isa: str) -> List[str]:
+    """Flags that link the support object (compiled once per compiler, flags and ISA) into a
+    library instead of compiling the support functions with its source."""
+    obj = object_cached(SUPPORT_SOURCE, [f for f in flags if f != OPENMP_FLAG], isa, "support_")
+    return [f"-D{LINKED_SUPPORT_MACRO}", obj]

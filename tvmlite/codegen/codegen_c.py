@@ -36,12 +36,12 @@ int long register restrict return short signed sizeof static struct switch typed
 void volatile while _Bool _Complex _Float16 main NULL abs exp log sqrt pow floor ceil round
 """.split())
 
-PREAMBLE = r"""#include <stdint.h>
+# What the kernels and the support functions both see: C library headers, the DLTensor layout.
+_HEADER = r"""#include <stdint.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <math.h>
 
 typedef struct { int32_t device_type; int32_t device_id; } tvml_device_t;
 typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } tvml_dtype_t;
@@ -57,18 +57,53 @@ typedef struct {
 
 #define TVML_UNUSED __attribute__((unused))
 
-static __thread char tvml_err_buf[1024];
-const char* __tvmlite_get_last_error(void) { return tvml_err_buf; }
+/* one parameter of a function, as tvml_check_args expects it */
+typedef struct {
+  const char* name;
+  int32_t code;              /* the type code: a tensor, an int or a float */
+  int32_t ndim;              /* a tensor's ndim, dtype and device */
+  tvml_dtype_t dtype;
+  const char* dtype_name;
+  int32_t dev;
+  const char* dev_name;
+  int32_t layout;            /* a tensor whose layout is checked there: */
+  const int64_t* shape;      /*   its shape (compact strides), */
+  int64_t elem_offset;       /*   elem_offset and */
+  int32_t elem_bytes;        /*   element size */
+} tvml_param_t;
+"""
+
+# What only a kernel file holds. The pragma: a libm call in a file without <math.h> (see
+# _MATH_WORDS) must not compile as an implicit declaration returning int.
+_KERNEL_HEAD = r"""#pragma GCC diagnostic error "-Wimplicit-function-declaration"
 int32_t (*__tvmlite_packed_cb)(const char*, void**, int32_t*, int32_t) = 0;
 
-static TVML_UNUSED __attribute__((format(printf, 1, 2))) void tvml_set_err(const char* fmt, ...) {
+/* malloc: the result aliases no other pointer, so restrict arguments and workspaces are
+   known apart (lets the compiler keep accumulators in registers) */
+static TVML_UNUSED __attribute__((malloc, assume_aligned(64))) void* tvml_alloc(size_t n) {
+  void* p = 0;
+  if (posix_memalign(&p, 64, n ? n : 64) != 0) return 0;
+  return p;
+}
+"""
+
+# The support functions: the error buffer and the argument checks, shared by every function of
+# a library. A function checks its arguments in one call of tvml_check_args (from a table of
+# its parameters) instead of a dozen inline tests, which keeps the C compiler's work (and the
+# build time) small; each check returns -1 with the error message set when it fails.
+# Each definition starts with ``TVML_SUPPORT``: static in a self-contained file, hidden globals
+# in the support object (``SUPPORT_SOURCE``).
+_SUPPORT = r"""static __thread char tvml_err_buf[1024];
+const char* __tvmlite_get_last_error(void) { return tvml_err_buf; }
+
+TVML_SUPPORT __attribute__((format(printf, 1, 2))) void tvml_set_err(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(tvml_err_buf, sizeof(tvml_err_buf), fmt, ap);
   va_end(ap);
 }
 
-static TVML_UNUSED const char* tvml_dtype_str(tvml_dtype_t t, char* buf, size_t n) {
+TVML_SUPPORT const char* tvml_dtype_str(tvml_dtype_t t, char* buf, size_t n) {
   const char* kind = @DTYPE_NAMES@;
   if (t.code == @UINT@ && t.bits == 1) snprintf(buf, n, "bool");
   else snprintf(buf, n, "%s%d", kind, (int)t.bits);
@@ -80,7 +115,7 @@ static TVML_UNUSED const char* tvml_dtype_str(tvml_dtype_t t, char* buf, size_t 
   return buf;
 }
 
-static TVML_UNUSED const char* tvml_dev_str(tvml_device_t d, char* buf, size_t n) {
+TVML_SUPPORT const char* tvml_dev_str(tvml_device_t d, char* buf, size_t n) {
   const char* name = d.device_type == 1 ? "cpu" : d.device_type == 2 ? "cuda"
                    : d.device_type == 3 ? "cuda_host" : d.device_type == 4 ? "opencl"
                    : d.device_type == 7 ? "vulkan" : d.device_type == 8 ? "metal"
@@ -89,22 +124,11 @@ static TVML_UNUSED const char* tvml_dev_str(tvml_device_t d, char* buf, size_t n
   return buf;
 }
 
-static TVML_UNUSED const char* tvml_type_code_str(int32_t c) {
+TVML_SUPPORT const char* tvml_type_code_str(int32_t c) {
   return @ARG_TYPE_NAMES@;
 }
 
-/* malloc: the result aliases no other pointer, so restrict arguments and workspaces are
-   known apart (lets the compiler keep accumulators in registers) */
-static TVML_UNUSED __attribute__((malloc, assume_aligned(64))) void* tvml_alloc(size_t n) {
-  void* p = 0;
-  if (posix_memalign(&p, 64, n ? n : 64) != 0) return 0;
-  return p;
-}
-
-/* Argument checks, shared by every function of the library: one call per tensor instead of a
-   dozen inline tests keeps the C compiler's work (and the build time) small. Each returns -1
-   with the error message set when the check fails. */
-static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_arg(
+TVML_SUPPORT __attribute__((noinline, cold)) int tvml_check_arg(
     void** args, const int32_t* codes, int i, const char* fn, const char* name, int32_t ndim,
     int code, int bits, int lanes, const char* dtype_name, int32_t dev, const char* dev_name) {
   char s[32];
@@ -137,7 +161,7 @@ static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_arg(
 }
 
 /* shape[k0 .. k0+n) == want[0 .. n) */
-static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_shape(
+TVML_SUPPORT __attribute__((noinline, cold)) int tvml_check_shape(
     const DLTensor* t, const char* fn, const char* name, int k0, int n, const int64_t* want) {
   for (int k = k0; k < k0 + n; ++k) {
     if (t->shape[k] != want[k - k0]) {
@@ -151,7 +175,7 @@ static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_shape(
 }
 
 /* strides absent, or those of a compact row-major array (extent-1 dimensions exempt) */
-static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_compact(
+TVML_SUPPORT __attribute__((noinline, cold)) int tvml_check_compact(
     const DLTensor* t, const char* fn, const char* name) {
   if (t->strides == NULL) return 0;
   int64_t want = 1;
@@ -166,6 +190,44 @@ static TVML_UNUSED __attribute__((noinline, cold)) int tvml_check_compact(
   }
   return 0;
 }
+
+/* The checks of a function's arguments that need no shape variable, in one call: the count,
+   each parameter's type code (a tensor's ndim, dtype, device and data), then the layout of
+   each tensor that ``params`` gives one, in parameter order. */
+TVML_SUPPORT __attribute__((noinline, cold)) int tvml_check_args(
+    void** args, const int32_t* codes, int32_t num_args, const char* fn, int32_t n,
+    const tvml_param_t* params) {
+  if (num_args != n) {
+    tvml_set_err("%s: expects %d arguments, got %d", fn, (int)n, (int)num_args);
+    return -1;
+  }
+  for (int i = 0; i < n; ++i) {
+    const tvml_param_t* p = &params[i];
+    if (p->code == @ARG_DLTENSOR@) {
+      if (tvml_check_arg(args, codes, i, fn, p->name, p->ndim, p->dtype.code, p->dtype.bits,
+                         p->dtype.lanes, p->dtype_name, p->dev, p->dev_name) != 0)
+        return -1;
+    } else if (codes[i] != p->code) {
+      tvml_set_err("%s: Argument %s is expected to be %s, got %s", fn, p->name,
+                   p->code == @ARG_FLOAT@ ? "float" : "int", tvml_type_code_str(codes[i]));
+      return -1;
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    const tvml_param_t* p = &params[i];
+    if (!p->layout) continue;
+    const DLTensor* t = (const DLTensor*)args[i];
+    if (p->ndim > 0 && (tvml_check_shape(t, fn, p->name, 0, p->ndim, p->shape) != 0
+                        || tvml_check_compact(t, fn, p->name) != 0))
+      return -1;
+    if (t->byte_offset != (uint64_t)p->elem_offset * p->elem_bytes) {
+      tvml_set_err("%s: Argument %s.byte_offset is expected to be %lld, got %llu", fn, p->name,
+                   (long long)p->elem_offset, (unsigned long long)t->byte_offset);
+      return -1;
+    }
+  }
+  return 0;
+}
 """
 
 
@@ -174,11 +236,27 @@ def _c_names(var: str, names: dict, default: str) -> str:
     return "".join(f'{var} == {c} ? "{n}" : ' for c, n in names.items()) + f'"{default}"'
 
 
-PREAMBLE = (PREAMBLE
+_SUPPORT = (_SUPPORT
             .replace("@ARG_TYPE_NAMES@", _c_names("c", _dt.ARG_TYPE_NAMES, "object"))
             .replace("@DTYPE_NAMES@", _c_names("t.code", _dt.TYPE_CODE_NAMES, "unknown"))
             .replace("@UINT@", str(_dt.UINT))
-            .replace("@ARG_DLTENSOR@", str(_dt.ARG_DLTENSOR)))
+            .replace("@ARG_DLTENSOR@", str(_dt.ARG_DLTENSOR))
+            .replace("@ARG_FLOAT@", str(_dt.ARG_FLOAT)))
+_HIDDEN = '#define TVML_SUPPORT __attribute__((visibility("hidden")))\n'
+
+#: the support object's source: the support functions as hidden globals, compiled once per
+#: compiler and flags and linked into each library instead of compiled with every kernel
+SUPPORT_SOURCE = _HEADER + _HIDDEN + _SUPPORT
+#: defined (``-D``) when a build links the support object in: the generated file then only
+#: declares the support functions (their definitions' heads); without it, it is self-contained
+LINKED_SUPPORT_MACRO = "TVML_LINKED_SUPPORT"
+PREAMBLE = (_HEADER + _KERNEL_HEAD
+            + f"\n#ifdef {LINKED_SUPPORT_MACRO}  /* the support object is linked in */\n"
+            + _HIDDEN
+            + "".join(m[1] + ";\n" for m in re.finditer(r"^(TVML_SUPPORT\b[^{]*?) \{$",
+                                                         _SUPPORT, re.M))
+            + "#else\n#define TVML_SUPPORT static TVML_UNUSED\n" + _SUPPORT + "#endif\n")
+
 
 # Parallel regions use the thread count the runtime sets when it loads the library
 # (TVM_NUM_THREADS or the physical cores, see runtime/threading.py); OpenMP's default otherwise.
@@ -197,6 +275,11 @@ _LIBM_UNARY = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", 
 _LIBM_BINARY = ("pow", "fmod", "atan2", "hypot", "copysign", "nextafter", "fmin", "fmax", "ldexp")
 _LIBM_NAMES = frozenset(n + s for n in _LIBM_UNARY + _LIBM_BINARY + ("round", "lround")
                         for s in ("", "f", "l")) | frozenset({"abs", "labs", "llabs"})
+# what the printer may take from <math.h>: a file includes the header only when its text names
+# one of them (parsing it is a tenth of the C compiler's time on a small kernel); a call
+# missed here would be an implicit declaration, which the file makes an error
+_MATH_WORDS = re.compile(r"\b(?:%s)\b" % "|".join(sorted(
+    _LIBM_NAMES | {"NAN", "INFINITY", "HUGE_VAL", "isnan", "isinf", "isfinite"})))
 
 
 def c_string(s: str) -> str:
@@ -300,13 +383,14 @@ class CodeGenC:
     def finish(self, extra_meta: Optional[dict] = None) -> str:
         """The complete C source, with the metadata the runtime reads back from the library."""
         meta = {"version": 1, "functions": self.metadata, **(extra_meta or {})}
-        parts = [PREAMBLE]
-        parts += list(self._decls.values())
+        parts = list(self._decls.values())
         parts += list(self._helpers.values())
         parts += self._funcs
         text = json.dumps(meta, sort_keys=True)
         parts.append(f"const char __tvmlite_metadata[] = {c_string(text)};\n")
-        return "\n".join(parts)
+        code = "\n".join(parts)
+        head = "#include <math.h>\n" + PREAMBLE if _MATH_WORDS.search(code) else PREAMBLE
+        return head + "\n" + code
 
     def helper(self, name: str, code: str) -> str:
         self._helpers.setdefault(name, code)
@@ -395,30 +479,46 @@ class _FunctionPrinter(VectorPrinterMixin):
     def print_function(self) -> str:
         f = self.func
         params = list(f.params)
-        self.emit(f"if (num_args != {len(params)}) {{")
-        self.emit(f'  tvml_set_err("{self.symbol}: expects {len(params)} arguments, got %d", '
-                  f"(int)num_args);")
-        self.emit("  return -1;")
-        self.emit("}")
         sig = []
         tensors = []
+        rows = []  # the parameter table of tvml_check_args
+        tabled = True  # the tensors so far all have a constant layout, checked by the table
         for i, p in enumerate(params):
             if not isinstance(p, E.Var):
                 raise TVMError(f"{self.symbol}: parameter {i} is not a Var")
             buf = f.buffer_map.get(p)
             if buf is not None:
-                tensors.append((i, p, buf))
+                tabled = tabled and _constant_layout(buf)
+                tensors.append((i, buf, tabled))
                 sig.append({"name": buf.name, "kind": "tensor", "dtype": buf.dtype,
                             "ndim": len(buf.shape)})
-                self._check_tensor_header(i, buf)
+                rows.append(self._tensor_row(buf, tabled))
             elif p.dtype == "handle":
                 raise TVMError(f"{self.symbol}: handle parameter {p.name} has no buffer in "
                                f"buffer_map (tvmlite does not implement raw pointer parameters; "
                                f"declare a buffer for it)")
             else:
                 sig.append(self._scalar_param(i, p))
+                rows.append(f"{{{c_string(p.name)}, "
+                            f"{_dt.ARG_FLOAT if sig[-1]['kind'] == 'float' else _dt.ARG_INT}}}")
+        table = "NULL"
+        if rows:
+            table = f"tvml_params_{self.symbol}"
+            self.cg.declare(table, f"static const tvml_param_t {table}[] = {{\n  "
+                                   + ",\n  ".join(rows) + "};\n")
+        self.emit_check(f"tvml_check_args(args, type_codes, num_args, {c_string(self.symbol)}, "
+                        f"{len(params)}, {table})")
+        for i, p in enumerate(params):
+            buf = f.buffer_map.get(p)
+            if buf is None:
+                n = self.bind_name(p)
+                src = "double" if sig[i]["kind"] == "float" else "int64_t"
+                self.emit(f"{c_type(p.dtype)} {n} = ({c_type(p.dtype)})(*({src}*)args[{i}]);")
+            else:
+                t = self._tensor_names[buf] = self.fresh("arg")
+                self.emit(f"DLTensor* {t} = (DLTensor*)args[{i}];")
         # bind shape variables at their first occurrence, then check everything else
-        for _i, _p, buf in tensors:
+        for _i, buf, _ in tensors:
             self._bind_dims(buf, "shape", buf.shape)
             if buf.strides:
                 self._bind_dims(buf, "strides", buf.strides)
@@ -426,16 +526,9 @@ class _FunctionPrinter(VectorPrinterMixin):
                 n = self.bind_name(buf.elem_offset)
                 self.emit(f"{c_type(buf.elem_offset.dtype)} {n} = ({c_type(buf.elem_offset.dtype)})"
                           f"({self._t(buf)}->byte_offset / {max(_dt.bits(buf.dtype), 8) // 8});")
-        for _i, _p, buf in tensors:
-            self._check_dims(buf, "shape", buf.shape)
-            self._check_strides(buf)
-            if not isinstance(buf.elem_offset, E.Var):
-                off = self.expr(buf.elem_offset)
-                nb = max(_dt.bits(buf.dtype), 8) // 8
-                self.emit_fail(f"{self._t(buf)}->byte_offset != (uint64_t)({off}) * {nb}",
-                               f"{self.symbol}: Argument {_pct(buf.name)}.byte_offset is expected "
-                               f"to be {_pct(str(_const_or(buf.elem_offset)))}, got %llu",
-                               f"(unsigned long long){self._t(buf)}->byte_offset")
+        for _i, buf, tabled in tensors:
+            if not tabled:
+                self._check_layout(buf)
             ptr = self.bind_name(buf.data, buf.name)
             self.ptr_type[buf.data] = buf.dtype
             restrict = " restrict" if self.noalias else ""
@@ -456,34 +549,30 @@ class _FunctionPrinter(VectorPrinterMixin):
         if _dt.lanes(dt) != 1 or not (_dt.is_int(dt) or _dt.is_uint(dt) or _dt.is_float(dt)
                                       or _dt.is_bool(dt)):
             raise TVMError(f"{self.symbol}: parameter {p.name} has unsupported dtype {dt}")
-        is_f = _dt.is_float(dt)
-        code, kind, src = ((_dt.ARG_FLOAT, "float", "double") if is_f
-                           else (_dt.ARG_INT, "int", "int64_t"))
-        self.emit_fail(f"type_codes[{i}] != {code}",
-                       f"{self.symbol}: Argument {_pct(p.name)} is expected to be {kind}, got "
-                       f"%s", f"tvml_type_code_str(type_codes[{i}])")
-        n = self.bind_name(p)
-        self.emit(f"{c_type(dt)} {n} = ({c_type(dt)})(*({src}*)args[{i}]);")
-        return {"name": p.name, "kind": kind, "dtype": dt}
+        return {"name": p.name, "kind": "float" if _dt.is_float(dt) else "int", "dtype": dt}
+
+    def _tensor_row(self, buf: Buffer, layout: bool) -> str:
+        """The parameter table's entry of tensor ``buf`` (with its constant layout when
+        ``layout``)."""
+        code, bits, lanes = _dt.parse(buf.dtype)
+        # a GPU function emulated on the CPU takes arrays of the emulated device
+        dev = int((self.func.attrs or {}).get("tvmlite.arg_device_type", 1))
+        row = (f"{{{c_string(buf.name)}, {_dt.ARG_DLTENSOR}, {len(buf.shape)}, "
+               f"{{{code}, {bits}, {lanes}}}, {c_string(buf.dtype)}, {dev}, "
+               f"\"{'cuda' if dev == 2 else 'cpu'}\"")
+        if layout:
+            shape = ", ".join(str(d.value) for d in buf.shape)
+            row += (f", 1, {f'(const int64_t[]){{{shape}}}' if shape else 'NULL'}, "
+                    f"{buf.elem_offset.value}, {max(_dt.bits(buf.dtype), 8) // 8}")
+        return row + "}"
 
     def emit_check(self, call: str) -> None:
-        """Emit a call of a preamble check (it sets the message itself): -1 when it fails."""
+        """Emit a call of a support check (it sets the message itself): -1 when it fails."""
         self.emit(f"if (__builtin_expect(!!({call} != 0), 0)) {{")
         for p in reversed(self.heap):
             self.emit(f"  free({p});")
         self.emit("  return -1;")
         self.emit("}")
-
-    def _check_tensor_header(self, i: int, buf: Buffer) -> None:
-        t = self.fresh("arg")
-        self._tensor_names[buf] = t
-        code, bits, lanes = _dt.parse(buf.dtype)
-        # a GPU function emulated on the CPU takes arrays of the emulated device
-        dev = int((self.func.attrs or {}).get("tvmlite.arg_device_type", 1))
-        self.emit_check(f"tvml_check_arg(args, type_codes, {i}, {c_string(self.symbol)}, "
-                        f"{c_string(buf.name)}, {len(buf.shape)}, {code}, {bits}, {lanes}, "
-                        f"{c_string(buf.dtype)}, {dev}, \"{'cuda' if dev == 2 else 'cpu'}\")")
-        self.emit(f"DLTensor* {t} = (DLTensor*)args[{i}];")
 
     def _bind_dims(self, buf: Buffer, field: str, dims) -> None:
         t = self._t(buf)
@@ -508,7 +597,7 @@ class _FunctionPrinter(VectorPrinterMixin):
     def _check_dims(self, buf: Buffer, field: str, dims) -> None:
         t = self._t(buf)
         name = _pct(buf.name)
-        run: List[Tuple[int, int]] = []  # consecutive constant extents: one preamble call
+        run: List[Tuple[int, int]] = []  # consecutive constant extents: one support call
         for k, d in enumerate(list(dims) + [None]):
             if field == "shape" and isinstance(d, E.IntImm):
                 run.append((k, d.value))
@@ -532,6 +621,20 @@ class _FunctionPrinter(VectorPrinterMixin):
             self.emit_fail(f"(int64_t)({want}) != {got}",
                            f"{self.symbol}: Argument {name}.{field}[{k}] has an unsatisfied "
                            f"constraint: {text} == {name}.{field}[{k}], got %lld{extra}", *args)
+
+    def _check_layout(self, buf: Buffer) -> None:
+        """Shape, strides and byte offset of ``buf``, in the function (a shape variable or
+        expression takes part)."""
+        self._check_dims(buf, "shape", buf.shape)
+        self._check_strides(buf)
+        if not isinstance(buf.elem_offset, E.Var):
+            t = self._t(buf)
+            off = self.expr(buf.elem_offset)
+            nb = max(_dt.bits(buf.dtype), 8) // 8
+            self.emit_fail(f"{t}->byte_offset != (uint64_t)({off}) * {nb}",
+                           f"{self.symbol}: Argument {_pct(buf.name)}.byte_offset is expected "
+                           f"to be {_pct(str(_const_or(buf.elem_offset)))}, got %llu",
+                           f"(unsigned long long){t}->byte_offset")
 
     def _check_strides(self, buf: Buffer) -> None:
         t = self._t(buf)
@@ -689,7 +792,9 @@ class _FunctionPrinter(VectorPrinterMixin):
             values = ", ".join(self.expr(_const(v, dt)) for v in data)
             self.emit(f"static const {ct} {name}[{max(len(data), 1)}] = {{{values}}};")
             self.stmt(s.body)
-        elif count is not None and count * esize <= STACK_ALLOC_LIMIT and self.par is None:
+        # per call, or per thread inside a parallel loop: a stack array lets the C compiler
+        # keep it in registers (an accumulator tile)
+        elif count is not None and count * esize <= STACK_ALLOC_LIMIT:
             self.emit(f"{ct} {name}[{max(count, 1)}] __attribute__((aligned(64)));")
             self.stmt(s.body)
         else:
@@ -1026,6 +1131,13 @@ class _FunctionPrinter(VectorPrinterMixin):
                       for x in args]
             self.cg.declare(fname, f"{ret} {fname}({', '.join(ptypes) or 'void'});\n")
         return f"{fname}({', '.join(texts)})"
+
+
+def _constant_layout(buf: Buffer) -> bool:
+    """Whether ``buf``'s shape and byte offset are constants and its strides compact: the
+    parameter table of ``tvml_check_args`` can hold its layout checks."""
+    return all(isinstance(d, E.IntImm) for d in buf.shape) and not buf.strides \
+        and isinstance(buf.elem_offset, E.IntImm)
 
 
 def _is_zero(e) -> bool:

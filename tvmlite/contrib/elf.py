@@ -138,14 +138,14 @@ def validate_elf(data: bytes, path: str, kind: str) -> None:
         raise bad("the section headers are empty (zero-filled?)")
 
 
-def cached_library_ok(path) -> bool:
-    """Whether a kernel-cache entry is a whole shared library (entries are written to a
-    temporary file and renamed, but a crash of the machine or a full disk can still leave a
-    short file; such an entry is rebuilt, never loaded)."""
+def cached_library_ok(path, kind: str = "shared library") -> bool:
+    """Whether a kernel-cache entry is a whole shared library (or object file: ``kind``).
+    Entries are written to a temporary file and renamed, but a crash of the machine or a full
+    disk can still leave a short file; such an entry is rebuilt, never used."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
-        validate_elf(data, str(path), "shared library")
+        validate_elf(data, str(path), kind)
     except (OSError, TVMError):
         return False
     return True

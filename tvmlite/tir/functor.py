@@ -7,6 +7,7 @@ return the very same node when nothing below it changed, so identity marks "unch
 from __future__ import annotations
 
 import dataclasses
+from operator import attrgetter
 from typing import Any, Callable, Dict
 
 from .buffer import Buffer
@@ -14,6 +15,7 @@ from .expr import IterVar, Node, Var
 from .op import convert
 
 _FIELDS: Dict[type, tuple] = {}
+_VALUES: Dict[type, Callable[[Any], tuple]] = {}
 
 
 def node_fields(cls) -> tuple:
@@ -25,8 +27,42 @@ def node_fields(cls) -> tuple:
     return f
 
 
+def field_values(cls) -> Callable[[Any], tuple]:
+    """A function giving the tuple of a ``cls`` node's field values (one C-level call)."""
+    get = _VALUES.get(cls)
+    if get is None:
+        names = node_fields(cls)
+        if len(names) > 1:
+            get = attrgetter(*names)
+        elif names:
+            one = attrgetter(names[0])
+
+            def get(x):
+                return (one(x),)
+        else:
+            def get(x):
+                return ()
+        _VALUES[cls] = get
+    return get
+
+
 def _is_ir(x) -> bool:
     return isinstance(x, Node) and not isinstance(x, Buffer)
+
+
+def _dispatch(table: Dict[type, Callable], owner: type, cls: type, visit_tuple: Callable,
+              skip: Callable) -> Callable:
+    """The method of ``owner`` (a visitor class) for values of ``cls``, recorded in ``table``:
+    tuples visit their items, other non-nodes are skipped, nodes go to ``visit_<Class>`` or
+    ``generic``."""
+    if issubclass(cls, tuple):
+        fn = visit_tuple
+    elif not issubclass(cls, Node):
+        fn = skip
+    else:
+        fn = getattr(owner, "visit_" + cls.__name__, None) or owner.generic
+    table[cls] = fn
+    return fn
 
 
 class Visitor:
@@ -40,24 +76,23 @@ class Visitor:
         cls._table = {}
 
     def visit(self, x) -> None:
-        if isinstance(x, tuple):
-            for y in x:
-                self.visit(y)
-            return
-        if not isinstance(x, Node):
-            return
         cls = type(x)
         fn = self._table.get(cls)
         if fn is None:
-            fn = getattr(type(self), "visit_" + cls.__name__, None) or type(self).generic
-            self._table[cls] = fn
+            fn = _dispatch(self._table, type(self), cls, Visitor._visit_tuple, Visitor._skip)
         fn(self, x)
+
+    def _visit_tuple(self, x: tuple) -> None:
+        for y in x:
+            self.visit(y)
+
+    def _skip(self, x) -> None:
+        return None
 
     def generic(self, x) -> None:
         if isinstance(x, Buffer):
             return
-        for name in node_fields(type(x)):
-            v = getattr(x, name)
+        for v in field_values(type(x))(x):
             if isinstance(v, (Node, tuple)):
                 self.visit(v)
 
@@ -74,27 +109,28 @@ class Mutator:
         cls._table = {}
 
     def visit(self, x):
-        if isinstance(x, tuple):
-            out = tuple(self.visit(y) for y in x)
-            return x if all(a is b for a, b in zip(out, x)) else out
-        if not isinstance(x, Node):
-            return x
         cls = type(x)
         fn = self._table.get(cls)
         if fn is None:
-            fn = getattr(type(self), "visit_" + cls.__name__, None) or type(self).generic
-            self._table[cls] = fn
+            fn = _dispatch(self._table, type(self), cls, Mutator._visit_tuple, Mutator._keep)
         return fn(self, x)
+
+    def _visit_tuple(self, x: tuple):
+        out = tuple(self.visit(y) for y in x)
+        return x if all(a is b for a, b in zip(out, x)) else out
+
+    def _keep(self, x):
+        return x
 
     def generic(self, x):
         if isinstance(x, Buffer):
             return x
-        names = node_fields(type(x))
-        vals = [getattr(x, n) for n in names]
+        vals = field_values(type(x))(x)
         new = [self.visit(v) if isinstance(v, (Node, tuple)) else v for v in vals]
-        if all(a is b for a, b in zip(new, vals)):
-            return x
-        return type(x)(*new)
+        for a, b in zip(new, vals):
+            if a is not b:
+                return type(x)(*new)
+        return x
 
 
 class _Substitute(Mutator):
@@ -119,25 +155,29 @@ def substitute(node, vmap: Dict[Var, Any]):
 def _children(x) -> list:
     if isinstance(x, Buffer):
         return []
-    return [v for v in (getattr(x, n) for n in node_fields(type(x)))
-            if isinstance(v, (Node, tuple))]
+    return [v for v in field_values(type(x))(x) if isinstance(v, (Node, tuple))]
+
+
+_POST = object()  # on post_order_visit's stack: the node below it is done
 
 
 def post_order_visit(node, fvisit: Callable[[Any], None]) -> None:
     """Call ``fvisit`` on every node below ``node`` (children first).
 
     An explicit stack, not recursion: expressions nested 10,000 deep are fine."""
-    stack = [(node, False)]
+    stack = [node]
+    push, pop = stack.append, stack.pop
     while stack:
-        x, done = stack.pop()
-        if isinstance(x, tuple):
-            stack.extend((y, False) for y in reversed(x))
+        x = pop()
+        if x is _POST:
+            fvisit(pop())
+        elif isinstance(x, tuple):
+            stack.extend(reversed(x))
         elif isinstance(x, Node):
-            if done:
-                fvisit(x)
-            else:
-                stack.append((x, True))
-                stack.extend((y, False) for y in reversed(_children(x)))
+            push(x)
+            push(_POST)
+            if not isinstance(x, Buffer):  # fields that are no node are popped and dropped
+                stack.extend(reversed(field_values(type(x))(x)))
 
 
 def pre_order_visit(node, fvisit: Callable[[Any], Any]) -> None:

@@ -37,7 +37,7 @@ from ..expr import (
     Var,
 )
 from ..function import PrimFunc
-from ..functor import Mutator, Visitor, collect_vars, substitute
+from ..functor import Mutator, Visitor, collect_vars, field_values, substitute
 from ..stmt import (
     Allocate,
     AssertStmt,
@@ -162,6 +162,7 @@ class ScheduleState:
         # (decompose_reduction's ``B`` -> ``B_update``); replaced, never mutated, so a
         # transaction restores it with one reference
         self.renamed: Dict[Tuple[str, str], str] = {}
+        self._paths: Optional[_Paths] = None
 
     @property
     def func(self) -> PrimFunc:
@@ -245,48 +246,47 @@ class ScheduleState:
                 continue
             self._srefs[id(ref.stmt)] = ref
 
+    def _index(self) -> "_Paths":
+        """The paths to the loops and blocks of the current body (built once per body: the IR
+        is immutable, so a primitive's new body is a new object)."""
+        body = self.body
+        if self._paths is None or self._paths.body is not body:
+            self._paths = _Paths(body)
+        return self._paths
+
     def block_path(self, rv: BlockRV, primitive: str = "get") -> List[Stmt]:
         """The path from the function body to the BlockRealize of ``rv``."""
         if not isinstance(rv, BlockRV):
             raise TypeError(f"{primitive}: expected a BlockRV, got {type(rv).__name__}")
-        def named(name):
-            return find_path(self.body, lambda s: isinstance(s, BlockRealize)
-                             and s.block.name_hint == name)
-
+        blocks = self._index().blocks
         name, seen = rv.name, set()
-        path = named(name)
+        path = blocks.get(name)
         while path is None and (self.func_name, name) in self.renamed and name not in seen:
             seen.add(name)
             name = self.renamed[(self.func_name, name)]
-            path = named(name)
+            path = blocks.get(name)
         if path is None:
             what = f'block "{rv.name}"'
             cond = "the block is not in the function (removed by an earlier primitive?)"
             raise HandleError(f"ScheduleError: {primitive}: {what}: {cond}", primitive, what,
                               cond)
-        return path
+        return list(path)
 
     def loop_path(self, rv: LoopRV, primitive: str = "get") -> List[Stmt]:
         """The path from the function body to the For of ``rv``."""
         if not isinstance(rv, LoopRV):
             raise TypeError(f"{primitive}: expected a LoopRV, got {type(rv).__name__}")
-        path = find_path(self.body, lambda s: isinstance(s, For) and s.loop_var is rv.var)
-        if path is None:
+        path = self._index().loops.get(id(rv.var))
+        if path is None or path[-1].loop_var is not rv.var:
             what = f'loop "{rv.var.name}"'
             cond = ("the loop is not in the function (split, fused or removed by an earlier "
                     "primitive?)")
             raise HandleError(f"ScheduleError: {primitive}: {what}: {cond}", primitive, what,
                               cond)
-        return path
+        return list(path)
 
     def block_names(self) -> set:
-        out = set()
-
-        def f(s):
-            if isinstance(s, BlockRealize):
-                out.add(s.block.name_hint)
-        walk_stmts(self.body, f)
-        return out
+        return set(self._index().blocks)
 
     def fresh_block_name(self, base: str) -> str:
         names = self.block_names()
@@ -301,8 +301,45 @@ class ScheduleState:
         return any(b is buf for b in self.func.buffer_map.values())
 
 
+class _Paths:
+    """The path from ``body`` to the first (pre-order) loop of each loop variable (by id) and
+    to the first BlockRealize of each block name."""
+
+    def __init__(self, body: Stmt):
+        self.body = body
+        self.loops: Dict[int, List[Stmt]] = {}
+        self.blocks: Dict[str, List[Stmt]] = {}
+        path: List[Stmt] = []
+
+        def enter(x) -> bool:
+            path.append(x)
+            if isinstance(x, For):
+                self.loops.setdefault(id(x.loop_var), list(path))
+            elif isinstance(x, BlockRealize):
+                self.blocks.setdefault(x.block.name_hint, list(path))
+            return True
+
+        StmtWalker(enter, lambda x: path.pop()).visit(body)
+
+
 # --------------------------------------------------------------------------- tree utilities
-class StmtWalker(Visitor):
+def _stmt_children(s: Stmt) -> List[Stmt]:
+    """The statements directly under ``s``, in field order (a block's: its body alone)."""
+    if type(s) is Block:
+        return [s.body]
+    out: List[Stmt] = []
+    stack = [v for v in field_values(type(s))(s) if isinstance(v, (Stmt, tuple))]
+    stack.reverse()
+    while stack:  # expressions and regions hold no statements; tuples are flattened
+        v = stack.pop()
+        if isinstance(v, Stmt):
+            out.append(v)
+        elif isinstance(v, tuple):
+            stack.extend(reversed(v))
+    return out
+
+
+class StmtWalker:
     """A parents-first walk over the statements under a node (expressions, regions and a
     block's ``init`` are not entered): ``enter(stmt)`` is called on each and a false result
     skips the statement's children; ``leave(stmt)`` follows them."""
@@ -314,14 +351,13 @@ class StmtWalker(Visitor):
     def visit(self, x) -> None:
         if isinstance(x, Stmt):
             if self.enter(x):
-                super().visit(x)
+                for c in _stmt_children(x):
+                    self.visit(c)
             if self.leave is not None:
                 self.leave(x)
         elif isinstance(x, tuple):
-            super().visit(x)
-
-    def visit_Block(self, b: Block) -> None:
-        self.visit(b.body)
+            for y in x:
+                self.visit(y)
 
 
 def children(s: Stmt) -> List[Stmt]:
@@ -728,8 +764,10 @@ def rebind_blocks(s: Stmt, vmap: Dict[Var, PrimExpr], outer: Dict[Var, Range],
 
     def rec(x, dom, vm, pred_extra):
         if isinstance(x, BlockRealize):
-            known = {v: r for v, r in dom.items() if v not in keep}
-            vals = tuple(simplify(substitute(v, vm), known) for v in x.iter_values)
+            vals = x.iter_values
+            if vals:  # one analyzer of the loop ranges for all bindings
+                ana = analyzer({v: r for v, r in dom.items() if v not in keep})
+                vals = tuple(ana.simplify(substitute(v, vm)) for v in vals)
             pred = substitute(x.predicate, vm)
             if pred_extra is not None:
                 pred = conj(pred, pred_extra)

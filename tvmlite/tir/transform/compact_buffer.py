@@ -24,7 +24,7 @@ Runs on loop-level IR (after block lowering), before flattening.
 """
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from ...arith import Analyzer, relax_region, union
 from ...arith.int_set import IntSet
@@ -117,9 +117,12 @@ class _Rewrite(Mutator):
 class _Compact(Mutator):
     def __init__(self, analyzer):
         self.ana = analyzer
+        # the relaxed region of each access of the buffer being compacted, by (access, depth):
+        # whenever one is asked for, the loops above ``depth`` (the common ones) are bound
+        self._relaxed: dict = {}
 
     def _region(self, accesses, depth: int):
-        return _region_of(self.ana, accesses, depth)
+        return _region_of(self.ana, accesses, depth, memo=self._relaxed)
 
     def _clips_to_buffer(self, access, guard) -> bool:
         """Does ``guard`` hold whenever the accessed element lies inside the buffer?"""
@@ -169,6 +172,7 @@ class _Compact(Mutator):
         body = self.visit(a.body)
         # what is learnt about one buffer's loops is forgotten before the next buffer
         with self.ana.constraint_scope(True):
+            self._relaxed = {}
             return self._compact(a, body)
 
     def _compact(self, a, body):
@@ -212,7 +216,8 @@ class _Compact(Mutator):
         # and virtual thread accesses (fuzz seed 12: a read_at/write_at copy under a vthread)
         self._bind_loops(common)
         relaxed = [lp for lp in common if _block_wide(lp)] if _is_shared(a.scope) else []
-        region = _region_of(self.ana, col.found, len(common), relaxed)
+        region = _region_of(self.ana, col.found, len(common), relaxed,
+                            None if relaxed else self._relaxed)
         full_shape = tuple(buf.shape) if buf.strides else tuple(a.extents)
         shape, offsets = list(full_shape), [IntImm(e.dtype, 0) for e in full_shape]
         if region is not None and len(region) == len(shape):
@@ -255,14 +260,20 @@ def _block_wide(lp: For) -> bool:
                                or tb.thread_tag in VIRTUAL_THREADS)
 
 
-def _region_of(ana, accesses, depth: int, relaxed=()):
+def _region_of(ana, accesses, depth: int, relaxed=(), memo: Optional[dict] = None):
     """The union region of ``accesses`` with the loops below ``depth`` and the loops
-    ``relaxed`` relaxed, or None."""
+    ``relaxed`` relaxed, or None. ``memo`` keeps each access's relaxed region by depth."""
     sets = None
     try:
-        for _, indices, loops, _, _ in accesses:
-            dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in (*relaxed, *loops[depth:])}
-            cur = [IntSet.from_range(r) for r in relax_region(indices, dom, ana)]
+        for access in accesses:
+            cur = memo.get((id(access), depth)) if memo is not None else None
+            if cur is None:
+                _, indices, loops, _, _ = access
+                dom = {lp.loop_var: Range(lp.min, lp.extent)
+                       for lp in (*relaxed, *loops[depth:])}
+                cur = [IntSet.from_range(r) for r in relax_region(indices, dom, ana)]
+                if memo is not None:
+                    memo[(id(access), depth)] = cur
             sets = cur if sets is None else [union([x, y], ana) for x, y in zip(sets, cur)]
         return [x.to_range(ana) for x in sets] if sets is not None else None
     except (ValueError, TypeError):
