@@ -5,6 +5,7 @@ their blocks where the transforms saved outweigh the kernel time lost."""
 import json
 
 import numpy as np
+import pytest
 
 import tvmlite as tvm
 from tvmlite import autotvm, relay
@@ -191,3 +192,25 @@ def test_tuned_blocks_agree_along_the_graph(rng, monkeypatch, tmp_path):
     # where agreeing costs more than the transforms it saves, the fastest records win
     slow = {i: {k: 100 * s for k, s in agree[i].items()} for i in agree}
     assert build({i: {**fast[i], **slow[i]} for i in fast})[0] == alone
+
+
+def test_layout_choice_minimizes_exactly_on_a_loopy_graph(rng):
+    # residual networks make cycles of pairwise terms (a block's input, its two convs and the
+    # add that joins them): variable elimination is exact there, as brute force shows
+    import itertools
+
+    from tvmlite.relay.transform import layout_choice
+    sizes = [3, 4, 2, 3, 4, 3]
+    pairs = [(0, 1), (1, 2), (0, 2), (2, 3), (3, 4), (2, 4), (4, 5), (1, 5)]
+    factors = [((v,), rng.random(sizes[v])) for v in range(len(sizes))]
+    factors += [((u, v), rng.random((sizes[u], sizes[v]))) for u, v in pairs]
+    factors.append(((0, 3, 5), rng.random((sizes[0], sizes[3], sizes[5]))))
+
+    def total(labels):
+        return sum(t[tuple(labels[v] for v in vs)] for vs, t in factors)
+    best = min(itertools.product(*(range(s) for s in sizes)), key=total)
+    got = layout_choice.minimize(sizes, factors)
+    assert total(got) == pytest.approx(total(best))
+    # coordinate descent, where the tables would grow too large, ends no worse than its start
+    start = [0] * len(sizes)
+    assert total(layout_choice._descend(sizes, factors)) <= total(start)
