@@ -194,14 +194,14 @@ def _dense_block(call: Call, target: Target) -> Optional[int]:
 
 class _Plan:
     """What :func:`_rewrite` makes of each node of a function: its kind, the block of a
-    packed node as a function of the labels of the packed convolutions (``convs[v]`` has
-    candidates ``labels[v]``) and the block each of its children is read in."""
+    packed node as a function of the labels of the packed convolutions (variable ``v`` of
+    ``convs``: candidates ``labels[v]``) and the block each of its children is read in."""
 
     def __init__(self):
         self.kind: Dict[int, str] = {}
         self.block: Dict[int, Block] = {}
         self.needs: Dict[int, List[Block]] = {}
-        self.convs: List[Call] = []
+        self.convs: Dict[int, int] = {}  # a packed convolution's variable
         self.labels: List[List[_Label]] = []
         self.dense_bn: Dict[int, int] = {}
 
@@ -224,9 +224,9 @@ def _plan(func: Function, target: Target) -> _Plan:
             continue
         args = n.args
         if _is_packable_conv(n):
-            v = len(p.convs)
-            p.convs.append(n)
-            p.labels.append(labels := _labels(n, target))
+            v = p.convs[id(n)] = len(p.labels)
+            labels = _labels(n, target)
+            p.labels.append(labels)
             p.set(n, "conv", Block((v,), lambda lb, v=v, labels=labels: labels[lb[v]].oc_bn),
                   [Block((v,), lambda lb, v=v, labels=labels: labels[lb[v]].ic_bn), NCHW])
             continue
@@ -343,7 +343,7 @@ def _rewrite(func: Function, p: _Plan, chosen: List[int], target: Target) -> Fun
         a = n.attrs
         block = p.block[id(n)].at(lb) if id(n) in p.block else None
         if kind == "conv":
-            v = p.convs.index(n)
+            v = p.convs[id(n)]
             label = p.labels[v][chosen[v]]
             ic_bn, oc_bn = label.ic_bn, label.oc_bn
             # the packed workload gets the same config (no second fallback warning), as
