@@ -214,3 +214,31 @@ def test_layout_choice_minimizes_exactly_on_a_loopy_graph(rng):
     # coordinate descent, where the tables would grow too large, ends no worse than its start
     start = [0] * len(sizes)
     assert total(layout_choice._descend(sizes, factors)) <= total(start)
+
+
+def test_depthwise_conv_repacks_an_input_block_narrower_than_a_vector(rng, monkeypatch,
+                                                                       tmp_path):
+    # the pointwise conv's only record packs its output in blocks of 2: the depthwise conv
+    # would vectorize over 2 lanes (4x slower than over 16); it re-packs in 16 instead
+    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))
+    mod = _depthwise_block_net(24, 48, 1)
+    tasks = autotvm.task.extract_from_program(mod["main"], target="llvm", params={},
+                                              ops=(relay.op.get("nn.conv2d"),))
+    pw = next(t for t in tasks if t.args[1][1] == (48, 24, 1, 1))
+    p = {"w1": rng.standard_normal((48, 24, 1, 1)).astype("float32"),
+         "wd": rng.standard_normal((48, 1, 3, 3)).astype("float32"),
+         "w2": rng.standard_normal((8, 48, 1, 1)).astype("float32")}
+    xv = rng.standard_normal((1, 24, 15, 13)).astype("float32")
+    with autotvm.apply_history_best(_records(pw, {(8, 2): 1e-4})):
+        with tvm.transform.PassContext(opt_level=3):
+            factory = relay.build(mod, target="llvm", params=p)
+    g = json.loads(factory.get_graph_json())
+    shapes = g["attrs"]["shape"][1]
+    blocks = {n["attrs"]["func_name"]: shapes[g["node_row_ptr"][i]][-1]
+              for i, n in enumerate(g["nodes"]) if n["op"] == "tvm_op"}
+    dw = [b for k, b in blocks.items() if "depthwise" in k]
+    assert dw == [16], blocks
+    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    gm.run(x=xv)
+    plain, _ = _run(mod, p, {"x": xv}, disabled=["AlterOpLayout"])
+    np.testing.assert_allclose(gm.get_output(0).numpy(), plain, rtol=1e-4, atol=1e-4)

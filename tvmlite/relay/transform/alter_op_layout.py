@@ -13,9 +13,9 @@ tuned record of ``dense_nopack.x86`` is faster.
 
 A depthwise ``nn.conv2d`` (groups = channels) becomes ``nn.contrib_depthwise_conv2d_NCHWc``
 in the block its input already has (kernel ``OIHW1i{b}o``), so MobileNet-style blocks stay
-packed from one convolution to the next; an input block narrower than the widest of 16, 8,
-4 that divides the channels is re-packed in that one (a depthwise kernel vectorizes over the
-block: 1.8x slower in blocks of 8 than of 16, 11x in blocks of 1).
+packed from one convolution to the next; an input block narrower than a vector and than the
+widest of 16, 8, 4 that divides the channels is re-packed in that one (a depthwise kernel
+vectorizes over the block: with AVX-512, 1.8x slower in blocks of 8 than of 16, 11x in 1).
 
 Values stay packed through element-wise and broadcast ops (relu, add of another packed value
 or of a per-channel constant, bias_add), so the next convolution with the same block reads
@@ -160,8 +160,10 @@ def _depthwise_default(call: Call) -> Optional[int]:
 
 
 def _depthwise_block(incoming: Optional[int], default: int) -> int:
-    """A depthwise convolution's block: its input's unless narrower than ``default``."""
-    return incoming if incoming and incoming >= default else default
+    """A depthwise convolution's block: its input's unless narrower than ``default`` and
+    than a vector."""
+    return incoming if incoming and incoming >= min(default, vector_lanes("float32")) \
+        else default
 
 
 def _dense_block(call: Call, target: Target) -> Optional[int]:
