@@ -19,6 +19,8 @@ from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from ...topi.x86.injective import vector_width
+
 #: seconds per element of a one-thread layout transform whose stores are whole vectors:
 #: the NCHW{a}c -> NCHW{b}c kernels of ResNet and MobileNet shapes take 0.5-0.8 ns (Zen 4)
 SECONDS_PER_ELEMENT = 0.65e-9
@@ -59,20 +61,25 @@ class Value(NamedTuple):
 def transform_seconds(numel: int, src: Optional[int], dst: Optional[int], lanes: int,
                       threads: int) -> float:
     """Modelled time of re-laying ``numel`` floats from ``NCHW{src}c`` to ``NCHW{dst}c``
-    (None: NCHW), as AlterOpLayout emits it (through NCHW; the two transforms fuse).
+    (None: NCHW), as AlterOpLayout emits it (through NCHW; the two transforms fuse) and the
+    x86 injective schedule vectorizes it (the inner axis, the block, by
+    :func:`~tvmlite.topi.x86.injective.vector_width`; without one, the flattened nest).
 
-    Measured on one thread (ns per element): stores of a full vector (a block with a power
-    of two of 8 or more) 0.5-0.8; blocks of 4, 2, 1 about 1.1, 2.2 and 6.5 (the inner loop
-    narrows to scalars); a block of 16 from one of 24 or 72, whose vectors straddle source
-    blocks and are gathered lane by lane, 2.5."""
+    Measured on one thread, Zen 4 (ns per element): stores of 8 or more lanes 0.3-0.8;
+    short vectors of a whole block of 4 or 2 lanes 0.8-1.2 and 1.7-3.5; blocks of 1,
+    flattened, 6-20; vectors that straddle the source's blocks (16 from 24 or 72), gathered
+    lane by lane, 2.5."""
     if src == dst:
         return 0.0
     t = SECONDS_PER_ELEMENT
     if dst is not None:
-        width = min(dst & -dst, lanes)  # the widest power-of-two vector the block holds
-        t *= max(1.0, 8 / width)
-        if src is not None and src > 1 and dst % src and src % width:
-            t *= 4.0
+        width = vector_width(dst, lanes)
+        if width is None:
+            t *= 12.0
+        else:
+            t *= max(1.0, 8 / width)
+            if src is not None and src > 1 and dst % src and src % width:
+                t *= 4.0
     return numel * t / threads
 
 
