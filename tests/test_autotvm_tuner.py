@@ -292,3 +292,32 @@ def test_index_tuners_walk_the_valid_indices_of_their_range():
     option = _option()
     tuner.tune(n_trial=100, measure_option=option)
     assert sorted(option["runner"].measured) == ok
+
+
+def test_xgb_tuner_measures_the_fallback_config_first():
+    # the untuned build's config is then among the records: the best is never worse than it,
+    # and AlterOpLayout can weigh the untuned blocks against the tuned ones
+    pytest.importorskip("xgboost", reason="XGBTuner needs xgboost (pip install xgboost-cpu)")
+    from tvmlite import te, topi  # noqa: F401  (registers conv2d_NCHWc.x86)
+    from tvmlite.autotvm.space import FallbackConfigEntity
+    X, W = te.placeholder((1, 32, 14, 14)), te.placeholder((48, 32, 3, 3))
+    args = (X, W, (1, 1), (1, 1, 1, 1), (1, 1), "NCHW", "NCHW", "float32")
+    task = autotvm.task.create("conv2d_NCHWc.x86", args=args, target="llvm")
+
+    class Flat(SynthRunner):
+        def run(self, measure_inputs, build_results):
+            self.measured += [inp.config for inp in measure_inputs]
+            return [MeasureResult((1e-3,), 0, 0.0, time.time()) for _ in measure_inputs]
+
+    runner = Flat()
+    tuner = autotvm.tuner.XGBTuner(task, feature_type="knob", seed=0)
+    tuner.tune(n_trial=3, measure_option=autotvm.measure_option(builder=SynthBuilder(),
+                                                                runner=runner))
+    fallback = FallbackConfigEntity()
+    with task.target:
+        task.instantiate(fallback)
+    first = runner.measured[0]
+    assert first.index != 0 and len(runner.measured) == 3
+    for knob in ("tile_ic", "tile_oc", "tile_ow"):
+        assert first[knob].size[1:] == fallback[knob].size[1:], knob
+    assert first["unroll_kw"] == fallback["unroll_kw"]

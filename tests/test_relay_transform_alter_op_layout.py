@@ -1,12 +1,14 @@
 """AlterOpLayout (opt_level 3, x86): NCHW convolutions run as ``nn.contrib_conv2d_NCHWc``
 between layout transforms that cancel across element-wise ops; results equal the unaltered
-build and numpy."""
+build and numpy. Under a tuning log, the records chosen let neighbouring layers agree on
+their blocks where the transforms saved outweigh the kernel time lost."""
 import json
 
 import numpy as np
+import pytest
 
 import tvmlite as tvm
-from tvmlite import relay
+from tvmlite import autotvm, relay
 from tvmlite.contrib import graph_executor
 from tvmlite.topi.testing import conv2d_nchw_python
 
@@ -127,3 +129,116 @@ def test_dense_with_constant_weight_runs_over_the_weight_packed_at_build(rng):
                     {"x": xv, "w": wv})
     assert ops == ["fused_nn_dense"], ops
     np.testing.assert_allclose(got, xv @ wv.T, rtol=1e-5, atol=1e-5)
+
+
+def _residual_net():
+    """conv a (16 -> 32, 3x3) -> relu -> conv b (32 -> 32, 3x3) + a -> relu -> conv c (1x1)."""
+    x = relay.var("x", shape=(1, 16, 14, 14))
+    wa, wb = relay.var("wa", shape=(32, 16, 3, 3)), relay.var("wb", shape=(32, 32, 3, 3))
+    wc = relay.var("wc", shape=(16, 32, 1, 1))
+    a = relay.nn.relu(relay.nn.conv2d(x, wa, padding=(1, 1)))
+    b = relay.nn.relu(relay.add(relay.nn.conv2d(a, wb, padding=(1, 1)), a))
+    return relay.Function([x, wa, wb, wc], relay.nn.conv2d(b, wc))
+
+
+def _records(task, costs):
+    """A hand-written log of ``task``: one record per ``(ic_bn, oc_bn): seconds``."""
+    space = task.config_space
+    out = []
+    for (ic, oc), sec in costs.items():
+        idx = next(i for i in range(space.range_length)
+                   if space.get(i)["tile_ic"].size[-1] == ic
+                   and space.get(i)["tile_oc"].size[-1] == oc)
+        out.append((autotvm.MeasureInput(task.target, task, space.get(idx)),
+                    autotvm.MeasureResult((sec,), 0, 0.1, 0)))
+    return out
+
+
+def test_tuned_blocks_agree_along_the_graph(rng, monkeypatch, tmp_path):
+    # issue 16: the fastest record of each convolution alone picked its blocks, and layout
+    # transforms appeared between every two layers that disagreed (MobileNetV2: 39 instead
+    # of 2), slower than the untuned build. Each convolution here has a fastest record whose
+    # blocks disagree with its neighbours' and one a hair slower that agrees.
+    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))  # the choice, not a cached build
+    func = _residual_net()
+    mod = tvm.IRModule.from_expr(func)
+    tasks = autotvm.task.extract_from_program(mod["main"], target="llvm", params={},
+                                              ops=(relay.op.get("nn.conv2d"),))
+    assert [t.args[1][1] for t in tasks] == [(32, 16, 3, 3), (32, 32, 3, 3), (16, 32, 1, 1)]
+    fast = {0: {(16, 8): 100e-6}, 1: {(4, 32): 100e-6}, 2: {(2, 16): 50e-6}}
+    agree = {0: {(16, 16): 100.01e-6}, 1: {(16, 16): 100.01e-6}, 2: {(16, 16): 50.01e-6}}
+    p = {"wa": rng.standard_normal((32, 16, 3, 3)).astype("float32") * 0.2,
+         "wb": rng.standard_normal((32, 32, 3, 3)).astype("float32") * 0.2,
+         "wc": rng.standard_normal((16, 32, 1, 1)).astype("float32") * 0.2}
+    xv = rng.standard_normal((1, 16, 14, 14)).astype("float32")
+    a = np.maximum(conv2d_nchw_python(xv, p["wa"], 1, 1), 0)
+    b = np.maximum(conv2d_nchw_python(a, p["wb"], 1, 1) + a, 0)
+    ref = conv2d_nchw_python(b, p["wc"], 1, 0)
+
+    def build(costs):
+        logs = [_records(t, costs[i]) for i, t in enumerate(tasks)]
+        with autotvm.apply_history_best(logs):
+            got, ops = _run(mod, p, {"x": xv})
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+        return [o for o in ops if o.startswith("fused_layout_transform")], ops
+
+    # the fastest records alone: transforms between the layers
+    alone, _ = build(fast)
+    assert len(alone) > 2, alone
+    # with the agreeing records logged too: only the input's pack and the output's unpack
+    both, ops = build({i: {**fast[i], **agree[i]} for i in fast})
+    assert len(both) == 2, ops
+    assert not any("layout_transform" in o for o in ops if "conv2d" in o), ops
+    # where agreeing costs more than the transforms it saves, the fastest records win
+    slow = {i: {k: 100 * s for k, s in agree[i].items()} for i in agree}
+    assert build({i: {**fast[i], **slow[i]} for i in fast})[0] == alone
+
+
+def test_layout_choice_minimizes_exactly_on_a_loopy_graph(rng):
+    # residual networks make cycles of pairwise terms (a block's input, its two convs and the
+    # add that joins them): variable elimination is exact there, as brute force shows
+    import itertools
+
+    from tvmlite.relay.transform import layout_choice
+    sizes = [3, 4, 2, 3, 4, 3]
+    pairs = [(0, 1), (1, 2), (0, 2), (2, 3), (3, 4), (2, 4), (4, 5), (1, 5)]
+    factors = [((v,), rng.random(sizes[v])) for v in range(len(sizes))]
+    factors += [((u, v), rng.random((sizes[u], sizes[v]))) for u, v in pairs]
+    factors.append(((0, 3, 5), rng.random((sizes[0], sizes[3], sizes[5]))))
+
+    def total(labels):
+        return sum(t[tuple(labels[v] for v in vs)] for vs, t in factors)
+    best = min(itertools.product(*(range(s) for s in sizes)), key=total)
+    got = layout_choice.minimize(sizes, factors)
+    assert total(got) == pytest.approx(total(best))
+    # coordinate descent, where the tables would grow too large, ends no worse than its start
+    start = [0] * len(sizes)
+    assert total(layout_choice._descend(sizes, factors)) <= total(start)
+
+
+def test_depthwise_conv_repacks_an_input_block_narrower_than_a_vector(rng, monkeypatch,
+                                                                       tmp_path):
+    # the pointwise conv's only record packs its output in blocks of 2: the depthwise conv
+    # would vectorize over 2 lanes (4x slower than over 16); it re-packs in 16 instead
+    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))
+    mod = _depthwise_block_net(24, 48, 1)
+    tasks = autotvm.task.extract_from_program(mod["main"], target="llvm", params={},
+                                              ops=(relay.op.get("nn.conv2d"),))
+    pw = next(t for t in tasks if t.args[1][1] == (48, 24, 1, 1))
+    p = {"w1": rng.standard_normal((48, 24, 1, 1)).astype("float32"),
+         "wd": rng.standard_normal((48, 1, 3, 3)).astype("float32"),
+         "w2": rng.standard_normal((8, 48, 1, 1)).astype("float32")}
+    xv = rng.standard_normal((1, 24, 15, 13)).astype("float32")
+    with autotvm.apply_history_best(_records(pw, {(8, 2): 1e-4})):
+        with tvm.transform.PassContext(opt_level=3):
+            factory = relay.build(mod, target="llvm", params=p)
+    g = json.loads(factory.get_graph_json())
+    shapes = g["attrs"]["shape"][1]
+    blocks = {n["attrs"]["func_name"]: shapes[g["node_row_ptr"][i]][-1]
+              for i, n in enumerate(g["nodes"]) if n["op"] == "tvm_op"}
+    dw = [b for k, b in blocks.items() if "depthwise" in k]
+    assert dw == [16], blocks
+    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    gm.run(x=xv)
+    plain, _ = _run(mod, p, {"x": xv}, disabled=["AlterOpLayout"])
+    np.testing.assert_allclose(gm.get_output(0).numpy(), plain, rtol=1e-4, atol=1e-4)

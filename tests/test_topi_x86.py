@@ -394,6 +394,30 @@ def test_conv2d_NCHWc_template_on_nchw_args_tunes_the_blocks():
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=f"config {i}")
 
 
+def test_conv2d_NCHWc_template_measures_the_packed_kernel_when_tuning():
+    # as a network runs it (AlterOpLayout packs data and kernel outside the kernel) and as
+    # classic TVM measures it: under in_tuning the arguments are the packed tensors
+    from tvmlite.autotvm import worker
+    c, f, h, w = 6, 8, 7, 9
+    X, W = te.placeholder((1, c, h, w), name="X"), te.placeholder((f, c, 3, 3), name="W")
+    task = autotvm.task.create("conv2d_NCHWc.x86",
+                               args=(X, W, 1, 1, 1, "NCHW", "NCHW", "float32"), target="llvm")
+    x, wt = _rand(1, c, h, w), _rand(f, c, 3, 3)
+    want = ref.conv2d_nchw_python(x, wt, 1, 1)
+    for i in _space_points(task, 3):
+        s, bufs = worker._instantiate(task, i)
+        assert not autotvm.GLOBAL_SCOPE.in_tuning
+        cfg = task.config_space.get(i)
+        ibn, obn = cfg["tile_ic"].size[-1], cfg["tile_oc"].size[-1]
+        assert [[int(d) for d in b.shape] for b in bufs] == [
+            [1, c // ibn, h, w, ibn], [f // obn, c // ibn, 3, 3, ibn, obn],
+            [1, f // obn, h, w, obn]]
+        xp = x.reshape(1, c // ibn, ibn, h, w).transpose(0, 1, 3, 4, 2)
+        wp = wt.reshape(f // obn, obn, c // ibn, ibn, 3, 3).transpose(0, 2, 4, 5, 3, 1)
+        got = _unpack(run(s, bufs, [xp, wp]))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=f"config {i}")
+
+
 def test_batch_norm_x86_injective():
     x = _rand(2, 7, 5, 33)
     g, b, m, v = _rand(7), _rand(7), _rand(7), np.abs(_rand(7)) + 0.5

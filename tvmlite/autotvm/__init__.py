@@ -8,9 +8,10 @@ best one when the template is called again.
 """
 from .. import _classic
 from .._classic import fallback as _fallback
-from . import callback, dispatch, executor, measure, record, space, task, tophub, tuner
+from . import callback, dispatch, env, executor, measure, record, space, task, tophub, tuner
 from .apply_history_best import ApplyHistoryBest, apply_history_best
 from .dispatch import ApplyConfig, DispatchContext, FallbackContext
+from .env import GLOBAL_SCOPE
 from .measure import (
     LocalBuilder,
     LocalRunner,
@@ -22,13 +23,6 @@ from .measure import (
 )
 from .space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 from .task import get_config, template
-
-
-class _GlobalScope:
-    in_tuning = False
-
-
-GLOBAL_SCOPE = _GlobalScope()
 
 __all__ = ["template", "get_config", "task", "tuner", "callback", "record", "space",
            "measure_option", "LocalBuilder", "LocalRunner", "MeasureInput", "MeasureResult",

@@ -6,7 +6,7 @@ tasks dispatch), so it lives here rather than beside the other dispatch contexts
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from .dispatch import DispatchContext, _target_keys
 from .record import decode, load_from_file
@@ -20,13 +20,16 @@ class ApplyHistoryBest(DispatchContext):
     """Give each workload the best valid record of a log (``autotvm.apply_history_best``).
 
     ``records``: a log file name, a list of file names, or an iterable of
-    ``(MeasureInput, MeasureResult)`` pairs.
+    ``(MeasureInput, MeasureResult)`` pairs. The other valid records are kept too
+    (:meth:`records`): AlterOpLayout chooses among them so that neighbouring convolutions
+    agree on their data layout.
     """
 
     def __init__(self, records):
         super().__init__()
         self.best_by_targetkey: Dict[Tuple[str, Tuple], Tuple[Any, Any]] = {}
         self._best_user: Dict[Tuple[str, Tuple], Any] = {}
+        self._all: Dict[Tuple[str, Tuple], List[Tuple[float, Any, Any]]] = {}
         if records is not None:
             self.load(records)
 
@@ -44,6 +47,7 @@ class ApplyHistoryBest(DispatchContext):
                 old = self.best_by_targetkey.get(k)
                 if old is None or cost < sum(old[1].costs) / len(old[1].costs):
                     self.best_by_targetkey[k] = (inp, res)
+                self._all.setdefault(k, []).append((cost, inp, res))
 
     @staticmethod
     def _collect(records, items: list) -> None:
@@ -67,6 +71,20 @@ class ApplyHistoryBest(DispatchContext):
                 return self._best_user[k]
             if k in self.best_by_targetkey:
                 return self.best_by_targetkey[k][0].config
+        return None
+
+    def _records_inside(self, target, workload) -> Optional[List[Tuple[Any, Any]]]:
+        if workload is None:
+            return None
+        keys = _target_keys(target) or tuple({k for k, _ in self._all})
+        for key in keys:
+            k = (key, workload)
+            if k in self._best_user:
+                return []
+            if k in self._all:
+                recs = self._all[k]
+                recs.sort(key=lambda r: r[0])  # stable: equal costs keep the log's order
+                return [(inp, res) for _, inp, res in recs]
         return None
 
     def update(self, target, workload, cfg) -> None:

@@ -7,7 +7,7 @@ once per workload that no tuned record was found.
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..target import Target
 from .space import ConfigSpace, FallbackConfigEntity
@@ -43,8 +43,22 @@ class DispatchContext:
     def update(self, target, workload, cfg) -> None:
         raise NotImplementedError
 
+    def records(self, target, workload) -> List[Tuple[Any, Any]]:
+        """Every valid ``(MeasureInput, MeasureResult)`` this context (or, when it has none,
+        a parent) holds for ``workload``, fastest first: the alternatives to the best config
+        that a pass choosing among them (AlterOpLayout's blocks) weighs. Empty where the
+        context decides alone (a config set by ``update``, one applied to everything)."""
+        ret = self._records_inside(target, workload)
+        if ret is None:
+            ret = self._old_ctx.records(target, workload)
+        return ret
+
     def _query_inside(self, target, workload):
         raise NotImplementedError
+
+    def _records_inside(self, target, workload) -> Optional[List[Tuple[Any, Any]]]:
+        """This context's records of ``workload`` (None: ask the parent)."""
+        return []
 
     def __enter__(self):
         self._old_ctx = DispatchContext.current
@@ -82,6 +96,9 @@ class FallbackContext(DispatchContext):
 
     def query(self, target, workload):
         return self._query_inside(target, workload)
+
+    def records(self, target, workload) -> List[Tuple[Any, Any]]:
+        return []
 
     def _query_inside(self, target, workload):
         if workload is None:

@@ -33,6 +33,7 @@ from ..te.tensor import PlaceholderOp, Tensor
 from ..tir.analysis import gpu_code_errors
 from ..tir.expr import IntImm
 from ..tir.transform import prim_func_pass
+from .env import GLOBAL_SCOPE
 from .feature import loop_nest_features
 
 # MeasureErrorNo values (kept here so a worker need not import the measure module)
@@ -83,12 +84,19 @@ def _arg_specs(args) -> List[Tuple[Tuple[int, ...], str, bool]]:
 
 
 def _instantiate(task, index: int):
+    """The schedule and arguments of config ``index``, as measured: with
+    ``GLOBAL_SCOPE.in_tuning`` set (a template may then leave out work a network does
+    elsewhere, as ``conv2d_NCHWc.x86`` leaves the packing of its NCHW arguments)."""
     cfg = task.config_space.get(index)
+    scope = GLOBAL_SCOPE
+    old, scope.in_tuning = scope.in_tuning, True
     try:
         with task.target:
             out = task.instantiate(cfg)
     except Exception as e:  # noqa: BLE001  (any template error is the candidate's result)
         raise WorkerError(INSTANTIATION_ERROR, _short_tb(e)) from None
+    finally:
+        scope.in_tuning = old
     if not cfg.valid():  # the template called cfg.raise_error
         raise WorkerError(INSTANTIATION_ERROR, "InstantiationError: " + "; ".join(cfg.errors))
     return out

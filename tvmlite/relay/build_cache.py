@@ -8,11 +8,11 @@ The record goes through the driver's one disk-cache helper (``disk_record`` /
 directory); the params are a ``save_param_dict`` file next to it. The key is a SHA-256 of the
 network's structure and weights, of what the driver's own build key holds (target, ISA flags,
 opt_level, config, passes) and of the configs AutoTVM would give: the tuned records of the
-``apply_history_best`` contexts in effect and any config set by hand. Not cached: a GPU
-build (its library imports the device code's module), a function without parameters
-(FoldConstant evaluating constant sub-graphs), and a build with pass instruments, user
-intrinsic-lowering rules, operators or strategies registered after import, or a dispatch
-context other than those.
+``apply_history_best`` contexts in effect (every record with its cost: AlterOpLayout weighs
+them all) and any config set by hand. Not cached: a GPU build (its library imports the
+device code's module), a function without parameters (FoldConstant evaluating constant
+sub-graphs), and a build with pass instruments, user intrinsic-lowering rules, operators or
+strategies registered after import, or a dispatch context other than those.
 
 The "Cannot find config" warnings of the fallback configs the first build used are given
 again on a hit, once per workload per process, as a build would.
@@ -85,6 +85,9 @@ def _dispatch_digest() -> Optional[str]:
         if isinstance(ctx, ApplyHistoryBest):
             parts.append(repr(sorted((repr(k), str(inp.config)) for k, (inp, _)
                                      in ctx.best_by_targetkey.items())))
+            # AlterOpLayout weighs every record of a convolution, not only the best
+            parts.append(repr(sorted((repr(k), sorted((c, str(inp.config)) for c, inp, _ in v))
+                                     for k, v in ctx._all.items())))
             parts.append(repr(sorted((repr(k), str(c)) for k, c in ctx._best_user.items())))
         elif isinstance(ctx, FallbackContext):
             # configs set by hand (fallback configs are the same in every process)

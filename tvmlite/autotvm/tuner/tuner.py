@@ -11,9 +11,36 @@ import numpy as np
 from ..argcheck import check_int
 from ..measure import MeasureInput, MeasureResult, create_measure_batch
 from ..record import load_from_file
-from ..space import ConfigEntity
+from ..space import ConfigEntity, FallbackConfigEntity, SpaceError, SplitEntity
 
 logger = logging.getLogger("autotvm")
+
+
+def fallback_index(task) -> Optional[int]:
+    """The index in ``task``'s space of its template's fallback config (what a build without
+    a record of the workload uses); None when that is no valid point of the space."""
+    cfg = FallbackConfigEntity()
+    try:
+        with task.target:
+            task.instantiate(cfg)
+    except Exception:  # noqa: BLE001  (a template that fails on its fallback has none)
+        return None
+    space = task.config_space
+    try:
+        idx = space.index_of([_candidate(s, cfg[name]) for name, s in space.space_map.items()])
+    except SpaceError:
+        return None
+    return idx if space.is_index_valid(idx) else None
+
+
+def _candidate(space, entity) -> int:
+    """The index of ``entity`` among ``space``'s candidates (a split matches on its inner
+    factors: the space writes the outer one as -1)."""
+    for i, e in enumerate(space.entities):
+        if e == entity or (isinstance(e, SplitEntity) and isinstance(entity, SplitEntity)
+                           and list(e.size[1:]) == list(entity.size[1:])):
+            return i
+    raise SpaceError(f"{entity!r} is not a candidate of the knob")
 
 
 class Tuner:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...error import TVMError  # noqa: F401  (its historical home; tests import it here)
 from ..space import ConfigEntity
-from .tuner import Tuner
+from .tuner import Tuner, fallback_index
 from .xgboost_cost_model import XGBoostCostModel, _import_xgboost
 
 logger = logging.getLogger("autotvm")
@@ -101,7 +101,9 @@ class SimulatedAnnealingOptimizer:
 
 
 class XGBTuner(Tuner):
-    """Tune with an xgboost cost model (classic AutoTVM's XGBTuner).
+    """Tune with an xgboost cost model (classic AutoTVM's XGBTuner). The first config
+    measured is the template's fallback (the untuned build's), the next ones random until
+    the model has results to learn from.
 
     Parameters
     ----------
@@ -136,6 +138,10 @@ class XGBTuner(Tuner):
         self.train_ct = 0
         self.eps_greedy = 0.05
         self.stats.update({"model_s": 0.0, "features_s": 0.0, "trains": 0})
+        # measured first: the config an untuned build uses, so that the best record is never
+        # worse than it and AlterOpLayout can weigh the untuned blocks against tuned ones
+        fb = fallback_index(task)
+        self._first: List[int] = [] if fb is None else [fb]
 
     def prepare(self, measure_batch) -> None:
         builder = measure_batch.builder
@@ -144,7 +150,8 @@ class XGBTuner(Tuner):
         self._batch = measure_batch.n_parallel
 
     def next_batch(self, batch_size: int) -> List[ConfigEntity]:
-        out: List[int] = []
+        out = [i for i in self._first if i not in self.visited][:batch_size]
+        self._first = []
         while len(out) < batch_size and len(self.visited) + len(out) < len(self.space):
             idx = None
             while self.trial_pt < len(self.trials):

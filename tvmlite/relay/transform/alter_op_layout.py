@@ -3,32 +3,47 @@
 packed kernel ``OIHW{ic_bn}i{oc_bn}o`` (the blocks are the ``tile_ic``/``tile_oc`` of the
 convolution's AutoTVM config, tuned or fallback).
 
+Under a tuning log the config of each convolution is chosen among all its logged records,
+not only the fastest: the choice (:mod:`.layout_choice`) weighs the kernels' times against
+the layout transforms that neighbours with different blocks would need between them.
+
 An ``nn.dense`` with a constant weight becomes ``nn.contrib_dense_pack`` over the weight
 packed once, at build time, in ``NK{bn}n`` (``dense_pack.x86``'s ``tile_x[-1]``), unless a
 tuned record of ``dense_nopack.x86`` is faster.
 
 A depthwise ``nn.conv2d`` (groups = channels) becomes ``nn.contrib_depthwise_conv2d_NCHWc``
 in the block its input already has (kernel ``OIHW1i{b}o``), so MobileNet-style blocks stay
-packed from one convolution to the next.
+packed from one convolution to the next; an input block narrower than a vector and than the
+widest of 16, 8, 4 that divides the channels is re-packed in that one (a depthwise kernel
+vectorizes over the block: with AVX-512, 1.8x slower in blocks of 8 than of 16, 11x in 1).
 
 Values stay packed through element-wise and broadcast ops (relu, add of another packed value
 or of a per-channel constant, bias_add), so the next convolution with the same block reads
 them as they are: a layout is converted only where a consumer needs another one, once per
-value. Kernel transforms of constant weights are folded by ``FoldConstant`` afterwards.
+value and layout. Kernel transforms of constant weights are folded by ``FoldConstant``
+afterwards.
+
+The pass first plans (:func:`_plan`) what each node becomes, its block a function of the
+convolutions' configs, then chooses the configs on that plan and rewrites (:func:`_rewrite`).
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+import math
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from ...autotvm.dispatch import DispatchContext
+from ...autotvm.dispatch import ApplyConfig, DispatchContext
+from ...autotvm.space import FallbackConfigEntity, SpaceError
 from ...autotvm.task import args_to_workload
 from ...error import TVMError
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext
+from ...runtime.threading import num_threads
 from ...target import Target
 from ...te.operation import placeholder
 from ...topi import x86 as _x86
 from ...topi.utils import get_const_int
+from ...topi.x86.utils import vector_lanes
+from .. import expr as _expr
 from ..expr import Call, Constant, Expr, Function, children, post_order, with_children
 from ..op.layout import (
     contrib_conv2d_nchwc,
@@ -40,46 +55,98 @@ from ..op.registry import Op, OpPattern
 from ..op.strategy import DENSE_X86_CONSTANT_WEIGHT, choose_implementation
 from ..op.tensor import add, reshape
 from ..ty import TensorType
+from .layout_choice import NCHW, Block, Value, choose, fixed
 
 NAME = "AlterOpLayout"
 _BROADCAST = ("add", "subtract", "multiply", "divide", "maximum", "minimum")
+#: the candidates of one convolution: its records' distinct block pairs, fastest first
+MAX_LABELS = 16
 
 
-def _blocks(call: Call, target: Target) -> Optional[Tuple[int, int]]:
-    """(ic_bn, oc_bn) for a plain NCHW float conv2d, from the x86 template's config; the
-    config is also registered for the packed workload, so a tuned one applies to it too."""
+class _Label(NamedTuple):
+    """A candidate config of a packed convolution: its blocks, the config and its logged
+    seconds (0 for the one config the dispatch context gives where it has no records)."""
+
+    ic_bn: int
+    oc_bn: int
+    cfg: Any
+    seconds: float
+
+
+def _is_packable_conv(call: Call) -> bool:
+    """Whether ``call`` is a plain NCHW float conv2d (groups 1) that runs packed."""
+    if call.op.name != "nn.conv2d":
+        return False
     a = call.attrs
     data_t, w_t = call.args[0].checked_type, call.args[1].checked_type
-    if (call.op.name != "nn.conv2d" or int(a.groups) != 1 or a.data_layout != "NCHW"
-            or a.kernel_layout != "OIHW" or a.out_layout not in ("", "NCHW")
-            or not isinstance(data_t, TensorType) or data_t.dtype != "float32"
-            or len(data_t.shape) != 4 or w_t.dtype != "float32"):
-        return None
-    dt = a.out_dtype or call.checked_type.dtype
-    data, kernel = placeholder(data_t.shape, data_t.dtype), placeholder(w_t.shape, w_t.dtype)
-    out = _x86.conv2d_NCHWc(data, kernel, a.strides, a.padding, a.dilation, "NCHW", "NCHW", dt)
+    return (int(a.groups) == 1 and a.data_layout == "NCHW"
+            and a.kernel_layout == "OIHW" and a.out_layout in ("", "NCHW")
+            and isinstance(data_t, TensorType) and data_t.dtype == "float32"
+            and len(data_t.shape) == 4 and w_t.dtype == "float32")
+
+
+def _template_args(call: Call) -> tuple:
+    """The NCHW arguments of the ``conv2d_NCHWc.x86`` template for ``call``."""
+    a = call.attrs
+    data_t, w_t = call.args[0].checked_type, call.args[1].checked_type
+    return (placeholder(data_t.shape, data_t.dtype), placeholder(w_t.shape, w_t.dtype),
+            a.strides, a.padding, a.dilation, "NCHW", "NCHW",
+            a.out_dtype or call.checked_type.dtype)
+
+
+def _compute_blocks(call: Call) -> Tuple[int, int]:
+    """(ic_bn, oc_bn) of the template's compute under the current dispatch context (which
+    gives the config: a record, a fallback with its one warning, the one applied)."""
+    out = _x86.conv2d_NCHWc(*_template_args(call))
     conv = out
     while conv.op.name != "conv2d_NCHWc":
         conv = conv.op.input_tensors[0]
-    ic_bn, oc_bn = get_const_int(conv.op.input_tensors[0].shape[4]), get_const_int(out.shape[4])
-    if data_t.shape[1] % ic_bn or w_t.shape[0] % oc_bn:
-        return None
-    # the packed workload gets the same config (no second fallback warning), as classic does
-    cfg = DispatchContext.current.query(target, out.op.attrs["workload"])
-    (n, c, h, w), (o, _, kh, kw) = data_t.shape, w_t.shape
+    return get_const_int(conv.op.input_tensors[0].shape[4]), get_const_int(out.shape[4])
+
+
+def _labels(call: Call, target: Target) -> List[_Label]:
+    """The candidate configs of a packed convolution: per distinct block pair of its logged
+    records the fastest record, the ``MAX_LABELS`` fastest pairs and the fallback's pair
+    (the untuned build's layout) when logged; without records, the config the dispatch
+    context gives."""
+    c, o = call.args[0].checked_type.shape[1], call.args[1].checked_type.shape[0]
+    workload = args_to_workload(_template_args(call), "conv2d_NCHWc.x86")
+    pairs: Dict[Tuple[int, int], _Label] = {}
+    for inp, res in DispatchContext.current.records(target, workload):
+        try:
+            ic_bn, oc_bn = inp.config["tile_ic"].size[-1], inp.config["tile_oc"].size[-1]
+        except (SpaceError, AttributeError, IndexError):
+            continue
+        if not c % ic_bn and not o % oc_bn:
+            pairs.setdefault((ic_bn, oc_bn), _Label(ic_bn, oc_bn, inp.config,
+                                                    sum(res.costs) / len(res.costs)))
+    if not pairs:
+        ic_bn, oc_bn = _compute_blocks(call)
+        return [_Label(ic_bn, oc_bn, DispatchContext.current.query(target, workload), 0.0)]
+    out = list(pairs.values())[:MAX_LABELS]
+    with ApplyConfig(FallbackConfigEntity()):
+        fallback = pairs.get(_compute_blocks(call))
+    if fallback is not None and all(lb is not fallback for lb in out):
+        out.append(fallback)
+    return out
+
+
+def _packed_workload(call: Call, ic_bn: int, oc_bn: int) -> tuple:
+    """The ``conv2d_NCHWc.x86`` workload of ``call`` over packed data and kernel."""
+    a = call.attrs
+    (n, c, h, w), (o, _, kh, kw) = call.args[0].checked_type.shape, \
+        call.args[1].checked_type.shape
     packed = (placeholder((n, c // ic_bn, h, w, ic_bn), "float32"),
               placeholder((o // oc_bn, c // ic_bn, kh, kw, ic_bn, oc_bn), "float32"))
-    wkl = args_to_workload(packed + (tuple(a.strides), tuple(a.padding), tuple(a.dilation),
-                                     f"NCHW{ic_bn}c",
-                                     f"NCHW{oc_bn}c", dt), "conv2d_NCHWc.x86")
-    DispatchContext.current.update(target, wkl, cfg)
-    return ic_bn, oc_bn
+    return args_to_workload(packed + (tuple(a.strides), tuple(a.padding), tuple(a.dilation),
+                                      f"NCHW{ic_bn}c", f"NCHW{oc_bn}c",
+                                      a.out_dtype or call.checked_type.dtype),
+                            "conv2d_NCHWc.x86")
 
 
-def _depthwise_block(call: Call, incoming: Optional[int]) -> Optional[int]:
-    """The channel block of a plain NCHW float depthwise conv2d (multiplier 1) in
-    ``NCHW{b}c``: the block its input is already packed in when that divides the channels,
-    else the widest of 16, 8, 4 that does (None: leave it in NCHW)."""
+def _depthwise_default(call: Call) -> Optional[int]:
+    """For a plain NCHW float depthwise conv2d (multiplier 1): the widest of 16, 8, 4 that
+    divides its channels (0 when none does); None for any other call."""
     a = call.attrs
     data_t, w_t = call.args[0].checked_type, call.args[1].checked_type
     if (call.op.name != "nn.conv2d" or a.data_layout != "NCHW" or a.kernel_layout != "OIHW"
@@ -89,10 +156,14 @@ def _depthwise_block(call: Call, incoming: Optional[int]) -> Optional[int]:
     c = data_t.shape[1]
     if int(a.groups) != c or c == 1 or tuple(w_t.shape[:2]) != (c, 1):
         return None
-    for b in ((incoming,) if incoming else ()) + (16, 8, 4):
-        if c % b == 0:
-            return b
-    return None
+    return next((b for b in (16, 8, 4) if c % b == 0), 0)
+
+
+def _depthwise_block(incoming: Optional[int], default: int) -> int:
+    """A depthwise convolution's block: its input's unless narrower than ``default`` and
+    than a vector."""
+    return incoming if incoming and incoming >= min(default, vector_lanes("float32")) \
+        else default
 
 
 def _dense_block(call: Call, target: Target) -> Optional[int]:
@@ -123,89 +194,193 @@ def _dense_block(call: Call, target: Target) -> Optional[int]:
     return bn
 
 
-def alter_function(func: Function, target: Target) -> Function:
-    """``func`` (typed) with its convolutions in packed layouts."""
-    new: Dict[int, Expr] = {}  # a node's replacement in its original (NCHW) layout
-    packed: Dict[int, Tuple[Expr, int]] = {}  # a node's packed replacement and its block
+class _Plan:
+    """What :func:`_rewrite` makes of each node of a function: its kind, the block of a
+    packed node as a function of the labels of the packed convolutions (variable ``v`` of
+    ``convs``: candidates ``labels[v]``) and the block each of its children is read in."""
 
-    def nchw(e: Expr) -> Expr:
-        if id(e) not in new:
-            p, b = packed[id(e)]
-            new[id(e)] = layout_transform(p, f"NCHW{b}c", "NCHW")
-        return new[id(e)]
+    def __init__(self):
+        self.kind: Dict[int, str] = {}
+        self.block: Dict[int, Block] = {}
+        self.needs: Dict[int, List[Block]] = {}
+        self.convs: Dict[int, int] = {}  # a packed convolution's variable
+        self.labels: List[List[_Label]] = []
+        self.dense_bn: Dict[int, int] = {}
 
-    def pack(e: Expr, block: int) -> Optional[Expr]:
-        """``e`` in ``NCHW{block}c`` when it broadcasts against such a value, else None."""
-        if id(e) in packed and packed[id(e)][1] == block:
-            return packed[id(e)][0]
-        t = e.checked_type
-        if not isinstance(t, TensorType) or len(t.shape) > 4:
-            return None
-        shape = (1,) * (4 - len(t.shape)) + tuple(t.shape)
-        if shape[1] == 1:
-            return reshape(nchw(e), shape + (1,))
-        if shape[1] % block:
-            return None
-        e4 = nchw(e) if len(t.shape) == 4 else reshape(nchw(e), shape)
-        return layout_transform(e4, "NCHW", f"NCHW{block}c")
+    def set(self, n: Expr, kind: str, block: Optional[Block], needs: List[Block]) -> None:
+        self.kind[id(n)] = kind
+        self.needs[id(n)] = needs
+        if block is not None:
+            self.block[id(n)] = block
 
+
+def _plan(func: Function, target: Target) -> _Plan:
+    """The plan of ``func`` (typed): which nodes run packed, and in which blocks."""
+    p = _Plan()
     for n in post_order(func.body):
+        kids = children(n)
         if not isinstance(n, Call) or not isinstance(n.op, Op):
             if isinstance(n, Function):
                 raise TVMError(f"{NAME}: nested functions are not supported")
-            new[id(n)] = with_children(n, {id(a): nchw(a) for a in children(n)})
+            p.set(n, "plain", None, [NCHW] * len(kids))
             continue
         args = n.args
-        blocks = _blocks(n, target) if n.op.name == "nn.conv2d" else None
-        if blocks is not None:
-            ic_bn, oc_bn = blocks
-            a = n.attrs
-            data = pack(args[0], ic_bn)
-            kernel = layout_transform(nchw(args[1]), "OIHW", f"OIHW{ic_bn}i{oc_bn}o")
-            packed[id(n)] = (contrib_conv2d_nchwc(
-                data, kernel, a.strides, a.padding, a.dilation, a.channels, a.kernel_size,
-                f"NCHW{ic_bn}c", f"OIHW{ic_bn}i{oc_bn}o", f"NCHW{oc_bn}c", a.out_dtype), oc_bn)
+        if _is_packable_conv(n):
+            v = p.convs[id(n)] = len(p.labels)
+            labels = _labels(n, target)
+            p.labels.append(labels)
+            p.set(n, "conv", Block((v,), lambda lb, v=v, labels=labels: labels[lb[v]].oc_bn),
+                  [Block((v,), lambda lb, v=v, labels=labels: labels[lb[v]].ic_bn), NCHW])
             continue
-        bn = _dense_block(n, target) if n.op.name == "nn.dense" else None
-        if bn is not None:
-            weight = layout_transform(args[1], "NK", f"NK{bn}n")
-            new[id(n)] = contrib_dense_pack(nchw(args[0]), weight, f"NK{bn}n",
-                                            n.attrs.units, n.attrs.out_dtype)
-            continue
-        block = None
-        if n.op.name == "nn.conv2d":
-            block = _depthwise_block(n, packed[id(args[0])][1] if id(args[0]) in packed
-                                     else None)
-        if block is not None:
-            a = n.attrs
-            kernel = layout_transform(nchw(args[1]), "OIHW", f"OIHW1i{block}o")
-            packed[id(n)] = (contrib_depthwise_conv2d_nchwc(
-                pack(args[0], block), kernel, a.strides, a.padding, a.dilation, a.groups,
-                a.channels, a.kernel_size, f"NCHW{block}c", f"OIHW1i{block}o",
-                f"NCHW{block}c", a.out_dtype), block)
-            continue
-        src = next((packed[id(a)] for a in args if id(a) in packed), None)
-        if src is not None and _keeps_shape(n, args):
-            block = src[1]
-            if n.op.pattern == OpPattern.ELEMWISE and len(args) == 1:
-                packed[id(n)] = (Call(n.op, [src[0]], n.attrs), block)
+        if n.op.name == "nn.dense":
+            bn = _dense_block(n, target)
+            if bn is not None:
+                p.dense_bn[id(n)] = bn
+                p.set(n, "dense", None, [NCHW, NCHW])
                 continue
-            if n.op.name in _BROADCAST:
-                ins = [pack(a, block) for a in args]
-                if all(x is not None for x in ins):
-                    packed[id(n)] = (Call(n.op, ins, n.attrs), block)
-                    continue
-            if n.op.name == "nn.bias_add" and n.attrs.axis % 4 == 1 and id(args[0]) in packed:
-                bias_t = args[1].checked_type
-                if isinstance(bias_t, TensorType) and len(bias_t.shape) == 1 \
-                        and bias_t.shape[0] % block == 0:
-                    bias = layout_transform(reshape(nchw(args[1]), (1, bias_t.shape[0], 1, 1)),
-                                            "NCHW", f"NCHW{block}c")
-                    packed[id(n)] = (add(src[0], bias), block)
-                    continue
-        new[id(n)] = Call(n.op, [nchw(a) for a in args], n.attrs, n.type_args)
+        default = _depthwise_default(n) if n.op.name == "nn.conv2d" else None
+        if default is not None:
+            inc = p.block.get(id(args[0]))
+            if inc is not None or default:
+                blk = fixed(default) if inc is None else Block(
+                    inc.vars, lambda lb, inc=inc, d=default: _depthwise_block(inc.at(lb), d))
+                p.set(n, "depthwise", blk, [blk, NCHW])
+                continue
+        src = next((p.block[id(a)] for a in args if id(a) in p.block), None)
+        if src is not None and _keeps_shape(n, args):
+            c = n.checked_type.shape[1]
+            if n.op.pattern == OpPattern.ELEMWISE and len(args) == 1:
+                p.set(n, "same", src, [src])
+                continue
+            if n.op.name in _BROADCAST and all(_broadcasts_packed(a, c) for a in args):
+                p.set(n, "broadcast", src, [src] * len(args))
+                continue
+            bias_t = args[1].checked_type if len(args) == 2 else None
+            if n.op.name == "nn.bias_add" and n.attrs.axis % 4 == 1 and id(args[0]) in p.block \
+                    and isinstance(bias_t, TensorType) and tuple(bias_t.shape) == (c,):
+                p.set(n, "bias", src, [src, NCHW])
+                continue
+        p.set(n, "plain", None, [NCHW] * len(kids))
+    return p
+
+
+def _broadcasts_packed(e: Expr, channels: int) -> bool:
+    """Whether ``e`` broadcasts against a packed 4-D value of ``channels`` channels as a
+    packed (or channel-less) value: at most 4-D, with 1 or all the channels."""
+    t = e.checked_type
+    if not isinstance(t, TensorType) or len(t.shape) > 4:
+        return False
+    shape = (1,) * (4 - len(t.shape)) + tuple(t.shape)
+    return shape[1] in (1, channels)
+
+
+def _choose(func: Function, p: _Plan) -> List[int]:
+    """The label of each packed convolution: the fastest kernels and fewest transforms
+    together (:func:`.layout_choice.choose`)."""
+    if all(len(lb) == 1 for lb in p.labels):
+        return [0] * len(p.labels)
+    const = set()
+    needs: Dict[int, List[Block]] = {}
+    nodes = post_order(func.body)
+    for n in nodes:
+        kids = children(n)
+        if isinstance(n, Constant) or (isinstance(n, (Call, _expr.Tuple)) and kids
+                                       and all(id(k) in const for k in kids)):
+            const.add(id(n))
+        for k, need in zip(kids, p.needs[id(n)]):
+            needs.setdefault(id(k), []).append(need)
+    needs.setdefault(id(func.body), []).append(NCHW)
+    values = []
+    for n in nodes:
+        t = n.checked_type if id(n) not in const else None
+        if isinstance(t, TensorType) and id(n) in needs:
+            produced = p.block.get(id(n), NCHW)
+            if produced.vars or any(b.vars or b is not NCHW for b in needs[id(n)]):
+                values.append(Value(math.prod(int(d) for d in t.shape), produced,
+                                    needs[id(n)]))
+    return choose([[lb.seconds for lb in labels] for labels in p.labels], values,
+                  vector_lanes("float32"), num_threads())
+
+
+def _rewrite(func: Function, p: _Plan, chosen: List[int], target: Target) -> Function:
+    """``func`` rewritten by plan ``p`` with the convolutions' labels ``chosen``."""
+    lb = dict(enumerate(chosen))
+    new: Dict[int, Expr] = {}  # a node's replacement in its original (NCHW) layout
+    packed: Dict[int, Tuple[Expr, int]] = {}  # a node's packed replacement and its block
+    repacked: Dict[Tuple[int, int], Expr] = {}
+
+    def nchw(e: Expr) -> Expr:
+        if id(e) not in new:
+            x, b = packed[id(e)]
+            new[id(e)] = layout_transform(x, f"NCHW{b}c", "NCHW")
+        return new[id(e)]
+
+    def pack(e: Expr, block: int) -> Expr:
+        """``e`` in ``NCHW{block}c`` (or, with one channel, ready to broadcast against it)."""
+        if id(e) in packed and packed[id(e)][1] == block:
+            return packed[id(e)][0]
+        if (id(e), block) not in repacked:
+            t = e.checked_type
+            shape = (1,) * (4 - len(t.shape)) + tuple(t.shape)
+            if shape[1] == 1:
+                x = reshape(nchw(e), shape + (1,))
+            else:
+                e4 = nchw(e) if len(t.shape) == 4 else reshape(nchw(e), shape)
+                x = layout_transform(e4, "NCHW", f"NCHW{block}c")
+            repacked[(id(e), block)] = x
+        return repacked[(id(e), block)]
+
+    for n in post_order(func.body):
+        kind = p.kind[id(n)]
+        ins = []
+        for k, need in zip(children(n), p.needs[id(n)]):
+            b = need.at(lb)
+            ins.append(nchw(k) if b is None else pack(k, b))
+        if kind == "plain":
+            if isinstance(n, Call) and isinstance(n.op, Op):
+                new[id(n)] = Call(n.op, ins, n.attrs, n.type_args)
+            else:
+                new[id(n)] = with_children(n, {id(k): x for k, x in zip(children(n), ins)})
+            continue
+        a = n.attrs
+        block = p.block[id(n)].at(lb) if id(n) in p.block else None
+        if kind == "conv":
+            v = p.convs[id(n)]
+            label = p.labels[v][chosen[v]]
+            ic_bn, oc_bn = label.ic_bn, label.oc_bn
+            # the packed workload gets the same config (no second fallback warning), as
+            # classic does
+            DispatchContext.current.update(target, _packed_workload(n, ic_bn, oc_bn),
+                                           label.cfg)
+            kernel = layout_transform(ins[1], "OIHW", f"OIHW{ic_bn}i{oc_bn}o")
+            packed[id(n)] = (contrib_conv2d_nchwc(
+                ins[0], kernel, a.strides, a.padding, a.dilation, a.channels, a.kernel_size,
+                f"NCHW{ic_bn}c", f"OIHW{ic_bn}i{oc_bn}o", f"NCHW{oc_bn}c", a.out_dtype),
+                oc_bn)
+        elif kind == "depthwise":
+            kernel = layout_transform(ins[1], "OIHW", f"OIHW1i{block}o")
+            packed[id(n)] = (contrib_depthwise_conv2d_nchwc(
+                ins[0], kernel, a.strides, a.padding, a.dilation, a.groups, a.channels,
+                a.kernel_size, f"NCHW{block}c", f"OIHW1i{block}o", f"NCHW{block}c",
+                a.out_dtype), block)
+        elif kind == "dense":
+            bn = p.dense_bn[id(n)]
+            new[id(n)] = contrib_dense_pack(ins[0], layout_transform(ins[1], "NK", f"NK{bn}n"),
+                                            f"NK{bn}n", a.units, a.out_dtype)
+        elif kind in ("same", "broadcast"):
+            packed[id(n)] = (Call(n.op, ins, a), block)
+        else:  # bias
+            c = n.checked_type.shape[1]
+            bias = layout_transform(reshape(ins[1], (1, c, 1, 1)), "NCHW", f"NCHW{block}c")
+            packed[id(n)] = (add(ins[0], bias), block)
     return Function(func.params, nchw(func.body), func.ret_type, func.type_params,
                     func.attrs)
+
+
+def alter_function(func: Function, target: Target) -> Function:
+    """``func`` (typed) with its convolutions in packed layouts."""
+    p = _plan(func, target)
+    return _rewrite(func, p, _choose(func, p), target)
 
 
 def _keeps_shape(n: Call, args) -> bool:

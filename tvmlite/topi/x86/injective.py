@@ -11,7 +11,7 @@ from .utils import vector_lanes
 _PARALLEL_MIN = 1 << 14
 
 
-def _vector_split(extent: int, lanes: int):
+def vector_width(extent: int, lanes: int):
     """The inner vector width for an axis of ``extent``: a multiple of ``lanes`` (or half of
     it) that divides the extent, the whole axis when it is short, else None."""
     for width in (lanes * 4, lanes * 2, lanes, lanes // 2):
@@ -33,7 +33,7 @@ def schedule_injective_from_existing(sch: Schedule, out) -> Schedule:
     total = 0 if None in exts else 1
     for e in exts:
         total *= e or 1
-    width = _vector_split(exts[-1], lanes) if exts[-1] else None
+    width = vector_width(exts[-1], lanes) if exts[-1] else None
     flat = next((w for w in (lanes, lanes // 2) if w > 1 and total and total % w == 0), None)
     if width is None and flat is not None:
         fused = stage.fuse(*axes) if len(axes) > 1 else axes[0]

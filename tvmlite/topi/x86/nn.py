@@ -8,7 +8,7 @@ from ...te.tensor import Tensor
 from ...tir.expr import IntImm
 from ..generic.schedules import Outs, _default_schedule, _outs
 from ..utils import find_op
-from .injective import _PARALLEL_MIN, _vector_split, schedule_injective_from_existing
+from .injective import _PARALLEL_MIN, schedule_injective_from_existing, vector_width
 from .utils import largest_factor, vector_lanes
 
 
@@ -36,7 +36,7 @@ def _vectorize_last(s: Schedule, out: Tensor, axis, native: bool = False) -> Non
     if not isinstance(ext, IntImm):
         return
     lanes = vector_lanes(out.dtype)
-    width = _native_width(ext.value, lanes) if native else _vector_split(ext.value, lanes)
+    width = _native_width(ext.value, lanes) if native else vector_width(ext.value, lanes)
     if width is None:
         return
     if width < ext.value:
@@ -82,7 +82,7 @@ def _vectorize_channels(s: Schedule, op) -> None:
     ext = axis.dom.extent
     if not isinstance(ext, IntImm):
         return
-    width = _vector_split(ext.value, vector_lanes(op.output(0).dtype))
+    width = vector_width(ext.value, vector_lanes(op.output(0).dtype))
     if width is None:
         return
     if width < ext.value:
