@@ -1,7 +1,7 @@
 """Small helpers of TOPI (``topi.utils``)."""
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, Iterator, Optional, Sequence, Tuple
 
 from ..error import TVMError
 from ..tir import op as _op
@@ -94,16 +94,18 @@ def check_strides(x, n: int, op: str, arg: str = "stride") -> Tuple[int, ...]:
     return vals
 
 
-def find_op(outs, pred: Callable) -> Optional[object]:
-    """The first operation under ``outs`` (a depth-first walk of their producers, each op
-    once) for which ``pred(op)`` holds, or None."""
+def walk_ops(outs) -> Iterator[object]:
+    """The operations under ``outs`` in a depth-first walk of their producers, each once."""
     stack, seen = [t.op for t in outs], set()
     while stack:
         op = stack.pop()
         if id(op) in seen:
             continue
         seen.add(id(op))
-        if pred(op):
-            return op
+        yield op
         stack.extend(t.op for t in op.input_tensors)
-    return None
+
+
+def find_op(outs, pred: Callable) -> Optional[object]:
+    """The first operation of :func:`walk_ops` for which ``pred(op)`` holds, or None."""
+    return next((op for op in walk_ops(outs) if pred(op)), None)

@@ -7,7 +7,7 @@ from ...te.schedule import Schedule, create_schedule
 from ...te.tensor import Tensor
 from ...tir.expr import IntImm
 from ..generic.schedules import Outs, _default_schedule, _outs
-from ..utils import find_op
+from ..utils import find_op, walk_ops
 from .injective import _PARALLEL_MIN, schedule_injective_from_existing, vector_width
 from .utils import largest_factor, vector_lanes
 
@@ -214,16 +214,7 @@ def schedule_layer_norm(outs: Outs) -> Schedule:
 
 def _stages(out: Tensor, pred):
     """The ops feeding ``out`` (itself included) for which ``pred`` holds."""
-    found, stack, seen = [], [out.op], set()
-    while stack:
-        op = stack.pop()
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        if pred(op):
-            found.append(op)
-        stack.extend(t.op for t in op.input_tensors)
-    return found
+    return [op for op in walk_ops([out]) if pred(op)]
 
 
 def schedule_reduce(outs: Outs) -> Schedule:
