@@ -85,19 +85,26 @@ def _compile_only(path: str) -> None:
 
 
 def alternate(fns: Dict[str, Callable[[], object]], rounds: int,
-              per_round: int = 1) -> Dict[str, float]:
+              per_round: int = 1, settle: float = 0.1,
+              warm: float = 0.03) -> Dict[str, float]:
     """Median milliseconds per call of each function, timed in alternating rounds.
 
-    Each turn starts with one untimed call: the previous framework's thread pool keeps spinning
-    for a few milliseconds after its run (ORT's, libgomp's and PyTorch's all spin by default), and
-    a call made then gets half the cores. The timed calls see each framework in its steady
-    state, as a program that runs one model sees it."""
+    ORT's, libgomp's and PyTorch's thread pools all spin-wait after a run. A framework that
+    starts while another's threads still spin shares the two cores with them: its first call
+    after ORT measured 40-50 ms instead of 4 (MobileNetV2), and the next few calls were still
+    up to 3x slow. Each turn therefore sleeps ``settle`` seconds (the previous pool parks its
+    threads), makes one untimed call (this framework's pool wakes), then times ``per_round``
+    calls: every framework is measured in its steady state, as a program running one model
+    sees it."""
     for f in fns.values():
         f()
     times: Dict[str, List[float]] = {k: [] for k in fns}
     for _ in range(rounds):
         for k, f in fns.items():
-            f()
+            time.sleep(settle)
+            t0 = time.perf_counter()
+            while time.perf_counter() - t0 < warm:
+                f()
             t0 = time.perf_counter()
             for _ in range(per_round):
                 f()
@@ -167,7 +174,7 @@ def bench_model(name: str, args) -> dict:
                                / np.abs(want).max())
         fns["tuned"] = tuned.run
     with torch.no_grad():
-        r.update(alternate(fns, args.rounds))
+        r.update(alternate(fns, args.rounds, per_round=3))
     return r
 
 

@@ -418,6 +418,24 @@ def test_conv2d_NCHWc_template_measures_the_packed_kernel_when_tuning():
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=f"config {i}")
 
 
+def test_dense_pack_template_measures_the_prepacked_weight_when_tuning():
+    # relay packs a constant weight once at build time (AlterOpLayout), so tuning measures the
+    # product over the packed weight, not the packing too
+    from tvmlite.autotvm import worker
+    m, n, k = 5, 24, 7
+    A, B = te.placeholder((m, k), name="A"), te.placeholder((n, k), name="B")
+    task = autotvm.task.create("dense_pack.x86", args=(A, B, None, "float32"), target="llvm")
+    a, b = _rand(m, k), _rand(n, k)
+    for i in _space_points(task, 4):
+        s, bufs = worker._instantiate(task, i)
+        assert not autotvm.GLOBAL_SCOPE.in_tuning
+        bn = task.config_space.get(i)["tile_x"].size[-1]
+        assert [[int(d) for d in t.shape] for t in bufs] == [[m, k], [n // bn, k, bn], [m, n]]
+        bp = b.reshape(n // bn, bn, k).transpose(0, 2, 1)
+        np.testing.assert_allclose(run(s, bufs, [a, bp]), a @ b.T, rtol=1e-5, atol=1e-5,
+                                   err_msg=f"config {i}")
+
+
 def test_batch_norm_x86_injective():
     x = _rand(2, 7, 5, 33)
     g, b, m, v = _rand(7), _rand(7), _rand(7), np.abs(_rand(7)) + 0.5
