@@ -48,6 +48,29 @@ def test_chain_stays_packed_and_matches_numpy(rng):
     np.testing.assert_allclose(got, plain, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("ceil_mode", [False, True])
+def test_pools_run_packed_between_convs(rng, ceil_mode):
+    # max, avg and global pools read their input in its block: no unpack before a pool and
+    # no re-pack after it (ResNet's max pool did both)
+    x = relay.var("x", shape=(1, 16, 11, 9))
+    w1 = relay.var("w1", shape=(32, 16, 3, 3))
+    w2 = relay.var("w2", shape=(32, 32, 1, 1))
+    y = relay.nn.relu(relay.nn.conv2d(x, w1, padding=(1, 1)))
+    y = relay.nn.max_pool2d(y, (3, 3), (2, 2), padding=(1, 1), ceil_mode=ceil_mode)
+    y = relay.nn.avg_pool2d(relay.nn.conv2d(y, w2), (2, 2), (1, 1), padding=(1, 0, 0, 1),
+                            ceil_mode=ceil_mode, count_include_pad=False)
+    z = relay.nn.batch_flatten(relay.nn.global_avg_pool2d(y))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w1, w2], z))
+    p = {"w1": rng.standard_normal((32, 16, 3, 3)).astype("float32") * 0.2,
+         "w2": rng.standard_normal((32, 32, 1, 1)).astype("float32") * 0.2}
+    xv = rng.standard_normal((1, 16, 11, 9)).astype("float32")
+    got, ops = _run(mod, p, {"x": xv})
+    assert sum("layout_transform" in o for o in ops) == 2, ops
+    assert sum("pool" in o for o in ops) >= 2, ops
+    plain, _ = _run(mod, p, {"x": xv}, disabled=["AlterOpLayout"])
+    np.testing.assert_allclose(got, plain, rtol=1e-5, atol=1e-5)
+
+
 def test_pass_alone(rng):
     x = relay.var("x", shape=(1, 8, 5, 5))
     w = relay.var("w", shape=(8, 8, 1, 1))

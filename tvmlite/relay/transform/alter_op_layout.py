@@ -18,10 +18,10 @@ widest of 16, 8, 4 that divides the channels is re-packed in that one (a depthwi
 vectorizes over the block: with AVX-512, 1.8x slower in blocks of 8 than of 16, 11x in 1).
 
 Values stay packed through element-wise and broadcast ops (relu, add of another packed value
-or of a per-channel constant, bias_add), so the next convolution with the same block reads
-them as they are: a layout is converted only where a consumer needs another one, once per
-value and layout. Kernel transforms of constant weights are folded by ``FoldConstant``
-afterwards.
+or of a per-channel constant, bias_add) and through NCHW pools (max, avg, global), so the
+next convolution with the same block reads them as they are: a layout is converted only
+where a consumer needs another one, once per value and layout. Kernel transforms of
+constant weights are folded by ``FoldConstant`` afterwards.
 
 The pass first plans (:func:`_plan`) what each node becomes, its block a function of the
 convolutions' configs, then chooses the configs on that plan and rewrites (:func:`_rewrite`).
@@ -59,6 +59,8 @@ from .layout_choice import NCHW, Block, Value, choose, fixed
 
 NAME = "AlterOpLayout"
 _BROADCAST = ("add", "subtract", "multiply", "divide", "maximum", "minimum")
+#: pools over H and W that run in the block of their packed input (``NCHW{c}c``)
+_POOLS = ("nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.global_max_pool2d")
 #: the candidates of one convolution: its records' distinct block pairs, fastest first
 MAX_LABELS = 16
 
@@ -247,6 +249,9 @@ def _plan(func: Function, target: Target) -> _Plan:
                 p.set(n, "depthwise", blk, [blk, NCHW])
                 continue
         src = next((p.block[id(a)] for a in args if id(a) in p.block), None)
+        if src is not None and n.op.name in _POOLS and n.attrs.layout == "NCHW":
+            p.set(n, "pool", src, [src])
+            continue
         if src is not None and _keeps_shape(n, args):
             c = n.checked_type.shape[1]
             if n.op.pattern == OpPattern.ELEMWISE and len(args) == 1:
@@ -367,6 +372,9 @@ def _rewrite(func: Function, p: _Plan, chosen: List[int], target: Target) -> Fun
             bn = p.dense_bn[id(n)]
             new[id(n)] = contrib_dense_pack(ins[0], layout_transform(ins[1], "NK", f"NK{bn}n"),
                                             f"NK{bn}n", a.units, a.out_dtype)
+        elif kind == "pool":
+            packed[id(n)] = (Call(n.op, ins, _expr.Attrs({**dict(a.items()),
+                                                          "layout": f"NCHW{block}c"})), block)
         elif kind in ("same", "broadcast"):
             packed[id(n)] = (Call(n.op, ins, a), block)
         else:  # bias
