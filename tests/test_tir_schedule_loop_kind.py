@@ -101,3 +101,27 @@ def test_bind_reduction_loop_only_to_thread_idx():
             sch.bind(k, tag)
     sch.bind(k, "threadIdx.x")
     assert str(sch.get(k).thread_binding.thread_tag) == "threadIdx.x"
+
+
+def test_parallel_refuses_a_write_back_every_iteration_repeats():
+    # write_at under a loop bound to a virtual thread copies every thread's elements back;
+    # re-kinding that loop to parallel would make each iteration copy elements it never
+    # computed (found by the schedule fuzzer: half the output was zero)
+    from tvmlite import te
+    A = te.placeholder((2, 3), name="A")
+    B = te.placeholder((3, 1), name="B")
+    k = te.reduce_axis((0, 3), name="k")
+    C = te.compute((2, 1), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    sch = Schedule(te.create_prim_func([A, B, C]))
+    sch.bind(sch.get_loops(sch.get_block("C"))[0], "vthread.x")
+    sch.write_at(sch.get_loops(sch.get_block("C"))[1], sch.get_block("C"), 0, "shared")
+    with pytest.raises(ScheduleError, match=r'parallel: loop "i": block "C_shared" writes '
+                                            r'"C"\[0:2, 0:1\] in every iteration'):
+        sch.parallel(sch.get_loops(sch.get_block("C_shared"))[0])
+    # the virtual-thread schedule itself is right
+    a = np.random.rand(2, 3).astype("float32")
+    b = np.random.rand(3, 1).astype("float32")
+    f = tvm.build(sch.mod, target="llvm")
+    c = tvm.nd.empty((2, 1))
+    f(tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-5)

@@ -206,7 +206,9 @@ class LocalRunner(Runner):
 
     Each measurement runs the kernel ``number`` times (grown until one measurement lasts at
     least ``min_repeat_ms``) and is taken ``repeat`` times; ``enable_cpu_cache_flush`` flushes
-    the CPU caches before each measurement; ``check_correctness`` compares every candidate's
+    every argument but the first (the data) from the CPU caches before each measurement, as
+    classic TVM does (a network's weights come from memory; use ``number=1``);
+    ``check_correctness`` compares every candidate's
     outputs with the template's outputs under a plain schedule, on random inputs.
     """
 

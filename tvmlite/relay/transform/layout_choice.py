@@ -72,8 +72,14 @@ def transform_seconds(numel: int, src: Optional[int], dst: Optional[int], lanes:
     if src == dst:
         return 0.0
     t = SECONDS_PER_ELEMENT
+    width = vector_width(dst, lanes) if dst is not None else None
+    if src is not None and width is not None and src % min(width, lanes) == 0:
+        # block to block, each register-wide part of a vector inside one source block: a
+        # contiguous copy (the x86 injective schedule keeps the row loop and the vectorizer
+        # re-derives contiguous parts), 0.05-0.08 ns per element on Zen 4 (64x56x56, one or
+        # two threads), against 0.24 for parts gathered across blocks or from NCHW
+        return numel * t * 0.25 / threads
     if dst is not None:
-        width = vector_width(dst, lanes)
         if width is None:
             t *= 12.0
         else:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..expr import IterVar, IterVarType, Var
-from ..functor import collect_vars
+from ..functor import collect_vars, substitute
 from ..stmt import For, ForKind
 from .error import fail
 from .state import (
@@ -10,6 +10,7 @@ from .state import (
     ScheduleState,
     bound_vars_of_loop,
     child_blocks,
+    is_one,
     is_quasi_affine,
     is_reduction_block,
     replace,
@@ -50,6 +51,27 @@ def _check_blocks_analyzable(loop: For, prim: str, what: str) -> None:
                            "compact)")
 
 
+def _check_no_shared_writes(state: ScheduleState, loop: For, prim: str, what: str) -> None:
+    """Refuse a parallel loop under which a block writes the same region of an argument
+    buffer in every iteration (e.g. a write-back made for a loop bound to a virtual thread,
+    which copies all the threads' elements): the iterations would race, each with its own
+    copy of what it did not compute."""
+    for realize in child_blocks(loop):
+        block = realize.block
+        bind = {iv.var: v for iv, v in zip(block.iter_vars, realize.iter_values)}
+        for w in block.writes:
+            if not state.is_output_buffer(w.buffer):
+                continue
+            used = set().union(*(collect_vars(substitute(r.min, bind))
+                                 | collect_vars(substitute(r.extent, bind)) for r in w.region))
+            if loop.loop_var not in used:
+                region = ", ".join(f"{r.min}:{r.min + r.extent}" for r in w.region)
+                raise fail(prim, what, f'block "{block.name_hint}" writes '
+                           f'"{w.buffer.name}"[{region}] in every iteration (the region does '
+                           f'not depend on "{loop.loop_var.name}"): parallel iterations would '
+                           "race")
+
+
 def _set_kind(state: ScheduleState, loop_rv: LoopRV, kind: ForKind, prim: str,
               thread: str = "") -> None:
     path = state.loop_path(loop_rv, prim)
@@ -72,6 +94,8 @@ def _set_kind(state: ScheduleState, loop_rv: LoopRV, kind: ForKind, prim: str,
                 raise fail(prim, what, f'the loop is bound to the reduction iterator '
                            f'"{iv.var.name}" of block "{realize.block.name_hint}"; only '
                            "data-parallel loops can be " + _DONE[kind])
+    if kind == ForKind.PARALLEL and not is_one(loop.extent):
+        _check_no_shared_writes(state, loop, prim, what)
     binding = None
     if kind == ForKind.THREAD_BINDING:
         binding = IterVar(None, Var(thread, loop.loop_var.dtype),

@@ -50,6 +50,10 @@ def _lanes(e) -> int:
     return _dt.lanes(e.dtype) if isinstance(e, E.PrimExpr) else 1
 
 
+def _is_int(e: E.PrimExpr) -> bool:
+    return _dt.element(e.dtype).startswith(("int", "uint"))
+
+
 def _bcast(e: E.PrimExpr, lanes: int) -> E.PrimExpr:
     n = _lanes(e)
     if n == lanes:
@@ -140,7 +144,15 @@ class _Vectorizer:
         if isinstance(x, E.Mul) and isinstance(b, E.Ramp) and la == 1:
             return self.ramp(E.Mul(a, b.base), E.Mul(a, b.stride), b.lanes)
         n = max(la, lb)
-        return type(x)(_bcast(a, n), _bcast(b, n))
+        out = type(x)(_bcast(a, n), _bcast(b, n))
+        if isinstance(x, (E.FloorDiv, E.FloorMod)) and isinstance(a, E.Ramp) and lb == 1:
+            # a ramp inside one block of the divisor stays a ramp (a contiguous access):
+            # ramp(32 * i + 16, 1, 16) // 32 -> broadcast(i), % 32 -> ramp(16, 1, 16)
+            return self.ana.simplify(out)
+        if _is_int(out) and isinstance(a, (E.Ramp, E.Broadcast)) and \
+                isinstance(b, (E.Ramp, E.Broadcast)):
+            return self.ana.simplify(out)  # e.g. broadcast(i) * 64 + ramp(0, 1, 16): a ramp
+        return out
 
     def _call(self, x: E.Call):
         args = tuple(self.e(a) if isinstance(a, E.PrimExpr) else a for a in x.args)
@@ -324,7 +336,10 @@ def _part(e, j: int, w: int, ana):
     if isinstance(e, E.Broadcast):
         return E.Broadcast(e.value, w)
     if isinstance(e, _BIN):
-        return type(e)(_part(e.a, j, w, ana), _part(e.b, j, w, ana))
+        out = type(e)(_part(e.a, j, w, ana), _part(e.b, j, w, ana))
+        # a part of an index may fall inside one block of a division the whole vector
+        # straddled: simplified, its loads are contiguous again instead of gathered
+        return ana.simplify(out) if _is_int(out) else out
     if isinstance(e, E.Not):
         return E.Not(_part(e.a, j, w, ana))
     if isinstance(e, E.Cast):
