@@ -230,25 +230,31 @@ def test_non_power_of_two_vector_type_is_rejected_clearly():
         _build(f)
 
 
+def _vector_unary(fn, helper: str, x, lanes: int):
+    """``fn`` applied to the float32 array ``x`` by a loop vectorized ``lanes`` wide, which
+    must call the printer's vector helper ``tvml_{helper}_float32x{lanes}``."""
+    A = te.placeholder(x.shape, name="A")
+    B = te.compute(A.shape, lambda i: fn(A[i]), name="B")
+    s = te.create_schedule(B.op)
+    s[B].vectorize(s[B].split(B.op.axis[0], factor=lanes)[1])
+    f = tvm.build(s, [A, B], "llvm")
+    assert f"tvml_{helper}_float32x{lanes}(" in f.get_source()
+    b = tvm.nd.array(np.zeros(x.size, "float32"))
+    f(tvm.nd.array(x), b)
+    return b.numpy()
+
+
 @pytest.mark.parametrize("lanes", [4, 8, 16])
 def test_vector_erf_is_within_3_ulp(lanes):
     # the vector erff helper (two polynomial regions) against math.erf in double: both
     # regions and their border, tiny and subnormal inputs, the clamp at 4, infinities, NaN
-    A = te.placeholder((4096,), name="A")
-    B = te.compute(A.shape, lambda i: te.erf(A[i]), name="B")
-    s = te.create_schedule(B.op)
-    s[B].vectorize(s[B].split(B.op.axis[0], factor=lanes)[1])
-    f = tvm.build(s, [A, B], "llvm")
-    assert f"tvml_erf_float32x{lanes}(" in f.get_source()
     rng = np.random.default_rng(lanes)
     special = [np.inf, np.nan, 0.0, 1e-40, 1e-30, 0.87499994, 0.875, 0.8750001, 3.92, 4.0,
                4.0000005, 30.0]
     x = np.concatenate([rng.uniform(-5, 5, 2048), rng.uniform(-1, 1, 1024),
                         np.logspace(-12, 0.7, 1024 - 2 * len(special)), special,
                         -np.array(special)]).astype("float32")
-    b = tvm.nd.array(np.zeros(x.size, "float32"))
-    f(tvm.nd.array(x), b)
-    got = b.numpy().astype("float64")
+    got = _vector_unary(te.erf, "erf", x, lanes).astype("float64")
     nan = np.isnan(x)
     assert np.isnan(got[nan]).all()
     want = np.array([math.erf(v) for v in x[~nan].astype("float64")])
@@ -262,19 +268,11 @@ def test_vector_exp_is_within_2_ulp_of_numpy(lanes):
     # the vector expf helper (range reduction + polynomial) against numpy over the whole
     # float32 range: normal, subnormal and overflowing results, infinities and NaN
     n = 1536
-    A = te.placeholder((n,), name="A")
-    B = te.compute(A.shape, lambda i: te.exp(A[i]), name="B")
-    s = te.create_schedule(B.op)
-    s[B].vectorize(s[B].split(B.op.axis[0], factor=lanes)[1])
-    f = tvm.build(s, [A, B], "llvm")
-    assert f"tvml_exp_float32x{lanes}(" in f.get_source()
     rng = np.random.default_rng(lanes)
     special = [np.inf, -np.inf, np.nan, 0.0, -0.0, 88.72283, 88.7229, -87.33, -103.97, -104.5]
     x = np.concatenate([rng.uniform(-110, 90, n - 2 * len(special) - 300),
                         rng.uniform(-1, 1, 300), special, -np.array(special)]).astype("float32")
-    b = tvm.nd.array(np.zeros(n, "float32"))
-    f(tvm.nd.array(x), b)
-    got = b.numpy()
+    got = _vector_unary(te.exp, "exp", x, lanes)
     with np.errstate(over="ignore", invalid="ignore"):
         want = np.exp(x)
         same = (got == want) | (np.isnan(got) & np.isnan(want))

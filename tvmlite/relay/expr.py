@@ -337,6 +337,12 @@ def with_children(n: Expr, memo: Dict[int, Expr]) -> Expr:
     return new
 
 
+def rebuild_call(n: Call, args: Sequence[Expr], **changes) -> Call:
+    """``n``'s op on ``args`` with its attributes updated by ``changes`` (an untyped copy)."""
+    attrs = n.attrs if not changes else Attrs({**dict(n.attrs.items()), **changes})
+    return Call(n.op, list(args), attrs, n.type_args)
+
+
 # ------------------------------------------------------------------------------- constructors
 def var(name_hint: str, type_annotation: Optional[Type] = None, shape=None,
         dtype: str = "float32") -> Var:
@@ -371,4 +377,5 @@ def const(value, dtype: Optional[str] = None) -> Constant:
 
 
 __all__ = ["Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem", "Let", "If",
-           "Function", "TupleWrapper", "var", "const", "children", "post_order", "with_children"]
+           "Function", "TupleWrapper", "var", "const", "children", "post_order", "with_children",
+           "rebuild_call"]

@@ -44,7 +44,16 @@ from ...topi import x86 as _x86
 from ...topi.utils import get_const_int
 from ...topi.x86.utils import vector_lanes
 from .. import expr as _expr
-from ..expr import Call, Constant, Expr, Function, children, post_order, with_children
+from ..expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    children,
+    post_order,
+    rebuild_call,
+    with_children,
+)
 from ..op.layout import (
     contrib_conv2d_nchwc,
     contrib_dense_pack,
@@ -373,8 +382,7 @@ def _rewrite(func: Function, p: _Plan, chosen: List[int], target: Target) -> Fun
             new[id(n)] = contrib_dense_pack(ins[0], layout_transform(ins[1], "NK", f"NK{bn}n"),
                                             f"NK{bn}n", a.units, a.out_dtype)
         elif kind == "pool":
-            packed[id(n)] = (Call(n.op, ins, _expr.Attrs({**dict(a.items()),
-                                                          "layout": f"NCHW{block}c"})), block)
+            packed[id(n)] = (rebuild_call(n, ins, layout=f"NCHW{block}c"), block)
         elif kind in ("same", "broadcast"):
             packed[id(n)] = (Call(n.op, ins, a), block)
         else:  # bias

@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ...error import TVMError
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext
-from ..expr import Attrs, Call, Expr, Function, TupleGetItem, post_order, with_children
+from ..expr import Call, Expr, Function, TupleGetItem, post_order, rebuild_call, with_children
 from ..expr import Tuple as RTuple
 from ..op.layout import layout_transform
 from ..op.nn import CONV2D_DATA_LAYOUTS
@@ -44,12 +44,6 @@ _REDUCE = ("sum", "mean", "max", "min", "prod")
 _UNARY = ("clip", "cast", "nn.leaky_relu")
 #: (original layout, current layout) of a value that was converted
 Lay = Tuple[str, str]
-
-
-def _call(n: Call, args: Sequence[Expr], **changes) -> Call:
-    """``n``'s op on ``args`` with its attributes updated by ``changes``."""
-    attrs = n.attrs if not changes else Attrs({**dict(n.attrs.items()), **changes})
-    return Call(n.op, list(args), attrs, n.type_args)
 
 
 def _transform(e: Expr, src: str, dst: str) -> Expr:
@@ -139,7 +133,7 @@ class _Converter:
     # -------------------------------------------------------------------------- nodes
     def visit(self, n: Expr) -> None:
         if isinstance(n, Call) and isinstance(n.op, Op):
-            if self.convert_call(n):
+            if self.convertrebuild_call(n):
                 return
         elif isinstance(n, TupleGetItem) and id(n.tuple_value) in self.tuple_lay:
             new = TupleGetItem(self.out[id(n.tuple_value)], n.index)
@@ -152,7 +146,7 @@ class _Converter:
             raise TVMError(f"{NAME}: nested functions are not supported")
         self.out[id(n)] = with_children(n, {id(c): self.original(c) for c in _kids(n)})
 
-    def convert_call(self, n: Call) -> bool:
+    def convertrebuild_call(self, n: Call) -> bool:
         """Convert call ``n`` when its op has a wanted layout or reads a converted value;
         False: leave it to the generic rebuild."""
         name = n.op.name
@@ -175,7 +169,7 @@ class _Converter:
         data = n.args[0]
         if name == "nn.batch_norm" and id(data) in self.lay:
             args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
-            self.out[id(n)] = _call(n, args, axis=cur.index(orig[n.attrs.axis % 4]))
+            self.out[id(n)] = rebuild_call(n, args, axis=cur.index(orig[n.attrs.axis % 4]))
             self.tuple_lay[id(n)] = lay
             return True
         shape = _shape(n)
@@ -197,7 +191,7 @@ class _Converter:
 
     def keep(self, n: Call, args: Sequence[Expr], lay: Lay, **changes) -> bool:
         """``n`` on ``args``, its result in layout ``lay`` too."""
-        self.out[id(n)], self.lay[id(n)] = _call(n, args, **changes), lay
+        self.out[id(n)], self.lay[id(n)] = rebuild_call(n, args, **changes), lay
         return True
 
     def conv2d(self, n: Call) -> bool:
@@ -212,7 +206,7 @@ class _Converter:
             depthwise = (int(a.groups) > 1 and int(a.groups) == dshape[d_orig.index("C")]
                          and wshape[k_orig.index("I")] == 1)
             want_k = "OIHW" if want_d == "NCHW" else ("HWOI" if depthwise else "HWIO")
-        conv = _call(n, [self.value_in(data, d_orig, want_d),
+        conv = rebuild_call(n, [self.value_in(data, d_orig, want_d),
                          _transform(self.original(weight), k_orig, want_k)],
                      data_layout=want_d, kernel_layout=want_k, out_layout="")
         out_orig = a.out_layout or d_orig
@@ -228,7 +222,7 @@ class _Converter:
         changes = {"layout": want}
         if "out_layout" in n.attrs:
             changes["out_layout"] = ""
-        self.out[id(n)] = _call(n, [self.value_in(n.args[0], orig, want)], **changes)
+        self.out[id(n)] = rebuild_call(n, [self.value_in(n.args[0], orig, want)], **changes)
         if want != orig:
             self.lay[id(n)] = (orig, want)
         return True
@@ -288,7 +282,7 @@ class _Converter:
             return self.keep(n, [data], lay, axis=tuple(new_axis), exclude=False)
         if [c for c in orig if c not in red] != [c for c in cur if c not in red]:
             return False  # the remaining axes are in another order: reduce the original
-        self.out[id(n)] = _call(n, [data], axis=tuple(new_axis), exclude=False)
+        self.out[id(n)] = rebuild_call(n, [data], axis=tuple(new_axis), exclude=False)
         return True
 
 

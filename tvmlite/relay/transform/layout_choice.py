@@ -21,8 +21,9 @@ import numpy as np
 
 from ...topi.x86.injective import vector_width
 
-#: seconds per element of a one-thread layout transform whose stores are whole vectors:
-#: the NCHW{a}c -> NCHW{b}c kernels of ResNet and MobileNet shapes take 0.5-0.8 ns (Zen 4)
+#: seconds per element of a one-thread layout transform whose stores are whole vectors, read
+#: from NCHW or gathered across source blocks (ResNet and MobileNet shapes, Zen 4; a
+#: contiguous block-to-block copy costs a quarter of it, see :func:`transform_seconds`)
 SECONDS_PER_ELEMENT = 0.65e-9
 #: a value's transforms as one table while it depends on at most this many convolutions
 #: (beyond: one table per consumer, which counts a transform two consumers share twice)
@@ -65,19 +66,18 @@ def transform_seconds(numel: int, src: Optional[int], dst: Optional[int], lanes:
     x86 injective schedule vectorizes it (the inner axis, the block, by
     :func:`~tvmlite.topi.x86.injective.vector_width`; without one, the flattened nest).
 
-    Measured on one thread, Zen 4 (ns per element): stores of 8 or more lanes 0.3-0.8;
-    short vectors of a whole block of 4 or 2 lanes 0.8-1.2 and 1.7-3.5; blocks of 1,
-    flattened, 6-20; vectors that straddle the source's blocks (16 from 24 or 72), gathered
-    lane by lane, 2.5."""
+    Measured on one thread, Zen 4 (ns per element): a block-to-block copy whose
+    register-wide parts each lie in one source block, 0.05-0.08; other stores of 8 or more
+    lanes 0.24-0.8; short vectors of a whole block of 4 or 2 lanes 0.8-1.2 and 1.7-3.5;
+    blocks of 1, flattened, 6-20; vectors that straddle the source's blocks (16 from 24 or
+    72), gathered lane by lane, 2.5."""
     if src == dst:
         return 0.0
     t = SECONDS_PER_ELEMENT
     width = vector_width(dst, lanes) if dst is not None else None
     if src is not None and width is not None and src % min(width, lanes) == 0:
-        # block to block, each register-wide part of a vector inside one source block: a
-        # contiguous copy (the x86 injective schedule keeps the row loop and the vectorizer
-        # re-derives contiguous parts), 0.05-0.08 ns per element on Zen 4 (64x56x56, one or
-        # two threads), against 0.24 for parts gathered across blocks or from NCHW
+        # a contiguous copy: the x86 injective schedule keeps the row loop and the vectorizer
+        # re-derives contiguous parts
         return numel * t * 0.25 / threads
     if dst is not None:
         if width is None:

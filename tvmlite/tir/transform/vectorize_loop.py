@@ -144,14 +144,12 @@ class _Vectorizer:
         if isinstance(x, E.Mul) and isinstance(b, E.Ramp) and la == 1:
             return self.ramp(E.Mul(a, b.base), E.Mul(a, b.stride), b.lanes)
         n = max(la, lb)
-        out = type(x)(_bcast(a, n), _bcast(b, n))
-        if isinstance(x, (E.FloorDiv, E.FloorMod)) and isinstance(a, E.Ramp) and lb == 1:
-            # a ramp inside one block of the divisor stays a ramp (a contiguous access):
+        a, b = _bcast(a, n), _bcast(b, n)
+        out = type(x)(a, b)
+        if _is_int(out) and all(isinstance(v, (E.Ramp, E.Broadcast)) for v in (a, b)):
+            # index arithmetic stays a ramp where it can (a contiguous access):
             # ramp(32 * i + 16, 1, 16) // 32 -> broadcast(i), % 32 -> ramp(16, 1, 16)
             return self.ana.simplify(out)
-        if _is_int(out) and isinstance(a, (E.Ramp, E.Broadcast)) and \
-                isinstance(b, (E.Ramp, E.Broadcast)):
-            return self.ana.simplify(out)  # e.g. broadcast(i) * 64 + ramp(0, 1, 16): a ramp
         return out
 
     def _call(self, x: E.Call):
