@@ -7,7 +7,8 @@ outside the project; nothing of them is kept. Each file runs in its own process
 tutorial that requires CUDA runs on the emulated GPU, ``TVMLITE_GPU_EMULATION=1``) with a time
 limit, and a table of passed / failed / skipped per file is printed, with the totals.
 
-    python tools/run_classic.py [--repo DIR] [--jobs 2] [--only SUBSTR ...] [--json OUT]
+    python tools/run_classic.py [--suite core topi relay] [--repo DIR] [--jobs 2]
+                                [--only SUBSTR ...] [--json OUT]
 """
 from __future__ import annotations
 
@@ -45,14 +46,60 @@ def _git(repo: str, *args: str) -> str:
                           text=True).stdout
 
 
-def select(repo: str) -> list[tuple[str, str]]:
-    """(kind, path in the repository) of every file the run covers."""
-    unit = [p for p in _git(repo, "ls-tree", "--name-only", TAG, UNIT).split()
-            if os.path.basename(p).startswith(UNIT_PREFIXES) and p.endswith(".py")]
-    files = [("test", p) for p in sorted(unit)]
-    files += [("test", "tests/python/integration/" + f) for f in INTEGRATION]
-    files += [("tutorial", "gallery/" + f) for f in TUTORIALS]
+TOPI = "tests/python/topi/python/"
+#: TOPI test files about GPUs, integer/bit-serial kernels or ops tvmlite does not have
+TOPI_SKIP = ("tensorcore", "int8", "bitserial", "_rasp", "hwnc", "_qnn", "sparse", "prng",
+             "tensordot")
+RELAY = "tests/python/relay/"
+RELAY_FILES = ["test_op_level1.py", "test_op_level2.py", "test_op_level3.py", "test_op_level4.py",
+               "test_op_level5.py", "test_op_level10.py", "test_type_infer.py",
+               "test_ir_nodes.py", "test_ir_module.py", "test_ir_text_printer.py",
+               "test_expr_functor.py", "test_param_dict.py", "test_backend_graph_executor.py",
+               "test_build_module.py", "test_pass_fold_constant.py", "test_pass_fuse_ops.py",
+               "test_pass_alter_op_layout.py", "test_pass_convert_op_layout.py",
+               "test_pass_dead_code_elimination.py", "test_pass_simplify_inference.py",
+               "test_pass_eliminate_common_subexpr.py", "test_pass_fold_scale_axis.py",
+               "test_pass_manager.py", "test_autotvm_task_extraction.py",
+               "test_analysis_basic_block_normal_form.py", "test_debug.py"]
+#: what the selected tests import from beside them (copied, never run)
+SUPPORT = {"topi": [TOPI + "common.py"],
+           "relay": [RELAY + "utils/" + f for f in ("__init__.py", "assert_diagnostic.py",
+                                                   "ref_funcs.py", "tag_span.py")]}
+SUITES = ("core", "topi", "relay")
+
+
+def select(repo: str, suites=("core",)) -> list[tuple[str, str]]:
+    """(kind, path in the repository) of every file the run covers: ``core`` (TE, TIR,
+    AutoTVM unit and integration tests, the CPU tutorials), ``topi`` (classic TOPI's CPU
+    tests) and ``relay`` (relay ops, passes and the graph executor)."""
+    files = []
+    if "core" in suites:
+        unit = [p for p in _git(repo, "ls-tree", "--name-only", TAG, UNIT).split()
+                if os.path.basename(p).startswith(UNIT_PREFIXES) and p.endswith(".py")]
+        files += [("test", p) for p in sorted(unit)]
+        files += [("test", "tests/python/integration/" + f) for f in INTEGRATION]
+        files += [("tutorial", "gallery/" + f) for f in TUTORIALS]
+    if "topi" in suites:
+        topi = [p for p in _git(repo, "ls-tree", "--name-only", TAG, TOPI).split()
+                if os.path.basename(p).startswith("test_topi_")
+                and not any(k in p for k in TOPI_SKIP)]
+        files += [("test", p) for p in sorted(topi)]
+    if "relay" in suites:
+        files += [("test", RELAY + f) for f in RELAY_FILES]
     return files
+
+
+def _write_support(repo: str, scratch: str, suites) -> None:
+    for suite in suites:
+        for path in SUPPORT.get(suite, ()):
+            dest = os.path.join(scratch, path)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            try:
+                text = _git(repo, "show", f"{TAG}:{path}")
+            except subprocess.CalledProcessError:
+                text = ""  # a package marker the tag lacks
+            with open(dest, "w") as f:
+                f.write(text)
 
 
 def _counts(text: str) -> dict:
@@ -107,9 +154,13 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--json", default=None)
     ap.add_argument("--show-failures", action="store_true")
+    ap.add_argument("--suite", nargs="*", choices=SUITES, default=["core"],
+                    help="which classic files to run (default: core)")
     args = ap.parse_args()
-    files = [f for f in select(args.repo) if not args.only or any(s in f[1] for s in args.only)]
+    files = [f for f in select(args.repo, args.suite)
+             if not args.only or any(s in f[1] for s in args.only)]
     scratch = tempfile.mkdtemp(prefix="tvm_classic_")
+    _write_support(args.repo, scratch, args.suite)
     results = []
     with cf.ThreadPoolExecutor(args.jobs) as pool:
         futs = [pool.submit(run_one, args.repo, scratch, k, p, args.timeout) for k, p in files]
