@@ -15,6 +15,8 @@ compiled with ``relay.build`` at opt_level 3. For each model it prints
   ORT (CPUExecutionProvider) and PyTorch eager on the same model and inputs. The three are
   timed in alternating rounds in this one process and the medians compared, so a load that
   comes and goes hits all of them alike;
+- GFLOP/s of ours and ORT (two per multiply-accumulate of ``relay.analysis.
+  get_total_mac_number``) as a share of the machine's measured FMA peak (bench/roofline.py);
 - compile time of the untuned build from the ONNX file, cold (a fresh process and an empty
   kernel cache; goal <= 30 s for ResNet-18) and warm (a fresh process, the cache the cold
   build left; goal <= 3 s).
@@ -36,6 +38,7 @@ import warnings
 from typing import Callable, Dict, List
 
 import numpy as np
+from roofline import fma_peak_gflops
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -166,7 +169,10 @@ def bench_model(name: str, args) -> dict:
     targs = tuple(torch.from_numpy(v) for v in feeds.values())
     fns = {"ours": gm.run, "ort": lambda: sess.run(None, feeds)}
     fns["torch"] = lambda: model(*targs)
-    r = dict(model=name, err=err, cold=cold, warm=warm, kernels=len(gm._ops))
+    mod, _ = tvm.relay.frontend.from_onnx(path)
+    r = dict(model=name, err=err, cold=cold, warm=warm, kernels=len(gm._ops),
+             macs=tvm.relay.analysis.get_total_mac_number(
+                 tvm.relay.transform.InferType()(mod)["main"]))
     if args.tune_trials:
         log = os.path.join(work, "tune.log")
         t0 = time.perf_counter()
@@ -245,7 +251,7 @@ def _verdict(value: float, goal: float) -> str:
     return "ok" if value <= goal else "MISS"
 
 
-def report(r: dict) -> None:
+def report(r: dict, peak: float = 0.0) -> None:
     name = r["model"]
     print(f"\n{name} ({r['kernels']} kernels)")
     print(f"  max rel err vs ORT   {r['err']:10.2e}   goal <= {GOALS['err']:.0e}  "
@@ -263,6 +269,12 @@ def report(r: dict) -> None:
               f"(/ torch {r['tuned'] / r['torch']:.2f}x)")
     else:
         print("  tuned                not run (--tune-trials 0)")
+    if peak:
+        # 2 flops per multiply-accumulate of the convolutions, dense layers and matmuls
+        rate = {k: 2 * r["macs"] / (r[k] * 1e-3) / 1e9 for k in ("ours", "tuned", "ort")
+                if k in r}
+        print("  GFLOP/s (% of peak)  " + "  ".join(
+            f"{k} {g:.0f} ({100 * g / peak:.0f}%)" for k, g in rate.items()))
     scope = "" if name == "resnet18" else "  (goal stated for resnet18)"
     print(f"  compile cold         {r['cold']:10.1f} s    goal <= {GOALS['cold']:.0f} s  "
           f"{_verdict(r['cold'], GOALS['cold'])}{scope}")
@@ -292,8 +304,11 @@ def main() -> None:
     print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     print(f"threads {args.threads}, {args.rounds} alternating rounds, medians"
           f"{', quick (narrow models)' if args.quick else ''}")
+    peak = fma_peak_gflops(args.threads)
+    print(f"float32 FMA peak of this machine, {args.threads} threads: {peak:.0f} GFLOP/s "
+          "(bench/roofline.py: no kernel can beat it)")
     for name in args.models.split(","):
-        report(bench_model(name, args))
+        report(bench_model(name, args), peak)
     ov = executor_overhead(rounds=10 if args.quick else 30)
     print(f"\ngraph executor: {ov['per_node']:.3f} us per node run, of which "
           f"{ov['overhead']:.3f} us overhead (beyond the kernels' own time)")

@@ -53,3 +53,44 @@ def post_order_visit(expr: Expr, fvisit: Callable[[Any], None]) -> None:
     (an explicit stack: any depth)."""
     for n in post_order(expr, lambda e: _visit_children(e) if isinstance(e, Expr) else []):
         fvisit(n)
+
+
+def _numel(shape) -> int:
+    out = 1
+    for d in shape:
+        out *= int(d)
+    return out
+
+
+def _channels(shape, layout: str) -> int:
+    """The output channel count of a convolution's output ``shape`` in ``layout`` (``NCHW``,
+    ``NHWC``, ``NCHW16c``…: the product of its ``C`` and ``c`` dimensions)."""
+    letters = [ch for ch in layout if ch.isalpha()]
+    return _numel(d for d, ch in zip(shape, letters) if ch in "Cc")
+
+
+def _macs(call: Call) -> int:
+    name = getattr(call.op, "name", "")
+    out_t = call.checked_type
+    if not hasattr(out_t, "shape"):
+        return 0
+    if "conv" in name:  # every layout and grouping: weights per output channel, per element
+        a = call.attrs
+        layout = a.get("out_layout") or a.get("data_layout") or a.get("layout") or "NCHW"
+        w = call.args[1].checked_type.shape
+        return _numel(out_t.shape) * _numel(w) // _channels(out_t.shape, layout)
+    if name in ("nn.dense", "nn.contrib_dense_pack", "nn.matmul"):
+        data = call.args[0].checked_type.shape
+        k = data[-2] if name == "nn.matmul" and call.attrs.get("transpose_a") else data[-1]
+        return _numel(out_t.shape) * int(k)
+    if name == "nn.batch_matmul":
+        x = call.args[0].checked_type.shape
+        return _numel(out_t.shape) * int(x[-2] if call.attrs.get("transpose_a") else x[-1])
+    return 0
+
+
+def get_total_mac_number(expr: Expr) -> int:
+    """The multiply-accumulates of the convolutions (any layout, grouped, transposed), dense
+    layers and batch matmuls in the type-checked ``expr``: per call, its output's elements
+    times the products each sums."""
+    return sum(_macs(n) for n in post_order(expr) if isinstance(n, Call))
