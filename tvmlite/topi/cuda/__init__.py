@@ -23,10 +23,12 @@ from .nn import (
 )
 from .reduction import schedule_reduce, schedule_reduce_graph
 
+schedule_reorg = schedule_injective  # classic: reorg is injective on a GPU
+
 __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "schedule_injective",
            "schedule_injective_from_existing", "schedule_elemwise", "schedule_broadcast",
            "schedule_concatenate", "schedule_reduce", "schedule_reduce_graph",
            "schedule_softmax", "schedule_pool", "schedule_adaptive_pool", "schedule_dense",
            "schedule_batch_matmul", "schedule_depthwise_conv2d_nchw",
            "schedule_group_conv2d_nchw", "schedule_conv2d_transpose_nchw", "schedule_lrn",
-           "schedule_layer_norm", "schedule_batch_norm"]
+           "schedule_layer_norm", "schedule_batch_norm", "schedule_reorg"]

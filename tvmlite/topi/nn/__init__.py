@@ -34,6 +34,7 @@ from .norm import batch_norm, group_norm, instance_norm, l2_normalize, layer_nor
 from .pad import mirror_pad, pad
 from .pooling import adaptive_pool, global_pool, pool1d, pool2d, pool3d
 from .softmax import fast_softmax, log_softmax, softmax
+from .space_to_batch_nd import batch_to_space_nd, space_to_batch_nd
 from .upsampling import upsampling
 from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d, get_pad_tuple_generic
 
@@ -47,4 +48,4 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc", "conv3d_ncdhw", "conv3d_ndhwc",
            "group_conv2d_nhwc", "pool1d", "pool3d", "instance_norm", "group_norm",
            "depth_to_space", "space_to_depth", "mirror_pad", "get_pad_tuple1d",
-           "get_pad_tuple3d", "get_pad_tuple_generic"]
+           "get_pad_tuple3d", "get_pad_tuple_generic", "space_to_batch_nd", "batch_to_space_nd"]

@@ -39,6 +39,7 @@ from .nn_python import (
     unpack_nchwc,
     upsampling_python,
 )
+from .space_python import batch_to_space_nd_python, reorg_python, space_to_batch_nd_python
 from .transform_python import gather_nd_python, gather_python, matrix_set_diag, one_hot
 
 __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_python",
@@ -52,4 +53,5 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "conv1d_ncw_python", "group_conv1d_ncw_python", "conv3d_ncdhw_python",
            "conv3d_ndhwc_python", "conv_nd_python", "instance_norm_python", "group_norm_python",
            "depth_to_space_python", "space_to_depth_python", "gather_python",
-           "gather_nd_python", "one_hot", "matrix_set_diag"]
+           "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
+           "batch_to_space_nd_python", "reorg_python"]
