@@ -73,7 +73,7 @@ X3 = te.placeholder((1, 4, 5, 6, 7), name="X3")
     (lambda: topi.nn.prelu(X, te.placeholder((3,))), "prelu: slope"),
     (lambda: topi.nn.softmax(X, 4), "softmax: axis 4"),
     (lambda: topi.nn.dense(te.placeholder((2, 3)), te.placeholder((4, 5))),
-     "dense: data has 3 input features"),
+     "dense: the reduced dimensions differ: data has 3 input features"),
     (lambda: topi.nn.batch_matmul(te.placeholder((2, 3, 4)), te.placeholder((3, 5, 4))),
      "batch_matmul: batch dimensions"),
     (lambda: topi.nn.upsampling(X, 2, 2, layout="HWCN"), "upsampling: layout"),

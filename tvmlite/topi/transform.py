@@ -660,21 +660,39 @@ def arange(start, stop=None, step=1, dtype: str = "float32") -> Tensor:
 def matmul(a: Tensor, b: Tensor, transp_a: bool = False, transp_b: bool = False) -> Tensor:
     """Matrix product of 2-D ``a`` (or its transpose) and ``b`` (or its transpose) (stage
     ``T_matmul``, tag "matmul")."""
-    op = "matmul"
-    a, b = _tensor(a, op, "a"), _tensor(b, op, "b")
+    return _matmul(a, b, transp_a, transp_b, None, None, ("matmul", "a", "b"), "T_matmul",
+                   "matmul")
+
+
+def _matmul(a: Tensor, b: Tensor, transp_a: bool, transp_b: bool, bias: Optional[Tensor],
+            out_dtype: Optional[str], names: Sequence[str], name: str, tag_: str) -> Tensor:
+    """The 2-D matrix product ``op(a) @ op(b) (+ bias)`` shared by ``topi.matmul``,
+    ``topi.nn.matmul`` and ``topi.nn.dense``: a reduction stage ``name`` (tag ``tag_``) that
+    multiplies in ``out_dtype`` (default: a's), then a broadcast stage adding the 1-D bias.
+    ``names`` are the operator's and its operands' names, for the errors."""
+    op, an, bn = names
+    a, b = _tensor(a, op, an), _tensor(b, op, bn)
     if a.ndim != 2 or b.ndim != 2:
-        raise TopiError(f"{op}: a and b must be 2-D, got {a.ndim}-D and {b.ndim}-D")
+        raise TopiError(f"{op}: {an} and {bn} must be 2-D, got {a.ndim}-D and {b.ndim}-D")
+    out_dtype = out_dtype or a.dtype
     ka, kb = a.shape[0 if transp_a else 1], b.shape[1 if transp_b else 0]
     if not _dim_equal(ka, kb):
-        raise TopiError(f"{op}: the reduced dimensions differ: a has {ka}, b {kb}")
+        raise TopiError(f"{op}: the reduced dimensions differ: {an} has {ka} input features "
+                        f"but {bn} has {kb}")
+    shape = (a.shape[1 if transp_a else 0], b.shape[0 if transp_b else 1])
     k = reduce_axis((0, ka), name="k")
 
     def f(i, j):
         x = a[k, i] if transp_a else a[i, k]
         y = b[j, k] if transp_b else b[k, j]
-        return _op.sum(x * y, axis=[k])
-    return compute((a.shape[1 if transp_a else 0], b.shape[0 if transp_b else 1]), f,
-                   name="T_matmul", tag="matmul")
+        return _op.sum(_op.mul(x.astype(out_dtype), y.astype(out_dtype)), axis=k)
+    mat = compute(shape, f, name=name, tag=tag_)
+    if bias is None:
+        return mat
+    if not isinstance(bias, Tensor) or bias.ndim != 1 or not _dim_equal(bias.shape[0], shape[1]):
+        raise TopiError(f"{op}: bias must be a 1-D Tensor of length {shape[1]}, got {bias!r}")
+    return compute(shape, lambda i, j: _op.add(mat[i, j], bias[j].astype(out_dtype)),
+                   tag=tag.BROADCAST)
 
 
 def tensordot(a: Tensor, b: Tensor, axes) -> Tensor:
