@@ -40,7 +40,14 @@ from .nn_python import (
     upsampling_python,
 )
 from .space_python import batch_to_space_nd_python, reorg_python, space_to_batch_nd_python
-from .transform_python import gather_nd_python, gather_python, matrix_set_diag, one_hot
+from .transform_python import (
+    gather_nd_python,
+    gather_python,
+    matrix_set_diag,
+    one_hot,
+    sequence_mask,
+    strided_set_python,
+)
 
 __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_python",
            "depthwise_conv2d_python_nhwc", "conv2d_transpose_nchw_python", "dilate_python",
@@ -54,4 +61,4 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "conv3d_ndhwc_python", "conv_nd_python", "instance_norm_python", "group_norm_python",
            "depth_to_space_python", "space_to_depth_python", "gather_python",
            "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
-           "batch_to_space_nd_python", "reorg_python"]
+           "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask"]

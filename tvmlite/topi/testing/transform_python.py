@@ -10,8 +10,33 @@ def gather_python(data: np.ndarray, axis: int, indices: np.ndarray) -> np.ndarra
 
 
 def gather_nd_python(a_np: np.ndarray, indices_np: np.ndarray) -> np.ndarray:
-    """``topi.gather_nd``: ``a[indices[0], indices[1], ...]``."""
-    return a_np[tuple(indices_np)]
+    """``topi.gather_nd``: ``a[indices[0], indices[1], ...]`` (indices truncated to int)."""
+    return a_np[tuple(np.asarray(indices_np).astype("int64"))]
+
+
+def strided_set_python(data: np.ndarray, v: np.ndarray, begin, end, strides) -> np.ndarray:
+    """``topi.strided_set``: a copy of ``data`` with ``data[begin:end:strides]`` (per leading
+    dimension, numpy slicing) set to ``v``."""
+    strides = [] if strides is None else list(strides)
+
+    def part(x, d):
+        return x[d] if d < len(x) else None
+    res = data.copy()
+    res[tuple(slice(part(begin, d), part(end, d), part(strides, d))
+              for d in range(data.ndim))] = v
+    return res
+
+
+def sequence_mask(data: np.ndarray, valid_length: np.ndarray, mask_value, axis: int
+                  ) -> np.ndarray:
+    """``topi.sequence_mask``: ``data`` ``[MAX_LENGTH, batch, ...]`` (``axis`` 0) or
+    ``[batch, MAX_LENGTH, ...]`` (``axis`` 1) with the positions at or past
+    ``valid_length[b]`` along ``axis`` set to ``mask_value``."""
+    pos = np.arange(data.shape[axis]).reshape([-1 if d == axis else 1
+                                               for d in range(data.ndim)])
+    lengths = np.asarray(valid_length).reshape([-1 if d == 1 - axis else 1
+                                                for d in range(data.ndim)])
+    return np.where(pos >= lengths, np.asarray(mask_value, data.dtype), data)
 
 
 def one_hot(indices, on_value, off_value, depth: int, axis: int, dtype) -> np.ndarray:
