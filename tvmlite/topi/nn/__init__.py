@@ -30,6 +30,7 @@ from .depthwise_conv2d import (
 from .dilate import dilate
 from .elemwise import leaky_relu, prelu, relu
 from .flatten import batch_flatten, flatten
+from .loss import nll_loss
 from .norm import batch_norm, group_norm, instance_norm, l2_normalize, layer_norm, lrn
 from .pad import mirror_pad, pad
 from .pooling import adaptive_pool, global_pool, pool1d, pool2d, pool3d
@@ -49,4 +50,4 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "group_conv2d_nhwc", "pool1d", "pool3d", "instance_norm", "group_norm",
            "depth_to_space", "space_to_depth", "mirror_pad", "get_pad_tuple1d",
            "get_pad_tuple3d", "get_pad_tuple_generic", "space_to_batch_nd", "batch_to_space_nd",
-           "matmul"]
+           "matmul", "nll_loss"]

@@ -27,6 +27,7 @@ from .nn_python import (
     layer_norm_python,
     log_softmax_python,
     lrn_python,
+    nll_loss,
     pack_depthwise_kernel,
     pack_nchwc,
     pack_oihw,
@@ -61,4 +62,5 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "conv3d_ndhwc_python", "conv_nd_python", "instance_norm_python", "group_norm_python",
            "depth_to_space_python", "space_to_depth_python", "gather_python",
            "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
-           "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask"]
+           "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
+           "nll_loss"]

@@ -339,3 +339,22 @@ def space_to_depth_python(data, block_size) -> np.ndarray:
     b = block_size
     y = data.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
     return y.reshape(n, c * b * b, h // b, w // b)
+
+
+def nll_loss(predictions, targets, weights, reduction: str = "mean",
+             ignore_index: int = -100) -> np.ndarray:
+    """``topi.nn.nll_loss``: ``-predictions[n, t, i...] * weights[t]`` per target
+    ``t = targets[n, i...]`` (0 where ignored), then "mean" (over the summed weights), "sum"
+    or "none"."""
+    predictions, targets = np.asarray(predictions), np.asarray(targets)
+    moved = np.moveaxis(predictions, 1, -1) if predictions.ndim > 1 else predictions
+    keep = targets != ignore_index
+    safe = np.where(keep, targets, 0)
+    picked = np.take_along_axis(moved, safe[..., None], axis=-1)[..., 0]
+    w = np.where(keep, np.asarray(weights)[safe], 0).astype(predictions.dtype)
+    losses = np.where(keep, -picked * w, 0).astype(predictions.dtype)
+    if reduction == "mean":
+        return np.sum(losses) / np.sum(w)
+    if reduction == "sum":
+        return np.sum(losses)
+    return losses
