@@ -101,6 +101,11 @@ def schedule_extern(outs: Outs) -> Schedule:
     return _default_schedule(outs, False)
 
 
+def schedule_batch_norm(outs: Outs) -> Schedule:
+    """``topi.nn.batch_norm`` (its three outputs): the default schedule."""
+    return _default_schedule(outs, False)
+
+
 def schedule_reorg(outs: Outs) -> Schedule:
     """``topi.vision.reorg``: the default schedule, every stage computed on its own."""
     return _default_schedule(outs, False)
@@ -129,5 +134,5 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_batch_matmul", "schedule_pool",
            "schedule_adaptive_pool", "schedule_lrn", "schedule_l2_normalize", "schedule_layer_norm",
-           "schedule_softmax", "schedule_extern", "schedule_reorg", "schedule_sort",
-           "schedule_argsort", "schedule_topk"]
+           "schedule_softmax", "schedule_extern", "schedule_reorg", "schedule_batch_norm",
+           "schedule_sort", "schedule_argsort", "schedule_topk"]

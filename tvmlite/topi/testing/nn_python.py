@@ -123,14 +123,24 @@ def log_softmax_python(a_np, axis=1) -> np.ndarray:
 
 def batch_norm(x, gamma, beta, moving_mean, moving_var, axis, epsilon, center, scale,
                training=False, momentum=0.1):
-    """Inference batch norm; returns ``[out, moving_mean, moving_var]``."""
+    """Batch norm along ``axis``; returns ``[out, new_moving_mean, new_moving_var]``. In
+    training the batch mean and biased variance normalize and update the moving ones by
+    ``momentum``."""
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
-    out = (x - moving_mean.reshape(shape)) / np.sqrt(moving_var.reshape(shape) + epsilon)
+    if training:
+        others = tuple(d for d in range(x.ndim) if d != axis)
+        mean, var = x.mean(axis=others), x.var(axis=others)
+    else:
+        mean, var = moving_mean, moving_var
+    out = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + epsilon)
     if scale:
         out = out * gamma.reshape(shape)
     if center:
         out = out + beta.reshape(shape)
+    if training:
+        return [out, (1 - momentum) * moving_mean + momentum * mean,
+                (1 - momentum) * moving_var + momentum * var]
     return [out, moving_mean, moving_var]
 
 
