@@ -13,6 +13,7 @@ from .nn_python import (
     batch_matmul,
     batch_norm,
     conv1d_ncw_python,
+    conv1d_transpose_ncw_python,
     conv2d_nhwc_python,
     conv2d_transpose_nchw_python,
     conv3d_ncdhw_python,
@@ -63,4 +64,4 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "depth_to_space_python", "space_to_depth_python", "gather_python",
            "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
            "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
-           "nll_loss"]
+           "nll_loss", "conv1d_transpose_ncw_python"]

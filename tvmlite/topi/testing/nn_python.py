@@ -51,6 +51,22 @@ def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0,
     return full[:, :, top:full.shape[2] - bottom, left:full.shape[3] - right]
 
 
+def conv1d_transpose_ncw_python(a_np, w_np, stride, padding, output_padding=(0,)
+                                ) -> np.ndarray:
+    """Transposed 1-D convolution by scattering: input ``(N, C, W)``, filter ``(C, F, K)``;
+    input ``i`` adds ``a[i] * w[k]`` at ``i * stride + k - pad_left``."""
+    n, c, w = a_np.shape
+    _, f, k = w_np.shape
+    s = stride if isinstance(stride, int) else stride[0]
+    opad = output_padding if isinstance(output_padding, int) else output_padding[0]
+    (left,), (right,) = get_pad_tuple_generic(padding, [k])
+    out_w = (w - 1) * s + k - left - right + opad
+    full = np.zeros((n, f, max((w - 1) * s + k, left + out_w)), "float64")
+    for x in range(w):
+        full[:, :, x * s:x * s + k] += np.einsum("nc,cfk->nfk", a_np[:, :, x], w_np)
+    return full[:, :, left:left + out_w].astype(a_np.dtype)
+
+
 def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_after,
                   pool_type, count_include_pad=True, ceil_mode=False, dtype="float32",
                   layout="NCHW") -> np.ndarray:
