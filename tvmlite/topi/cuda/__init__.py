@@ -1,7 +1,7 @@
 """CUDA schedules and AutoTVM templates (classic ``topi.cuda``); they run on a GPU or in the
 CPU emulation of one (``TVMLITE_GPU_EMULATION=1``)."""
-# conv1d_transpose_ncw: the target-independent compute (its schedule binds the threads)
-from ..nn import conv1d_transpose_ncw
+# the target-independent computes (their schedules bind the threads)
+from ..nn import conv1d_transpose_ncw, correlation_nchw
 from .conv2d_direct import conv2d_nchw, schedule_conv2d_nchw, schedule_direct_cuda
 from .injective import (
     schedule_broadcast,
@@ -16,6 +16,7 @@ from .nn import (
     schedule_batch_norm,
     schedule_conv1d_transpose_ncw,
     schedule_conv2d_transpose_nchw,
+    schedule_correlation_nchw,
     schedule_dense,
     schedule_depthwise_conv2d_nchw,
     schedule_group_conv2d_nchw,
@@ -35,4 +36,5 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "schedule_batch_matmul", "schedule_depthwise_conv2d_nchw",
            "schedule_group_conv2d_nchw", "schedule_conv2d_transpose_nchw", "schedule_lrn",
            "schedule_layer_norm", "schedule_batch_norm", "schedule_reorg",
-           "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw"]
+           "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw", "correlation_nchw",
+           "schedule_correlation_nchw"]

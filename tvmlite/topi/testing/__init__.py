@@ -19,6 +19,7 @@ from .nn_python import (
     conv3d_ncdhw_python,
     conv3d_ndhwc_python,
     conv_nd_python,
+    correlation_nchw_python,
     depth_to_space_python,
     depthwise_conv2d_python_nhwc,
     dilate_python,
@@ -64,4 +65,4 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "depth_to_space_python", "space_to_depth_python", "gather_python",
            "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
            "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
-           "nll_loss", "conv1d_transpose_ncw_python"]
+           "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python"]

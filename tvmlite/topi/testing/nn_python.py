@@ -67,6 +67,36 @@ def conv1d_transpose_ncw_python(a_np, w_np, stride, padding, output_padding=(0,)
     return full[:, :, left:left + out_w].astype(a_np.dtype)
 
 
+def correlation_nchw_python(a_np, b_np, kernel_size, max_displacement, stride1, stride2,
+                            padding, is_multiply) -> np.ndarray:
+    """FlowNet correlation: output ``(n, q, i, j)`` is the mean over channels and the
+    ``kernel_size`` window centred at ``border + (i, j) * stride1`` of the padded inputs of
+    ``a * b`` (or ``|a - b|``), ``b`` displaced by ``(q // D - r, q % D - r) * stride2``."""
+    pads = [padding] * 4 if isinstance(padding, int) else \
+        list(padding) * 2 if len(padding) == 2 else list(padding)
+    top, left, bottom, right = pads
+    n, c, h, w = a_np.shape
+    widths = ((0, 0), (0, 0), (top, bottom), (left, right))
+    pa, pb = np.pad(a_np, widths), np.pad(b_np, widths)
+    kr = (kernel_size - 1) // 2
+    border = max_displacement + kr
+    r = max_displacement // stride2
+    d = 2 * r + 1
+    out_h = -(-(h + top + bottom - 2 * border) // stride1)
+    out_w = -(-(w + left + right - 2 * border) // stride1)
+    out = np.zeros((n, d * d, out_h, out_w), a_np.dtype)
+    for q in range(d * d):
+        dy, dx = (q // d - r) * stride2, (q % d - r) * stride2
+        for i in range(out_h):
+            for j in range(out_w):
+                cy, cx = border + i * stride1, border + j * stride1
+                win_a = pa[:, :, cy - kr:cy + kr + 1, cx - kr:cx + kr + 1]
+                win_b = pb[:, :, cy + dy - kr:cy + dy + kr + 1, cx + dx - kr:cx + dx + kr + 1]
+                v = win_a * win_b if is_multiply else np.abs(win_a - win_b)
+                out[:, q, i, j] = v.sum(axis=(1, 2, 3)) / (kernel_size * kernel_size * c)
+    return out
+
+
 def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_after,
                   pool_type, count_include_pad=True, ceil_mode=False, dtype="float32",
                   layout="NCHW") -> np.ndarray:
