@@ -2,6 +2,7 @@
 CPU emulation of one (``TVMLITE_GPU_EMULATION=1``)."""
 # the target-independent computes (their schedules bind the threads)
 from ..nn import conv1d_transpose_ncw, correlation_nchw
+from ..scan import cumprod, cumsum
 from .conv2d_direct import conv2d_nchw, schedule_conv2d_nchw, schedule_direct_cuda
 from .injective import (
     schedule_broadcast,
@@ -23,6 +24,7 @@ from .nn import (
     schedule_layer_norm,
     schedule_lrn,
     schedule_pool,
+    schedule_scan,
     schedule_softmax,
 )
 from .reduction import schedule_reduce, schedule_reduce_graph
@@ -37,4 +39,4 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "schedule_group_conv2d_nchw", "schedule_conv2d_transpose_nchw", "schedule_lrn",
            "schedule_layer_norm", "schedule_batch_norm", "schedule_reorg",
            "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw", "correlation_nchw",
-           "schedule_correlation_nchw"]
+           "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan"]

@@ -1,5 +1,6 @@
 """Numpy reference implementations of TOPI operators (``topi.testing``)."""
 from .common import (
+    compare_numpy_tvm,
     dispatch,
     get_broadcast_schedule,
     get_conv2d_nchw_implement,
@@ -65,4 +66,5 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "depth_to_space_python", "space_to_depth_python", "gather_python",
            "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
            "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
-           "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python"]
+           "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python",
+           "compare_numpy_tvm"]
