@@ -52,3 +52,12 @@ def test_correlation_nchw():
 def test_scan(name):
     _both(lambda a: getattr(topi.cuda, name)(a, 1, exclusive=True),
           topi.generic.schedule_extern, topi.cuda.schedule_scan, [(5, 7, 3)])
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort", "topk", "schedule_sort",
+                                  "schedule_argsort", "schedule_topk"])
+def test_gpu_sorting_is_unsupported(name):
+    from tvmlite._classic import UnsupportedError
+
+    with pytest.raises(UnsupportedError, match=f"tvm.topi.cuda.{name}"):
+        getattr(topi.cuda, name)(te.placeholder((4,), name="a"))

@@ -28,6 +28,14 @@ from .nn import (
     schedule_softmax,
 )
 from .reduction import schedule_reduce, schedule_reduce_graph
+from .unsupported import (  # GPU versions tvmlite lacks: UnsupportedError when called
+    argsort,
+    schedule_argsort,
+    schedule_sort,
+    schedule_topk,
+    sort,
+    topk,
+)
 
 schedule_reorg = schedule_injective  # classic: reorg is injective on a GPU
 
@@ -39,4 +47,5 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "schedule_group_conv2d_nchw", "schedule_conv2d_transpose_nchw", "schedule_lrn",
            "schedule_layer_norm", "schedule_batch_norm", "schedule_reorg",
            "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw", "correlation_nchw",
-           "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan"]
+           "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan", "sort", "argsort",
+           "topk", "schedule_sort", "schedule_argsort", "schedule_topk"]
