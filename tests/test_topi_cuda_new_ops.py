@@ -55,7 +55,7 @@ def test_scan(name):
 
 
 @pytest.mark.parametrize("name", ["sort", "argsort", "topk", "schedule_sort",
-                                  "schedule_argsort", "schedule_topk"])
+                                  "schedule_argsort", "schedule_topk", "searchsorted"])
 def test_gpu_sorting_is_unsupported(name):
     from tvmlite._classic import UnsupportedError
 

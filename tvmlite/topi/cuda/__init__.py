@@ -1,5 +1,8 @@
 """CUDA schedules and AutoTVM templates (classic ``topi.cuda``); they run on a GPU or in the
 CPU emulation of one (``TVMLITE_GPU_EMULATION=1``)."""
+# extern ops: nothing to schedule (the GPU ones bind their threads in their own IR)
+from ..generic.schedules import schedule_extern
+
 # the target-independent computes (their schedules bind the threads)
 from ..nn import conv1d_transpose_ncw, correlation_nchw
 from ..scan import cumprod, cumsum
@@ -33,6 +36,7 @@ from .unsupported import (  # GPU versions tvmlite lacks: UnsupportedError when 
     schedule_argsort,
     schedule_sort,
     schedule_topk,
+    searchsorted,
     sort,
     topk,
 )
@@ -48,4 +52,5 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "schedule_layer_norm", "schedule_batch_norm", "schedule_reorg",
            "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw", "correlation_nchw",
            "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan", "sort", "argsort",
-           "topk", "schedule_sort", "schedule_argsort", "schedule_topk"]
+           "topk", "schedule_sort", "schedule_argsort", "schedule_topk", "searchsorted",
+           "schedule_extern"]

@@ -49,6 +49,7 @@ from .transform_python import (
     gather_python,
     matrix_set_diag,
     one_hot,
+    searchsorted_ref,
     sequence_mask,
     strided_set_python,
 )
@@ -67,4 +68,4 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
            "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
            "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python",
-           "compare_numpy_tvm"]
+           "compare_numpy_tvm", "searchsorted_ref"]

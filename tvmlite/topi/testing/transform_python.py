@@ -61,3 +61,16 @@ def matrix_set_diag(input_np: np.ndarray, diagonal: np.ndarray, k=0,
             out[..., r, c] = diagonal[..., t + off] if k1 == k2 else \
                 diagonal[..., k2 - d, t + off]
     return out
+
+
+def searchsorted_ref(sorted_sequence, values, right: bool, out_dtype) -> np.ndarray:
+    """``topi.searchsorted``: ``numpy.searchsorted`` per innermost row (the one row of a 1-D
+    sequence for every value)."""
+    side = "right" if right else "left"
+    seq, vals = np.asarray(sorted_sequence), np.asarray(values)
+    if seq.ndim == 1:
+        return np.searchsorted(seq, vals, side=side).astype(out_dtype)
+    out = np.empty(vals.shape, out_dtype)
+    for idx in np.ndindex(*vals.shape[:-1]):
+        out[idx] = np.searchsorted(seq[idx], vals[idx], side=side)
+    return out
