@@ -55,8 +55,9 @@ def test_scan(name):
 
 
 @pytest.mark.parametrize("name", ["sort", "argsort", "topk", "schedule_sort",
-                                  "schedule_argsort", "schedule_topk", "searchsorted"])
-def test_gpu_sorting_is_unsupported(name):
+                                  "schedule_argsort", "schedule_topk", "searchsorted",
+                                  "scatter_nd"])
+def test_gpu_versions_missing_are_unsupported(name):
     from tvmlite._classic import UnsupportedError
 
     with pytest.raises(UnsupportedError, match=f"tvm.topi.cuda.{name}"):

@@ -33,6 +33,7 @@ from .nn import (
 from .reduction import schedule_reduce, schedule_reduce_graph
 from .unsupported import (  # GPU versions tvmlite lacks: UnsupportedError when called
     argsort,
+    scatter_nd,
     schedule_argsort,
     schedule_sort,
     schedule_topk,
@@ -53,4 +54,4 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw", "correlation_nchw",
            "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan", "sort", "argsort",
            "topk", "schedule_sort", "schedule_argsort", "schedule_topk", "searchsorted",
-           "schedule_extern"]
+           "schedule_extern", "scatter_nd"]
