@@ -33,8 +33,10 @@ from .nn import (
 from .reduction import schedule_reduce, schedule_reduce_graph
 from .unsupported import (  # GPU versions tvmlite lacks: UnsupportedError when called
     argsort,
+    argwhere,
     scatter_nd,
     schedule_argsort,
+    schedule_argwhere,
     schedule_sort,
     schedule_topk,
     searchsorted,
@@ -54,4 +56,4 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw", "correlation_nchw",
            "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan", "sort", "argsort",
            "topk", "schedule_sort", "schedule_argsort", "schedule_topk", "searchsorted",
-           "schedule_extern", "scatter_nd"]
+           "schedule_extern", "scatter_nd", "argwhere", "schedule_argwhere"]
