@@ -13,6 +13,7 @@ from .scatter import scatter_nd  # noqa: F401
 from .searchsorted import searchsorted  # noqa: F401
 from .sort import argsort, sort, topk  # noqa: F401  (the functions shadow the module)
 from .transform import *  # noqa: F401,F403
+from .unique import unique  # noqa: F401
 
 util = utils  # classic spelling (``topi.util.get_const_tuple``)
 

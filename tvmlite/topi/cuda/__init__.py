@@ -42,6 +42,7 @@ from .unsupported import (  # GPU versions tvmlite lacks: UnsupportedError when 
     searchsorted,
     sort,
     topk,
+    unique,
 )
 
 schedule_reorg = schedule_injective  # classic: reorg is injective on a GPU
@@ -56,4 +57,5 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw", "correlation_nchw",
            "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan", "sort", "argsort",
            "topk", "schedule_sort", "schedule_argsort", "schedule_topk", "searchsorted",
-           "schedule_extern", "scatter_nd", "argwhere", "schedule_argwhere"]
+           "schedule_extern", "scatter_nd", "argwhere", "schedule_argwhere",
+           "unique"]

@@ -119,6 +119,11 @@ def schedule_argwhere(outs: Outs) -> Schedule:
     return schedule_extern(outs)
 
 
+def schedule_unique(outs: Outs) -> Schedule:
+    """``topi.unique``: extern ops (the argsort and the grouping pass), nothing to schedule."""
+    return schedule_extern(outs)
+
+
 def schedule_sort(outs: Outs) -> Schedule:
     """``topi.sort``: an extern op, nothing to schedule."""
     return schedule_extern(outs)
@@ -144,4 +149,5 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_dense", "schedule_batch_matmul", "schedule_pool",
            "schedule_adaptive_pool", "schedule_lrn", "schedule_l2_normalize", "schedule_layer_norm",
            "schedule_softmax", "schedule_extern", "schedule_reorg", "schedule_batch_norm",
-           "schedule_sort", "schedule_argsort", "schedule_topk", "schedule_argwhere"]
+           "schedule_sort", "schedule_argsort", "schedule_topk", "schedule_argwhere",
+           "schedule_unique"]
