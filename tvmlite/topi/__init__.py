@@ -6,6 +6,7 @@ from ..te import tensor as _te_tensor
 from . import arm_cpu, cuda, generic, image, nn, tag, testing, utils, vision, x86  # noqa: F401
 from .argwhere import argwhere  # noqa: F401
 from .broadcast import *  # noqa: F401,F403
+from .einsum import einsum  # noqa: F401
 from .math import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .scan import cumprod, cumsum, scanop  # noqa: F401
