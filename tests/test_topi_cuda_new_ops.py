@@ -56,7 +56,7 @@ def test_scan(name):
 
 @pytest.mark.parametrize("name", ["sort", "argsort", "topk", "schedule_sort",
                                   "schedule_argsort", "schedule_topk", "searchsorted",
-                                  "scatter_nd", "argwhere", "schedule_argwhere", "unique"])
+                                  "scatter_nd", "argwhere", "schedule_argwhere", "unique", "dft"])
 def test_gpu_versions_missing_are_unsupported(name):
     from tvmlite._classic import UnsupportedError
 

@@ -34,6 +34,7 @@ from .reduction import schedule_reduce, schedule_reduce_graph
 from .unsupported import (  # GPU versions tvmlite lacks: UnsupportedError when called
     argsort,
     argwhere,
+    dft,
     scatter_nd,
     schedule_argsort,
     schedule_argwhere,
@@ -58,4 +59,4 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan", "sort", "argsort",
            "topk", "schedule_sort", "schedule_argsort", "schedule_topk", "searchsorted",
            "schedule_extern", "scatter_nd", "argwhere", "schedule_argwhere",
-           "unique"]
+           "unique", "dft"]

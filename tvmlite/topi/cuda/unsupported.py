@@ -21,7 +21,8 @@ _NAMES = {"sort": "sorting", "argsort": "sorting", "topk": "top-k selection",
           "schedule_sort": "sorting", "schedule_argsort": "sorting",
           "schedule_topk": "top-k selection", "searchsorted": "binary search",
           "scatter_nd": "scatter_nd", "argwhere": "argwhere",
-          "schedule_argwhere": "argwhere", "unique": "unique"}
+          "schedule_argwhere": "argwhere", "unique": "unique",
+          "dft": "the discrete Fourier transform"}
 
 globals().update({name: _missing(name, what) for name, what in _NAMES.items()})
 
