@@ -109,6 +109,11 @@ def schedule_batch_norm(outs: Outs) -> Schedule:
     return _default_schedule(outs, False)
 
 
+def schedule_lstm(outs: Outs) -> Schedule:
+    """``topi.nn.lstm`` (hidden and cell states): the default schedule."""
+    return _default_schedule(outs, False)
+
+
 def schedule_reorg(outs: Outs) -> Schedule:
     """``topi.vision.reorg``: the default schedule, every stage computed on its own."""
     return _default_schedule(outs, False)
@@ -149,5 +154,6 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_dense", "schedule_batch_matmul", "schedule_pool",
            "schedule_adaptive_pool", "schedule_lrn", "schedule_l2_normalize", "schedule_layer_norm",
            "schedule_softmax", "schedule_extern", "schedule_reorg", "schedule_batch_norm",
+           "schedule_lstm",
            "schedule_sort", "schedule_argsort", "schedule_topk", "schedule_argwhere",
            "schedule_unique"]

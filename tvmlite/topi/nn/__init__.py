@@ -32,6 +32,7 @@ from .dilate import dilate
 from .elemwise import leaky_relu, prelu, relu
 from .flatten import batch_flatten, flatten
 from .loss import nll_loss
+from .lstm import lstm
 from .norm import batch_norm, group_norm, instance_norm, l2_normalize, layer_norm, lrn
 from .pad import mirror_pad, pad
 from .pooling import adaptive_pool, global_pool, pool1d, pool2d, pool3d
@@ -52,4 +53,4 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "depth_to_space", "space_to_depth", "mirror_pad", "get_pad_tuple1d",
            "get_pad_tuple3d", "get_pad_tuple_generic", "space_to_batch_nd", "batch_to_space_nd",
            "matmul", "nll_loss", "conv1d_transpose_ncw",
-           "correlation_nchw"]
+           "correlation_nchw", "lstm"]

@@ -30,6 +30,7 @@ from .nn_python import (
     layer_norm_python,
     log_softmax_python,
     lrn_python,
+    lstm_python,
     nll_loss,
     pack_depthwise_kernel,
     pack_nchwc,
@@ -68,4 +69,5 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
            "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
            "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python",
-           "compare_numpy_tvm", "searchsorted_ref"]
+           "compare_numpy_tvm", "searchsorted_ref",
+           "lstm_python"]

@@ -97,6 +97,42 @@ def correlation_nchw_python(a_np, b_np, kernel_size, max_displacement, stride1, 
     return out
 
 
+def lstm_python(Xs, Wi, Wh, Bi=None, Bh=None, h_init=None, c_init=None, proj=None, p_i=None,
+                p_f=None, p_o=None, f_act=None, g_act=None, h_act=None, reverse=False,
+                weight_layout: str = "IFGO"):
+    """``topi.nn.lstm`` step by step in numpy: returns the hidden and cell states
+    ``(seq_len, batch, out_dim)`` and ``(seq_len, batch, hidden)``."""
+    def sigmoid(x):
+        return 1 / (1 + np.exp(-x))
+    f_act, g_act, h_act = f_act or sigmoid, g_act or np.tanh, h_act or np.tanh
+    seq_len, batch, _ = Xs.shape
+    hidden = Wi.shape[0] // 4
+    out_dim = proj.shape[0] if proj is not None else hidden
+    h = np.zeros((batch, out_dim), Xs.dtype) if h_init is None else h_init
+    c = np.zeros((batch, hidden), Xs.dtype) if c_init is None else c_init
+    gate = {g: slice(weight_layout.index(g) * hidden, (weight_layout.index(g) + 1) * hidden)
+            for g in "IFGO"}
+    hs, cs = [], []
+    for step in range(seq_len):
+        x = Xs[seq_len - 1 - step if reverse else step]
+        z = x @ Wi.T + h @ Wh.T
+        if Bi is not None:
+            z = z + Bi
+        if Bh is not None:
+            z = z + Bh
+        peep = p_i is not None and p_f is not None
+        i = f_act(z[:, gate["I"]] + (p_i * c if peep else 0))
+        f = f_act(z[:, gate["F"]] + (p_f * c if peep else 0))
+        c = f * c + i * g_act(z[:, gate["G"]])
+        o = f_act(z[:, gate["O"]] + (p_o * c if p_o is not None else 0))
+        h = o * h_act(c)
+        if proj is not None:
+            h = h @ proj.T
+        hs.append(h)
+        cs.append(c)
+    return np.stack(hs), np.stack(cs)
+
+
 def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_after,
                   pool_type, count_include_pad=True, ceil_mode=False, dtype="float32",
                   layout="NCHW") -> np.ndarray:
