@@ -1,7 +1,7 @@
 """topi.strided_set, strided_slice with run-time bounds (Tensor begin/end/strides) or None
 entries, topi.adv_index, and the small transform fixes classic's tests need (tile of an
-empty tensor, concatenate(a_tuple=...), empty slices through a fused schedule), compared with
-numpy on random inputs."""
+empty tensor, concatenate(a_tuple=...), empty slices through a fused schedule, Tensor.astype,
+vectorized loops over bool buffers), compared with numpy on random inputs."""
 import itertools
 
 import numpy as np
@@ -162,3 +162,20 @@ def test_sequence_mask_and_gather_nd_references():
     a = np.arange(12.0).reshape(3, 4)
     np.testing.assert_array_equal(ref.gather_nd_python(a, np.array([[2.7, 0.2], [3.9, 1.0]])),
                                   a[[2, 0], [3, 1]])
+
+
+def test_tensor_astype_is_topi_cast():
+    x = RNG.uniform(-3, 3, (2, 5)).astype("float32")
+    A = te.placeholder(x.shape, name="A")
+    out = topi.greater(A, 0.5).astype("int8")
+    assert out.dtype == "int8"
+    np.testing.assert_array_equal(build_run(out, [A], [x]), (x > 0.5).astype("int8"))
+
+
+def test_vectorized_bool_buffers_run_as_scalar_loops():
+    x = RNG.random((3, 16)) > 0.5
+    A = te.placeholder(x.shape, "bool", "A")
+    out = topi.logical_not(A)
+    np.testing.assert_array_equal(build_run(out, [A], [x]), ~x)
+    where = topi.where(A, 1.0, -1.0)
+    np.testing.assert_array_equal(build_run(where, [A], [x]), np.where(x, 1.0, -1.0))
