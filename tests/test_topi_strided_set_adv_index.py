@@ -1,7 +1,7 @@
 """topi.strided_set, strided_slice with run-time bounds (Tensor begin/end/strides) or None
 entries, topi.adv_index, and the small transform fixes classic's tests need (tile of an
 empty tensor, concatenate(a_tuple=...), empty slices through a fused schedule, Tensor.astype,
-vectorized loops over bool buffers), compared with numpy on random inputs."""
+vectorized loops over bool buffers, fast_erf's dtypes), compared with numpy on random inputs."""
 import itertools
 
 import numpy as np
@@ -179,3 +179,15 @@ def test_vectorized_bool_buffers_run_as_scalar_loops():
     np.testing.assert_array_equal(build_run(out, [A], [x]), ~x)
     where = topi.where(A, 1.0, -1.0)
     np.testing.assert_array_equal(build_run(where, [A], [x]), np.where(x, 1.0, -1.0))
+
+
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-6), ("float16", 2e-3), ("float64", 1e-12)])
+def test_fast_erf_dtypes(dtype, tol):
+    import math
+
+    x = RNG.uniform(-4, 4, (5, 7)).astype(dtype)
+    A = te.placeholder(x.shape, dtype, "A")
+    out = topi.fast_erf(A)
+    assert out.dtype == dtype
+    want = np.vectorize(math.erf)(x.astype("float64"))
+    np.testing.assert_allclose(build_run(out, [A], [x]), want, atol=tol)
