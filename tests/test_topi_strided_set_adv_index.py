@@ -3,6 +3,7 @@ entries, topi.adv_index, and the small transform fixes classic's tests need (til
 empty tensor, concatenate(a_tuple=...), empty slices through a fused schedule, Tensor.astype,
 vectorized loops over bool buffers, fast_erf's dtypes), compared with numpy on random inputs."""
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -183,8 +184,6 @@ def test_vectorized_bool_buffers_run_as_scalar_loops():
 
 @pytest.mark.parametrize("dtype,tol", [("float32", 1e-6), ("float16", 2e-3), ("float64", 1e-12)])
 def test_fast_erf_dtypes(dtype, tol):
-    import math
-
     x = RNG.uniform(-4, 4, (5, 7)).astype(dtype)
     A = te.placeholder(x.shape, dtype, "A")
     out = topi.fast_erf(A)
