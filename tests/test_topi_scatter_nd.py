@@ -1,5 +1,6 @@
-"""topi.scatter_nd in every mode against a numpy loop applying the updates in order
-(repeated and negative indices, odd sizes, index dtypes)."""
+"""topi.scatter_nd and topi.scatter_elements in every mode against numpy loops applying the
+updates in order (repeated and negative indices, more updates than the axis, odd sizes, index
+dtypes)."""
 import itertools
 
 import numpy as np
@@ -61,3 +62,44 @@ def test_scatter_nd_skips_out_of_range_and_checks_shapes():
         topi.scatter_nd(D, idx, te.placeholder((3, 2)), "add")
     with pytest.raises(TopiError, match="mode"):
         topi.scatter_nd(D, idx, U, "sub")
+
+
+ELEMENTS = dict(COMBINE, mean=lambda a, b: (a + b) / 2)
+
+
+@pytest.mark.parametrize("reduction", list(ELEMENTS))
+@pytest.mark.parametrize("dshape,ishape,axis,idtype", [((5,), (7,), 0, "int64"),
+                                                       ((4, 6), (3, 6), 0, "int32"),
+                                                       ((4, 6), (4, 9), -1, "int64"),
+                                                       ((3, 5, 4), (2, 3, 4), 1, "int32"),
+                                                       ((3, 5, 4), (3, 5, 2), 2, "uint8")])
+def test_scatter_elements(reduction, dshape, ishape, axis, idtype):
+    signed = idtype.startswith("int")
+    n = dshape[axis]
+    indices = RNG.integers(-n if signed else 0, n, ishape).astype(idtype)
+    updates = RNG.uniform(-2, 2, ishape).astype("float32")
+    data = RNG.uniform(-2, 2, dshape).astype("float32")
+    want = data.copy()
+    ax = axis % len(dshape)
+    for p in itertools.product(*[range(d) for d in ishape]):
+        q = list(p)
+        q[ax] = int(indices[p]) % n
+        want[tuple(q)] = ELEMENTS[reduction](want[tuple(q)], updates[p])
+    D, U = te.placeholder(dshape, name="D"), te.placeholder(ishape, name="U")
+    idx = te.placeholder(ishape, idtype, "I")
+    out = topi.scatter_elements(D, idx, U, axis, reduction)
+    f = tvm.build(topi.generic.schedule_extern([out]), [D, idx, U, out], "llvm")
+    res = tvm.nd.array(np.zeros(dshape, "float32"))
+    f(tvm.nd.array(data), tvm.nd.array(indices), tvm.nd.array(updates), res)
+    np.testing.assert_allclose(res.numpy(), want, rtol=1e-6)
+
+
+def test_scatter_elements_errors():
+    D = te.placeholder((3, 4), name="D")
+    with pytest.raises(TopiError, match="reduction"):
+        topi.scatter_elements(D, te.placeholder((3, 4), "int32"), te.placeholder((3, 4)),
+                              0, "sub")
+    with pytest.raises(TopiError, match="exceeds"):
+        topi.scatter_elements(D, te.placeholder((3, 5), "int32"), te.placeholder((3, 5)), 0)
+    with pytest.raises(TopiError, match="one shape"):
+        topi.scatter_elements(D, te.placeholder((3, 4), "int32"), te.placeholder((3, 3)), 0)

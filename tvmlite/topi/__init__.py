@@ -10,7 +10,7 @@ from .einsum import einsum  # noqa: F401
 from .math import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .scan import cumprod, cumsum, scanop  # noqa: F401
-from .scatter import scatter_nd  # noqa: F401
+from .scatter import scatter_elements, scatter_nd  # noqa: F401
 from .searchsorted import searchsorted  # noqa: F401
 from .signal import dft  # noqa: F401
 from .sort import argsort, sort, topk  # noqa: F401  (the functions shadow the module)
