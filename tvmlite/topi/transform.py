@@ -298,7 +298,8 @@ def _slice_bounds(b, e, st, size):
 def _dynamic_strided_slice(a: Tensor, begin, end, strides) -> Tensor:
     """``a[begin:end:strides]`` on the leading ``len(begin)`` axes, the bounds read at run time
     (stage ``T_strided_slice_dynamic``). Each sliced dimension is a fresh variable ``dim``, as
-    classic: the caller's output array gives it (its size must be the slice's)."""
+    classic: the caller's output array gives it (its size must be the slice's; reads stay
+    inside the input whatever it is)."""
     op = "strided_slice"
     k = get_const_int(begin.shape[0]) if isinstance(begin, Tensor) else len(list(begin))
     if k > a.ndim:
@@ -311,7 +312,11 @@ def _dynamic_strided_slice(a: Tensor, begin, end, strides) -> Tensor:
     shape = [Var("dim", "int32") for _ in range(k)] + list(a.shape[k:])
 
     def f(*i):
-        return a(*[_op.add(_op.mul(i[d], st[d]), lo[d]) for d in range(k)], *i[k:])
+        # clamped into the input: an output array larger than the slice reads repeated
+        # edge elements, never outside the input
+        idx = [_op._min(_op._max(_op.add(_op.mul(i[d], st[d]), lo[d]), 0),
+                        _op.sub(_op.cast("int32", a.shape[d]), 1)) for d in range(k)]
+        return a(*idx, *i[k:])
     return compute(shape, f, name="T_strided_slice_dynamic", tag=tag.INJECTIVE,
                    varargs_names=_ax(a.ndim))
 
