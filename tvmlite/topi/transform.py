@@ -380,7 +380,8 @@ def strided_set(a: Tensor, v: Tensor, begin: Tensor, end: Tensor,
 def adv_index(data: Tensor, indices: Sequence[Tensor]) -> Tensor:
     """numpy advanced indexing ``data[indices[0], indices[1], ...]``: the index tensors
     broadcast together to shape ``B``; the result is ``B + data.shape[len(indices):]``
-    (stage ``advanced_index``). Negative indices count from the end.
+    (stage ``advanced_index``). Negative indices count from the end; indices still outside
+    their dimension are clamped into it (numpy would raise).
 
     Parameters
     ----------
@@ -414,10 +415,10 @@ def adv_index(data: Tensor, indices: Sequence[Tensor]) -> Tensor:
             x = t(*_bcast_index(t, bshape, i[:m]))
             if t.dtype not in ("int32", "int64"):
                 x = _op.cast("int32", x)
+            n = _op.cast(x.dtype, data.shape[d])
             if t.dtype.startswith("int"):  # signed: numpy's negative indices
-                x = _op.if_then_else(_op.lt(x, 0), _op.add(x, _op.cast(x.dtype, data.shape[d])),
-                                     x)
-            src.append(x)
+                x = _op.if_then_else(_op.lt(x, 0), _op.add(x, n), x)
+            src.append(_op._min(_op._max(x, 0), _op.sub(n, 1)))  # never outside data
         return data(*src, *i[m:])
     return compute(shape, f, name="advanced_index", tag=tag.INJECTIVE,
                    varargs_names=_ax(len(shape)))
