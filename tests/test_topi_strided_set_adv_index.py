@@ -190,3 +190,10 @@ def test_fast_erf_dtypes(dtype, tol):
     assert out.dtype == dtype
     want = np.vectorize(math.erf)(x.astype("float64"))
     np.testing.assert_allclose(build_run(out, [A], [x]), want, atol=tol)
+
+
+def test_adv_index_clamps_out_of_range_indices():
+    x = RNG.uniform(size=(4, 3)).astype("float32")
+    D, I = te.placeholder(x.shape, name="D"), te.placeholder((3,), "int32", "I")
+    got = build_run(topi.adv_index(D, [I]), [D, I], [x, np.array([9, -9, 2], "int32")])
+    np.testing.assert_array_equal(got, x[[3, 0, 2]])
