@@ -1,6 +1,7 @@
 """The topi.cuda names of reorg, conv1d_transpose_ncw, correlation_nchw and cumsum/cumprod
 built for "cuda" and run in the GPU emulation's checking mode (a race or an out-of-bounds
-access fails) against the CPU results."""
+access fails) against the CPU results; the GPU versions tvmlite lacks, and other missing classic
+topi names, raise UnsupportedError."""
 import numpy as np
 import pytest
 
@@ -62,3 +63,20 @@ def test_gpu_versions_missing_are_unsupported(name):
 
     with pytest.raises(UnsupportedError, match=f"tvm.topi.cuda.{name}"):
         getattr(topi.cuda, name)(te.placeholder((4,), name="a"))
+
+
+def test_missing_vision_and_arm_cpu_names_are_unsupported():
+    import subprocess
+    import sys
+
+    # classic names are reported to user code (tvmlite's own misses stay AttributeErrors)
+    code = ("import tvm\n"
+            "for m, n in [('vision', 'non_max_suppression'), ('arm_cpu', 'conv2d_nchw_int8')]:\n"
+            "    try:\n"
+            "        getattr(getattr(tvm.topi, m), n)\n"
+            "    except tvm.TVMError as e:\n"
+            "        print(type(e).__name__)\n"
+            "print(tvm.topi.arm_cpu.schedule_injective.__module__)\n")
+    out = subprocess.run([sys.executable, "-m", "tvmlite", "-c", code], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["UnsupportedError", "UnsupportedError", "tvmlite.topi.x86.injective"]

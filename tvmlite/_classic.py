@@ -160,6 +160,13 @@ CLASSIC_NAMES = {
         scan scatter scatter_elements searchsorted signal sparse sparse_fill_empty_rows
         sparse_reshape tag tensor testing transform unique utils vision x86
     """.split()),
+    "tvmlite.topi.vision": frozenset("""
+        ssd rcnn nms nms_util get_valid_counts non_max_suppression
+        all_class_non_max_suppression calculate_overlap collect_selected_indices
+        collect_selected_indices_and_scores run_all_class_nms hybrid_get_valid_counts
+        hybrid_nms hybrid_rearrange_box_out hybrid_rearrange_indices_out roi_align_nchw
+        roi_align_nhwc roi_pool_nchw proposal generate_anchor reg_bbox reg_iou
+    """.split()),
     "tvmlite.topi.arm_cpu": frozenset("""
         arm_utils bitserial_conv2d bitserial_conv2d_nhwc bitserial_dense
         compute_conv2d_NHWC_quantized_interleaved
