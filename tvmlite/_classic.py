@@ -160,6 +160,43 @@ CLASSIC_NAMES = {
         scan scatter scatter_elements searchsorted signal sparse sparse_fill_empty_rows
         sparse_reshape tag tensor testing transform unique utils vision x86
     """.split()),
+    "tvmlite.topi.vision": frozenset("""
+        ssd rcnn nms nms_util get_valid_counts non_max_suppression
+        all_class_non_max_suppression calculate_overlap collect_selected_indices
+        collect_selected_indices_and_scores run_all_class_nms hybrid_get_valid_counts
+        hybrid_nms hybrid_rearrange_box_out hybrid_rearrange_indices_out roi_align_nchw
+        roi_align_nhwc roi_pool_nchw proposal generate_anchor reg_bbox reg_iou
+    """.split()),
+    "tvmlite.topi.arm_cpu": frozenset("""
+        arm_utils bitserial_conv2d bitserial_conv2d_nhwc bitserial_dense
+        compute_conv2d_NHWC_quantized_interleaved
+        compute_conv2d_NHWC_quantized_interleaved_without_transform
+        compute_conv2d_NHWC_quantized_native compute_conv2d_NHWC_quantized_native_without_transform
+        compute_depthwise_conv2d_nhwc conv1d conv1d_nwc_dsp conv2d conv2d_NCHWc_int8
+        conv2d_alter_op conv2d_gemm conv2d_int8 conv2d_nchw_int8 conv2d_nchw_spatial_pack
+        conv2d_nchw_winograd conv2d_nchw_winograd_nnpack
+        conv2d_nchw_winograd_nnpack_without_weight_transform conv2d_nhwc_dsp
+        conv2d_nhwc_spatial_pack conv2d_spatial_pack conv2d_transpose conv2d_transpose_nchw
+        dense dense_dsp depthwise_conv2d depthwise_conv2d_nchw
+        depthwise_conv2d_nchw_spatial_pack depthwise_conv2d_nhwc_dsp group_conv2d
+        group_conv2d_nchw group_conv2d_nchw_spatial_pack injective is_int8_hw_support mprofile
+        pooling qnn qnn_alter_op qnn_conv2d qnn_depthwise_conv2d qnn_legalize
+        qnn_unrolled_depthwise_conv2d schedule_bitserial_conv2d_nhwc schedule_bitserial_dense
+        schedule_conv1d_nwc_dsp schedule_conv2d_NCHWc_int8
+        schedule_conv2d_NHWC_quantized_interleaved
+        schedule_conv2d_NHWC_quantized_interleaved_without_transform
+        schedule_conv2d_NHWC_quantized_native
+        schedule_conv2d_NHWC_quantized_native_without_transform schedule_conv2d_nchw_int8
+        schedule_conv2d_nchw_spatial_pack schedule_conv2d_nchw_winograd
+        schedule_conv2d_nchw_winograd_nnpack
+        schedule_conv2d_nchw_winograd_nnpack_without_weight_transform schedule_conv2d_nhwc_dsp
+        schedule_conv2d_nhwc_spatial_pack schedule_conv2d_transpose_nchw schedule_dense_dsp
+        schedule_depthwise_conv2d_nchw schedule_depthwise_conv2d_nchw_spatial_pack
+        schedule_depthwise_conv2d_nhwc schedule_depthwise_conv2d_nhwc_dsp
+        schedule_group_conv2d_nchw schedule_group_conv2d_nchwc schedule_pool
+        schedule_qnn_conv2d schedule_qnn_depthwise_conv2d
+        schedule_qnn_unrolled_depthwise_conv2d tensor_intrin
+    """.split()),
     "tvmlite.script": frozenset("""
         from_source highlight ir ir_builder ir_module parser printer tir
     """.split()),

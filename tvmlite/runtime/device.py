@@ -9,11 +9,12 @@ from ..error import TVMError
 
 CPU, CUDA, EXT_DEV = 1, 2, 12
 
-_TYPE_NAMES = {CPU: "cpu", CUDA: "cuda", 4: "opencl", 7: "vulkan", 8: "metal", EXT_DEV: "ext_dev",
-               9: "vpi", 10: "rocm", 15: "webgpu", 16: "hexagon"}
+_TYPE_NAMES = {CPU: "cpu", CUDA: "cuda", 4: "opencl", 5: "aocl", 7: "vulkan", 8: "metal",
+               EXT_DEV: "ext_dev", 9: "vpi", 10: "rocm", 15: "webgpu", 16: "hexagon"}
 _STR_TO_TYPE = {
-    "cpu": CPU, "llvm": CPU, "c": CPU, "stackvm": CPU,
-    "cuda": CUDA, "gpu": CUDA, "nvptx": CUDA, "cl": 4, "opencl": 4, "vulkan": 7, "metal": 8,
+    "cpu": CPU, "llvm": CPU, "c": CPU, "stackvm": CPU, "test": CPU, "hybrid": CPU,
+    "composite": CPU, "cuda": CUDA, "gpu": CUDA, "nvptx": CUDA, "cl": 4, "opencl": 4,
+    "sdaccel": 4, "aocl": 5, "aocl_sw_emu": 5, "vulkan": 7, "metal": 8,
     "ext_dev": EXT_DEV, "rocm": 10, "vpi": 9, "hexagon": 16, "webgpu": 15,
 }
 

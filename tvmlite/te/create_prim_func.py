@@ -123,11 +123,19 @@ class _BufferRemap(Mutator):
     """Replace Buffer objects (extern bodies use the op's own placeholder buffers)."""
 
     def __init__(self, bmap: Dict[Buffer, Buffer], tensor2buffer: Dict[Tensor, Buffer]):
-        self.bmap = bmap
+        self.bmap = dict(bmap)
         self.tensor2buffer = tensor2buffer
+        # views of a placeholder the body declared itself (``ib.buffer_ptr``: a flat buffer
+        # over the placeholder's data) follow it to the buffer that replaces it
+        self.data = {ph.data: b.data for ph, b in bmap.items() if ph.data is not b.data}
 
     def visit_Buffer(self, b):
+        if b not in self.bmap and b.data in self.data:
+            self.bmap[b] = dataclasses.replace(b, data=self.data[b.data])
         return self.bmap.get(b, b)
+
+    def visit_Var(self, v):
+        return self.data.get(v, v)
 
     def visit_ProducerLoad(self, e: ProducerLoad):
         return BufferLoad(self.tensor2buffer[e.producer], self.visit(e.indices))

@@ -3,12 +3,19 @@
 import sys as _sys
 
 from ..te import tensor as _te_tensor
-from . import cuda, generic, image, nn, tag, testing, utils, x86  # noqa: F401
+from . import arm_cpu, cuda, generic, image, nn, tag, testing, utils, vision, x86  # noqa: F401
+from .argwhere import argwhere  # noqa: F401
 from .broadcast import *  # noqa: F401,F403
+from .einsum import einsum  # noqa: F401
 from .math import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
+from .scan import cumprod, cumsum, scanop  # noqa: F401
+from .scatter import scatter_elements, scatter_nd  # noqa: F401
+from .searchsorted import searchsorted  # noqa: F401
+from .signal import dft  # noqa: F401
 from .sort import argsort, sort, topk  # noqa: F401  (the functions shadow the module)
 from .transform import *  # noqa: F401,F403
+from .unique import unique  # noqa: F401
 
 util = utils  # classic spelling (``topi.util.get_const_tuple``)
 

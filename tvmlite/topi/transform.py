@@ -8,9 +8,9 @@ from typing import Optional, Sequence
 from ..te.operation import compute, reduce_axis
 from ..te.tensor import Tensor, _dim_equal
 from ..tir import op as _op
-from ..tir.expr import IntImm
+from ..tir.expr import IntImm, Var
 from . import tag
-from .utils import TopiError, get_const_int, prod, ravel_index
+from .utils import TopiError, equal_const_int, get_const_int, prod, ravel_index
 from .utils import unravel_index as _unravel
 
 
@@ -102,9 +102,9 @@ def squeeze(a: Tensor, axis=None) -> Tensor:
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze"]
 
 
-def concatenate(tensors, axis: int = 0) -> Tensor:
-    """Join tensors along ``axis`` (stage ``T_concat``)."""
-    tensors = list(tensors)
+def concatenate(a_tuple, axis: int = 0) -> Tensor:
+    """Join the tensors of ``a_tuple`` along ``axis`` (stage ``T_concat``)."""
+    tensors = list(a_tuple)
     if not tensors:
         raise TopiError("concatenate needs at least one tensor")
     n = tensors[0].ndim
@@ -224,14 +224,23 @@ def strided_slice(a: Tensor, begin, end, strides=None, axes=None,
                   slice_mode: str = "end") -> Tensor:
     """``a[begin:end:strides]`` per axis, numpy semantics (negative indices count from the
     end; ``slice_mode="size"`` reads ``end`` as sizes, -1 meaning to the end). Stage
-    ``T_strided_slice``."""
+    ``T_strided_slice``. When ``begin``, ``end`` or ``strides`` is a Tensor (read at run
+    time) see :func:`_dynamic_strided_slice`."""
+    if any(isinstance(x, Tensor) for x in (begin, end, strides)):
+        if axes is not None:
+            raise TopiError("strided_slice: axes are not supported with a Tensor begin, end or "
+                            "strides (dynamic strided slice)")
+        return _dynamic_strided_slice(a, begin, end, strides)
     n = a.ndim
     axes = list(range(n)) if axes is None else [_norm_axis(int(x), n, "strided_slice")
                                                 for x in axes]
-    begin, end = [int(x) for x in begin], [int(x) for x in end]
-    strides = [1] * len(axes) if strides is None else [int(x) for x in strides]
+    def ints(xs):  # None entries take the default of their axis
+        return [None if x is None else int(x) for x in xs]
+    begin, end = ints(begin), ints(end)
+    strides = [1] * len(axes) if strides is None else [1 if x is None else int(x)
+                                                        for x in strides]
     strides += [1] * (len(axes) - len(strides))
-    begin += [0] * (len(axes) - len(begin))
+    begin += [None] * (len(axes) - len(begin))
     if slice_mode not in ("end", "size"):
         raise TopiError(f"strided_slice: slice_mode must be 'end' or 'size', got {slice_mode}")
     starts, steps, shape = [0] * n, [1] * n, list(a.shape)
@@ -241,17 +250,178 @@ def strided_slice(a: Tensor, begin, end, strides=None, axes=None,
             raise TopiError(f"strided_slice: stride 0 on axis {ax}")
         if slice_mode == "size":
             s = 1
-            lo = begin[k] + size if begin[k] < 0 else begin[k]
-            hi = size if k >= len(end) or end[k] < 0 else lo + end[k]
+            lo = 0 if begin[k] is None else begin[k] + size if begin[k] < 0 else begin[k]
+            hi = size if k >= len(end) or end[k] is None or end[k] < 0 else lo + end[k]
             lo, hi = min(max(lo, 0), size), min(max(hi, 0), size)
         else:
             hi_default = size if s > 0 else -size - 1
-            hi = end[k] if k < len(end) else hi_default
+            hi = end[k] if k < len(end) and end[k] is not None else hi_default
             lo, hi, s = slice(begin[k], hi, s).indices(size)
         count = max(0, -(-(hi - lo) // s)) if s > 0 else max(0, -(-(lo - hi) // -s))
         starts[ax], steps[ax], shape[ax] = lo, s, count
     return compute(shape, lambda *i: a(*[starts[d] + i[d] * steps[d] for d in range(n)]),
                    name="T_strided_slice", tag=tag.INJECTIVE, varargs_names=_ax(n))
+
+
+def _elements(x, n: int, op: str, arg: str) -> list:
+    """The ``n`` entries of a 1-D int Tensor (loads) or of a list (constants), as int32."""
+    if isinstance(x, Tensor):
+        _int_dtype(x, op, arg)
+        if x.ndim != 1 or get_const_int(x.shape[0]) != n:
+            raise TopiError(f"{op}: {arg} must be a 1-D Tensor of {n} entries, got shape "
+                            f"{list(x.shape)}")
+        return [_op.cast("int32", x[k]) for k in range(n)]
+    vals = _ints(x, op, arg)
+    if len(vals) != n:
+        raise TopiError(f"{op}: {arg} must have {n} entries, got {vals}")
+    return [_op.const(v, "int32") for v in vals]
+
+
+def _slice_bounds(b, e, st, size):
+    """numpy's normalization of one slice ``b:e:st`` over ``size`` elements at run time:
+    negative ``b`` and ``e`` count from the end, then are clamped to ``[0, size]`` (positive
+    ``st``) or ``[-1, size - 1]`` (negative ``st``); None means the whole extent."""
+    pos = _op.gt(st, 0)
+    size = _op.cast("int32", size)
+    lo_clip = _op.if_then_else(pos, _op.const(0, "int32"), _op.const(-1, "int32"))
+    hi_clip = _op.if_then_else(pos, size, _op.sub(size, 1))
+
+    def norm(x, default):
+        if x is None:
+            return default
+        x = _op.if_then_else(_op.lt(x, 0), _op.add(x, size), x)
+        return _op._min(_op._max(x, lo_clip), hi_clip)
+    return norm(b, _op.if_then_else(pos, _op.const(0, "int32"), _op.sub(size, 1))), \
+        norm(e, _op.if_then_else(pos, size, _op.const(-1, "int32")))
+
+
+def _dynamic_strided_slice(a: Tensor, begin, end, strides) -> Tensor:
+    """``a[begin:end:strides]`` on the leading ``len(begin)`` axes, the bounds read at run time
+    (stage ``T_strided_slice_dynamic``). Each sliced dimension is a fresh variable ``dim``, as
+    classic: the caller's output array gives it (its size must be the slice's; reads stay
+    inside the input whatever it is)."""
+    op = "strided_slice"
+    k = get_const_int(begin.shape[0]) if isinstance(begin, Tensor) else len(list(begin))
+    if k > a.ndim:
+        raise TopiError(f"{op}: {k} begin indices for {a.ndim} dimensions")
+    b = _elements(begin, k, op, "begin")
+    e = _elements(end, k, op, "end")
+    st = [_op.const(1, "int32")] * k if strides is None else _elements(strides, k, op,
+                                                                       "strides")
+    lo = [_slice_bounds(b[d], e[d], st[d], a.shape[d])[0] for d in range(k)]
+    shape = [Var("dim", "int32") for _ in range(k)] + list(a.shape[k:])
+
+    def f(*i):
+        # clamped into the input: an output array larger than the slice reads repeated
+        # edge elements, never outside the input
+        idx = [_op._min(_op._max(_op.add(_op.mul(i[d], st[d]), lo[d]), 0),
+                        _op.sub(_op.cast("int32", a.shape[d]), 1)) for d in range(k)]
+        return a(*idx, *i[k:])
+    return compute(shape, f, name="T_strided_slice_dynamic", tag=tag.INJECTIVE,
+                   varargs_names=_ax(a.ndim))
+
+
+def strided_set(a: Tensor, v: Tensor, begin: Tensor, end: Tensor,
+                strides: Optional[Tensor] = None) -> Tensor:
+    """``a`` with the slice ``a[begin:end:strides]`` (numpy semantics, read at run time)
+    replaced by ``v`` (stage ``strided_set``, tag "injective,strided_set").
+
+    Parameters
+    ----------
+    a : Tensor
+        The tensor to update.
+    v : Tensor
+        The values, of the slice's shape.
+    begin, end : Tensor
+        1-D int32, one entry per leading dimension sliced (the others are whole).
+    strides : Optional[Tensor]
+        1-D int32 (default all 1); a negative stride walks its dimension backwards.
+    """
+    op = "strided_set"
+    a, v = _tensor(a, op, "a"), _tensor(v, op, "v")
+    n = a.ndim
+    args = {"begin": begin, "end": end, "strides": strides}
+    for name, t in args.items():
+        if t is None:
+            continue
+        if not isinstance(t, Tensor) or t.ndim != 1:
+            raise TopiError(f"{op}: {name} should be a vector (a 1-D Tensor), got {t!r}")
+        if t.dtype != "int32":
+            raise TopiError(f"{op}: {name} should be int32, got {t.dtype}")
+        if get_const_int(t.shape[0]) > n:
+            raise TopiError(f"{op}: {name} has more entries than the {n} dimensions of a")
+    if v.ndim != n:
+        raise TopiError(f"{op}: v must have a's {n} dimensions, got {v.ndim}")
+
+    def entry(t, d):
+        return t[d] if t is not None and d < get_const_int(t.shape[0]) else None
+    steps = [entry(strides, d) for d in range(n)]
+    steps = [_op.const(1, "int32") if x is None else x for x in steps]
+    bounds = [_slice_bounds(entry(begin, d), entry(end, d), steps[d], a.shape[d])
+              for d in range(n)]
+
+    def f(*i):
+        inside, src = [], []
+        for d in range(n):
+            (lo, hi), st = bounds[d], steps[d]
+            pos = _op.gt(st, 0)
+            dist = _op.if_then_else(pos, _op.sub(i[d], lo), _op.sub(lo, i[d]))
+            step = _op.if_then_else(pos, st, _op.sub(0, st))
+            in_range = _op.if_then_else(pos, _op.logical_and(_op.ge(i[d], lo), _op.lt(i[d], hi)),
+                                        _op.logical_and(_op.le(i[d], lo), _op.gt(i[d], hi)))
+            inside.append(_op.logical_and(in_range, _op.eq(_op.floormod(dist, step), 0)))
+            # clamped into v so that the load is in bounds where it is not selected
+            src.append(_op._min(_op._max(_op.floordiv(dist, step), 0), _op.sub(v.shape[d], 1)))
+        return _op.if_then_else(_op.all(*inside), v(*src), a(*i))
+    return compute(a.shape, f, name="strided_set", tag=tag.INJECTIVE + ",strided_set",
+                   varargs_names=_ax(n))
+
+
+def adv_index(data: Tensor, indices: Sequence[Tensor]) -> Tensor:
+    """numpy advanced indexing ``data[indices[0], indices[1], ...]``: the index tensors
+    broadcast together to shape ``B``; the result is ``B + data.shape[len(indices):]``
+    (stage ``advanced_index``). Negative indices count from the end; indices still outside
+    their dimension are clamped into it (numpy would raise).
+
+    Parameters
+    ----------
+    data : Tensor
+        The source.
+    indices : list of Tensor
+        Integer index tensors, one for each leading dimension of ``data`` indexed.
+    """
+    from .broadcast import _bcast_index, broadcast_shape
+
+    op = "adv_index"
+    data = _tensor(data, op, "data")
+    indices = [_tensor(t, op, "indices") for t in indices]
+    if not indices or len(indices) > data.ndim:
+        raise TopiError(f"{op}: too many indices for data: {len(indices)} for {data.ndim} "
+                        f"dimensions" if indices else f"{op}: no indices")
+    for t in indices:
+        _int_dtype(t, op, "indices")
+    bshape = list(indices[0].shape)
+    for t in indices[1:]:
+        try:
+            bshape = list(broadcast_shape(bshape, t.shape))
+        except ValueError as e:
+            raise TopiError(f"{op}: the index shapes do not broadcast: {e}") from e
+    m = len(bshape)
+    shape = bshape + list(data.shape[len(indices):])
+
+    def f(*i):
+        src = []
+        for d, t in enumerate(indices):
+            x = t(*_bcast_index(t, bshape, i[:m]))
+            if t.dtype not in ("int32", "int64"):
+                x = _op.cast("int32", x)
+            n = _op.cast(x.dtype, data.shape[d])
+            if t.dtype.startswith("int"):  # signed: numpy's negative indices
+                x = _op.if_then_else(_op.lt(x, 0), _op.add(x, n), x)
+            src.append(_op._min(_op._max(x, 0), _op.sub(n, 1)))  # never outside data
+        return data(*src, *i[m:])
+    return compute(shape, f, name="advanced_index", tag=tag.INJECTIVE,
+                   varargs_names=_ax(len(shape)))
 
 
 def where(condition, x, y) -> Tensor:
@@ -361,7 +531,8 @@ def layout_transform(array: Tensor, src_layout: str, dst_layout: str,
                    varargs_names=_ax(len(shape)))
 
 
-__all__ += ["split", "take", "strided_slice", "where", "layout_transform"]
+__all__ += ["split", "take", "strided_slice", "strided_set", "adv_index", "where",
+            "layout_transform"]
 
 
 def _tensor(t, op: str, arg: str) -> Tensor:
@@ -440,7 +611,7 @@ def tile(a: Tensor, reps) -> Tensor:
     dshape = [1] * (r - n) + list(a.shape)
     reps = [1] * (n - r) + reps
     shape = [_op.mul(d, k) for d, k in zip(dshape, reps)]
-    if 0 in reps:
+    if 0 in reps or any(equal_const_int(d, 0) for d in a.shape):  # empty: nothing is read
         return compute(shape, lambda *i: _op.const(0, a.dtype), name="T_tile",
                        tag=tag.BROADCAST, varargs_names=_ax(len(shape)))
     off = len(shape) - n
@@ -501,9 +672,14 @@ def reverse_sequence(a: Tensor, seq_lengths: Optional[Tensor], seq_axis: int = 1
     if seq_lengths is not None:
         seq_lengths = _tensor(seq_lengths, op, "seq_lengths")
         batch_axis = _norm_axis(batch_axis, n, op)
-        if seq_lengths.ndim != 1 or not _dim_equal(seq_lengths.shape[0], a.shape[batch_axis]):
-            raise TopiError(f"{op}: seq_lengths must be 1-D of length {a.shape[batch_axis]} "
-                            f"(the batch_axis {batch_axis}), got shape {list(seq_lengths.shape)}")
+        if seq_lengths.ndim != 1:
+            raise TopiError(f"{op}: seq_lengths must be 1-D, got shape "
+                            f"{list(seq_lengths.shape)}")
+        if not _dim_equal(seq_lengths.shape[0], a.shape[batch_axis]):  # classic's words
+            raise TopiError(f"{op}: For reverse_sequnece seq_lengths size should match with "
+                            f"dimension of batch axis, but got dimension of batch_axis = "
+                            f"{a.shape[batch_axis]}, and seq_length size = "
+                            f"{seq_lengths.shape[0]}")
         _int_dtype(seq_lengths, op, "seq_lengths")
     size = a.shape[seq_axis]
 
@@ -660,21 +836,39 @@ def arange(start, stop=None, step=1, dtype: str = "float32") -> Tensor:
 def matmul(a: Tensor, b: Tensor, transp_a: bool = False, transp_b: bool = False) -> Tensor:
     """Matrix product of 2-D ``a`` (or its transpose) and ``b`` (or its transpose) (stage
     ``T_matmul``, tag "matmul")."""
-    op = "matmul"
-    a, b = _tensor(a, op, "a"), _tensor(b, op, "b")
+    return _matmul(a, b, transp_a, transp_b, None, None, ("matmul", "a", "b"), "T_matmul",
+                   "matmul")
+
+
+def _matmul(a: Tensor, b: Tensor, transp_a: bool, transp_b: bool, bias: Optional[Tensor],
+            out_dtype: Optional[str], names: Sequence[str], name: str, tag_: str) -> Tensor:
+    """The 2-D matrix product ``op(a) @ op(b) (+ bias)`` shared by ``topi.matmul``,
+    ``topi.nn.matmul`` and ``topi.nn.dense``: a reduction stage ``name`` (tag ``tag_``) that
+    multiplies in ``out_dtype`` (default: a's), then a broadcast stage adding the 1-D bias.
+    ``names`` are the operator's and its operands' names, for the errors."""
+    op, an, bn = names
+    a, b = _tensor(a, op, an), _tensor(b, op, bn)
     if a.ndim != 2 or b.ndim != 2:
-        raise TopiError(f"{op}: a and b must be 2-D, got {a.ndim}-D and {b.ndim}-D")
+        raise TopiError(f"{op}: {an} and {bn} must be 2-D, got {a.ndim}-D and {b.ndim}-D")
+    out_dtype = out_dtype or a.dtype
     ka, kb = a.shape[0 if transp_a else 1], b.shape[1 if transp_b else 0]
     if not _dim_equal(ka, kb):
-        raise TopiError(f"{op}: the reduced dimensions differ: a has {ka}, b {kb}")
+        raise TopiError(f"{op}: the reduced dimensions differ: {an} has {ka} input features "
+                        f"but {bn} has {kb}")
+    shape = (a.shape[1 if transp_a else 0], b.shape[0 if transp_b else 1])
     k = reduce_axis((0, ka), name="k")
 
     def f(i, j):
         x = a[k, i] if transp_a else a[i, k]
         y = b[j, k] if transp_b else b[k, j]
-        return _op.sum(x * y, axis=[k])
-    return compute((a.shape[1 if transp_a else 0], b.shape[0 if transp_b else 1]), f,
-                   name="T_matmul", tag="matmul")
+        return _op.sum(_op.mul(x.astype(out_dtype), y.astype(out_dtype)), axis=k)
+    mat = compute(shape, f, name=name, tag=tag_)
+    if bias is None:
+        return mat
+    if not isinstance(bias, Tensor) or bias.ndim != 1 or not _dim_equal(bias.shape[0], shape[1]):
+        raise TopiError(f"{op}: bias must be a 1-D Tensor of length {shape[1]}, got {bias!r}")
+    return compute(shape, lambda i, j: _op.add(mat[i, j], bias[j].astype(out_dtype)),
+                   tag=tag.BROADCAST)
 
 
 def tensordot(a: Tensor, b: Tensor, axes) -> Tensor:
@@ -1095,43 +1289,3 @@ def full_like(x: Tensor, fill_value) -> Tensor:
 
 
 __all__ += ["full", "full_like"]
-
-
-def cumsum(data: Tensor, axis: Optional[int] = None, dtype: Optional[str] = None,
-           exclusive: bool = False) -> Tensor:
-    """Cumulative sum along ``axis`` (of the flattened data when None), as ``numpy.cumsum``;
-    ``exclusive`` leaves out each element itself (stage ``T_cumsum``, tag "cumsum").
-
-    Each output sums its prefix by a reduction (quadratic in the axis' extent): meant for
-    the short axes of inference graphs, not for long scans.
-
-    Parameters
-    ----------
-    data : Tensor
-        The input.
-    axis : int or None
-        The axis to accumulate along.
-    dtype : str or None
-        The output (and accumulation) dtype; ``data``'s by default.
-    exclusive : bool
-        Sum the elements before each position only.
-    """
-    op = "cumsum"
-    data = _tensor(data, op, "data")
-    if axis is None:
-        data = reshape(data, [prod(data.shape)])
-        axis = 0
-    axis = _norm_axis(axis, data.ndim, op)
-    dt = dtype or data.dtype
-    k = reduce_axis((0, data.shape[axis]), name="k")
-
-    def f(*i):
-        idx = list(i)
-        idx[axis] = k
-        inside = _op.lt(k, i[axis]) if exclusive else _op.le(k, i[axis])
-        return _op.sum(_op.if_then_else(inside, _op.cast(dt, data(*idx)), _op.const(0, dt)),
-                       axis=[k])
-    return compute(data.shape, f, name="T_cumsum", tag="cumsum", varargs_names=_ax(data.ndim))
-
-
-__all__ += ["cumsum"]

@@ -75,8 +75,14 @@ def fuse(state: ScheduleState, loop_rvs: Sequence[LoopRV],
     fused = Var("_".join(lp.loop_var.name for lp in loops) + "_fused", dt)
     vmap = {}
     stride = IntImm(dt, 1)
+    # an empty loop (a zero extent) empties the fused one: its body never runs, so the loop
+    # variables need no recovery from the fused one (which would divide by zero)
+    empty = any(isinstance(lp.extent, IntImm) and lp.extent.value == 0 for lp in loops)
     for k in range(len(loops) - 1, -1, -1):
         lp = loops[k]
+        if empty:
+            vmap[lp.loop_var] = IntImm(dt, 0)
+            continue
         # classic's spelling: (fused % (stride * extent)) // stride
         v = _op.floormod(fused, _op.mul(stride, lp.extent)) if k > 0 else fused
         if not _is_one(stride):

@@ -260,9 +260,12 @@ class _Checker(Visitor):
             combos = itertools.chain(combos, itertools.product(
                 *[range(lo, hi + 1) for _, lo, hi in pts]))
         interp = self._interpreter()
-        f_idx = interp.expr(idx)
-        f_conds = [interp.expr(c) for c in conds]
-        f_lets = [(v, interp.expr(val)) for v, val in self.lets]
+        try:
+            f_idx = interp.expr(idx)
+            f_conds = [interp.expr(c) for c in conds]
+            f_lets = [(v, interp.expr(val)) for v, val in self.lets]
+        except NotImplementedError:  # e.g. a vector condition: the evaluator is scalar
+            return None
         for combo in combos:
             env = interp.env
             env.clear()

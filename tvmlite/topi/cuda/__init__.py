@@ -1,5 +1,11 @@
 """CUDA schedules and AutoTVM templates (classic ``topi.cuda``); they run on a GPU or in the
 CPU emulation of one (``TVMLITE_GPU_EMULATION=1``)."""
+# extern ops: nothing to schedule (the GPU ones bind their threads in their own IR)
+from ..generic.schedules import schedule_extern
+
+# the target-independent computes (their schedules bind the threads)
+from ..nn import conv1d_transpose_ncw, correlation_nchw
+from ..scan import cumprod, cumsum
 from .conv2d_direct import conv2d_nchw, schedule_conv2d_nchw, schedule_direct_cuda
 from .injective import (
     schedule_broadcast,
@@ -12,16 +18,35 @@ from .nn import (
     schedule_adaptive_pool,
     schedule_batch_matmul,
     schedule_batch_norm,
+    schedule_conv1d_transpose_ncw,
     schedule_conv2d_transpose_nchw,
+    schedule_correlation_nchw,
     schedule_dense,
     schedule_depthwise_conv2d_nchw,
     schedule_group_conv2d_nchw,
     schedule_layer_norm,
     schedule_lrn,
     schedule_pool,
+    schedule_scan,
     schedule_softmax,
 )
 from .reduction import schedule_reduce, schedule_reduce_graph
+from .unsupported import (  # GPU versions tvmlite lacks: UnsupportedError when called
+    argsort,
+    argwhere,
+    dft,
+    scatter_nd,
+    schedule_argsort,
+    schedule_argwhere,
+    schedule_sort,
+    schedule_topk,
+    searchsorted,
+    sort,
+    topk,
+    unique,
+)
+
+schedule_reorg = schedule_injective  # classic: reorg is injective on a GPU
 
 __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "schedule_injective",
            "schedule_injective_from_existing", "schedule_elemwise", "schedule_broadcast",
@@ -29,4 +54,9 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "schedule_softmax", "schedule_pool", "schedule_adaptive_pool", "schedule_dense",
            "schedule_batch_matmul", "schedule_depthwise_conv2d_nchw",
            "schedule_group_conv2d_nchw", "schedule_conv2d_transpose_nchw", "schedule_lrn",
-           "schedule_layer_norm", "schedule_batch_norm"]
+           "schedule_layer_norm", "schedule_batch_norm", "schedule_reorg",
+           "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw", "correlation_nchw",
+           "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan", "sort", "argsort",
+           "topk", "schedule_sort", "schedule_argsort", "schedule_topk", "searchsorted",
+           "schedule_extern", "scatter_nd", "argwhere", "schedule_argwhere",
+           "unique", "dft"]

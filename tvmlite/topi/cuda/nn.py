@@ -26,6 +26,10 @@ schedule_depthwise_conv2d_nchw = _named("schedule_depthwise_conv2d_nchw",
 schedule_group_conv2d_nchw = _named("schedule_group_conv2d_nchw", "group_conv2d_nchw")
 schedule_conv2d_transpose_nchw = _named("schedule_conv2d_transpose_nchw",
                                         "conv2d_transpose_nchw")
+schedule_conv1d_transpose_ncw = _named("schedule_conv1d_transpose_ncw",
+                                       "conv1d_transpose_ncw")
+schedule_correlation_nchw = _named("schedule_correlation_nchw", "correlation_nchw")
+schedule_scan = _named("schedule_scan", "cumsum / cumprod (reductions over their axis)")
 schedule_lrn = _named("schedule_lrn", "lrn")
 schedule_l2_normalize = _named("schedule_l2_normalize", "l2_normalize")
 schedule_layer_norm = _named("schedule_layer_norm", "layer_norm / group_norm")

@@ -82,6 +82,9 @@ schedule_depthwise_conv2d_nhwc = _inlining("schedule_depthwise_conv2d_nhwc",
                                            "depthwise_conv2d_nhwc")
 schedule_conv2d_transpose_nchw = _inlining("schedule_conv2d_transpose_nchw",
                                            "conv2d_transpose_nchw")
+schedule_conv1d_transpose_ncw = _inlining("schedule_conv1d_transpose_ncw",
+                                          "conv1d_transpose_ncw")
+schedule_correlation_nchw = _inlining("schedule_correlation_nchw", "correlation_nchw")
 schedule_dense = _inlining("schedule_dense", "dense")
 schedule_batch_matmul = _inlining("schedule_batch_matmul", "batch_matmul")
 schedule_pool = _inlining("schedule_pool", "pool2d")
@@ -99,6 +102,31 @@ def schedule_softmax(outs: Outs) -> Schedule:
 def schedule_extern(outs: Outs) -> Schedule:
     """Extern operators: nothing to schedule."""
     return _default_schedule(outs, False)
+
+
+def schedule_batch_norm(outs: Outs) -> Schedule:
+    """``topi.nn.batch_norm`` (its three outputs): the default schedule."""
+    return _default_schedule(outs, False)
+
+
+def schedule_lstm(outs: Outs) -> Schedule:
+    """``topi.nn.lstm`` (hidden and cell states): the default schedule."""
+    return _default_schedule(outs, False)
+
+
+def schedule_reorg(outs: Outs) -> Schedule:
+    """``topi.vision.reorg``: the default schedule, every stage computed on its own."""
+    return _default_schedule(outs, False)
+
+
+def schedule_argwhere(outs: Outs) -> Schedule:
+    """``topi.argwhere``: an extern op, nothing to schedule."""
+    return schedule_extern(outs)
+
+
+def schedule_unique(outs: Outs) -> Schedule:
+    """``topi.unique``: extern ops (the argsort and the grouping pass), nothing to schedule."""
+    return schedule_extern(outs)
 
 
 def schedule_sort(outs: Outs) -> Schedule:
@@ -122,7 +150,10 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_conv2d_NCHWc",
            "schedule_group_conv2d_nchw", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
+           "schedule_conv1d_transpose_ncw", "schedule_correlation_nchw",
            "schedule_dense", "schedule_batch_matmul", "schedule_pool",
            "schedule_adaptive_pool", "schedule_lrn", "schedule_l2_normalize", "schedule_layer_norm",
-           "schedule_softmax", "schedule_extern", "schedule_sort", "schedule_argsort",
-           "schedule_topk"]
+           "schedule_softmax", "schedule_extern", "schedule_reorg", "schedule_batch_norm",
+           "schedule_lstm",
+           "schedule_sort", "schedule_argsort", "schedule_topk", "schedule_argwhere",
+           "schedule_unique"]

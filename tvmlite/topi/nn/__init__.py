@@ -19,8 +19,9 @@ from .conv2d import (
     conv2d_nhwc,
     group_conv2d_nchw,
 )
-from .conv2d_transpose import conv2d_transpose_nchw
-from .dense import batch_matmul, dense, dense_pack
+from .conv2d_transpose import conv1d_transpose_ncw, conv2d_transpose_nchw
+from .correlation import correlation_nchw
+from .dense import batch_matmul, dense, dense_pack, matmul
 from .depth_to_space import depth_to_space, space_to_depth
 from .depthwise_conv2d import (
     depthwise_conv2d_nchw,
@@ -30,10 +31,13 @@ from .depthwise_conv2d import (
 from .dilate import dilate
 from .elemwise import leaky_relu, prelu, relu
 from .flatten import batch_flatten, flatten
+from .loss import nll_loss
+from .lstm import lstm
 from .norm import batch_norm, group_norm, instance_norm, l2_normalize, layer_norm, lrn
 from .pad import mirror_pad, pad
 from .pooling import adaptive_pool, global_pool, pool1d, pool2d, pool3d
 from .softmax import fast_softmax, log_softmax, softmax
+from .space_to_batch_nd import batch_to_space_nd, space_to_batch_nd
 from .upsampling import upsampling
 from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d, get_pad_tuple_generic
 
@@ -47,4 +51,6 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc", "conv3d_ncdhw", "conv3d_ndhwc",
            "group_conv2d_nhwc", "pool1d", "pool3d", "instance_norm", "group_norm",
            "depth_to_space", "space_to_depth", "mirror_pad", "get_pad_tuple1d",
-           "get_pad_tuple3d", "get_pad_tuple_generic"]
+           "get_pad_tuple3d", "get_pad_tuple_generic", "space_to_batch_nd", "batch_to_space_nd",
+           "matmul", "nll_loss", "conv1d_transpose_ncw",
+           "correlation_nchw", "lstm"]

@@ -1,5 +1,8 @@
-"""Transposed 2-D convolution (``topi.nn.conv2d_transpose_nchw``)."""
+"""Transposed convolutions (``topi.nn.conv2d_transpose_nchw``,
+``topi.nn.conv1d_transpose_ncw``): one compute over any number of spatial dimensions."""
 from __future__ import annotations
+
+from typing import Sequence
 
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor
@@ -8,7 +11,48 @@ from ..utils import TopiError, check_strides, const_ints, get_const_int
 from .conv2d import _channels_match, _check_ndim
 from .dilate import dilate
 from .pad import pad
-from .utils import checked_pad_tuple
+from .utils import checked_pad_tuple, get_pad_tuple1d
+
+
+def _conv_transpose(op: str, Input: Tensor, Filter: Tensor, strides: Sequence[int],
+                    pads_lo: Sequence[int], pads_hi: Sequence[int],
+                    output_padding: Sequence[int], out_dtype: str) -> Tensor:
+    """The transposed convolution of ``Input`` ``(N, C, X...)`` with ``Filter``
+    ``(C, F, K...)``: the input dilated by ``strides`` (stage ``data_dilate``), padded by
+    ``K - 1 - pad`` (plus ``output_padding`` at the end; stage ``data_pad``) and convolved
+    with the flipped, transposed kernel (stage ``kernel_transform``); tag ``op``. The output
+    is ``(N, F, (X - 1) * stride - pads + K + output_padding ...)``."""
+    nsp = len(strides)
+    out_dtype = out_dtype or Input.dtype
+    batch, in_c, *in_sp = Input.shape
+    f_in, out_c, *ks = Filter.shape
+    _channels_match(op, "Input channels and Filter input channels differ", in_c, f_in)
+    for s, o in zip(strides, output_padding):
+        if not 0 <= o < s:
+            raise TopiError(f"{op}: output_padding {tuple(output_padding)} must be in [0, "
+                            f"strides {tuple(strides)})")
+    ks = [get_const_int(k) for k in ks]
+    lo = [k - 1 - p for k, p in zip(ks, pads_lo)]
+    hi = [k - 1 - p + o for k, p, o in zip(ks, pads_hi, output_padding)]
+    if min(lo + hi) < 0:
+        raise TopiError(f"{op}: padding {tuple(pads_lo) + tuple(pads_hi)} is larger than the "
+                        f"kernel {tuple(ks)} - 1")
+    dilated = dilate(Input, [1, 1, *strides], name="data_dilate")
+    data_pad = pad(dilated, [0, 0, *lo], [0, 0, *hi], name="data_pad")
+    kernel = compute((out_c, in_c, *ks),
+                     lambda o, i, *x: Filter(i, o, *[k - 1 - v for k, v in zip(ks, x)]),
+                     name="kernel_transform")
+    out_sp = [_op.add(_op.sub(_op.add(_op.mul(_op.sub(x, 1), s), k), pl + ph), o)
+              for x, s, k, pl, ph, o in zip(in_sp, strides, ks, pads_lo, pads_hi,
+                                            output_padding)]
+    dc = reduce_axis((0, in_c), name="dc")
+    names = ["dw"] if nsp == 1 else ["dh", "dw"] if nsp == 2 else [f"d{i}" for i in range(nsp)]
+    dr = [reduce_axis((0, k), name=n) for k, n in zip(ks, names)]
+
+    def f(b, c, *x):
+        return _op.sum(data_pad(b, dc, *[v + r for v, r in zip(x, dr)]).astype(out_dtype)
+                       * kernel(c, dc, *dr).astype(out_dtype), axis=[dc, *dr])
+    return compute((batch, out_c, *out_sp), f, tag=op)
 
 
 def conv2d_transpose_nchw(Input: Tensor, Filter: Tensor, strides, padding, out_dtype: str,
@@ -20,33 +64,50 @@ def conv2d_transpose_nchw(Input: Tensor, Filter: Tensor, strides, padding, out_d
     """
     op = "conv2d_transpose_nchw"
     _check_ndim(op, Input=(Input, 4, "NCHW"), Filter=(Filter, 4, "IOHW"))
-    out_dtype = out_dtype or Input.dtype
-    batch, in_c, in_h, in_w = Input.shape
-    f_in, out_c, kh, kw = Filter.shape
-    _channels_match(op, "Input channels and Filter input channels differ", in_c, f_in)
     sh, sw = check_strides(strides, 2, op, "strides")
     oph, opw = const_ints(output_padding, 2, op, "output_padding")
-    if not (0 <= oph < sh and 0 <= opw < sw):
-        raise TopiError(f"{op}: output_padding {(oph, opw)} must be in [0, strides {(sh, sw)})")
-    kh, kw = get_const_int(kh), get_const_int(kw)
+    kh, kw = (get_const_int(k) for k in Filter.shape[2:])
     top, left, bottom, right = checked_pad_tuple(op, padding, (kh, kw))
-    btop, bleft = kh - 1 - top, kw - 1 - left
-    bbottom, bright = kh - 1 - bottom + oph, kw - 1 - right + opw
-    if min(btop, bleft, bbottom, bright) < 0:
-        raise TopiError(f"{op}: padding {padding!r} is larger than the kernel {(kh, kw)} - 1")
-    dilated = dilate(Input, [1, 1, sh, sw], name="data_dilate")
-    data_pad = pad(dilated, [0, 0, btop, bleft], [0, 0, bbottom, bright], name="data_pad")
-    kernel = compute((out_c, in_c, kh, kw),
-                     lambda o, i, h, w: Filter[i, o, kh - 1 - h, kw - 1 - w],
-                     name="kernel_transform")
-    out_h = _op.add(_op.sub(_op.add(_op.mul(_op.sub(in_h, 1), sh), kh), top + bottom), oph)
-    out_w = _op.add(_op.sub(_op.add(_op.mul(_op.sub(in_w, 1), sw), kw), left + right), opw)
-    dc = reduce_axis((0, in_c), name="dc")
-    dh = reduce_axis((0, kh), name="dh")
-    dw = reduce_axis((0, kw), name="dw")
-    return compute(
-        (batch, out_c, out_h, out_w),
-        lambda b, c, h, w: _op.sum(
-            data_pad[b, dc, h + dh, w + dw].astype(out_dtype)
-            * kernel[c, dc, dh, dw].astype(out_dtype), axis=[dc, dh, dw]),
-        tag="conv2d_transpose_nchw")
+    return _conv_transpose(op, Input, Filter, (sh, sw), (top, left), (bottom, right),
+                           (oph, opw), out_dtype)
+
+
+def conv1d_transpose_ncw(data: Tensor, kernel: Tensor, stride, padding, out_dtype: str,
+                         output_padding=0) -> Tensor:
+    """The gradient of ``conv1d_ncw`` with respect to its input: data ``(N, C, W)``, kernel
+    ``(C, F, KW)`` (IOW) -> ``(N, F, (W-1)*stride - pad_left - pad_right + KW + opad)``.
+
+    Parameters
+    ----------
+    data : Tensor
+        ``(batch, in_channel, in_width)``.
+    kernel : Tensor
+        ``(in_channel, num_filter, filter_width)``.
+    stride : int or tuple of one int
+        The stride of the forward convolution.
+    padding : int, tuple of one or two ints, "SAME" or "VALID"
+        The forward convolution's padding (left, right).
+    out_dtype : str
+        The accumulation and output type.
+    output_padding : int or tuple of one int
+        Extra elements at the end of the output, below ``stride``.
+
+    Returns
+    -------
+    Tensor
+        ``(batch, num_filter, out_width)``; stages as :func:`conv2d_transpose_nchw`, tag
+        "conv1d_transpose_ncw".
+    """
+    op = "conv1d_transpose_ncw"
+    _check_ndim(op, data=(data, 3, "NCW"), kernel=(kernel, 3, "IOW"))
+    (s,) = check_strides(stride, 1, op, "stride")
+    (opad,) = const_ints(output_padding, 1, op, "output_padding")
+    kw = get_const_int(kernel.shape[2])
+    try:
+        left, right = get_pad_tuple1d(padding, (kw,))
+    except (ValueError, TypeError) as e:
+        raise TopiError(f"{op}: bad padding {padding!r}: {e}") from e
+    left, right = get_const_int(left), get_const_int(right)
+    if min(left, right) < 0:
+        raise TopiError(f"{op}: padding must be non-negative, got {padding!r}")
+    return _conv_transpose(op, data, kernel, (s,), (left,), (right,), (opad,), out_dtype)

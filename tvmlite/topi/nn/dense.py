@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..._classic import unsupported
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor, _dim_equal
 from ...tir import op as _op
 from ...tir.expr import IntImm
 from .. import tag
+from ..transform import _matmul
 from ..utils import TopiError, get_const_int
 
 
@@ -16,28 +18,44 @@ def dense(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
           out_dtype: Optional[str] = None) -> Tensor:
     """``data @ weight.T (+ bias)``: data ``(batch, in)``, weight ``(out, in)``, bias ``(out,)``.
     Stage ``T_dense`` (tag "dense"); the bias is a separate broadcast stage."""
-    if data.ndim != 2 or weight.ndim != 2:
-        raise TopiError(f"dense: data and weight must be 2-D, got {data.ndim}-D and "
-                        f"{weight.ndim}-D")
-    if bias is not None and bias.ndim != 1:
-        raise TopiError(f"dense: bias must be 1-D, got {bias.ndim}-D")
-    out_dtype = out_dtype or data.dtype
-    batch, in_dim = data.shape
-    out_dim, in_dim_w = weight.shape
-    if not _dim_equal(in_dim, in_dim_w):
-        raise TopiError(f"dense: data has {in_dim} input features but weight has {in_dim_w}")
-    k = reduce_axis((0, in_dim), name="k")
-    mat = compute((batch, out_dim),
-                  lambda i, j: _op.sum(_op.mul(data[i, k].astype(out_dtype),
-                                               weight[j, k].astype(out_dtype)), axis=k),
-                  name="T_dense", tag="dense")
-    if bias is not None:
-        if not _dim_equal(bias.shape[0], out_dim):
-            raise TopiError(f"dense: bias has {bias.shape[0]} entries for {out_dim} outputs")
-        mat = compute((batch, out_dim),
-                      lambda i, j: _op.add(mat[i, j], bias[j].astype(out_dtype)),
-                      tag=tag.BROADCAST)
-    return mat
+    return _matmul(data, weight, False, True, bias, out_dtype, ("dense", "data", "weight"),
+                   "T_dense", "dense")
+
+
+def matmul(tensor_a: Tensor, tensor_b: Tensor, bias: Optional[Tensor] = None,
+           out_dtype: Optional[str] = None, transpose_a: bool = False, transpose_b: bool = False,
+           auto_scheduler_rewritten_layout: str = "",
+           meta_schedule_original_shape=None) -> Tensor:
+    """``op(tensor_a) @ op(tensor_b) (+ bias)``, ``op`` transposing where asked: a
+    ``(M, K)`` (``(K, M)`` if ``transpose_a``), b ``(K, N)`` (``(N, K)`` if ``transpose_b``),
+    bias ``(N,)``. Stage ``T_matmul_{N|T}{N|T}``, tag "matmul" ("dense" for NT, as classic);
+    the bias is a separate broadcast stage.
+
+    Parameters
+    ----------
+    tensor_a, tensor_b : Tensor
+        The 2-D operands.
+    bias : Optional[Tensor]
+        1-D, added to every row.
+    out_dtype : Optional[str]
+        The accumulation and output type (default: tensor_a's).
+    transpose_a, transpose_b : bool
+        Whether the operand is stored transposed.
+    auto_scheduler_rewritten_layout, meta_schedule_original_shape
+        Layout rewrites of classic's auto-scheduler / meta-schedule; tvmlite has neither, so
+        they must be left empty.
+
+    Returns
+    -------
+    Tensor
+        ``(M, N)``.
+    """
+    if auto_scheduler_rewritten_layout or meta_schedule_original_shape:
+        raise unsupported("the layout rewrite arguments of tvm.topi.nn.matmul")
+    name = "T_matmul_" + ("T" if transpose_a else "N") + ("T" if transpose_b else "N")
+    tag_ = "dense" if (transpose_a, transpose_b) == (False, True) else "matmul"
+    return _matmul(tensor_a, tensor_b, transpose_a, transpose_b, bias, out_dtype,
+                   ("matmul", "tensor_a", "tensor_b"), name, tag_)
 
 
 def dense_pack(data: Tensor, weight: Tensor, bias: Optional[Tensor] = None,

@@ -28,8 +28,8 @@ def _in_layout(perm, n, c, y, x):
 def depth_to_space(data: Tensor, block_size: int, layout: str = "NCHW",
                    mode: str = "DCR") -> Tensor:
     """``(N, C, H, W) -> (N, C / b^2, H * b, W * b)``; ``mode`` "DCR" takes the block offset
-    from the channel's high part (depth, column, row), "CRD" from its low part (stage
-    ``depth_to_space``).
+    from the channel's high part (depth, column, row: TensorFlow's order), "CDR" from its low
+    part (PyTorch's order; ONNX calls it "CRD") (stage ``depth_to_space``).
 
     Parameters
     ----------
@@ -40,13 +40,13 @@ def depth_to_space(data: Tensor, block_size: int, layout: str = "NCHW",
     layout : str
         "NCHW" or "NHWC".
     mode : str
-        "DCR" or "CRD".
+        "DCR" or "CDR" (also spelt "CRD").
     """
     op = "depth_to_space"
     perm, (n, c, h, w) = _nchw(data, layout, op)
     b = check_strides(block_size, 1, op, "block_size")[0]
-    if mode not in ("DCR", "CRD"):
-        raise TopiError(f"{op}: mode must be 'DCR' or 'CRD', got {mode!r}")
+    if mode not in ("DCR", "CDR", "CRD"):
+        raise TopiError(f"{op}: mode must be 'DCR' or 'CDR' ('CRD'), got {mode!r}")
     cc = get_const_int(c)
     if cc % (b * b):
         raise TopiError(f"{op}: block_size {b} squared does not divide the {cc} channels")

@@ -22,39 +22,105 @@ def batch_norm(data: Tensor, gamma: Tensor, beta: Tensor, moving_mean: Tensor,
                center: Optional[bool] = None, scale: Optional[bool] = None,
                training: Optional[bool] = None,
                momentum: Optional[float] = None) -> List[Tensor]:
-    """Inference batch normalisation along ``axis`` (default 1):
-    ``(x - mean) / sqrt(var + eps) * gamma + beta`` in one stage ``T_batch_norm`` (tag
-    "broadcast") as ``x * scale[c] + shift[c]`` with the per-channel ``scale`` and ``shift``
-    computed first. Returns ``[out, moving_mean, moving_var]`` as classic TOPI does."""
+    """Batch normalisation along ``axis``: ``(x - mean) / sqrt(var + eps) * gamma + beta``.
+
+    In inference the moving statistics are used; in training the batch's own mean and
+    (biased) variance over every axis but ``axis``. The main stage ``T_batch_norm`` (tag
+    "broadcast") is ``x * scale[c] + shift[c]`` with the per-channel ``scale`` and ``shift``
+    computed first.
+
+    Parameters
+    ----------
+    data : Tensor
+        The input.
+    gamma, beta, moving_mean, moving_var : Tensor
+        1-D, one entry per channel of ``axis``.
+    axis : int
+        The channel axis (default 1).
+    epsilon : float
+        Added to the variance (default 1e-5).
+    center, scale : bool
+        Whether to add ``beta`` / multiply by ``gamma`` (default both).
+    training : bool
+        Use the batch statistics (default False).
+    momentum : float
+        In training, the weight in ``[0, 1]`` of the batch statistics in the updated moving
+        ones (default 0.1).
+
+    Returns
+    -------
+    list of Tensor
+        ``[out, new_moving_mean, new_moving_var]``: in training
+        ``(1 - momentum) * moving + momentum * batch`` (the variance biased), in inference
+        copies of the moving statistics (new tensors, so that no output is an input).
+    """
     op = "batch_norm"
-    if training:
-        raise TopiError(f"{op}: training=True is not supported (inference only)")
     axis = _axis(1 if axis is None else axis, data.ndim, op)
     eps = 1e-5 if epsilon is None else epsilon
     center = True if center is None else center
     scale = True if scale is None else scale
+    momentum = 0.1 if momentum is None else momentum
     c = data.shape[axis]
     for name, t in (("gamma", gamma), ("beta", beta), ("moving_mean", moving_mean),
                     ("moving_var", moving_var)):
         if not isinstance(t, Tensor) or t.ndim != 1 or not _dim_equal(t.shape[0], c):
             raise TopiError(f"{op}: {name} must be 1-D of length {c} (data axis {axis})")
     dt = data.dtype
+    if training:
+        if not 0 <= momentum <= 1:
+            raise TopiError(f"{op}: momentum must be in [0, 1], got {momentum}")
+        mean, var = _batch_moments(data, axis)
+    else:
+        mean, var = moving_mean, moving_var
+
     # per-channel scale and shift first (C square roots, not one per element); their tag is
     # not injective, so schedules keep them as small stages of their own
     def scale_of(ch):
-        inv = _op.rsqrt(_op.add(moving_var[ch], _op.const(eps, dt)))
+        inv = _op.rsqrt(_op.add(var[ch], _op.const(eps, dt)))
         return _op.mul(inv, gamma[ch]) if scale else inv
     k_scale = compute((c,), scale_of, name="T_batch_norm_scale", tag="batch_norm_param")
 
     def shift_of(ch):
-        sh = _op.neg(_op.mul(moving_mean[ch], k_scale[ch]))
+        sh = _op.neg(_op.mul(mean[ch], k_scale[ch]))
         return _op.add(sh, beta[ch]) if center else sh
     k_shift = compute((c,), shift_of, name="T_batch_norm_shift", tag="batch_norm_param")
 
     def f(*i):
         return _op.add(_op.mul(data(*i), k_scale[i[axis]]), k_shift[i[axis]])
     out = compute(data.shape, f, name="T_batch_norm", tag=tag.BROADCAST, attrs={"axis": axis})
-    return [out, moving_mean, moving_var]
+    keep, new = _op.const(1 - momentum, dt), _op.const(momentum, dt)
+
+    def update(moving, batch, name):
+        def g(ch):
+            if not training:
+                return moving[ch]
+            return _op.add(_op.mul(keep, moving[ch]), _op.mul(new, batch[ch]))
+        return compute((c,), g, name=f"T_batch_norm_{name}", tag=tag.INJECTIVE)
+    return [out, update(moving_mean, mean, "moving_mean"), update(moving_var, var, "moving_var")]
+
+
+def _batch_moments(data: Tensor, axis: int):
+    """The mean and biased variance of ``data`` over every axis but ``axis`` (1-D, one per
+    channel; stages ``T_batch_norm_mean`` and ``T_batch_norm_var``)."""
+    dims = [d for d in range(data.ndim) if d != axis]
+    count = _op.cast(data.dtype, prod([data.shape[d] for d in dims]))
+
+    def moment(f, name):
+        rs = [reduce_axis((0, data.shape[d]), name=f"r{d}") for d in dims]
+
+        def g(ch):
+            idx = list(rs)
+            idx.insert(axis, ch)
+            return _op.sum(f(idx, ch), axis=rs) if rs else f(idx, ch)  # 1-D: one sample
+        total = compute((data.shape[axis],), g, name=name + "_sum")
+        return compute((data.shape[axis],), lambda ch: _op.div(total[ch], count), name=name,
+                       tag="batch_norm_param")
+    mean = moment(lambda idx, ch: data(*idx), "T_batch_norm_mean")
+
+    def sq(idx, ch):
+        d = _op.sub(data(*idx), mean[ch])
+        return _op.mul(d, d)
+    return mean, moment(sq, "T_batch_norm_var")
 
 
 def layer_norm(data: Tensor, gamma: Tensor, beta: Tensor, axis: Sequence[int],

@@ -1,5 +1,6 @@
 """Numpy reference implementations of TOPI operators (``topi.testing``)."""
 from .common import (
+    compare_numpy_tvm,
     dispatch,
     get_broadcast_schedule,
     get_conv2d_nchw_implement,
@@ -13,11 +14,13 @@ from .nn_python import (
     batch_matmul,
     batch_norm,
     conv1d_ncw_python,
+    conv1d_transpose_ncw_python,
     conv2d_nhwc_python,
     conv2d_transpose_nchw_python,
     conv3d_ncdhw_python,
     conv3d_ndhwc_python,
     conv_nd_python,
+    correlation_nchw_python,
     depth_to_space_python,
     depthwise_conv2d_python_nhwc,
     dilate_python,
@@ -27,6 +30,8 @@ from .nn_python import (
     layer_norm_python,
     log_softmax_python,
     lrn_python,
+    lstm_python,
+    nll_loss,
     pack_depthwise_kernel,
     pack_nchwc,
     pack_oihw,
@@ -39,7 +44,16 @@ from .nn_python import (
     unpack_nchwc,
     upsampling_python,
 )
-from .transform_python import gather_nd_python, gather_python, matrix_set_diag, one_hot
+from .space_python import batch_to_space_nd_python, reorg_python, space_to_batch_nd_python
+from .transform_python import (
+    gather_nd_python,
+    gather_python,
+    matrix_set_diag,
+    one_hot,
+    searchsorted_ref,
+    sequence_mask,
+    strided_set_python,
+)
 
 __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_python",
            "depthwise_conv2d_python_nhwc", "conv2d_transpose_nchw_python", "dilate_python",
@@ -52,4 +66,8 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "conv1d_ncw_python", "group_conv1d_ncw_python", "conv3d_ncdhw_python",
            "conv3d_ndhwc_python", "conv_nd_python", "instance_norm_python", "group_norm_python",
            "depth_to_space_python", "space_to_depth_python", "gather_python",
-           "gather_nd_python", "one_hot", "matrix_set_diag"]
+           "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
+           "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
+           "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python",
+           "compare_numpy_tvm", "searchsorted_ref",
+           "lstm_python"]

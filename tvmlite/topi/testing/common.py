@@ -53,5 +53,27 @@ def get_conv2d_nchw_implement(target) -> tuple:
     return dispatch(target, _conv2d_nchw())
 
 
-__all__ = ["dispatch", "get_injective_schedule", "get_reduce_schedule", "get_broadcast_schedule",
+def compare_numpy_tvm(inputs, output, target, device, compute: Callable,
+                      schedule: Callable) -> None:
+    """Build ``schedule([compute(*placeholders)])`` for ``target`` (one placeholder per array
+    of ``inputs``, of its shape and dtype), run it on ``device`` and compare its result with
+    the numpy ``output`` (relative and absolute tolerance 1e-4)."""
+    import numpy as np
+
+    from ... import te
+    from ...driver import build
+    from ...runtime import ndarray as nd
+    from ...target import Target as _Target
+
+    placeholders = [te.placeholder(x.shape, str(x.dtype)) for x in inputs]
+    result = nd.array(np.zeros(output.shape).astype(output.dtype), device=device)
+    with _Target(target):
+        out = compute(*placeholders)
+        func = build(schedule([out]), placeholders + [out])
+        func(*[nd.array(x, device=device) for x in inputs], result)
+    np.testing.assert_allclose(result.numpy(), output, atol=1e-4, rtol=1e-4)
+
+
+__all__ = ["compare_numpy_tvm", "dispatch", "get_injective_schedule", "get_reduce_schedule",
+           "get_broadcast_schedule",
            "get_elemwise_schedule", "get_conv2d_nchw_implement"]

@@ -51,6 +51,88 @@ def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0,
     return full[:, :, top:full.shape[2] - bottom, left:full.shape[3] - right]
 
 
+def conv1d_transpose_ncw_python(a_np, w_np, stride, padding, output_padding=(0,)
+                                ) -> np.ndarray:
+    """Transposed 1-D convolution by scattering: input ``(N, C, W)``, filter ``(C, F, K)``;
+    input ``i`` adds ``a[i] * w[k]`` at ``i * stride + k - pad_left``."""
+    n, c, w = a_np.shape
+    _, f, k = w_np.shape
+    s = stride if isinstance(stride, int) else stride[0]
+    opad = output_padding if isinstance(output_padding, int) else output_padding[0]
+    (left,), (right,) = get_pad_tuple_generic(padding, [k])
+    out_w = (w - 1) * s + k - left - right + opad
+    full = np.zeros((n, f, max((w - 1) * s + k, left + out_w)), "float64")
+    for x in range(w):
+        full[:, :, x * s:x * s + k] += np.einsum("nc,cfk->nfk", a_np[:, :, x], w_np)
+    return full[:, :, left:left + out_w].astype(a_np.dtype)
+
+
+def correlation_nchw_python(a_np, b_np, kernel_size, max_displacement, stride1, stride2,
+                            padding, is_multiply) -> np.ndarray:
+    """FlowNet correlation: output ``(n, q, i, j)`` is the mean over channels and the
+    ``kernel_size`` window centred at ``border + (i, j) * stride1`` of the padded inputs of
+    ``a * b`` (or ``|a - b|``), ``b`` displaced by ``(q // D - r, q % D - r) * stride2``."""
+    pads = [padding] * 4 if isinstance(padding, int) else \
+        list(padding) * 2 if len(padding) == 2 else list(padding)
+    top, left, bottom, right = pads
+    n, c, h, w = a_np.shape
+    widths = ((0, 0), (0, 0), (top, bottom), (left, right))
+    pa, pb = np.pad(a_np, widths), np.pad(b_np, widths)
+    kr = (kernel_size - 1) // 2
+    border = max_displacement + kr
+    r = max_displacement // stride2
+    d = 2 * r + 1
+    out_h = -(-(h + top + bottom - 2 * border) // stride1)
+    out_w = -(-(w + left + right - 2 * border) // stride1)
+    out = np.zeros((n, d * d, out_h, out_w), a_np.dtype)
+    for q in range(d * d):
+        dy, dx = (q // d - r) * stride2, (q % d - r) * stride2
+        for i in range(out_h):
+            for j in range(out_w):
+                cy, cx = border + i * stride1, border + j * stride1
+                win_a = pa[:, :, cy - kr:cy + kr + 1, cx - kr:cx + kr + 1]
+                win_b = pb[:, :, cy + dy - kr:cy + dy + kr + 1, cx + dx - kr:cx + dx + kr + 1]
+                v = win_a * win_b if is_multiply else np.abs(win_a - win_b)
+                out[:, q, i, j] = v.sum(axis=(1, 2, 3)) / (kernel_size * kernel_size * c)
+    return out
+
+
+def lstm_python(Xs, Wi, Wh, Bi=None, Bh=None, h_init=None, c_init=None, proj=None, p_i=None,
+                p_f=None, p_o=None, f_act=None, g_act=None, h_act=None, reverse=False,
+                weight_layout: str = "IFGO"):
+    """``topi.nn.lstm`` step by step in numpy: returns the hidden and cell states
+    ``(seq_len, batch, out_dim)`` and ``(seq_len, batch, hidden)``."""
+    def sigmoid(x):
+        return 1 / (1 + np.exp(-x))
+    f_act, g_act, h_act = f_act or sigmoid, g_act or np.tanh, h_act or np.tanh
+    seq_len, batch, _ = Xs.shape
+    hidden = Wi.shape[0] // 4
+    out_dim = proj.shape[0] if proj is not None else hidden
+    h = np.zeros((batch, out_dim), Xs.dtype) if h_init is None else h_init
+    c = np.zeros((batch, hidden), Xs.dtype) if c_init is None else c_init
+    gate = {g: slice(weight_layout.index(g) * hidden, (weight_layout.index(g) + 1) * hidden)
+            for g in "IFGO"}
+    hs, cs = [], []
+    for step in range(seq_len):
+        x = Xs[seq_len - 1 - step if reverse else step]
+        z = x @ Wi.T + h @ Wh.T
+        if Bi is not None:
+            z = z + Bi
+        if Bh is not None:
+            z = z + Bh
+        peep = p_i is not None and p_f is not None
+        i = f_act(z[:, gate["I"]] + (p_i * c if peep else 0))
+        f = f_act(z[:, gate["F"]] + (p_f * c if peep else 0))
+        c = f * c + i * g_act(z[:, gate["G"]])
+        o = f_act(z[:, gate["O"]] + (p_o * c if p_o is not None else 0))
+        h = o * h_act(c)
+        if proj is not None:
+            h = h @ proj.T
+        hs.append(h)
+        cs.append(c)
+    return np.stack(hs), np.stack(cs)
+
+
 def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_after,
                   pool_type, count_include_pad=True, ceil_mode=False, dtype="float32",
                   layout="NCHW") -> np.ndarray:
@@ -123,14 +205,24 @@ def log_softmax_python(a_np, axis=1) -> np.ndarray:
 
 def batch_norm(x, gamma, beta, moving_mean, moving_var, axis, epsilon, center, scale,
                training=False, momentum=0.1):
-    """Inference batch norm; returns ``[out, moving_mean, moving_var]``."""
+    """Batch norm along ``axis``; returns ``[out, new_moving_mean, new_moving_var]``. In
+    training the batch mean and biased variance normalize and update the moving ones by
+    ``momentum``."""
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
-    out = (x - moving_mean.reshape(shape)) / np.sqrt(moving_var.reshape(shape) + epsilon)
+    if training:
+        others = tuple(d for d in range(x.ndim) if d != axis)
+        mean, var = x.mean(axis=others), x.var(axis=others)
+    else:
+        mean, var = moving_mean, moving_var
+    out = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + epsilon)
     if scale:
         out = out * gamma.reshape(shape)
     if center:
         out = out + beta.reshape(shape)
+    if training:
+        return [out, (1 - momentum) * moving_mean + momentum * mean,
+                (1 - momentum) * moving_var + momentum * var]
     return [out, moving_mean, moving_var]
 
 
@@ -339,3 +431,22 @@ def space_to_depth_python(data, block_size) -> np.ndarray:
     b = block_size
     y = data.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
     return y.reshape(n, c * b * b, h // b, w // b)
+
+
+def nll_loss(predictions, targets, weights, reduction: str = "mean",
+             ignore_index: int = -100) -> np.ndarray:
+    """``topi.nn.nll_loss``: ``-predictions[n, t, i...] * weights[t]`` per target
+    ``t = targets[n, i...]`` (0 where ignored), then "mean" (over the summed weights), "sum"
+    or "none"."""
+    predictions, targets = np.asarray(predictions), np.asarray(targets)
+    moved = np.moveaxis(predictions, 1, -1) if predictions.ndim > 1 else predictions
+    keep = targets != ignore_index
+    safe = np.where(keep, targets, 0)
+    picked = np.take_along_axis(moved, safe[..., None], axis=-1)[..., 0]
+    w = np.where(keep, np.asarray(weights)[safe], 0).astype(predictions.dtype)
+    losses = np.where(keep, -picked * w, 0).astype(predictions.dtype)
+    if reduction == "mean":
+        return np.sum(losses) / np.sum(w)
+    if reduction == "sum":
+        return np.sum(losses)
+    return losses

@@ -10,8 +10,33 @@ def gather_python(data: np.ndarray, axis: int, indices: np.ndarray) -> np.ndarra
 
 
 def gather_nd_python(a_np: np.ndarray, indices_np: np.ndarray) -> np.ndarray:
-    """``topi.gather_nd``: ``a[indices[0], indices[1], ...]``."""
-    return a_np[tuple(indices_np)]
+    """``topi.gather_nd``: ``a[indices[0], indices[1], ...]`` (indices truncated to int)."""
+    return a_np[tuple(np.asarray(indices_np).astype("int64"))]
+
+
+def strided_set_python(data: np.ndarray, v: np.ndarray, begin, end, strides) -> np.ndarray:
+    """``topi.strided_set``: a copy of ``data`` with ``data[begin:end:strides]`` (per leading
+    dimension, numpy slicing) set to ``v``."""
+    strides = [] if strides is None else list(strides)
+
+    def part(x, d):
+        return x[d] if d < len(x) else None
+    res = data.copy()
+    res[tuple(slice(part(begin, d), part(end, d), part(strides, d))
+              for d in range(data.ndim))] = v
+    return res
+
+
+def sequence_mask(data: np.ndarray, valid_length: np.ndarray, mask_value, axis: int
+                  ) -> np.ndarray:
+    """``topi.sequence_mask``: ``data`` ``[MAX_LENGTH, batch, ...]`` (``axis`` 0) or
+    ``[batch, MAX_LENGTH, ...]`` (``axis`` 1) with the positions at or past
+    ``valid_length[b]`` along ``axis`` set to ``mask_value``."""
+    pos = np.arange(data.shape[axis]).reshape([-1 if d == axis else 1
+                                               for d in range(data.ndim)])
+    lengths = np.asarray(valid_length).reshape([-1 if d == 1 - axis else 1
+                                                for d in range(data.ndim)])
+    return np.where(pos >= lengths, np.asarray(mask_value, data.dtype), data)
 
 
 def one_hot(indices, on_value, off_value, depth: int, axis: int, dtype) -> np.ndarray:
@@ -35,4 +60,17 @@ def matrix_set_diag(input_np: np.ndarray, diagonal: np.ndarray, k=0,
             r, c = t - min(d, 0), t + max(d, 0)
             out[..., r, c] = diagonal[..., t + off] if k1 == k2 else \
                 diagonal[..., k2 - d, t + off]
+    return out
+
+
+def searchsorted_ref(sorted_sequence, values, right: bool, out_dtype) -> np.ndarray:
+    """``topi.searchsorted``: ``numpy.searchsorted`` per innermost row (the one row of a 1-D
+    sequence for every value)."""
+    side = "right" if right else "left"
+    seq, vals = np.asarray(sorted_sequence), np.asarray(values)
+    if seq.ndim == 1:
+        return np.searchsorted(seq, vals, side=side).astype(out_dtype)
+    out = np.empty(vals.shape, out_dtype)
+    for idx in np.ndindex(*vals.shape[:-1]):
+        out[idx] = np.searchsorted(seq[idx], vals[idx], side=side)
     return out
