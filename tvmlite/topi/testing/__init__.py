@@ -53,3 +53,8 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "conv3d_ndhwc_python", "conv_nd_python", "instance_norm_python", "group_norm_python",
            "depth_to_space_python", "space_to_depth_python", "gather_python",
            "gather_nd_python", "one_hot", "matrix_set_diag"]
+
+
+from ..._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

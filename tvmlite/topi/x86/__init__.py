@@ -42,3 +42,8 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "batch_matmul", "schedule_batch_matmul", "schedule_pool", "schedule_adaptive_pool",
            "schedule_softmax", "schedule_reduce", "schedule_batch_norm",
            "schedule_layer_norm"]
+
+
+from ..._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)
