@@ -89,6 +89,8 @@ schedule_group_conv1d_nwc = _inlining("schedule_group_conv1d_nwc", "group_conv1d
 schedule_group_conv2d_nhwc = _inlining("schedule_group_conv2d_nhwc", "group_conv2d_nhwc")
 schedule_conv3d_ncdhw = _inlining("schedule_conv3d_ncdhw", "conv3d_ncdhw")
 schedule_conv3d_ndhwc = _inlining("schedule_conv3d_ndhwc", "conv3d_ndhwc")
+schedule_group_conv2d_transpose_nchw = _inlining("schedule_group_conv2d_transpose_nchw",
+                                                 "group_conv2d_transpose_nchw")
 schedule_dense = _inlining("schedule_dense", "dense")
 schedule_batch_matmul = _inlining("schedule_batch_matmul", "batch_matmul")
 schedule_pool = _inlining("schedule_pool", "pool2d")
@@ -134,4 +136,5 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_softmax", "schedule_extern", "schedule_sort", "schedule_argsort",
            "schedule_topk", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
            "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nhwc",
-           "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc"]
+           "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc",
+           "schedule_group_conv2d_transpose_nchw"]

@@ -19,7 +19,7 @@ from .conv2d import (
     conv2d_nhwc,
     group_conv2d_nchw,
 )
-from .conv2d_transpose import conv2d_transpose_nchw
+from .conv2d_transpose import conv2d_transpose_nchw, group_conv2d_transpose_nchw
 from .dense import batch_matmul, dense, dense_pack
 from .depth_to_space import depth_to_space, space_to_depth
 from .depthwise_conv2d import (
@@ -40,7 +40,8 @@ from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d, get_pad_tupl
 __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_matmul", "conv2d",
            "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn", "conv2d_NCHWc", "group_conv2d_nchw",
            "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
-           "conv2d_transpose_nchw", "dilate", "pool2d", "global_pool", "adaptive_pool", "softmax",
+           "conv2d_transpose_nchw", "group_conv2d_transpose_nchw", "dilate", "pool2d",
+           "global_pool", "adaptive_pool", "softmax",
            "fast_softmax", "log_softmax", "batch_norm", "layer_norm", "lrn", "l2_normalize",
            "upsampling",
            "flatten", "batch_flatten", "get_pad_tuple", "utils", "conv", "conv1d", "conv1d_ncw",

@@ -168,7 +168,8 @@ def conv2d_NCHWc(data: Tensor, kernel: Tensor, stride, padding, dilation, layout
                  out_layout: str, out_dtype: str = "float32") -> Tensor:
     """Packed convolution: data ``(N, IC//ic_bn, H, W, ic_bn)`` (layout ``NCHW{ic_bn}c``),
     kernel ``(OC//oc_bn, IC//ic_bn, KH, KW, ic_bn, oc_bn)`` (``OIHW{ic_bn}i{oc_bn}o``) ->
-    ``(N, OC//oc_bn, OH, OW, oc_bn)`` (``out_layout``, ``NCHW{oc_bn}c``).
+    ``(N, OC//oc_bn, OH, OW, oc_bn)`` (``out_layout``, ``NCHW{oc_bn}c``). A kernel of
+    ``IC//ic_bn//groups`` input-channel chunks makes it a grouped convolution.
 
     Stage and tag ``conv2d_NCHWc``; the padded input is ``data_pad``.
     """
@@ -181,21 +182,35 @@ def conv2d_NCHWc(data: Tensor, kernel: Tensor, stride, padding, dilation, layout
     if _block(out_layout, op, "out_layout", "NCHW") != get_const_int(oc_bn):
         raise TopiError(f"{op}: out_layout {out_layout!r} does not match the kernel's output "
                         f"block {oc_bn}")
-    _channels_match(op, "data and kernel input-channel chunks differ", ic_chunk, k_ic_chunk)
     _channels_match(op, "data and kernel input-channel blocks differ", ic_bn, k_ic_bn)
+    # grouped when the kernel takes a fraction of the input-channel chunks (classic's
+    # groups = in_channel // (kernel ic_chunk * ic_bn))
+    n_ic, k_ic, n_oc = (get_const_int(x) for x in (ic_chunk, k_ic_chunk, oc_chunk))
+    if k_ic <= 0 or n_ic % k_ic:
+        raise TopiError(f"{op}: data and kernel input-channel chunks differ: {n_ic} is not a "
+                        f"multiple of {k_ic}")
+    groups = n_ic // k_ic
+    if n_oc % groups:
+        raise TopiError(f"{op}: {groups} groups do not divide the {n_oc} output-channel chunks")
     (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
         op, in_h, in_w, kh, kw, stride, padding, dilation)
     data_pad = data
     if top or left or bottom or right:
         data_pad = pad(data, [0, 0, top, left, 0], [0, 0, bottom, right, 0], name="data_pad")
     bn = get_const_int(ic_bn)
-    ic = reduce_axis((0, _op.mul(ic_chunk, ic_bn)), name="ic")
+    ic = reduce_axis((0, k_ic * bn), name="ic")
     rkh = reduce_axis((0, kh), name="kh")
     rkw = reduce_axis((0, kw), name="kw")
+    oc_per_group = n_oc // groups
+
+    def chunk(oco):
+        """The data's input-channel chunk of reduction index ``ic`` for output chunk oco."""
+        return ic // bn if groups == 1 else oco // oc_per_group * k_ic + ic // bn
+
     return compute(
         (n, oc_chunk, out_h, out_w, oc_bn),
         lambda b, oco, oh, ow, oci: _op.sum(
-            data_pad[b, ic // bn, oh * sh + rkh * dh, ow * sw + rkw * dw, ic % bn]
+            data_pad[b, chunk(oco), oh * sh + rkh * dh, ow * sw + rkw * dw, ic % bn]
             .astype(out_dtype)
             * kernel[oco, ic // bn, rkh, rkw, ic % bn, oci].astype(out_dtype),
             axis=[ic, rkh, rkw]),

@@ -13,6 +13,7 @@ from .nn_python import (
     batch_matmul,
     batch_norm,
     conv1d_ncw_python,
+    conv2d_hwcn_python,
     conv2d_nhwc_python,
     conv2d_transpose_nchw_python,
     conv3d_ncdhw_python,
@@ -49,7 +50,8 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_py
            "pack_nchwc", "unpack_nchwc", "pack_oihw", "pack_depthwise_kernel", "dispatch",
            "get_injective_schedule", "get_reduce_schedule", "get_broadcast_schedule",
            "get_elemwise_schedule", "get_conv2d_nchw_implement",
-           "conv1d_ncw_python", "group_conv1d_ncw_python", "conv3d_ncdhw_python",
+           "conv1d_ncw_python", "conv2d_hwcn_python", "group_conv1d_ncw_python",
+           "conv3d_ncdhw_python",
            "conv3d_ndhwc_python", "conv_nd_python", "instance_norm_python", "group_norm_python",
            "depth_to_space_python", "space_to_depth_python", "gather_python",
            "gather_nd_python", "one_hot", "matrix_set_diag"]

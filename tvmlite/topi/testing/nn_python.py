@@ -11,19 +11,28 @@ from ..nn.utils import get_pad_tuple, get_pad_tuple_generic
 from .conv2d_nchw_python import conv2d_nchw_python
 
 
-def dilate_python(np_data: np.ndarray, strides, dilation_value=0.0) -> np.ndarray:
-    """Insert ``strides[d] - 1`` copies of ``dilation_value`` between elements."""
+def dilate_python(np_data: np.ndarray, strides, dilation_value=0.0,
+                  out_dtype=None) -> np.ndarray:
+    """Insert ``strides[d] - 1`` copies of ``dilation_value`` between elements (the result
+    in ``out_dtype``, by default the input's)."""
     shape = [(n - 1) * s + 1 for n, s in zip(np_data.shape, strides)]
-    out = np.full(shape, dilation_value, dtype=np_data.dtype)
+    out = np.full(shape, dilation_value, dtype=out_dtype or np_data.dtype)
     out[tuple(slice(None, None, s) for s in strides)] = np_data
     return out
 
 
-def conv2d_nhwc_python(a_np, w_np, stride, padding) -> np.ndarray:
-    """Input ``(N, H, W, C)``, filter ``(KH, KW, C, F)`` -> ``(N, OH, OW, F)``."""
+def conv2d_nhwc_python(a_np, w_np, stride, padding, groups: int = 1) -> np.ndarray:
+    """Input ``(N, H, W, C)``, filter ``(KH, KW, C // groups, F)`` -> ``(N, OH, OW, F)``."""
     out = conv2d_nchw_python(a_np.transpose(0, 3, 1, 2), w_np.transpose(3, 2, 0, 1), stride,
-                             padding)
+                             padding, groups)
     return out.transpose(0, 2, 3, 1)
+
+
+def conv2d_hwcn_python(a_np, w_np, stride, padding) -> np.ndarray:
+    """Input ``(H, W, C, N)``, filter ``(KH, KW, C, F)`` -> ``(OH, OW, F, N)``."""
+    out = conv2d_nchw_python(a_np.transpose(3, 2, 0, 1), w_np.transpose(3, 2, 0, 1), stride,
+                             padding)
+    return out.transpose(2, 3, 1, 0)
 
 
 def depthwise_conv2d_python_nhwc(input_np, filter_np, stride, padding) -> np.ndarray:
@@ -35,19 +44,28 @@ def depthwise_conv2d_python_nhwc(input_np, filter_np, stride, padding) -> np.nda
     return out.transpose(0, 2, 3, 1)
 
 
-def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0, 0)):
+def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0, 0),
+                                 groups: int = 1) -> np.ndarray:
     """Transposed convolution by scattering: input ``(N, C, H, W)``, filter
-    ``(C, F, KH, KW)``."""
+    ``(C, F // groups, KH, KW)`` -> ``(N, F, OH, OW)``; group ``g`` maps input channels
+    ``g*C/groups ...`` to output channels ``g*F/groups ...``."""
     n, c, h, w = a_np.shape
-    _, f, kh, kw = w_np.shape
+    _, fg, kh, kw = w_np.shape
+    if c % groups or w_np.shape[0] != c:
+        raise ValueError(f"conv2d_transpose: {c} input channels, filter {w_np.shape}, "
+                         f"groups={groups} do not match")
     sh, sw = (stride, stride) if isinstance(stride, int) else stride
     oph, opw = output_padding
     top, left, bottom, right = get_pad_tuple(padding, (kh, kw))
-    full = np.zeros((n, f, (h - 1) * sh + kh + oph, (w - 1) * sw + kw + opw), a_np.dtype)
-    for y in range(h):
-        for x in range(w):
-            full[:, :, y * sh:y * sh + kh, x * sw:x * sw + kw] += np.einsum(
-                "nc,cfij->nfij", a_np[:, :, y, x], w_np)
+    cg = c // groups
+    full = np.zeros((n, fg * groups, (h - 1) * sh + kh + oph, (w - 1) * sw + kw + opw),
+                    np.result_type(a_np, w_np))
+    for g in range(groups):
+        ag, wg = a_np[:, g * cg:(g + 1) * cg], w_np[g * cg:(g + 1) * cg]
+        for y in range(h):
+            for x in range(w):
+                full[:, g * fg:(g + 1) * fg, y * sh:y * sh + kh, x * sw:x * sw + kw] += \
+                    np.einsum("nc,cfij->nfij", ag[:, :, y, x], wg)
     return full[:, :, top:full.shape[2] - bottom, left:full.shape[3] - right]
 
 
