@@ -13,6 +13,7 @@ from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor, _dim_equal
 from ...tir import op as _op
 from ..utils import TopiError, check_strides, get_const_int
+from .conv import conv
 from .pad import pad
 from .utils import checked_pad_tuple, conv_out_size
 
@@ -217,12 +218,21 @@ def conv2d_NCHWc(data: Tensor, kernel: Tensor, stride, padding, dilation, layout
         name="conv2d_NCHWc", tag="conv2d_NCHWc")
 
 
-def conv2d(input: Tensor, filter: Tensor, strides, padding, dilation, layout: str = "NCHW",
-           out_dtype: Optional[str] = None) -> Tensor:  # noqa: A002  (classic names)
-    """Convolution in ``layout`` "NCHW" (filter OIHW) or "NHWC" (filter HWIO)."""
-    if layout == "NCHW":
+def conv2d(input: Tensor, filter: Tensor, strides, padding, dilation,  # noqa: A002
+           data_layout: str = "NCHW", kernel_layout: str = "", out_dtype: Optional[str] = None,
+           *, layout: Optional[str] = None) -> Tensor:
+    """Convolution in ``data_layout`` "NCHW" (kernel OIHW by default) or "NHWC" (kernel HWIO
+    by default); another ``kernel_layout`` (e.g. "OHWI") is read as it names its axes.
+    ``layout`` is the older name of ``data_layout``."""
+    if layout is not None:
+        data_layout = layout
+    if data_layout not in ("NCHW", "NHWC"):
+        raise TopiError(f"conv2d: layout must be 'NCHW' or 'NHWC', got {data_layout!r}")
+    default = "OIHW" if data_layout == "NCHW" else "HWIO"
+    if kernel_layout and kernel_layout != default:
+        return conv(input, filter, strides, padding, dilation, 1, data_layout, kernel_layout,
+                    out_dtype, op="conv2d")
+    if data_layout == "NCHW":
         return conv2d_nchw(input, filter, strides, padding, dilation, out_dtype)
-    if layout == "NHWC":
-        return conv2d_nhwc(input, filter, strides, padding, dilation, out_dtype)
-    raise TopiError(f"conv2d: layout must be 'NCHW' or 'NHWC', got {layout!r}")
+    return conv2d_nhwc(input, filter, strides, padding, dilation, out_dtype)
 
