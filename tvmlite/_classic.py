@@ -274,6 +274,9 @@ def unsupported_function(module: str, name: str) -> Callable:
     """A stand-in for the classic function ``module.name`` that tvmlite lacks: it can be
     referred to (classic tests list each target's functions in tables) but raises
     :class:`UnsupportedError` when called."""
+    key = (module, name)
+    if key in _UNSUPPORTED_FUNCTIONS:  # one object per name: code compares them (f is g)
+        return _UNSUPPORTED_FUNCTIONS[key]
     package = module.rsplit(".", 1)[1]
     why = BACKENDLESS.get(package)
     feature = f"{classic_name(module)}.{name}" + (f" ({why})" if why else "")
@@ -285,7 +288,11 @@ def unsupported_function(module: str, name: str) -> Callable:
     function.__module__ = module
     function.__doc__ = f"Classic ``{classic_name(module)}.{name}``; tvmlite does not implement it."
     function.tvmlite_unsupported = True
+    _UNSUPPORTED_FUNCTIONS[key] = function
     return function
+
+
+_UNSUPPORTED_FUNCTIONS: dict = {}
 
 
 def backendless_package(name: str):

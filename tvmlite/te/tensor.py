@@ -254,6 +254,10 @@ class Tensor:
     def __neg__(self):
         return _topi().negative(self)
 
+    def astype(self, dtype: str) -> "Tensor":
+        """The tensor cast element-wise to ``dtype`` (``topi.cast``), as in classic TVM."""
+        return _topi().cast(self, dtype)
+
 
 # Tensor arithmetic is topi's broadcast operators (classic TVM binds them the same way):
 # topi registers itself here on import, so te never imports topi.
