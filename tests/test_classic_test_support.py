@@ -13,7 +13,6 @@ import tvmlite as tvm
 from tvmlite import _classic, te, topi
 from tvmlite.contrib import cudnn, pickle_memoize
 
-
 _CALLS = []  # a global: a captured list could not be part of the cache key
 
 
