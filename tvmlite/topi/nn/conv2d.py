@@ -7,6 +7,7 @@ Every operator checks its arguments when the compute is declared and raises a
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 from typing import Optional
 
 from ...te.operation import compute, reduce_axis
@@ -15,7 +16,7 @@ from ...tir import op as _op
 from ..utils import TopiError, check_strides, get_const_int
 from .conv import conv
 from .pad import pad
-from .utils import checked_pad_tuple, conv_out_size
+from .utils import checked_pad_tuple, conv_out_size, get_pad_tuple
 
 
 def _check_ndim(op: str, **tensors) -> None:
@@ -236,3 +237,38 @@ def conv2d(input: Tensor, filter: Tensor, strides, padding, dilation,  # noqa: A
         return conv2d_nchw(input, filter, strides, padding, dilation, out_dtype)
     return conv2d_nhwc(input, filter, strides, padding, dilation, out_dtype)
 
+
+
+#: the shape of a conv2d as the x86 fallback configs see it (classic ``nn.conv2d.Workload``)
+Workload = namedtuple("Workload", [
+    "in_dtype", "out_dtype", "height", "width", "in_filter", "groups", "out_filter", "kernel_h",
+    "kernel_w", "padt", "padl", "padb", "padr", "dilation_h", "dilation_w", "stride_h",
+    "stride_w"])
+
+
+def _pair(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+
+
+def _get_workload(data: Tensor, kernel: Tensor, stride, padding, dilation, out_dtype: str,
+                  data_layout: str = "NCHW") -> Workload:
+    """The :data:`Workload` of a conv2d of ``data`` (NCHW, NHWC or HWCN) and ``kernel`` (OIHW
+    for NCHW data, HWIO else)."""
+    shape = [get_const_int(x) for x in data.shape]
+    if data_layout == "NCHW":
+        _, ci, ih, iw = shape
+    elif data_layout == "NHWC":
+        _, ih, iw, ci = shape
+    elif data_layout == "HWCN":
+        ih, iw, ci, _ = shape
+    else:
+        raise TopiError(f"conv2d workload: layout {data_layout!r} is not NCHW, NHWC or HWCN")
+    kshape = [get_const_int(x) for x in kernel.shape]
+    co, cig, kh, kw = kshape if data_layout == "NCHW" else (kshape[3], kshape[2], *kshape[:2])
+    dh, dw = _pair(dilation)
+    sh, sw = _pair(stride)
+    pt, pl, pb, pr = get_pad_tuple(padding, ((kh - 1) * dh + 1, (kw - 1) * dw + 1))
+    if data.dtype != kernel.dtype and (data.dtype, kernel.dtype) != ("uint8", "int8"):
+        raise TopiError(f"conv2d workload: data {data.dtype} and kernel {kernel.dtype} differ")
+    return Workload(data.dtype, out_dtype, ih, iw, ci, ci // cig, co, kh, kw, pt, pl, pb, pr,
+                    dh, dw, sh, sw)

@@ -1,14 +1,16 @@
 """Depthwise 2-D convolutions (``depthwise_conv2d_nchw``, ``depthwise_conv2d_nhwc``)."""
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Optional
 
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor
 from ...tir import op as _op
 from ..utils import TopiError, get_const_int
-from .conv2d import _channels_match, _check_ndim, _window
+from .conv2d import _channels_match, _check_ndim, _pair, _window
 from .pad import pad
+from .utils import get_pad_tuple
 
 
 def depthwise_conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
@@ -106,3 +108,43 @@ def depthwise_conv2d_NCHWc(Input: Tensor, Filter: Tensor, stride, padding, dilat
                        * Filter[oco, 0, di, dj, 0, oci].astype(out_dtype), axis=[di, dj])
     return compute((batch, oc_chunk, out_h, out_w, oc_bn), f, name="DepthwiseConv2d",
                    tag="depthwise_conv2d_NCHWc")
+
+
+#: the shape of a depthwise conv2d as the x86 fallback configs see it (classic
+#: ``nn.depthwise_conv2d.Workload``)
+Workload = namedtuple("Workload", [
+    "in_dtype", "out_dtype", "height", "width", "in_filter", "out_filter", "kernel_h",
+    "kernel_w", "padt", "padl", "padb", "padr", "dilation_h", "dilation_w", "stride_h",
+    "stride_w"])
+
+
+def _get_workload(data: Tensor, kernel: Tensor, stride, padding, dilation, out_dtype: str,
+                  data_layout: str = "NCHW") -> Workload:
+    """The :data:`Workload` of a depthwise conv2d: data NCHW (kernel ``(C, M, KH, KW)``), NHWC
+    (kernel ``(KH, KW, C, M)``) or NCHWc (kernel ``(C//cb, M//mb, KH, KW, mb, cb)``)."""
+    op = "depthwise_conv2d workload"
+    shape = [get_const_int(x) for x in data.shape]
+    kshape = [get_const_int(x) for x in kernel.shape]
+    if data_layout == "NCHW":
+        _, channels, height, width = shape
+        k_channels, multiplier, kh, kw = kshape
+    elif data_layout == "NHWC":
+        _, height, width, channels = shape
+        kh, kw, k_channels, multiplier = kshape
+    elif data_layout == "NCHWc":
+        _, chunks, height, width, block = shape
+        k_chunks, m_chunks, kh, kw, m_block, k_block = kshape
+        if block != k_block:
+            raise TopiError(f"{op}: data block {block} and kernel block {k_block} differ")
+        channels, k_channels, multiplier = chunks * block, k_chunks * k_block, m_chunks * m_block
+    else:
+        raise TopiError(f"{op}: layout {data_layout!r} is not NCHW, NHWC or NCHWc")
+    if channels != k_channels:
+        raise TopiError(f"{op}: data has {channels} channels, the kernel {k_channels}")
+    if data.dtype != kernel.dtype and (data.dtype, kernel.dtype) != ("uint8", "int8"):
+        raise TopiError(f"{op}: data {data.dtype} and kernel {kernel.dtype} differ")
+    dh, dw = _pair(dilation)
+    sh, sw = _pair(stride)
+    pt, pl, pb, pr = get_pad_tuple(padding, ((kh - 1) * dh + 1, (kw - 1) * dw + 1))
+    return Workload(data.dtype, out_dtype, height, width, channels, channels * multiplier, kh,
+                    kw, pt, pl, pb, pr, dh, dw, sh, sw)
