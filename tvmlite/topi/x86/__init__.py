@@ -10,12 +10,14 @@ from .conv_direct import (
     conv2d_transpose_nchw,
     conv3d_ncdhw,
     conv3d_ndhwc,
+    dense_dynamic,
     depthwise_conv2d_nchw,
     schedule_conv1d_ncw,
     schedule_conv1d_nwc,
     schedule_conv2d_transpose_nchw,
     schedule_conv3d_ncdhw,
     schedule_conv3d_ndhwc,
+    schedule_dense_dynamic,
     schedule_depthwise_conv2d_nchw,
     schedule_direct_conv,
     schedule_group_conv1d_ncw,
@@ -60,7 +62,7 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "schedule_conv1d_nwc", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc",
            "conv3d_ncdhw", "schedule_conv3d_ncdhw", "conv3d_ndhwc", "schedule_conv3d_ndhwc",
            "conv2d_transpose_nchw", "schedule_conv2d_transpose_nchw", "depthwise_conv2d_nchw",
-           "schedule_depthwise_conv2d_nchw"]
+           "schedule_depthwise_conv2d_nchw", "dense_dynamic", "schedule_dense_dynamic"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402
