@@ -32,7 +32,15 @@ from .elemwise import leaky_relu, prelu, relu
 from .flatten import batch_flatten, flatten
 from .norm import batch_norm, group_norm, instance_norm, l2_normalize, layer_norm, lrn
 from .pad import mirror_pad, pad
-from .pooling import adaptive_pool, global_pool, pool1d, pool2d, pool3d
+from .pooling import (
+    adaptive_pool,
+    adaptive_pool1d,
+    adaptive_pool3d,
+    global_pool,
+    pool1d,
+    pool2d,
+    pool3d,
+)
 from .softmax import fast_softmax, log_softmax, softmax
 from .upsampling import upsampling
 from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d, get_pad_tuple_generic
@@ -41,7 +49,7 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn", "conv2d_NCHWc", "group_conv2d_nchw",
            "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
            "conv2d_transpose_nchw", "group_conv2d_transpose_nchw", "dilate", "pool2d",
-           "global_pool", "adaptive_pool", "softmax",
+           "global_pool", "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "softmax",
            "fast_softmax", "log_softmax", "batch_norm", "layer_norm", "lrn", "l2_normalize",
            "upsampling",
            "flatten", "batch_flatten", "get_pad_tuple", "utils", "conv", "conv1d", "conv1d_ncw",

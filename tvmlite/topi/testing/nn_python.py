@@ -3,6 +3,7 @@
 loops and numpy, so tests compare two implementations."""
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -69,13 +70,64 @@ def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0,
     return full[:, :, top:full.shape[2] - bottom, left:full.shape[3] - right]
 
 
+def _spatial_first(layout: str) -> list:
+    """The axes of ``layout`` ordered N, C, then its spatial axes in D, H, W order."""
+    spatial = [c for c in "DHW" if c in layout]
+    if sorted(layout) != sorted("NC" + "".join(spatial)):
+        raise ValueError(f"poolnd_python: unsupported layout {layout!r}")
+    return [layout.index(c) for c in "NC" + "".join(spatial)]
+
+
 def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_after,
                   pool_type, count_include_pad=True, ceil_mode=False, dtype="float32",
-                  layout="NCHW") -> np.ndarray:
-    """2-D pooling of an NCHW array with PyTorch's rules for ``ceil_mode`` and the average
-    divisor."""
-    if layout != "NCHW":
-        raise ValueError("poolnd_python: NCHW only")
+                  layout=None) -> np.ndarray:
+    """1-, 2- or 3-D pooling as classic TOPI's reference computes it: output extent
+    ``floor`` (``ceil`` with ``ceil_mode``) of ``(size + pads - dilated kernel) / stride``
+    plus one; each window is the part of the padded input it covers; padding counts as 0
+    (as the minimum value for a max pool without ``count_include_pad``); an average divides
+    by the covered padded window (``count_include_pad``) or its input elements (0 if none).
+    ``layout`` names N, C and the spatial axes (default: N, C first)."""
+    perm = _spatial_first(layout) if layout else list(range(np_data.ndim))
+    data = np_data.transpose(perm)
+    nd = data.ndim - 2
+    out_shape = list(data.shape[:2])
+    for i in range(nd):
+        span = (data.shape[2 + i] - (kernel[i] - 1) * dilation[i] - 1 + padding_before[i]
+                + padding_after[i]) / strides[i]
+        out_shape.append(int(math.ceil(span) if ceil_mode else math.floor(span)) + 1)
+    fill = 0
+    if pool_type == "max" and not count_include_pad:
+        fill = np.finfo(dtype).min if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
+    padded_shape = list(data.shape[:2]) + [data.shape[2 + i] + padding_before[i]
+                                           + padding_after[i] for i in range(nd)]
+    padded = np.full(padded_shape, fill, dtype=dtype)
+    inside = np.zeros(padded_shape[2:], dtype=bool)
+    region = tuple(slice(padding_before[i], padding_before[i] + data.shape[2 + i])
+                   for i in range(nd))
+    padded[(slice(None), slice(None)) + region] = data
+    inside[region] = True
+    out = np.zeros(out_shape, dtype=dtype)
+    axes = tuple(range(2, 2 + nd))
+    for coord in itertools.product(*[range(o) for o in out_shape[2:]]):
+        window = tuple(slice(o * strides[i], o * strides[i] + (kernel[i] - 1) * dilation[i] + 1,
+                             dilation[i]) for i, o in enumerate(coord))
+        values = padded[(slice(None), slice(None)) + window]
+        at = (slice(None), slice(None)) + coord
+        if pool_type == "max":
+            out[at] = values.max(axis=axes)
+        elif pool_type == "avg":
+            count = values[0, 0].size if count_include_pad else int(inside[window].sum())
+            out[at] = values.sum(axis=axes) / count if count else 0
+        else:
+            raise ValueError(f"poolnd_python: pool type {pool_type!r} is not supported")
+    return out.transpose(np.argsort(perm)) if layout else out
+
+
+def _pool2d_pytorch_rules(np_data, kernel, strides, dilation, padding_before, padding_after,
+                          pool_type, count_include_pad=True, ceil_mode=False,
+                          dtype="float32") -> np.ndarray:
+    """2-D pooling of an NCHW array with PyTorch's (and ONNX's) rules for ``ceil_mode`` (no
+    window starts in the bottom/right padding) and the average divisor."""
     n, c, h, w = np_data.shape
     outs = []
     for size, k, s, d, lo, hi in zip((h, w), kernel, strides, dilation, padding_before,
@@ -107,24 +159,28 @@ def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_af
 
 def pool2d_ref(np_data, kernel, strides, dilation, padding, pool_type, ceil_mode=False,
                count_include_pad=True) -> np.ndarray:
-    """:func:`poolnd_python` with ``topi.nn.pool2d``'s ``(top, left, bottom, right)``."""
-    return poolnd_python(np_data, kernel, strides, dilation, padding[:2], padding[2:],
-                         pool_type, count_include_pad, ceil_mode)
+    """2-D NCHW pooling with ``topi.nn.pool2d``'s ``(top, left, bottom, right)`` padding and
+    PyTorch's (ONNX's) rules, which tvmlite's ``pool2d`` follows."""
+    return _pool2d_pytorch_rules(np_data, kernel, strides, dilation, padding[:2], padding[2:],
+                                 pool_type, count_include_pad, ceil_mode)
 
 
 def adaptive_pool(np_data, out_size, pool_type, layout="NCHW") -> np.ndarray:
-    """Adaptive 2-D pooling of an NCHW array."""
-    n, c, h, w = np_data.shape
-    oh, ow = out_size
-    out = np.zeros((n, c, oh, ow), np_data.dtype)
-    for i in range(oh):
-        for j in range(ow):
-            y0, y1 = (i * h) // oh, math.ceil((i + 1) * h / oh)
-            x0, x1 = (j * w) // ow, math.ceil((j + 1) * w / ow)
-            win = np_data[:, :, y0:y1, x0:x1]
-            out[:, :, i, j] = win.max(axis=(2, 3)) if pool_type == "max" else \
-                win.mean(axis=(2, 3))
-    return out
+    """Adaptive 1-, 2- or 3-D pooling in ``layout`` (N, C and the spatial axes, e.g. "NHWC",
+    "NCDHW"): output ``o`` of an axis of ``n`` inputs pools ``[floor(o*n/O), ceil((o+1)*n/O))``."""
+    perm = _spatial_first(layout)
+    data = np_data.transpose(perm)
+    out_size = tuple(out_size)
+    out = np.zeros(data.shape[:2] + out_size, np_data.dtype)
+    sizes = data.shape[2:]
+    axes = tuple(range(2, data.ndim))
+    for coord in itertools.product(*[range(o) for o in out_size]):
+        window = tuple(slice((o * n) // on, -(-(o + 1) * n // on))
+                       for o, n, on in zip(coord, sizes, out_size))
+        win = data[(slice(None), slice(None)) + window]
+        out[(slice(None), slice(None)) + coord] = win.max(axis=axes) if pool_type == "max" \
+            else win.mean(axis=axes)
+    return out.transpose(np.argsort(perm))
 
 
 def softmax_python(a_np, axis=1) -> np.ndarray:
