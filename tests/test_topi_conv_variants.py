@@ -150,3 +150,87 @@ def test_x86_conv3d_depthwise_and_transpose_schedules():
     np.testing.assert_allclose(run(s, [D, T], [d, t], G),
                                ref.conv2d_transpose_nchw_python(d, t, (2, 2), (1, 1), (1, 0)),
                                rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn, shape, axes", [
+    (topi.nn.scale_shift_nchw, (2, 3, 5, 4), (1,)),
+    (topi.nn.scale_shift_nhwc, (2, 5, 4, 3), (3,)),
+    (topi.nn.scale_shift_nchwc, (1, 3, 5, 4, 2), (1, 4)),
+])
+def test_scale_shift(fn, shape, axes):
+    x = RNG.uniform(-1, 1, shape).astype("float32")
+    cshape = tuple(shape[a] for a in axes)
+    sc, sh = (RNG.uniform(-1, 1, cshape).astype("float32") for _ in range(2))
+    X, S, H = (te.placeholder(v.shape, name=n) for v, n in ((x, "X"), (sc, "S"), (sh, "H")))
+    Y = fn(X, S, H)
+    f = tvm.build(te.create_schedule(Y.op), [X, S, H, Y], "llvm")
+    y = tvm.nd.empty(shape)
+    f(tvm.nd.array(x), tvm.nd.array(sc), tvm.nd.array(sh), y)
+    bshape = [1] * len(shape)
+    for a, d in zip(axes, cshape):
+        bshape[a] = d
+    np.testing.assert_allclose(y.numpy(), x * sc.reshape(bshape) + sh.reshape(bshape),
+                               rtol=1e-6, atol=1e-6)
+    with pytest.raises(tvm.TVMError, match="Scale"):
+        fn(X, te.placeholder((7,) * len(axes), name="bad"), H)
+
+
+def test_depthwise_nhwc_kernel_layouts_and_older_signature():
+    a = RNG.uniform(-1, 1, (1, 7, 6, 3)).astype("float32")
+    w = RNG.uniform(-1, 1, (3, 3, 3, 2)).astype("float32")  # HWOI: (KH, KW, C, M)
+    want = ref.depthwise_conv2d_python_nhwc(a, w, 1, 1)
+    A = te.placeholder(a.shape, name="A")
+    for layout, wt in (("HWOI", w), ("HWIO", w.transpose(0, 1, 3, 2))):
+        W = te.placeholder(wt.shape, name="W")
+        C = topi.nn.depthwise_conv2d_nhwc(A, W, 1, 1, 1, layout)
+        got = run(te.create_schedule(C.op), [A, W], [a, wt], C)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    W = te.placeholder(w.shape, name="W")
+    assert topi.nn.depthwise_conv2d_nhwc(A, W, 1, 1, 1, "float64").dtype == "float64"
+    with pytest.raises(tvm.TVMError, match="kernel_layout"):
+        topi.nn.depthwise_conv2d_nhwc(A, W, 1, 1, 1, "OIHW")
+
+
+@pytest.mark.parametrize("c, cb, mult, ob", [(4, 2, 1, 2), (3, 3, 2, 3), (6, 2, 1, 3)])
+def test_depthwise_nchwc_reference_matches_topi(c, cb, mult, ob):
+    a = RNG.uniform(-1, 1, (2, c, 7, 5)).astype("float32")
+    w = RNG.uniform(-1, 1, (c, mult, 3, 3)).astype("float32")
+    want = ref.depthwise_conv2d_python_nchw(a, w, 2, "SAME")
+    packed_w = w.reshape(c * mult, 1, 3, 3)
+    packed_w = packed_w.reshape(c * mult // ob, ob, 1, 3, 3).transpose(0, 2, 3, 4, 1)[
+        :, :, :, :, None, :]
+    got_ref = ref.depthwise_conv2d_python_nchwc(ref.pack_nchwc(a, cb), packed_w, 2, "SAME")
+    np.testing.assert_allclose(ref.unpack_nchwc(got_ref), want, rtol=1e-5, atol=1e-6)
+    A = te.placeholder((2, c // cb, 7, 5, cb), name="A")
+    W = te.placeholder(packed_w.shape, name="W")
+    C = topi.nn.depthwise_conv2d_NCHWc(A, W, 2, "SAME", 1, f"NCHW{cb}c", f"NCHW{ob}c")
+    got = run(te.create_schedule(C.op), [A, W], [ref.pack_nchwc(a, cb), packed_w], C)
+    np.testing.assert_allclose(got, got_ref, rtol=1e-5, atol=1e-6)
+
+
+def test_conv_workloads_and_x86_fallback_configs():
+    from tvmlite.topi.nn.conv2d import _get_workload
+    from tvmlite.topi.nn.depthwise_conv2d import _get_workload as _dw_workload
+    from tvmlite.topi.x86.conv2d_avx_common import _fallback_schedule
+    from tvmlite.topi.x86.depthwise_conv2d import _fallback_schedule as _dw_fallback
+
+    A = te.placeholder((1, 6, 15, 17), name="A")
+    W = te.placeholder((8, 3, 3, 5), name="W")
+    wkl = _get_workload(A, W, (1, 2), "SAME", (1, 2), "float32")
+    assert (wkl.groups, wkl.in_filter, wkl.out_filter, wkl.kernel_w, wkl.dilation_w) == \
+        (2, 6, 8, 5, 2)
+    assert (wkl.padt, wkl.padl, wkl.padb, wkl.padr) == (1, 4, 1, 4)
+    out_w = (17 + 8 - 9) // 2 + 1
+    with tvm.target.Target("llvm"):
+        cfg = tvm.autotvm.get_config()
+        _fallback_schedule(cfg, wkl)
+    assert np.prod(cfg["tile_ow"].size) == out_w
+    assert np.prod(cfg["tile_ic"].size) == 6 and np.prod(cfg["tile_oc"].size) == 8
+    D = te.placeholder((1, 15, 17, 4), name="D")
+    F = te.placeholder((3, 3, 4, 2), name="F")
+    dw = _dw_workload(D, F, 1, "VALID", 1, "float32", "NHWC")
+    assert (dw.in_filter, dw.out_filter, dw.width) == (4, 8, 17)
+    with tvm.target.Target("llvm"):
+        cfg = tvm.autotvm.get_config()
+        _dw_fallback(cfg, dw)
+    assert np.prod(cfg["tile_ow"].size) == 15

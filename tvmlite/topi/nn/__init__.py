@@ -30,6 +30,7 @@ from .depthwise_conv2d import (
 from .dilate import dilate
 from .elemwise import leaky_relu, prelu, relu
 from .flatten import batch_flatten, flatten
+from .mapping import scale_shift_nchw, scale_shift_nchwc, scale_shift_nhwc
 from .norm import batch_norm, group_norm, instance_norm, l2_normalize, layer_norm, lrn
 from .pad import mirror_pad, pad
 from .pooling import (
@@ -56,7 +57,8 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc", "conv3d_ncdhw", "conv3d_ndhwc",
            "group_conv2d_nhwc", "pool1d", "pool3d", "instance_norm", "group_norm",
            "depth_to_space", "space_to_depth", "mirror_pad", "get_pad_tuple1d",
-           "get_pad_tuple3d", "get_pad_tuple_generic"]
+           "get_pad_tuple3d", "get_pad_tuple_generic", "scale_shift_nchw", "scale_shift_nhwc",
+           "scale_shift_nchwc"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

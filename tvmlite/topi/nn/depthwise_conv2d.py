@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Optional
 
+from ...ir import dtype as _dt
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor
 from ...tir import op as _op
@@ -40,15 +41,24 @@ def depthwise_conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilati
 def depthwise_conv2d_nhwc(Input: Tensor, Filter: Tensor, stride, padding, dilation=1,
                           kernel_layout: str = "HWOI",
                           out_dtype: Optional[str] = None) -> Tensor:
-    """Depthwise convolution: Input ``(N, H, W, C)``, Filter ``(KH, KW, C, M)`` (HWOI) ->
-    ``(N, OH, OW, C*M)`` (stage ``DepthwiseConv2d``)."""
+    """Depthwise convolution: Input ``(N, H, W, C)``, Filter ``(KH, KW, C, M)`` (HWOI) or
+    ``(KH, KW, M, C)`` (HWIO) -> ``(N, OH, OW, C*M)`` (stage ``DepthwiseConv2d``).
+
+    A dtype in place of ``kernel_layout`` is the older signature's ``out_dtype`` (classic
+    code still passes it there)."""
     op = "depthwise_conv2d_nhwc"
-    if kernel_layout != "HWOI":
-        raise TopiError(f"{op}: kernel_layout must be 'HWOI', got {kernel_layout!r}")
-    _check_ndim(op, Input=(Input, 4, "NHWC"), Filter=(Filter, 4, "HWOI"))
+    if kernel_layout not in ("HWOI", "HWIO") and out_dtype is None and \
+            _is_dtype(kernel_layout):
+        kernel_layout, out_dtype = "HWOI", kernel_layout
+    if kernel_layout not in ("HWOI", "HWIO"):
+        raise TopiError(f"{op}: kernel_layout must be 'HWOI' or 'HWIO', got {kernel_layout!r}")
+    _check_ndim(op, Input=(Input, 4, "NHWC"), Filter=(Filter, 4, kernel_layout))
     out_dtype = out_dtype or Input.dtype
     batch, in_h, in_w, in_channel = Input.shape
-    kh, kw, f_channel, mult = Filter.shape
+    if kernel_layout == "HWOI":
+        kh, kw, f_channel, mult = Filter.shape
+    else:
+        kh, kw, mult, f_channel = Filter.shape
     _channels_match(op, "Input channels and Filter channels differ", in_channel, f_channel)
     (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
         op, in_h, in_w, kh, kw, stride, padding, dilation)
@@ -56,11 +66,17 @@ def depthwise_conv2d_nhwc(Input: Tensor, Filter: Tensor, stride, padding, dilati
     m = get_const_int(mult)
     di = reduce_axis((0, kh), name="di")
     dj = reduce_axis((0, kw), name="dj")
+
+    def weight(c):
+        if kernel_layout == "HWOI":
+            return Filter[di, dj, c // m, c % m]
+        return Filter[di, dj, c % m, c // m]
+
     return compute(
         (batch, out_h, out_w, _op.mul(in_channel, mult)),
         lambda b, i, j, c: _op.sum(
             padded[b, i * sh + di * dh, j * sw + dj * dw, c // m].astype(out_dtype)
-            * Filter[di, dj, c // m, c % m].astype(out_dtype), axis=[di, dj]),
+            * weight(c).astype(out_dtype), axis=[di, dj]),
         name="DepthwiseConv2d", tag="depthwise_conv2d_nhwc")
 
 
@@ -108,6 +124,14 @@ def depthwise_conv2d_NCHWc(Input: Tensor, Filter: Tensor, stride, padding, dilat
                        * Filter[oco, 0, di, dj, 0, oci].astype(out_dtype), axis=[di, dj])
     return compute((batch, oc_chunk, out_h, out_w, oc_bn), f, name="DepthwiseConv2d",
                    tag="depthwise_conv2d_NCHWc")
+
+
+def _is_dtype(text) -> bool:
+    try:
+        _dt.parse(text)
+    except (ValueError, TypeError, AttributeError):
+        return False
+    return True
 
 
 #: the shape of a depthwise conv2d as the x86 fallback configs see it (classic

@@ -7,7 +7,11 @@ from .common import (
     get_injective_schedule,
     get_reduce_schedule,
 )
-from .conv2d_nchw_python import conv2d_nchw_python, depthwise_conv2d_python_nchw
+from .conv2d_nchw_python import (
+    conv2d_nchw_python,
+    depthwise_conv2d_python_nchw,
+    depthwise_conv2d_python_nchwc,
+)
 from .nn_python import (
     adaptive_pool,
     batch_matmul,
@@ -42,7 +46,8 @@ from .nn_python import (
 )
 from .transform_python import gather_nd_python, gather_python, matrix_set_diag, one_hot
 
-__all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "conv2d_nhwc_python",
+__all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv2d_python_nchwc",
+           "conv2d_nhwc_python",
            "depthwise_conv2d_python_nhwc", "conv2d_transpose_nchw_python", "dilate_python",
            "poolnd_python", "pool2d_ref", "adaptive_pool", "softmax_python",
            "log_softmax_python", "batch_norm", "layer_norm_python", "lrn_python",
