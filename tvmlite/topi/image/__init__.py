@@ -1,7 +1,7 @@
 """Image operators (``topi.image``)."""
-from .resize import resize2d
+from .resize import resize1d, resize2d, resize3d
 
-__all__ = ["resize2d"]
+__all__ = ["resize1d", "resize2d", "resize3d"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

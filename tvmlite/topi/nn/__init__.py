@@ -43,7 +43,7 @@ from .pooling import (
     pool3d,
 )
 from .softmax import fast_softmax, log_softmax, softmax
-from .upsampling import upsampling
+from .upsampling import upsampling, upsampling3d
 from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d, get_pad_tuple_generic
 
 __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_matmul", "conv2d",
@@ -52,7 +52,7 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "conv2d_transpose_nchw", "group_conv2d_transpose_nchw", "dilate", "pool2d",
            "global_pool", "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "softmax",
            "fast_softmax", "log_softmax", "batch_norm", "layer_norm", "lrn", "l2_normalize",
-           "upsampling",
+           "upsampling", "upsampling3d",
            "flatten", "batch_flatten", "get_pad_tuple", "utils", "conv", "conv1d", "conv1d_ncw",
            "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc", "conv3d_ncdhw", "conv3d_ndhwc",
            "group_conv2d_nhwc", "pool1d", "pool3d", "instance_norm", "group_norm",

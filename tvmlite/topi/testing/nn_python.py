@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ..nn.utils import get_pad_tuple, get_pad_tuple_generic
+from ..utils import parse_layout
 from .conv2d_nchw_python import conv2d_nchw_python
 
 
@@ -229,47 +230,69 @@ def lrn_python(a_np, size, axis, bias, alpha, beta) -> np.ndarray:
     return a_np / (bias + alpha * acc / size) ** beta
 
 
+def _axes_of(layout: str, letters: str):
+    """Positions of ``letters`` in ``layout`` ("NCHW", "NDHWC", "NCHW16c" ...)."""
+    names = [c for c, _ in parse_layout(layout, "resize reference")]
+    return tuple(names.index(c) for c in letters)
+
+
+def _hw_axes(layout: str):
+    return _axes_of(layout, "HW")
+
+
+def _resize_python(data, scale, layout, letters, method, mode) -> np.ndarray:
+    """Resize the ``letters`` axes one after the other (nearest, or linear: multilinear
+    interpolation is separable)."""
+    out = data
+    for axis, s in zip(_axes_of(layout, letters), scale):
+        n_in = data.shape[axis]
+        n_out = int(round(n_in * s))
+        o = np.arange(n_out, dtype="float64")
+        if mode == "align_corners":
+            c = o * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+        elif mode == "asymmetric":
+            c = o * n_in / n_out
+        elif mode == "pytorch_half_pixel" and n_out == 1:
+            c = np.zeros(1)
+        else:
+            c = (o + 0.5) * n_in / n_out - 0.5
+        if method == "nearest_neighbor":
+            near = np.floor(c + 0.5) if mode == "align_corners" else np.floor(c)
+            out = np.take(out, np.clip(near, 0, n_in - 1).astype(int), axis=axis)
+            continue
+        lo = np.floor(c)
+        t = (c - lo).reshape([-1 if k == axis else 1 for k in range(out.ndim)])
+        a = np.take(out, np.clip(lo, 0, n_in - 1).astype(int), axis=axis)
+        b = np.take(out, np.clip(lo + 1, 0, n_in - 1).astype(int), axis=axis)
+        out = (a * (1 - t) + b * t).astype(data.dtype)
+    return out
+
+
+def resize1d_python(data, scale, layout="NCW", method="nearest_neighbor",
+                    coordinate_transformation_mode="align_corners") -> np.ndarray:
+    """Resize the W axis of an array in ``layout`` by ``scale = (sw,)`` (see
+    :func:`resize2d_python`)."""
+    return _resize_python(data, scale, layout, "W", method, coordinate_transformation_mode)
+
+
 def resize2d_python(data, scale, layout="NCHW", method="nearest_neighbor",
                     coordinate_transformation_mode="align_corners") -> np.ndarray:
-    """Resize H and W of an NCHW/NHWC array by ``scale = (sh, sw)`` (output
-    ``round(size * scale)``), nearest (floor, or round for align_corners) or bilinear."""
-    x = data if layout == "NCHW" else data.transpose(0, 3, 1, 2)
-    n, c, h, w = x.shape
-    oh, ow = int(round(h * scale[0])), int(round(w * scale[1]))
-    mode = coordinate_transformation_mode
+    """Resize the H and W axes of an array in ``layout`` (any layout naming them) by ``scale
+    = (sh, sw)`` (output ``round(size * scale)``), nearest (floor, or round for
+    align_corners) or bilinear."""
+    return _resize_python(data, scale, layout, "HW", method, coordinate_transformation_mode)
 
-    def coord(o, n_in, n_out):
-        if mode == "align_corners":
-            return o * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
-        if mode == "asymmetric":
-            return o * n_in / n_out
-        if mode == "pytorch_half_pixel" and n_out == 1:
-            return 0.0
-        return (o + 0.5) * n_in / n_out - 0.5
 
-    out = np.zeros((n, c, oh, ow), data.dtype)
-    for i in range(oh):
-        for j in range(ow):
-            y, xx = coord(i, h, oh), coord(j, w, ow)
-            if method == "nearest_neighbor":
-                rnd = (lambda v: math.floor(v + 0.5)) if mode == "align_corners" else math.floor
-                yi, xi = min(max(rnd(y), 0), h - 1), min(max(rnd(xx), 0), w - 1)
-                out[:, :, i, j] = x[:, :, yi, xi]
-                continue
-            y0, x0 = math.floor(y), math.floor(xx)
-            ty, tx = y - y0, xx - x0
-
-            def px(a, b):
-                return x[:, :, min(max(a, 0), h - 1), min(max(b, 0), w - 1)]
-            top = px(y0, x0) * (1 - tx) + px(y0, x0 + 1) * tx
-            bot = px(y0 + 1, x0) * (1 - tx) + px(y0 + 1, x0 + 1) * tx
-            out[:, :, i, j] = top * (1 - ty) + bot * ty
-    return out if layout == "NCHW" else out.transpose(0, 2, 3, 1)
+def resize3d_python(data, scale, layout="NCDHW", method="nearest_neighbor",
+                    coordinate_transformation_mode="align_corners") -> np.ndarray:
+    """Resize the D, H and W axes of an array in ``layout`` by ``scale = (sd, sh, sw)``
+    (trilinear for "linear"; see :func:`resize2d_python`)."""
+    return _resize_python(data, scale, layout, "DHW", method, coordinate_transformation_mode)
 
 
 def upsampling_python(data, scale, layout="NCHW") -> np.ndarray:
-    """Nearest-neighbour upsampling by integer ``scale = (sh, sw)``."""
-    hax, wax = (2, 3) if layout == "NCHW" else (1, 2)
+    """Nearest-neighbour upsampling by integer ``scale = (sh, sw)`` in ``layout``."""
+    hax, wax = _hw_axes(layout)
     return data.repeat(int(scale[0]), axis=hax).repeat(int(scale[1]), axis=wax)
 
 
