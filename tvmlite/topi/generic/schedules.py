@@ -91,6 +91,8 @@ schedule_conv3d_ncdhw = _inlining("schedule_conv3d_ncdhw", "conv3d_ncdhw")
 schedule_conv3d_ndhwc = _inlining("schedule_conv3d_ndhwc", "conv3d_ndhwc")
 schedule_group_conv2d_transpose_nchw = _inlining("schedule_group_conv2d_transpose_nchw",
                                                  "group_conv2d_transpose_nchw")
+schedule_binarize_pack = _inlining("schedule_binarize_pack", "binarize_pack")
+schedule_binary_dense = _inlining("schedule_binary_dense", "binary_dense")
 schedule_dense = _inlining("schedule_dense", "dense")
 schedule_batch_matmul = _inlining("schedule_batch_matmul", "batch_matmul")
 schedule_pool = _inlining("schedule_pool", "pool2d")
@@ -137,4 +139,5 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_topk", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
            "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nhwc",
            "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc",
-           "schedule_group_conv2d_transpose_nchw"]
+           "schedule_group_conv2d_transpose_nchw", "schedule_binarize_pack",
+           "schedule_binary_dense"]

@@ -1,5 +1,6 @@
 """Neural-network operators (``topi.nn``)."""
 from . import utils
+from .bnn import binarize_pack, binary_dense
 from .conv import (
     conv,
     conv1d,
@@ -58,6 +59,7 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "group_conv2d_nhwc", "pool1d", "pool3d", "instance_norm", "group_norm",
            "depth_to_space", "space_to_depth", "mirror_pad", "get_pad_tuple1d",
            "get_pad_tuple3d", "get_pad_tuple_generic", "scale_shift_nchw", "scale_shift_nhwc",
+           "binarize_pack", "binary_dense",
            "scale_shift_nchwc"]
 
 

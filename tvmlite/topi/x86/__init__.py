@@ -12,6 +12,8 @@ from .conv_direct import (
     conv3d_ndhwc,
     dense_dynamic,
     depthwise_conv2d_nchw,
+    schedule_binarize_pack,
+    schedule_binary_dense,
     schedule_conv1d_ncw,
     schedule_conv1d_nwc,
     schedule_conv2d_transpose_nchw,
@@ -62,7 +64,8 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "schedule_conv1d_nwc", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc",
            "conv3d_ncdhw", "schedule_conv3d_ncdhw", "conv3d_ndhwc", "schedule_conv3d_ndhwc",
            "conv2d_transpose_nchw", "schedule_conv2d_transpose_nchw", "depthwise_conv2d_nchw",
-           "schedule_depthwise_conv2d_nchw", "dense_dynamic", "schedule_dense_dynamic"]
+           "schedule_depthwise_conv2d_nchw", "dense_dynamic", "schedule_dense_dynamic",
+           "schedule_binarize_pack", "schedule_binary_dense"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

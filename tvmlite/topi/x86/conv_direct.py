@@ -63,6 +63,8 @@ schedule_conv2d_transpose_nchw = _named("schedule_conv2d_transpose_nchw",
 schedule_depthwise_conv2d_nchw = _named("schedule_depthwise_conv2d_nchw",
                                         "depthwise_conv2d_nchw")
 schedule_dense_dynamic = _named("schedule_dense_dynamic", "dense_dynamic")
+schedule_binarize_pack = _named("schedule_binarize_pack", "binarize_pack")
+schedule_binary_dense = _named("schedule_binary_dense", "binary_dense")
 
 
 def dense_dynamic(A: Tensor, B: Tensor, bias: Optional[Tensor] = None,
@@ -79,4 +81,4 @@ __all__ = ["schedule_direct_conv", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
            "schedule_conv3d_ndhwc", "schedule_conv2d_transpose_nchw",
            "schedule_depthwise_conv2d_nchw", "conv3d_ncdhw", "conv3d_ndhwc",
            "conv2d_transpose_nchw", "depthwise_conv2d_nchw", "dense_dynamic",
-           "schedule_dense_dynamic"]
+           "schedule_dense_dynamic", "schedule_binarize_pack", "schedule_binary_dense"]
