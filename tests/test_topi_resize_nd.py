@@ -115,3 +115,20 @@ def test_module_functions_items_is_a_list():
     mod = tvm.lower(te.create_schedule(B.op), [A, B])
     name, func = mod.functions.items()[0]
     assert name == "main" and func.body is not None
+
+
+def test_affine_grid():
+    theta = RNG.uniform(-1, 1, (2, 2, 3)).astype("float32")
+    D = te.placeholder(theta.shape, name="D")
+    G = topi.image.affine_grid(D, (4, 5))
+    got = run(G, D, theta)
+    for n in range(2):
+        for i in range(4):
+            for j in range(5):
+                x, y = -1 + 2 * j / 4, -1 + 2 * i / 3
+                want = theta[n] @ np.array([x, y, 1.0])
+                np.testing.assert_allclose(got[n, :, i, j], want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ref.affine_grid_python(theta, (4, 5)), got, rtol=1e-5,
+                               atol=1e-5)
+    with pytest.raises(tvm.TVMError, match="target_shape"):
+        topi.image.affine_grid(D, (1, 5))

@@ -1,7 +1,8 @@
 """Image operators (``topi.image``)."""
+from .grid_sample import affine_grid
 from .resize import resize1d, resize2d, resize3d
 
-__all__ = ["resize1d", "resize2d", "resize3d"]
+__all__ = ["affine_grid", "resize1d", "resize2d", "resize3d"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

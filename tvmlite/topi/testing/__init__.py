@@ -46,7 +46,13 @@ from .nn_python import (
     unpack_nchwc,
     upsampling_python,
 )
-from .transform_python import gather_nd_python, gather_python, matrix_set_diag, one_hot
+from .transform_python import (
+    affine_grid_python,
+    gather_nd_python,
+    gather_python,
+    matrix_set_diag,
+    one_hot,
+)
 
 __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv2d_python_nchwc",
            "conv2d_nhwc_python",
@@ -62,7 +68,7 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv
            "conv3d_ncdhw_python",
            "conv3d_ndhwc_python", "conv_nd_python", "instance_norm_python", "group_norm_python",
            "depth_to_space_python", "space_to_depth_python", "gather_python",
-           "gather_nd_python", "one_hot", "matrix_set_diag"]
+           "gather_nd_python", "one_hot", "matrix_set_diag", "affine_grid_python"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

@@ -36,3 +36,12 @@ def matrix_set_diag(input_np: np.ndarray, diagonal: np.ndarray, k=0,
             out[..., r, c] = diagonal[..., t + off] if k1 == k2 else \
                 diagonal[..., k2 - d, t + off]
     return out
+
+
+def affine_grid_python(data: np.ndarray, target_shape) -> np.ndarray:
+    """The grid ``(batch, 2, H, W)`` of the affine matrices ``data`` ``(batch, 2, 3)`` on a
+    uniform ``target_shape`` grid over ``[-1, 1]``."""
+    h, w = target_shape
+    y, x = np.meshgrid(np.linspace(-1, 1, h), np.linspace(-1, 1, w), indexing="ij")
+    points = np.stack([x, y, np.ones_like(x)]).reshape(3, -1)  # (3, H*W)
+    return (data @ points).reshape(data.shape[0], 2, h, w).astype(data.dtype)
