@@ -46,6 +46,19 @@ def test_kernel_named_after_a_c_library_function_builds_and_is_right(name, dtype
     c = tvm.nd.empty((19,), dtype)
     f[name](tvm.nd.array(a), c)
     np.testing.assert_allclose(c.numpy(), np.exp(a) + np.isfinite(a), rtol=1e-6)
+    assert f"int32_t {name}(" not in f.get_source()  # the C function is named apart
+
+
+def test_kernel_named_exp_survives_export_and_load(tmp_path):
+    A = te.placeholder((5,), name="A", dtype="float64")
+    C = te.compute((5,), lambda i: te.exp(A[i]), name="C")
+    path = str(tmp_path / "exp.so")
+    tvm.build(te.create_schedule(C.op), [A, C], name="exp").export_library(path)
+    f = tvm.runtime.load_module(path)
+    a = np.linspace(-1, 1, 5)
+    c = tvm.nd.empty((5,), "float64")
+    f["exp"](tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), np.exp(a), rtol=1e-12)
 
 
 def test_handle_buffer_given_floats_is_a_clear_error():

@@ -281,8 +281,8 @@ _LIBM_NAMES = frozenset(n + s for n in _LIBM_UNARY + _LIBM_BINARY + ("round", "l
 _MATH_WORDS = re.compile(r"\b(?:%s)\b" % "|".join(sorted(
     _LIBM_NAMES | {"NAN", "INFINITY", "HUGE_VAL", "isnan", "isinf", "isfinite"})))
 
-# C library names a kernel may be called (classic tests name a kernel after its op): exported
-# under that symbol, the C function itself is named apart (see ``print_function``)
+# C library names a kernel may be called (classic tests name a kernel after its op): its C
+# function and symbol are named apart (see ``print_function``)
 _LIBRARY_SYMBOLS = _LIBM_NAMES | frozenset(
     "isnan isinf isfinite isnormal signbit fpclassify".split())
 
@@ -543,17 +543,13 @@ class _FunctionPrinter(VectorPrinterMixin):
         self.stmt(f.body)
         self.emit("return 0;")
         params = "void** args, int32_t* type_codes, int32_t num_args"
+        c_name = self.symbol
         if self.symbol in _LIBRARY_SYMBOLS:
-            # a C library name (``exp``, the macro ``isfinite``): the function takes another C
-            # name and exports the symbol by an assembler label
-            c_name = f"tvml_fn_{self.symbol}"
-            head = (f"int32_t {c_name}({params}) __asm__(TVML_LABEL({self.symbol}));\n"
-                    f"int32_t {c_name}({params}) {{")
-            self.cg.declare("TVML_LABEL", "#define TVML_STR_(x) #x\n#define TVML_STR(x) "
-                            "TVML_STR_(x)\n#define TVML_LABEL(s) "
-                            "TVML_STR(__USER_LABEL_PREFIX__) #s\n")
-        else:
-            head = f"int32_t {self.symbol}({params}) {{"
+            # a C library name (``exp``, the macro ``isfinite``): the C function and its
+            # exported symbol take another name, which the metadata gives the runtime (an
+            # exported ``exp`` could also capture the kernel's own calls to libm's)
+            c_name = self.signature["c_symbol"] = f"tvml_fn_{self.symbol}"
+        head = f"int32_t {c_name}({params}) {{"
         unused = "  (void)type_codes; (void)args;"
         return "\n".join([head, unused] + self.lines + ["}", ""])
 
