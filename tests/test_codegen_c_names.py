@@ -21,7 +21,7 @@ def test_any_tensor_name_builds_and_is_right(name):
     np.testing.assert_allclose(c.numpy(), a - b * 2, rtol=1e-6)
 
 
-@pytest.mark.parametrize("name, match", [("int", "reserved"), ("exp", "reserved"),
+@pytest.mark.parametrize("name, match", [("int", "reserved"), ("NULL", "reserved"),
                                          ("tvml_f", "reserved"), ("malloc", "clashes"),
                                          ("printf", "clashes"), ("my func", "C identifier"),
                                          ("__tvmlite_metadata", "reserved")])
@@ -31,6 +31,34 @@ def test_function_names_c_cannot_take_are_tvmerrors(name, match):
     with pytest.raises(tvm.TVMError, match=match) as info:
         tvm.build(te.create_schedule(C.op), [A, C], name=name)
     assert name in str(info.value) and "Compiler output" not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["exp", "isfinite", "isnan", "floor", "pow", "sqrtf"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_kernel_named_after_a_c_library_function_builds_and_is_right(name, dtype):
+    # classic tests name a kernel after its op; the kernel's own exp/isfinite calls must
+    # still reach the C library's
+    A = te.placeholder((19,), name="A", dtype=dtype)
+    C = te.compute((19,), lambda i: te.exp(A[i]) + te.isfinite(A[i]).astype(dtype), name="C")
+    f = tvm.build(te.create_schedule(C.op), [A, C], name=name)
+    a = np.random.uniform(-3, 3, 19).astype(dtype)
+    a[4] = np.inf
+    c = tvm.nd.empty((19,), dtype)
+    f[name](tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), np.exp(a) + np.isfinite(a), rtol=1e-6)
+    assert f"int32_t {name}(" not in f.get_source()  # the C function is named apart
+
+
+def test_kernel_named_exp_survives_export_and_load(tmp_path):
+    A = te.placeholder((5,), name="A", dtype="float64")
+    C = te.compute((5,), lambda i: te.exp(A[i]), name="C")
+    path = str(tmp_path / "exp.so")
+    tvm.build(te.create_schedule(C.op), [A, C], name="exp").export_library(path)
+    f = tvm.runtime.load_module(path)
+    a = np.linspace(-1, 1, 5)
+    c = tvm.nd.empty((5,), "float64")
+    f["exp"](tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), np.exp(a), rtol=1e-12)
 
 
 def test_handle_buffer_given_floats_is_a_clear_error():

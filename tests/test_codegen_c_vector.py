@@ -278,3 +278,24 @@ def test_vector_exp_is_within_2_ulp_of_numpy(lanes):
         same = (got == want) | (np.isnan(got) & np.isnan(want))
         close = np.abs(got.astype("float64") - want) <= 2 * np.spacing(want)
     assert np.all(same | close), x[~(same | close)]
+
+
+@pytest.mark.parametrize("n", [4, 5, 64, 37])
+def test_bool_buffers_load_and_store_as_vectors(n):
+    # bool buffers hold a byte per element: vector loads turn the bytes into a mask, stores
+    # turn a mask back into bytes 0/1 (contiguous, and strided through a gather)
+    A = te.placeholder((2 * n,), name="A", dtype="bool")
+    B = te.compute((n,), lambda i: tvm.tir.Not(A[i]), name="B")
+    C = te.compute((n,), lambda i: tvm.tir.all(A[2 * i], B[i]), name="C")
+    s = te.create_schedule(C.op)
+    for t in (B, C):
+        _, inner = s[t].split(t.op.axis[0], factor=4)
+        s[t].vectorize(inner)
+    f = tvm.build(s, [A, B, C], "llvm")
+    assert "uint8x4" in f.get_source()
+    a = np.random.default_rng(n).random(2 * n) > 0.5
+    b, c = tvm.nd.empty((n,), "bool"), tvm.nd.empty((n,), "bool")
+    f(tvm.nd.array(a), b, c)
+    np.testing.assert_array_equal(b.numpy(), ~a[:n])
+    np.testing.assert_array_equal(c.numpy(), a[::2] & ~a[:n])
+    assert set(np.frombuffer(c.numpy().tobytes(), np.uint8)) <= {0, 1}

@@ -95,6 +95,14 @@ class TestInClass:
         assert width in (4, 6)
 
 
+class TestOverridesCorrelated:
+    # a class's correlated parameters replace the module's (no duplicate parametrization)
+    dtype, scale = tvm.testing.parameters(("int8", 1.0))
+
+    def test_override(self, dtype, scale):
+        assert (dtype, scale) == ("int8", 1.0)
+
+
 if __name__ == "__main__":
     tvm.testing.main()
 '''
@@ -119,10 +127,10 @@ def _run(tmp_path, *cmd, env=None):
 def test_classic_test_file_runs_through_the_alias(tmp_path):
     r, counts = _run(tmp_path, "-m", "pytest")
     gpu = enabled("cuda")
-    # 3 + 2 + 2 + 3 + 3 + 3*targets + 2 explicit + 2 gpu + uses_gpu + llvm + 2 in the class
+    # 3 + 2 + 2 + 3 + 3 + 3*targets + 2 explicit + 2 gpu + uses_gpu + llvm + 2 + 1 in classes
     n_targets = 2 if gpu else 1
     assert counts.get("failed", 0) == 0, r.stdout[-3000:] + r.stderr[-2000:]
-    assert counts.get("passed") == 3 + 2 + 2 + 3 + 3 + 3 * n_targets + n_targets + 2 * gpu + 4
+    assert counts.get("passed") == 3 + 2 + 2 + 3 + 3 + 3 * n_targets + n_targets + 2 * gpu + 5
     assert counts.get("skipped", 0) == (0 if gpu else 3)
 
 

@@ -75,3 +75,20 @@ def test_all_any(name, axis, keepdims):
     assert Y.dtype == "bool" and Y.op.tag == "comm_reduce"
     want = getattr(np, name)(x, axis=axis, keepdims=keepdims)
     np.testing.assert_array_equal(run(Y, [X], [x]), want)
+
+
+@pytest.mark.parametrize("name, npf", [("fast_exp", np.exp), ("fast_tanh", np.tanh),
+                                       ("fast_erf", None)])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_fast_math_dtypes(name, npf, dtype):
+    # classic: float32 by the polynomial, fast_erf float16 too, other dtypes the exact op
+    from math import erf
+
+    npf = npf or np.vectorize(erf)
+    x = RNG.uniform(-3, 3, (5, 9)).astype(dtype)
+    X = te.placeholder(x.shape, dtype, name="X")
+    Y = getattr(topi, name)(X)
+    assert Y.dtype == dtype and Y.op.name == "T_" + name
+    tol = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-12}[dtype]
+    got = run(Y, [X], [x]).astype("float64")
+    np.testing.assert_allclose(got, npf(x.astype("float64")), rtol=tol, atol=tol)

@@ -143,14 +143,6 @@ def test_fuse_of_an_empty_loop_nest():
     assert b.shape == (3, 0, 5)
 
 
-def test_classic_opencl_family_device_names():
-    for name, kind in [("sdaccel", 4), ("aocl", 5), ("aocl_sw_emu", 5), ("hybrid", 1)]:
-        dev = tvm.device(name, 0)
-        assert dev.device_type == kind
-    assert not tvm.device("sdaccel", 0).exist
-    assert not tvm.testing.device_enabled("aocl_sw_emu")
-
-
 def test_sequence_mask_and_gather_nd_references():
     x = RNG.uniform(size=(6, 3, 2)).astype("float32")
     lengths = np.array([1, 6, 3], "int32")

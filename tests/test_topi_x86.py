@@ -538,3 +538,30 @@ def test_dense_pack_on_a_prepacked_weight(m, n, k, bn, epilogue):
             s, bufs = task.instantiate(cfg)
         np.testing.assert_allclose(run(s, bufs, [a, wp]), a @ w.T, rtol=1e-4, atol=1e-4,
                                    err_msg=f"config {i}")
+
+
+def test_x86_dense_dynamic_and_symbolic_batch_matmul():
+    n, k = te.var("n"), te.var("k")
+    A, B = te.placeholder((1, k), name="A"), te.placeholder((n, k), name="B")
+    bias = te.placeholder((n,), name="bias")
+    with tvm.target.Target("llvm"):
+        D = topi.nn.relu(topi.x86.dense_dynamic(A, B, bias, "float32"))
+        s = topi.x86.schedule_dense_dynamic([D])
+    f = tvm.build(s, [A, B, bias, D], "llvm")
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.uniform(-1, 1, sh).astype("float32") for sh in ((1, 13), (7, 13), (7,)))
+    d = tvm.nd.empty((1, 7))
+    f(tvm.nd.array(a), tvm.nd.array(b), tvm.nd.array(c), d)
+    np.testing.assert_allclose(d.numpy(), np.maximum(a @ b.T + c, 0), rtol=1e-5, atol=1e-6)
+    with pytest.raises(tvm.TVMError, match="single row"):
+        topi.x86.dense_dynamic(te.placeholder((2, k), name="A2"), B)
+
+    bs, m = te.var("bs"), te.var("m")
+    X, Y = te.placeholder((bs, m, k), name="X"), te.placeholder((bs, n, k), name="Y")
+    with tvm.target.Target("llvm"):
+        Z = topi.x86.batch_matmul(X, Y)
+    f = tvm.build(te.create_schedule(Z.op), [X, Y, Z], "llvm")
+    x, y = rng.random((3, 5, 7)).astype("float32"), rng.random((3, 9, 7)).astype("float32")
+    z = tvm.nd.empty((3, 5, 9))
+    f(tvm.nd.array(x), tvm.nd.array(y), z)
+    np.testing.assert_allclose(z.numpy(), x @ y.transpose(0, 2, 1), rtol=1e-5)

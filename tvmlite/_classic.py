@@ -6,10 +6,13 @@ classic TVM imports them eagerly."""
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import sys
+import types
 from typing import Callable
 
+from ._classic_topi import BACKENDLESS, TOPI_FUNCTIONS
 from .error import TVMError
 
 # Under the alias (classic programs), TVMScript parses as v0.12 did: a ``@T.prim_func`` gets no
@@ -254,6 +257,10 @@ CLASSIC_NAMES["tvmlite.testing"] = CLASSIC_NAMES["tvmlite.testing"] | frozenset(
     "disable_span_filling install_request_hook fetch_model_from_url xfail_parameterizations "
     "skip_parameterizations identity_after terminate_self is_ampere_or_newer".split())
 
+# Functions of classic TOPI packages: missing ones resolve to a stub that raises when called.
+for _module, _names in TOPI_FUNCTIONS.items():
+    CLASSIC_NAMES[_module] = CLASSIC_NAMES.get(_module, frozenset()) | _names
+
 
 # what to do instead, for classic features whose replacement is plain
 _INSTEAD = {f"tvm.relay.frontend.from_{fmt}": "export the model to ONNX (every framework "
@@ -294,8 +301,49 @@ def missing(module: str, name: str, depth: int = 2):
             return mod
         caller = sys._getframe(depth).f_globals.get("__name__", "")
         if is_classic(module, name) and not (caller == "tvmlite" or caller.startswith("tvmlite.")):
+            if name in TOPI_FUNCTIONS.get(module, ()):
+                return unsupported_function(module, name)
             raise unsupported(f"{classic_name(module)}.{name}")
     raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+
+def unsupported_function(module: str, name: str) -> Callable:
+    """A stand-in for the classic function ``module.name`` that tvmlite lacks: it can be
+    referred to (classic tests list each target's functions in tables) but raises
+    :class:`UnsupportedError` when called."""
+    key = (module, name)
+    if key in _UNSUPPORTED_FUNCTIONS:  # one object per name: code compares them (f is g)
+        return _UNSUPPORTED_FUNCTIONS[key]
+    package = module.rsplit(".", 1)[1]
+    why = BACKENDLESS.get(package)
+    feature = f"{classic_name(module)}.{name}" + (f" ({why})" if why else "")
+
+    def function(*args, **kwargs):
+        raise unsupported(feature)
+
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = module
+    function.__doc__ = f"Classic ``{classic_name(module)}.{name}``; tvmlite does not implement it."
+    function.tvmlite_unsupported = True
+    _UNSUPPORTED_FUNCTIONS[key] = function
+    return function
+
+
+_UNSUPPORTED_FUNCTIONS: dict = {}
+
+
+def backendless_package(name: str):
+    """The TOPI package ``tvmlite.topi.<name>`` of a target tvmlite has no backend for (one of
+    :data:`~tvmlite._classic_topi.BACKENDLESS`): each classic function of it is an
+    :func:`unsupported_function`."""
+    full = f"tvmlite.topi.{name}"
+    module = sys.modules.get(full)
+    if module is None:
+        module = types.ModuleType(full, f"Classic ``tvm.topi.{name}``: {BACKENDLESS[name]}; "
+                                  "its functions raise UnsupportedError when called.")
+        module.__spec__ = importlib.machinery.ModuleSpec(full, None)
+        module.__getattr__ = fallback(full)
+    return module
 
 
 def expose_submodules(module, **children) -> None:

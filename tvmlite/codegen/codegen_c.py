@@ -281,6 +281,11 @@ _LIBM_NAMES = frozenset(n + s for n in _LIBM_UNARY + _LIBM_BINARY + ("round", "l
 _MATH_WORDS = re.compile(r"\b(?:%s)\b" % "|".join(sorted(
     _LIBM_NAMES | {"NAN", "INFINITY", "HUGE_VAL", "isnan", "isinf", "isfinite"})))
 
+# C library names a kernel may be called (classic tests name a kernel after its op): its C
+# function and symbol are named apart (see ``print_function``)
+_LIBRARY_SYMBOLS = _LIBM_NAMES | frozenset(
+    "isnan isinf isfinite isnormal signbit fpclassify".split())
+
 
 def c_string(s: str) -> str:
     """A C string literal for ``s``."""
@@ -373,7 +378,7 @@ class CodeGenC:
         if not re.fullmatch(r"[A-Za-z_]\w*", symbol):
             raise TVMError(f"global_symbol {symbol!r} is not a valid C identifier")
         if symbol in self.metadata or symbol.startswith(("__tvmlite", "tvml_")) \
-                or symbol in _C_KEYWORDS and symbol != "main":
+                or symbol in _C_KEYWORDS and symbol not in _LIBRARY_SYMBOLS | {"main"}:
             raise TVMError(f"duplicate or reserved function name {symbol!r} (C keywords, "
                            "common C library names and the tvml_ prefix are reserved)")
         printer = _FunctionPrinter(self, symbol, func)
@@ -537,7 +542,14 @@ class _FunctionPrinter(VectorPrinterMixin):
         self.signature = {"args": sig}
         self.stmt(f.body)
         self.emit("return 0;")
-        head = (f"int32_t {self.symbol}(void** args, int32_t* type_codes, int32_t num_args) {{")
+        params = "void** args, int32_t* type_codes, int32_t num_args"
+        c_name = self.symbol
+        if self.symbol in _LIBRARY_SYMBOLS:
+            # a C library name (``exp``, the macro ``isfinite``): the C function and its
+            # exported symbol take another name, which the metadata gives the runtime (an
+            # exported ``exp`` could also capture the kernel's own calls to libm's)
+            c_name = self.signature["c_symbol"] = f"tvml_fn_{self.symbol}"
+        head = f"int32_t {c_name}({params}) {{"
         unused = "  (void)type_codes; (void)args;"
         return "\n".join([head, unused] + self.lines + ["}", ""])
 

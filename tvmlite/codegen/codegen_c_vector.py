@@ -286,24 +286,30 @@ class VectorPrinterMixin:
         if len(e.indices) != 1:
             raise TVMError(f"{self.symbol}: vector access to {e.buffer.name} with "
                            f"{len(e.indices)} indices; expected a flattened (1-D) access")
-        if _dt.is_bool(e.buffer.dtype):
-            raise TVMError(f"{self.symbol}: vector access to the bool buffer {e.buffer.name} is "
-                           f"not supported by the C backend")
         return e.indices[0]
 
     def vector_load(self, e: E.BufferLoad) -> str:
         dt = e.dtype
         idx = self._vindex(e)
         ptr = self.buffer_ptr(e.buffer)
-        if isinstance(idx, E.Ramp) and isinstance(idx.stride, E.IntImm):
-            if idx.stride.value == 0:
-                scalar = E.BufferLoad(e.buffer, (idx.base,))
-                return self.broadcast(self.expr(scalar), dt)
-            if idx.stride.value == 1:
-                base = self.expr(idx.base)
-                if self.mask is not None:
-                    return f"{self.vhelper('mload', dt)}({ptr}, {base}, {self.mask})"
-                return f"(*({self.ct(dt)}_u*)({ptr} + {base}))"
+        if isinstance(idx, E.Ramp) and isinstance(idx.stride, E.IntImm) and \
+                idx.stride.value == 0:
+            scalar = E.BufferLoad(e.buffer, (idx.base,))
+            return self.broadcast(self.expr(scalar), dt)
+        if _dt.is_bool(e.buffer.dtype):
+            # a bool buffer holds one byte (0 or 1) per element: load the bytes, make a mask
+            raw = self._load_lanes(idx, _dt.with_lanes("uint8", _dt.lanes(dt)),
+                                   f"((uint8_t*){ptr})")
+            return f"(-__builtin_convertvector({raw}, {self.ct(dt)}))"
+        return self._load_lanes(idx, dt, ptr)
+
+    def _load_lanes(self, idx, dt: str, ptr: str) -> str:
+        if isinstance(idx, E.Ramp) and isinstance(idx.stride, E.IntImm) and \
+                idx.stride.value == 1:
+            base = self.expr(idx.base)
+            if self.mask is not None:
+                return f"{self.vhelper('mload', dt)}({ptr}, {base}, {self.mask})"
+            return f"(*({self.ct(dt)}_u*)({ptr} + {base}))"
         ix = self.expr(idx)
         if self.mask is not None:
             return f"{self.vhelper('mgather', dt, idx.dtype)}({ptr}, {ix}, {self.mask})"
@@ -315,6 +321,10 @@ class VectorPrinterMixin:
         ptr = self.buffer_ptr(s.buffer)
         dt = s.value.dtype
         value = _strip(self.expr(s.value))
+        if _dt.is_bool(s.buffer.dtype):  # a mask (-1/0 lanes) stored as bytes 1/0
+            dt = _dt.with_lanes("uint8", _dt.lanes(dt))
+            value = f"__builtin_convertvector(-({value}), {self.ct(dt)})"
+            ptr = f"((uint8_t*){ptr})"
         if isinstance(idx, E.Ramp) and isinstance(idx.stride, E.IntImm) and idx.stride.value == 1:
             return f"*({self.ct(dt)}_u*)({ptr} + {self.expr(idx.base)}) = {value}"
         return f"{self.vhelper('scatter', dt, idx.dtype)}({ptr}, {self.expr(idx)}, {value})"

@@ -31,6 +31,11 @@ class _Functions(dict):
 
     __hash__ = object.__hash__
 
+    def items(self) -> list:
+        """The ``(name, function)`` pairs as a list (classic ``Map.items()`` returns one:
+        ``mod.functions.items()[0]``)."""
+        return list(super().items())
+
 
 class IRModule:
     """A module of PrimFuncs, keyed by name (``mod["main"]``)."""

@@ -9,13 +9,16 @@ from ..error import TVMError
 
 CPU, CUDA, EXT_DEV = 1, 2, 12
 
-_TYPE_NAMES = {CPU: "cpu", CUDA: "cuda", 4: "opencl", 5: "aocl", 7: "vulkan", 8: "metal",
-               EXT_DEV: "ext_dev", 9: "vpi", 10: "rocm", 15: "webgpu", 16: "hexagon"}
+_TYPE_NAMES = {CPU: "cpu", CUDA: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal",
+               9: "vpi", 10: "rocm", 11: "rocm_host", EXT_DEV: "ext_dev", 13: "cuda_managed",
+               14: "oneapi", 15: "webgpu", 16: "hexagon", 32: "aocl", 33: "sdaccel",
+               34: "opengl", 35: "microdev"}
+# classic's names of device types (``sdaccel`` is an OpenCL device, ``aocl`` Intel FPGA's)
 _STR_TO_TYPE = {
     "cpu": CPU, "llvm": CPU, "c": CPU, "stackvm": CPU, "test": CPU, "hybrid": CPU,
     "composite": CPU, "cuda": CUDA, "gpu": CUDA, "nvptx": CUDA, "cl": 4, "opencl": 4,
-    "sdaccel": 4, "aocl": 5, "aocl_sw_emu": 5, "vulkan": 7, "metal": 8,
-    "ext_dev": EXT_DEV, "rocm": 10, "vpi": 9, "hexagon": 16, "webgpu": 15,
+    "sdaccel": 4, "aocl": 32, "aocl_sw_emu": 32, "vulkan": 7, "metal": 8, "ext_dev": EXT_DEV,
+    "rocm": 10, "vpi": 9, "hexagon": 16, "webgpu": 15,
 }
 
 

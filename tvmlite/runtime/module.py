@@ -335,7 +335,8 @@ class Module:
             if sig is None:
                 raise FunctionNotFoundError(f"Module has no function '{name}' (it has "
                                      f"{self.function_names})")
-            cfn = getattr(self._lib, name)
+            # a kernel named after a C library function has a symbol of its own
+            cfn = getattr(self._lib, sig.get("c_symbol", name))
             cfn.argtypes = [_ARGV, _CODES, ctypes.c_int32]
             cfn.restype = ctypes.c_int32
             f = self._funcs[name] = CompiledFunc(self, name, cfn, sig)

@@ -50,10 +50,14 @@ def parametrize_correlated(metafunc) -> None:
     """Plugin hook body: parametrize the fixtures made by :func:`parameters` jointly."""
     groups: dict = {}
     for name in metafunc.fixturenames:
-        for fixturedef in metafunc._arg2fixturedefs.get(name, ()):
-            func = getattr(fixturedef.func, "__wrapped__", fixturedef.func)
-            if hasattr(func, "tvm_parametrize_group"):
-                groups.setdefault(func.tvm_parametrize_group, []).append((name, func))
+        # the closest definition only: a class attribute overrides the module's (or a base
+        # class's) fixture of the same name, as pytest resolves it
+        fixturedefs = metafunc._arg2fixturedefs.get(name, ())
+        if not fixturedefs:
+            continue
+        func = getattr(fixturedefs[-1].func, "__wrapped__", fixturedefs[-1].func)
+        if hasattr(func, "tvm_parametrize_group"):
+            groups.setdefault(func.tvm_parametrize_group, []).append((name, func))
     for members in groups.values():
         members.sort(key=lambda m: m[1].tvm_parametrize_position)
         names = [m[0] for m in members]

@@ -11,6 +11,7 @@ from typing import Any, Optional, Tuple
 
 from ..error import TVMError
 from ..ir import dtype as _dt
+from ..ir.op import OpName as _OpName
 from ..ir.printing import astext
 from ..ir.type import PrimType as _PrimType
 from ..ir.type import Type as _Type
@@ -487,11 +488,17 @@ class Let(PrimExpr):
 
 @node
 class Call(PrimExpr):
-    """A call of a built-in op (``"exp"``, ``"if_then_else"``, ``"call_extern"`` …)."""
+    """A call of a built-in op (``"exp"``, ``"if_then_else"``, ``"call_extern"`` …). ``op``
+    compares as that string; as in classic TVM, ``op.name`` is the registry name
+    (``"tir.exp"``)."""
 
     dtype: str
     op: str
     args: Tuple[Any, ...]
+
+    def __post_init__(self):
+        if type(self.op) is str:
+            object.__setattr__(self, "op", _OpName(self.op))
 
 
 @node

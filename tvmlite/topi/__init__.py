@@ -22,6 +22,12 @@ util = utils  # classic spelling (``topi.util.get_const_tuple``)
 _te_tensor.register_tensor_ops(_sys.modules[__name__])  # ``A + B`` on tensors is topi.add
 
 
+from .._classic import backendless_package as _backendless  # noqa: E402
+from .._classic import expose_submodules as _expose  # noqa: E402
 from .._classic import fallback as _fallback  # noqa: E402
+from .._classic_topi import BACKENDLESS as _BACKENDLESS  # noqa: E402
+
+# the packages of targets without a backend here (``topi.arm_cpu``, ``topi.hls``…)
+_expose(_sys.modules[__name__], **{_n: _backendless(_n) for _n in _BACKENDLESS})
 
 __getattr__ = _fallback(__name__)

@@ -149,48 +149,56 @@ def _fast_exp_expr(v: PrimExpr) -> PrimExpr:
     return Let(xv, x, Let(nv, n, Let(fv, f, body)))
 
 
-def _need_f32(x: Tensor, name: str) -> Tensor:
-    x = _check(x, name)
-    if x.dtype != "float32":
-        raise TypeError(f"topi.{name} supports float32 only, got {x.dtype}")
-    return x
+def _exact(x: Tensor, fn, name: str) -> Tensor:
+    """The exact op where a fast one has no polynomial for the dtype (classic's fallback)."""
+    return compute(x.shape, lambda *i: fn(x(*i)), name=name, tag=tag.ELEMWISE)
 
 
 def fast_exp(x: Tensor) -> Tensor:
-    """``exp`` by a float32 polynomial (relative error ~1e-7; stage ``T_fast_exp``)."""
-    x = _need_f32(x, "fast_exp")
+    """``exp`` by a float32 polynomial (relative error ~1e-7; stage ``T_fast_exp``); other
+    dtypes compute the exact ``exp``, as classic TOPI does."""
+    x = _check(x, "fast_exp")
+    if x.dtype != "float32":
+        return _exact(x, _op.exp, "T_fast_exp")
     return compute(x.shape, lambda *i: _fast_exp_expr(x(*i)), name="T_fast_exp",
                    tag=tag.ELEMWISE)
 
 
 def fast_tanh(x: Tensor) -> Tensor:
-    """``tanh`` as ``1 - 2 / (fast_exp(2x) + 1)`` (float32; stage ``T_fast_tanh``)."""
-    x = _need_f32(x, "fast_tanh")
+    """``tanh`` as ``1 - 2 / (fast_exp(2x) + 1)`` (float32; stage ``T_fast_tanh``); other
+    dtypes compute the exact ``tanh``, as classic TOPI does."""
+    x = _check(x, "fast_tanh")
+    if x.dtype != "float32":
+        return _exact(x, _op.tanh, "T_fast_tanh")
     one, two = _op.const(1.0, "float32"), _op.const(2.0, "float32")
     return compute(x.shape, lambda *i: _op.sub(one, _op.div(two, _op.add(
         _fast_exp_expr(_op.mul(two, x(*i))), one))), name="T_fast_tanh", tag=tag.ELEMWISE)
 
 
+def _fast_erf_expr(v: PrimExpr) -> PrimExpr:
+    """Abramowitz & Stegun 7.1.26 of the float32 value ``v``."""
+    c = lambda val: _op.const(val, "float32")  # noqa: E731
+    a = _op.abs(v)
+    t = _op.div(c(1.0), _op.add(c(1.0), _op.mul(c(0.3275911), a)))
+    p = c(1.061405429)
+    for coef in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        p = _op.add(_op.mul(p, t), c(coef))
+    y = _op.sub(c(1.0), _op.mul(_op.mul(p, t), _fast_exp_expr(_op.neg(_op.mul(a, a)))))
+    return _op.if_then_else(_op.lt(v, c(0.0)), _op.neg(y), y)
+
+
 def fast_erf(x: Tensor) -> Tensor:
     """``erf`` by Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7 before rounding; stage
-    ``T_fast_erf``): float32, and float16 computed in float32; other dtypes get the exact
-    :func:`erf` (as classic)."""
+    ``T_fast_erf``): float32, and float16 computed in float32; other dtypes compute the exact
+    ``erf``, as classic TOPI does."""
     x = _check(x, "fast_erf")
-    if x.dtype not in ("float32", "float16"):
-        return erf(x)
-    c = lambda v: _op.const(v, "float32")  # noqa: E731
-
-    def f(*i):
-        v = _op.cast("float32", x(*i)) if x.dtype != "float32" else x(*i)
-        a = _op.abs(v)
-        t = _op.div(c(1.0), _op.add(c(1.0), _op.mul(c(0.3275911), a)))
-        p = c(1.061405429)
-        for coef in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-            p = _op.add(_op.mul(p, t), c(coef))
-        y = _op.sub(c(1.0), _op.mul(_op.mul(p, t), _fast_exp_expr(_op.neg(_op.mul(a, a)))))
-        y = _op.if_then_else(_op.lt(v, c(0.0)), _op.neg(y), y)
-        return _op.cast(x.dtype, y) if x.dtype != "float32" else y
-    return compute(x.shape, f, name="T_fast_erf", tag=tag.ELEMWISE)
+    if x.dtype == "float32":
+        return compute(x.shape, lambda *i: _fast_erf_expr(x(*i)), name="T_fast_erf",
+                       tag=tag.ELEMWISE)
+    if x.dtype == "float16":
+        return compute(x.shape, lambda *i: _op.cast("float16", _fast_erf_expr(
+            _op.cast("float32", x(*i)))), name="T_fast_erf", tag=tag.ELEMWISE)
+    return _exact(x, _op.erf, "T_fast_erf")
 
 
 __all__ = ["fast_exp", "fast_tanh", "fast_erf", "sqrt", "rsqrt", "exp", "log", "log2", "log10",

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import Optional, Sequence
 
 from ..te.operation import compute, reduce_axis
@@ -10,7 +9,7 @@ from ..te.tensor import Tensor, _dim_equal
 from ..tir import op as _op
 from ..tir.expr import IntImm, Var
 from . import tag
-from .utils import TopiError, equal_const_int, get_const_int, prod, ravel_index
+from .utils import TopiError, equal_const_int, get_const_int, parse_layout, prod, ravel_index
 from .utils import unravel_index as _unravel
 
 
@@ -451,35 +450,12 @@ def where(condition, x, y) -> Tensor:
     return compute(shape, f, name="T_where", tag=tag.BROADCAST, varargs_names=_ax(len(shape)))
 
 
-def _parse_layout(layout: str, what: str):
-    """``[(axis_letter, block or None)]`` of a layout like "NCHW16c"."""
-    tokens = re.findall(r"(\d*)([A-Za-z])", layout)
-    if "".join(d + c for d, c in tokens) != layout or not tokens:
-        raise TopiError(f"layout_transform: bad {what} layout {layout!r}")
-    out, seen = [], set()
-    for digits, c in tokens:
-        if c in seen:
-            raise TopiError(f"layout_transform: axis {c} repeated in {what} layout {layout!r}")
-        seen.add(c)
-        if c.isupper():
-            if digits:
-                raise TopiError(f"layout_transform: primal axis {c} takes no factor in "
-                                f"{layout!r}")
-            out.append((c, None))
-        else:
-            if not digits or int(digits) <= 0 or c.upper() not in layout:
-                raise TopiError(f"layout_transform: sub-axis {c} of {layout!r} needs a positive "
-                                "factor and its primal axis")
-            out.append((c, int(digits)))
-    return out
-
-
 def layout_transform(array: Tensor, src_layout: str, dst_layout: str,
                      schedule_rule: str = "None") -> Tensor:
     """Re-layout ``array`` from ``src_layout`` to ``dst_layout`` ("NCHW" <-> "NCHW8c",
     "OIHW" -> "OIHW4i8o", ...); padded tail elements are 0 (stage ``T_layout_trans``)."""
-    src = _parse_layout(src_layout, "source")
-    dst = _parse_layout(dst_layout, "destination")
+    src = parse_layout(src_layout, "layout_transform", "source")
+    dst = parse_layout(dst_layout, "layout_transform", "destination")
     if len(src) != array.ndim:
         raise TopiError(f"layout_transform: {src_layout!r} has {len(src)} axes, the tensor "
                         f"{array.ndim}")

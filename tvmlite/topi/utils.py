@@ -1,11 +1,12 @@
 """Small helpers of TOPI (``topi.utils``)."""
 from __future__ import annotations
 
-from typing import Callable, Iterator, Optional, Sequence, Tuple
+import re
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from ..error import TVMError
 from ..tir import op as _op
-from ..tir.expr import IntImm, PrimExpr
+from ..tir.expr import FloatImm, IntImm, PrimExpr
 
 
 def get_const_int(expr) -> int:
@@ -60,6 +61,101 @@ def unravel_index(idx, shape) -> list:
         out.append(_op.floormod(idx, n))
         idx = _op.floordiv(idx, n)
     return list(reversed(out))
+
+
+def get_const_float(expr) -> float:
+    """The value of a constant floating-point expression; an error if it is not one."""
+    if isinstance(expr, float):
+        return expr
+    e = _op.convert(expr)
+    if not isinstance(e, FloatImm):
+        raise ValueError(f"expected a constant float, got {expr!r}")
+    return float(e.value)
+
+
+def get_float_tuple(in_tuple: Sequence) -> Tuple[float, ...]:
+    """A tuple of floats from constant floating-point expressions."""
+    return tuple(get_const_float(x) for x in in_tuple)
+
+
+def ceil_div(a, b) -> PrimExpr:
+    """``a`` divided by ``b``, rounded up (non-negative integer operands)."""
+    return _op.indexdiv(_op.add(a, _op.sub(b, 1)), b)
+
+
+def get_max_power2_factor(n: int, max_value: Optional[int] = None) -> int:
+    """The largest power of 2 that divides ``n`` and is at most ``max_value`` (if given)."""
+    if n == 0 and max_value is None:
+        raise ValueError("get_max_power2_factor: every power of 2 divides 0; give max_value")
+    factor = 1
+    while n % 2 == 0 and (max_value is None or factor * 2 <= max_value):
+        factor *= 2
+        n //= 2
+    return factor
+
+
+def ncw_pack_layout(layout_info: str) -> bool:
+    """Whether the layout is NCWinic (batch and channel both blocked)."""
+    return layout_info[:3] == "NCW" and "c" in layout_info and "n" in layout_info
+
+
+def ncw_xc_layout(layout_info: str) -> bool:
+    """Whether the layout is NCWxc (the channel blocked by a number, ``NCW8c``)."""
+    return layout_info[:3] == "NCW" and "c" in layout_info and layout_info[3:-1].isnumeric()
+
+
+def nchw_pack_layout(layout_info: str) -> bool:
+    """Whether the layout is NCHWinic (batch and channel both blocked)."""
+    return layout_info[:4] == "NCHW" and "c" in layout_info and "n" in layout_info
+
+
+def nchw_xc_layout(layout_info: str) -> bool:
+    """Whether the layout is NCHWxc (the channel blocked by a number, ``NCHW16c``)."""
+    return layout_info[:4] == "NCHW" and "c" in layout_info and layout_info[4:-1].isnumeric()
+
+
+def parse_layout(layout: str, op: str = "layout",
+                 what: str = "") -> List[Tuple[str, Optional[int]]]:
+    """``[(axis letter, block factor or None)]`` of a layout such as ``"NCHW16c"``; a
+    :class:`TopiError` naming ``op`` (and ``what`` layout) if it is malformed."""
+    where = f"{what} layout" if what else "layout"
+    tokens = re.findall(r"(\d*)([A-Za-z])", layout)
+    if "".join(d + c for d, c in tokens) != layout or not tokens:
+        raise TopiError(f"{op}: bad {where} {layout!r}")
+    out, seen = [], set()
+    for digits, c in tokens:
+        if c in seen:
+            raise TopiError(f"{op}: axis {c} repeated in {where} {layout!r}")
+        seen.add(c)
+        if c.isupper():
+            if digits:
+                raise TopiError(f"{op}: primal axis {c} takes no factor in {layout!r}")
+            out.append((c, None))
+        else:
+            if not digits or int(digits) <= 0 or c.upper() not in layout:
+                raise TopiError(f"{op}: sub-axis {c} of {layout!r} needs a positive factor and "
+                                "its primal axis")
+            out.append((c, int(digits)))
+    return out
+
+
+def get_shape(src_shape: Sequence, src_layout, dst_layout) -> Tuple:
+    """The shape of a tensor of shape ``src_shape`` in ``src_layout`` re-ordered to
+    ``dst_layout``, which has the same axes (and block factors) in another order:
+    ``get_shape((1, 3, 224, 224), "NCHW", "NHWC") == (1, 224, 224, 3)``."""
+    src_layout, dst_layout = str(src_layout), str(dst_layout)
+    if src_layout == dst_layout:
+        return get_const_tuple(src_shape)
+    src = parse_layout(src_layout, "get_shape", "source")
+    dst = parse_layout(dst_layout, "get_shape", "destination")
+    if len(src) != len(src_shape):
+        raise TopiError(f"get_shape: layout {src_layout!r} has {len(src)} axes, the shape "
+                        f"{len(src_shape)}")
+    if sorted(src, key=str) != sorted(dst, key=str):
+        raise TopiError(f"get_shape: incompatible layouts {src_layout!r} and {dst_layout!r} "
+                        "(they must have the same axes and factors)")
+    position = {axis: i for i, (axis, _) in enumerate(src)}
+    return get_const_tuple([src_shape[position[axis]] for axis, _ in dst])
 
 
 def check_positive(x, what: str) -> None:

@@ -298,8 +298,6 @@ def vectorize_for(loop: S.For) -> S.Stmt:
         return S.SeqStmt.flatten(*parts)
     if _has_float16(loop.body):  # the C backend has no float16 vector type
         return _serial(loop)
-    if _accesses_bool(loop.body):  # nor vector loads and stores of bool buffers
-        return _serial(loop)
     try:
         out = _Vectorizer(v, loop.min, n).s(loop.body)
     except _CannotVectorize:
@@ -313,17 +311,6 @@ def _has_float16(body) -> bool:
     def f(x):
         dt = getattr(x, "dtype", None)
         if isinstance(dt, str) and _dt.element(dt) == "float16":
-            found.append(x)
-
-    post_order_visit(body, f)
-    return bool(found)
-
-
-def _accesses_bool(body) -> bool:
-    found = []
-
-    def f(x):
-        if isinstance(x, (E.BufferLoad, S.BufferStore)) and _dt.is_bool(x.buffer.dtype):
             found.append(x)
 
     post_order_visit(body, f)

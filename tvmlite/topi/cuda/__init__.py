@@ -31,20 +31,6 @@ from .nn import (
     schedule_softmax,
 )
 from .reduction import schedule_reduce, schedule_reduce_graph
-from .unsupported import (  # GPU versions tvmlite lacks: UnsupportedError when called
-    argsort,
-    argwhere,
-    dft,
-    scatter_nd,
-    schedule_argsort,
-    schedule_argwhere,
-    schedule_sort,
-    schedule_topk,
-    searchsorted,
-    sort,
-    topk,
-    unique,
-)
 
 schedule_reorg = schedule_injective  # classic: reorg is injective on a GPU
 
@@ -56,7 +42,11 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "schedule_group_conv2d_nchw", "schedule_conv2d_transpose_nchw", "schedule_lrn",
            "schedule_layer_norm", "schedule_batch_norm", "schedule_reorg",
            "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw", "correlation_nchw",
-           "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan", "sort", "argsort",
-           "topk", "schedule_sort", "schedule_argsort", "schedule_topk", "searchsorted",
-           "schedule_extern", "scatter_nd", "argwhere", "schedule_argwhere",
-           "unique", "dft"]
+           "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan", "schedule_extern"]
+
+
+# classic topi.cuda functions tvmlite has no GPU version of (sort, unique, dft...): stubs that
+# raise UnsupportedError when called
+from ..._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

@@ -85,6 +85,17 @@ schedule_conv2d_transpose_nchw = _inlining("schedule_conv2d_transpose_nchw",
 schedule_conv1d_transpose_ncw = _inlining("schedule_conv1d_transpose_ncw",
                                           "conv1d_transpose_ncw")
 schedule_correlation_nchw = _inlining("schedule_correlation_nchw", "correlation_nchw")
+schedule_conv1d_ncw = _inlining("schedule_conv1d_ncw", "conv1d_ncw")
+schedule_conv1d_nwc = _inlining("schedule_conv1d_nwc", "conv1d_nwc")
+schedule_group_conv1d_ncw = _inlining("schedule_group_conv1d_ncw", "group_conv1d_ncw")
+schedule_group_conv1d_nwc = _inlining("schedule_group_conv1d_nwc", "group_conv1d_nwc")
+schedule_group_conv2d_nhwc = _inlining("schedule_group_conv2d_nhwc", "group_conv2d_nhwc")
+schedule_conv3d_ncdhw = _inlining("schedule_conv3d_ncdhw", "conv3d_ncdhw")
+schedule_conv3d_ndhwc = _inlining("schedule_conv3d_ndhwc", "conv3d_ndhwc")
+schedule_group_conv2d_transpose_nchw = _inlining("schedule_group_conv2d_transpose_nchw",
+                                                 "group_conv2d_transpose_nchw")
+schedule_binarize_pack = _inlining("schedule_binarize_pack", "binarize_pack")
+schedule_binary_dense = _inlining("schedule_binary_dense", "binary_dense")
 schedule_dense = _inlining("schedule_dense", "dense")
 schedule_batch_matmul = _inlining("schedule_batch_matmul", "batch_matmul")
 schedule_pool = _inlining("schedule_pool", "pool2d")
@@ -154,6 +165,9 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_dense", "schedule_batch_matmul", "schedule_pool",
            "schedule_adaptive_pool", "schedule_lrn", "schedule_l2_normalize", "schedule_layer_norm",
            "schedule_softmax", "schedule_extern", "schedule_reorg", "schedule_batch_norm",
-           "schedule_lstm",
-           "schedule_sort", "schedule_argsort", "schedule_topk", "schedule_argwhere",
-           "schedule_unique"]
+           "schedule_lstm", "schedule_sort", "schedule_argsort", "schedule_topk",
+           "schedule_argwhere", "schedule_unique", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
+           "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nhwc",
+           "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc",
+           "schedule_group_conv2d_transpose_nchw", "schedule_binarize_pack",
+           "schedule_binary_dense"]

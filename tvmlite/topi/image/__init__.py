@@ -1,4 +1,10 @@
 """Image operators (``topi.image``)."""
-from .resize import resize2d
+from .grid_sample import affine_grid
+from .resize import resize1d, resize2d, resize3d
 
-__all__ = ["resize2d"]
+__all__ = ["affine_grid", "resize1d", "resize2d", "resize3d"]
+
+
+from ..._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

@@ -7,14 +7,16 @@ Every operator checks its arguments when the compute is declared and raises a
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 from typing import Optional
 
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor, _dim_equal
 from ...tir import op as _op
 from ..utils import TopiError, check_strides, get_const_int
+from .conv import conv
 from .pad import pad
-from .utils import checked_pad_tuple, conv_out_size
+from .utils import checked_pad_tuple, conv_out_size, get_pad_tuple
 
 
 def _check_ndim(op: str, **tensors) -> None:
@@ -168,7 +170,8 @@ def conv2d_NCHWc(data: Tensor, kernel: Tensor, stride, padding, dilation, layout
                  out_layout: str, out_dtype: str = "float32") -> Tensor:
     """Packed convolution: data ``(N, IC//ic_bn, H, W, ic_bn)`` (layout ``NCHW{ic_bn}c``),
     kernel ``(OC//oc_bn, IC//ic_bn, KH, KW, ic_bn, oc_bn)`` (``OIHW{ic_bn}i{oc_bn}o``) ->
-    ``(N, OC//oc_bn, OH, OW, oc_bn)`` (``out_layout``, ``NCHW{oc_bn}c``).
+    ``(N, OC//oc_bn, OH, OW, oc_bn)`` (``out_layout``, ``NCHW{oc_bn}c``). A kernel of
+    ``IC//ic_bn//groups`` input-channel chunks makes it a grouped convolution.
 
     Stage and tag ``conv2d_NCHWc``; the padded input is ``data_pad``.
     """
@@ -181,33 +184,91 @@ def conv2d_NCHWc(data: Tensor, kernel: Tensor, stride, padding, dilation, layout
     if _block(out_layout, op, "out_layout", "NCHW") != get_const_int(oc_bn):
         raise TopiError(f"{op}: out_layout {out_layout!r} does not match the kernel's output "
                         f"block {oc_bn}")
-    _channels_match(op, "data and kernel input-channel chunks differ", ic_chunk, k_ic_chunk)
     _channels_match(op, "data and kernel input-channel blocks differ", ic_bn, k_ic_bn)
+    # grouped when the kernel takes a fraction of the input-channel chunks (classic's
+    # groups = in_channel // (kernel ic_chunk * ic_bn))
+    n_ic, k_ic, n_oc = (get_const_int(x) for x in (ic_chunk, k_ic_chunk, oc_chunk))
+    if k_ic <= 0 or n_ic % k_ic:
+        raise TopiError(f"{op}: data and kernel input-channel chunks differ: {n_ic} is not a "
+                        f"multiple of {k_ic}")
+    groups = n_ic // k_ic
+    if n_oc % groups:
+        raise TopiError(f"{op}: {groups} groups do not divide the {n_oc} output-channel chunks")
     (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
         op, in_h, in_w, kh, kw, stride, padding, dilation)
     data_pad = data
     if top or left or bottom or right:
         data_pad = pad(data, [0, 0, top, left, 0], [0, 0, bottom, right, 0], name="data_pad")
     bn = get_const_int(ic_bn)
-    ic = reduce_axis((0, _op.mul(ic_chunk, ic_bn)), name="ic")
+    ic = reduce_axis((0, k_ic * bn), name="ic")
     rkh = reduce_axis((0, kh), name="kh")
     rkw = reduce_axis((0, kw), name="kw")
+    oc_per_group = n_oc // groups
+
+    def chunk(oco):
+        """The data's input-channel chunk of reduction index ``ic`` for output chunk oco."""
+        return ic // bn if groups == 1 else oco // oc_per_group * k_ic + ic // bn
+
     return compute(
         (n, oc_chunk, out_h, out_w, oc_bn),
         lambda b, oco, oh, ow, oci: _op.sum(
-            data_pad[b, ic // bn, oh * sh + rkh * dh, ow * sw + rkw * dw, ic % bn]
+            data_pad[b, chunk(oco), oh * sh + rkh * dh, ow * sw + rkw * dw, ic % bn]
             .astype(out_dtype)
             * kernel[oco, ic // bn, rkh, rkw, ic % bn, oci].astype(out_dtype),
             axis=[ic, rkh, rkw]),
         name="conv2d_NCHWc", tag="conv2d_NCHWc")
 
 
-def conv2d(input: Tensor, filter: Tensor, strides, padding, dilation, layout: str = "NCHW",
-           out_dtype: Optional[str] = None) -> Tensor:  # noqa: A002  (classic names)
-    """Convolution in ``layout`` "NCHW" (filter OIHW) or "NHWC" (filter HWIO)."""
-    if layout == "NCHW":
+def conv2d(input: Tensor, filter: Tensor, strides, padding, dilation,  # noqa: A002
+           data_layout: str = "NCHW", kernel_layout: str = "", out_dtype: Optional[str] = None,
+           *, layout: Optional[str] = None) -> Tensor:
+    """Convolution in ``data_layout`` "NCHW" (kernel OIHW by default) or "NHWC" (kernel HWIO
+    by default); another ``kernel_layout`` (e.g. "OHWI") is read as it names its axes.
+    ``layout`` is the older name of ``data_layout``."""
+    if layout is not None:
+        data_layout = layout
+    if data_layout not in ("NCHW", "NHWC"):
+        raise TopiError(f"conv2d: layout must be 'NCHW' or 'NHWC', got {data_layout!r}")
+    default = "OIHW" if data_layout == "NCHW" else "HWIO"
+    if kernel_layout and kernel_layout != default:
+        return conv(input, filter, strides, padding, dilation, 1, data_layout, kernel_layout,
+                    out_dtype, op="conv2d")
+    if data_layout == "NCHW":
         return conv2d_nchw(input, filter, strides, padding, dilation, out_dtype)
-    if layout == "NHWC":
-        return conv2d_nhwc(input, filter, strides, padding, dilation, out_dtype)
-    raise TopiError(f"conv2d: layout must be 'NCHW' or 'NHWC', got {layout!r}")
+    return conv2d_nhwc(input, filter, strides, padding, dilation, out_dtype)
 
+
+
+#: the shape of a conv2d as the x86 fallback configs see it (classic ``nn.conv2d.Workload``)
+Workload = namedtuple("Workload", [
+    "in_dtype", "out_dtype", "height", "width", "in_filter", "groups", "out_filter", "kernel_h",
+    "kernel_w", "padt", "padl", "padb", "padr", "dilation_h", "dilation_w", "stride_h",
+    "stride_w"])
+
+
+def _pair(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+
+
+def _get_workload(data: Tensor, kernel: Tensor, stride, padding, dilation, out_dtype: str,
+                  data_layout: str = "NCHW") -> Workload:
+    """The :data:`Workload` of a conv2d of ``data`` (NCHW, NHWC or HWCN) and ``kernel`` (OIHW
+    for NCHW data, HWIO else)."""
+    shape = [get_const_int(x) for x in data.shape]
+    if data_layout == "NCHW":
+        _, ci, ih, iw = shape
+    elif data_layout == "NHWC":
+        _, ih, iw, ci = shape
+    elif data_layout == "HWCN":
+        ih, iw, ci, _ = shape
+    else:
+        raise TopiError(f"conv2d workload: layout {data_layout!r} is not NCHW, NHWC or HWCN")
+    kshape = [get_const_int(x) for x in kernel.shape]
+    co, cig, kh, kw = kshape if data_layout == "NCHW" else (kshape[3], kshape[2], *kshape[:2])
+    dh, dw = _pair(dilation)
+    sh, sw = _pair(stride)
+    pt, pl, pb, pr = get_pad_tuple(padding, ((kh - 1) * dh + 1, (kw - 1) * dw + 1))
+    if data.dtype != kernel.dtype and (data.dtype, kernel.dtype) != ("uint8", "int8"):
+        raise TopiError(f"conv2d workload: data {data.dtype} and kernel {kernel.dtype} differ")
+    return Workload(data.dtype, out_dtype, ih, iw, ci, ci // cig, co, kh, kw, pt, pl, pb, pr,
+                    dh, dw, sh, sw)

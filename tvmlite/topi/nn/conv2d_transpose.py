@@ -1,5 +1,6 @@
 """Transposed convolutions (``topi.nn.conv2d_transpose_nchw``,
-``topi.nn.conv1d_transpose_ncw``): one compute over any number of spatial dimensions."""
+``topi.nn.group_conv2d_transpose_nchw``, ``topi.nn.conv1d_transpose_ncw``): one compute over
+any number of spatial dimensions and groups."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -16,17 +17,23 @@ from .utils import checked_pad_tuple, get_pad_tuple1d
 
 def _conv_transpose(op: str, Input: Tensor, Filter: Tensor, strides: Sequence[int],
                     pads_lo: Sequence[int], pads_hi: Sequence[int],
-                    output_padding: Sequence[int], out_dtype: str) -> Tensor:
+                    output_padding: Sequence[int], out_dtype: str, groups: int = 1) -> Tensor:
     """The transposed convolution of ``Input`` ``(N, C, X...)`` with ``Filter``
-    ``(C, F, K...)``: the input dilated by ``strides`` (stage ``data_dilate``), padded by
-    ``K - 1 - pad`` (plus ``output_padding`` at the end; stage ``data_pad``) and convolved
-    with the flipped, transposed kernel (stage ``kernel_transform``); tag ``op``. The output
-    is ``(N, F, (X - 1) * stride - pads + K + output_padding ...)``."""
+    ``(C, F // groups, K...)``: the input dilated by ``strides`` (stage ``data_dilate``),
+    padded by ``K - 1 - pad`` (plus ``output_padding`` at the end; stage ``data_pad``) and
+    convolved with the flipped, transposed kernel (stage ``kernel_transform``); the input
+    channels of group ``g`` (``g*C/groups`` on) make its output channels (``g*F/groups`` on);
+    tag ``op``. The output is ``(N, F, (X - 1) * stride - pads + K + output_padding ...)``."""
     nsp = len(strides)
     out_dtype = out_dtype or Input.dtype
     batch, in_c, *in_sp = Input.shape
-    f_in, out_c, *ks = Filter.shape
+    f_in, out_cg, *ks = Filter.shape
     _channels_match(op, "Input channels and Filter input channels differ", in_c, f_in)
+    groups = check_strides(groups, 1, op, "groups")[0]
+    if get_const_int(in_c) % groups:
+        raise TopiError(f"{op}: groups {groups} do not divide the {in_c} input channels")
+    in_cg, fg = get_const_int(in_c) // groups, get_const_int(out_cg)
+    out_c = fg * groups
     for s, o in zip(strides, output_padding):
         if not 0 <= o < s:
             raise TopiError(f"{op}: output_padding {tuple(output_padding)} must be in [0, "
@@ -39,18 +46,22 @@ def _conv_transpose(op: str, Input: Tensor, Filter: Tensor, strides: Sequence[in
                         f"kernel {tuple(ks)} - 1")
     dilated = dilate(Input, [1, 1, *strides], name="data_dilate")
     data_pad = pad(dilated, [0, 0, *lo], [0, 0, *hi], name="data_pad")
-    kernel = compute((out_c, in_c, *ks),
-                     lambda o, i, *x: Filter(i, o, *[k - 1 - v for k, v in zip(ks, x)]),
+    # (F, C // groups, K...): output channel o reads the input channels of its group
+    kernel = compute((out_c, in_cg, *ks),
+                     lambda o, i, *x: Filter(o // fg * in_cg + i if groups > 1 else i,
+                                             o % fg if groups > 1 else o,
+                                             *[k - 1 - v for k, v in zip(ks, x)]),
                      name="kernel_transform")
     out_sp = [_op.add(_op.sub(_op.add(_op.mul(_op.sub(x, 1), s), k), pl + ph), o)
               for x, s, k, pl, ph, o in zip(in_sp, strides, ks, pads_lo, pads_hi,
                                             output_padding)]
-    dc = reduce_axis((0, in_c), name="dc")
+    dc = reduce_axis((0, in_cg), name="dc")
     names = ["dw"] if nsp == 1 else ["dh", "dw"] if nsp == 2 else [f"d{i}" for i in range(nsp)]
     dr = [reduce_axis((0, k), name=n) for k, n in zip(ks, names)]
 
     def f(b, c, *x):
-        return _op.sum(data_pad(b, dc, *[v + r for v, r in zip(x, dr)]).astype(out_dtype)
+        ch = c // fg * in_cg + dc if groups > 1 else dc
+        return _op.sum(data_pad(b, ch, *[v + r for v, r in zip(x, dr)]).astype(out_dtype)
                        * kernel(c, dc, *dr).astype(out_dtype), axis=[dc, *dr])
     return compute((batch, out_c, *out_sp), f, tag=op)
 
@@ -62,14 +73,28 @@ def conv2d_transpose_nchw(Input: Tensor, Filter: Tensor, strides, padding, out_d
 
     Stages ``data_dilate``, ``data_pad``, ``kernel_transform``; tag "conv2d_transpose_nchw".
     """
-    op = "conv2d_transpose_nchw"
+    return _conv2d_transpose(Input, Filter, strides, padding, out_dtype, output_padding, 1,
+                             "conv2d_transpose_nchw")
+
+
+def group_conv2d_transpose_nchw(data: Tensor, kernel: Tensor, stride, padding, out_dtype: str,
+                                output_padding=(0, 0), groups: int = 1) -> Tensor:
+    """Grouped transposed convolution: data ``(N, C, H, W)``, kernel ``(C, F // groups, KH,
+    KW)`` -> ``(N, F, OH, OW)``; the input channels of group ``g`` (``g*C/groups`` on) make
+    its output channels (``g*F/groups`` on). Tag "group_conv2d_transpose_nchw"."""
+    return _conv2d_transpose(data, kernel, stride, padding, out_dtype, output_padding, groups,
+                             "group_conv2d_transpose_nchw")
+
+
+def _conv2d_transpose(Input: Tensor, Filter: Tensor, strides, padding, out_dtype: str,
+                      output_padding, groups: int, op: str) -> Tensor:
     _check_ndim(op, Input=(Input, 4, "NCHW"), Filter=(Filter, 4, "IOHW"))
     sh, sw = check_strides(strides, 2, op, "strides")
     oph, opw = const_ints(output_padding, 2, op, "output_padding")
     kh, kw = (get_const_int(k) for k in Filter.shape[2:])
     top, left, bottom, right = checked_pad_tuple(op, padding, (kh, kw))
     return _conv_transpose(op, Input, Filter, (sh, sw), (top, left), (bottom, right),
-                           (oph, opw), out_dtype)
+                           (oph, opw), out_dtype, groups)
 
 
 def conv1d_transpose_ncw(data: Tensor, kernel: Tensor, stride, padding, out_dtype: str,

@@ -26,8 +26,8 @@ def _layout_axes(data: Tensor, layout: str, op: str, letters: str) -> Tuple[int,
         raise TopiError(f"{op}: layout must name the {names} axes (e.g. '{example}'), got "
                         f"{layout!r}")
     if len(tokens) != data.ndim:
-        raise TopiError(f"{op}: layout {layout!r} has {len(tokens)} axes but data is "
-                        f"{data.ndim}-D")
+        raise TopiError(f"{op}: Unsupported layout {layout}: it has {len(tokens)} axes but "
+                        f"data is {data.ndim}-D")
     return tuple(tokens.index(c) for c in letters)
 
 
@@ -182,15 +182,32 @@ def global_pool(data: Tensor, pool_type: str, layout: str = "NCHW") -> Tensor:
 
 
 def adaptive_pool(data: Tensor, output_size, pool_type: str, layout: str = "NCHW") -> Tensor:
-    """Adaptive pooling to ``output_size`` ``(OH, OW)``: output ``o`` pools input rows
+    """Adaptive 2-D pooling to ``output_size`` ``(OH, OW)``: output ``o`` pools input rows
     ``[floor(o*H/OH), ceil((o+1)*H/OH))`` (stage ``tensor``, tag "adaptive_pool_<type>")."""
-    op = "adaptive_pool"
-    hax, wax = _hw_axes(data, layout, op)
+    return _adaptive_pool(data, output_size, pool_type, layout, "HW", "adaptive_pool")
+
+
+def adaptive_pool1d(data: Tensor, output_size, pool_type: str, layout: str = "NCW") -> Tensor:
+    """Adaptive 1-D pooling of the ``W`` axis to ``output_size`` (see :func:`adaptive_pool`)."""
+    return _adaptive_pool(data, output_size, pool_type, layout, "W", "adaptive_pool1d")
+
+
+def adaptive_pool3d(data: Tensor, output_size, pool_type: str,
+                    layout: str = "NCDHW") -> Tensor:
+    """Adaptive 3-D pooling of the ``D``, ``H``, ``W`` axes to ``output_size`` (see
+    :func:`adaptive_pool`)."""
+    return _adaptive_pool(data, output_size, pool_type, layout, "DHW", "adaptive_pool3d")
+
+
+def _adaptive_pool(data: Tensor, output_size, pool_type: str, layout: str, letters: str,
+                   op: str) -> Tensor:
+    axes = _layout_axes(data, layout, op, letters)
     _check_pool_type(pool_type, op)
+    nd = len(letters)
     if isinstance(output_size, int):
-        output_size = (output_size, output_size)
-    oh, ow = check_strides(output_size, 2, op, "output_size")
-    ih, iw = get_const_int(data.shape[hax]), get_const_int(data.shape[wax])
+        output_size = (output_size,) * nd
+    outs = check_strides(output_size, nd, op, "output_size")
+    ins = [get_const_int(data.shape[a]) for a in axes]
 
     def bounds(o, n_in, n_out):
         return _op.floordiv(o * n_in, n_out), _op.floordiv((o + 1) * n_in + n_out - 1, n_out)
@@ -198,28 +215,31 @@ def adaptive_pool(data: Tensor, output_size, pool_type: str, layout: str = "NCHW
     def kmax(n_in, n_out):
         return max(-(-(o + 1) * n_in // n_out) - (o * n_in) // n_out for o in range(n_out))
 
-    rh = reduce_axis((0, kmax(ih, oh)), name="rv0")
-    rw = reduce_axis((0, kmax(iw, ow)), name="rv1")
+    red = [reduce_axis((0, kmax(n, o)), name=f"rv{k}") for k, (n, o) in enumerate(zip(ins,
+                                                                                         outs))]
     shape = list(data.shape)
-    shape[hax], shape[wax] = oh, ow
+    for a, o in zip(axes, outs):
+        shape[a] = o
     identity = _op.min_value(data.dtype) if pool_type == "max" else _op.const(0, data.dtype)
 
     def window(*i):
-        y0, y1 = bounds(i[hax], ih, oh)
-        x0, x1 = bounds(i[wax], iw, ow)
-        idx = list(i)
-        idx[hax], idx[wax] = _op._min(y0 + rh, ih - 1), _op._min(x0 + rw, iw - 1)
-        inside = _op.all(_op.lt(y0 + rh, y1), _op.lt(x0 + rw, x1))
-        return _op.if_then_else(inside, data(*idx), identity)
+        idx, inside = list(i), []
+        for a, n, o, r in zip(axes, ins, outs, red):
+            lo, hi = bounds(i[a], n, o)
+            idx[a] = _op._min(lo + r, n - 1)
+            inside.append(_op.lt(lo + r, hi))
+        return _op.if_then_else(_op.all(*inside), data(*idx), identity)
 
     if pool_type == "max":
-        return compute(shape, lambda *i: _op.max(window(*i), axis=[rh, rw]),
+        return compute(shape, lambda *i: _op.max(window(*i), axis=red),
                        name="tensor", tag="adaptive_pool_max")
-    psum = compute(shape, lambda *i: _op.sum(window(*i), axis=[rh, rw]),
+    psum = compute(shape, lambda *i: _op.sum(window(*i), axis=red),
                    name="tensor", tag="adaptive_pool_sum")
 
     def avg(*i):
-        y0, y1 = bounds(i[hax], ih, oh)
-        x0, x1 = bounds(i[wax], iw, ow)
-        return _op.div(psum(*i), _op.cast(data.dtype, (y1 - y0) * (x1 - x0)))
+        count = None
+        for a, n, o in zip(axes, ins, outs):
+            lo, hi = bounds(i[a], n, o)
+            count = hi - lo if count is None else count * (hi - lo)
+        return _op.div(psum(*i), _op.cast(data.dtype, count))
     return compute(shape, avg, name="tensor", tag=tag.ELEMWISE)

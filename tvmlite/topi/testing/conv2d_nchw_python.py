@@ -51,3 +51,20 @@ def depthwise_conv2d_python_nchw(input_np: np.ndarray, filter_np: np.ndarray, st
     return _conv(input_np, w, stride, padding, groups=c) if m == 1 else np.concatenate(
         [_conv(input_np[:, k:k + 1], filter_np[k][:, None], stride, padding, 1)
          for k in range(c)], axis=1)
+
+
+def depthwise_conv2d_python_nchwc(input_np: np.ndarray, filter_np: np.ndarray, stride,
+                                  padding) -> np.ndarray:
+    """Packed depthwise convolution: input ``(N, C//cb, H, W, cb)``, filter
+    ``(OC//ob, 1, KH, KW, 1, ob)`` with ``OC = C*M`` -> ``(N, OC//ob, OH, OW, ob)``; output
+    channel ``o`` reads input channel ``o // M``."""
+    n, c_chunk, h, w, cb = input_np.shape
+    oc_chunk, m_chunk, kh, kw, m_block, ob = filter_np.shape
+    if m_chunk * m_block != 1:
+        raise ValueError(f"depthwise_conv2d_python_nchwc: filter {filter_np.shape} must have "
+                         "1 as its second and fifth dimensions")
+    data = input_np.transpose(0, 1, 4, 2, 3).reshape(n, c_chunk * cb, h, w)
+    weight = filter_np.transpose(0, 5, 1, 4, 2, 3).reshape(oc_chunk * ob, 1, kh, kw)
+    out = _conv(data, weight, stride, padding, groups=c_chunk * cb)
+    _, _, oh, ow = out.shape
+    return out.reshape(n, oc_chunk, ob, oh, ow).transpose(0, 1, 3, 4, 2)

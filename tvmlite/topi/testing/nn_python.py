@@ -3,27 +3,38 @@
 loops and numpy, so tests compare two implementations."""
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 
 from ..nn.utils import get_pad_tuple, get_pad_tuple_generic
+from ..utils import parse_layout
 from .conv2d_nchw_python import conv2d_nchw_python
 
 
-def dilate_python(np_data: np.ndarray, strides, dilation_value=0.0) -> np.ndarray:
-    """Insert ``strides[d] - 1`` copies of ``dilation_value`` between elements."""
+def dilate_python(np_data: np.ndarray, strides, dilation_value=0.0,
+                  out_dtype=None) -> np.ndarray:
+    """Insert ``strides[d] - 1`` copies of ``dilation_value`` between elements (the result
+    in ``out_dtype``, by default the input's)."""
     shape = [(n - 1) * s + 1 for n, s in zip(np_data.shape, strides)]
-    out = np.full(shape, dilation_value, dtype=np_data.dtype)
+    out = np.full(shape, dilation_value, dtype=out_dtype or np_data.dtype)
     out[tuple(slice(None, None, s) for s in strides)] = np_data
     return out
 
 
-def conv2d_nhwc_python(a_np, w_np, stride, padding) -> np.ndarray:
-    """Input ``(N, H, W, C)``, filter ``(KH, KW, C, F)`` -> ``(N, OH, OW, F)``."""
+def conv2d_nhwc_python(a_np, w_np, stride, padding, groups: int = 1) -> np.ndarray:
+    """Input ``(N, H, W, C)``, filter ``(KH, KW, C // groups, F)`` -> ``(N, OH, OW, F)``."""
     out = conv2d_nchw_python(a_np.transpose(0, 3, 1, 2), w_np.transpose(3, 2, 0, 1), stride,
-                             padding)
+                             padding, groups)
     return out.transpose(0, 2, 3, 1)
+
+
+def conv2d_hwcn_python(a_np, w_np, stride, padding) -> np.ndarray:
+    """Input ``(H, W, C, N)``, filter ``(KH, KW, C, F)`` -> ``(OH, OW, F, N)``."""
+    out = conv2d_nchw_python(a_np.transpose(3, 2, 0, 1), w_np.transpose(3, 2, 0, 1), stride,
+                             padding)
+    return out.transpose(2, 3, 1, 0)
 
 
 def depthwise_conv2d_python_nhwc(input_np, filter_np, stride, padding) -> np.ndarray:
@@ -35,19 +46,28 @@ def depthwise_conv2d_python_nhwc(input_np, filter_np, stride, padding) -> np.nda
     return out.transpose(0, 2, 3, 1)
 
 
-def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0, 0)):
+def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0, 0),
+                                 groups: int = 1) -> np.ndarray:
     """Transposed convolution by scattering: input ``(N, C, H, W)``, filter
-    ``(C, F, KH, KW)``."""
+    ``(C, F // groups, KH, KW)`` -> ``(N, F, OH, OW)``; group ``g`` maps input channels
+    ``g*C/groups ...`` to output channels ``g*F/groups ...``."""
     n, c, h, w = a_np.shape
-    _, f, kh, kw = w_np.shape
+    _, fg, kh, kw = w_np.shape
+    if c % groups or w_np.shape[0] != c:
+        raise ValueError(f"conv2d_transpose: {c} input channels, filter {w_np.shape}, "
+                         f"groups={groups} do not match")
     sh, sw = (stride, stride) if isinstance(stride, int) else stride
     oph, opw = output_padding
     top, left, bottom, right = get_pad_tuple(padding, (kh, kw))
-    full = np.zeros((n, f, (h - 1) * sh + kh + oph, (w - 1) * sw + kw + opw), a_np.dtype)
-    for y in range(h):
-        for x in range(w):
-            full[:, :, y * sh:y * sh + kh, x * sw:x * sw + kw] += np.einsum(
-                "nc,cfij->nfij", a_np[:, :, y, x], w_np)
+    cg = c // groups
+    full = np.zeros((n, fg * groups, (h - 1) * sh + kh + oph, (w - 1) * sw + kw + opw),
+                    np.result_type(a_np, w_np))
+    for g in range(groups):
+        ag, wg = a_np[:, g * cg:(g + 1) * cg], w_np[g * cg:(g + 1) * cg]
+        for y in range(h):
+            for x in range(w):
+                full[:, g * fg:(g + 1) * fg, y * sh:y * sh + kh, x * sw:x * sw + kw] += \
+                    np.einsum("nc,cfij->nfij", ag[:, :, y, x], wg)
     return full[:, :, top:full.shape[2] - bottom, left:full.shape[3] - right]
 
 
@@ -133,13 +153,64 @@ def lstm_python(Xs, Wi, Wh, Bi=None, Bh=None, h_init=None, c_init=None, proj=Non
     return np.stack(hs), np.stack(cs)
 
 
+def _spatial_first(layout: str) -> list:
+    """The axes of ``layout`` ordered N, C, then its spatial axes in D, H, W order."""
+    spatial = [c for c in "DHW" if c in layout]
+    if sorted(layout) != sorted("NC" + "".join(spatial)):
+        raise ValueError(f"poolnd_python: unsupported layout {layout!r}")
+    return [layout.index(c) for c in "NC" + "".join(spatial)]
+
+
 def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_after,
                   pool_type, count_include_pad=True, ceil_mode=False, dtype="float32",
-                  layout="NCHW") -> np.ndarray:
-    """2-D pooling of an NCHW array with PyTorch's rules for ``ceil_mode`` and the average
-    divisor."""
-    if layout != "NCHW":
-        raise ValueError("poolnd_python: NCHW only")
+                  layout=None) -> np.ndarray:
+    """1-, 2- or 3-D pooling as classic TOPI's reference computes it: output extent
+    ``floor`` (``ceil`` with ``ceil_mode``) of ``(size + pads - dilated kernel) / stride``
+    plus one; each window is the part of the padded input it covers; padding counts as 0
+    (as the minimum value for a max pool without ``count_include_pad``); an average divides
+    by the covered padded window (``count_include_pad``) or its input elements (0 if none).
+    ``layout`` names N, C and the spatial axes (default: N, C first)."""
+    perm = _spatial_first(layout) if layout else list(range(np_data.ndim))
+    data = np_data.transpose(perm)
+    nd = data.ndim - 2
+    out_shape = list(data.shape[:2])
+    for i in range(nd):
+        span = (data.shape[2 + i] - (kernel[i] - 1) * dilation[i] - 1 + padding_before[i]
+                + padding_after[i]) / strides[i]
+        out_shape.append(int(math.ceil(span) if ceil_mode else math.floor(span)) + 1)
+    fill = 0
+    if pool_type == "max" and not count_include_pad:
+        fill = np.finfo(dtype).min if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
+    padded_shape = list(data.shape[:2]) + [data.shape[2 + i] + padding_before[i]
+                                           + padding_after[i] for i in range(nd)]
+    padded = np.full(padded_shape, fill, dtype=dtype)
+    inside = np.zeros(padded_shape[2:], dtype=bool)
+    region = tuple(slice(padding_before[i], padding_before[i] + data.shape[2 + i])
+                   for i in range(nd))
+    padded[(slice(None), slice(None)) + region] = data
+    inside[region] = True
+    out = np.zeros(out_shape, dtype=dtype)
+    axes = tuple(range(2, 2 + nd))
+    for coord in itertools.product(*[range(o) for o in out_shape[2:]]):
+        window = tuple(slice(o * strides[i], o * strides[i] + (kernel[i] - 1) * dilation[i] + 1,
+                             dilation[i]) for i, o in enumerate(coord))
+        values = padded[(slice(None), slice(None)) + window]
+        at = (slice(None), slice(None)) + coord
+        if pool_type == "max":
+            out[at] = values.max(axis=axes)
+        elif pool_type == "avg":
+            count = values[0, 0].size if count_include_pad else int(inside[window].sum())
+            out[at] = values.sum(axis=axes) / count if count else 0
+        else:
+            raise ValueError(f"poolnd_python: pool type {pool_type!r} is not supported")
+    return out.transpose(np.argsort(perm)) if layout else out
+
+
+def _pool2d_pytorch_rules(np_data, kernel, strides, dilation, padding_before, padding_after,
+                          pool_type, count_include_pad=True, ceil_mode=False,
+                          dtype="float32") -> np.ndarray:
+    """2-D pooling of an NCHW array with PyTorch's (and ONNX's) rules for ``ceil_mode`` (no
+    window starts in the bottom/right padding) and the average divisor."""
     n, c, h, w = np_data.shape
     outs = []
     for size, k, s, d, lo, hi in zip((h, w), kernel, strides, dilation, padding_before,
@@ -171,24 +242,28 @@ def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_af
 
 def pool2d_ref(np_data, kernel, strides, dilation, padding, pool_type, ceil_mode=False,
                count_include_pad=True) -> np.ndarray:
-    """:func:`poolnd_python` with ``topi.nn.pool2d``'s ``(top, left, bottom, right)``."""
-    return poolnd_python(np_data, kernel, strides, dilation, padding[:2], padding[2:],
-                         pool_type, count_include_pad, ceil_mode)
+    """2-D NCHW pooling with ``topi.nn.pool2d``'s ``(top, left, bottom, right)`` padding and
+    PyTorch's (ONNX's) rules, which tvmlite's ``pool2d`` follows."""
+    return _pool2d_pytorch_rules(np_data, kernel, strides, dilation, padding[:2], padding[2:],
+                                 pool_type, count_include_pad, ceil_mode)
 
 
 def adaptive_pool(np_data, out_size, pool_type, layout="NCHW") -> np.ndarray:
-    """Adaptive 2-D pooling of an NCHW array."""
-    n, c, h, w = np_data.shape
-    oh, ow = out_size
-    out = np.zeros((n, c, oh, ow), np_data.dtype)
-    for i in range(oh):
-        for j in range(ow):
-            y0, y1 = (i * h) // oh, math.ceil((i + 1) * h / oh)
-            x0, x1 = (j * w) // ow, math.ceil((j + 1) * w / ow)
-            win = np_data[:, :, y0:y1, x0:x1]
-            out[:, :, i, j] = win.max(axis=(2, 3)) if pool_type == "max" else \
-                win.mean(axis=(2, 3))
-    return out
+    """Adaptive 1-, 2- or 3-D pooling in ``layout`` (N, C and the spatial axes, e.g. "NHWC",
+    "NCDHW"): output ``o`` of an axis of ``n`` inputs pools ``[floor(o*n/O), ceil((o+1)*n/O))``."""
+    perm = _spatial_first(layout)
+    data = np_data.transpose(perm)
+    out_size = tuple(out_size)
+    out = np.zeros(data.shape[:2] + out_size, np_data.dtype)
+    sizes = data.shape[2:]
+    axes = tuple(range(2, data.ndim))
+    for coord in itertools.product(*[range(o) for o in out_size]):
+        window = tuple(slice((o * n) // on, -(-(o + 1) * n // on))
+                       for o, n, on in zip(coord, sizes, out_size))
+        win = data[(slice(None), slice(None)) + window]
+        out[(slice(None), slice(None)) + coord] = win.max(axis=axes) if pool_type == "max" \
+            else win.mean(axis=axes)
+    return out.transpose(np.argsort(perm))
 
 
 def softmax_python(a_np, axis=1) -> np.ndarray:
@@ -247,47 +322,69 @@ def lrn_python(a_np, size, axis, bias, alpha, beta) -> np.ndarray:
     return a_np / (bias + alpha * acc / size) ** beta
 
 
+def _axes_of(layout: str, letters: str):
+    """Positions of ``letters`` in ``layout`` ("NCHW", "NDHWC", "NCHW16c" ...)."""
+    names = [c for c, _ in parse_layout(layout, "resize reference")]
+    return tuple(names.index(c) for c in letters)
+
+
+def _hw_axes(layout: str):
+    return _axes_of(layout, "HW")
+
+
+def _resize_python(data, scale, layout, letters, method, mode) -> np.ndarray:
+    """Resize the ``letters`` axes one after the other (nearest, or linear: multilinear
+    interpolation is separable)."""
+    out = data
+    for axis, s in zip(_axes_of(layout, letters), scale):
+        n_in = data.shape[axis]
+        n_out = int(round(n_in * s))
+        o = np.arange(n_out, dtype="float64")
+        if mode == "align_corners":
+            c = o * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+        elif mode == "asymmetric":
+            c = o * n_in / n_out
+        elif mode == "pytorch_half_pixel" and n_out == 1:
+            c = np.zeros(1)
+        else:
+            c = (o + 0.5) * n_in / n_out - 0.5
+        if method == "nearest_neighbor":
+            near = np.floor(c + 0.5) if mode == "align_corners" else np.floor(c)
+            out = np.take(out, np.clip(near, 0, n_in - 1).astype(int), axis=axis)
+            continue
+        lo = np.floor(c)
+        t = (c - lo).reshape([-1 if k == axis else 1 for k in range(out.ndim)])
+        a = np.take(out, np.clip(lo, 0, n_in - 1).astype(int), axis=axis)
+        b = np.take(out, np.clip(lo + 1, 0, n_in - 1).astype(int), axis=axis)
+        out = (a * (1 - t) + b * t).astype(data.dtype)
+    return out
+
+
+def resize1d_python(data, scale, layout="NCW", method="nearest_neighbor",
+                    coordinate_transformation_mode="align_corners") -> np.ndarray:
+    """Resize the W axis of an array in ``layout`` by ``scale = (sw,)`` (see
+    :func:`resize2d_python`)."""
+    return _resize_python(data, scale, layout, "W", method, coordinate_transformation_mode)
+
+
 def resize2d_python(data, scale, layout="NCHW", method="nearest_neighbor",
                     coordinate_transformation_mode="align_corners") -> np.ndarray:
-    """Resize H and W of an NCHW/NHWC array by ``scale = (sh, sw)`` (output
-    ``round(size * scale)``), nearest (floor, or round for align_corners) or bilinear."""
-    x = data if layout == "NCHW" else data.transpose(0, 3, 1, 2)
-    n, c, h, w = x.shape
-    oh, ow = int(round(h * scale[0])), int(round(w * scale[1]))
-    mode = coordinate_transformation_mode
+    """Resize the H and W axes of an array in ``layout`` (any layout naming them) by ``scale
+    = (sh, sw)`` (output ``round(size * scale)``), nearest (floor, or round for
+    align_corners) or bilinear."""
+    return _resize_python(data, scale, layout, "HW", method, coordinate_transformation_mode)
 
-    def coord(o, n_in, n_out):
-        if mode == "align_corners":
-            return o * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
-        if mode == "asymmetric":
-            return o * n_in / n_out
-        if mode == "pytorch_half_pixel" and n_out == 1:
-            return 0.0
-        return (o + 0.5) * n_in / n_out - 0.5
 
-    out = np.zeros((n, c, oh, ow), data.dtype)
-    for i in range(oh):
-        for j in range(ow):
-            y, xx = coord(i, h, oh), coord(j, w, ow)
-            if method == "nearest_neighbor":
-                rnd = (lambda v: math.floor(v + 0.5)) if mode == "align_corners" else math.floor
-                yi, xi = min(max(rnd(y), 0), h - 1), min(max(rnd(xx), 0), w - 1)
-                out[:, :, i, j] = x[:, :, yi, xi]
-                continue
-            y0, x0 = math.floor(y), math.floor(xx)
-            ty, tx = y - y0, xx - x0
-
-            def px(a, b):
-                return x[:, :, min(max(a, 0), h - 1), min(max(b, 0), w - 1)]
-            top = px(y0, x0) * (1 - tx) + px(y0, x0 + 1) * tx
-            bot = px(y0 + 1, x0) * (1 - tx) + px(y0 + 1, x0 + 1) * tx
-            out[:, :, i, j] = top * (1 - ty) + bot * ty
-    return out if layout == "NCHW" else out.transpose(0, 2, 3, 1)
+def resize3d_python(data, scale, layout="NCDHW", method="nearest_neighbor",
+                    coordinate_transformation_mode="align_corners") -> np.ndarray:
+    """Resize the D, H and W axes of an array in ``layout`` by ``scale = (sd, sh, sw)``
+    (trilinear for "linear"; see :func:`resize2d_python`)."""
+    return _resize_python(data, scale, layout, "DHW", method, coordinate_transformation_mode)
 
 
 def upsampling_python(data, scale, layout="NCHW") -> np.ndarray:
-    """Nearest-neighbour upsampling by integer ``scale = (sh, sw)``."""
-    hax, wax = (2, 3) if layout == "NCHW" else (1, 2)
+    """Nearest-neighbour upsampling by integer ``scale = (sh, sw)`` in ``layout``."""
+    hax, wax = _hw_axes(layout)
     return data.repeat(int(scale[0]), axis=hax).repeat(int(scale[1]), axis=wax)
 
 

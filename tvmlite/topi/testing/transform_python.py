@@ -74,3 +74,12 @@ def searchsorted_ref(sorted_sequence, values, right: bool, out_dtype) -> np.ndar
     for idx in np.ndindex(*vals.shape[:-1]):
         out[idx] = np.searchsorted(seq[idx], vals[idx], side=side)
     return out
+
+
+def affine_grid_python(data: np.ndarray, target_shape) -> np.ndarray:
+    """The grid ``(batch, 2, H, W)`` of the affine matrices ``data`` ``(batch, 2, 3)`` on a
+    uniform ``target_shape`` grid over ``[-1, 1]``."""
+    h, w = target_shape
+    y, x = np.meshgrid(np.linspace(-1, 1, h), np.linspace(-1, 1, w), indexing="ij")
+    points = np.stack([x, y, np.ones_like(x)]).reshape(3, -1)  # (3, H*W)
+    return (data @ points).reshape(data.shape[0], 2, h, w).astype(data.dtype)

@@ -6,6 +6,25 @@ from .conv2d_nhwc import (
     schedule_depthwise_conv2d_nhwc,
     schedule_group_conv2d_nhwc,
 )
+from .conv_direct import (
+    conv2d_transpose_nchw,
+    conv3d_ncdhw,
+    conv3d_ndhwc,
+    dense_dynamic,
+    depthwise_conv2d_nchw,
+    schedule_binarize_pack,
+    schedule_binary_dense,
+    schedule_conv1d_ncw,
+    schedule_conv1d_nwc,
+    schedule_conv2d_transpose_nchw,
+    schedule_conv3d_ncdhw,
+    schedule_conv3d_ndhwc,
+    schedule_dense_dynamic,
+    schedule_depthwise_conv2d_nchw,
+    schedule_direct_conv,
+    schedule_group_conv1d_ncw,
+    schedule_group_conv1d_nwc,
+)
 from .dense import (
     config_of,
     dense_nopack,
@@ -41,4 +60,14 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "schedule_depthwise_conv2d_NCHWc",
            "batch_matmul", "schedule_batch_matmul", "schedule_pool", "schedule_adaptive_pool",
            "schedule_softmax", "schedule_reduce", "schedule_batch_norm",
-           "schedule_layer_norm"]
+           "schedule_layer_norm", "schedule_direct_conv", "schedule_conv1d_ncw",
+           "schedule_conv1d_nwc", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc",
+           "conv3d_ncdhw", "schedule_conv3d_ncdhw", "conv3d_ndhwc", "schedule_conv3d_ndhwc",
+           "conv2d_transpose_nchw", "schedule_conv2d_transpose_nchw", "depthwise_conv2d_nchw",
+           "schedule_depthwise_conv2d_nchw", "dense_dynamic", "schedule_dense_dynamic",
+           "schedule_binarize_pack", "schedule_binary_dense"]
+
+
+from ..._classic import fallback as _fallback  # noqa: E402
+
+__getattr__ = _fallback(__name__)

@@ -9,9 +9,11 @@ from ... import autotvm
 from ...te.schedule import Schedule
 from ...te.tensor import Tensor
 from ..nn.dense import batch_matmul as _nn_batch_matmul
-from ..utils import get_const_int
+from ..utils import get_const_int, is_const
 from .dense import _inline_and_find, _tensor_arg, config_of
 from .utils import get_config, vector_lanes
+
+_NOMINAL = 64  # the extent a symbolic dimension's tiling knobs are defined over
 
 
 def batch_matmul(tensor_a: Tensor, tensor_b: Tensor, oshape=None,
@@ -22,8 +24,9 @@ def batch_matmul(tensor_a: Tensor, tensor_b: Tensor, oshape=None,
     args = (tensor_a, tensor_b, oshape, out_dtype, transpose_a, transpose_b)
     cfg, workload = get_config("batch_matmul.x86", args)
     out = _nn_batch_matmul(*args)
-    b, m, n = (get_const_int(d) for d in out.shape)
-    k = get_const_int(out.op.reduce_axis[0].dom.extent)
+    dims = [*out.shape, out.op.reduce_axis[0].dom.extent]
+    # a symbolic extent (dynamic shapes) gets the tiles of a nominal one (guarded tails)
+    b, m, n, k = (get_const_int(d) if is_const(d) else _NOMINAL for d in dims)
     cfg.define_split("tile_y", m, num_outputs=2)
     cfg.define_split("tile_x", n, num_outputs=2)
     cfg.define_split("tile_k", k, num_outputs=2)
@@ -31,7 +34,8 @@ def batch_matmul(tensor_a: Tensor, tensor_b: Tensor, oshape=None,
         cfg.fallback_split("tile_y", [-1, 8])
         cfg.fallback_split("tile_x", [-1, vector_lanes(tensor_a.dtype)])
         cfg.fallback_split("tile_k", [-1, 4])
-    cfg.add_flop(2 * b * m * n * k)
+    if all(is_const(d) for d in dims):
+        cfg.add_flop(2 * b * m * n * k)
     out.op.attrs["workload"] = workload
     return out
 

@@ -20,6 +20,19 @@ from .injective import schedule_injective_from_existing
 from .utils import get_config, largest_factor, vector_lanes
 
 
+def fallback_channel_block(channels: int, dtype: str) -> int:
+    """The fallback channel block of ``conv2d_NCHWc.x86``: the largest factor of ``channels``
+    within one vector register of ``dtype``."""
+    return largest_factor(channels, vector_lanes(dtype))
+
+
+def fallback_reg_n(out_width: int, oc_bn: int) -> int:
+    """The fallback output columns per register block (``tile_ow[-1]``): measured on Zen 4
+    (ResNet 3x3 layers, one thread), blocks of 4-8 columns with the kw taps unrolled beat
+    wider blocks, whose accumulators spill."""
+    return largest_factor(out_width, max(8 * 16 // oc_bn, 1))
+
+
 def conv2d_NCHWc(data: Tensor, kernel: Tensor, strides, padding, dilation, layout: str,
                  out_layout: str, out_dtype: str = "float32") -> Tensor:
     """``topi.nn.conv2d_NCHWc`` with the ``conv2d_NCHWc.x86`` knobs on its config:
@@ -38,7 +51,7 @@ def conv2d_NCHWc(data: Tensor, kernel: Tensor, strides, padding, dilation, layou
         cfg.define_split("tile_oc", get_const_int(kernel.shape[0]), num_outputs=2)
         if cfg.is_fallback:
             lanes = vector_lanes(data.dtype)
-            cfg.fallback_split("tile_ic", [-1, lanes])
+            cfg.fallback_split("tile_ic", [-1, lanes])  # = fallback_channel_block
             cfg.fallback_split("tile_oc", [-1, lanes])
         ic_bn, oc_bn = cfg["tile_ic"].size[-1], cfg["tile_oc"].size[-1]
         layout, out_layout = f"NCHW{ic_bn}c", f"NCHW{oc_bn}c"
@@ -53,9 +66,7 @@ def conv2d_NCHWc(data: Tensor, kernel: Tensor, strides, padding, dilation, layou
     cfg.define_split("tile_ow", ow, num_outputs=2, filter=lambda e: e.size[-1] <= 64)
     cfg.define_knob("unroll_kw", [True, False])
     if cfg.is_fallback:
-        # measured on Zen 4 (ResNet 3x3 layers, one thread): blocks of 4-8 output columns
-        # with the kw taps unrolled beat wider blocks, whose accumulators spill
-        cfg.fallback_split("tile_ow", [-1, largest_factor(ow, max(8 * 16 // oc_bn, 1))])
+        cfg.fallback_split("tile_ow", [-1, fallback_reg_n(ow, oc_bn)])
         cfg["unroll_kw"] = OtherOptionEntity(True)
     kh, kw, ic_total = (get_const_int(x) for x in (kernel.shape[2], kernel.shape[3],
                                                     data.shape[1] * data.shape[4]))

@@ -4,12 +4,28 @@ oc_chunk, oh)`` loops fused and parallel, element-wise consumers fused."""
 from __future__ import annotations
 
 from ... import autotvm
+from ...autotvm.space import SplitEntity
 from ...te.schedule import Schedule
 from ...te.tensor import Tensor
+from ..nn.depthwise_conv2d import Workload
 from ..nn.depthwise_conv2d import depthwise_conv2d_NCHWc as _nn_depthwise_NCHWc
 from ..utils import get_const_int
 from .dense import _inline_and_find, _tensor_arg, config_of
 from .utils import get_config, largest_factor
+
+
+def _fallback_reg_n(out_width: int) -> int:
+    """Output columns per register block when no tuned record matches."""
+    return largest_factor(out_width, 8)
+
+
+def _fallback_schedule(cfg, wkl: Workload) -> None:
+    """Set on ``cfg`` the knob ``depthwise_conv2d_NCHWc.x86`` takes when no tuned record
+    matches ``wkl`` (a :func:`topi.nn.depthwise_conv2d._get_workload`): ``tile_ow``."""
+    dilated_kw = (wkl.kernel_w - 1) * wkl.dilation_w + 1
+    out_width = (wkl.width + wkl.padl + wkl.padr - dilated_kw) // wkl.stride_w + 1
+    reg_n = _fallback_reg_n(out_width)
+    cfg["tile_ow"] = SplitEntity([out_width // reg_n, reg_n])
 
 
 def depthwise_conv2d_NCHWc(data: Tensor, kernel: Tensor, strides, padding, dilation,
@@ -22,7 +38,7 @@ def depthwise_conv2d_NCHWc(data: Tensor, kernel: Tensor, strides, padding, dilat
     ow = get_const_int(out.shape[3])
     cfg.define_split("tile_ow", ow, num_outputs=2, filter=lambda e: e.size[-1] <= 64)
     if cfg.is_fallback:
-        cfg.fallback_split("tile_ow", [-1, largest_factor(ow, 8)])
+        cfg.fallback_split("tile_ow", [-1, _fallback_reg_n(ow)])
     kh, kw = get_const_int(kernel.shape[2]), get_const_int(kernel.shape[3])
     n_out = 1
     for d in out.shape:
