@@ -3,17 +3,13 @@ one GPU reduction schedule (:mod:`.reduction`), which gives every reduction stag
 and binds injective outputs."""
 from __future__ import annotations
 
-from ...te.schedule import Schedule
-from ..generic.schedules import Outs
+from ..generic.schedules import named_schedule
 from .reduction import schedule_reduce_graph
 
 
 def _named(name: str, what: str):
-    def f(outs: Outs, *args, **kwargs) -> Schedule:
-        return schedule_reduce_graph(outs)
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"{what} on a GPU: its reductions and injective outputs bound to threads."
-    return f
+    return named_schedule(schedule_reduce_graph, name, f"{what} on a GPU: its reductions and "
+                          "injective outputs bound to threads.")
 
 
 schedule_softmax = _named("schedule_softmax", "softmax / log_softmax")

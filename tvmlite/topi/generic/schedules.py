@@ -7,7 +7,7 @@ element-wise epilogue runs in the same loop nest as the operator it follows); th
 """
 from __future__ import annotations
 
-from typing import List, Sequence, Union
+from typing import Callable, List, Sequence, Union
 
 from ...te.schedule import AutoInlineInjective, Schedule, create_schedule
 from ...te.tensor import Tensor
@@ -63,12 +63,20 @@ def schedule_reduce(outs: Outs) -> Schedule:
     return _default_schedule(outs, True)
 
 
-def _inlining(name: str, doc: str):
-    def f(outs: Outs) -> Schedule:
-        return _default_schedule(outs, True)
+def named_schedule(schedule: Callable[[Outs], Schedule], name: str, doc: str) -> Callable:
+    """``schedule`` under the classic public name ``name`` (docstring ``doc``); classic
+    arguments after ``outs`` (a pool's ``layout``…) are accepted and unused."""
+    def f(outs: Outs, *args, **kwargs) -> Schedule:
+        return schedule(outs)
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = doc + ": the default schedule, injective producers (padding) inlined."
+    f.__doc__ = doc
+    f.__module__ = schedule.__module__
     return f
+
+
+def _inlining(name: str, what: str) -> Callable:
+    return named_schedule(lambda outs: _default_schedule(outs, True), name,
+                          f"{what}: the default schedule, injective producers (padding) inlined.")
 
 
 schedule_conv2d_nchw = _inlining("schedule_conv2d_nchw", "conv2d_nchw")

@@ -11,7 +11,7 @@ from typing import Optional
 
 from ...te.schedule import Schedule
 from ...te.tensor import Tensor
-from ..generic.schedules import Outs, _default_schedule, _outs
+from ..generic.schedules import Outs, _default_schedule, _outs, named_schedule
 from ..nn.conv import conv3d_ncdhw, conv3d_ndhwc
 from ..nn.conv2d_transpose import conv2d_transpose_nchw
 from ..nn.dense import dense
@@ -44,12 +44,8 @@ def schedule_direct_conv(outs: Outs) -> Schedule:
 
 
 def _named(name: str, what: str):
-    def schedule(outs: Outs) -> Schedule:
-        return schedule_direct_conv(outs)
-
-    schedule.__name__ = schedule.__qualname__ = name
-    schedule.__doc__ = f"x86 schedule of ``{what}``: see :func:`schedule_direct_conv`."
-    return schedule
+    return named_schedule(schedule_direct_conv, name,
+                          f"x86 schedule of ``{what}``: see :func:`schedule_direct_conv`.")
 
 
 schedule_conv1d_ncw = _named("schedule_conv1d_ncw", "conv1d_ncw")
