@@ -19,6 +19,7 @@ from ..target import Target
 from ..te.operation import placeholder
 from ..te.tensor import Tensor
 from . import build_cache
+from .backend import check_supported
 from .expr import (
     Call,
     Constant,
@@ -409,6 +410,7 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
         Unpacks as ``(graph_json, lib, params)``; the params are the module's constants
         (and the bound ``params``) by the names the graph gives them.
     """
+    check_supported(executor, runtime)
     tgt = resolve_target(target, target_host)
     with tgt:
         key = build_cache.network_key(_main_function(ir_mod), params or {}, tgt)

@@ -343,6 +343,15 @@ def rebuild_call(n: Call, args: Sequence[Expr], **changes) -> Call:
     return Call(n.op, list(args), attrs, n.type_args)
 
 
+def wrap_in_function(e):
+    """``e`` itself if it is a Function (or not a relay expression), else a Function of ``e``
+    over its free variables (what classic ``IRModule.from_expr`` makes ``main`` of)."""
+    if not isinstance(e, Expr) or isinstance(e, Function):
+        return e
+    from .analysis import free_vars
+    return Function(free_vars(e), e)
+
+
 # ------------------------------------------------------------------------------- constructors
 def var(name_hint: str, type_annotation: Optional[Type] = None, shape=None,
         dtype: str = "float32") -> Var:
@@ -378,4 +387,4 @@ def const(value, dtype: Optional[str] = None) -> Constant:
 
 __all__ = ["Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem", "Let", "If",
            "Function", "TupleWrapper", "var", "const", "children", "post_order", "with_children",
-           "rebuild_call"]
+           "rebuild_call", "wrap_in_function"]

@@ -293,6 +293,8 @@ from . import transform as _transform_ops  # noqa: E402,F401  (registers the tra
 for _name in (_tensor_ops.UNARY_OPS + _tensor_ops.MATH_OPS + _tensor_ops.PREDICATE_OPS
               + ("logical_not",)):
     _injective_strategies(_name, _unary(getattr(topi, _name)))
+_injective_strategies("bitwise_not", _unary(topi.bitwise_not))
+_injective_strategies("copy", _unary(topi.identity))
 for _name in _tensor_ops.ARITH_OPS + _tensor_ops.COMPARE_OPS + _tensor_ops.LOGICAL_OPS:
     _injective_strategies(_name, _binary(getattr(topi, _name)))
 _injective_strategies("clip", lambda attrs, ins, ty: [topi.clip(ins[0], attrs.a_min,

@@ -205,10 +205,18 @@ for _name in PREDICATE_OPS:
     register(_name, 1, _bool_unary_rel(_name), OpPattern.ELEMWISE)
 isnan, isinf, isfinite = (_unary(n) for n in PREDICATE_OPS)
 
+#: element-wise integer ops (same type as the input); ``copy`` lowers to ``topi.identity``
+INT_UNARY_OPS = ("bitwise_not", "copy")
+for _name in INT_UNARY_OPS:
+    register(_name, 1, _unary_rel(_name), OpPattern.ELEMWISE)
+bitwise_not, copy = (_unary(n) for n in INT_UNARY_OPS)
+
 # ------------------------------------------------------------------ more broadcasting ops
-ARITH_OPS = ("power", "maximum", "minimum", "floor_divide", "floor_mod")
+#: ``mod`` is truncated modulo (``topi.mod``), as classic relay's ``mod``
+ARITH_OPS = ("power", "maximum", "minimum", "floor_divide", "floor_mod", "mod", "bitwise_and",
+             "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
 COMPARE_OPS = ("equal", "not_equal", "less", "greater", "less_equal", "greater_equal")
-LOGICAL_OPS = ("logical_and", "logical_or")
+LOGICAL_OPS = ("logical_and", "logical_or", "logical_xor")
 
 
 def _compare_rel(name: str):
@@ -232,8 +240,9 @@ def _binary_ctor(name: str):
     return f
 
 
-(power, maximum, minimum, floor_divide, floor_mod, equal, not_equal, less, greater,
- less_equal, greater_equal, logical_and, logical_or) = (
+(power, maximum, minimum, floor_divide, floor_mod, mod, bitwise_and, bitwise_or, bitwise_xor,
+ left_shift, right_shift, equal, not_equal, less, greater, less_equal, greater_equal,
+ logical_and, logical_or, logical_xor) = (
     _binary_ctor(n) for n in ARITH_OPS + COMPARE_OPS + LOGICAL_OPS)
 
 
@@ -291,5 +300,5 @@ def where(condition: Expr, x: Expr, y: Expr) -> Expr:
 
 __all__ = ["add", "subtract", "multiply", "divide", "reshape", "transpose", "concatenate",
            "logical_not", "clip", "cast", "where", *UNARY_OPS, *MATH_OPS,
-           *PREDICATE_OPS, *ARITH_OPS, *COMPARE_OPS,
+           *PREDICATE_OPS, *INT_UNARY_OPS, *ARITH_OPS, *COMPARE_OPS,
            *LOGICAL_OPS]

@@ -156,6 +156,16 @@ def std(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False,
     return sqrt(variance(data, axis, keepdims, exclude, unbiased))
 
 
+def logsumexp(data: Expr, axis=None, keepdims: bool = False) -> Expr:
+    """``log(sum(exp(data)))`` over ``axis``, computed stably as
+    ``log(sum(exp(data - m))) + m`` with ``m`` the maximum over the same axes."""
+    from .tensor import exp, log, subtract
+    axis = _ints(axis)
+    m = max(data, axis, True)
+    out = log(sum(exp(subtract(data, m)), axis, True)) + m
+    return out if keepdims else squeeze(out, axis)
+
+
 # ------------------------------------------------------------------- more transforms
 register("stack", 1, topi_rel("stack"), OpPattern.INJECTIVE, {"axis": 0})
 register("tile", 1, topi_rel("tile"), OpPattern.BROADCAST, {"reps": ()})
@@ -374,7 +384,7 @@ def cumsum(data: Expr, axis: Optional[int] = None, dtype: Optional[str] = None,
 
 __all__ = ["cumsum",
            "strided_slice", "take", "squeeze", "expand_dims", "broadcast_to", "split", "sum",
-           "mean", "max", "min", "prod", "all", "any", "argmax", "argmin", "variance", "std",
+           "mean", "max", "min", "prod", "logsumexp", "all", "any", "argmax", "argmin", "variance", "std",
            "stack", "tile", "repeat", "reverse", "reverse_sequence", "gather", "gather_nd",
            "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
            "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like"]
