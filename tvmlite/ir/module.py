@@ -4,9 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 from ..error import TVMError
-
 from .printing import astext
-
 
 # functions ``expr -> function`` that the layers above register: relay wraps an expression that
 # is not a function in one over its free variables

@@ -384,7 +384,8 @@ def cumsum(data: Expr, axis: Optional[int] = None, dtype: Optional[str] = None,
 
 __all__ = ["cumsum",
            "strided_slice", "take", "squeeze", "expand_dims", "broadcast_to", "split", "sum",
-           "mean", "max", "min", "prod", "logsumexp", "all", "any", "argmax", "argmin", "variance", "std",
+           "mean", "max", "min", "prod", "logsumexp", "all", "any", "argmax", "argmin",
+           "variance", "std",
            "stack", "tile", "repeat", "reverse", "reverse_sequence", "gather", "gather_nd",
            "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
            "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like"]
