@@ -16,8 +16,9 @@ from ..ir.module import IRModule
 from ..ir.transform import PassContext, Sequential
 from ..runtime import ndarray as _nd
 from ..target import Target
-from ..te.operation import placeholder
+from ..te.operation import compute, placeholder
 from ..te.tensor import Tensor
+from ..tir.op import const
 from . import build_cache
 from .backend import check_supported
 from .expr import (
@@ -42,6 +43,7 @@ from .transform import (
     InferType,
     SimplifyInference,
 )
+from .transform.fuse_ops import group_name
 from .ty import TensorType, TupleType, type_str
 
 
@@ -102,6 +104,12 @@ def _anchor(nodes: List[Expr]) -> Call:
     return best
 
 
+def _scalar_stage(c: Constant) -> Tensor:
+    """A 0-d stage computing scalar constant ``c`` (one the fused function keeps)."""
+    value = const(c.data.numpy().item(), str(c.data.dtype))
+    return compute((), lambda: value, name="compile_engine_const", tag="broadcast")
+
+
 def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
     """One fused function as an (unlowered) PrimFunc ``name``: every op computed by its TOPI
     compute, the group scheduled by its anchor op's strategy."""
@@ -137,6 +145,9 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
             values[id(n)] = [values[id(f)] for f in n.fields]
         elif isinstance(n, TupleGetItem):
             values[id(n)] = values[id(n.tuple_value)][n.index]
+        elif isinstance(n, Constant) and n.data.shape == ():
+            # a scalar FuseOps kept inside: a 0-d stage the consumers' schedule inlines
+            values[id(n)] = _scalar_stage(n)
         else:
             raise TVMError(f"relay.build: {type(n).__name__} inside a fused function")
     out = values[id(func.body)]
@@ -192,7 +203,7 @@ class _GraphCodegen:
         text = astext(prim)
         fname = self.funcs.get(text)
         if fname is None:
-            base = prim.attrs.get("hash_name", "fused")
+            base = group_name(prim)
             fname = base
             k = 0
             while fname in self.lowered:

@@ -55,6 +55,9 @@ class Attrs:
     def __repr__(self) -> str:
         return f"Attrs({self._fields!r})"
 
+    def _structural_value(self) -> dict:
+        return dict(self._fields)
+
 
 class Expr:
     """Base class of relay expressions."""
@@ -132,6 +135,9 @@ class Var(Expr):
     is only for printing."""
 
     __slots__ = ("name_hint", "type_annotation")
+    # structural equality maps variables one to one; their annotations must match
+    _structural_def = "var"
+    _structural_fields = ("type_annotation",)
 
     def __init__(self, name_hint: str, type_annotation: Optional[Type] = None):
         super().__init__()
@@ -150,12 +156,21 @@ class Constant(Expr):
             data = ndarray.array(np.asarray(data))
         self.data = data
 
+    def _structural_value(self) -> tuple:
+        arr = self.data.numpy()
+        return ("Constant", str(arr.dtype), tuple(arr.shape), arr.tobytes())
+
 
 class Call(Expr):
     """``op(args...)`` with ``attrs``: ``op`` is an :class:`~tvmlite.relay.op.Op` or a
     Function."""
 
     __slots__ = ("op", "args", "attrs", "type_args")
+    _structural_fields = ("op", "args", "_structural_attrs", "type_args")
+
+    @property
+    def _structural_attrs(self) -> dict:
+        return {} if self.attrs is None else dict(self.attrs.items())
 
     def __init__(self, op, args: Sequence[Expr], attrs=None, type_args=None):
         super().__init__()
@@ -173,6 +188,7 @@ class Tuple(Expr):
     """A tuple of expressions."""
 
     __slots__ = ("fields",)
+    _structural_fields = ("fields",)
 
     def __init__(self, fields: Sequence[Expr]):
         super().__init__()
@@ -192,6 +208,7 @@ class TupleGetItem(Expr):
     """Field ``index`` of a tuple-typed expression."""
 
     __slots__ = ("tuple_value", "index")
+    _structural_fields = ("tuple_value", "index")
 
     def __init__(self, tuple_value: Expr, index: int):
         super().__init__()
@@ -203,6 +220,7 @@ class Let(Expr):
     """``let var = value; body``."""
 
     __slots__ = ("var", "value", "body")
+    _structural_fields = ("var", "value", "body")
 
     def __init__(self, var: Var, value: Expr, body: Expr):
         super().__init__()
@@ -215,6 +233,7 @@ class If(Expr):
     """``if (cond) { true_branch } else { false_branch }``; ``cond`` is a scalar bool."""
 
     __slots__ = ("cond", "true_branch", "false_branch")
+    _structural_fields = ("cond", "true_branch", "false_branch")
 
     def __init__(self, cond: Expr, true_branch: Expr, false_branch: Expr):
         super().__init__()
@@ -225,6 +244,16 @@ class Function(Expr):
     """``fn (params) -> ret_type { body }``."""
 
     __slots__ = ("params", "body", "ret_type", "type_params", "attrs")
+    # the return type is compared where both sides know it (declared or inferred): classic
+    # type inference fills in every function's return type
+    _structural_fields = ("params", "_structural_ret", "attrs", "type_params", "body")
+    _structural_optional = ("_structural_ret",)
+
+    @property
+    def _structural_ret(self) -> Optional[Type]:
+        if self.ret_type is not None:
+            return self.ret_type
+        return self.body._checked_type
 
     def __init__(self, params: Sequence[Var], body: Expr, ret_type: Optional[Type] = None,
                  type_params=None, attrs=None):
