@@ -52,16 +52,22 @@ class Executor:
             if len(args) > len(names):
                 raise TVMError(f"create_executor: the function takes {len(names)} inputs "
                                f"({names}), got {len(args)} positional arguments")
-            given = dict(zip(names, args))
+            # by position: parameters may share a name (the graph's inputs are the
+            # function's unbound parameters, in order)
+            given = dict(enumerate(args))
             for k, v in kwargs.items():
-                if k in given:
+                if k not in names:
+                    raise TVMError(f"create_executor: the function has no input {k!r} "
+                                   f"(inputs: {names})")
+                i = names.index(k)
+                if i in given:
                     raise TVMError(f"create_executor: input {k!r} given twice")
-                given[k] = v
-            missing = [n for n in names if n not in given]
+                given[i] = v
+            missing = [n for i, n in enumerate(names) if i not in given]
             if missing:
                 raise TVMError(f"create_executor: inputs {missing} were not given")
-            for k, v in given.items():
-                gm.set_input(k, v if isinstance(v, _nd.NDArray) else _nd.array(v))
+            for i, v in given.items():
+                gm.set_input(i, v if isinstance(v, _nd.NDArray) else _nd.array(v))
             gm.run()
             outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
             return tuple(outs) if tuple_result or len(outs) > 1 else outs[0]

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..error import TVMError
 from ..runtime import ndarray
-from .ty import TensorType, Type
+from .ty import TensorType, Type, check_static
 
 
 class Attrs:
@@ -63,6 +63,7 @@ class Expr:
     """Base class of relay expressions."""
 
     __slots__ = ("_checked_type", "__weakref__")
+    _ir_object = True  # ``tvm.runtime.convert`` passes it through
 
     def __init__(self):
         self._checked_type: Optional[Type] = None
@@ -141,6 +142,8 @@ class Var(Expr):
 
     def __init__(self, name_hint: str, type_annotation: Optional[Type] = None):
         super().__init__()
+        if type_annotation is not None:
+            check_static(type_annotation, f"relay.var {name_hint!r}")
         self.name_hint = str(name_hint)
         self.type_annotation = type_annotation
 
@@ -359,9 +362,23 @@ def with_children(n: Expr, memo: Dict[int, Expr]) -> Expr:
         new = TupleGetItem(t, n.index)
     elif isinstance(n, (Var, Constant)):
         return n
+    elif isinstance(n, Let):
+        value, body = sub(n.value), sub(n.body)
+        if value is n.value and body is n.body:
+            return n
+        new = Let(n.var, value, body)
+    elif isinstance(n, If):
+        parts = [sub(n.cond), sub(n.true_branch), sub(n.false_branch)]
+        if all(a is b for a, b in zip(parts, (n.cond, n.true_branch, n.false_branch))):
+            return n
+        new = If(*parts)
+    elif isinstance(n, Function):
+        body = sub(n.body)
+        if body is n.body:
+            return n
+        new = Function(n.params, body, n.ret_type, n.type_params, n.attrs)
     else:
-        raise TVMError(f"{type(n).__name__} is not supported here yet (dataflow graphs of "
-                       "calls, tuples and projections only)")
+        raise TVMError(f"{type(n).__name__} is not supported here yet")
     new._checked_type = n._checked_type
     return new
 

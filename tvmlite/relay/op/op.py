@@ -32,6 +32,19 @@ def _register_attr(op_name: str, key: str, value: Optional[Callable], level: int
     return fset(value) if value is not None else fset
 
 
+def refuse_custom_attr(mod, key: str, pass_name: str) -> None:
+    """Raise :class:`UnsupportedError` if an operator called in ``mod`` has attribute ``key``
+    set from Python: ``pass_name`` would have to call it, and tvmlite's pass does not."""
+    from ..expr import Call, Expr, post_order
+    for func in mod.functions.values():
+        if not isinstance(func, Expr):
+            continue
+        for n in post_order(func):
+            if isinstance(n, Call) and isinstance(n.op, Op) and n.op.has_attr(key):
+                raise unsupported(f"{key} of {n.op.name} registered from Python (tvmlite's "
+                                  f"{pass_name} has its own fixed rules)")
+
+
 def register(op_name: str, describe: str = "") -> None:
     """Classic ``register``: a new operator from Python (not supported by tvmlite)."""
     raise unsupported("tvm.relay.op.register (new relay operators from Python)")

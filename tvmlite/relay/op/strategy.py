@@ -301,6 +301,9 @@ _injective_strategies("clip", lambda attrs, ins, ty: [topi.clip(ins[0], attrs.a_
                                                                 attrs.a_max)])
 _injective_strategies("cast", lambda attrs, ins, ty: [topi.cast(ins[0], attrs.dtype)])
 _injective_strategies("where", lambda attrs, ins, ty: [topi.where(*ins)])
+_injective_strategies("shape_of", lambda attrs, ins, ty: [topi.shape(ins[0], attrs.dtype)])
+_injective_strategies("ndarray_size", lambda attrs, ins, ty: [topi.ndarray_size(
+    ins[0], attrs.dtype)])
 _injective_strategies("nn.leaky_relu", lambda attrs, ins, ty: [topi.nn.leaky_relu(
     ins[0], attrs.alpha)])
 _injective_strategies("strided_slice", lambda attrs, ins, ty: [topi.strided_slice(

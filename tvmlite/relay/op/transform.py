@@ -382,7 +382,28 @@ def cumsum(data: Expr, axis: Optional[int] = None, dtype: Optional[str] = None,
                      exclusive=None if exclusive is None else bool(exclusive))
 
 
-__all__ = ["cumsum",
+register("shape_of", 1, topi_rel("shape_of"), OpPattern.INJECTIVE, {"dtype": "int32"})
+register("ndarray_size", 1, topi_rel("ndarray_size"), OpPattern.INJECTIVE, {"dtype": "int32"})
+
+
+def shape_of(data: Expr, dtype: str = "int32") -> Expr:
+    """The shape of ``data`` as a 1-D tensor of ``dtype``."""
+    return make_call("shape_of", [data], dtype=str(dtype))
+
+
+def ndarray_size(data: Expr, dtype: str = "int32") -> Expr:
+    """The number of elements of ``data`` as a scalar of ``dtype``."""
+    return make_call("ndarray_size", [data], dtype=str(dtype))
+
+
+def cumprod(data: Expr, axis: Optional[int] = None, dtype: Optional[str] = None,
+            exclusive: Optional[bool] = None) -> Expr:
+    """Classic ``relay.cumprod``: tvmlite has no TOPI cumprod to lower it through yet."""
+    from ..._classic import unsupported
+    raise unsupported("tvm.relay.cumprod (no TOPI cumprod in tvmlite yet)")
+
+
+__all__ = ["cumsum", "cumprod", "shape_of", "ndarray_size",
            "strided_slice", "take", "squeeze", "expand_dims", "broadcast_to", "split", "sum",
            "mean", "max", "min", "prod", "logsumexp", "all", "any", "argmax", "argmin",
            "variance", "std",

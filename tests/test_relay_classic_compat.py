@@ -1,0 +1,126 @@
+"""Relay behaviour classic tests rely on: inputs that share a name, structural equality of
+relay functions, FuseOps keeping scalar constants inside, FoldConstant of ``If``, the
+``relay.testing`` helpers and per-operator attributes."""
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import relay
+from tvmlite.relay.testing import run_infer_type, run_opt_pass
+from tvmlite.relay.testing.temp_op_attr import TempOpAttr
+
+
+def test_inputs_that_share_a_name_are_set_by_position():
+    # classic tests name every input "input": each must get its own value
+    rng = np.random.default_rng(1)
+    xs = [relay.var("input", shape=(2, 3)) for _ in range(3)]
+    data = [rng.standard_normal((2, 3)).astype("float32") for _ in range(3)]
+    f = relay.Function(xs, relay.stack(xs, axis=1))
+    out = relay.create_executor("graph", mod=tvm.IRModule.from_expr(f)).evaluate()(*data)
+    np.testing.assert_array_equal(out.numpy(), np.stack(data, axis=1))
+
+
+def test_graph_module_input_index():
+    x, y = relay.var("x", shape=(2,)), relay.var("y", shape=(2,))
+    lib = relay.build(tvm.IRModule.from_expr(relay.Function([x, y], x - y)), target="llvm")
+    gm = tvm.contrib.graph_executor.GraphModule(lib["default"](tvm.cpu()))
+    assert (gm.get_input_index("y"), gm.get_input_index("x"), gm.get_input_index("z")) == \
+        (1, 0, -1)
+    gm.set_input(1, np.array([1, 2], "float32"))
+    gm.set_input(0, np.array([5, 5], "float32"))
+    gm.run()
+    np.testing.assert_array_equal(gm.get_output(0).numpy(), [4, 3])
+
+
+def test_structural_equal_of_relay_functions():
+    def make(name, c):
+        x = relay.var(name, shape=(3,))
+        return relay.Function([x], relay.add(relay.nn.relu(x), relay.const(c)))
+
+    assert tvm.ir.structural_equal(make("a", 1.0), make("b", 1.0))
+    assert not tvm.ir.structural_equal(make("a", 1.0), make("a", 2.0))
+    assert tvm.ir.structural_hash(make("a", 1.0)) == tvm.ir.structural_hash(make("b", 1.0))
+    x = relay.var("x", shape=(3,))
+    # attributes are structure
+    assert not tvm.ir.structural_equal(relay.Function([x], relay.sum(x, axis=0)),
+                                       relay.Function([x], relay.sum(x, axis=0, keepdims=True)))
+    # a variable maps to one counterpart only
+    y = relay.var("y", shape=(3,))
+    assert not tvm.ir.structural_equal(relay.Function([x, y], x + x),
+                                       relay.Function([x, y], x + y))
+    # the inferred return type counts where both sides know it
+    typed = run_infer_type(make("a", 1.0))
+    assert tvm.ir.structural_equal(typed, make("a", 1.0))
+
+
+def test_from_expr_wraps_an_expression_over_its_free_variables():
+    x, y = relay.var("x", shape=(2,)), relay.var("y", shape=(2,))
+    mod = tvm.IRModule.from_expr(relay.add(x, y))
+    assert [p.name_hint for p in mod["main"].params] == ["x", "y"]
+    body = run_infer_type(relay.add(x, y))
+    assert body.checked_type == relay.TensorType((2,), "float32")
+
+
+def test_fuse_ops_keeps_scalar_constants_inside_and_computes_the_same():
+    rng = np.random.default_rng(2)
+    x = relay.var("x", shape=(5, 7))
+    body = relay.squeeze(relay.exp(relay.add(x, relay.const(1.5))))
+    body = relay.multiply(body, relay.const(rng.standard_normal(7).astype("float32")))
+    func = relay.Function([x], body)
+    fused = run_opt_pass(func, relay.transform.FuseOps(fuse_opt_level=2))
+    prim = fused.body.op
+    assert [p.name_hint for p in prim.params] == ["p0", "p1"]  # x and the vector constant
+    a = rng.standard_normal((5, 7)).astype("float32")
+    c = func.body.args[1].data.numpy()
+    got = relay.create_executor(mod=tvm.IRModule.from_expr(func)).evaluate()(a).numpy()
+    np.testing.assert_allclose(got, np.exp(a + 1.5) * c, rtol=1e-5)
+
+
+@pytest.mark.parametrize("cond", [True, False])
+def test_fold_constant_takes_the_branch_of_a_constant_if(cond):
+    a = np.array([[1, 2, 3]], "float32")
+    x, y = relay.const(a), relay.const(a)
+    func = relay.Function([], relay.If(relay.const(cond), x + y, x - y))
+    folded = run_opt_pass(func, relay.transform.FoldConstant())
+    assert isinstance(folded.body, relay.Constant)
+    np.testing.assert_array_equal(folded.body.data.numpy(), a + a if cond else a - a)
+
+
+def test_fold_constant_leaves_dropout():
+    d = relay.nn.dropout(relay.const(np.arange(4, dtype="float32")))
+    func = relay.Function([], d + relay.const(1.0))
+    assert tvm.ir.structural_equal(run_opt_pass(func, relay.transform.FoldConstant()),
+                                   run_infer_type(func))
+
+
+def test_temp_op_attr_sets_and_restores():
+    op = relay.op.get("nn.relu")
+    assert op.get_attr("FTVMConvertOpLayout") is None
+
+    def convert(attrs, inputs, tinfos, desired_layouts):
+        return None
+
+    with TempOpAttr("nn.relu", "FTVMConvertOpLayout", convert):
+        assert op.get_attr("FTVMConvertOpLayout") is convert
+    assert op.get_attr("FTVMConvertOpLayout") is None
+
+
+def test_unsupported_classic_helpers_say_so():
+    x = relay.var("x", shape=(2,))
+    with pytest.raises(tvm._classic.UnsupportedError, match="check_grad"):
+        relay.testing.check_grad(relay.Function([x], x))
+    with pytest.raises(tvm._classic.UnsupportedError, match="Executor"):
+        relay.build(tvm.IRModule.from_expr(relay.Function([x], x)), target="llvm",
+                    executor=relay.backend.Executor("aot"))
+
+
+def test_a_layout_callback_registered_from_python_is_refused_not_ignored():
+    x = relay.var("x", shape=(1, 4, 5, 5))
+    w = relay.var("w", shape=(8, 4, 3, 3))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w], relay.nn.conv2d(x, w)))
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", lambda *args: None):
+        with pytest.raises(tvm._classic.UnsupportedError, match="FTVMAlterOpLayout"):
+            with tvm.transform.PassContext(opt_level=3), tvm.target.Target("llvm"):
+                relay.transform.AlterOpLayout()(mod)
+    with tvm.transform.PassContext(opt_level=3), tvm.target.Target("llvm"):
+        relay.transform.AlterOpLayout()(mod)  # the attribute is gone again

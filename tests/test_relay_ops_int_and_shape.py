@@ -1,0 +1,83 @@
+"""Relay ops added for classic's op tests, each through its TOPI compute, against numpy:
+``copy``, ``bitwise_*``, shifts, ``mod``, ``logical_xor``, ``logsumexp``, ``shape_of``,
+``ndarray_size``, and reshape's special codes (-2, -3, -4)."""
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import relay
+
+
+def _run(func, *args):
+    f = relay.create_executor("graph", mod=tvm.IRModule.from_expr(func), target="llvm")
+    return f.evaluate()(*args).numpy()
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 7), (2, 3, 9)])
+def test_integer_binary_ops(rng, shape):
+    a = rng.integers(-50, 50, size=shape).astype("int32")
+    b = rng.integers(1, 9, size=shape).astype("int32")
+    x, y = relay.var("x", shape=shape, dtype="int32"), relay.var("y", shape=shape, dtype="int32")
+    cases = {relay.bitwise_and: np.bitwise_and, relay.bitwise_or: np.bitwise_or,
+             relay.bitwise_xor: np.bitwise_xor, relay.left_shift: np.left_shift,
+             relay.right_shift: np.right_shift, relay.mod: np.fmod}
+    for op, ref in cases.items():
+        got = _run(relay.Function([x, y], op(x, y)), a, b)
+        np.testing.assert_array_equal(got, ref(a, b), err_msg=op.__name__)
+
+
+def test_unary_copy_bitwise_not_and_logical_xor(rng):
+    a = rng.integers(-50, 50, size=(4, 5)).astype("int32")
+    x = relay.var("x", shape=(4, 5), dtype="int32")
+    np.testing.assert_array_equal(_run(relay.Function([x], relay.bitwise_not(x)), a), ~a)
+    np.testing.assert_array_equal(_run(relay.Function([x], relay.copy(x)), a), a)
+    p, q = rng.random((3, 5)) > 0.5, rng.random((3, 5)) > 0.5
+    u, v = relay.var("u", shape=(3, 5), dtype="bool"), relay.var("v", shape=(3, 5), dtype="bool")
+    np.testing.assert_array_equal(_run(relay.Function([u, v], relay.logical_xor(u, v)), p, q),
+                                  np.logical_xor(p, q))
+
+
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (1, False), ((0, 2), True), (-1, True)])
+def test_logsumexp(rng, axis, keepdims):
+    a = (rng.standard_normal((3, 4, 5)) * 30).astype("float32")  # large: the stable form
+    x = relay.var("x", shape=a.shape)
+    got = _run(relay.Function([x], relay.logsumexp(x, axis, keepdims)), a)
+    m = np.max(a, axis=axis, keepdims=True)
+    want = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
+    if not keepdims:
+        want = np.squeeze(want, axis=axis)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_shape_of_and_ndarray_size(rng):
+    a = rng.standard_normal((3, 1, 7)).astype("float32")
+    x = relay.var("x", shape=a.shape)
+    np.testing.assert_array_equal(_run(relay.Function([x], relay.shape_of(x, "int64")), a),
+                                  np.array([3, 1, 7], "int64"))
+    got = _run(relay.Function([x], relay.ndarray_size(x)), a)
+    assert got.dtype == np.int32 and got.shape == () and int(got) == 21
+    # FoldConstant replaces both by constants (shapes are static)
+    f = relay.Function([x], relay.add(relay.ndarray_size(x), relay.const(1)))
+    folded = relay.transform.FoldConstant()(tvm.IRModule.from_expr(f))["main"]
+    assert isinstance(folded.body, relay.Constant) and int(folded.body.data.numpy()) == 22
+
+
+@pytest.mark.parametrize("newshape,want", [
+    ((-2,), (2, 3, 4)), ((2, -2), (2, 3, 4)), ((-3, 4), (6, 4)), ((0, -3), (2, 12)),
+    ((-4, 1, 2, -2), (1, 2, 3, 4)), ((2, -4, -1, 3, 4), (2, 1, 3, 4)), ((0, -1), (2, 12))])
+def test_reshape_special_codes(rng, newshape, want):
+    a = rng.standard_normal((2, 3, 4)).astype("float32")
+    x = relay.var("x", shape=a.shape)
+    got = _run(relay.Function([x], relay.reshape(x, newshape)), a)
+    np.testing.assert_array_equal(got, a.reshape(want))
+
+
+def test_reshape_bad_split_is_refused():
+    x = relay.var("x", shape=(2, 3, 4))
+    with pytest.raises(tvm.TVMError, match="cannot split dimension 3"):
+        relay.testing.run_infer_type(relay.reshape(x, (2, -4, 2, 2, 4)))
