@@ -124,3 +124,26 @@ def test_a_layout_callback_registered_from_python_is_refused_not_ignored():
                 relay.transform.AlterOpLayout()(mod)
     with tvm.transform.PassContext(opt_level=3), tvm.target.Target("llvm"):
         relay.transform.AlterOpLayout()(mod)  # the attribute is gone again
+
+
+def test_operators_determine_the_types_of_unannotated_weights():
+    # classic's conv2d/dense/bias_add/batch_norm relations assign the types of arguments
+    # left without annotation from the data and the attributes
+    x = relay.var("x", shape=(2, 4, 6, 6))
+    w, b = relay.var("w"), relay.var("b")
+    y = relay.nn.bias_add(relay.nn.conv2d(x, w, channels=8, kernel_size=(3, 3), groups=2), b)
+    f = run_infer_type(relay.Function([x, w, b], y))
+    assert [p.checked_type for p in f.params][1:] == [relay.TensorType((8, 2, 3, 3)),
+                                                      relay.TensorType((8,))]
+    d = relay.var("d", shape=(3, 5))
+    dw = relay.var("dw")
+    g = run_infer_type(relay.Function([d, dw], relay.nn.dense(d, dw, units=7)))
+    assert g.params[1].checked_type == relay.TensorType((7, 5))
+    rng = np.random.default_rng(3)
+    a, wv = rng.standard_normal((3, 5)).astype("float32"), rng.standard_normal((7, 5))
+    out = relay.create_executor(mod=tvm.IRModule.from_expr(g)).evaluate()(a, wv.astype("f4"))
+    np.testing.assert_allclose(out.numpy(), a @ wv.T, rtol=1e-5, atol=1e-5)
+    # nothing determines it: the error names the variable
+    v = relay.var("v")
+    with pytest.raises(tvm.TVMError, match="%v has no type annotation"):
+        run_infer_type(relay.Function([d, v], relay.add(d, v)))

@@ -33,7 +33,7 @@ class Op:
     """A primitive operator: what ``relay.op.get(name)`` returns."""
 
     __slots__ = ("name", "num_inputs", "type_rel", "pattern", "strategies", "attrs_defaults",
-                 "description", "_attrs")
+                 "description", "_attrs", "arg_types")
 
     def __init__(self, name: str, num_inputs: int, type_rel: Callable, pattern: int,
                  attrs_defaults: Optional[Dict[str, Any]] = None, description: str = ""):
@@ -45,6 +45,10 @@ class Op:
         self.attrs_defaults = dict(attrs_defaults or {})
         self.description = description
         self._attrs: Dict[str, Any] = {}
+        # arg_types(types, attrs) -> types: the types of arguments left unknown (None) that
+        # the others and the attributes determine (a conv2d's weight from its channels and
+        # kernel_size), as classic's type relations assign them
+        self.arg_types: Optional[Callable[[List[Any], Any], List[Any]]] = None
 
     def get_attr(self, key: str):
         """Classic ``Op.get_attr``: ``TOpPattern``, ``FTVMStrategy`` and whatever
@@ -134,6 +138,11 @@ def register_strategy(name: str, target_key: str, fcompute: FCompute,
     global _generation
     _generation += 1
     get(name).strategies[target_key] = (fcompute, fschedule)
+
+
+def register_arg_types(name: str, fn: Callable[[List[Any], Any], List[Any]]) -> None:
+    """Let op ``name`` determine the types of arguments left unknown (see ``Op.arg_types``)."""
+    get(name).arg_types = fn
 
 
 def get(name: str) -> Op:
