@@ -147,3 +147,14 @@ def test_operators_determine_the_types_of_unannotated_weights():
     v = relay.var("v")
     with pytest.raises(tvm.TVMError, match="%v has no type annotation"):
         run_infer_type(relay.Function([d, v], relay.add(d, v)))
+
+
+def test_resize2d_roi_none_is_the_whole_image():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((1, 2, 3, 5)).astype("float32")
+    x = relay.var("x", shape=a.shape)
+    z = relay.image.resize2d(x, (6, 10), None, "NCHW", "nearest_neighbor",
+                             coordinate_transformation_mode="asymmetric")
+    out = relay.create_executor(mod=tvm.IRModule.from_expr(relay.Function([x], z))) \
+        .evaluate()(a).numpy()
+    np.testing.assert_array_equal(out, a.repeat(2, axis=2).repeat(2, axis=3))
