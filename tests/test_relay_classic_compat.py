@@ -158,3 +158,16 @@ def test_resize2d_roi_none_is_the_whole_image():
     out = relay.create_executor(mod=tvm.IRModule.from_expr(relay.Function([x], z))) \
         .evaluate()(a).numpy()
     np.testing.assert_array_equal(out, a.repeat(2, axis=2).repeat(2, axis=3))
+
+
+def test_type_inference_carries_symbolic_dimensions_and_build_refuses_them():
+    n, c = tvm.te.var("n"), tvm.te.var("c")
+    x = relay.var("x", relay.TensorType((n, c, 4), "float32"))
+    for op in (relay.sum, relay.mean, relay.variance):
+        assert run_infer_type(op(x, axis=1)).checked_type == \
+            relay.TensorType((n, 4), "float32")
+    assert run_infer_type(relay.nn.relu(x)).checked_type == relay.TensorType((n, c, 4))
+    assert relay.TensorType((n, 4)) != relay.TensorType((c, 4))
+    with pytest.raises(tvm.TVMError, match="dynamic shapes are not supported"):
+        relay.build(tvm.IRModule.from_expr(relay.Function([x], relay.nn.relu(x))),
+                    target="llvm")

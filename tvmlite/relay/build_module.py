@@ -44,7 +44,7 @@ from .transform import (
     SimplifyInference,
 )
 from .transform.fuse_ops import group_name
-from .ty import TensorType, TupleType, type_str
+from .ty import TensorType, TupleType, check_static, type_str
 
 
 def build_config(opt_level: int = 2, required_pass=None, disabled_pass=None,
@@ -372,6 +372,14 @@ class GraphExecutorFactoryModule:
 
 
 def _main_function(mod) -> Function:
+    func = _find_main(mod)
+    for p in func.params:
+        if p.type_annotation is not None:
+            check_static(p.type_annotation, f"relay.build: parameter %{p.name_hint}")
+    return func
+
+
+def _find_main(mod) -> Function:
     if isinstance(mod, Function):
         return mod
     if isinstance(mod, IRModule):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..error import TVMError
 from ..runtime import ndarray
-from .ty import TensorType, Type, check_static
+from .ty import TensorType, Type
 
 
 class Attrs:
@@ -142,8 +142,6 @@ class Var(Expr):
 
     def __init__(self, name_hint: str, type_annotation: Optional[Type] = None):
         super().__init__()
-        if type_annotation is not None:
-            check_static(type_annotation, f"relay.var {name_hint!r}")
         self.name_hint = str(name_hint)
         self.type_annotation = type_annotation
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Sequence, Tuple
 
 from ..error import TVMError
+from ..ir.structural import structural_equal
 
 
 class Type:
@@ -13,9 +14,15 @@ class Type:
     _ir_object = True  # ``tvm.runtime.convert`` passes it through
 
 
+def _same_dim(a, b) -> bool:
+    if isinstance(a, int) or isinstance(b, int):
+        return isinstance(a, int) and isinstance(b, int) and a == b
+    return structural_equal(a, b, map_free_vars=False)
+
+
 class TensorType(Type):
-    """A tensor of ``shape`` and ``dtype``. A type may be written with symbolic dimensions
-    (classic's dynamic shapes) and compared, but relay variables take static shapes only."""
+    """A tensor of ``shape`` and ``dtype``. Dimensions may be symbolic (classic's dynamic
+    shapes: type inference carries them), but ``relay.build`` compiles static shapes only."""
 
     __slots__ = ("shape", "dtype")
 
@@ -25,7 +32,10 @@ class TensorType(Type):
             try:
                 dims.append(int(d))
             except (TypeError, ValueError):
-                dims.append(d)  # a symbolic dimension: only a variable refuses it
+                if isinstance(d, str) or not hasattr(d, "dtype"):
+                    raise TVMError(f"TensorType: shape must hold ints or integer expressions, "
+                                   f"got {tuple(shape)!r}") from None
+                dims.append(d)  # a symbolic dimension (relay.build refuses it)
         if any(isinstance(d, int) and d < 0 for d in dims):
             raise TVMError(f"TensorType: negative dimension in shape {tuple(dims)}")
         self.shape: Tuple[int, ...] = tuple(dims)
@@ -41,11 +51,12 @@ class TensorType(Type):
         return self.shape
 
     def __eq__(self, other) -> bool:
-        return (isinstance(other, TensorType) and self.shape == other.shape
-                and self.dtype == other.dtype)
+        return (isinstance(other, TensorType) and self.dtype == other.dtype
+                and len(self.shape) == len(other.shape)
+                and all(_same_dim(a, b) for a, b in zip(self.shape, other.shape)))
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype))
+        return hash((tuple(d if isinstance(d, int) else "?" for d in self.shape), self.dtype))
 
     def __repr__(self) -> str:
         return type_str(self)

@@ -350,8 +350,17 @@ def _reduce_compute(name: str):
         for a in set(axes):
             count *= shape[a]
         total = topi.sum(data, axis, attrs.keepdims)
-        return [topi.divide(total, _tir_const(float(count), data.dtype))]
+        return [_divide_by_count(total, count, data.dtype)]
     return f
+
+
+def _divide_by_count(total, count, dtype: str, less: int = 0):
+    """``total / max(count - less, 1)``; ``count`` may be symbolic (the type inference of
+    classic's dynamic shapes computes it)."""
+    if isinstance(count, int):
+        return topi.divide(total, _tir_const(float(max(count - less, 1)), dtype))
+    from ...tir import op as _tir_op
+    return topi.divide(total, _tir_op.cast(dtype, _tir_op.max(count - less, 1)))
 
 
 def _tir_const(value, dtype: str):
@@ -421,8 +430,7 @@ def _variance(attrs, ins, ty):
         count *= shape[a]
     diff = topi.subtract(data, m)
     total = topi.sum(topi.multiply(diff, diff), axis, attrs.keepdims)
-    return [topi.divide(total, _tir_const(float(max(count - int(attrs.unbiased), 1)),
-                                          data.dtype))]
+    return [_divide_by_count(total, count, data.dtype, int(attrs.unbiased))]
 
 
 for _name in ("prod", "all", "any", "argmax", "argmin"):
