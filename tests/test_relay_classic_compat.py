@@ -171,3 +171,10 @@ def test_type_inference_carries_symbolic_dimensions_and_build_refuses_them():
     with pytest.raises(tvm.TVMError, match="dynamic shapes are not supported"):
         relay.build(tvm.IRModule.from_expr(relay.Function([x], relay.nn.relu(x))),
                     target="llvm")
+
+
+def test_node_children_compare_with_lists():
+    a, b = relay.var("a"), relay.var("b")
+    f = relay.Function([a, b], relay.Tuple([a, b]))
+    assert f.params == [a, b] and f.body.fields == [a, b] and f.params != [b, a]
+    assert relay.Call(relay.op.get("add"), [a, b]).args == [a, b] and f.span is None

@@ -59,8 +59,28 @@ class Attrs:
         return dict(self._fields)
 
 
+class NodeTuple(tuple):
+    """The children of a node (a call's args, a function's params): a tuple that also equals
+    the list of the same items, as classic's ``Array`` does."""
+
+    __slots__ = ()
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+
 class Expr:
     """Base class of relay expressions."""
+
+    #: source locations are not tracked (classic's ``span``)
+    span = None
 
     __slots__ = ("_checked_type", "__weakref__")
     _ir_object = True  # ``tvm.runtime.convert`` passes it through
@@ -180,9 +200,9 @@ class Call(Expr):
                 raise TVMError(f"argument {i} of a call to {getattr(op, 'name', op)} is "
                                f"{type(a).__name__}, not a relay expression")
         self.op = op
-        self.args = tuple(args)
+        self.args = NodeTuple(args)
         self.attrs = attrs if isinstance(attrs, Attrs) or attrs is None else Attrs(attrs)
-        self.type_args = tuple(type_args or ())
+        self.type_args = NodeTuple(type_args or ())
 
 
 class Tuple(Expr):
@@ -193,7 +213,7 @@ class Tuple(Expr):
 
     def __init__(self, fields: Sequence[Expr]):
         super().__init__()
-        self.fields = tuple(fields)
+        self.fields = NodeTuple(fields)
         for i, f in enumerate(self.fields):
             if not isinstance(f, Expr):
                 raise TVMError(f"tuple field {i} is {type(f).__name__}, not a relay expression")
@@ -264,10 +284,10 @@ class Function(Expr):
                 raise TVMError(f"function parameters must be relay Vars, got {p!r}")
         if not isinstance(body, Expr):
             raise TVMError(f"function body must be a relay expression, got {type(body)}")
-        self.params = tuple(params)
+        self.params = NodeTuple(params)
         self.body = body
         self.ret_type = ret_type
-        self.type_params = tuple(type_params or ())
+        self.type_params = NodeTuple(type_params or ())
         self.attrs = dict(attrs or {})
 
     def with_attr(self, key: str, value) -> "Function":
@@ -429,6 +449,6 @@ def const(value, dtype: Optional[str] = None) -> Constant:
     return Constant(ndarray.array(arr))
 
 
-__all__ = ["Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem", "Let", "If",
-           "Function", "TupleWrapper", "var", "const", "children", "post_order", "with_children",
+__all__ = ["NodeTuple", "Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem",
+           "Let", "If", "Function", "TupleWrapper", "var", "const", "children", "post_order", "with_children",
            "rebuild_call", "wrap_in_function"]
