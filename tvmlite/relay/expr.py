@@ -450,5 +450,5 @@ def const(value, dtype: Optional[str] = None) -> Constant:
 
 
 __all__ = ["NodeTuple", "Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem",
-           "Let", "If", "Function", "TupleWrapper", "var", "const", "children", "post_order", "with_children",
-           "rebuild_call", "wrap_in_function"]
+           "Let", "If", "Function", "TupleWrapper", "var", "const", "children", "post_order",
+           "with_children", "rebuild_call", "wrap_in_function"]
