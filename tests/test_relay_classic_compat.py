@@ -178,3 +178,17 @@ def test_node_children_compare_with_lists():
     f = relay.Function([a, b], relay.Tuple([a, b]))
     assert f.params == [a, b] and f.body.fields == [a, b] and f.params != [b, a]
     assert relay.Call(relay.op.get("add"), [a, b]).args == [a, b] and f.span is None
+
+
+def test_evaluate_an_expression_and_binds():
+    x = relay.var("x", shape=(), dtype="int32")
+    ex = relay.create_executor()
+    assert int(ex.evaluate(x + x * x, {x: relay.const(2, "int32")}).numpy()) == 6
+    np.testing.assert_array_equal(ex.evaluate(relay.ones((2, 3), "float64")).numpy(),
+                                  np.ones((2, 3)))
+    y = relay.var("y", shape=(2,))
+    f = relay.Function([x, y], y * relay.cast(x, "float32"))
+    g = ex.evaluate(f, {x: np.array(3, "int32")})  # a bound parameter is gone
+    np.testing.assert_array_equal(g(np.array([1, 2], "float32")).numpy(), [3, 6])
+    with pytest.raises(tvm.TVMError, match="free variables"):
+        ex.evaluate(x + x)

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+import numpy as np
+
 from ..contrib.graph_executor import GraphModule
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..runtime import ndarray as _nd
 from ..runtime.device import Device, cpu
+from .analysis import free_vars
 from .build_module import build
-from .expr import Expr, Function
+from .expr import Expr, Function, const, post_order, with_children
 from .transform import InferType
 from .ty import TupleType
 
@@ -34,13 +37,18 @@ class Executor:
     def evaluate(self, expr: Optional[Expr] = None, binds=None):
         """A callable running ``expr`` (default: the module's ``main``)."""
         if binds:
-            raise TVMError("create_executor: evaluate(binds=...) is not supported by tvmlite")
+            expr = _bind(self.mod["main"] if expr is None else expr, binds)
+        if expr is not None and not isinstance(expr, Function):
+            # an expression is evaluated at once (classic): it must be closed
+            free = free_vars(expr)
+            if free:
+                raise TVMError(f"create_executor: evaluate() of an expression with free "
+                               f"variables {[v.name_hint for v in free]}: bind them with "
+                               f"binds={{var: value}} or pass a Function")
+            return Executor(self.kind, self.mod, self.device, self.target, self.params) \
+                .evaluate(Function([], expr))()
         mod = self.mod
         if expr is not None:
-            if not isinstance(expr, Function):
-                raise TVMError(f"create_executor: evaluate() takes a relay Function, got "
-                               f"{type(expr).__name__} (tvmlite has no interpreter for "
-                               f"open expressions)")
             mod = IRModule.from_expr(expr)
         func = mod["main"]
         names = [p.name_hint for p in func.params if p.name_hint not in self.params]
@@ -73,6 +81,22 @@ class Executor:
             return tuple(outs) if tuple_result or len(outs) > 1 else outs[0]
 
         return run
+
+
+def _bind(expr: Expr, binds) -> Expr:
+    """``expr`` with the variables of ``binds`` replaced by their values (expressions, or
+    arrays made constants); a function loses the parameters bound."""
+    value = {id(v): (x if isinstance(x, Expr) else const(x if isinstance(x, _nd.NDArray)
+                                                          else np.asarray(x)))
+             for v, x in binds.items()}
+    body = expr.body if isinstance(expr, Function) else expr
+    memo: Dict[int, Expr] = {}
+    for n in post_order(body):
+        memo[id(n)] = value[id(n)] if id(n) in value else with_children(n, memo)
+    if not isinstance(expr, Function):
+        return memo[id(body)]
+    return Function([p for p in expr.params if id(p) not in value], memo[id(body)],
+                    expr.ret_type, expr.type_params, expr.attrs)
 
 
 def create_executor(kind: str = "debug", mod: Optional[IRModule] = None,
