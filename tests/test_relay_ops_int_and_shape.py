@@ -81,3 +81,12 @@ def test_reshape_bad_split_is_refused():
     x = relay.var("x", shape=(2, 3, 4))
     with pytest.raises(tvm.TVMError, match="cannot split dimension 3"):
         relay.testing.run_infer_type(relay.reshape(x, (2, -4, 2, 2, 4)))
+
+
+def test_constant_shapes_are_static_shapes(rng):
+    a = rng.standard_normal((1, 2, 1)).astype("float32")
+    x = relay.var("x", shape=a.shape)
+    b = relay.broadcast_to(x, relay.const(np.array([3, 2, 4]), "int64"))
+    r = relay.reshape(b, relay.const(np.array([6, -1]), "int64"))
+    np.testing.assert_array_equal(_run(relay.Function([x], r), a),
+                                  np.broadcast_to(a, (3, 2, 4)).reshape(6, 4))

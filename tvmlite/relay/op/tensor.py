@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ..expr import Expr, Tuple
+from ..expr import Constant, Expr, Tuple
 from ..ty import TensorType, Type
 from ._rel import (
     RelayTypeError,
@@ -131,6 +131,8 @@ register("reshape", 1, _reshape_rel, OpPattern.INJECTIVE, {"newshape": ()})
 
 def reshape(data: Expr, newshape) -> Expr:
     """Reshape ``data`` (``newshape`` may hold 0 = keep the dimension, -1 = infer)."""
+    if isinstance(newshape, Constant):  # classic takes a constant shape as the static one
+        newshape = newshape.data.numpy().tolist()
     if isinstance(newshape, int):
         newshape = (newshape,)
     return make_call("reshape", [data], newshape=tuple(int(d) for d in newshape))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins as _builtins
 from typing import Optional, Sequence
 
-from ..expr import Expr, Tuple, TupleWrapper
+from ..expr import Constant, Expr, Tuple, TupleWrapper
 from ._rel import RelayTypeError, topi_rel
 from .registry import OpPattern, make_call, register
 
@@ -26,8 +26,12 @@ for _name in ("sum", "mean", "max", "min"):
 
 
 def _ints(v) -> Optional[tuple]:
+    """Integers of an attribute: an int, a sequence, or a relay constant (classic takes a
+    constant shape as the static one)."""
     if v is None:
         return None
+    if isinstance(v, Constant):
+        v = v.data.numpy().tolist()
     return (int(v),) if isinstance(v, int) else tuple(int(x) for x in v)
 
 
