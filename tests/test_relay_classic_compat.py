@@ -192,3 +192,9 @@ def test_evaluate_an_expression_and_binds():
     np.testing.assert_array_equal(g(np.array([1, 2], "float32")).numpy(), [3, 6])
     with pytest.raises(tvm.TVMError, match="free variables"):
         ex.evaluate(x + x)
+
+
+def test_evaluate_takes_python_numbers_in_the_input_dtype():
+    x, y = relay.var("x", shape=(), dtype="int32"), relay.var("y", shape=())
+    f = relay.create_executor().evaluate(relay.Function([x, y], relay.cast(x, "float32") + y))
+    assert float(f(10, 1.5).numpy()) == 11.5

@@ -75,6 +75,8 @@ class Executor:
             if missing:
                 raise TVMError(f"create_executor: inputs {missing} were not given")
             for i, v in given.items():
+                if isinstance(v, (int, float, bool)):  # a Python number: the input's dtype
+                    v = np.asarray(v, dtype=gm.get_input(i).dtype)
                 gm.set_input(i, v if isinstance(v, _nd.NDArray) else _nd.array(v))
             gm.run()
             outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
