@@ -198,3 +198,12 @@ def test_evaluate_takes_python_numbers_in_the_input_dtype():
     x, y = relay.var("x", shape=(), dtype="int32"), relay.var("y", shape=())
     f = relay.create_executor().evaluate(relay.Function([x, y], relay.cast(x, "float32") + y))
     assert float(f(10, 1.5).numpy()) == 11.5
+
+
+def test_module_update_and_same_as():
+    x = relay.var("x", shape=(2,))
+    a = tvm.IRModule.from_expr(relay.Function([x], x))
+    b = tvm.IRModule({"other": relay.Function([x], relay.log(x))})
+    b.update(a)
+    assert sorted(b.functions) == ["main", "other"] and b["main"] is a["main"]
+    assert a.same_as(a) and not a.same_as(tvm.IRModule.from_expr(a["main"]))

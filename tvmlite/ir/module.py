@@ -101,6 +101,17 @@ class IRModule:
     def update_func(self, gv: Union[str, GlobalVar], func) -> None:
         self[gv] = func
 
+    def update(self, other) -> None:
+        """Add the functions of ``other`` (an IRModule or a dict), replacing those of the same
+        name."""
+        items = other.functions.items() if isinstance(other, IRModule) else other.items()
+        for k, v in items:
+            self[k] = v
+
+    def same_as(self, other) -> bool:
+        """Whether ``other`` is this very module (reference equality, as classic)."""
+        return self is other
+
     def with_attr(self, key: str, value) -> "IRModule":
         return IRModule(self.functions, {**self.attrs, key: value})
 
