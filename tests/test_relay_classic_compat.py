@@ -207,3 +207,10 @@ def test_module_update_and_same_as():
     b.update(a)
     assert sorted(b.functions) == ["main", "other"] and b["main"] is a["main"]
     assert a.same_as(a) and not a.same_as(tvm.IRModule.from_expr(a["main"]))
+
+
+@pytest.mark.parametrize("option", ["-runtime=c", "-system-lib=1", "-executor=aot",
+                                    "-interface-api=c", "-unpacked-api=1"])
+def test_target_options_classic_moved_to_executor_and_runtime(option):
+    with pytest.raises(ValueError, match="Cannot recognize"):
+        tvm.target.Target(f"c {option}")
