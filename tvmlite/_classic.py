@@ -205,7 +205,7 @@ CLASSIC_NAMES = {
         mean_variance mean_std logsumexp searchsorted vm
         qnn quantize dataflow_pattern Prelude ScopeBuilder Any IncompleteType RefCreate RefRead
         RefWrite Match Clause Constructor TypeVar GlobalTypeVar TypeData fromtext parse_expr
-        SpanCheck annotation prelude
+        SpanCheck annotation prelude parse Span
     """.split()),
 }
 # Functions classic TVM registered into tvm.te.schedule from C++.
