@@ -214,3 +214,23 @@ def test_module_update_and_same_as():
 def test_target_options_classic_moved_to_executor_and_runtime(option):
     with pytest.raises(ValueError, match="Cannot recognize"):
         tvm.target.Target(f"c {option}")
+
+
+def test_check_basic_block_normal_form():
+    from tvmlite.relay.analysis import check_basic_block_normal_form as check
+    c = relay.var("c", shape=(), dtype="bool")
+    x = relay.var("x", shape=(2,))
+    shared = relay.add(x, x)
+    with pytest.raises(tvm.TVMError, match="should be lifted"):
+        check(relay.If(c, relay.exp(shared), relay.log(shared)))  # only in the branches
+    v = relay.var("v")
+    assert check(relay.Let(v, shared, relay.If(c, relay.exp(v), relay.log(v))))
+    # used in the enclosing scope too: computed there, not ambiguous
+    assert check(relay.Tuple([shared, relay.If(c, relay.exp(shared), x)]))
+    with pytest.raises(tvm.TVMError, match="should be lifted"):  # two function bodies
+        y, z = relay.var("y", shape=(2,)), relay.var("z", shape=(2,))
+        check(relay.Function([x], relay.Tuple([relay.Function([y], shared + y),
+                                               relay.Function([z], shared + z)])))
+    f = relay.var("f", relay.FuncType([], relay.scalar_type("bool")))
+    # a parameter is bound by its function: used in both branches is fine
+    assert isinstance(f(), relay.Call) and check(relay.Function([x], relay.If(f(), x, x)))

@@ -137,6 +137,10 @@ class Expr:
     def __rtruediv__(self, other):
         return self._binary("divide", other, True)
 
+    def __call__(self, *args) -> "Call":
+        """A call of this (function-typed) expression: ``f(x, y)``."""
+        return Call(self, list(args))
+
     __hash__ = object.__hash__
 
 
