@@ -90,3 +90,42 @@ def test_constant_shapes_are_static_shapes(rng):
     r = relay.reshape(b, relay.const(np.array([6, -1]), "int64"))
     np.testing.assert_array_equal(_run(relay.Function([x], r), a),
                                   np.broadcast_to(a, (3, 2, 4)).reshape(6, 4))
+
+
+def test_reinterpret_invert_permutation_broadcast_to_like(rng):
+    a = rng.standard_normal((3, 5)).astype("float32")
+    x = relay.var("x", shape=a.shape)
+    np.testing.assert_array_equal(_run(relay.Function([x], relay.reinterpret(x, "int32")), a),
+                                  a.view("int32"))
+    p = rng.permutation(7).astype("int32")
+    v = relay.var("p", shape=(7,), dtype="int32")
+    np.testing.assert_array_equal(_run(relay.Function([v], relay.invert_permutation(v)), p),
+                                  np.argsort(p))
+    b = rng.standard_normal((5,)).astype("float32")
+    y = relay.var("y", shape=(5,))
+    np.testing.assert_array_equal(
+        _run(relay.Function([y, x], relay.broadcast_to_like(y, x)), b, a),
+        np.broadcast_to(b, a.shape))
+
+
+@pytest.mark.parametrize("k,align", [(0, "RIGHT_LEFT"), (1, "RIGHT_LEFT"), ((-1, 1), "LEFT_RIGHT"),
+                                     ((-1, 1), "RIGHT_LEFT")])
+def test_matrix_set_diag(rng, k, align):
+    from tvmlite.topi.testing import matrix_set_diag as ref
+    a = rng.standard_normal((2, 4, 5)).astype("float32")
+    lo, hi = (k, k) if isinstance(k, int) else k
+    lengths = [min(4 + min(d, 0), 5 - max(d, 0)) for d in range(lo, hi + 1)]
+    dshape = (2, lengths[0]) if lo == hi else (2, hi - lo + 1, max(lengths))
+    d = rng.standard_normal(dshape).astype("float32")
+    x, y = relay.var("x", shape=a.shape), relay.var("d", shape=d.shape)
+    got = _run(relay.Function([x, y], relay.matrix_set_diag(x, y, k, align)), a, d)
+    np.testing.assert_allclose(got, ref(a, d, k, align))
+
+
+def test_sliding_window(rng):
+    a = rng.standard_normal((2, 7, 6)).astype("float32")
+    x = relay.var("x", shape=a.shape)
+    got = _run(relay.Function([x], relay.sliding_window(x, 1, (3, 2), (2, 3))), a)
+    want = np.stack([np.stack([a[:, i:i + 3, j:j + 2] for j in range(0, 5, 3)], 1)
+                     for i in range(0, 5, 2)], 1)
+    np.testing.assert_array_equal(got, want)

@@ -301,6 +301,24 @@ _injective_strategies("clip", lambda attrs, ins, ty: [topi.clip(ins[0], attrs.a_
                                                                 attrs.a_max)])
 _injective_strategies("cast", lambda attrs, ins, ty: [topi.cast(ins[0], attrs.dtype)])
 _injective_strategies("where", lambda attrs, ins, ty: [topi.where(*ins)])
+_injective_strategies("reinterpret", lambda attrs, ins, ty: [topi.reinterpret(ins[0],
+                                                                              attrs.dtype)])
+
+
+def _matrix_set_diag(attrs, ins, ty):
+    k = attrs.k1 if attrs.k1 == attrs.k2 else (attrs.k1, attrs.k2)
+    align = (("RIGHT" if attrs.super_diag_right_align else "LEFT") + "_"
+             + ("RIGHT" if attrs.sub_diag_right_align else "LEFT"))
+    return [topi.matrix_set_diag(ins[0], ins[1], k, align)]
+
+
+_injective_strategies("matrix_set_diag", _matrix_set_diag)
+_injective_strategies("invert_permutation", lambda attrs, ins, ty: [topi.invert_permutation(
+    ins[0])])
+_injective_strategies("broadcast_to_like", lambda attrs, ins, ty: [topi.broadcast_to(
+    ins[0], list(ins[1].shape))])
+_injective_strategies("sliding_window", lambda attrs, ins, ty: [topi.sliding_window(
+    ins[0], attrs.axis, list(attrs.window_shape), list(attrs.strides))])
 _injective_strategies("shape_of", lambda attrs, ins, ty: [topi.shape(ins[0], attrs.dtype)])
 _injective_strategies("ndarray_size", lambda attrs, ins, ty: [topi.ndarray_size(
     ins[0], attrs.dtype)])
