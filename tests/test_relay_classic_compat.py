@@ -234,3 +234,23 @@ def test_check_basic_block_normal_form():
     f = relay.var("f", relay.FuncType([], relay.scalar_type("bool")))
     # a parameter is bound by its function: used in both branches is fine
     assert isinstance(f(), relay.Call) and check(relay.Function([x], relay.If(f(), x, x)))
+
+
+def test_batch_norm_statistics_outputs_build_and_fold():
+    rng = np.random.default_rng(5)
+    vals = [rng.random(s).astype("float32") for s in [(4, 5, 6)] + [(5,)] * 4]
+    xs = [relay.var(f"v{i}", shape=v.shape) for i, v in enumerate(vals)]
+    bn = relay.nn.batch_norm(*xs, axis=1)
+    # the moving statistics are inputs passed through: relay.build used to crash on them
+    f = relay.Function(xs, relay.Tuple([bn[1], bn[2]]))
+    out = relay.create_executor(mod=tvm.IRModule.from_expr(f)).evaluate()(*vals)
+    np.testing.assert_array_equal(out[0].numpy(), vals[3])
+    np.testing.assert_array_equal(out[1].numpy(), vals[4])
+    # a constant tuple-valued call folds to a tuple of constants
+    g = relay.Function([], relay.nn.batch_norm(*[relay.const(v) for v in vals]).astuple())
+    folded = run_opt_pass(g, relay.transform.FoldConstant())
+    assert isinstance(folded.body, relay.Tuple) and len(folded.body.fields) == 3
+    np.testing.assert_array_equal(folded.body[2].data.numpy(), vals[4])
+    m, v = vals[3].reshape(5, 1), vals[4].reshape(5, 1)
+    want = (vals[0] - m) / np.sqrt(v + 1e-5) * vals[1].reshape(5, 1) + vals[2].reshape(5, 1)
+    np.testing.assert_allclose(folded.body[0].data.numpy(), want, rtol=1e-5, atol=1e-5)

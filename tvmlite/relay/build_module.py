@@ -16,9 +16,10 @@ from ..ir.module import IRModule
 from ..ir.transform import PassContext, Sequential
 from ..runtime import ndarray as _nd
 from ..target import Target
-from ..te.operation import compute, placeholder
+from ..te.operation import PlaceholderOp, compute, placeholder
 from ..te.tensor import Tensor
 from ..tir.op import const
+from ..topi.math import identity as topi_identity
 from . import build_cache
 from .backend import check_supported
 from .expr import (
@@ -160,6 +161,9 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
                            f"{type_str(func.body.checked_type)}; only its fields can be used "
                            "(e.g. nn.batch_norm(...)[0])")
         outs = list(out)
+    # an output that is an input passed through (batch_norm's moving mean and variance) is
+    # copied: a kernel's outputs are stages it computes
+    outs = [topi_identity(o) if isinstance(o.op, PlaceholderOp) else o for o in outs]
     anchor = _anchor(nodes)
     _, fschedule = anchor.op.strategy(target)
     sch = fschedule(anchor.attrs, outs, target)

@@ -32,7 +32,7 @@ from ..expr import (
     with_children,
 )
 from ..op.registry import Op
-from ..ty import TensorType
+from ..ty import TensorType, TupleType
 from .infer_type import infer_type
 
 NAME = "FoldConstant"
@@ -108,9 +108,22 @@ def _fold_values(func: Function) -> Function:
     wanted: List[Expr] = []
     seen = set()
 
+    tuples: Dict[int, List[Expr]] = {}  # a folded tuple value: its fields, computed
+
     def want(e: Expr) -> None:
-        if (id(e) in const and not isinstance(e, Constant) and id(e) not in seen
-                and isinstance(e._checked_type, TensorType)):
+        if id(e) not in const or isinstance(e, Constant) or id(e) in seen:
+            return
+        t = e._checked_type
+        if isinstance(t, TupleType) and all(isinstance(f, TensorType) for f in t.fields):
+            seen.add(id(e))  # a tuple of tensors (batch_norm's): a tuple of constants
+            fields = []
+            for i, ft in enumerate(t.fields):
+                f = TupleGetItem(e, i)
+                f._checked_type = ft
+                fields.append(f)
+            tuples[id(e)] = fields
+            wanted.extend(fields)
+        elif isinstance(t, TensorType):
             seen.add(id(e))
             wanted.append(e)
 
@@ -132,6 +145,9 @@ def _fold_values(func: Function) -> Function:
         c = Constant(_nd.array(gm.get_output(i).numpy()))
         c._checked_type = e._checked_type
         memo[id(e)] = c
+    for key, fields in tuples.items():
+        memo[key] = Tuple([memo[id(f)] for f in fields])
+        memo[key]._checked_type = fields[0].tuple_value._checked_type
     for n in post_order(func.body):
         if id(n) not in memo:
             memo[id(n)] = with_children(n, memo)
