@@ -299,3 +299,25 @@ def test_bool_buffers_load_and_store_as_vectors(n):
     np.testing.assert_array_equal(b.numpy(), ~a[:n])
     np.testing.assert_array_equal(c.numpy(), a[::2] & ~a[:n])
     assert set(np.frombuffer(c.numpy().tobytes(), np.uint8)) <= {0, 1}
+
+
+def _concat_last_axis(widths):
+    xs = [te.placeholder((2, 3, w), name=f"x{i}") for i, w in enumerate(widths)]
+    out = tvm.topi.concatenate(xs, 2)
+    s = tvm.topi.x86.schedule_injective([out])
+    return xs, out, tvm.build(s, xs + [out], target="llvm")
+
+
+def test_nested_vector_if_then_else_is_linear_in_size():
+    # a concatenate of n inputs on the vectorized axis is a chain of n - 1 lane-varying
+    # if_then_else: its C text must grow linearly with n (it doubled with each level, and
+    # gcc did not finish on 6 inputs)
+    widths = [31, 20, 21, 8, 28, 7, 4, 32, 16, 5]
+    rng = np.random.default_rng(0)
+    xs, out, mod = _concat_last_axis(widths)
+    data = [rng.standard_normal(tuple(int(d) for d in x.shape)).astype("float32") for x in xs]
+    res = tvm.nd.array(np.zeros((2, 3, sum(widths)), "float32"))
+    mod(*[tvm.nd.array(d) for d in data], res)
+    np.testing.assert_array_equal(res.numpy(), np.concatenate(data, axis=2))
+    half = _concat_last_axis(widths[:5])[2].get_source()
+    assert len(mod.get_source()) < 3 * len(half)

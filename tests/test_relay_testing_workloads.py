@@ -155,3 +155,20 @@ def test_numpy_reference_agrees_with_torch(workload):
     inputs = {"data": data, **{k: v.numpy() for k, v in _randomize_bn(params, 3).items()}}
     want = torch_reference.run_reference(mod["main"], inputs)
     np.testing.assert_allclose(run_reference(mod["main"], inputs), want, rtol=1e-9, atol=1e-12)
+
+
+def test_inception_v3_structure():
+    func = testing.inception_v3.get_net(2, 10, (3, 299, 299), "float32")
+    func = relay.testing.run_infer_type(func)
+    assert func.checked_type.ret_type == relay.TensorType((2, 10), "float32")
+    convs = [n for n in relay.expr.post_order(func.body)
+             if isinstance(n, relay.Call) and getattr(n.op, "name", "") == "nn.conv2d"]
+    assert len(convs) == 94  # Inception-v3's convolutions
+    by_name = {p.name_hint: p.checked_type.shape for p in func.params}
+    assert len(by_name) == len(func.params)  # every parameter has a name of its own
+    assert by_name["stem_0_conv_weight"] == (32, 3, 3, 3)
+    assert by_name["mixed_4_tower1_0_conv_weight"] == (128, 768, 1, 1)  # 17x17: 768 channels
+    assert by_name["mixed_9_conv_conv_weight"] == (320, 1280, 1, 1)  # 8x8: 1280 channels
+    assert by_name["fc1_weight"] == (10, 2048)
+    _, params = testing.inception_v3.get_workload(batch_size=1, num_classes=10)
+    assert params["fc1_weight"].shape == (10, 2048) and "data" not in params

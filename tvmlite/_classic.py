@@ -243,7 +243,9 @@ CLASSIC_NAMES = {
         trunc_divide mod trunc_mod logical_xor bitwise_and bitwise_or bitwise_xor right_shift
         left_shift fixed_point_multiply einsum copy device_copy shape_of ndarray_size
         mean_variance mean_std logsumexp searchsorted vm
-        qnn quantize dataflow_pattern Prelude ScopeBuilder
+        qnn quantize dataflow_pattern Prelude ScopeBuilder Any IncompleteType RefCreate RefRead
+        RefWrite Match Clause Constructor TypeVar GlobalTypeVar TypeData fromtext parse_expr
+        SpanCheck annotation prelude parse Span
     """.split()),
 }
 # Functions classic TVM registered into tvm.te.schedule from C++.

@@ -10,7 +10,9 @@ indices gather/scatter lane by lane. Boolean vectors (``uint1x8``) are lane mask
 A lane-varying ``if_then_else(c, t, f)`` is lazy per lane: when every lane of ``c`` holds it
 evaluates ``t`` alone, when none does ``f`` alone, otherwise both under masks, where vector
 loads become masked loads and scalar loads happen only if some lane needs them, so a guarded
-load never touches memory for an inactive lane.
+load never touches memory for an inactive lane. The larger branch is written once (under its
+mask, which covers the case where it alone is needed), so the C text of nested
+``if_then_else`` chains (a concatenate of many inputs) grows linearly, not exponentially.
 """
 from __future__ import annotations
 
@@ -76,7 +78,10 @@ class VectorPrinterMixin:
             "all": (f"int {name}({T} m)", f"int32_t a = -1; {loop} a &= m[l]; return a != 0;"),
             "select": (f"{T} {name}({M} m, {T} t, {T} f)",
                        f"{T} r; {loop} r[l] = m[l] ? t[l] : f[l]; return r;"),
+            # every lane active (the common case under an if_then_else): one vector load
             "mload": (f"{T} {name}(const {E_}* p, int64_t b, {M} m)",
+                      f"int32_t a = -1; {loop} a &= m[l]; "
+                      f"if (a) return *(const {T}_u*)(p + b); "
                       f"{T} r = {{0}}; {loop} if (m[l]) r[l] = p[b + l]; return r;"),
             "gather": (f"{T} {name}(const {E_}* p, {IT} i)",
                        f"{T} r; {loop} r[l] = p[i[l]]; return r;"),
@@ -339,15 +344,21 @@ class VectorPrinterMixin:
         m, r = self.fresh("m"), self.fresh("r")
         outer, outer_dt = self.mask, self.mask_dtype
         head = f"{M} {m} = {self.expr(cond)};"
-        t_full = self.expr(t)  # every lane active: the outer mask (if any) still applies
-        f_full = self.expr(f)
         mt, mf = (f"({m} & {outer})", f"(~{m} & {outer})") if outer else (m, f"(~{m})")
         self.mask, self.mask_dtype = mt, _mask_dtype(L)
         t_part = self.expr(t)
         self.mask = mf
         f_part = self.expr(f)
         self.mask, self.mask_dtype = outer, outer_dt
-        return (f"({{ {head} {T} {r}; if ({self.vhelper('all', _mask_dtype(L))}({m})) "
-                f"{r} = {t_full}; else if (!{self.vhelper('any', _mask_dtype(L))}({m})) "
-                f"{r} = {f_full}; else {r} = {self.vhelper('select', dt)}({m}, {t_part}, "
-                f"{f_part}); {r}; }})")
+        all_, any_ = self.vhelper("all", _mask_dtype(L)), self.vhelper("any", _mask_dtype(L))
+        sel = self.vhelper("select", dt)
+        if len(f_part) >= len(t_part):
+            # f once, under its mask (all its lanes when no lane of c holds)
+            t_full = self.expr(t)  # every lane active: the outer mask (if any) still applies
+            body = (f"if ({all_}({m})) {r} = {t_full}; else {{ {r} = {f_part}; "
+                    f"if ({any_}({m})) {r} = {sel}({m}, {t_part}, {r}); }}")
+        else:
+            f_full = self.expr(f)
+            body = (f"if (!{any_}({m})) {r} = {f_full}; else {{ {r} = {t_part}; "
+                    f"if (!{all_}({m})) {r} = {sel}({m}, {r}, {f_part}); }}")
+        return f"({{ {head} {T} {r}; {body} {r}; }})"

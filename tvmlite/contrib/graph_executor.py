@@ -140,9 +140,11 @@ class GraphModule:
         self._graph_json = graph_json if isinstance(graph_json, str) else json.dumps(g)
         _keep_freed_memory()
         self._entries: List[Any] = _allocate(shapes, dtypes, attrs.get("storage_id"), dev)
+        # inputs by position; a name shared by several inputs names the first (classic)
+        self._input_entries = [row_ptr[nid] for nid in arg_nodes]
         self._input_index: Dict[str, int] = {}
         for nid in arg_nodes:
-            self._input_index[nodes[nid]["name"]] = row_ptr[nid]
+            self._input_index.setdefault(nodes[nid]["name"], row_ptr[nid])
         self._input_names = [nodes[nid]["name"] for nid in arg_nodes]
         self._ops = []
         self._op_names = []
@@ -190,7 +192,7 @@ class GraphModule:
             if not 0 <= key < len(self._input_names):
                 raise TVMError(f"set_input: input index {key} out of range (the graph has "
                                f"{len(self._input_names)} inputs)")
-            key = self._input_names[key]
+            return self._input_entries[key]
         if key not in self._input_index:
             raise TVMError(f"set_input: the graph has no input named {key!r} (inputs: "
                            f"{self._input_names})")
@@ -228,6 +230,13 @@ class GraphModule:
             out.copyfrom(arr)
             return out
         return arr
+
+    def get_input_index(self, name: str) -> int:
+        """The index of the (first) input called ``name``; -1 if there is none."""
+        try:
+            return self._input_names.index(name)
+        except ValueError:
+            return -1
 
     def get_num_inputs(self) -> int:
         return len(self._input_names)

@@ -1,9 +1,19 @@
 """IRModule: a named collection of functions."""
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
+from ..error import TVMError
 from .printing import astext
+
+# functions ``expr -> function`` that the layers above register: relay wraps an expression that
+# is not a function in one over its free variables
+_EXPR_WRAPPERS: List[Callable[[Any], Any]] = []
+
+
+def register_expr_wrapper(wrap: Callable[[Any], Any]) -> None:
+    """Have :meth:`IRModule.from_expr` pass its expression through ``wrap`` first."""
+    _EXPR_WRAPPERS.append(wrap)
 
 
 class GlobalVar:
@@ -48,8 +58,17 @@ class IRModule:
         self.attrs: Dict[str, Any] = dict(attrs or {})
 
     @staticmethod
-    def from_expr(func, name: str = "main") -> "IRModule":
-        return IRModule({name: func})
+    def from_expr(expr, functions=None, type_defs=None, name: str = "main") -> "IRModule":
+        """A module whose ``main`` is ``expr``: a relay expression that is not a function is
+        wrapped in one over its free variables (classic ``IRModule.from_expr``)."""
+        if type_defs:
+            raise TVMError("IRModule.from_expr: type_defs (relay ADTs) are not supported by "
+                           "tvmlite")
+        for wrap in _EXPR_WRAPPERS:
+            expr = wrap(expr)
+        mod = IRModule(functions)
+        mod[name] = expr
+        return mod
 
     def __getitem__(self, name: Union[str, GlobalVar]):
         key = name.name_hint if isinstance(name, GlobalVar) else name
@@ -86,6 +105,17 @@ class IRModule:
 
     def update_func(self, gv: Union[str, GlobalVar], func) -> None:
         self[gv] = func
+
+    def update(self, other) -> None:
+        """Add the functions of ``other`` (an IRModule or a dict), replacing those of the same
+        name."""
+        items = other.functions.items() if isinstance(other, IRModule) else other.items()
+        for k, v in items:
+            self[k] = v
+
+    def same_as(self, other) -> bool:
+        """Whether ``other`` is this very module (reference equality, as classic)."""
+        return self is other
 
     def with_attr(self, key: str, value) -> "IRModule":
         return IRModule(self.functions, {**self.attrs, key: value})

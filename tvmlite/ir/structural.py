@@ -3,6 +3,11 @@
 Two IRs are equal when they have the same shape, the same constants and dtypes, and their
 variables correspond one-to-one (a variable is matched to its counterpart the first time the
 two meet, so names do not matter).
+
+Nodes are compared by their dataclass fields, or, for classes that are not dataclasses (the
+relay expressions), by the fields named in their ``_structural_fields`` class attribute; a
+field named in ``_structural_optional`` is compared only when neither side is None; a class
+with a ``_structural_value()`` method compares (and hashes) by the value it returns.
 """
 from __future__ import annotations
 
@@ -12,8 +17,15 @@ import hashlib
 from typing import Any, Dict, Optional
 
 
-def _fields(obj):
-    return dataclasses.fields(obj) if dataclasses.is_dataclass(obj) else ()
+def _field_names(obj):
+    """The names of the fields that make ``obj``'s structure."""
+    if dataclasses.is_dataclass(obj):
+        return [f.name for f in dataclasses.fields(obj)]
+    return getattr(type(obj), "_structural_fields", ())
+
+
+def _optional(obj, field: str) -> bool:
+    return field in getattr(type(obj), "_structural_optional", ())
 
 
 def _def_kind(x) -> Optional[str]:
@@ -33,7 +45,7 @@ _DEFINING = {
     ("For", "loop_var"), ("LetStmt", "var"), ("Let", "var"), ("Allocate", "buffer_var"),
     ("PrimFunc", "params"), ("PrimFunc", "buffer_map"), ("Block", "iter_vars"),
     ("Block", "alloc_buffers"), ("CommReducer", "lhs"), ("CommReducer", "rhs"),
-    ("Reduce", "axis"),
+    ("Reduce", "axis"), ("Function", "params"),
 }
 
 # Fields that are labels, not structure (as in TVM: a block's name is for people and for
@@ -57,11 +69,13 @@ class _Equal:
         ma, mb = self.lmap.get(id(a)), self.rmap.get(id(b))
         if ma is None and mb is None:
             if not (self.map_free_vars or self.defining):
-                raise _Mismatch(path, a, b, f"free variables {a.name} and {b.name} differ")
-            if a.dtype != b.dtype:
+                raise _Mismatch(path, a, b, f"free variables {_name(a)} and {_name(b)} differ")
+            if getattr(a, "dtype", None) != getattr(b, "dtype", None):
                 raise _Mismatch(path, a, b, f"dtype {a.dtype} vs {b.dtype}")
             if type(a) is not type(b):
                 raise _Mismatch(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
+            for f in _field_names(a):  # a relay variable's type annotation
+                self.eq(getattr(a, f), getattr(b, f), f"{path}.{f}")
             self.lmap[id(a)], self.rmap[id(b)] = b, a
             return
         if ma is not b or mb is not a:
@@ -87,6 +101,8 @@ class _Equal:
                 raise _Mismatch(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
         if _def_kind(a) == "var":
             return self.var(a, b, path)
+        if hasattr(a, "_structural_value"):
+            return self.eq(a._structural_value(), b._structural_value(), path)
         if _def_kind(a) == "buffer":
             mb = self.lmap.get(id(a))
             if mb is not None:
@@ -113,12 +129,20 @@ class _Equal:
                     self.eq(ka, kb, f"{path}.key{i}")
                     self.eq(va, vb, f"{path}[{i}]")
             return
-        fs = _fields(a)
+        fs = _field_names(a)
         if fs:
             for f in fs:
-                if _skip(a, f.name):
+                if _skip(a, f):
                     continue  # as in TVM, names of buffers and blocks are not structure
-                self.eq(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
+                x, y = getattr(a, f), getattr(b, f)
+                if _optional(a, f) and (x is None or y is None):
+                    continue
+                defining = (type(a).__name__, f) in _DEFINING
+                self.defining += defining
+                try:
+                    self.eq(x, y, f"{path}.{f}")
+                finally:
+                    self.defining -= defining
             return
         if hasattr(a, "functions") and hasattr(a, "attrs"):  # IRModule
             self.eq(a.functions, b.functions, f"{path}.functions")
@@ -131,6 +155,10 @@ class _Equal:
         if hasattr(a, "__eq__") and a == b:
             return
         raise _Mismatch(path, a, b, "values differ")
+
+
+def _name(v) -> str:
+    return str(getattr(v, "name", None) or getattr(v, "name_hint", ""))
 
 
 def _literal_matches(node, value) -> bool:
@@ -197,7 +225,10 @@ def structural_hash(node, map_free_vars: bool = True) -> int:
 def _hash_into(x, h, ids):
     if _def_kind(x) == "var":
         n = ids.setdefault(id(x), len(ids))
-        h.update(f"V{n}:{x.dtype};".encode())
+        h.update(f"V{n}:{getattr(x, 'dtype', '')};".encode())
+        return
+    if hasattr(x, "_structural_value"):
+        _hash_into(x._structural_value(), h, ids)
         return
     if _def_kind(x) == "buffer" and id(x) in ids:
         h.update(f"B{ids[id(x)]};".encode())
@@ -217,13 +248,13 @@ def _hash_into(x, h, ids):
             _hash_into(v, h, ids)
         h.update(b"}")
         return
-    fs = _fields(x)
+    fs = _field_names(x)
     if fs:
         h.update(type(x).__name__.encode())
         for f in fs:
-            if _skip(x, f.name):
+            if _skip(x, f) or _optional(x, f):
                 continue
-            _hash_into(getattr(x, f.name), h, ids)
+            _hash_into(getattr(x, f), h, ids)
         return
     if hasattr(x, "functions") and hasattr(x, "attrs"):
         _hash_into(x.functions, h, ids)

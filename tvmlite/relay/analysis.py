@@ -3,7 +3,20 @@ from __future__ import annotations
 
 from typing import Any, Callable, List
 
-from .expr import Call, Expr, Function, Let, Var, children, post_order
+from ..error import TVMError
+from .expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    If,
+    Let,
+    Tuple,
+    TupleGetItem,
+    Var,
+    children,
+    post_order,
+)
 
 
 def all_vars(expr: Expr) -> List[Var]:
@@ -94,3 +107,73 @@ def get_total_mac_number(expr: Expr) -> int:
     layers and batch matmuls in the type-checked ``expr``: per call, its output's elements
     times the products each sums."""
     return sum(_macs(n) for n in post_order(expr) if isinstance(n, Call))
+
+
+class _Scope:
+    """A scope of basic block normal form: the root, an ``If`` branch or a function body."""
+
+    __slots__ = ("parent", "depth")
+
+    def __init__(self, parent: "_Scope" = None):
+        self.parent = parent
+        self.depth = 0 if parent is None else parent.depth + 1
+
+
+def _lca(a: _Scope, b: _Scope) -> _Scope:
+    while a.depth > b.depth:
+        a = a.parent
+    while b.depth > a.depth:
+        b = b.parent
+    while a is not b:
+        a, b = a.parent, b.parent
+    return a
+
+
+def _uses(e: Expr, scope: _Scope, inner: dict) -> list:
+    """(child, the scope it is used in) of each edge out of ``e`` (in ``scope``); ``inner``
+    keeps the scope each branch or body opens, one per node."""
+    def opened(key):
+        if key not in inner:
+            inner[key] = _Scope(scope)
+        return inner[key]
+    if isinstance(e, If):
+        return [(e.cond, scope), (e.true_branch, opened((id(e), 1))),
+                (e.false_branch, opened((id(e), 2)))]
+    if isinstance(e, Function):
+        return [(p, scope) for p in e.params] + [(e.body, opened((id(e), 0)))]
+    if isinstance(e, Let):
+        return [(e.var, scope), (e.value, scope), (e.body, scope)]
+    if isinstance(e, Call):
+        return [(a, scope) for a in ([e.op] if isinstance(e.op, Expr) else []) + list(e.args)]
+    if isinstance(e, Tuple):
+        return [(f, scope) for f in e.fields]
+    if isinstance(e, TupleGetItem):
+        return [(e.tuple_value, scope)]
+    return []
+
+
+def check_basic_block_normal_form(expr: Expr) -> bool:
+    """Check that ``expr`` is in basic block normal form: every expression used in more than
+    one scope (the branches of an ``If``, function bodies) is also used in the scope that
+    encloses all those uses (e.g. bound there by a ``let``), so that where it is computed is
+    not ambiguous. Raises TVMError naming the first expression that should be lifted."""
+    def kids(e):
+        return [c for c, _ in _uses(e, root, {})]
+    root = _Scope()
+    order = list(reversed(post_order(expr, kids)))  # every user before what it uses
+    scope_of = {id(expr): root}
+    use_scopes: dict = {}
+    inner: dict = {}
+    for n in order:
+        if id(n) != id(expr):
+            scopes = use_scopes[id(n)]
+            s = scopes[0]
+            for t in scopes[1:]:
+                s = _lca(s, t)
+            if not isinstance(n, Constant) and all(t is not s for t in scopes):
+                raise TVMError("The expression below violates the basic block normal form in "
+                               f"that its scope should be lifted:\n{n}")
+            scope_of[id(n)] = s
+        for child, sc in _uses(n, scope_of[id(n)], inner):
+            use_scopes.setdefault(id(child), []).append(sc)
+    return True

@@ -16,9 +16,12 @@ from ..ir.module import IRModule
 from ..ir.transform import PassContext, Sequential
 from ..runtime import ndarray as _nd
 from ..target import Target
-from ..te.operation import placeholder
+from ..te.operation import PlaceholderOp, compute, placeholder
 from ..te.tensor import Tensor
+from ..tir.op import const
+from ..topi.math import identity as topi_identity
 from . import build_cache
+from .backend import check_supported
 from .expr import (
     Call,
     Constant,
@@ -41,7 +44,8 @@ from .transform import (
     InferType,
     SimplifyInference,
 )
-from .ty import TensorType, TupleType, type_str
+from .transform.fuse_ops import group_name
+from .ty import TensorType, TupleType, check_static, type_str
 
 
 def build_config(opt_level: int = 2, required_pass=None, disabled_pass=None,
@@ -101,6 +105,12 @@ def _anchor(nodes: List[Expr]) -> Call:
     return best
 
 
+def _scalar_stage(c: Constant) -> Tensor:
+    """A 0-d stage computing scalar constant ``c`` (one the fused function keeps)."""
+    value = const(c.data.numpy().item(), str(c.data.dtype))
+    return compute((), lambda: value, name="compile_engine_const", tag="broadcast")
+
+
 def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
     """One fused function as an (unlowered) PrimFunc ``name``: every op computed by its TOPI
     compute, the group scheduled by its anchor op's strategy."""
@@ -136,6 +146,9 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
             values[id(n)] = [values[id(f)] for f in n.fields]
         elif isinstance(n, TupleGetItem):
             values[id(n)] = values[id(n.tuple_value)][n.index]
+        elif isinstance(n, Constant) and n.data.shape == ():
+            # a scalar FuseOps kept inside: a 0-d stage the consumers' schedule inlines
+            values[id(n)] = _scalar_stage(n)
         else:
             raise TVMError(f"relay.build: {type(n).__name__} inside a fused function")
     out = values[id(func.body)]
@@ -148,6 +161,9 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
                            f"{type_str(func.body.checked_type)}; only its fields can be used "
                            "(e.g. nn.batch_norm(...)[0])")
         outs = list(out)
+    # an output that is an input passed through (batch_norm's moving mean and variance) is
+    # copied: a kernel's outputs are stages it computes
+    outs = [topi_identity(o) if isinstance(o.op, PlaceholderOp) else o for o in outs]
     anchor = _anchor(nodes)
     _, fschedule = anchor.op.strategy(target)
     sch = fschedule(anchor.attrs, outs, target)
@@ -191,7 +207,7 @@ class _GraphCodegen:
         text = astext(prim)
         fname = self.funcs.get(text)
         if fname is None:
-            base = prim.attrs.get("hash_name", "fused")
+            base = group_name(prim)
             fname = base
             k = 0
             while fname in self.lowered:
@@ -360,6 +376,14 @@ class GraphExecutorFactoryModule:
 
 
 def _main_function(mod) -> Function:
+    func = _find_main(mod)
+    for p in func.params:
+        if p.type_annotation is not None:
+            check_static(p.type_annotation, f"relay.build: parameter %{p.name_hint}")
+    return func
+
+
+def _find_main(mod) -> Function:
     if isinstance(mod, Function):
         return mod
     if isinstance(mod, IRModule):
@@ -409,6 +433,7 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
         Unpacks as ``(graph_json, lib, params)``; the params are the module's constants
         (and the bound ``params``) by the names the graph gives them.
     """
+    check_supported(executor, runtime)
     tgt = resolve_target(target, target_host)
     with tgt:
         key = build_cache.network_key(_main_function(ir_mod), params or {}, tgt)

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+import numpy as np
+
 from ..contrib.graph_executor import GraphModule
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..runtime import ndarray as _nd
 from ..runtime.device import Device, cpu
+from .analysis import free_vars
 from .build_module import build
-from .expr import Expr, Function
+from .expr import Expr, Function, const, post_order, with_children
 from .transform import InferType
 from .ty import TupleType
 
@@ -34,13 +37,18 @@ class Executor:
     def evaluate(self, expr: Optional[Expr] = None, binds=None):
         """A callable running ``expr`` (default: the module's ``main``)."""
         if binds:
-            raise TVMError("create_executor: evaluate(binds=...) is not supported by tvmlite")
+            expr = _bind(self.mod["main"] if expr is None else expr, binds)
+        if expr is not None and not isinstance(expr, Function):
+            # an expression is evaluated at once (classic): it must be closed
+            free = free_vars(expr)
+            if free:
+                raise TVMError(f"create_executor: evaluate() of an expression with free "
+                               f"variables {[v.name_hint for v in free]}: bind them with "
+                               f"binds={{var: value}} or pass a Function")
+            return Executor(self.kind, self.mod, self.device, self.target, self.params) \
+                .evaluate(Function([], expr))()
         mod = self.mod
         if expr is not None:
-            if not isinstance(expr, Function):
-                raise TVMError(f"create_executor: evaluate() takes a relay Function, got "
-                               f"{type(expr).__name__} (tvmlite has no interpreter for "
-                               f"open expressions)")
             mod = IRModule.from_expr(expr)
         func = mod["main"]
         names = [p.name_hint for p in func.params if p.name_hint not in self.params]
@@ -52,21 +60,45 @@ class Executor:
             if len(args) > len(names):
                 raise TVMError(f"create_executor: the function takes {len(names)} inputs "
                                f"({names}), got {len(args)} positional arguments")
-            given = dict(zip(names, args))
+            # by position: parameters may share a name (the graph's inputs are the
+            # function's unbound parameters, in order)
+            given = dict(enumerate(args))
             for k, v in kwargs.items():
-                if k in given:
+                if k not in names:
+                    raise TVMError(f"create_executor: the function has no input {k!r} "
+                                   f"(inputs: {names})")
+                i = names.index(k)
+                if i in given:
                     raise TVMError(f"create_executor: input {k!r} given twice")
-                given[k] = v
-            missing = [n for n in names if n not in given]
+                given[i] = v
+            missing = [n for i, n in enumerate(names) if i not in given]
             if missing:
                 raise TVMError(f"create_executor: inputs {missing} were not given")
-            for k, v in given.items():
-                gm.set_input(k, v if isinstance(v, _nd.NDArray) else _nd.array(v))
+            for i, v in given.items():
+                if isinstance(v, (int, float, bool)):  # a Python number: the input's dtype
+                    v = np.asarray(v, dtype=gm.get_input(i).dtype)
+                gm.set_input(i, v if isinstance(v, _nd.NDArray) else _nd.array(v))
             gm.run()
             outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
             return tuple(outs) if tuple_result or len(outs) > 1 else outs[0]
 
         return run
+
+
+def _bind(expr: Expr, binds) -> Expr:
+    """``expr`` with the variables of ``binds`` replaced by their values (expressions, or
+    arrays made constants); a function loses the parameters bound."""
+    value = {id(v): (x if isinstance(x, Expr) else const(x if isinstance(x, _nd.NDArray)
+                                                          else np.asarray(x)))
+             for v, x in binds.items()}
+    body = expr.body if isinstance(expr, Function) else expr
+    memo: Dict[int, Expr] = {}
+    for n in post_order(body):
+        memo[id(n)] = value[id(n)] if id(n) in value else with_children(n, memo)
+    if not isinstance(expr, Function):
+        return memo[id(body)]
+    return Function([p for p in expr.params if id(p) not in value], memo[id(body)],
+                    expr.ret_type, expr.type_params, expr.attrs)
 
 
 def create_executor(kind: str = "debug", mod: Optional[IRModule] = None,

@@ -55,11 +55,35 @@ class Attrs:
     def __repr__(self) -> str:
         return f"Attrs({self._fields!r})"
 
+    def _structural_value(self) -> dict:
+        return dict(self._fields)
+
+
+class NodeTuple(tuple):
+    """The children of a node (a call's args, a function's params): a tuple that also equals
+    the list of the same items, as classic's ``Array`` does."""
+
+    __slots__ = ()
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
 
 class Expr:
     """Base class of relay expressions."""
 
+    #: source locations are not tracked (classic's ``span``)
+    span = None
+
     __slots__ = ("_checked_type", "__weakref__")
+    _ir_object = True  # ``tvm.runtime.convert`` passes it through
 
     def __init__(self):
         self._checked_type: Optional[Type] = None
@@ -113,6 +137,10 @@ class Expr:
     def __rtruediv__(self, other):
         return self._binary("divide", other, True)
 
+    def __call__(self, *args) -> "Call":
+        """A call of this (function-typed) expression: ``f(x, y)``."""
+        return Call(self, list(args))
+
     __hash__ = object.__hash__
 
 
@@ -132,6 +160,9 @@ class Var(Expr):
     is only for printing."""
 
     __slots__ = ("name_hint", "type_annotation")
+    # structural equality maps variables one to one; their annotations must match
+    _structural_def = "var"
+    _structural_fields = ("type_annotation",)
 
     def __init__(self, name_hint: str, type_annotation: Optional[Type] = None):
         super().__init__()
@@ -150,12 +181,21 @@ class Constant(Expr):
             data = ndarray.array(np.asarray(data))
         self.data = data
 
+    def _structural_value(self) -> tuple:
+        arr = self.data.numpy()
+        return ("Constant", str(arr.dtype), tuple(arr.shape), arr.tobytes())
+
 
 class Call(Expr):
     """``op(args...)`` with ``attrs``: ``op`` is an :class:`~tvmlite.relay.op.Op` or a
     Function."""
 
     __slots__ = ("op", "args", "attrs", "type_args")
+    _structural_fields = ("op", "args", "_structural_attrs", "type_args")
+
+    @property
+    def _structural_attrs(self) -> dict:
+        return {} if self.attrs is None else dict(self.attrs.items())
 
     def __init__(self, op, args: Sequence[Expr], attrs=None, type_args=None):
         super().__init__()
@@ -164,19 +204,20 @@ class Call(Expr):
                 raise TVMError(f"argument {i} of a call to {getattr(op, 'name', op)} is "
                                f"{type(a).__name__}, not a relay expression")
         self.op = op
-        self.args = tuple(args)
+        self.args = NodeTuple(args)
         self.attrs = attrs if isinstance(attrs, Attrs) or attrs is None else Attrs(attrs)
-        self.type_args = tuple(type_args or ())
+        self.type_args = NodeTuple(type_args or ())
 
 
 class Tuple(Expr):
     """A tuple of expressions."""
 
     __slots__ = ("fields",)
+    _structural_fields = ("fields",)
 
     def __init__(self, fields: Sequence[Expr]):
         super().__init__()
-        self.fields = tuple(fields)
+        self.fields = NodeTuple(fields)
         for i, f in enumerate(self.fields):
             if not isinstance(f, Expr):
                 raise TVMError(f"tuple field {i} is {type(f).__name__}, not a relay expression")
@@ -192,6 +233,7 @@ class TupleGetItem(Expr):
     """Field ``index`` of a tuple-typed expression."""
 
     __slots__ = ("tuple_value", "index")
+    _structural_fields = ("tuple_value", "index")
 
     def __init__(self, tuple_value: Expr, index: int):
         super().__init__()
@@ -203,6 +245,7 @@ class Let(Expr):
     """``let var = value; body``."""
 
     __slots__ = ("var", "value", "body")
+    _structural_fields = ("var", "value", "body")
 
     def __init__(self, var: Var, value: Expr, body: Expr):
         super().__init__()
@@ -215,6 +258,7 @@ class If(Expr):
     """``if (cond) { true_branch } else { false_branch }``; ``cond`` is a scalar bool."""
 
     __slots__ = ("cond", "true_branch", "false_branch")
+    _structural_fields = ("cond", "true_branch", "false_branch")
 
     def __init__(self, cond: Expr, true_branch: Expr, false_branch: Expr):
         super().__init__()
@@ -225,6 +269,16 @@ class Function(Expr):
     """``fn (params) -> ret_type { body }``."""
 
     __slots__ = ("params", "body", "ret_type", "type_params", "attrs")
+    # the return type is compared where both sides know it (declared or inferred): classic
+    # type inference fills in every function's return type
+    _structural_fields = ("params", "_structural_ret", "attrs", "type_params", "body")
+    _structural_optional = ("_structural_ret",)
+
+    @property
+    def _structural_ret(self) -> Optional[Type]:
+        if self.ret_type is not None:
+            return self.ret_type
+        return self.body._checked_type
 
     def __init__(self, params: Sequence[Var], body: Expr, ret_type: Optional[Type] = None,
                  type_params=None, attrs=None):
@@ -234,10 +288,10 @@ class Function(Expr):
                 raise TVMError(f"function parameters must be relay Vars, got {p!r}")
         if not isinstance(body, Expr):
             raise TVMError(f"function body must be a relay expression, got {type(body)}")
-        self.params = tuple(params)
+        self.params = NodeTuple(params)
         self.body = body
         self.ret_type = ret_type
-        self.type_params = tuple(type_params or ())
+        self.type_params = NodeTuple(type_params or ())
         self.attrs = dict(attrs or {})
 
     def with_attr(self, key: str, value) -> "Function":
@@ -330,9 +384,23 @@ def with_children(n: Expr, memo: Dict[int, Expr]) -> Expr:
         new = TupleGetItem(t, n.index)
     elif isinstance(n, (Var, Constant)):
         return n
+    elif isinstance(n, Let):
+        value, body = sub(n.value), sub(n.body)
+        if value is n.value and body is n.body:
+            return n
+        new = Let(n.var, value, body)
+    elif isinstance(n, If):
+        parts = [sub(n.cond), sub(n.true_branch), sub(n.false_branch)]
+        if all(a is b for a, b in zip(parts, (n.cond, n.true_branch, n.false_branch))):
+            return n
+        new = If(*parts)
+    elif isinstance(n, Function):
+        body = sub(n.body)
+        if body is n.body:
+            return n
+        new = Function(n.params, body, n.ret_type, n.type_params, n.attrs)
     else:
-        raise TVMError(f"{type(n).__name__} is not supported here yet (dataflow graphs of "
-                       "calls, tuples and projections only)")
+        raise TVMError(f"{type(n).__name__} is not supported here yet")
     new._checked_type = n._checked_type
     return new
 
@@ -341,6 +409,15 @@ def rebuild_call(n: Call, args: Sequence[Expr], **changes) -> Call:
     """``n``'s op on ``args`` with its attributes updated by ``changes`` (an untyped copy)."""
     attrs = n.attrs if not changes else Attrs({**dict(n.attrs.items()), **changes})
     return Call(n.op, list(args), attrs, n.type_args)
+
+
+def wrap_in_function(e):
+    """``e`` itself if it is a Function (or not a relay expression), else a Function of ``e``
+    over its free variables (what classic ``IRModule.from_expr`` makes ``main`` of)."""
+    if not isinstance(e, Expr) or isinstance(e, Function):
+        return e
+    from .analysis import free_vars
+    return Function(free_vars(e), e)
 
 
 # ------------------------------------------------------------------------------- constructors
@@ -376,6 +453,6 @@ def const(value, dtype: Optional[str] = None) -> Constant:
     return Constant(ndarray.array(arr))
 
 
-__all__ = ["Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem", "Let", "If",
-           "Function", "TupleWrapper", "var", "const", "children", "post_order", "with_children",
-           "rebuild_call"]
+__all__ = ["NodeTuple", "Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem",
+           "Let", "If", "Function", "TupleWrapper", "var", "const", "children", "post_order",
+           "with_children", "rebuild_call", "wrap_in_function"]

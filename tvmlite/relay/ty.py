@@ -4,40 +4,59 @@ from __future__ import annotations
 from typing import Sequence, Tuple
 
 from ..error import TVMError
+from ..ir.structural import structural_equal
 
 
 class Type:
     """Base class of relay types (compared structurally)."""
 
     __slots__ = ()
+    _ir_object = True  # ``tvm.runtime.convert`` passes it through
+
+
+def _same_dim(a, b) -> bool:
+    if isinstance(a, int) or isinstance(b, int):
+        return isinstance(a, int) and isinstance(b, int) and a == b
+    return structural_equal(a, b, map_free_vars=False)
 
 
 class TensorType(Type):
-    """A tensor of static ``shape`` (ints) and ``dtype``."""
+    """A tensor of ``shape`` and ``dtype``. Dimensions may be symbolic (classic's dynamic
+    shapes: type inference carries them), but ``relay.build`` compiles static shapes only."""
 
     __slots__ = ("shape", "dtype")
 
     def __init__(self, shape: Sequence[int], dtype: str = "float32"):
-        try:
-            shape = tuple(int(d) for d in shape)
-        except (TypeError, ValueError):
-            raise TVMError(f"TensorType: shape must be a sequence of ints, got {shape!r} "
-                           "(dynamic shapes are not supported yet)") from None
-        if any(d < 0 for d in shape):
-            raise TVMError(f"TensorType: negative dimension in shape {shape}")
-        self.shape: Tuple[int, ...] = shape
+        dims = []
+        for d in shape:
+            try:
+                dims.append(int(d))
+            except (TypeError, ValueError):
+                if isinstance(d, str) or not hasattr(d, "dtype"):
+                    raise TVMError(f"TensorType: shape must hold ints or integer expressions, "
+                                   f"got {tuple(shape)!r}") from None
+                dims.append(d)  # a symbolic dimension (relay.build refuses it)
+        if any(isinstance(d, int) and d < 0 for d in dims):
+            raise TVMError(f"TensorType: negative dimension in shape {tuple(dims)}")
+        self.shape: Tuple[int, ...] = tuple(dims)
         self.dtype = str(dtype)
+
+    @property
+    def is_static(self) -> bool:
+        """Whether every dimension is a known int (tvmlite compiles only those)."""
+        return all(isinstance(d, int) for d in self.shape)
 
     @property
     def concrete_shape(self) -> Tuple[int, ...]:
         return self.shape
 
     def __eq__(self, other) -> bool:
-        return (isinstance(other, TensorType) and self.shape == other.shape
-                and self.dtype == other.dtype)
+        return (isinstance(other, TensorType) and self.dtype == other.dtype
+                and len(self.shape) == len(other.shape)
+                and all(_same_dim(a, b) for a, b in zip(self.shape, other.shape)))
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype))
+        return hash((tuple(d if isinstance(d, int) else "?" for d in self.shape), self.dtype))
 
     def __repr__(self) -> str:
         return type_str(self)
@@ -78,6 +97,20 @@ class FuncType(Type):
 
     def __repr__(self) -> str:
         return type_str(self)
+
+
+def scalar_type(dtype: str) -> TensorType:
+    """The type of a scalar of ``dtype`` (a 0-d tensor)."""
+    return TensorType((), dtype)
+
+
+def check_static(t: Type, what: str) -> None:
+    """Refuse a type with a symbolic dimension (tvmlite's relay compiles static shapes)."""
+    if isinstance(t, TensorType) and not t.is_static:
+        raise TVMError(f"{what}: shape must be a sequence of ints, got {t.shape!r} (dynamic "
+                       "shapes are not supported by tvmlite)")
+    for f in getattr(t, "fields", ()):
+        check_static(f, what)
 
 
 def type_str(t: Type) -> str:

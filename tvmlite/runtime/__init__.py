@@ -10,6 +10,12 @@ from .device import Device, context, cpu, cuda, cuda_available, device, ext_dev,
 from .module import BenchmarkResult, Module, load_module
 from .ndarray import NDArray
 from .packed_func import PackedFunc, get_global_func, list_global_func_names, register_func
+from .params import (
+    load_param_dict,
+    load_param_dict_from_file,
+    save_param_dict,
+    save_param_dict_to_file,
+)
 
 nd = ndarray
 
@@ -29,7 +35,8 @@ def enabled(target: str) -> bool:
 __all__ = ["Device", "context", "cpu", "cuda", "device", "ext_dev", "gpu", "ndarray", "nd",
            "NDArray", "PackedFunc", "get_global_func", "list_global_func_names",
            "register_func", "BenchmarkResult", "Module", "load_module", "enabled", "container",
-           "convert", "convert_to_object", "String", "DataType"]
+           "convert", "convert_to_object", "String", "DataType", "save_param_dict",
+           "load_param_dict", "save_param_dict_to_file", "load_param_dict_from_file"]
 
 
 from .._classic import fallback as _fallback  # noqa: E402

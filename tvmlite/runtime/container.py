@@ -15,7 +15,8 @@ def convert(value):
     """Convert a Python value to its IR form (``tvm.runtime.convert``): numbers and bools to
     ``IntImm``/``FloatImm`` (int32, float32), strings to :class:`String`, lists/tuples and dicts
     element by element, Python callables to ``PackedFunc``; IR objects pass through."""
-    if isinstance(value, (Node, PrimExpr, IterVar, PackedFunc)):
+    if isinstance(value, (Node, PrimExpr, IterVar, PackedFunc)) or getattr(
+            type(value), "_ir_object", False):  # relay's expressions and types mark themselves
         return value
     if isinstance(value, str):
         return String(value)

@@ -12,6 +12,13 @@ class TargetParseError(TVMError, ValueError):
     """A target string or dict that cannot be understood (both a TVMError and a ValueError)."""
 
 
+#: target options classic TVM removed (they describe how relay.build packages the result);
+#: ``-link-params`` stays readable: AutoTVM logs of older versions carry ``-link-params=0``
+_MOVED_OPTIONS = {k: "relay.backend.Runtime" for k in ("runtime", "system-lib")}
+_MOVED_OPTIONS.update({k: "relay.backend.Executor" for k in (
+    "executor", "interface-api", "unpacked-api")})
+
+
 class TargetKind:
     """The kind of a target (``target.kind.name``)."""
 
@@ -112,6 +119,9 @@ class Target:
                 raise TargetParseError(f"cannot parse target option {p!r} in {s!r}")
             p = p.lstrip("-")
             key, eq, val = p.partition("=")
+            if key in _MOVED_OPTIONS:
+                raise TargetParseError(f"Cannot recognize '-{p}' in target {s!r}: classic TVM "
+                                       f"0.9 moved it to {_MOVED_OPTIONS[key]}")
             if key == "keys":
                 self._keys = tuple(_parse_value(val)) if "," in val else (val,)
                 continue

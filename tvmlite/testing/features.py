@@ -80,7 +80,8 @@ _UNAVAILABLE = {
     "vulkan": "Vulkan", "openclml": "OpenCLML", "micro": "MicroTVM", "cutlass": "CUTLASS",
     "ethosn": "Arm Ethos-N", "libtorch": "LibTorch", "hexagon": "Hexagon", "cmsisnn": "CMSIS-NN",
     "corstone300": "Corstone300 FVP", "vitis_ai": "Vitis AI", "arm_dot": "ARM dot product",
-    "cascadelake": "x86 CascadeLake", "aprofile_aem": "AProfile AEM", "llvm_minimum_version":
+    "cascadelake": "x86 CascadeLake", "skylake_avx512": "x86 Skylake AVX-512",
+    "aprofile_aem": "AProfile AEM", "llvm_minimum_version":
     "a specific LLVM version",
 }
 for _name, _long in _UNAVAILABLE.items():

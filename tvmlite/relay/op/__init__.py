@@ -1,6 +1,19 @@
 """Relay operators: the registry (``relay.op.get``) and the op constructors."""
-from . import algorithm, image, layout, nn, registry, strategy, tensor, transform
+from . import algorithm, image, layout, nn, op, registry, strategy, tensor, transform
 from .layout import layout_transform
+from .op import (
+    OpStrategy,
+    debug,
+    register_alter_op_layout,
+    register_compute,
+    register_convert_op_layout,
+    register_external_compiler,
+    register_fake_quantization_to_integer,
+    register_gradient,
+    register_legalize,
+    register_mixed_precision_conversion,
+    register_pattern,
+)
 from .registry import Op, OpPattern, get, list_op_names, register, register_strategy
 from .tensor import *  # noqa: F401,F403
 from .transform import *  # noqa: F401,F403

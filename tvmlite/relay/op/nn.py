@@ -8,7 +8,7 @@ from typing import Tuple
 from ..expr import Expr, TupleWrapper
 from ..ty import TensorType, TupleType
 from ._rel import RelayTypeError, ndim_arg, norm_axis, same_dtype, tensor_arg, topi_rel
-from .registry import OpPattern, make_call, register
+from .registry import OpPattern, make_call, register, register_arg_types
 
 
 def _pair(op: str, v, what: str) -> Tuple[int, int]:
@@ -121,6 +121,22 @@ register("nn.conv2d", 2, _conv2d_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
           "kernel_layout": "OIHW", "out_layout": "", "out_dtype": ""})
 
 
+def _conv2d_arg_types(types, attrs):
+    """An unknown weight from the data, ``channels``, ``kernel_size`` and ``groups``."""
+    data, weight = types
+    if weight is not None or data is None or attrs.channels is None \
+            or attrs.kernel_size is None:
+        return types
+    dl, kl = conv2d_layouts(attrs)
+    c = tensor_arg("nn.conv2d", types, 0, "data").shape[dl.index("C")]
+    dims = dict(zip("OIHW", (int(attrs.channels), c // int(attrs.groups),
+                             *attrs.kernel_size)))
+    return [data, TensorType(tuple(dims[x] for x in kl), data.dtype)]
+
+
+register_arg_types("nn.conv2d", _conv2d_arg_types)
+
+
 def conv2d(data: Expr, weight: Expr, strides=(1, 1), padding=(0, 0), dilation=(1, 1),
            groups: int = 1, channels=None, kernel_size=None, data_layout: str = "NCHW",
            kernel_layout: str = "OIHW", out_layout: str = "", out_dtype: str = "") -> Expr:
@@ -159,6 +175,18 @@ register("nn.dense", 2, _dense_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
          {"units": None, "out_dtype": ""})
 
 
+def _dense_arg_types(types, attrs):
+    """An unknown weight ``(units, in)`` from the data and ``units``."""
+    data, weight = types
+    if weight is not None or data is None or attrs.units is None:
+        return types
+    t = tensor_arg("nn.dense", types, 0, "data")
+    return [data, TensorType((int(attrs.units), t.shape[-1]), t.dtype)]
+
+
+register_arg_types("nn.dense", _dense_arg_types)
+
+
 def dense(data: Expr, weight: Expr, units=None, out_dtype: str = "") -> Expr:
     """``data @ weight.T``: data ``(batch, in)``, weight ``(units, in)``."""
     return make_call("nn.dense", [data, weight], units=units, out_dtype=out_dtype)
@@ -178,6 +206,21 @@ def _bias_add_rel(types, attrs):
 
 
 register("nn.bias_add", 2, _bias_add_rel, OpPattern.BROADCAST, {"axis": 1})
+
+
+def _channel_vectors(op: str, first: int):
+    """Unknown arguments from ``first`` on: vectors of the data's length on ``axis``."""
+    def fill(types, attrs):
+        if types[0] is None:
+            return types
+        data = tensor_arg(op, types, 0, "data")
+        c = data.shape[norm_axis(op, attrs.axis, len(data.shape))]
+        return [t if t is not None or i < first else TensorType((c,), data.dtype)
+                for i, t in enumerate(types)]
+    return fill
+
+
+register_arg_types("nn.bias_add", _channel_vectors("nn.bias_add", 1))
 
 
 def bias_add(data: Expr, bias: Expr, axis: int = 1) -> Expr:
@@ -320,6 +363,7 @@ def _batch_norm_rel(types, attrs):
 
 register("nn.batch_norm", 5, _batch_norm_rel, OpPattern.BROADCAST,
          {"axis": 1, "epsilon": 1e-5, "center": True, "scale": True})
+register_arg_types("nn.batch_norm", _channel_vectors("nn.batch_norm", 1))
 
 
 def batch_norm(data: Expr, gamma: Expr, beta: Expr, moving_mean: Expr, moving_var: Expr,

@@ -33,7 +33,7 @@ class Op:
     """A primitive operator: what ``relay.op.get(name)`` returns."""
 
     __slots__ = ("name", "num_inputs", "type_rel", "pattern", "strategies", "attrs_defaults",
-                 "description")
+                 "description", "_attrs", "arg_types")
 
     def __init__(self, name: str, num_inputs: int, type_rel: Callable, pattern: int,
                  attrs_defaults: Optional[Dict[str, Any]] = None, description: str = ""):
@@ -44,14 +44,48 @@ class Op:
         self.strategies: Dict[str, Tuple[FCompute, FSchedule]] = {}
         self.attrs_defaults = dict(attrs_defaults or {})
         self.description = description
+        self._attrs: Dict[str, Any] = {}
+        # arg_types(types, attrs) -> types: the types of arguments left unknown (None) that
+        # the others and the attributes determine (a conv2d's weight from its channels and
+        # kernel_size), as classic's type relations assign them
+        self.arg_types: Optional[Callable[[List[Any], Any], List[Any]]] = None
 
     def get_attr(self, key: str):
-        """Classic ``Op.get_attr``: ``TOpPattern`` and ``FTVMStrategy`` are known."""
+        """Classic ``Op.get_attr``: ``TOpPattern``, ``FTVMStrategy`` and whatever
+        :meth:`set_attr` set (``FTVMAlterOpLayout``, ``FTVMConvertOpLayout`` ...); None if
+        unset."""
         if key == "TOpPattern":
             return self.pattern
         if key == "FTVMStrategy":
             return dict(self.strategies)
-        return None
+        got = self._attrs.get(key)
+        return None if got is None else got[0]
+
+    def set_attr(self, key: str, value: Any, plevel: int = 10) -> None:
+        """Set attribute ``key`` (classic ``Op.set_attr``); ``TOpPattern`` sets the fusion
+        pattern. A second value of a key that is set replaces it only at a higher
+        ``plevel``."""
+        global _generation
+        if key == "TOpPattern":
+            self.pattern = int(value)
+        elif key == "FTVMStrategy":
+            raise TVMError(f"{self.name}: set strategies with relay.op.register_strategy")
+        else:
+            old = self._attrs.get(key)
+            if old is not None and plevel <= old[1]:
+                raise TVMError(f"attribute {key} of operator {self.name} is already registered "
+                               f"with the same or higher plevel ({old[1]})")
+            self._attrs[key] = (value, plevel)
+        _generation += 1
+
+    def reset_attr(self, key: str) -> None:
+        """Remove attribute ``key`` (classic ``Op.reset_attr``)."""
+        global _generation
+        self._attrs.pop(key, None)
+        _generation += 1
+
+    def has_attr(self, key: str) -> bool:
+        return key in ("TOpPattern", "FTVMStrategy") or key in self._attrs
 
     def strategy(self, target) -> Tuple[FCompute, FSchedule]:
         """The (compute, schedule) pair for ``target`` (its keys first, then "generic")."""
@@ -104,6 +138,11 @@ def register_strategy(name: str, target_key: str, fcompute: FCompute,
     global _generation
     _generation += 1
     get(name).strategies[target_key] = (fcompute, fschedule)
+
+
+def register_arg_types(name: str, fn: Callable[[List[Any], Any], List[Any]]) -> None:
+    """Let op ``name`` determine the types of arguments left unknown (see ``Op.arg_types``)."""
+    get(name).arg_types = fn
 
 
 def get(name: str) -> Op:

@@ -293,12 +293,35 @@ from . import transform as _transform_ops  # noqa: E402,F401  (registers the tra
 for _name in (_tensor_ops.UNARY_OPS + _tensor_ops.MATH_OPS + _tensor_ops.PREDICATE_OPS
               + ("logical_not",)):
     _injective_strategies(_name, _unary(getattr(topi, _name)))
+_injective_strategies("bitwise_not", _unary(topi.bitwise_not))
+_injective_strategies("copy", _unary(topi.identity))
 for _name in _tensor_ops.ARITH_OPS + _tensor_ops.COMPARE_OPS + _tensor_ops.LOGICAL_OPS:
     _injective_strategies(_name, _binary(getattr(topi, _name)))
 _injective_strategies("clip", lambda attrs, ins, ty: [topi.clip(ins[0], attrs.a_min,
                                                                 attrs.a_max)])
 _injective_strategies("cast", lambda attrs, ins, ty: [topi.cast(ins[0], attrs.dtype)])
 _injective_strategies("where", lambda attrs, ins, ty: [topi.where(*ins)])
+_injective_strategies("reinterpret", lambda attrs, ins, ty: [topi.reinterpret(ins[0],
+                                                                              attrs.dtype)])
+
+
+def _matrix_set_diag(attrs, ins, ty):
+    k = attrs.k1 if attrs.k1 == attrs.k2 else (attrs.k1, attrs.k2)
+    align = (("RIGHT" if attrs.super_diag_right_align else "LEFT") + "_"
+             + ("RIGHT" if attrs.sub_diag_right_align else "LEFT"))
+    return [topi.matrix_set_diag(ins[0], ins[1], k, align)]
+
+
+_injective_strategies("matrix_set_diag", _matrix_set_diag)
+_injective_strategies("invert_permutation", lambda attrs, ins, ty: [topi.invert_permutation(
+    ins[0])])
+_injective_strategies("broadcast_to_like", lambda attrs, ins, ty: [topi.broadcast_to(
+    ins[0], list(ins[1].shape))])
+_injective_strategies("sliding_window", lambda attrs, ins, ty: [topi.sliding_window(
+    ins[0], attrs.axis, list(attrs.window_shape), list(attrs.strides))])
+_injective_strategies("shape_of", lambda attrs, ins, ty: [topi.shape(ins[0], attrs.dtype)])
+_injective_strategies("ndarray_size", lambda attrs, ins, ty: [topi.ndarray_size(
+    ins[0], attrs.dtype)])
 _injective_strategies("nn.leaky_relu", lambda attrs, ins, ty: [topi.nn.leaky_relu(
     ins[0], attrs.alpha)])
 _injective_strategies("strided_slice", lambda attrs, ins, ty: [topi.strided_slice(
@@ -345,8 +368,17 @@ def _reduce_compute(name: str):
         for a in set(axes):
             count *= shape[a]
         total = topi.sum(data, axis, attrs.keepdims)
-        return [topi.divide(total, _tir_const(float(count), data.dtype))]
+        return [_divide_by_count(total, count, data.dtype)]
     return f
+
+
+def _divide_by_count(total, count, dtype: str, less: int = 0):
+    """``total / max(count - less, 1)``; ``count`` may be symbolic (the type inference of
+    classic's dynamic shapes computes it)."""
+    if isinstance(count, int):
+        return topi.divide(total, _tir_const(float(max(count - less, 1)), dtype))
+    from ...tir import op as _tir_op
+    return topi.divide(total, _tir_op.cast(dtype, _tir_op.max(count - less, 1)))
 
 
 def _tir_const(value, dtype: str):
@@ -416,8 +448,7 @@ def _variance(attrs, ins, ty):
         count *= shape[a]
     diff = topi.subtract(data, m)
     total = topi.sum(topi.multiply(diff, diff), axis, attrs.keepdims)
-    return [topi.divide(total, _tir_const(float(max(count - int(attrs.unbiased), 1)),
-                                          data.dtype))]
+    return [_divide_by_count(total, count, data.dtype, int(attrs.unbiased))]
 
 
 for _name in ("prod", "all", "any", "argmax", "argmin"):

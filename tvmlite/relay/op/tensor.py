@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ..expr import Expr, Tuple
+from ..expr import Constant, Expr, Tuple
 from ..ty import TensorType, Type
 from ._rel import (
     RelayTypeError,
@@ -51,40 +51,73 @@ def divide(lhs: Expr, rhs: Expr) -> Expr:
 
 # ------------------------------------------------------------------------------------ reshape
 def infer_newshape(op: str, shape: Sequence[int], newshape: Sequence[int]) -> tuple:
-    """Relay's reshape codes: 0 copies the input dimension, -1 is inferred."""
-    out = []
+    """Relay's reshape codes: a positive size; 0 copies the input dimension; -1 is inferred;
+    -2 copies all the remaining input dimensions; -3 merges the next two input dimensions;
+    -4 splits the next input dimension into the two sizes that follow it (one may be -1)."""
+    def bad(msg: str) -> RelayTypeError:
+        return RelayTypeError(f"{op}: cannot reshape {tuple(shape)} to newshape "
+                              f"{tuple(newshape)}: {msg}")
+
+    def src(k: int) -> int:
+        if k >= len(shape):
+            raise bad(f"the codes use more than the input's {len(shape)} dimensions")
+        return shape[k]
+
+    codes = [int(d) for d in newshape]
+    out: list = []
     infer_at = None
-    for i, d in enumerate(newshape):
-        d = int(d)
-        if d == 0:
-            if i >= len(shape):
-                raise RelayTypeError(f"{op}: newshape {tuple(newshape)}: 0 at position {i} "
-                                     f"but the input {tuple(shape)} has {len(shape)} dims")
-            out.append(shape[i])
+    k = 0  # the next input dimension
+    i = 0
+    while i < len(codes):
+        d = codes[i]
+        if d > 0:
+            out.append(d)
+            k += 1
+        elif d == 0:
+            out.append(src(k))
+            k += 1
         elif d == -1:
             if infer_at is not None:
-                raise RelayTypeError(f"{op}: newshape {tuple(newshape)} has more than one -1")
+                raise bad("more than one -1")
             infer_at = len(out)
             out.append(1)
-        elif d > 0:
-            out.append(d)
+            k += 1
+        elif d == -2:
+            out.extend(shape[k:])
+            k = len(shape)
+        elif d == -3:
+            out.append(src(k) * src(k + 1))
+            k += 2
+        elif d == -4:
+            if i + 2 >= len(codes):
+                raise bad("-4 must be followed by two sizes")
+            whole, d1, d2 = src(k), codes[i + 1], codes[i + 2]
+            if d1 == -1 and d2 == -1:
+                raise bad("-4 splits into at most one -1")
+            d1 = whole // d2 if d1 == -1 else d1
+            d2 = whole // d1 if d2 == -1 else d2
+            if d1 <= 0 or d2 <= 0 or d1 * d2 != whole:
+                raise bad(f"cannot split dimension {whole} into ({codes[i + 1]}, "
+                          f"{codes[i + 2]})")
+            out.extend([d1, d2])
+            k += 1
+            i += 2
         else:
-            raise RelayTypeError(f"{op}: newshape code {d} is not supported (only 0, -1 and "
-                                 "positive sizes)")
+            raise bad(f"unknown code {d}")
+        i += 1
     size = 1
     for d in shape:
         size *= d
     known = 1
-    for i, d in enumerate(out):
-        if i != infer_at:
+    for j, d in enumerate(out):
+        if j != infer_at:
             known *= d
     if infer_at is not None:
         if known == 0 or size % known:
-            raise RelayTypeError(f"{op}: cannot reshape {tuple(shape)} to {tuple(newshape)}")
+            raise bad("the sizes do not divide the input")
         out[infer_at] = size // known
     elif known != size:
-        raise RelayTypeError(f"{op}: cannot reshape {tuple(shape)} ({size} elements) to "
-                             f"{tuple(out)} ({known} elements)")
+        raise bad(f"{size} elements cannot be reshaped to {tuple(out)} ({known} elements)")
     return tuple(out)
 
 
@@ -98,6 +131,8 @@ register("reshape", 1, _reshape_rel, OpPattern.INJECTIVE, {"newshape": ()})
 
 def reshape(data: Expr, newshape) -> Expr:
     """Reshape ``data`` (``newshape`` may hold 0 = keep the dimension, -1 = infer)."""
+    if isinstance(newshape, Constant):  # classic takes a constant shape as the static one
+        newshape = newshape.data.numpy().tolist()
     if isinstance(newshape, int):
         newshape = (newshape,)
     return make_call("reshape", [data], newshape=tuple(int(d) for d in newshape))
@@ -205,10 +240,18 @@ for _name in PREDICATE_OPS:
     register(_name, 1, _bool_unary_rel(_name), OpPattern.ELEMWISE)
 isnan, isinf, isfinite = (_unary(n) for n in PREDICATE_OPS)
 
+#: element-wise integer ops (same type as the input); ``copy`` lowers to ``topi.identity``
+INT_UNARY_OPS = ("bitwise_not", "copy")
+for _name in INT_UNARY_OPS:
+    register(_name, 1, _unary_rel(_name), OpPattern.ELEMWISE)
+bitwise_not, copy = (_unary(n) for n in INT_UNARY_OPS)
+
 # ------------------------------------------------------------------ more broadcasting ops
-ARITH_OPS = ("power", "maximum", "minimum", "floor_divide", "floor_mod")
+#: ``mod`` is truncated modulo (``topi.mod``), as classic relay's ``mod``
+ARITH_OPS = ("power", "maximum", "minimum", "floor_divide", "floor_mod", "mod", "bitwise_and",
+             "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
 COMPARE_OPS = ("equal", "not_equal", "less", "greater", "less_equal", "greater_equal")
-LOGICAL_OPS = ("logical_and", "logical_or")
+LOGICAL_OPS = ("logical_and", "logical_or", "logical_xor")
 
 
 def _compare_rel(name: str):
@@ -232,8 +275,9 @@ def _binary_ctor(name: str):
     return f
 
 
-(power, maximum, minimum, floor_divide, floor_mod, equal, not_equal, less, greater,
- less_equal, greater_equal, logical_and, logical_or) = (
+(power, maximum, minimum, floor_divide, floor_mod, mod, bitwise_and, bitwise_or, bitwise_xor,
+ left_shift, right_shift, equal, not_equal, less, greater, less_equal, greater_equal,
+ logical_and, logical_or, logical_xor) = (
     _binary_ctor(n) for n in ARITH_OPS + COMPARE_OPS + LOGICAL_OPS)
 
 
@@ -291,5 +335,5 @@ def where(condition: Expr, x: Expr, y: Expr) -> Expr:
 
 __all__ = ["add", "subtract", "multiply", "divide", "reshape", "transpose", "concatenate",
            "logical_not", "clip", "cast", "where", *UNARY_OPS, *MATH_OPS,
-           *PREDICATE_OPS, *ARITH_OPS, *COMPARE_OPS,
+           *PREDICATE_OPS, *INT_UNARY_OPS, *ARITH_OPS, *COMPARE_OPS,
            *LOGICAL_OPS]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins as _builtins
 from typing import Optional, Sequence
 
-from ..expr import Expr, Tuple, TupleWrapper
+from ..expr import Constant, Expr, Tuple, TupleWrapper
 from ._rel import RelayTypeError, topi_rel
 from .registry import OpPattern, make_call, register
 
@@ -26,8 +26,12 @@ for _name in ("sum", "mean", "max", "min"):
 
 
 def _ints(v) -> Optional[tuple]:
+    """Integers of an attribute: an int, a sequence, or a relay constant (classic takes a
+    constant shape as the static one)."""
     if v is None:
         return None
+    if isinstance(v, Constant):
+        v = v.data.numpy().tolist()
     return (int(v),) if isinstance(v, int) else tuple(int(x) for x in v)
 
 
@@ -154,6 +158,16 @@ def std(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False,
     """Standard deviation over ``axis``: ``sqrt(variance(...))``."""
     from .tensor import sqrt
     return sqrt(variance(data, axis, keepdims, exclude, unbiased))
+
+
+def logsumexp(data: Expr, axis=None, keepdims: bool = False) -> Expr:
+    """``log(sum(exp(data)))`` over ``axis``, computed stably as
+    ``log(sum(exp(data - m))) + m`` with ``m`` the maximum over the same axes."""
+    from .tensor import exp, log, subtract
+    axis = _ints(axis)
+    m = max(data, axis, True)
+    out = log(sum(exp(subtract(data, m)), axis, True)) + m
+    return out if keepdims else squeeze(out, axis)
 
 
 # ------------------------------------------------------------------- more transforms
@@ -372,9 +386,73 @@ def cumsum(data: Expr, axis: Optional[int] = None, dtype: Optional[str] = None,
                      exclusive=None if exclusive is None else bool(exclusive))
 
 
-__all__ = ["cumsum",
+register("shape_of", 1, topi_rel("shape_of"), OpPattern.INJECTIVE, {"dtype": "int32"})
+register("ndarray_size", 1, topi_rel("ndarray_size"), OpPattern.INJECTIVE, {"dtype": "int32"})
+
+
+def shape_of(data: Expr, dtype: str = "int32") -> Expr:
+    """The shape of ``data`` as a 1-D tensor of ``dtype``."""
+    return make_call("shape_of", [data], dtype=str(dtype))
+
+
+def ndarray_size(data: Expr, dtype: str = "int32") -> Expr:
+    """The number of elements of ``data`` as a scalar of ``dtype``."""
+    return make_call("ndarray_size", [data], dtype=str(dtype))
+
+
+register("reinterpret", 1, topi_rel("reinterpret"), OpPattern.ELEMWISE, {"dtype": "float32"})
+register("matrix_set_diag", 2, topi_rel("matrix_set_diag"), OpPattern.INJECTIVE,
+         {"k1": 0, "k2": 0, "super_diag_right_align": False, "sub_diag_right_align": True})
+register("invert_permutation", 1, topi_rel("invert_permutation"), OpPattern.INJECTIVE)
+register("broadcast_to_like", 2, topi_rel("broadcast_to_like"), OpPattern.BROADCAST)
+register("sliding_window", 1, topi_rel("sliding_window"), OpPattern.INJECTIVE,
+         {"axis": 0, "window_shape": (), "strides": ()})
+
+
+def reinterpret(data: Expr, dtype: str) -> Expr:
+    """The bits of each element of ``data`` read as ``dtype`` (of the same width)."""
+    return make_call("reinterpret", [data], dtype=str(dtype))
+
+
+def matrix_set_diag(data: Expr, diagonal: Expr, k=0, align: str = "RIGHT_LEFT") -> Expr:
+    """``data`` with its ``k``-th diagonal (or band ``k = (lo, hi)``) of the last two axes
+    replaced by ``diagonal``; ``align`` places short diagonals of a band."""
+    k1, k2 = (k, k) if isinstance(k, int) else (int(k[0]), int(k[1]))
+    if align not in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
+        raise RelayTypeError(f"matrix_set_diag: unknown align {align!r}")
+    return make_call("matrix_set_diag", [data, diagonal], k1=int(k1), k2=int(k2),
+                     super_diag_right_align=align[:5] == "RIGHT",
+                     sub_diag_right_align=align[-5:] == "RIGHT")
+
+
+def invert_permutation(data: Expr) -> Expr:
+    """The inverse of the permutation ``data`` (1-D integers)."""
+    return make_call("invert_permutation", [data])
+
+
+def broadcast_to_like(data: Expr, broadcast_type: Expr) -> Expr:
+    """``data`` broadcast to the shape of ``broadcast_type``."""
+    return make_call("broadcast_to_like", [data, broadcast_type])
+
+
+def sliding_window(data: Expr, axis: int, window_shape, strides) -> Expr:
+    """Windows of ``window_shape`` slid with ``strides`` over the axes from ``axis`` on."""
+    return make_call("sliding_window", [data], axis=int(axis), window_shape=_ints(window_shape),
+                     strides=_ints(strides))
+
+
+def cumprod(data: Expr, axis: Optional[int] = None, dtype: Optional[str] = None,
+            exclusive: Optional[bool] = None) -> Expr:
+    """Classic ``relay.cumprod``: tvmlite has no TOPI cumprod to lower it through yet."""
+    from ..._classic import unsupported
+    raise unsupported("tvm.relay.cumprod (no TOPI cumprod in tvmlite yet)")
+
+
+__all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to_like",
+           "sliding_window", "cumsum", "cumprod", "shape_of", "ndarray_size",
            "strided_slice", "take", "squeeze", "expand_dims", "broadcast_to", "split", "sum",
-           "mean", "max", "min", "prod", "all", "any", "argmax", "argmin", "variance", "std",
+           "mean", "max", "min", "prod", "logsumexp", "all", "any", "argmax", "argmin",
+           "variance", "std",
            "stack", "tile", "repeat", "reverse", "reverse_sequence", "gather", "gather_nd",
            "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
            "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like"]

@@ -1,7 +1,52 @@
 """Networks with random weights (``relay.testing``), as classic TVM ships them, so the tuning
 tutorials run without downloads: ``resnet``, ``mobilenet``, ``mlp``, ``dcgan``, each with
-``get_workload(batch_size=..., dtype=...) -> (mod, params)``."""
-from . import dcgan, layers, mlp, mobilenet, resnet
+``get_workload(batch_size=..., dtype=...) -> (mod, params)``; and classic's test helpers
+(``run_opt_pass``, ``run_infer_type``, ``TempOpAttr``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._classic import unsupported
+from ...ir.module import IRModule
+from ...ir.transform import Pass
+from ...runtime import ndarray as _nd
+from ..expr import Expr, Function
+from ..transform import InferType
+from . import dcgan, inception_v3, layers, mlp, mobilenet, resnet, temp_op_attr
 from .init import Xavier, create_workload
 
-__all__ = ["create_workload", "Xavier", "layers", "resnet", "mobilenet", "mlp", "dcgan"]
+
+def run_opt_pass(expr: Expr, opt_pass: Pass, import_prelude: bool = False) -> Expr:
+    """``expr`` typed and transformed by ``opt_pass``: a function if ``expr`` is one, else
+    the body of the function the module wraps it in."""
+    if not isinstance(opt_pass, Pass):
+        raise TypeError(f"run_opt_pass: expected a tvm.transform.Pass, got {opt_pass!r}")
+    if import_prelude:
+        raise unsupported("tvm.relay.prelude (relay ADTs)")
+    mod = IRModule.from_expr(expr)
+    mod = InferType()(mod)
+    mod = opt_pass(mod)
+    entry = mod["main"]
+    return entry if isinstance(expr, Function) else entry.body
+
+
+def run_infer_type(expr: Expr) -> Expr:
+    """``expr`` with its types inferred (:func:`run_opt_pass` with ``InferType``)."""
+    return run_opt_pass(expr, InferType())
+
+
+def check_grad(func, inputs=None, test_inputs=None, eps=1e-6, atol=1e-5, rtol=1e-3, scale=None,
+               mean=0, mode="higher_order", target_devices=None, executor_kind="debug"):
+    """Classic numerical gradient check of a relay function: tvmlite has no relay automatic
+    differentiation, so this raises :class:`UnsupportedError`."""
+    raise unsupported("tvm.relay.testing.check_grad (relay automatic differentiation)")
+
+
+def rand(dtype: str, *shape: int):
+    """An NDArray of uniform random numbers in [0, 1)."""
+    return _nd.array(np.random.rand(*shape).astype(dtype))
+
+
+__all__ = ["create_workload", "Xavier", "layers", "resnet", "mobilenet", "mlp", "dcgan",
+           "inception_v3",
+           "temp_op_attr", "run_opt_pass", "run_infer_type", "check_grad", "rand"]

@@ -47,9 +47,10 @@ class Xavier:
 
 def create_workload(net, initializer: Optional[Xavier] = None,
                     seed: int = 0) -> Tuple[IRModule, Dict[str, Any]]:
-    """``(mod, params)`` of the function ``net``: every parameter but ``data`` gets a random
-    value from ``initializer`` (:class:`Xavier` by default)."""
-    func = net["main"] if isinstance(net, IRModule) else net
+    """``(mod, params)`` of the function ``net`` (an expression: of its free variables):
+    every parameter but ``data`` gets a random value from ``initializer`` (:class:`Xavier` by
+    default)."""
+    func = net["main"] if isinstance(net, IRModule) else IRModule.from_expr(net)["main"]
     if not isinstance(func, Function):
         raise TVMError(f"create_workload expects a relay Function or IRModule, got "
                        f"{type(net).__name__}")

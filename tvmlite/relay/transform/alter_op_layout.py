@@ -60,6 +60,7 @@ from ..op.layout import (
     contrib_depthwise_conv2d_nchwc,
     layout_transform,
 )
+from ..op.op import refuse_custom_attr
 from ..op.registry import Op, OpPattern
 from ..op.strategy import DENSE_X86_CONSTANT_WEIGHT, choose_implementation
 from ..op.tensor import add, reshape
@@ -408,6 +409,7 @@ def _keeps_shape(n: Call, args) -> bool:
 
 
 def _run(mod: IRModule, ctx: PassContext) -> IRModule:
+    refuse_custom_attr(mod, "FTVMAlterOpLayout", NAME)
     target = Target.current(allow_none=True)
     if target is None or "cpu" not in (getattr(target, "keys", ()) or ()):
         return mod

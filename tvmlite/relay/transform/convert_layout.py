@@ -29,6 +29,7 @@ from ..expr import Call, Expr, Function, TupleGetItem, post_order, rebuild_call,
 from ..expr import Tuple as RTuple
 from ..op.layout import layout_transform
 from ..op.nn import CONV2D_DATA_LAYOUTS
+from ..op.op import refuse_custom_attr
 from ..op.registry import Op, OpPattern
 from ..op.tensor import ARITH_OPS, COMPARE_OPS, LOGICAL_OPS, reshape
 from ..ty import TensorType
@@ -312,6 +313,8 @@ def ConvertLayout(desired_layouts: Dict[str, Sequence[str]]) -> Pass:  # noqa: N
 
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
         from .infer_type import InferType
+        for key in ("FTVMConvertOpLayout", "FInferCorrectLayout"):
+            refuse_custom_attr(mod, key, NAME)
         mod = InferType()(mod)
         out = IRModule({}, mod.attrs)
         for name, func in mod.functions.items():

@@ -3,11 +3,16 @@
 The constant sub-graphs are compiled together (``relay.build`` of one function returning
 every value to fold, this pass disabled inside it) and run once by the graph executor; each
 folded value becomes a ``Constant``. A weight transposed by the frontend, or scaled by a
-constant, is then computed once instead of on every run.
+constant, is then computed once instead of on every run. An ``If`` whose condition folds to
+a constant becomes the branch it takes; ``shape_of`` and ``ndarray_size`` become constants
+(shapes are static). ``nn.dropout`` is left as it is (a training op that
+``SimplifyInference`` removes), as in classic relay.
 """
 from __future__ import annotations
 
 from typing import Dict, List
+
+import numpy as np
 
 from ...contrib.graph_executor import GraphModule
 from ...ir.module import IRModule
@@ -20,17 +25,19 @@ from ..expr import (
     Expr,
     Function,
     If,
-    Let,
     Tuple,
     TupleGetItem,
+    children,
     post_order,
     with_children,
 )
 from ..op.registry import Op
-from ..ty import TensorType
+from ..ty import TensorType, TupleType
 from .infer_type import infer_type
 
 NAME = "FoldConstant"
+#: operators never evaluated at compile time
+_NOT_FOLDED = ("nn.dropout",)
 
 
 def _foldable_nodes(body: Expr) -> Dict[int, Expr]:
@@ -39,7 +46,7 @@ def _foldable_nodes(body: Expr) -> Dict[int, Expr]:
     for n in post_order(body):
         if isinstance(n, Constant):
             const[id(n)] = n
-        elif isinstance(n, Call) and isinstance(n.op, Op):
+        elif isinstance(n, Call) and isinstance(n.op, Op) and n.op.name not in _NOT_FOLDED:
             if all(id(a) in const for a in n.args):
                 const[id(n)] = n
         elif isinstance(n, Tuple):
@@ -53,25 +60,77 @@ def _foldable_nodes(body: Expr) -> Dict[int, Expr]:
 def fold_function(func: Function) -> Function:
     """``func`` with its constant sub-graphs evaluated."""
     infer_type(func)
-    if any(isinstance(n, (Let, If, Function)) for n in post_order(func.body)):
-        return func  # dataflow graphs only, for now
+    if any(isinstance(n, Function) for n in post_order(func.body)):
+        return func  # no nested functions, for now
+    func = _fold_values(_fold_shapes(func))
+    return _select_branches(func)
+
+
+def _fold_shapes(func: Function) -> Function:
+    """``func`` with ``shape_of(x)`` and ``ndarray_size(x)`` replaced by constants."""
+    memo: Dict[int, Expr] = {}
+    changed = False
+    for n in post_order(func.body):
+        new = with_children(n, memo)
+        if (isinstance(n, Call) and isinstance(n.op, Op)
+                and n.op.name in ("shape_of", "ndarray_size")):
+            shape = n.args[0].checked_type.shape
+            value = shape if n.op.name == "shape_of" else int(np.prod(shape, dtype=np.int64))
+            new = Constant(_nd.array(np.array(value, dtype=n.attrs.dtype)))
+            new._checked_type = n.checked_type
+        changed |= new is not n
+        memo[id(n)] = new
+    if not changed:
+        return func
+    return Function(func.params, memo[id(func.body)], func.ret_type, func.type_params,
+                    func.attrs)
+
+
+def _select_branches(func: Function) -> Function:
+    """``func`` with each ``If`` of a constant condition replaced by its taken branch."""
+    memo: Dict[int, Expr] = {}
+    changed = False
+    for n in post_order(func.body):
+        new = with_children(n, memo)
+        if isinstance(new, If) and isinstance(new.cond, Constant):
+            new = new.true_branch if bool(new.cond.data.numpy()) else new.false_branch
+        changed |= new is not n
+        memo[id(n)] = new
+    if not changed:
+        return func
+    return infer_type(Function(func.params, memo[id(func.body)], func.ret_type,
+                               func.type_params, func.attrs))
+
+
+def _fold_values(func: Function) -> Function:
     const = _foldable_nodes(func.body)
     # the tensor values to compute: folded nodes read by something that is not folded
     wanted: List[Expr] = []
     seen = set()
 
+    tuples: Dict[int, List[Expr]] = {}  # a folded tuple value: its fields, computed
+
     def want(e: Expr) -> None:
-        if (id(e) in const and not isinstance(e, Constant) and id(e) not in seen
-                and isinstance(e._checked_type, TensorType)):
+        if id(e) not in const or isinstance(e, Constant) or id(e) in seen:
+            return
+        t = e._checked_type
+        if isinstance(t, TupleType) and all(isinstance(f, TensorType) for f in t.fields):
+            seen.add(id(e))  # a tuple of tensors (batch_norm's): a tuple of constants
+            fields = []
+            for i, ft in enumerate(t.fields):
+                f = TupleGetItem(e, i)
+                f._checked_type = ft
+                fields.append(f)
+            tuples[id(e)] = fields
+            wanted.extend(fields)
+        elif isinstance(t, TensorType):
             seen.add(id(e))
             wanted.append(e)
 
     for n in post_order(func.body):
         if id(n) in const:
             continue
-        kids = (list(n.args) if isinstance(n, Call) else list(n.fields) if isinstance(n, Tuple)
-                else [n.tuple_value] if isinstance(n, TupleGetItem) else [])
-        for k in kids:
+        for k in children(n):
             want(k)
     want(func.body)
     if not wanted:
@@ -86,6 +145,9 @@ def fold_function(func: Function) -> Function:
         c = Constant(_nd.array(gm.get_output(i).numpy()))
         c._checked_type = e._checked_type
         memo[id(e)] = c
+    for key, fields in tuples.items():
+        memo[key] = Tuple([memo[id(f)] for f in fields])
+        memo[key]._checked_type = fields[0].tuple_value._checked_type
     for n in post_order(func.body):
         if id(n) not in memo:
             memo[id(n)] = with_children(n, memo)

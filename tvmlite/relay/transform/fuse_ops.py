@@ -4,8 +4,10 @@ Rules (classic relay's, on a dataflow graph): injective chains fuse together; an
 or broadcast consumer fuses into a group anchored by a conv2d/dense/pool
 (``OUT_ELEMWISE_FUSABLE``) as its epilogue; a group holds at most one anchor; a producer is
 fused only into its single consumer, so a group's only external use is its root. The groups
-become ``Function``s with attribute ``Primitive=1`` called from ``main``. At ``opt_level`` 0
-every operator is a group of its own.
+become ``Function``s with attribute ``Primitive=1`` called from ``main``; a scalar constant
+of a simple dtype (int32, int64, float32, float64, bool) stays inside the function that reads
+it, any other constant is passed as an argument. At ``opt_level`` 0 every operator is a group
+of its own.
 """
 from __future__ import annotations
 
@@ -141,8 +143,19 @@ def partition(body: Expr, fuse: bool, max_depth: int) -> List[_Group]:
     return list(groups.values())
 
 
-def _group_name(g: _Group) -> str:
-    names = [n.op.name.replace(".", "_") for n in g.nodes if isinstance(n, Call)]
+#: dtypes of the scalar constants a fused function keeps in its body (classic's rule)
+_INLINE_CONST_DTYPES = ("int32", "int64", "float32", "float64", "bool")
+
+
+def _inline_constant(e: Expr) -> bool:
+    return (isinstance(e, Constant) and e.data.shape == ()
+            and str(e.data.dtype) in _INLINE_CONST_DTYPES)
+
+
+def group_name(prim: Function) -> str:
+    """The kernel name of a fused function: ``fused_`` and its operators' names in order."""
+    names = [n.op.name.replace(".", "_") for n in post_order(prim.body)
+             if isinstance(n, Call) and isinstance(n.op, Op)]
     return "fused_" + "_".join(names or ["tuple_get_item"])
 
 
@@ -177,6 +190,9 @@ def fuse_function(func: Function, fuse: bool = True, max_depth: int = 256) -> Fu
                 for leaf in leaves:
                     if id(leaf) in inside or id(leaf) in inner:
                         continue
+                    if fuse and _inline_constant(leaf):
+                        inner[id(leaf)] = leaf
+                        continue
                     p = Var(f"p{len(params)}", leaf.checked_type)
                     p._checked_type = leaf.checked_type
                     params.append(p)
@@ -185,8 +201,7 @@ def fuse_function(func: Function, fuse: bool = True, max_depth: int = 256) -> Fu
                 if isinstance(a, Tuple) and id(a) not in inner:
                     inner[id(a)] = with_children(a, inner)
             inner[id(m)] = with_children(m, inner)
-        prim = Function(params, inner[id(n)], attrs={"Primitive": 1,
-                                                     "hash_name": _group_name(g)})
+        prim = Function(params, inner[id(n)], attrs={"Primitive": 1})
         infer_type(prim)
         call = Call(prim, args)
         call._checked_type = n.checked_type

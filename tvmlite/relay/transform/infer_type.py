@@ -20,8 +20,35 @@ def _fail(msg: str) -> RelayTypeInferenceError:
     return RelayTypeInferenceError(f"relay type inference: {msg}")
 
 
+def _unannotated(v: Var) -> RelayTypeInferenceError:
+    return _fail(f"variable %{v.name_hint} has no type annotation: give it one with "
+                 "relay.var(name, shape=..., dtype=...)")
+
+
+def _arg_types(e: Call) -> list:
+    """The argument types of ``e``; an argument that is a variable without annotation gets
+    the type the operator determines from the others (classic's conv2d weight), or an
+    error."""
+    arg_types = [a._checked_type for a in e.args]
+    if all(t is not None for t in arg_types):
+        return arg_types
+    if isinstance(e.op, Op) and e.op.arg_types is not None:
+        try:
+            arg_types = list(e.op.arg_types(arg_types, e.attrs))
+        except TVMError as err:
+            raise _fail(f"{err} [in {e.op.name}]") from None
+    for a, t in zip(e.args, arg_types):
+        if a._checked_type is None:
+            if t is None:
+                if isinstance(a, Var):
+                    raise _unannotated(a)
+                return [x.checked_type for x in e.args]  # the usual error
+            a._checked_type = t
+    return arg_types
+
+
 def _call_type(e: Call) -> Type:
-    arg_types = [a.checked_type for a in e.args]
+    arg_types = _arg_types(e)
     if isinstance(e.op, Op):
         op = e.op
         if op.num_inputs >= 0 and len(arg_types) != op.num_inputs:
@@ -52,10 +79,7 @@ def _infer_node(e: Expr, let_value: Dict[int, Expr]) -> Type:
                 raise _fail(f"let variable %{e.name_hint} is annotated "
                             f"{type_str(e.type_annotation)} but bound to {type_str(t)}")
             return t
-        if e.type_annotation is None:
-            raise _fail(f"variable %{e.name_hint} has no type annotation: give it one with "
-                        "relay.var(name, shape=..., dtype=...)")
-        return e.type_annotation
+        return e.type_annotation  # None: the operator using it may determine it
     if isinstance(e, Constant):
         return TensorType(e.data.shape, e.data.dtype)
     if isinstance(e, Call):
@@ -89,6 +113,8 @@ def _infer_node(e: Expr, let_value: Dict[int, Expr]) -> Type:
         for p in e.params:
             if p._checked_type is None:
                 p._checked_type = _infer_node(p, let_value)
+            if p._checked_type is None:
+                raise _unannotated(p)
             params.append(p._checked_type)
         return FuncType(params, ret)
     raise _fail(f"unknown expression {type(e).__name__}")

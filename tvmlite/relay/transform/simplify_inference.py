@@ -35,10 +35,11 @@ def _rewrite_bn(bn: Call, x: Expr) -> Expr:
     attrs = bn.attrs
     t = data.checked_type
     ndim, axis = len(t.shape), attrs.axis % len(t.shape)
-    scale = _op.rsqrt(_op.add(var, const(attrs.epsilon, t.dtype)))
+    # classic's form: scale = 1 / sqrt(var + eps) * gamma; shift = -mean * scale + beta
+    scale = _op.divide(const(1, t.dtype), _op.sqrt(_op.add(var, const(attrs.epsilon, t.dtype))))
     if attrs.scale:
-        scale = _op.multiply(gamma, scale)
-    shift = _op.negative(_op.multiply(mean, scale))
+        scale = _op.multiply(scale, gamma)
+    shift = _op.multiply(_op.negative(mean), scale)
     if attrs.center:
         shift = _op.add(shift, beta)
     conv, bias = data, None

@@ -1,0 +1,143 @@
+"""Classic ``tvm.relay.op.op``: the operator registry's Python face (``get``, ``OpPattern``,
+``register_pattern``, ``register_alter_op_layout`` ...).
+
+The ``register_*`` functions of per-op callbacks store the callback as an attribute of the
+operator (``Op.get_attr("FTVMAlterOpLayout")``); the passes that read an attribute honour it
+or, where tvmlite lacks the machinery, refuse with :class:`UnsupportedError`. Registering new
+operators or TOPI implementations from Python is not supported: every tvmlite operator has
+its one type relation and TOPI compute in :mod:`tvmlite.relay.op`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from ..._classic import unsupported
+from .registry import Op, OpPattern, get
+
+__all__ = ["get", "OpPattern", "Op", "register", "register_stateful", "register_compute",
+           "register_strategy", "register_schedule", "register_injective_schedule",
+           "register_broadcast_schedule", "register_reduce_schedule",
+           "register_alter_op_layout", "register_convert_op_layout",
+           "register_infer_correct_layout", "register_legalize", "register_pattern",
+           "register_gradient", "register_shape_func", "register_external_compiler",
+           "register_fake_quantization_to_integer", "register_mixed_precision_conversion",
+           "OpStrategy", "debug"]
+
+
+def _register_attr(op_name: str, key: str, value: Optional[Callable], level: int):
+    """``value`` as attribute ``key`` of ``op_name``; without ``value``, a decorator."""
+    def fset(v):
+        get(op_name).set_attr(key, v, level)
+        return v
+    return fset(value) if value is not None else fset
+
+
+def refuse_custom_attr(mod, key: str, pass_name: str) -> None:
+    """Raise :class:`UnsupportedError` if an operator called in ``mod`` has attribute ``key``
+    set from Python: ``pass_name`` would have to call it, and tvmlite's pass does not."""
+    from ..expr import Call, Expr, post_order
+    for func in mod.functions.values():
+        if not isinstance(func, Expr):
+            continue
+        for n in post_order(func):
+            if isinstance(n, Call) and isinstance(n.op, Op) and n.op.has_attr(key):
+                raise unsupported(f"{key} of {n.op.name} registered from Python (tvmlite's "
+                                  f"{pass_name} has its own fixed rules)")
+
+
+def register(op_name: str, describe: str = "") -> None:
+    """Classic ``register``: a new operator from Python (not supported by tvmlite)."""
+    raise unsupported("tvm.relay.op.register (new relay operators from Python)")
+
+
+def register_stateful(op_name: str, stateful: bool, level: int = 10):
+    """Mark ``op_name`` stateful (``TOpIsStateful``)."""
+    return get(op_name).set_attr("TOpIsStateful", stateful, level)
+
+
+def register_pattern(op_name: str, pattern: int, level: int = 10):
+    """Set the fusion pattern of ``op_name`` (``TOpPattern``)."""
+    return get(op_name).set_attr("TOpPattern", pattern, level)
+
+
+def _no_impl(what: str):
+    def f(op_name: str, *args, **kwargs):
+        raise unsupported(f"tvm.relay.op.{what} (tvmlite lowers each operator through its "
+                          "one TOPI compute)")
+    f.__name__ = what
+    f.__doc__ = f"Classic ``{what}``; not supported by tvmlite (raises UnsupportedError)."
+    return f
+
+
+register_compute = _no_impl("register_compute")
+register_strategy = _no_impl("register_strategy")
+register_schedule = _no_impl("register_schedule")
+register_injective_schedule = _no_impl("register_injective_schedule")
+register_broadcast_schedule = _no_impl("register_broadcast_schedule")
+register_reduce_schedule = _no_impl("register_reduce_schedule")
+
+
+def register_alter_op_layout(op_name: str, alter_layout: Optional[Callable] = None,
+                             level: int = 10):
+    """Set ``FTVMAlterOpLayout`` of ``op_name`` (a decorator without ``alter_layout``)."""
+    return _register_attr(op_name, "FTVMAlterOpLayout", alter_layout, level)
+
+
+def register_convert_op_layout(op_name: str, convert_layout: Optional[Callable] = None,
+                               level: int = 10):
+    """Set ``FTVMConvertOpLayout`` of ``op_name``."""
+    return _register_attr(op_name, "FTVMConvertOpLayout", convert_layout, level)
+
+
+def register_infer_correct_layout(op_name: str, infer_layout: Optional[Callable] = None,
+                                  level: int = 10):
+    """Set ``FInferCorrectLayout`` of ``op_name``."""
+    return _register_attr(op_name, "FInferCorrectLayout", infer_layout, level)
+
+
+def register_legalize(op_name: str, legal_op: Optional[Callable] = None, level: int = 10):
+    """Set ``FTVMLegalize`` of ``op_name``."""
+    return _register_attr(op_name, "FTVMLegalize", legal_op, level)
+
+
+def register_gradient(op_name: str, fgradient: Optional[Callable] = None, level: int = 10):
+    """Set ``FPrimalGradient`` of ``op_name`` (tvmlite has no relay autodiff to read it)."""
+    return _register_attr(op_name, "FPrimalGradient", fgradient, level)
+
+
+def register_shape_func(op_name: str, data_dependent: bool,
+                        shape_func: Optional[Callable] = None, level: int = 10):
+    """Set ``FShapeFunc`` of ``op_name`` (tvmlite has static shapes only)."""
+    get(op_name).set_attr("TShapeDataDependent", data_dependent, level)
+    return _register_attr(op_name, "FShapeFunc", shape_func, level)
+
+
+def register_external_compiler(op_name: str, fexternal: Optional[Callable] = None,
+                               level: int = 10):
+    """Set ``FTVMExternalCompiler`` of ``op_name``."""
+    return _register_attr(op_name, "FTVMExternalCompiler", fexternal, level)
+
+
+def register_fake_quantization_to_integer(op_name: str, func: Optional[Callable] = None,
+                                          level: int = 10):
+    """Set ``FTVMFakeQuantizationToInteger`` of ``op_name``."""
+    return _register_attr(op_name, "FTVMFakeQuantizationToInteger", func, level)
+
+
+def register_mixed_precision_conversion(op_name: str, func: Optional[Callable] = None,
+                                        level: int = 10):
+    """Set ``FTVMMixedPrecisionConversionType`` of ``op_name``."""
+    return _register_attr(op_name, "FTVMMixedPrecisionConversionType", func, level)
+
+
+class OpStrategy:
+    """Classic ``OpStrategy`` (implementations of an op): not supported by tvmlite."""
+
+    def __init__(self):
+        raise unsupported("tvm.relay.op.OpStrategy (tvmlite lowers each operator through "
+                          "its one TOPI compute)")
+
+
+def debug(expr: Any, debug_func: Optional[Callable] = None):
+    """Classic ``relay.op.debug``: call ``debug_func`` when ``expr`` is evaluated."""
+    raise unsupported("tvm.relay.op.debug (tvmlite has no relay interpreter)")
