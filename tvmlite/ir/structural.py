@@ -74,8 +74,8 @@ class _Equal:
                 raise _Mismatch(path, a, b, f"dtype {a.dtype} vs {b.dtype}")
             if type(a) is not type(b):
                 raise _Mismatch(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
-            for f in _field_names(a):  # a relay variable's type annotation
-                self.eq(getattr(a, f), getattr(b, f), f"{path}.{f}")
+            for f in getattr(type(a), "_structural_fields", ()):  # a relay variable's type
+                self.eq(getattr(a, f), getattr(b, f), f"{path}.{f}")  # (a TIR var's name is not)
             self.lmap[id(a)], self.rmap[id(b)] = b, a
             return
         if ma is not b or mb is not a:
