@@ -106,6 +106,23 @@ def test_identical_groups_share_one_kernel(rng):
     assert out.shape == (3, 5) and np.allclose(out.sum(1), 1, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_scalar_constants_fold_into_their_kernel(rng, dtype):
+    # scalar constants stay inside the fused function (classic) and are read as values: no
+    # parameter, no 0-d stage; broadcast, comparison and select consumers all see them
+    x = relay.var("x", shape=(3, 7), dtype=dtype)
+    c = lambda v: relay.const(v, dtype)  # noqa: E731
+    y = relay.maximum(relay.multiply(relay.add(x, c(3)), c(2)), c(0))
+    y = relay.where(relay.greater(y, c(5)), y, relay.subtract(c(-1), x))
+    xv = rng.integers(-9, 9, size=(3, 7)).astype(dtype)
+    (out,), factory = build_run(relay.Function([x], y), {"x": xv})
+    want = np.maximum((xv + 3) * 2, 0)
+    np.testing.assert_array_equal(out, np.where(want > 5, want, -1 - xv))
+    # y has two consumers, so it ends its group (classic's rule)
+    assert kernel_names(factory) == ["fused_add_multiply_maximum", "fused_greater_subtract_where"]
+    assert len(json.loads(factory.get_graph_json())["nodes"]) == 3  # x and the two kernels
+
+
 def test_graph_json_params_and_unpacking(rng):
     w = rng.standard_normal((8, 3, 3, 3)).astype("float32")
     b = rng.standard_normal(8).astype("float32")

@@ -105,10 +105,30 @@ def _anchor(nodes: List[Expr]) -> Call:
     return best
 
 
+class _ScalarConstant(Tensor):
+    """A scalar constant a fused function keeps (classic's 0-d ``compile_engine_const``
+    stage) whose element loads are the constant itself: consumers fold it in, and no stage
+    is left to inline (a 256-op chain has 128 of them; inlining each walks the whole kernel)."""
+
+    __slots__ = ("value",)
+
+    def __call__(self, *indices):
+        super().__call__(*indices)  # the same checks as any tensor's
+        return self.value
+
+    def __getitem__(self, indices):
+        super().__getitem__(indices)
+        return self.value
+
+
 def _scalar_stage(c: Constant) -> Tensor:
-    """A 0-d stage computing scalar constant ``c`` (one the fused function keeps)."""
+    """Scalar constant ``c`` (one the fused function keeps) as a 0-d tensor whose loads are
+    the constant."""
     value = const(c.data.numpy().item(), str(c.data.dtype))
-    return compute((), lambda: value, name="compile_engine_const", tag="broadcast")
+    stage = compute((), lambda: value, name="compile_engine_const", tag="broadcast")
+    out = _ScalarConstant(stage.shape, stage.dtype, stage.op, 0)
+    out.value = value
+    return out
 
 
 def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
