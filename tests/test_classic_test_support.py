@@ -168,3 +168,9 @@ def test_tensor_astype_is_topi_cast():
     A = te.placeholder((3,), name="A", dtype="int32")
     B = topi.greater(A, 1).astype("int8")
     assert B.dtype == "int8" and B.shape[0].value == 3
+
+
+def test_conv3d_winograd_tile_size_rule():
+    from tvmlite.topi.cuda.conv3d_winograd import _infer_tile_size
+    for h, tile in ((16, 4), (8, 4), (7, 2), (12, 2)):
+        assert _infer_tile_size(te.placeholder((1, 2, 3, h, 5)), None) == tile
