@@ -10,7 +10,7 @@ import importlib.machinery
 import importlib.util
 import sys
 import types
-from typing import Callable
+from typing import Callable, Optional
 
 from ._classic_topi import BACKENDLESS, TOPI_FUNCTIONS
 from .error import TVMError
@@ -309,15 +309,16 @@ def missing(module: str, name: str, depth: int = 2):
     raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
 
-def unsupported_function(module: str, name: str) -> Callable:
+def unsupported_function(module: str, name: str, why: Optional[str] = None) -> Callable:
     """A stand-in for the classic function ``module.name`` that tvmlite lacks: it can be
     referred to (classic tests list each target's functions in tables) but raises
-    :class:`UnsupportedError` when called."""
+    :class:`UnsupportedError` when called, saying ``why`` (by default, for a TOPI package of
+    a target without a backend here, that)."""
     key = (module, name)
     if key in _UNSUPPORTED_FUNCTIONS:  # one object per name: code compares them (f is g)
         return _UNSUPPORTED_FUNCTIONS[key]
     package = module.rsplit(".", 1)[1]
-    why = BACKENDLESS.get(package)
+    why = why or BACKENDLESS.get(package)
     feature = f"{classic_name(module)}.{name}" + (f" ({why})" if why else "")
 
     def function(*args, **kwargs):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import List, Sequence, Union
 
-from .._classic import unsupported
+from .._classic import unsupported_function
 
 _FWD_ALGOS = [f"CUDNN_CONVOLUTION_FWD_ALGO_{a}" for a in (
     "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING", "WINOGRAD",
@@ -72,12 +72,7 @@ def conv_output_shape(tensor_format: int, pad: IntOrList, stride: IntOrList,
 
 
 def _unsupported(name: str):
-    def function(*args, **kwargs):
-        raise unsupported(f"tvm.contrib.cudnn.{name} (this build has no cuDNN)")
-
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"cuDNN's ``{name}``: raises UnsupportedError (no cuDNN in tvmlite)."
-    return function
+    return unsupported_function(__name__, name, "this build has no cuDNN")
 
 
 conv_forward = _unsupported("conv_forward")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ..._classic import unsupported
+from ..._classic import unsupported, unsupported_function
 from .registry import Op, OpPattern, get
 
 __all__ = ["get", "OpPattern", "Op", "register", "register_stateful", "register_compute",
@@ -61,12 +61,8 @@ def register_pattern(op_name: str, pattern: int, level: int = 10):
 
 
 def _no_impl(what: str):
-    def f(op_name: str, *args, **kwargs):
-        raise unsupported(f"tvm.relay.op.{what} (tvmlite lowers each operator through its "
-                          "one TOPI compute)")
-    f.__name__ = what
-    f.__doc__ = f"Classic ``{what}``; not supported by tvmlite (raises UnsupportedError)."
-    return f
+    return unsupported_function("tvmlite.relay.op", what,
+                                "tvmlite lowers each operator through its one TOPI compute")
 
 
 register_compute = _no_impl("register_compute")
