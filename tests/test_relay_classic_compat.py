@@ -114,6 +114,16 @@ def test_unsupported_classic_helpers_say_so():
                     executor=relay.backend.Executor("aot"))
 
 
+def test_backend_executor_and_runtime_registries():
+    from tvmlite.relay.backend import Executor, Runtime
+    assert Executor.list_registered() == ["aot", "graph"]
+    assert Runtime.list_registered() == ["cpp", "crt"]
+    assert Runtime.list_registered_options("crt") == {"system-lib": ""}
+    assert "link-params" in Executor.list_registered_options("graph")
+    with pytest.raises(tvm.TVMError, match="unknown option"):
+        Runtime("cpp", {"no-such-option": 1})
+
+
 def test_a_layout_callback_registered_from_python_is_refused_not_ignored():
     x = relay.var("x", shape=(1, 4, 5, 5))
     w = relay.var("w", shape=(8, 4, 3, 3))

@@ -40,6 +40,16 @@ class _Described:
 
     __hash__ = object.__hash__
 
+    @classmethod
+    def list_registered(cls) -> list:
+        """The registered kinds' names."""
+        return sorted(cls.KINDS)
+
+    @classmethod
+    def list_registered_options(cls, name: str) -> Dict[str, str]:
+        """The options kind ``name`` takes (names to their type, unstated here)."""
+        return {k: "" for k in cls.KINDS[name]}
+
     def __repr__(self) -> str:
         opts = "".join(f" -{k}={v}" for k, v in self.attrs.items())
         return f"{self.name}{opts}"
@@ -54,14 +64,6 @@ class Executor(_Described):
                      "constant-byte-alignment")}
     WHAT = "Executor"
 
-    @staticmethod
-    def list_registered():
-        return sorted(Executor.KINDS)
-
-    @staticmethod
-    def list_registered_options(executor: str) -> Dict[str, str]:
-        return {k: "" for k in Executor.KINDS[executor]}
-
 
 class Runtime(_Described):
     """The runtime a built module targets (classic ``relay.backend.Runtime``): ``"cpp"``;
@@ -69,14 +71,6 @@ class Runtime(_Described):
 
     KINDS = {"cpp": ("system-lib",), "crt": ("system-lib",)}
     WHAT = "Runtime"
-
-    @staticmethod
-    def list_registered():
-        return sorted(Runtime.KINDS)
-
-    @staticmethod
-    def list_registered_options(runtime: str) -> Dict[str, str]:
-        return {k: "" for k in Runtime.KINDS[runtime]}
 
 
 def check_supported(executor: Optional[Executor], runtime: Optional[Runtime]) -> None:
