@@ -6,7 +6,7 @@ from ..te.operation import extern
 from ..te.tensor import Tensor, _dim_equal
 from ..tir import ir_builder
 from ..tir import op as _op
-from .utils import TopiError, get_const_int, prod, ravel_index, unravel_index
+from .utils import TopiError, check_tensors, get_const_int, prod, ravel_index, unravel_index
 
 _COMBINE = {"update": lambda old, new: new, "add": _op.add, "mul": _op.mul,
             "min": _op._min, "max": _op._max,
@@ -39,9 +39,7 @@ def scatter_nd(data: Tensor, indices: Tensor, updates: Tensor, mode: str = "upda
         Of ``data``'s shape and dtype.
     """
     op = "scatter_nd"
-    for name, t in (("data", data), ("indices", indices), ("updates", updates)):
-        if not isinstance(t, Tensor):
-            raise TopiError(f"{op}: {name} must be a Tensor, got {t!r}")
+    check_tensors(op, data=data, indices=indices, updates=updates)
     if mode not in _ND_MODES:
         raise TopiError(f"{op}: mode must be one of {list(_ND_MODES)}, got {mode!r}")
     if not indices.dtype.startswith(("int", "uint")) or indices.ndim < 1:
@@ -119,9 +117,7 @@ def scatter_elements(data: Tensor, indices: Tensor, updates: Tensor, axis: int =
         Of ``data``'s shape and dtype.
     """
     op = "scatter_elements"
-    for name, t in (("data", data), ("indices", indices), ("updates", updates)):
-        if not isinstance(t, Tensor):
-            raise TopiError(f"{op}: {name} must be a Tensor, got {t!r}")
+    check_tensors(op, data=data, indices=indices, updates=updates)
     if reduction not in _COMBINE:
         raise TopiError(f"{op}: reduction must be one of {sorted(_COMBINE)}, got "
                         f"{reduction!r}")

@@ -6,7 +6,7 @@ from ..te.operation import extern
 from ..te.tensor import Tensor
 from ..tir import ir_builder
 from ..tir import op as _op
-from .utils import TopiError, get_const_tuple, prod
+from .utils import TopiError, check_tensors, get_const_tuple, prod
 
 
 def searchsorted(sorted_sequence: Tensor, values: Tensor, right: bool = False,
@@ -35,9 +35,7 @@ def searchsorted(sorted_sequence: Tensor, values: Tensor, right: bool = False,
         The indices, of ``values``' shape.
     """
     op = "searchsorted"
-    for name, t in (("sorted_sequence", sorted_sequence), ("values", values)):
-        if not isinstance(t, Tensor):
-            raise TopiError(f"{op}: {name} must be a Tensor, got {t!r}")
+    check_tensors(op, sorted_sequence=sorted_sequence, values=values)
     seq_shape, val_shape = get_const_tuple(sorted_sequence.shape), get_const_tuple(values.shape)
     if len(seq_shape) != 1 and (len(seq_shape) != len(val_shape)
                                 or seq_shape[:-1] != val_shape[:-1]):

@@ -9,6 +9,14 @@ from ..tir import op as _op
 from ..tir.expr import FloatImm, IntImm, PrimExpr
 
 
+def check_tensors(op: str, **tensors) -> None:
+    """A :class:`TopiError` naming ``op`` and the argument unless each value is a tensor."""
+    from ..te.tensor import Tensor
+    for name, t in tensors.items():
+        if not isinstance(t, Tensor):
+            raise TopiError(f"{op}: {name} must be a Tensor, got {t!r}")
+
+
 def get_const_int(expr) -> int:
     """The value of a constant integer expression; an error if it is symbolic."""
     if isinstance(expr, int):

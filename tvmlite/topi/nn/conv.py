@@ -8,7 +8,7 @@ from typing import Optional
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor, _dim_equal
 from ...tir import op as _op
-from ..utils import TopiError, check_strides, get_const_int
+from ..utils import TopiError, check_strides, check_tensors, get_const_int
 from .pad import pad
 from .utils import conv_out_size, get_pad_tuple_generic
 
@@ -34,9 +34,7 @@ def conv(inp: Tensor, filt: Tensor, stride, padding, dilation, groups: int, data
     The padded input is ``pad_temp``; the stage is named and tagged
     ``[group_]conv{dim}d_{data_layout.lower()}``.
     """
-    for name, t in (("data", inp), ("kernel", filt)):
-        if not isinstance(t, Tensor):
-            raise TopiError(f"{op}: {name} must be a Tensor, got {t!r}")
+    check_tensors(op, data=inp, kernel=filt)
     if filt.ndim != inp.ndim or inp.ndim < 3:
         raise TopiError(f"{op}: data and kernel must have the same rank (>= 3), got "
                         f"{inp.ndim}-D data and {filt.ndim}-D kernel")

@@ -7,7 +7,7 @@ from ...tir import op as _op
 from .. import tag
 from ..broadcast import divide
 from ..reduction import sum as _sum
-from ..utils import TopiError
+from ..utils import TopiError, check_tensors
 
 
 def nll_loss(predictions: Tensor, targets: Tensor, weights: Tensor, reduction: str = "mean",
@@ -36,9 +36,7 @@ def nll_loss(predictions: Tensor, targets: Tensor, weights: Tensor, reduction: s
         "none" are the one loss.
     """
     op = "nll_loss"
-    for name, t in (("predictions", predictions), ("targets", targets), ("weights", weights)):
-        if not isinstance(t, Tensor):
-            raise TopiError(f"{op}: {name} must be a Tensor, got {t!r}")
+    check_tensors(op, predictions=predictions, targets=targets, weights=weights)
     if reduction not in ("mean", "sum", "none"):
         raise TopiError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     if not targets.dtype.startswith(("int", "uint")):
