@@ -9,7 +9,15 @@ from ..te.tensor import Tensor, _dim_equal
 from ..tir import op as _op
 from ..tir.expr import IntImm, Var
 from . import tag
-from .utils import TopiError, equal_const_int, get_const_int, parse_layout, prod, ravel_index
+from .utils import (
+    TopiError,
+    check_tensors,
+    equal_const_int,
+    get_const_int,
+    parse_layout,
+    prod,
+    ravel_index,
+)
 from .utils import unravel_index as _unravel
 
 
@@ -512,8 +520,7 @@ __all__ += ["split", "take", "strided_slice", "strided_set", "adv_index", "where
 
 
 def _tensor(t, op: str, arg: str) -> Tensor:
-    if not isinstance(t, Tensor):
-        raise TopiError(f"{op}: {arg} must be a Tensor, got {t!r}")
+    check_tensors(op, **{arg: t})
     return t
 
 
