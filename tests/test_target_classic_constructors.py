@@ -5,6 +5,7 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import te
+from tvmlite._classic import UnsupportedError
 
 
 def test_gpu_constructors_put_the_device_first_in_the_keys():
@@ -39,3 +40,13 @@ def test_building_for_a_foreign_board_is_refused_and_the_host_model_builds():
     b = tvm.nd.empty((13,))
     f(tvm.nd.array(a), b)
     np.testing.assert_allclose(b.numpy(), a * 2 + 1, rtol=1e-6)
+
+
+def test_codegen_llvm_version_is_reported_for_the_c_backed_llvm_target():
+    from tvmlite.target import codegen
+
+    # classic code gates features on it ("requires LLVM 8"); the llvm target always exists here
+    assert tvm.target.codegen.llvm_version_major() >= 8
+    assert codegen.llvm_version_major(allow_none=True) == codegen.LLVM_VERSION_MAJOR
+    with pytest.raises(UnsupportedError, match="llvm_lookup_intrinsic_id"):
+        codegen.llvm_lookup_intrinsic_id("llvm.fma")
