@@ -17,6 +17,8 @@ from ..error import TVMError
 _COMPUTE_PREFIXES = ("-msse", "-mssse", "-mavx", "-mamx", "-mfma", "-mf16c", "-mbmi", "-mpopcnt",
                      "-mlzcnt", "-mabm", "-mgfni", "-mvaes", "-mvpclmulqdq", "-mpclmul", "-maes",
                      "-msha", "-madx", "-mmovbe", "-mtbm", "-mxop", "-mfma4", "-mcrc32")
+# Flags with those prefixes that only tune code generation (any CPU runs the result).
+_TUNING_FLAGS = frozenset({"-mavx256-split-unaligned-load", "-mavx256-split-unaligned-store"})
 
 # LLVM CPU names whose gcc spelling differs.
 _MCPU_ALIASES = {"generic": "x86-64", "x86-64": "x86-64", "core-avx2": "core-avx2"}
@@ -32,10 +34,9 @@ def _gcc_target(march: str, cc: str) -> Tuple[str, FrozenSet[str]]:
         raise TVMError(f"C compiler {cc!r} was not found (set TVMLITE_CC to another "
                        f"compiler); command: {' '.join(cmd)}") from None
     if res.returncode != 0:
-        msg = (res.stderr or res.stdout).strip().splitlines()
+        msg = [ln for ln in res.stderr.splitlines() if ln.strip()] or ["no output"]
         raise TVMError(f"the C compiler does not know the CPU {march!r}: "
-                       f"{msg[0] if msg else 'no output'} (exit code {res.returncode}).\n"
-                       f"Command: {shlex.join(cmd)}\nCompiler output:\n{res.stdout}{res.stderr}")
+                       + "\n".join(msg[:3]) + f"\nCommand: {shlex.join(cmd)}")
     resolved, enabled = march, set()
     for line in res.stdout.splitlines():
         parts = line.split()
@@ -48,7 +49,7 @@ def _gcc_target(march: str, cc: str) -> Tuple[str, FrozenSet[str]]:
 
 def _compute_flags(flags: FrozenSet[str]) -> FrozenSet[str]:
     return frozenset(f for f in flags if f.startswith(_COMPUTE_PREFIXES)
-                     and not f.startswith("-mno-"))
+                     and not f.startswith("-mno-") and f not in _TUNING_FLAGS)
 
 
 def missing_features(mcpu: str, cc: Optional[str] = None) -> List[str]:
