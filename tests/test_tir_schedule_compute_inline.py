@@ -277,3 +277,40 @@ def test_compute_inline_keeps_the_read_of_a_buffer_used_through_its_pointer():
     assert [r.buffer.name for r in reads] == ["T_in", "X"]
     assert (int(reads[0].region[0].min), int(reads[0].region[0].extent)) == (0, 32)
     _same(pointer_reader, sch, [(32,), (9,)], (9,))
+
+
+@T.prim_func
+def opaque_after_chain(A: T.Buffer((8,), "float32"), D: T.Buffer((8,), "float32")):
+    X = T.alloc_buffer((8,))
+    B0 = T.alloc_buffer((8,))
+    B = T.alloc_buffer((8,))
+    for i in range(8):
+        with T.block("X"):
+            vi = T.axis.remap("S", [i])
+            X[vi] = A[vi] + 1.0
+    for i in range(8):
+        with T.block("B0"):
+            vi = T.axis.remap("S", [i])
+            B0[vi] = A[vi] * 2.0
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            T.reads(B0[vi], X[0:8])
+            B[vi] = B0[vi] + T.call_extern("float32", "peek", X.access_ptr("r"))
+    for i in range(8):
+        with T.block("D"):
+            vi = T.axis.remap("S", [i])
+            D[vi] = B[vi]
+
+
+def test_inline_refusals_see_uses_that_earlier_inlines_moved():
+    # compute_inline keeps what it learnt of the function's opaque uses from one call to the
+    # next: B0's inline keeps them all; B's moves the pointer use of X into D
+    sch = Schedule(opaque_after_chain)
+    sch.compute_inline(sch.get_block("B0"))
+    with pytest.raises(ScheduleError, match='"X" cannot be inlined: it is passed to'):
+        sch.compute_inline(sch.get_block("X"))
+    sch.compute_inline(sch.get_block("B"))
+    assert "peek" in str(sch.mod["main"].script()) and "B0" not in str(sch.mod["main"].script())
+    with pytest.raises(ScheduleError, match='"X" cannot be inlined: it is passed to'):
+        sch.compute_inline(sch.get_block("X"))

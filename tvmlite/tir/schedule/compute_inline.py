@@ -28,6 +28,7 @@ from .state import (
     const_value,
     exclusive_subtree,
     find_path,
+    is_leaf_block,
     is_one,
     remove_alloc,
     replace,
@@ -59,22 +60,40 @@ def _pure_indices(indices, block: Block) -> Optional[List[Var]]:
     return out
 
 
-def _check_no_opaque_use(state: ScheduleState, buf: Buffer, prim: str, what: str) -> None:
-    """Inlining rewrites loads and stores only: refuse when ``buf`` is also used another way
-    (its address passed to a call, or a region of it matched to another buffer)."""
-    found: List[str] = []
+def _opaque_uses(node) -> Dict[int, Tuple[int, str]]:
+    """``id(buffer)`` or ``id(buffer.data)`` -> (order, why) for each buffer ``node`` uses other
+    than by loads and stores: its data pointer used directly, passed to a call, or a region of
+    it matched to another buffer."""
+    found: Dict[int, Tuple[int, str]] = {}
 
     def f(x):
-        if x is buf.data:
-            found.append('its data pointer is used directly')
-        elif isinstance(x, Call) and any(a is buf or a is buf.data for a in x.args):
-            found.append(f'it is passed to "{x.op}" (an opaque access)')
-        elif isinstance(x, MatchBufferRegion) and x.source.buffer is buf:
-            found.append(f'a region of it is matched to buffer "{x.buffer.name}"')
+        if isinstance(x, Var) and x.dtype == "handle":  # a buffer's data pointer
+            found.setdefault(id(x), (len(found), "its data pointer is used directly"))
+        elif isinstance(x, Call):
+            for a in x.args:
+                if isinstance(a, (Buffer, Var)):
+                    found.setdefault(id(a), (len(found),
+                                             f'it is passed to "{x.op}" (an opaque access)'))
+        elif isinstance(x, MatchBufferRegion):
+            found.setdefault(id(x.source.buffer), (
+                len(found), f'a region of it is matched to buffer "{x.buffer.name}"'))
 
-    post_order_visit(state.body, f)
-    if found:
-        raise fail(prim, what, f'"{buf.name}" cannot be inlined: {found[0]}')
+    post_order_visit(node, f)
+    return found
+
+
+def _check_no_opaque_use(state: ScheduleState, buf: Buffer, prim: str, what: str) -> None:
+    """Inlining rewrites loads and stores only: refuse when ``buf`` is also used another way.
+    The function's opaque uses are found in one walk per body, which compute_inline carries
+    to the body it makes (see :func:`compute_inline`)."""
+    body = state.body
+    cached = state.body_facts.get("opaque_uses")
+    if cached is None or cached[0] is not body:
+        cached = state.body_facts["opaque_uses"] = (body, _opaque_uses(body))
+    uses = cached[1]
+    hits = [uses[k] for k in (id(buf), id(buf.data)) if k in uses]
+    if hits:
+        raise fail(prim, what, f'"{buf.name}" cannot be inlined: {min(hits)[1]}')
 
 
 def _scope_siblings(state, path):
@@ -96,8 +115,11 @@ class _InlineLoads(Mutator):
         return substitute(self.value, dict(zip(self.ivs, e2.indices)))
 
     def visit_Block(self, b):
+        reads_buf = any(r.buffer is self.buf for r in b.reads)
+        if not reads_buf and is_leaf_block(b):
+            return b  # a leaf block's reads list every buffer it loads
         b2 = self.generic(b)
-        if b2 is b or not any(r.buffer is self.buf for r in b.reads):
+        if b2 is b or not reads_buf:
             return b2
         reads, _ = block_regions(b2)
         return dataclasses.replace(b2, reads=_with_opaque_reads(b2, reads))
@@ -157,7 +179,7 @@ def _blocks_in_order(root: Stmt) -> List[Tuple[BlockRealize, Tuple[For, ...]]]:
 def _own_writes(block: Block) -> List[Buffer]:
     """Buffers a block writes itself: all of them for a leaf block, its init's for a block
     holding others (whose writes are their own)."""
-    if not child_blocks(block.body):
+    if is_leaf_block(block):
         return buffers_written(block)
     if block.init is None:
         return []
@@ -196,7 +218,7 @@ def _check_inputs_kept(state: ScheduleState, realize: BlockRealize, buf: Buffer,
     order = _blocks_in_order(state.body)
     pos_b = _position(order, realize)
     consumers = [i for i, (r, _) in enumerate(order)
-                 if r is not realize and not child_blocks(r.block.body)
+                 if r is not realize and is_leaf_block(r.block)
                  and _has(buffers_read(r.block), buf)]
     for pos_w, (w, _) in enumerate(order):
         hit = next((x for x in _own_writes(w.block) if _has(inputs, x)), None)
@@ -220,7 +242,7 @@ def _check_consumer_movable(state: ScheduleState, producer: BlockRealize,
     order = _blocks_in_order(state.body)
     pos_b, pos_c = _position(order, producer), _position(order, realize)
     for pos_w, (w, _) in enumerate(order):
-        if w is realize or child_blocks(w.block.body):
+        if w is realize or not is_leaf_block(w.block):
             continue
         wr, rd = _own_writes(w.block), buffers_read(w.block)
         why = next((f'reads "{b.name}", which the block writes' for b in outs
@@ -290,6 +312,11 @@ def compute_inline(state: ScheduleState, block_rv: BlockRV) -> None:
     body = _InlineLoads(buf, ivs, store.value).visit(state.body)
     state.set_body(body)
     remove_alloc(state, buf)
+    # the other buffers' opaque uses are those of the old body: the inlined value only moved
+    # (unless it held such a use and had no consumer: then the walk is redone)
+    cached = state.body_facts.get("opaque_uses")
+    if cached is not None and not _opaque_uses(store.value):
+        state.body_facts["opaque_uses"] = (state.body, cached[1])
 
 
 def _load_pieces(idx, block: Block, prim: str, what: str, name: str):

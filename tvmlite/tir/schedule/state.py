@@ -163,6 +163,9 @@ class ScheduleState:
         # transaction restores it with one reference
         self.renamed: Dict[Tuple[str, str], str] = {}
         self._paths: Optional[_Paths] = None
+        # (body, facts about it) a primitive may carry to the body it makes (compute_inline's
+        # opaque buffer uses); keyed by the body object, so any other change drops it
+        self.body_facts: Dict[str, Tuple[Stmt, object]] = {}
 
     @property
     def func(self) -> PrimFunc:
@@ -325,8 +328,15 @@ class _Paths:
 # --------------------------------------------------------------------------- tree utilities
 def _stmt_children(s: Stmt) -> List[Stmt]:
     """The statements directly under ``s``, in field order (a block's: its body alone)."""
-    if type(s) is Block:
+    t = type(s)
+    if t is Block or t is For:
         return [s.body]
+    if t is BlockRealize:
+        return [s.block]
+    if t is SeqStmt:
+        return list(s.seq)
+    if t is BufferStore:
+        return []
     out: List[Stmt] = []
     stack = [v for v in field_values(type(s))(s) if isinstance(v, (Stmt, tuple))]
     stack.reverse()
@@ -468,6 +478,11 @@ def child_blocks(s: Stmt) -> List[BlockRealize]:
 
     StmtWalker(enter).visit(s)
     return out
+
+
+def is_leaf_block(block: Block) -> bool:
+    """Whether ``block`` holds no other block."""
+    return type(block.body) is BufferStore or not child_blocks(block.body)
 
 
 def exclusive_subtree(path: Sequence[Stmt]) -> int:
@@ -650,13 +665,24 @@ def access_region(accesses: List[Access], buffer: Buffer, relax: Dict[Var, Range
     return union_regions(regions, {**outer, **relax})
 
 
+# (id(block), is_write) -> (block, buffers): the IR is immutable, so what a Block object
+# accesses never changes; primitives ask it of every block of a function on each call
+_BUFFERS_MEMO: Dict[Tuple[int, bool], Tuple[Block, Tuple[Buffer, ...]]] = {}
+
+
 def _buffers(block: Block, is_write: bool) -> List[Buffer]:
     """The buffers ``block`` accesses (``is_write``: stores), then those it declares."""
+    hit = _BUFFERS_MEMO.get((id(block), is_write))
+    if hit is not None and hit[0] is block:
+        return list(hit[1])
     out: List[Buffer] = []
     declared = [r.buffer for r in (block.writes if is_write else block.reads)]
     for buf in [a.buffer for a in collect_accesses(block) if a.is_write == is_write] + declared:
         if all(b is not buf for b in out):
             out.append(buf)
+    if len(_BUFFERS_MEMO) > 8192:
+        _BUFFERS_MEMO.clear()
+    _BUFFERS_MEMO[(id(block), is_write)] = (block, tuple(out))
     return out
 
 
