@@ -314,3 +314,22 @@ def test_inline_refusals_see_uses_that_earlier_inlines_moved():
     assert "peek" in str(sch.mod["main"].script()) and "B0" not in str(sch.mod["main"].script())
     with pytest.raises(ScheduleError, match='"X" cannot be inlined: it is passed to'):
         sch.compute_inline(sch.get_block("X"))
+
+
+@T.prim_func
+def scalar_pair(A: T.Buffer((), "float32"), C: T.Buffer((), "float32")):
+    B = T.alloc_buffer(())
+    with T.block("B"):
+        vi = T.axis.spatial(1, 0)
+        B[()] = A[()] * 2.0
+    with T.block("C"):
+        vi = T.axis.spatial(1, 0)
+        C[()] = B[()] + 1.0
+
+
+def test_inline_into_a_consumer_that_is_the_whole_remaining_body():
+    # with B gone the root block's body is C's realize itself, with no loop around it
+    sch = Schedule(scalar_pair)
+    sch.compute_inline(sch.get_block("B"))
+    assert "B[" not in sch.mod["main"].script()
+    _same(scalar_pair, sch, [()], ())

@@ -482,7 +482,12 @@ def child_blocks(s: Stmt) -> List[BlockRealize]:
 
 def is_leaf_block(block: Block) -> bool:
     """Whether ``block`` holds no other block."""
-    return type(block.body) is BufferStore or not child_blocks(block.body)
+    body = block.body
+    if type(body) is BufferStore:
+        return True
+    # child_blocks(s) looks inside s when s is itself a BlockRealize: a body that is one
+    # realize is a child, not a leaf
+    return not isinstance(body, BlockRealize) and not child_blocks(body)
 
 
 def exclusive_subtree(path: Sequence[Stmt]) -> int:
