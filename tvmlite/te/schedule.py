@@ -23,6 +23,7 @@ from ..error import TVMError
 from ..ir.transform import PassContext, register_pass_config
 from ..tir import op as _op
 from ..tir.buffer import Buffer  # noqa: F401  (classic te.schedule.Buffer)
+from ..tir.buffer import decl_buffer
 from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Reduce, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, substitute
@@ -607,6 +608,21 @@ def _check_attach_cycles(sch: Schedule) -> None:
             cur = attach_spec(cur.attach_stage)
 
 
+def _default_binds(sch: Schedule, args, binds: Dict) -> Dict:
+    """Classic TE's buffers for arguments without one: a tensor with a variable dimension
+    broadcasts (``buffer_type="auto_broadcast"``: a dimension of extent 1 at call time gets
+    stride 0), unless a stage is tensorized (classic's "compact" lowering then keeps every
+    argument compact)."""
+    if any(a.tensor_intrin is not None for st in sch.stages for a in st.iter_var_attrs.values()):
+        return binds
+    out = dict(binds)
+    for a in args:
+        if isinstance(a, Tensor) and a not in out and any(
+                isinstance(d, Var) for d in a.shape):
+            out[a] = decl_buffer(a.shape, a.dtype, a.op.name, buffer_type="auto_broadcast")
+    return out
+
+
 def _materialize(sch: Schedule, args, binds):
     _check_attach_cycles(sch)
     infer_only = args is None
@@ -617,7 +633,10 @@ def _materialize(sch: Schedule, args, binds):
                 and id(st.op) not in states for i in range(st.op.num_outputs)]
         args += [o.output(i) for o in sch.outputs for i in range(o.num_outputs)]
     cur_args = [sch._current(a) if isinstance(a, Tensor) else a for a in args]
-    cur_binds = {sch._current(t): b for t, b in (binds or {}).items()} or None
+    cur_binds = {sch._current(t): b for t, b in (binds or {}).items()}
+    if not infer_only:
+        cur_binds = _default_binds(sch, cur_args, cur_binds)
+    cur_binds = cur_binds or None
     outs = [o.output(i) for o in sch.outputs for i in range(o.num_outputs)]
     # Classic TE attaches or inlines a stage whose tensor is also an argument (the
     # schedule_primitives tutorial); the engine only moves non-output blocks, so such a tensor
