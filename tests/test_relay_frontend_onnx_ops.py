@@ -12,7 +12,7 @@ from tvmlite import relay  # noqa: E402
 from tvmlite.contrib import graph_executor  # noqa: E402
 
 _TP = {"float32": TensorProto.FLOAT, "int64": TensorProto.INT64, "bool": TensorProto.BOOL,
-       "int32": TensorProto.INT32}
+       "int32": TensorProto.INT32, "uint8": TensorProto.UINT8}
 
 
 def _model(nodes, inputs, outputs, inits=(), opset=17):
@@ -318,3 +318,79 @@ def test_lp_normalization_l1_is_a_clear_error(rng):
                    [("x", _r(rng, 2, 3))], ["y"])
     with pytest.raises(tvm.TVMError, match="LpNormalization .*p=1 is not supported"):
         relay.frontend.from_onnx(model)
+
+
+# ------------------------------------------ activations and reductions composed of relay ops
+@pytest.mark.parametrize("op, attrs", [
+    ("Elu", {}), ("Elu", {"alpha": 0.3}), ("Selu", {}), ("Selu", {"alpha": 1.2, "gamma": 0.7}),
+    ("Celu", {"alpha": 2.0}), ("HardSigmoid", {}), ("HardSigmoid", {"alpha": 0.4, "beta": 0.1}),
+    ("HardSwish", {}), ("Softplus", {}), ("Softsign", {}), ("Mish", {}),
+    ("ThresholdedRelu", {"alpha": 0.5}), ("Shrink", {}), ("Shrink", {"lambd": 1.0, "bias": 0.5}),
+    ("Round", {})])
+def test_activations(rng, op, attrs):
+    x = (rng.standard_normal((3, 7, 5)) * 4).astype("float32")
+    x[0, 0, :4] = [0.5, 1.5, -2.5, 80.0]  # round's ties go to even; softplus far out
+    _check([helper.make_node(op, ["x"], ["y"], **attrs)], [("x", x)],
+           opset=18 if op == "Mish" else 17)
+
+
+@pytest.mark.parametrize("op, opset, axes, keepdims", [
+    ("ReduceL1", 13, [1], 1), ("ReduceL2", 18, [0, 2], 0), ("ReduceSumSquare", 13, None, 0),
+    ("ReduceLogSum", 18, [2], 1), ("ReduceLogSumExp", 13, [-1], 0)])
+def test_composed_reductions(rng, op, opset, axes, keepdims):
+    x = rng.uniform(0.1, 3.0, (3, 5, 7)).astype("float32")
+    if op == "ReduceLogSumExp":
+        x = x * 40  # exp overflows float32 unless computed stably
+    as_input = axes is not None and opset >= 18
+    kw = {} if as_input or axes is None else {"axes": axes}
+    _check([helper.make_node(op, ["x", "axes"] if as_input else ["x"], ["y"],
+                             keepdims=keepdims, **kw)],
+           [("x", x)], inits={"axes": _i64(*axes)} if as_input else {}, opset=opset, rtol=1e-4)
+
+
+def test_mean_mod_xor_bitshift_castlike_size_eyelike(rng):
+    a, b, c = _r(rng, 4, 5), _r(rng, 1, 5), _r(rng, 4, 1)
+    i = rng.integers(-9, 9, (4, 5)).astype("int32")
+    j = (rng.integers(1, 5, (4, 5)) * np.where(rng.random((4, 5)) < 0.5, -1, 1)).astype("int32")
+    p, q = rng.random((4, 5)) < 0.5, rng.random((4, 5)) < 0.5
+    u = np.array([1, 7, 255, 16], "uint8")
+    s = np.array([1, 2, 3, 0], "uint8")
+    nodes = [helper.make_node("Mean", ["a", "b", "c"], ["mean"]),
+             helper.make_node("Mod", ["i", "j"], ["mod"]),
+             helper.make_node("Mod", ["i", "j"], ["fmod"], fmod=1),
+             helper.make_node("Mod", ["a", "b"], ["ffmod"], fmod=1),
+             helper.make_node("Xor", ["p", "q"], ["xor"]),
+             helper.make_node("BitShift", ["u", "s"], ["shl"], direction="LEFT"),
+             helper.make_node("BitShift", ["u", "s"], ["shr"], direction="RIGHT"),
+             helper.make_node("CastLike", ["i", "a"], ["castlike"]),
+             helper.make_node("Size", ["a"], ["size"]),
+             helper.make_node("EyeLike", ["a"], ["eye"], k=1),
+             helper.make_node("EyeLike", ["i"], ["eyef"], k=-2, dtype=TensorProto.FLOAT)]
+    _check(nodes, [("a", a), ("b", b), ("c", c), ("i", i), ("j", j), ("p", p), ("q", q),
+                   ("u", u), ("s", s)],
+           ["mean", "mod", "fmod", "ffmod", "xor", "shl", "shr", "castlike", "size", "eye",
+            "eyef"])
+
+
+@pytest.mark.parametrize("opset, axes", [(17, None), (17, [1]), (17, [0, 1, 2, 3])])
+def test_mean_variance_normalization(rng, opset, axes):
+    kw = {} if axes is None else {"axes": axes}
+    _check([helper.make_node("MeanVarianceNormalization", ["x"], ["y"], **kw)],
+           [("x", _r(rng, 2, 3, 5, 7))], opset=opset, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("opset, groups", [(18, 3), (18, 1), (21, 2)])
+def test_group_normalization(rng, opset, groups):
+    x = _r(rng, 2, 6, 5, 3)
+    n = groups if opset < 21 else 6
+    _check([helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"],
+                             num_groups=groups, epsilon=1e-3)],
+           [("x", x)], inits={"scale": _r(rng, n), "bias": _r(rng, n)}, opset=opset,
+           rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("opset, axis", [(13, -1), (13, 1), (11, 1), (11, 2)])
+def test_hardmax(rng, opset, axis):
+    x = _r(rng, 3, 4, 5)
+    x[0, 0, :2] = 9.0  # ties: the first index wins
+    _check([helper.make_node("Hardmax", ["x"], ["y"], axis=axis)], [("x", x)], opset=opset)

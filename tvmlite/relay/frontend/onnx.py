@@ -490,6 +490,204 @@ _register("ArgMax")(_arg_reduce(_op.argmax))
 _register("ArgMin")(_arg_reduce(_op.argmin))
 
 
+# ------------------------------------------- activations and reductions composed of others
+def _scalar(ctx: _Ctx, x: Expr, value: float) -> Expr:
+    return const(value, ctx.dtype(x))
+
+
+def _positive_or(ctx: _Ctx, x: Expr, negative: Expr) -> Expr:
+    """``x`` where ``x > 0``, else ``negative``."""
+    return _op.where(_op.greater(x, _scalar(ctx, x, 0)), x, negative)
+
+
+def _hard_sigmoid_of(ctx: _Ctx, x: Expr, alpha: float, beta: float) -> Expr:
+    y = _op.add(_op.multiply(x, _scalar(ctx, x, alpha)), _scalar(ctx, x, beta))
+    return _op.clip(y, 0.0, 1.0)
+
+
+def _softplus_of(ctx: _Ctx, x: Expr) -> Expr:
+    # max(x, 0) + log(1 + exp(-|x|)): no overflow for large |x|
+    return _op.add(_op.maximum(x, _scalar(ctx, x, 0)), _op.log(_op.add(
+        _scalar(ctx, x, 1), _op.exp(_op.negative(_op.abs(x))))))
+
+
+@_register("Elu")
+def _elu(ctx, ins, attrs):
+    x = ins[0]
+    return _positive_or(ctx, x, _op.multiply(_scalar(ctx, x, float(attrs.get("alpha", 1.0))),
+                                             _op.subtract(_op.exp(x), _scalar(ctx, x, 1))))
+
+
+@_register("Selu")
+def _selu(ctx, ins, attrs):
+    x = ins[0]
+    alpha = float(attrs.get("alpha", 1.67326319217681884765625))
+    gamma = float(attrs.get("gamma", 1.05070102214813232421875))
+    neg = _op.multiply(_scalar(ctx, x, alpha), _op.subtract(_op.exp(x), _scalar(ctx, x, 1)))
+    return _op.multiply(_scalar(ctx, x, gamma), _positive_or(ctx, x, neg))
+
+
+@_register("Celu")
+def _celu(ctx, ins, attrs):
+    x = ins[0]
+    alpha = float(attrs.get("alpha", 1.0))
+    neg = _op.multiply(_scalar(ctx, x, alpha), _op.subtract(
+        _op.exp(_op.divide(x, _scalar(ctx, x, alpha))), _scalar(ctx, x, 1)))
+    return _op.add(_op.maximum(x, _scalar(ctx, x, 0)), _op.minimum(neg, _scalar(ctx, x, 0)))
+
+
+@_register("HardSigmoid")
+def _hard_sigmoid(ctx, ins, attrs):
+    return _hard_sigmoid_of(ctx, ins[0], float(attrs.get("alpha", 0.2)),
+                            float(attrs.get("beta", 0.5)))
+
+
+@_register("HardSwish")
+def _hard_swish(ctx, ins, attrs):
+    return _op.multiply(ins[0], _hard_sigmoid_of(ctx, ins[0], 1.0 / 6.0, 0.5))
+
+
+@_register("Softplus")
+def _softplus(ctx, ins, attrs):
+    return _softplus_of(ctx, ins[0])
+
+
+@_register("Softsign")
+def _softsign(ctx, ins, attrs):
+    x = ins[0]
+    return _op.divide(x, _op.add(_scalar(ctx, x, 1), _op.abs(x)))
+
+
+@_register("Mish")
+def _mish(ctx, ins, attrs):
+    return _op.multiply(ins[0], _op.tanh(_softplus_of(ctx, ins[0])))
+
+
+@_register("ThresholdedRelu")
+def _thresholded_relu(ctx, ins, attrs):
+    x = ins[0]
+    keep = _op.greater(x, _scalar(ctx, x, float(attrs.get("alpha", 1.0))))
+    return _op.where(keep, x, _scalar(ctx, x, 0))
+
+
+@_register("Shrink")
+def _shrink(ctx, ins, attrs):
+    x = ins[0]
+    lambd, bias = float(attrs.get("lambd", 0.5)), float(attrs.get("bias", 0.0))
+    low = _op.where(_op.less(x, _scalar(ctx, x, -lambd)),
+                    _op.add(x, _scalar(ctx, x, bias)), _scalar(ctx, x, 0))
+    return _op.where(_op.greater(x, _scalar(ctx, x, lambd)),
+                     _op.subtract(x, _scalar(ctx, x, bias)), low)
+
+
+@_register("Mean")
+def _mean(ctx, ins, attrs):
+    total = _variadic(_op.add)(ctx, ins, attrs)
+    return _op.divide(total, _scalar(ctx, total, float(len(ins))))
+
+
+@_register("Round")
+def _round(ctx, ins, attrs):
+    return _op.round(ins[0])
+
+
+@_register("Mod")
+def _mod(ctx, ins, attrs):
+    a, b = ins
+    if int(attrs.get("fmod", 0)):
+        return _op.mod(a, b)  # the sign of the dividend, as C's fmod
+    if np.dtype(ctx.dtype(a)).kind == "f":
+        raise ctx.fail("fmod=0 on floating-point inputs is not allowed by ONNX; use fmod=1")
+    return _op.floor_mod(a, b)  # the sign of the divisor, as Python's %
+
+
+@_register("Xor")
+def _xor(ctx, ins, attrs):
+    return _op.logical_xor(ins[0], ins[1])
+
+
+@_register("BitShift")
+def _bit_shift(ctx, ins, attrs):
+    direction = attrs.get("direction", "")
+    if direction not in ("LEFT", "RIGHT"):
+        raise ctx.fail(f"direction must be LEFT or RIGHT, got {direction!r}")
+    shift = _op.left_shift if direction == "LEFT" else _op.right_shift
+    return shift(ins[0], ins[1])
+
+
+@_register("Size")
+def _size(ctx, ins, attrs):
+    return np.array(int(np.prod(ctx.shape(ins[0]), dtype=np.int64)), dtype="int64")
+
+
+@_register("CastLike")
+def _cast_like(ctx, ins, attrs):
+    return _op.cast(ins[0], ctx.dtype(ins[1]))
+
+
+@_register("EyeLike")
+def _eye_like(ctx, ins, attrs):
+    shape = ctx.shape(ins[0])
+    if len(shape) != 2:
+        raise ctx.fail(f"the input must be 2-D, got shape {shape}")
+    dtype = _elem_dtype(int(attrs["dtype"])) if "dtype" in attrs else ctx.dtype(ins[0])
+    return np.eye(shape[0], shape[1], int(attrs.get("k", 0)), dtype=dtype)
+
+
+def _reduce_of(fn, before=None, after=None):
+    """A reduction ``after(fn(before(x)))`` with ReduceSum's axes and keepdims."""
+    def reduce(x, axes, keepdims):
+        y = fn(before(x) if before else x, axes, keepdims)
+        return after(y) if after else y
+    return reduce
+
+
+_register("ReduceL1")(_reduce(_reduce_of(_op.sum, before=_op.abs), 18))
+_register("ReduceL2")(_reduce(_reduce_of(
+    _op.sum, before=lambda x: _op.multiply(x, x), after=_op.sqrt), 18))
+_register("ReduceSumSquare")(_reduce(_reduce_of(
+    _op.sum, before=lambda x: _op.multiply(x, x)), 18))
+_register("ReduceLogSum")(_reduce(_reduce_of(_op.sum, after=_op.log), 18))
+_register("ReduceLogSumExp")(_reduce(_op.logsumexp, 18))
+
+
+@_register("MeanVarianceNormalization")
+def _mean_variance_normalization(ctx, ins, attrs):
+    x = ins[0]
+    axes = [int(a) for a in attrs.get("axes", [0, 2, 3])]
+    centred = _op.subtract(x, _op.mean(x, axes, True))
+    std = _op.sqrt(_op.mean(_op.multiply(centred, centred), axes, True))
+    return _op.divide(centred, _op.add(std, _scalar(ctx, x, 1e-9)))
+
+
+@_register("GroupNormalization")
+def _group_normalization(ctx, ins, attrs):
+    x, scale, bias = ins
+    groups = int(attrs["num_groups"])
+    channels = ctx.shape(x)[1]
+    if channels % groups:
+        raise ctx.fail(f"num_groups {groups} does not divide the {channels} channels")
+    if ctx.opset < 21 and ctx.shape(scale)[0] != channels:
+        # opset 18: one scale and bias per group, repeated over the group's channels
+        scale = _op.repeat(scale, channels // groups, 0)
+        bias = _op.repeat(bias, channels // groups, 0)
+    return _nn.group_norm(x, scale, bias, groups, 1, float(attrs.get("epsilon", 1e-5)))
+
+
+@_register("Hardmax")
+def _hardmax(ctx, ins, attrs):
+    x = ins[0]
+    shape = ctx.shape(x)
+    axis = int(attrs.get("axis", -1 if ctx.opset >= 13 else 1))
+    axis = axis + len(shape) if axis < 0 else axis
+    if ctx.opset < 13:  # the input is read as 2-D: [:axis] by [axis:]
+        flat = _op.reshape(x, (int(np.prod(shape[:axis], dtype=np.int64)), -1))
+        hot = _op.one_hot(_op.argmax(flat, 1), 1.0, 0.0, int(np.prod(shape[axis:])), 1,
+                          ctx.dtype(x))
+        return _op.reshape(hot, shape)
+    return _op.one_hot(_op.argmax(x, axis), 1.0, 0.0, shape[axis], axis, ctx.dtype(x))
+
+
 # ------------------------------------------------------------------------ shape and layout
 @_register("Shape")
 def _shape(ctx, ins, attrs):
