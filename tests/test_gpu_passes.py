@@ -108,7 +108,7 @@ def test_symbolic_grid_and_scalar_parameter(monkeypatch):
     s[B].bind(tx, te.thread_axis("threadIdx.x"))
     mod = tvm.build(s, [A, B], "cuda")
     # the grid size and (classic: a variable-shaped argument broadcasts) the strides
-    assert "int32_t n, int32_t A_stride_0, int32_t B_stride_0)" in \
+    assert "int32_t n, int32_t stride, int32_t stride_1)" in \
         mod.imported_modules[0].get_source()
     dev = tvm.cuda(0)
     for m in (1, 33, 1000):

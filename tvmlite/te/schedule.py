@@ -22,8 +22,10 @@ from ..arith import Analyzer
 from ..error import TVMError
 from ..ir.transform import PassContext, register_pass_config
 from ..tir import op as _op
-from ..tir.buffer import Buffer  # noqa: F401  (classic te.schedule.Buffer)
-from ..tir.buffer import decl_buffer
+from ..tir.buffer import (
+    Buffer,  # noqa: F401  (classic te.schedule.Buffer)
+    decl_buffer,
+)
 from ..tir.expr import IntImm, IterVar, IterVarType, ProducerLoad, Range, Reduce, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, substitute

@@ -181,7 +181,7 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
                        f"'default' or 'auto_broadcast')")
     if buffer_type == "auto_broadcast" and shape and not strides:
         # strides bound at call time, 0 along dimensions of extent 1
-        strides = [Var(f"{name}_stride_{k}", "int32") for k in range(len(shape))]
+        strides = [Var("stride", "int32") for _ in shape]  # one name for all, as classic
     strides = tuple(_op.convert(s) for s in strides) if strides else ()
     if elem_offset is None and offset_factor > 0:
         # as in TVM: a buffer that may start anywhere (a tensorize operand) gets a variable
