@@ -320,10 +320,10 @@ def test_inline_refusals_see_uses_that_earlier_inlines_moved():
 def scalar_pair(A: T.Buffer((), "float32"), C: T.Buffer((), "float32")):
     B = T.alloc_buffer(())
     with T.block("B"):
-        T.axis.spatial(1, 0)
+        vi = T.axis.spatial(1, 0)  # noqa: F841
         B[()] = A[()] * 2.0
     with T.block("C"):
-        T.axis.spatial(1, 0)
+        vi = T.axis.spatial(1, 0)  # noqa: F841
         C[()] = B[()] + 1.0
 
 
