@@ -22,6 +22,7 @@ from ..op import image as _image
 from ..op import nn as _nn
 from ..transform.infer_type import infer_type
 from ..ty import TensorType
+from . import onnx_recurrent as _recurrent
 
 
 class OnnxImportError(TVMError):
@@ -686,6 +687,11 @@ def _hardmax(ctx, ins, attrs):
                           ctx.dtype(x))
         return _op.reshape(hot, shape)
     return _op.one_hot(_op.argmax(x, axis), 1.0, 0.0, shape[axis], axis, ctx.dtype(x))
+
+
+_register("RNN")(_recurrent.rnn)
+_register("GRU")(_recurrent.gru)
+_register("LSTM")(_recurrent.lstm)
 
 
 # ------------------------------------------------------------------------ shape and layout
