@@ -394,3 +394,23 @@ def test_hardmax(rng, opset, axis):
     x = _r(rng, 3, 4, 5)
     x[0, 0, :2] = 9.0  # ties: the first index wins
     _check([helper.make_node("Hardmax", ["x"], ["y"], axis=axis)], [("x", x)], opset=opset)
+
+
+@pytest.mark.parametrize("mode, opset", [("nearest", 9), ("linear", 9), ("nearest", 7)])
+def test_upsample(rng, mode, opset):
+    x = _r(rng, 1, 2, 3, 5)
+    if opset == 7:
+        node = helper.make_node("Upsample", ["x"], ["y"], mode=mode, scales=[1.0, 1.0, 2.0, 3.0])
+        _check([node], [("x", x)], opset=7)
+    else:
+        node = helper.make_node("Upsample", ["x", "s"], ["y"], mode=mode)
+        _check([node], [("x", x)], inits={"s": np.array([1, 1, 3, 2], "float32")},
+               opset=9)
+
+
+@pytest.mark.parametrize("time_axis, batch_axis", [(0, 1), (1, 0)])
+def test_reverse_sequence(rng, time_axis, batch_axis):
+    x = _r(rng, 4, 3, 5) if time_axis == 0 else _r(rng, 3, 4, 5)
+    lens = np.array([4, 1, 3], "int64")
+    _check([helper.make_node("ReverseSequence", ["x", "lens"], ["y"], time_axis=time_axis,
+                             batch_axis=batch_axis)], [("x", x), ("lens", lens)])

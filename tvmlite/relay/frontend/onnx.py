@@ -854,6 +854,32 @@ def _resize(ctx, ins, attrs):
                            rounding_method=rounding)
 
 
+@_register("Upsample")
+def _upsample(ctx, ins, attrs):
+    # opsets 7-9 (deprecated by Resize): scales as an attribute, then as an input; the
+    # source coordinate is the output's divided by the scale ("asymmetric"), floored
+    shape = _check_2d(ctx, ins[0])
+    scales = attrs.get("scales")
+    if scales is None:
+        scales = ctx.const_value(ctx.node.input[1], "scales")
+    scales = [float(v) for v in np.asarray(scales).reshape(-1)]
+    if len(scales) != 4 or scales[:2] != [1.0, 1.0]:
+        raise ctx.fail(f"scales {scales} must be 4 values that keep N and C (1, 1, h, w)")
+    mode = attrs.get("mode", "nearest")
+    if mode not in ("nearest", "linear", "bilinear"):
+        raise ctx.fail(f"mode {mode!r} is not supported (nearest, linear)")
+    sizes = [int(np.floor(d * s)) for d, s in zip(shape[2:], scales[2:])]
+    return _image.resize2d(ins[0], sizes, method="nearest_neighbor" if mode == "nearest"
+                           else "linear", coordinate_transformation_mode="asymmetric",
+                           rounding_method="floor" if mode == "nearest" else "")
+
+
+@_register("ReverseSequence")
+def _reverse_sequence(ctx, ins, attrs):
+    return _op.reverse_sequence(ins[0], ins[1], int(attrs.get("time_axis", 0)),
+                                int(attrs.get("batch_axis", 1)))
+
+
 @_register("LayerNormalization")
 def _layer_norm(ctx, ins, attrs):
     shape = ctx.shape(ins[0])
