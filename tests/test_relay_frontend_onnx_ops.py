@@ -414,3 +414,14 @@ def test_reverse_sequence(rng, time_axis, batch_axis):
     lens = np.array([4, 1, 3], "int64")
     _check([helper.make_node("ReverseSequence", ["x", "lens"], ["y"], time_axis=time_axis,
                              batch_axis=batch_axis)], [("x", x), ("lens", lens)])
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_compress_with_a_constant_condition(rng, axis):
+    x = _r(rng, 4, 5)
+    n = 20 if axis is None else x.shape[axis]
+    cond = rng.random(n - 1) < 0.5  # shorter than the axis: the rest is dropped
+    cond[0] = True
+    kw = {} if axis is None else {"axis": axis}
+    _check([helper.make_node("Compress", ["x", "c"], ["y"], **kw)], [("x", x)],
+           inits={"c": cond})

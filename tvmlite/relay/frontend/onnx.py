@@ -874,6 +874,21 @@ def _upsample(ctx, ins, attrs):
                            rounding_method="floor" if mode == "nearest" else "")
 
 
+@_register("Compress")
+def _compress(ctx, ins, attrs):
+    cond = np.asarray(ctx.const_value(ctx.node.input[1], "condition")).reshape(-1)
+    x = ins[0]
+    axis = attrs.get("axis")
+    if axis is None:
+        x, axis = _op.reshape(x, (-1,)), 0
+    axis = int(axis)
+    size = ctx.shape(x)[axis]
+    if cond.size > size:
+        raise ctx.fail(f"condition has {cond.size} entries, more than the {size} of axis {axis}")
+    picked = np.nonzero(cond.astype(bool))[0].astype("int64")
+    return _op.take(x, const(picked), axis=axis)
+
+
 @_register("ReverseSequence")
 def _reverse_sequence(ctx, ins, attrs):
     return _op.reverse_sequence(ins[0], ins[1], int(attrs.get("time_axis", 0)),
