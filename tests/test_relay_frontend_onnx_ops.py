@@ -425,3 +425,37 @@ def test_compress_with_a_constant_condition(rng, axis):
     kw = {} if axis is None else {"axis": axis}
     _check([helper.make_node("Compress", ["x", "c"], ["y"], **kw)], [("x", x)],
            inits={"c": cond})
+
+
+def test_torch_exported_activations_and_group_norm():
+    torch = pytest.importorskip("torch")
+    import io
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+            self.gn = torch.nn.GroupNorm(2, 8)
+            self.acts = [torch.nn.Hardswish(), torch.nn.Hardsigmoid(), torch.nn.Mish(),
+                         torch.nn.Softplus(), torch.nn.ELU(0.5), torch.nn.SELU(),
+                         torch.nn.CELU(1.5), torch.nn.Softsign(), torch.nn.Hardshrink(0.3)]
+
+        def forward(self, x):
+            y = self.gn(self.conv(x))
+            return torch.stack([a(y) for a in self.acts]).sum(0)
+
+    torch.manual_seed(0)
+    net, x = Net().eval(), torch.randn(2, 3, 9, 7)
+    buf = io.BytesIO()
+    torch.onnx.export(net, (x,), buf, opset_version=17, dynamo=False)
+    model = onnx.load_from_string(buf.getvalue())
+    assert {"HardSwish", "Celu", "Selu", "Softplus"} <= {n.op_type for n in model.graph.node}
+    mod, params = relay.frontend.from_onnx(model)
+    with tvm.transform.PassContext(opt_level=3):
+        factory = relay.build(mod, target="llvm", params=params)
+    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    gm.set_input(model.graph.input[0].name, x.numpy())
+    gm.run()
+    with torch.no_grad():
+        expect = net(x).numpy()
+    np.testing.assert_allclose(gm.get_output(0).numpy(), expect, rtol=1e-4, atol=1e-4)
