@@ -35,8 +35,9 @@ def _gcc_target(march: str, cc: str) -> Tuple[str, FrozenSet[str]]:
                        f"compiler); command: {' '.join(cmd)}") from None
     if res.returncode != 0:
         msg = [ln for ln in res.stderr.splitlines() if ln.strip()] or ["no output"]
-        raise TVMError(f"the C compiler does not know the CPU {march!r}: "
-                       + "\n".join(msg[:3]) + f"\nCommand: {shlex.join(cmd)}")
+        raise TVMError(f"the C compiler does not know the CPU {march!r} (exit code "
+                       f"{res.returncode}): " + "\n".join(msg[:3])
+                       + f"\nCommand: {shlex.join(cmd)}")
     resolved, enabled = march, set()
     for line in res.stdout.splitlines():
         parts = line.split()
