@@ -27,3 +27,24 @@ def kernel_names(factory) -> List[str]:
     import json
     g = json.loads(factory.get_graph_json())
     return [n["attrs"]["func_name"] for n in g["nodes"] if n["op"] == "tvm_op"]
+
+
+def run_onnx(model, feeds: Dict[str, np.ndarray], freeze_params: bool = False
+             ) -> List[np.ndarray]:
+    """tvmlite's outputs of an ONNX model on ``feeds``: from_onnx, relay.build at opt_level
+    3, the graph executor."""
+    mod, params = relay.frontend.from_onnx(model, freeze_params=freeze_params)
+    with tvm.transform.PassContext(opt_level=3):
+        factory = relay.build(mod, target="llvm", params=params)
+    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    for k, v in feeds.items():
+        gm.set_input(k, v)
+    gm.run()
+    return [gm.get_output(i).numpy() for i in range(gm.get_num_outputs())]
+
+
+def onnxruntime_outputs(model, feeds: Dict[str, np.ndarray]) -> List[np.ndarray]:
+    """onnxruntime's (CPUExecutionProvider) outputs of an ONNX model on ``feeds``."""
+    import onnxruntime as ort
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return sess.run(None, feeds)

@@ -6,10 +6,10 @@ import pytest
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from relay_helpers import onnxruntime_outputs, run_onnx  # noqa: E402
 
 import tvmlite as tvm  # noqa: E402
 from tvmlite import relay  # noqa: E402
-from tvmlite.contrib import graph_executor  # noqa: E402
 
 _TP = {"float32": TensorProto.FLOAT, "int64": TensorProto.INT64, "bool": TensorProto.BOOL,
        "int32": TensorProto.INT32, "uint8": TensorProto.UINT8}
@@ -31,18 +31,12 @@ def _check(nodes, inputs, outputs=("y",), inits=(), opset=17, rtol=1e-5, atol=1e
            freeze_params=False):
     model = _model(nodes, inputs, list(outputs), inits, opset)
     feeds = dict(inputs)
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    expect = sess.run(None, feeds)
-    mod, params = relay.frontend.from_onnx(model, freeze_params=freeze_params)
-    with tvm.transform.PassContext(opt_level=3):
-        factory = relay.build(mod, target="llvm", params=params)
-    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-    gm.run(**feeds)
-    assert gm.get_num_outputs() == len(expect)
-    for i, e in enumerate(expect):
-        got = gm.get_output(i).numpy()
-        assert got.shape == e.shape and got.dtype == e.dtype
-        np.testing.assert_allclose(got, e, rtol=rtol, atol=atol)
+    expect = onnxruntime_outputs(model, feeds)
+    got = run_onnx(model, feeds, freeze_params)
+    assert len(got) == len(expect)
+    for g, e in zip(got, expect):
+        assert g.shape == e.shape and g.dtype == e.dtype
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
 
 
 def _r(rng, *shape):
@@ -450,12 +444,7 @@ def test_torch_exported_activations_and_group_norm():
     torch.onnx.export(net, (x,), buf, opset_version=17, dynamo=False)
     model = onnx.load_from_string(buf.getvalue())
     assert {"HardSwish", "Celu", "Selu", "Softplus"} <= {n.op_type for n in model.graph.node}
-    mod, params = relay.frontend.from_onnx(model)
-    with tvm.transform.PassContext(opt_level=3):
-        factory = relay.build(mod, target="llvm", params=params)
-    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-    gm.set_input(model.graph.input[0].name, x.numpy())
-    gm.run()
+    got = run_onnx(model, {model.graph.input[0].name: x.numpy()})
     with torch.no_grad():
         expect = net(x).numpy()
-    np.testing.assert_allclose(gm.get_output(0).numpy(), expect, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[0], expect, rtol=1e-4, atol=1e-4)

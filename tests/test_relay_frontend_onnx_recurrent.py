@@ -6,10 +6,9 @@ import pytest
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from relay_helpers import onnxruntime_outputs, run_onnx  # noqa: E402
 
-import tvmlite as tvm  # noqa: E402
 from tvmlite import relay  # noqa: E402
-from tvmlite.contrib import graph_executor  # noqa: E402
 from tvmlite.relay.frontend.onnx import OnnxImportError  # noqa: E402
 
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
@@ -54,18 +53,12 @@ def _layer(kind, seq=5, batch=3, inp=4, hidden=6, direction="forward", bias=True
 
 
 def _check(model, feeds, freeze=False, rtol=1e-4, atol=1e-5):
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    expect = sess.run(None, feeds)
-    mod, params = relay.frontend.from_onnx(model, freeze_params=freeze)
-    with tvm.transform.PassContext(opt_level=3):
-        factory = relay.build(mod, target="llvm", params=params)
-    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-    gm.run(**feeds)
-    assert gm.get_num_outputs() == len(expect)
-    for i, e in enumerate(expect):
-        got = gm.get_output(i).numpy()
-        assert got.shape == e.shape
-        np.testing.assert_allclose(got, e, rtol=rtol, atol=atol)
+    expect = onnxruntime_outputs(model, feeds)
+    got = run_onnx(model, feeds, freeze)
+    assert len(got) == len(expect)
+    for g, e in zip(got, expect):
+        assert g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
 
 
 @pytest.mark.parametrize("kind", ["RNN", "GRU", "LSTM"])
@@ -87,18 +80,12 @@ def test_batch_first_layout_is_the_transposed_layer(kind):
     args = dict(seq=4, batch=2, inp=3, hidden=5, initial=True, direction="bidirectional")
     m0, f0 = _layer(kind, rng=np.random.default_rng(5), **args)
     m1, f1 = _layer(kind, layout=1, rng=np.random.default_rng(5), **args)
-    sess = ort.InferenceSession(m0.SerializeToString(), providers=["CPUExecutionProvider"])
-    expect = sess.run(None, {k: np.ascontiguousarray(v.swapaxes(0, 1)) for k, v in f1.items()})
-    mod, params = relay.frontend.from_onnx(m1)
-    with tvm.transform.PassContext(opt_level=3):
-        factory = relay.build(mod, target="llvm", params=params)
-    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-    gm.run(**f1)
-    np.testing.assert_allclose(gm.get_output(0).numpy(), expect[0].transpose(2, 0, 1, 3),
-                               rtol=1e-4, atol=1e-5)
-    for i in range(1, len(expect)):
-        np.testing.assert_allclose(gm.get_output(i).numpy(), expect[i].swapaxes(0, 1),
-                                   rtol=1e-4, atol=1e-5)
+    expect = onnxruntime_outputs(m0, {k: np.ascontiguousarray(v.swapaxes(0, 1))
+                                      for k, v in f1.items()})
+    got = run_onnx(m1, f1)
+    np.testing.assert_allclose(got[0], expect[0].transpose(2, 0, 1, 3), rtol=1e-4, atol=1e-5)
+    for g, e in zip(got[1:], expect[1:]):
+        np.testing.assert_allclose(g, e.swapaxes(0, 1), rtol=1e-4, atol=1e-5)
 
 
 def test_lstm_peepholes_clip_input_forget(rng):
@@ -162,13 +149,8 @@ def test_torch_exported_stacked_lstm_and_gru():
     torch.onnx.export(net, (x,), buf, opset_version=14, dynamo=False)
     model = onnx.load_from_string(buf.getvalue())
     assert {"LSTM", "GRU"} <= {n.op_type for n in model.graph.node}
-    mod, params = relay.frontend.from_onnx(model)
-    with tvm.transform.PassContext(opt_level=3):
-        factory = relay.build(mod, target="llvm", params=params)
-    gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-    gm.set_input(model.graph.input[0].name, x.numpy())
-    gm.run()
+    got = run_onnx(model, {model.graph.input[0].name: x.numpy()})
     with torch.no_grad():
         expect = net(x)
-    for i, e in enumerate(expect):
-        np.testing.assert_allclose(gm.get_output(i).numpy(), e.numpy(), rtol=1e-4, atol=1e-5)
+    for g, e in zip(got, expect):
+        np.testing.assert_allclose(g, e.numpy(), rtol=1e-4, atol=1e-5)
