@@ -14,7 +14,7 @@ from ... import tir
 from ...te import max as _max
 from ...te import min as _min
 from ...te.operation import compute, extern
-from ...te.tensor import Tensor
+from ...te.tensor import ComputeOp, Tensor
 from ...tir import ir_builder
 from ..math import cast
 from ..reduction import sum as _sum
@@ -33,7 +33,12 @@ def _check_data(op: str, data, ndim: int = 3) -> None:
 
 def _scalar_arg(op: str, what: str, value: Scalar, dtype: str):
     """``value`` as a constant of ``dtype``, or the 0-d/1-element tensor it is (read inside
-    the IR with :func:`_read_scalar`)."""
+    the IR with :func:`_read_scalar`); a 0-d stage computing a constant (relay's scalar
+    constants) is that constant."""
+    if isinstance(value, Tensor) and value.ndim == 0 and isinstance(value.op, ComputeOp) \
+            and isinstance(value.op.body[value.value_index], (tir.IntImm, tir.FloatImm)):
+        body = value.op.body[value.value_index]
+        return body if body.dtype == dtype else tir.const(body.value, dtype)
     if isinstance(value, Tensor):
         n = 1
         for d in get_const_tuple(value.shape):
