@@ -752,6 +752,10 @@ def _roi_align(attrs, ins, ty):
 
 
 def _roi_pool(attrs, ins, ty):
+    if attrs.layout == "NHWC":  # TOPI pools NCHW: transposed in and out
+        out = topi.vision.roi_pool_nchw(topi.transpose(ins[0], (0, 3, 1, 2)), ins[1],
+                                        attrs.pooled_size, attrs.spatial_scale)
+        return [topi.transpose(out, (0, 2, 3, 1))]
     return [topi.vision.roi_pool_nchw(ins[0], ins[1], attrs.pooled_size, attrs.spatial_scale)]
 
 

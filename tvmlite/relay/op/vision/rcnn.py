@@ -51,7 +51,7 @@ register("vision.roi_align", 2, _roi_rel("vision.roi_align", ("NCHW", "NHWC")),
          OpPattern.OUT_ELEMWISE_FUSABLE,
          {"pooled_size": None, "spatial_scale": None, "sample_ratio": -1, "layout": "NCHW",
           "mode": "avg"})
-register("vision.roi_pool", 2, _roi_rel("vision.roi_pool", ("NCHW",)),
+register("vision.roi_pool", 2, _roi_rel("vision.roi_pool", ("NCHW", "NHWC")),
          OpPattern.OUT_ELEMWISE_FUSABLE,
          {"pooled_size": None, "spatial_scale": None, "layout": "NCHW"})
 register("vision.proposal", 3, _proposal_rel, OpPattern.OPAQUE,
@@ -77,7 +77,8 @@ def roi_align(data: Expr, rois: Expr, pooled_size: Union[int, Sequence[int]],
 
 def roi_pool(data: Expr, rois: Expr, pooled_size: Union[int, Sequence[int]],
              spatial_scale: float, layout: str = "NCHW") -> Expr:
-    """ROI max pooling (see ``topi.vision.rcnn.roi_pool_nchw``); NCHW only."""
+    """ROI max pooling (see ``topi.vision.rcnn.roi_pool_nchw``); ``layout`` "NCHW" or
+    "NHWC"."""
     return make_call("vision.roi_pool", [data, rois],
                      pooled_size=_pooled("roi_pool", pooled_size),
                      spatial_scale=float(spatial_scale), layout=layout)
