@@ -86,14 +86,14 @@ _STUB_USER = """
     import tvm
     from tvm import topi
     import tvm.topi.hls
-    from tvm.topi.testing import roi_align_nchw_python
+    from tvm.topi.testing import pool_grad_nchw
     table = {"hls": (topi.nn.pool2d, topi.hls.schedule_pool),
              "arm_cpu": (topi.arm_cpu.conv2d_nchw_spatial_pack,
                          topi.arm_cpu.schedule_conv2d_nchw_spatial_pack)}
     assert topi.cuda.schedule_sort is topi.cuda.schedule_sort
     for f, feature in ((table["hls"][1], "tvm.topi.hls.schedule_pool (tvmlite has no HLS"),
                        (table["arm_cpu"][0], "arm_cpu.conv2d_nchw_spatial_pack (tvmlite has no"),
-                       (roi_align_nchw_python, "tvm.topi.testing.roi_align_nchw_python")):
+                       (pool_grad_nchw, "tvm.topi.testing.pool_grad_nchw")):
         with pytest.raises(tvm.TVMError, match=feature.replace("(", "[(]")):
             f(1, 2)
     for typo in ("schedule_pol", "no_such_name"):

@@ -38,7 +38,7 @@ from .expr import (
     var,
 )
 from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor
-from .op import image, nn
+from .op import image, nn, vision
 from .op.algorithm import argsort, sort, topk
 from .op.layout import layout_transform
 from .op.tensor import *  # noqa: F401,F403

@@ -308,6 +308,10 @@ class TupleWrapper:
     def astuple(self) -> Expr:
         return self.tuple_value
 
+    def astext(self, *args, **kwargs) -> str:
+        """The text form of the wrapped tuple expression (classic ``TupleWrapper.astext``)."""
+        return self.tuple_value.astext(*args, **kwargs)
+
     def __getitem__(self, index: int) -> TupleGetItem:
         if not -self.size <= index < self.size:
             raise IndexError(f"tuple index {index} out of range for {self.size} fields")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Sequence, Tuple
 
 from ..error import TVMError
+from ..ir import dtype as _dt
 from ..ir.structural import structural_equal
 
 
@@ -12,6 +13,14 @@ class Type:
 
     __slots__ = ()
     _ir_object = True  # ``tvm.runtime.convert`` passes it through
+
+
+def _canonical_dtype(dtype: str) -> str:
+    """Classic's spelling of ``dtype`` ("int" is int32, "float" float32); others as given."""
+    try:
+        return _dt.canonical(dtype)
+    except Exception:  # noqa: BLE001  (a dtype tvmlite cannot parse stays as written)
+        return dtype
 
 
 def _same_dim(a, b) -> bool:
@@ -39,7 +48,7 @@ class TensorType(Type):
         if any(isinstance(d, int) and d < 0 for d in dims):
             raise TVMError(f"TensorType: negative dimension in shape {tuple(dims)}")
         self.shape: Tuple[int, ...] = tuple(dims)
-        self.dtype = str(dtype)
+        self.dtype = _canonical_dtype(str(dtype))
 
     @property
     def is_static(self) -> bool:

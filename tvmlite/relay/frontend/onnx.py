@@ -1281,3 +1281,43 @@ def from_onnx(model, shape: Optional[Dict[str, Sequence[int]]] = None,
     func = Function(inputs + param_vars, body)
     infer_type(func)
     return IRModule({"main": func}), params
+
+
+# ------------------------------------------------------------- vision: RoiAlign, MaxRoiPool
+# (NonMaxSuppression is not converted: its output's length is the number of boxes selected
+# at run time, and relay.build here compiles static shapes only.)
+def _rois_with_batch(ctx: _Ctx, rois: Expr, batch_indices: Expr) -> Expr:
+    """ONNX's ``rois (R, 4)`` and ``batch_indices (R,)`` as relay's ``(R, 5)`` ROIs."""
+    idx = _op.cast(_op.expand_dims(batch_indices, 1), ctx.dtype(rois))
+    return _op.concatenate([idx, rois], 1)
+
+
+@_register("RoiAlign")
+def _roi_align(ctx, ins, attrs):
+    x, rois, batch_indices = ins[:3]
+    _check_2d(ctx, x)
+    mode = attrs.get("mode", "avg")
+    if mode != "avg":
+        # onnxruntime's max mode takes the max of the weighted bilinear corners, not of the
+        # samples as relay.vision.roi_align does
+        raise ctx.fail(f"mode {mode!r} is not supported (only 'avg')")
+    ctm = attrs.get("coordinate_transformation_mode",
+                    "half_pixel" if ctx.opset >= 16 else "output_half_pixel")
+    if ctm != "output_half_pixel":
+        raise ctx.fail(f"coordinate_transformation_mode {ctm!r} is not supported (only "
+                       "'output_half_pixel', the opset-10 behaviour: half_pixel shifts the "
+                       "ROIs by half a pixel and lets them be smaller than one)")
+    size = (int(attrs.get("output_height", 1)), int(attrs.get("output_width", 1)))
+    return _op.vision.roi_align(x, _rois_with_batch(ctx, rois, batch_indices), size,
+                                float(attrs.get("spatial_scale", 1.0)),
+                                int(attrs.get("sampling_ratio", 0)), "NCHW", "avg")
+
+
+@_register("MaxRoiPool")
+def _max_roi_pool(ctx, ins, attrs):
+    x, rois = ins[:2]
+    _check_2d(ctx, x)
+    if "pooled_shape" not in attrs:
+        raise ctx.fail("attribute pooled_shape is required")
+    return _op.vision.roi_pool(x, rois, tuple(int(v) for v in attrs["pooled_shape"]),
+                               float(attrs.get("spatial_scale", 1.0)), "NCHW")

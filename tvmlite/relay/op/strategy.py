@@ -710,3 +710,84 @@ for _name, _compute, _schedule in (("sort", _sort_compute, _generic.schedule_sor
                           lambda attrs, outs, tgt, _s=_schedule: _s(outs))
     register_strategy(_name, "gpu", _no_gpu_sort(_name),
                       lambda attrs, outs, tgt, _s=_schedule: _s(outs))
+
+
+# ------------------------------------------------------------------ vision (relay.vision.*)
+# NMS, box decoding, ROI pooling and proposals are sequential ir_builder externs in
+# topi.vision: the generic schedules take them as built; there is no GPU version.
+from . import vision as _vision_ops  # noqa: E402,F401  (registers vision.*)
+
+
+def _get_valid_counts(attrs, ins, ty):
+    return topi.vision.get_valid_counts(ins[0], ins[1], attrs.id_index, attrs.score_index)
+
+
+def _nms(attrs, ins, ty):
+    out = topi.vision.non_max_suppression(
+        ins[0], ins[1], ins[2], ins[3], ins[4], attrs.force_suppress, attrs.top_k,
+        attrs.coord_start, attrs.score_index, attrs.id_index, attrs.return_indices,
+        attrs.invalid_to_bottom)
+    return list(out) if attrs.return_indices else [out]
+
+
+def _all_class_nms(attrs, ins, ty):
+    return topi.vision.all_class_non_max_suppression(*ins[:5],
+                                                     output_format=attrs.output_format)
+
+
+def _multibox_prior(attrs, ins, ty):
+    return [topi.vision.ssd.multibox_prior(ins[0], attrs.sizes, attrs.ratios, attrs.steps,
+                                           attrs.offsets, attrs.clip)]
+
+
+def _multibox_transform_loc(attrs, ins, ty):
+    return topi.vision.ssd.multibox_transform_loc(ins[0], ins[1], ins[2], attrs.clip,
+                                                  attrs.threshold, attrs.variances)
+
+
+def _roi_align(attrs, ins, ty):
+    fn = topi.vision.roi_align_nhwc if attrs.layout == "NHWC" else topi.vision.roi_align_nchw
+    return [fn(ins[0], ins[1], attrs.pooled_size, attrs.spatial_scale, attrs.mode,
+               attrs.sample_ratio)]
+
+
+def _roi_pool(attrs, ins, ty):
+    if attrs.layout == "NHWC":  # TOPI pools NCHW: transposed in and out
+        out = topi.vision.roi_pool_nchw(topi.transpose(ins[0], (0, 3, 1, 2)), ins[1],
+                                        attrs.pooled_size, attrs.spatial_scale)
+        return [topi.transpose(out, (0, 2, 3, 1))]
+    return [topi.vision.roi_pool_nchw(ins[0], ins[1], attrs.pooled_size, attrs.spatial_scale)]
+
+
+def _proposal(attrs, ins, ty):
+    return [topi.vision.proposal(ins[0], ins[1], ins[2], attrs.scales, attrs.ratios,
+                                 attrs.feature_stride, attrs.threshold,
+                                 attrs.rpn_pre_nms_top_n, attrs.rpn_post_nms_top_n,
+                                 attrs.rpn_min_size, attrs.iou_loss)]
+
+
+def _no_gpu_vision(name: str):
+    def compute(attrs, ins, ty):
+        from ...error import TVMError
+        raise TVMError(f"{name}: tvmlite has no GPU implementation (a sequential extern); "
+                       "build it for an llvm/c target")
+    return compute
+
+
+for _name, _compute, _schedule in (
+        ("vision.get_valid_counts", _get_valid_counts, _generic.schedule_get_valid_counts),
+        ("vision.non_max_suppression", _nms, _generic.schedule_nms),
+        ("vision.all_class_non_max_suppression", _all_class_nms, _generic.schedule_nms),
+        ("vision.multibox_prior", _multibox_prior, _generic.schedule_multibox_prior),
+        ("vision.multibox_transform_loc", _multibox_transform_loc,
+         _generic.schedule_multibox_transform_loc),
+        ("vision.roi_align", _roi_align, _generic.schedule_roi_align),
+        ("vision.roi_pool", _roi_pool, _generic.schedule_roi_pool),
+        ("vision.proposal", _proposal, _generic.schedule_proposal)):
+    for _key in ("cpu", "generic"):
+        register_strategy(_name, _key, _compute,
+                          lambda attrs, outs, tgt, _s=_schedule: _s(outs))
+    register_strategy(_name, "gpu", _no_gpu_vision(_name),
+                      lambda attrs, outs, tgt, _s=_schedule: _s(outs))
+_injective_strategies("vision.yolo_reorg", lambda attrs, ins, ty: [topi.vision.reorg(
+    ins[0], attrs.stride)])

@@ -62,6 +62,15 @@ from .transform_python import (
     sequence_mask,
     strided_set_python,
 )
+from .vision_python import (
+    all_class_nms_python,
+    get_valid_counts_python,
+    multibox_prior_python,
+    non_max_suppression_python,
+    roi_align_nchw_python,
+    roi_align_nhwc_python,
+    roi_pool_nchw_python,
+)
 
 __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv2d_python_nchwc",
            "conv2d_nhwc_python",
@@ -80,7 +89,10 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv
            "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
            "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
            "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python",
-           "compare_numpy_tvm", "searchsorted_ref", "lstm_python", "affine_grid_python"]
+           "compare_numpy_tvm", "searchsorted_ref", "lstm_python", "affine_grid_python",
+           "roi_align_nchw_python", "roi_align_nhwc_python", "roi_pool_nchw_python",
+           "get_valid_counts_python", "non_max_suppression_python", "all_class_nms_python",
+           "multibox_prior_python"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

@@ -1,4 +1,6 @@
 """x86 schedules and AutoTVM templates (``topi.x86``)."""
+# classic topi.x86.roi_align_nchw: the one TOPI compute (nothing x86-specific here)
+from ..vision.rcnn import roi_align_nchw
 from .batch_matmul import batch_matmul, schedule_batch_matmul
 from .conv2d import conv2d_nchw, conv2d_NCHWc, schedule_conv2d_nchw, schedule_conv2d_NCHWc
 from .conv2d_nhwc import (
@@ -65,7 +67,7 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "conv3d_ncdhw", "schedule_conv3d_ncdhw", "conv3d_ndhwc", "schedule_conv3d_ndhwc",
            "conv2d_transpose_nchw", "schedule_conv2d_transpose_nchw", "depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nchw", "dense_dynamic", "schedule_dense_dynamic",
-           "schedule_binarize_pack", "schedule_binary_dense"]
+           "schedule_binarize_pack", "schedule_binary_dense", "roi_align_nchw"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402
