@@ -22,6 +22,7 @@ from .lower_intrin import lower_intrin
 from .lower_match_buffer import lower_match_buffer
 from .lower_reduction_init import lower_reduction_init
 from .lower_virtual_thread import lower_virtual_thread, lower_virtual_thread_func
+from .narrow_guarded_loops import narrow_guarded_loops
 from .simplify import Simplify
 from .storage_align import apply_storage_align
 from .unroll_loop import UnrollLoop, unroll_loop
@@ -88,6 +89,12 @@ def FlattenBuffer() -> PrimFuncPass:  # noqa: N802
 def HoistIfThenElse() -> PrimFuncPass:  # noqa: N802
     """Move loop-invariant ``if`` statements above the loops whose whole body they guard."""
     return stmt_pass(hoist_if_then_else, "tir.HoistIfThenElse")
+
+
+def NarrowGuardedLoops() -> PrimFuncPass:  # noqa: N802
+    """Narrow each serial loop whose whole body is an ``if`` bounding the loop variable by
+    loop-invariant values to the iterations that ``if`` lets through."""
+    return stmt_pass(narrow_guarded_loops, "tir.NarrowGuardedLoops")
 
 
 def InstrumentBoundCheckers() -> PrimFuncPass:  # noqa: N802
