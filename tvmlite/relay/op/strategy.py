@@ -694,22 +694,27 @@ def _topk_compute(attrs, ins, ty):
     return list(outs) if isinstance(outs, (list, tuple)) else [outs]
 
 
-def _no_gpu_sort(name: str):
-    def compute(attrs, ins, ty):
+def _host_only_strategies(name: str, compute, schedule, why: str) -> None:
+    """``name`` computed by ``compute`` and scheduled by ``schedule`` for CPU (and generic)
+    targets; a GPU build raises saying ``why`` it runs on the host only."""
+    def no_gpu(attrs, ins, ty):
         from ...error import TVMError
-        raise TVMError(f"{name}: tvmlite has no GPU implementation (it runs on the host "
-                       "through tvm.contrib.sort); build it for an llvm/c target")
-    return compute
+        raise TVMError(f"{name}: tvmlite has no GPU implementation ({why}); build it for an "
+                       "llvm/c target")
+
+    def sched(attrs, outs, tgt):
+        return schedule(outs)
+
+    for key in ("cpu", "generic"):
+        register_strategy(name, key, compute, sched)
+    register_strategy(name, "gpu", no_gpu, sched)
 
 
 for _name, _compute, _schedule in (("sort", _sort_compute, _generic.schedule_sort),
                                    ("argsort", _argsort_compute, _generic.schedule_argsort),
                                    ("topk", _topk_compute, _generic.schedule_topk)):
-    for _key in ("cpu", "generic"):
-        register_strategy(_name, _key, _compute,
-                          lambda attrs, outs, tgt, _s=_schedule: _s(outs))
-    register_strategy(_name, "gpu", _no_gpu_sort(_name),
-                      lambda attrs, outs, tgt, _s=_schedule: _s(outs))
+    _host_only_strategies(_name, _compute, _schedule,
+                          "it runs on the host through tvm.contrib.sort")
 
 
 # ------------------------------------------------------------------ vision (relay.vision.*)
@@ -766,14 +771,6 @@ def _proposal(attrs, ins, ty):
                                  attrs.rpn_min_size, attrs.iou_loss)]
 
 
-def _no_gpu_vision(name: str):
-    def compute(attrs, ins, ty):
-        from ...error import TVMError
-        raise TVMError(f"{name}: tvmlite has no GPU implementation (a sequential extern); "
-                       "build it for an llvm/c target")
-    return compute
-
-
 for _name, _compute, _schedule in (
         ("vision.get_valid_counts", _get_valid_counts, _generic.schedule_get_valid_counts),
         ("vision.non_max_suppression", _nms, _generic.schedule_nms),
@@ -784,10 +781,6 @@ for _name, _compute, _schedule in (
         ("vision.roi_align", _roi_align, _generic.schedule_roi_align),
         ("vision.roi_pool", _roi_pool, _generic.schedule_roi_pool),
         ("vision.proposal", _proposal, _generic.schedule_proposal)):
-    for _key in ("cpu", "generic"):
-        register_strategy(_name, _key, _compute,
-                          lambda attrs, outs, tgt, _s=_schedule: _s(outs))
-    register_strategy(_name, "gpu", _no_gpu_vision(_name),
-                      lambda attrs, outs, tgt, _s=_schedule: _s(outs))
+    _host_only_strategies(_name, _compute, _schedule, "a sequential extern")
 _injective_strategies("vision.yolo_reorg", lambda attrs, ins, ty: [topi.vision.reorg(
     ins[0], attrs.stride)])
