@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Sequence, Tuple, Union
 
+from ....topi.utils import TopiError
+from ....topi.vision.rcnn.roi_align import pooled_hw
 from ...expr import Expr
 from ...ty import TensorType
 from .._rel import RelayTypeError, tensor_arg
@@ -11,14 +13,10 @@ from ._util import floats, rank
 
 
 def _pooled(op: str, pooled_size) -> Tuple[int, int]:
-    if isinstance(pooled_size, int):
-        return pooled_size, pooled_size
     try:
-        h, w = (int(v) for v in pooled_size)
-    except Exception as e:  # noqa: BLE001  (any other shape is the caller's error)
-        raise RelayTypeError(f"{op}: pooled_size must be an int or two ints, got "
-                             f"{pooled_size!r}") from e
-    return h, w
+        return pooled_hw(op, pooled_size)
+    except TopiError as e:
+        raise RelayTypeError(str(e)) from None
 
 
 def _roi_rel(op: str, layouts: Sequence[str]):
