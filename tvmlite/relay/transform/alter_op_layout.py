@@ -229,8 +229,8 @@ class _Plan:
 def _plan(func: Function, target: Target) -> _Plan:
     """The plan of ``func`` (typed): which nodes run packed, and in which blocks."""
     p = _Plan()
-    for n in post_order(func.body):
-        kids = children(n)
+    for n in post_order(func.body, _kids):
+        kids = _kids(n)
         if not isinstance(n, Call) or not isinstance(n.op, Op):
             if isinstance(n, Function):
                 raise TVMError(f"{NAME}: nested functions are not supported")
@@ -296,9 +296,9 @@ def _choose(func: Function, p: _Plan) -> List[int]:
         return [0] * len(p.labels)
     const = set()
     needs: Dict[int, List[Block]] = {}
-    nodes = post_order(func.body)
+    nodes = post_order(func.body, _kids)
     for n in nodes:
-        kids = children(n)
+        kids = _kids(n)
         if isinstance(n, Constant) or (isinstance(n, (Call, _expr.Tuple)) and kids
                                        and all(id(k) in const for k in kids)):
             const.add(id(n))
@@ -345,17 +345,17 @@ def _rewrite(func: Function, p: _Plan, chosen: List[int], target: Target) -> Fun
             repacked[(id(e), block)] = x
         return repacked[(id(e), block)]
 
-    for n in post_order(func.body):
+    for n in post_order(func.body, _kids):
         kind = p.kind[id(n)]
         ins = []
-        for k, need in zip(children(n), p.needs[id(n)]):
+        for k, need in zip(_kids(n), p.needs[id(n)]):
             b = need.at(lb)
             ins.append(nchw(k) if b is None else pack(k, b))
         if kind == "plain":
             if isinstance(n, Call) and isinstance(n.op, Op):
                 new[id(n)] = Call(n.op, ins, n.attrs, n.type_args)
             else:
-                new[id(n)] = with_children(n, {id(k): x for k, x in zip(children(n), ins)})
+                new[id(n)] = with_children(n, {id(k): x for k, x in zip(_kids(n), ins)})
             continue
         a = n.attrs
         block = p.block[id(n)].at(lb) if id(n) in p.block else None
@@ -398,6 +398,16 @@ def alter_function(func: Function, target: Target) -> Function:
     """``func`` (typed) with its convolutions in packed layouts."""
     p = _plan(func, target)
     return _rewrite(func, p, _choose(func, p), target)
+
+
+def _kids(n: Expr) -> List[Expr]:
+    """The children of ``n``, less a primitive function it calls (already fused: a kernel
+    whose layouts stay as they are)."""
+    kids = children(n)
+    if isinstance(n, Call) and isinstance(n.op, Function) and n.op.attrs \
+            and int(n.op.attrs.get("Primitive", 0)):
+        kids = kids[:-1]
+    return kids
 
 
 def _keeps_shape(n: Call, args) -> bool:
