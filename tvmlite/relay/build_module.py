@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from ..contrib.graph_executor import create, factory_sections
+from ..contrib.graph_executor import create, factory_sections, set_params
 from ..driver.build_module import _to_module
 from ..driver.build_module import build as tir_build
 from ..error import TVMError
@@ -416,7 +416,7 @@ class GraphExecutorFactoryModule:
 
     def _instantiate(self, dev):
         gm = create(self.graph_json, self.lib, dev)
-        gm.set_input(**self.params)
+        set_params(gm, self.params)
         return gm
 
     def get_source(self, fmt: str = "") -> str:
