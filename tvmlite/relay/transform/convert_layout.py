@@ -31,7 +31,8 @@ from ..op.layout import layout_transform
 from ..op.nn import CONV2D_DATA_LAYOUTS
 from ..op.op import refuse_custom_attr
 from ..op.registry import Op, OpPattern
-from ..op.tensor import ARITH_OPS, COMPARE_OPS, LOGICAL_OPS, reshape
+from ..op.tensor import ARITH_OPS, COMPARE_OPS, LOGICAL_OPS
+from ..op.transform import expand_dims
 from ..ty import TensorType
 
 NAME = "ConvertLayout"
@@ -241,15 +242,13 @@ class _Converter:
             elif len(s) == 0:
                 args.append(self.original(x))
             else:
-                # a lower-rank operand broadcasts against the trailing axes: as a 4-D value
-                # (leading 1s), its axes moved as the data's
-                s4 = (1,) * (4 - len(s)) + s
-                moved = tuple(s4[orig.index(c)] for c in cur)
-                v = self.original(x)
-                if sum(d != 1 for d in s4) <= 1:
-                    args.append(reshape(v, moved))
-                else:
-                    args.append(_transform(reshape(v, s4), orig, cur))
+                # a lower-rank operand broadcasts against the trailing axes (its layout is
+                # their sublayout): made 4-D by leading unit axes, the missing axes first in
+                # the wanted order, then transformed (classic's rule)
+                sub = orig[4 - len(s):]
+                src = "".join(c for c in cur if c not in sub) + sub
+                v = expand_dims(self.original(x), 0, 4 - len(s))
+                args.append(_transform(v, src, cur))
         if shape is None or len(shape) != 4:
             return False
         return self.keep(n, args, lay)
@@ -322,4 +321,4 @@ def ConvertLayout(desired_layouts: Dict[str, Sequence[str]]) -> Pass:  # noqa: N
                 else func
         return InferType()(out)
 
-    return ModulePass(run, NAME, opt_level=3, required=("InferType",))
+    return ModulePass(run, NAME, opt_level=3, required=("InferType", "CanonicalizeOps"))

@@ -42,6 +42,7 @@ from ..op.transform import expand_dims, repeat, squeeze
 from ..ty import TensorType
 from .fold_constant import FoldConstant
 from .infer_type import infer_type
+from .pattern_utils import expand_bias_to_match_axis
 
 
 class _Message(NamedTuple):
@@ -116,21 +117,6 @@ def _match_broadcast(lhs: Sequence, rhs: Sequence, axes: Sequence[int],
     return True, rhs_value
 
 
-def _expand_to_axes(bias: Expr, ndim: int, axes: Sequence[int]) -> Expr:
-    """``bias`` (one dimension per axis in ``axes``) with unit dimensions added so it
-    broadcasts along ``axes`` of an ``ndim``-D value."""
-    for i in range(len(axes), 0, -1):
-        if i == len(axes):
-            pad = ndim - axes[i - 1] - 1
-            if pad > 0:
-                bias = expand_dims(bias, i, pad)
-        else:
-            diff = axes[i] - axes[i - 1]
-            if diff > 0:
-                bias = expand_dims(bias, i, diff)
-    return bias
-
-
 def _reshape_to_axes(scale: Expr, shape: Sequence, axes: Sequence[int]) -> Expr:
     return reshape(scale, [int(d) if i in axes else 1 for i, d in enumerate(shape)])
 
@@ -139,7 +125,7 @@ def _reshape_or_expand(scale: Expr, shape: Sequence, axes: Sequence[int]) -> Exp
     """``scale`` ready to broadcast along ``axes`` of a value of ``shape``."""
     if len(axes) > 1:
         return _reshape_to_axes(scale, shape, axes)
-    return _expand_to_axes(scale, len(shape), axes)
+    return expand_bias_to_match_axis(scale, len(shape), axes)
 
 
 _POSITIVE_PEEL = ("expand_dims", "reshape", "transpose", "squeeze", "repeat")
@@ -207,7 +193,7 @@ def _scaled_weight(weight: Expr, scale: Expr, info: _Conv, outputs: bool) -> Exp
     big, small = (info.k_big_o, info.k_small_o) if outputs or info.depthwise \
         else (info.k_big_i, info.k_small_i)
     if small < 0:
-        return multiply(weight, _expand_to_axes(scale, info.k_ndim, [big]))
+        return multiply(weight, expand_bias_to_match_axis(scale, info.k_ndim, [big]))
     return multiply(weight, _reshape_to_axes(scale, _shape(weight), sorted((big, small))))
 
 
@@ -416,7 +402,7 @@ class _Backward:
             return Call(n.op, [self.scaled(args[0], m, scale),
                                multiply(self.new[id(args[1])], scale)], n.attrs, n.type_args)
         if name == "nn.dense":
-            weight = multiply(self.new[id(args[1])], _expand_to_axes(scale, 2, [0]))
+            weight = multiply(self.new[id(args[1])], expand_bias_to_match_axis(scale, 2, [0]))
             return Call(n.op, [self.new[id(args[0])], weight], n.attrs, n.type_args)
         raise AssertionError(f"FoldScaleAxis: outstanding scale at {name}")
 
