@@ -8,12 +8,16 @@ one layout (``{"nn.max_pool2d": ["NHWC"]}``).
 Each such op is rewritten in its wanted layout, with a ``layout_transform`` of its data (and
 kernel) where the value arrives in another layout. Its result stays in the new layout
 through the layout-agnostic ops that consume it: element-wise ops, broadcasting arithmetic
-(another converted value, or a lower-rank constant such as a per-channel bias or scale,
-whose channel axis is moved), ``nn.bias_add``/``nn.batch_norm`` (their axis follows),
-pooling and upsampling (their layout follows), ``concatenate`` of converted values,
-``nn.pad``, and ``sum``/``mean``/``max``/``min``/``prod`` (their axes follow). Any other
-consumer gets the value back in its original layout, converted once per value. A
-``layout_transform`` of a ``layout_transform`` that undoes it is dropped.
+(another converted value; a lower-rank operand, whose layout is the trailing axes', gets
+leading unit axes and is transformed to the new layout, as classic does),
+``nn.bias_add``/``nn.batch_norm`` (their axis follows; ``CanonicalizeOps``, which classic
+requires first, makes a bias_add an add), pooling and upsampling (their layout follows),
+``concatenate`` of converted values, ``nn.pad``,
+``sum``/``mean``/``max``/``min``/``prod``/``argmax``/``argmin`` (their axes follow),
+``nn.layer_norm``/``nn.instance_norm`` (their axis follows) and ``nn.l2_normalize`` (its
+axes follow, in their order). Any other consumer gets the value back in its original
+layout, converted once per value. A ``layout_transform`` of a ``layout_transform`` that
+undoes it is dropped.
 
 One post-order walk with explicit stacks (no recursion), over the dataflow graph of each
 function; kernel transforms of constant weights are left for ``FoldConstant``.
@@ -42,7 +46,9 @@ _POOLS = ("nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.global_m
           "nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d", "nn.upsampling",
           "image.resize2d")
 _BINARY = ("add", "subtract", "multiply", "divide") + ARITH_OPS + COMPARE_OPS + LOGICAL_OPS
-_REDUCE = ("sum", "mean", "max", "min", "prod")
+_REDUCE = ("sum", "mean", "max", "min", "prod", "argmax", "argmin")
+#: normalizations over one channel ``axis`` (their other arguments are per-channel vectors)
+_NORMS = ("nn.layer_norm", "nn.instance_norm")
 _UNARY = ("clip", "cast", "nn.leaky_relu")
 #: (original layout, current layout) of a value that was converted
 Lay = Tuple[str, str]
@@ -189,6 +195,12 @@ class _Converter:
             return self.keep(n, [self.out[id(data)]], lay, pad_width=tuple(width))
         if name in _REDUCE:
             return self.reduce(n, lay)
+        if name in _NORMS and id(data) in self.lay:
+            args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
+            return self.keep(n, args, lay, axis=cur.index(orig[n.attrs.axis % 4]))
+        if name == "nn.l2_normalize" and id(data) in self.lay:
+            axes = tuple(cur.index(orig[int(a) % 4]) for a in n.attrs.axis)
+            return self.keep(n, [self.out[id(data)]], lay, axis=axes)
         return False
 
     def keep(self, n: Call, args: Sequence[Expr], lay: Lay, **changes) -> bool:
