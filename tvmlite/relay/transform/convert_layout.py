@@ -37,7 +37,7 @@ from ..op.op import refuse_custom_attr
 from ..op.registry import Op, OpPattern
 from ..op.tensor import ARITH_OPS, COMPARE_OPS, LOGICAL_OPS
 from ..op.transform import expand_dims
-from ..ty import TensorType
+from ..ty import TensorType, TupleType
 
 NAME = "ConvertLayout"
 
@@ -105,7 +105,8 @@ class _Converter:
         self.desired = desired
         self.out: Dict[int, Expr] = {}  # a node's replacement (in ``lay``'s current layout)
         self.lay: Dict[int, Lay] = {}  # the layouts of the converted (4-D) values
-        self.tuple_lay: Dict[int, Lay] = {}  # batch_norm calls whose field 0 is converted
+        # multi-output calls (batch_norm, split, topk): the layouts of their converted fields
+        self.tuple_lay: Dict[int, List[Optional[Lay]]] = {}
         self.cache: Dict[Tuple[int, str, str], Expr] = {}
 
     # ------------------------------------------------------------------------- values
@@ -116,10 +117,10 @@ class _Converter:
         if id(n) in self.tuple_lay:
             key = (id(n), "", "")
             if key not in self.cache:
-                orig, cur = self.tuple_lay[id(n)]
                 new = self.out[id(n)]
-                fields = [_transform(TupleGetItem(new, 0), cur, orig)]
-                fields += [TupleGetItem(new, i) for i in (1, 2)]
+                fields = [TupleGetItem(new, i) if lay is None
+                          else _transform(TupleGetItem(new, i), lay[1], lay[0])
+                          for i, lay in enumerate(self.tuple_lay[id(n)])]
                 self.cache[key] = RTuple(fields)
             return self.cache[key]
         return self.out[id(n)]
@@ -145,8 +146,9 @@ class _Converter:
                 return
         elif isinstance(n, TupleGetItem) and id(n.tuple_value) in self.tuple_lay:
             new = TupleGetItem(self.out[id(n.tuple_value)], n.index)
-            if n.index == 0:
-                self.out[id(n)], self.lay[id(n)] = new, self.tuple_lay[id(n.tuple_value)]
+            lay = self.tuple_lay[id(n.tuple_value)][n.index]
+            if lay is not None:
+                self.out[id(n)], self.lay[id(n)] = new, lay
                 return
             self.out[id(n)] = new
             return
@@ -178,7 +180,35 @@ class _Converter:
         if name == "nn.batch_norm" and id(data) in self.lay:
             args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
             self.out[id(n)] = rebuild_call(n, args, axis=cur.index(orig[n.attrs.axis % 4]))
-            self.tuple_lay[id(n)] = lay
+            self.tuple_lay[id(n)] = [lay, None, None]
+            return True
+        if len(orig) != 4:
+            return False  # (a value a squeeze made 3-D: converted back)
+        if name == "squeeze" and id(data) in self.lay:
+            return self.squeeze(n, lay)
+        if name == "transpose" and id(data) in self.lay:
+            # the result keeps its original layout: the axes pick its axes from the data's
+            # converted layout
+            axes = n.attrs.axes
+            axes = range(3, -1, -1) if axes is None or len(axes) == 0 else axes
+            out_layout = [orig[int(a) % 4] for a in axes]
+            self.out[id(n)] = rebuild_call(n, [self.out[id(data)]],
+                                           axes=tuple(cur.index(c) for c in out_layout))
+            return True
+        if name == "strided_slice" and id(data) in self.lay:
+            return self.strided_slice(n, lay)
+        if name == "split" and id(data) in self.lay:
+            self.out[id(n)] = rebuild_call(n, [self.out[id(data)]],
+                                           axis=cur.index(orig[n.attrs.axis % 4]))
+            self.tuple_lay[id(n)] = [lay] * len(n.checked_type.fields)
+            return True
+        if name == "topk" and id(data) in self.lay:
+            new = rebuild_call(n, [self.out[id(data)]], axis=cur.index(orig[n.attrs.axis % 4]))
+            if isinstance(n.checked_type, TupleType):
+                self.out[id(n)] = new
+                self.tuple_lay[id(n)] = [lay] * len(n.checked_type.fields)
+            else:
+                self.out[id(n)], self.lay[id(n)] = new, lay
             return True
         shape = _shape(n)
         if shape is None or len(shape) != 4:
@@ -280,6 +310,45 @@ class _Converter:
             return False
         self.out[id(n)] = _transform(self.out[id(n.args[0])], lay[1], dst)
         return True
+
+    def squeeze(self, n: Call, lay: Lay) -> bool:
+        """A squeeze of a converted value: its axes follow; the result keeps the remaining
+        axes in their converted order."""
+        orig, cur = lay
+        if n.attrs.axis is None:
+            gone = [c for c, d in zip(orig, _shape(n.args[0])) if int(d) == 1]
+        else:
+            gone = [orig[int(a) % 4] for a in n.attrs.axis]
+        axes = sorted(cur.index(c) for c in gone)
+        self.out[id(n)] = rebuild_call(n, [self.out[id(n.args[0])]], axis=axes)
+        left = ("".join(c for c in orig if c not in gone), "".join(c for c in cur if c not in gone))
+        if left[0] != left[1]:
+            self.lay[id(n)] = left
+        return True
+
+    def strided_slice(self, n: Call, lay: Lay) -> bool:
+        """A strided_slice of a converted value: its given axes follow; without axes, its
+        begin/end/strides, filled to every axis, are permuted as the layout."""
+        orig, cur = lay
+        a = n.attrs
+        if a.get("slice_mode", "end") != "end":
+            return False
+        data = self.out[id(n.args[0])]
+        if a.get("axes") is not None:
+            axes = tuple(cur.index(orig[int(x) % 4]) for x in a.axes)
+            return self.keep(n, [data], lay, axes=axes)
+        shape = _shape(n.args[0])
+        begin = [int(a.begin[i]) if i < len(a.begin) else 0 for i in range(4)]
+        end = [int(a.end[i]) if i < len(a.end) else int(shape[i]) for i in range(4)]
+        strides = a.strides
+        perm = [orig.index(c) for c in cur]
+        changes = {"begin": tuple(begin[i] for i in perm), "end": tuple(end[i] for i in perm)}
+        if strides is not None and len(strides) > 0:
+            full = [int(strides[i]) if i < len(strides) else 1 for i in range(4)]
+            if len(strides) == 1:
+                full = [int(strides[0])] * 4
+            changes["strides"] = tuple(full[i] for i in perm)
+        return self.keep(n, [data], lay, **changes)
 
     def reduce(self, n: Call, lay: Lay) -> bool:
         orig, cur = lay
