@@ -105,7 +105,7 @@ class _Converter:
         self.desired = desired
         self.out: Dict[int, Expr] = {}  # a node's replacement (in ``lay``'s current layout)
         self.lay: Dict[int, Lay] = {}  # the layouts of the converted (4-D) values
-        # multi-output calls (batch_norm, split, topk): the layouts of their converted fields
+        # multi-output calls (batch_norm, topk): the layouts of their converted fields
         self.tuple_lay: Dict[int, List[Optional[Lay]]] = {}
         self.cache: Dict[Tuple[int, str, str], Expr] = {}
 
@@ -197,11 +197,6 @@ class _Converter:
             return True
         if name == "strided_slice" and id(data) in self.lay:
             return self.strided_slice(n, lay)
-        if name == "split" and id(data) in self.lay:
-            self.out[id(n)] = rebuild_call(n, [self.out[id(data)]],
-                                           axis=cur.index(orig[n.attrs.axis % 4]))
-            self.tuple_lay[id(n)] = [lay] * len(n.checked_type.fields)
-            return True
         if name == "topk" and id(data) in self.lay:
             new = rebuild_call(n, [self.out[id(data)]], axis=cur.index(orig[n.attrs.axis % 4]))
             if isinstance(n.checked_type, TupleType):
