@@ -29,6 +29,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ...error import TVMError
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext
+from ...tir.data_layout import layout
 from ..expr import Call, Expr, Function, TupleGetItem, post_order, rebuild_call, with_children
 from ..expr import Tuple as RTuple
 from ..op.layout import layout_transform
@@ -160,6 +161,9 @@ class _Converter:
         """Convert call ``n`` when its op has a wanted layout or reads a converted value;
         False: leave it to the generic rebuild."""
         name = n.op.name
+        finfer = n.op.get_attr("FInferCorrectLayout")
+        if finfer is not None and name not in self.desired:
+            return self.custom(n, finfer)
         if name == "nn.conv2d" and name in self.desired:
             return self.conv2d(n)
         if name in _POOLS and name in self.desired:
@@ -227,6 +231,53 @@ class _Converter:
             axes = tuple(cur.index(orig[int(a) % 4]) for a in n.attrs.axis)
             return self.keep(n, [self.out[id(data)]], lay, axis=axes)
         return False
+
+    def custom(self, n: Call, finfer) -> bool:
+        """Call ``n`` whose op has a user ``FInferCorrectLayout``, as classic's layout
+        rewriter does: the layouts it wants its inputs in and gives its output, inferred
+        for the original inputs, then for the converted ones; the inputs are transformed to
+        the latter, and the output keeps its new layout."""
+        args = list(n.args)
+        if any(isinstance(a, RTuple) for a in args) or isinstance(n.checked_type, TupleType):
+            return False
+        old_prd = [layout(self.lay[id(a)][0]) if id(a) in self.lay else None for a in args]
+        new_prd = [layout(self.lay[id(a)][1]) if id(a) in self.lay else None for a in args]
+        types = [a.checked_type for a in args]
+
+        def infer(new_in, old_in, attrs):
+            out = finfer(attrs, new_in, old_in, types)
+            ins, outs = list(out.input_layouts), list(out.output_layouts)
+            if len(ins) != len(args) or len(outs) != 1 or any(x is None for x in ins + outs):
+                return None
+            return ins, outs[0], out.new_attrs if out.new_attrs is not None else attrs
+
+        first = infer(None, old_prd, n.attrs)
+        if first is None:
+            return False
+        old_cur, old_out, attrs = first
+        second = infer([p if p is not None else c for p, c in zip(new_prd, old_cur)],
+                       [p if p is not None else c for p, c in zip(old_prd, old_cur)], attrs)
+        if second is None:
+            return False
+        new_cur, new_out, attrs = second
+
+        def move(e, src, dst):
+            return e if src is None or dst is None else _transform(e, src.name, dst.name)
+
+        new_args = []
+        for a, op_, oc, np_, nc in zip(args, old_prd, old_cur, new_prd, new_cur):
+            v = self.out[id(a)]
+            if oc == op_:
+                v = move(v, np_, nc)
+            else:
+                if op_ is not None:
+                    v = move(v, np_, op_)
+                v = move(v, oc, nc)
+            new_args.append(v)
+        self.out[id(n)] = Call(n.op, new_args, attrs, n.type_args)
+        if old_out != new_out:
+            self.lay[id(n)] = (old_out.name, new_out.name)
+        return True
 
     def keep(self, n: Call, args: Sequence[Expr], lay: Lay, **changes) -> bool:
         """``n`` on ``args``, its result in layout ``lay`` too."""
@@ -388,8 +439,7 @@ def ConvertLayout(desired_layouts: Dict[str, Sequence[str]]) -> Pass:  # noqa: N
 
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
         from .infer_type import InferType
-        for key in ("FTVMConvertOpLayout", "FInferCorrectLayout"):
-            refuse_custom_attr(mod, key, NAME)
+        refuse_custom_attr(mod, "FTVMConvertOpLayout", NAME)
         mod = InferType()(mod)
         out = IRModule({}, mod.attrs)
         for name, func in mod.functions.items():
