@@ -25,12 +25,17 @@ constant weights are folded by ``FoldConstant`` afterwards.
 
 The pass first plans (:func:`_plan`) what each node becomes, its block a function of the
 convolutions' configs, then chooses the configs on that plan and rewrites (:func:`_rewrite`).
+
+Where an operator of the module has an ``FTVMAlterOpLayout`` set from Python (classic's
+``register_alter_op_layout``, ``TempOpAttr``), those callbacks replace the built-in rules, on
+any target (:func:`alter_with_callbacks`).
 """
 from __future__ import annotations
 
 import math
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
+from ..._classic import unsupported
 from ...autotvm.dispatch import ApplyConfig, DispatchContext
 from ...autotvm.space import FallbackConfigEntity, SpaceError
 from ...autotvm.task import args_to_workload
@@ -60,14 +65,15 @@ from ..op.layout import (
     contrib_depthwise_conv2d_nchwc,
     layout_transform,
 )
-from ..op.op import refuse_custom_attr
 from ..op.registry import Op, OpPattern
 from ..op.strategy import DENSE_X86_CONSTANT_WEIGHT, choose_implementation
 from ..op.tensor import add, reshape
 from ..ty import TensorType
+from .infer_type import infer_type
 from .layout_choice import NCHW, Block, Value, choose, fixed
 
 NAME = "AlterOpLayout"
+KEY = "FTVMAlterOpLayout"
 _BROADCAST = ("add", "subtract", "multiply", "divide", "maximum", "minimum")
 #: pools over H and W that run in the block of their packed input (``NCHW{c}c``)
 _POOLS = ("nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.global_max_pool2d")
@@ -418,12 +424,53 @@ def _keeps_shape(n: Call, args) -> bool:
         for a in args)
 
 
+def _callback_ops(mod: IRModule) -> bool:
+    """Whether an operator called in ``mod`` has an ``FTVMAlterOpLayout`` set from Python."""
+    return any(isinstance(n, Call) and isinstance(n.op, Op) and n.op.has_attr(KEY)
+               for func in mod.functions.values() if isinstance(func, Function)
+               for n in post_order(func.body, _kids))
+
+
+def alter_with_callbacks(func: Function) -> Function:
+    """``func`` (typed) with each call of an operator that has a Python ``FTVMAlterOpLayout``
+    replaced by what ``callback(attrs, inputs, tinfos, out_type)`` returns for it (None:
+    the call stays), as classic does. A replacement must have the call's type: tvmlite
+    does not carry layouts a callback changes on to the consumers (UnsupportedError)."""
+    memo: Dict[int, Expr] = {}
+    for n in post_order(func.body, _kids):
+        new = with_children(n, memo)
+        if isinstance(n, Call) and isinstance(n.op, Op) and n.op.has_attr(KEY):
+            tinfos = [placeholder(a.checked_type.shape, a.checked_type.dtype)
+                      for a in n.args if isinstance(a.checked_type, TensorType)]
+            out = n.op.get_attr(KEY)(n.attrs, list(new.args), tinfos, n.checked_type)
+            if out is not None:
+                infer_type(out)
+                if out.checked_type != n.checked_type:
+                    raise unsupported(
+                        f"an FTVMAlterOpLayout callback of {n.op.name} that changes its "
+                        f"result's type ({n.checked_type} -> {out.checked_type}): tvmlite's "
+                        f"{NAME} does not carry changed layouts on to the consumers")
+                new = out
+        if new is not n:
+            memo[id(n)] = new
+    body = memo.get(id(func.body), func.body)
+    if body is func.body:
+        return func
+    return Function(func.params, body, func.ret_type, func.type_params, func.attrs)
+
+
 def _run(mod: IRModule, ctx: PassContext) -> IRModule:
-    refuse_custom_attr(mod, "FTVMAlterOpLayout", NAME)
+    from .infer_type import InferType
+    if _callback_ops(mod):
+        # the callbacks stand for the built-in rules (classic: they replace the target's)
+        mod = InferType()(mod)
+        out = IRModule({}, mod.attrs)
+        for name, func in mod.functions.items():
+            out[name] = alter_with_callbacks(func) if isinstance(func, Function) else func
+        return InferType()(out)
     target = Target.current(allow_none=True)
     if target is None or "cpu" not in (getattr(target, "keys", ()) or ()):
         return mod
-    from .infer_type import InferType
     mod = InferType()(mod)
     out = IRModule({}, mod.attrs)
     for name, func in mod.functions.items():
