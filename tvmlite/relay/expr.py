@@ -24,6 +24,9 @@ class Attrs:
     def __init__(self, fields: Optional[Dict[str, Any]] = None):
         object.__setattr__(self, "_fields", dict(fields or {}))
 
+    def __reduce__(self):
+        return Attrs, (self._fields,)
+
     def __getattr__(self, name: str):
         try:
             return self._fields[name]

@@ -35,6 +35,10 @@ class Op:
     __slots__ = ("name", "num_inputs", "type_rel", "pattern", "strategies", "attrs_defaults",
                  "description", "_attrs", "arg_types")
 
+    def __reduce__(self):
+        # an operator is pickled by name (save_json): the registry's one instance on load
+        return get, (self.name,)
+
     def __init__(self, name: str, num_inputs: int, type_rel: Callable, pattern: int,
                  attrs_defaults: Optional[Dict[str, Any]] = None, description: str = ""):
         self.name = name
