@@ -148,3 +148,20 @@ def test_tuple_passed_to_another_kernel(rng):
     (o1, o2), _ = build_run(func, {"x": xv})
     np.testing.assert_allclose(o1, np.concatenate([np.exp(xv), -xv]).sum(1), rtol=1e-5)
     np.testing.assert_allclose(o2, np.exp(xv), rtol=1e-6)
+
+
+def test_stop_fusion_ends_a_group_and_is_dropped(rng):
+    x = relay.var("x", shape=(4, 5))
+    y = relay.annotation.stop_fusion(relay.add(x, relay.const(1.0)))
+    func = relay.Function([x], relay.exp(y))
+    fused = _fuse(func)
+    groups = _groups(fused)
+    assert len(groups) == 2
+    assert all("stop_fusion" not in str(g) for g in groups) and "stop_fusion" not in str(fused)
+    xv = rng.standard_normal((4, 5)).astype("float32")
+    (out,), factory = build_run(func, {"x": xv})
+    assert kernel_names(factory) == ["fused_add", "fused_exp"]
+    np.testing.assert_allclose(out, np.exp(xv + 1), rtol=1e-6)
+    # without fusion (opt_level 0) it is dropped as well
+    (out0,), _ = build_run(func, {"x": xv}, opt_level=0)
+    np.testing.assert_allclose(out0, np.exp(xv + 1), rtol=1e-6)
