@@ -104,3 +104,51 @@ def test_split_topk_transpose_strided_slice(rng):
     assert tuple(s1.attrs.begin) == (0, 0, 1, 0) and tuple(s1.attrs.end) == (1, 6, -1, 6)
     assert tuple(s1.attrs.strides) == (1, 1, 1, 2)
     _check(rng, func, conv, (1, 5, 7, 4))
+
+
+def _resnetish(rng, c=3):
+    x = relay.var("x", shape=(1, c, 12, 10))
+    w1 = relay.const(rng.standard_normal((8, c, 3, 3)).astype("float32"))
+    w2 = relay.const(rng.standard_normal((8, 8, 3, 3)).astype("float32"))
+    w3 = relay.const(rng.standard_normal((8, 8, 1, 1)).astype("float32"))
+    y = relay.nn.relu(relay.nn.conv2d(x, w1, padding=(1, 1)))
+    y = relay.nn.max_pool2d(y, pool_size=(2, 2), strides=(2, 2))
+    a = relay.nn.relu(relay.nn.conv2d(y, w2, padding=(1, 1)))
+    b = relay.nn.relu(relay.nn.conv2d(y, w3))
+    return relay.Function([x], relay.nn.global_max_pool2d(relay.add(a, b)))
+
+
+@pytest.mark.parametrize("c", [3, 4])
+def test_packed_nchwc_conversion(rng, c):
+    func = _resnetish(rng, c)
+    mod = tvm.IRModule.from_expr(func)
+    seq = tvm.transform.Sequential([transform.ConvertLayout(
+        {"nn.conv2d": ["NCHW4c", "OIHW4i4o"]})])
+    with tvm.transform.PassContext(opt_level=3):
+        conv = seq(mod)["main"]
+    packed = _calls(conv, "nn.contrib_conv2d_NCHWc")
+    # the first convolution reads the input variable: packed only if 4 divides its channels
+    assert len(packed) == (3 if c == 4 else 2)
+    assert all(p.attrs.data_layout == "NCHW4c" for p in packed)
+    assert [p.attrs.layout for p in _calls(conv, "nn.global_max_pool2d")] == ["NCHW4c"]
+    _check(rng, func, conv, (1, c, 12, 10))
+
+
+def test_layout_config_skips_layers_and_other_data_layouts(rng):
+    func = _resnetish(rng, 4)
+    mod = tvm.IRModule.from_expr(func)
+    with transform.LayoutConfig(skip_layers=[0, 2]), tvm.transform.PassContext(opt_level=3):
+        conv = transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"]})(mod)["main"]
+    layouts = [c.attrs.data_layout for c in _calls(conv, "nn.conv2d")]
+    assert sorted(layouts) == ["NCHW", "NCHW", "NHWC"]
+    _check(rng, func, conv, (1, 4, 12, 10))
+    # HWNC (default kernel HWOI) is typed; tvmlite's build refuses it clearly
+    with tvm.transform.PassContext(opt_level=3):
+        hwnc = transform.ConvertLayout({"nn.conv2d": ["HWNC", "default"]})(mod)["main"]
+    assert {c.attrs.kernel_layout for c in _calls(hwnc, "nn.conv2d")} == {"HWOI"}
+    with pytest.raises(tvm.TVMError, match="HWNC"):
+        relay.build(tvm.IRModule.from_expr(hwnc), "llvm")
+    for bad in (["NCHW4c", "default"], ["NCHW4c", "OIHW4x"], ["NCDW", "default"],
+                ["CHWN", "default"]):
+        with pytest.raises(tvm.TVMError, match="ConvertLayout"):
+            transform.ConvertLayout({"nn.conv2d": bad})

@@ -896,3 +896,22 @@ __all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_p
 from ..._classic import fallback as _fallback  # noqa: E402
 
 __getattr__ = _fallback(__name__)
+
+
+def contrib_conv2d_nchwc(data: Expr, kernel: Expr, strides=(1, 1), padding=(0, 0),
+                         dilation=(1, 1), groups: int = 1, channels=None, kernel_size=None,
+                         data_layout: str = "NCHW8c", kernel_layout: str = "OIHW",
+                         out_layout: str = "", out_dtype: str = "") -> Expr:
+    """Classic ``relay.nn.contrib_conv2d_nchwc``: a convolution of packed data
+    (``NCHW{c}c``) and kernel (``OIHW{i}i{o}o``); ``out_layout`` "" is the data's layout.
+    Only ``groups`` 1 (tvmlite's packed convolution)."""
+    from ..._classic import unsupported
+    from .layout import contrib_conv2d_nchwc as packed
+    if int(groups) != 1:
+        raise unsupported("relay.nn.contrib_conv2d_nchwc with groups != 1")
+    return packed(data, kernel, strides, pad4("nn.contrib_conv2d_nchwc", padding), dilation,
+                  channels, kernel_size, data_layout, kernel_layout, out_layout or data_layout,
+                  out_dtype)
+
+
+__all__ += ["contrib_conv2d_nchwc"]

@@ -2,8 +2,12 @@
 
 ``desired_layouts`` maps an op name to its wanted layouts, as classic TVM:
 ``{"nn.conv2d": ["NHWC", "default"]}`` (data layout, then kernel layout; "default" is "HWIO"
-for NHWC, "HWOI" for a depthwise NHWC convolution, "OIHW" for NCHW); the pooling ops take
-one layout (``{"nn.max_pool2d": ["NHWC"]}``).
+for NHWC, "HWOI" for a depthwise NHWC convolution or HWNC data, "OIHW" for NCHW). Any order
+of N, C, H and W is typed (tvmlite builds NCHW and NHWC convolutions); ``NCHW{n}c`` with a
+blocked kernel (``OIHW{n}i{n}o``) makes ``contrib_conv2d_nchwc`` (not for an input variable
+whose channels the block does not divide). The pooling ops take one layout
+(``{"nn.max_pool2d": ["NHWC"]}``). Within ``with LayoutConfig(skip_layers=[...])`` the
+convolutions of those indices keep their layout.
 
 Each such op is rewritten in its wanted layout, with a ``layout_transform`` of its data (and
 kernel) where the value arrives in another layout. Its result stays in the new layout
@@ -24,16 +28,17 @@ function; kernel transforms of constant weights are left for ``FoldConstant``.
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...error import TVMError
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext
 from ...tir.data_layout import layout
-from ..expr import Call, Expr, Function, TupleGetItem, post_order, rebuild_call, with_children
+from ..expr import Call, Expr, Function, TupleGetItem, Var, post_order, rebuild_call, with_children
 from ..expr import Tuple as RTuple
 from ..op.layout import layout_transform
-from ..op.nn import CONV2D_DATA_LAYOUTS
+from ..op.nn import contrib_conv2d_nchwc
 from ..op.op import refuse_custom_attr
 from ..op.registry import Op, OpPattern
 from ..op.tensor import ARITH_OPS, COMPARE_OPS, LOGICAL_OPS
@@ -74,20 +79,38 @@ def _is_perm(layout: str) -> bool:
     return len(layout) == 4 and sorted(layout) == sorted("NCHW")
 
 
+def _conv2d_kernel_ok(kernel: str, blocked: bool) -> bool:
+    """Whether ``kernel`` is a kernel layout: an order of O, I, H, W (some split by o, i
+    when ``blocked``)."""
+    try:
+        lay = layout(kernel)
+    except TVMError:
+        return False
+    axes = [lay[i] for i in range(len(lay))] if lay is not None else []
+    return (sorted(a for a in axes if a.isupper()) == sorted("OIHW")
+            and all(a.isupper() or (blocked and a in "oi") for a in axes))
+
+
 def _desired(desired_layouts: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
     """The checked ``desired_layouts``."""
     out = {}
     for name, layouts in desired_layouts.items():
-        layouts = [layouts] if isinstance(layouts, str) else list(layouts)
+        layouts = [layouts] if isinstance(layouts, str) else [str(x) for x in layouts]
         if name == "nn.conv2d":
-            if not layouts or layouts[0] not in CONV2D_DATA_LAYOUTS:
-                raise TVMError(f"{NAME}: nn.conv2d data layout {layouts[:1]} is not supported "
-                               f"(only {' or '.join(CONV2D_DATA_LAYOUTS)})")
+            data = layouts[0] if layouts else ""
             kernel = layouts[1] if len(layouts) > 1 else "default"
-            if kernel != "default" and (len(kernel) != 4 or sorted(kernel) != sorted("OIHW")):
+            blocked = re.fullmatch(r"NCHW\d+c", data) is not None
+            if not (_is_perm(data) or blocked):
+                raise TVMError(f"{NAME}: nn.conv2d data layout {layouts[:1]} is not supported "
+                               "(an order of N, C, H and W, or NCHW{n}c)")
+            if kernel == "default" and data not in _DEFAULT_KERNEL:
+                raise TVMError(f"{NAME}: nn.conv2d data layout {data!r} has no default kernel "
+                               "layout: give one")
+            if kernel != "default" and not _conv2d_kernel_ok(kernel, blocked):
                 raise TVMError(f"{NAME}: nn.conv2d kernel layout {kernel!r} is not supported "
-                               "(an order of O, I, H and W, or 'default')")
-            out[name] = [layouts[0], kernel]
+                               "(an order of O, I, H and W, blocked by o and i for NCHW{n}c "
+                               "data, or 'default')")
+            out[name] = [data, kernel]
         elif name in _POOLS:
             if not layouts or not _is_perm(layouts[0]):
                 raise TVMError(f"{NAME}: {name} layout {layouts[:1]} is not supported (an "
@@ -97,6 +120,40 @@ def _desired(desired_layouts: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
             raise TVMError(f"{NAME}: no layout conversion for operator {name!r} (supported: "
                            f"nn.conv2d, {', '.join(_POOLS)})")
     return out
+
+
+#: classic's default kernel layout for each conv2d data layout (NHWC: HWOI when depthwise)
+_DEFAULT_KERNEL = {"NCHW": "OIHW", "NHWC": "HWIO", "HWNC": "HWOI"}
+
+
+class LayoutConfig:
+    """Classic ``relay.transform.LayoutConfig(skip_layers)``: within ``with LayoutConfig(...)``
+    ConvertLayout leaves the convolutions whose index (in the order it meets them, from 0)
+    is in ``skip_layers`` in their layout."""
+
+    current: Optional["LayoutConfig"] = None
+
+    def __init__(self, skip_layers: Optional[Sequence[int]] = None):
+        self.skip_counter = 0
+        self.skip_layers = list(skip_layers) if skip_layers is not None else []
+
+    def check_skip(self) -> bool:
+        """Whether the next convolution is skipped (and count it)."""
+        skip = self.skip_counter in self.skip_layers
+        self.skip_counter += 1
+        return skip
+
+    def reset(self) -> None:
+        self.skip_counter = 0
+        self.skip_layers = []
+
+    def __enter__(self) -> "LayoutConfig":
+        self._old = LayoutConfig.current
+        LayoutConfig.current = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        LayoutConfig.current = self._old
 
 
 class _Converter:
@@ -286,19 +343,36 @@ class _Converter:
 
     def conv2d(self, n: Call) -> bool:
         a = n.attrs
+        cfg = LayoutConfig.current
+        if cfg is not None and cfg.check_skip():
+            return False  # left in its layout
         want_d, want_k = self.desired["nn.conv2d"]
         d_orig, k_orig = a.data_layout or "NCHW", a.kernel_layout or "OIHW"
         data, weight = n.args
         dshape, wshape = _shape(data), _shape(weight)
-        if dshape is None or wshape is None or not _is_perm(d_orig):
+        if dshape is None or wshape is None or not _is_perm(d_orig) \
+                or sorted(k_orig) != sorted("OIHW"):
             return False
-        if want_k == "default":
-            depthwise = (int(a.groups) > 1 and int(a.groups) == dshape[d_orig.index("C")]
-                         and wshape[k_orig.index("I")] == 1)
-            want_k = "OIHW" if want_d == "NCHW" else ("HWOI" if depthwise else "HWIO")
-        conv = rebuild_call(n, [self.value_in(data, d_orig, want_d),
-                         _transform(self.original(weight), k_orig, want_k)],
-                     data_layout=want_d, kernel_layout=want_k, out_layout="")
+        blocked = re.fullmatch(r"NCHW(\d+)c", want_d)
+        if blocked is not None:
+            # a packed convolution (classic: contrib_conv2d_nchwc); an input variable whose
+            # channels the block does not divide stays as it is
+            if int(a.groups) != 1 or (isinstance(data, Var) and
+                                      dshape[d_orig.index("C")] % int(blocked.group(1))):
+                return False
+            conv = contrib_conv2d_nchwc(
+                self.value_in(data, d_orig, want_d),
+                _transform(self.original(weight), k_orig, want_k), a.strides, a.padding,
+                a.dilation, a.groups, a.channels, a.kernel_size, want_d, want_k, "",
+                a.out_dtype)
+        else:
+            if want_k == "default":
+                depthwise = (int(a.groups) > 1 and int(a.groups) == dshape[d_orig.index("C")]
+                             and wshape[k_orig.index("I")] == 1)
+                want_k = "HWOI" if want_d == "NHWC" and depthwise else _DEFAULT_KERNEL[want_d]
+            conv = rebuild_call(n, [self.value_in(data, d_orig, want_d),
+                                    _transform(self.original(weight), k_orig, want_k)],
+                                data_layout=want_d, kernel_layout=want_k, out_layout="")
         out_orig = a.out_layout or d_orig
         self.out[id(n)] = conv
         if want_d != out_orig:
