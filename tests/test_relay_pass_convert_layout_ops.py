@@ -152,3 +152,23 @@ def test_layout_config_skips_layers_and_other_data_layouts(rng):
                 ["CHWN", "default"]):
         with pytest.raises(tvm.TVMError, match="ConvertLayout"):
             transform.ConvertLayout({"nn.conv2d": bad})
+
+
+def test_packed_values_through_broadcasts_and_back_for_other_ops(rng):
+    # a bias of lower rank is expanded and packed; bias_add, concatenate, a reduction read
+    # the packed value back in NCHW
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    w = relay.const(rng.standard_normal((8, 8, 3, 3)).astype("float32"))
+    b = relay.const(rng.standard_normal((8, 1, 1)).astype("float32"))
+    b1 = relay.const(rng.standard_normal((8,)).astype("float32"))
+    y = relay.nn.relu(relay.add(relay.nn.conv2d(x, w, padding=(1, 1)), b))
+    z = relay.nn.bias_add(y, b1)
+    s = relay.sum(y, axis=[1])
+    c = relay.concatenate([y, z], axis=1)
+    func = relay.Function([x], relay.Tuple([c, s]))
+    mod = tvm.IRModule.from_expr(func)
+    with tvm.transform.PassContext(opt_level=3):
+        conv = transform.ConvertLayout({"nn.conv2d": ["NCHW4c", "OIHW4i4o"]})(mod)["main"]
+    assert _calls(conv, "nn.contrib_conv2d_NCHWc")
+    assert _calls(conv, "nn.bias_add")[0].attrs.axis == 1  # on the NCHW value
+    _check(rng, func, conv, (1, 8, 6, 6))

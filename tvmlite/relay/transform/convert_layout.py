@@ -235,9 +235,17 @@ class _Converter:
             return n.attrs.layout == orig and self.pool(n, cur)
         if name == "layout_transform":
             return self.relayout(n, lay)
+        data = n.args[0]
+        if not _is_perm(cur):
+            # a blocked layout (NCHW4c): element-wise and broadcast ops (and the pools
+            # above) keep it; any other op reads the value in its original layout
+            if len(_shape(n) or ()) != 4:
+                return False
+            if (n.op.pattern == OpPattern.ELEMWISE and len(n.args) == 1) or name in _UNARY:
+                return self.keep(n, [self.out[id(data)]], lay)
+            return name in _BINARY and len(n.args) == 2 and self.binary(n, lay)
         if name == "concatenate":
             return self.concatenate(n, lay)
-        data = n.args[0]
         if name == "nn.batch_norm" and id(data) in self.lay:
             args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
             self.out[id(n)] = rebuild_call(n, args, axis=cur.index(orig[n.attrs.axis % 4]))
@@ -408,7 +416,7 @@ class _Converter:
                 # their sublayout): made 4-D by leading unit axes, the missing axes first in
                 # the wanted order, then transformed (classic's rule)
                 sub = orig[4 - len(s):]
-                src = "".join(c for c in cur if c not in sub) + sub
+                src = "".join(c for c in cur if c.isupper() and c not in sub) + sub
                 v = expand_dims(self.original(x), 0, 4 - len(s))
                 args.append(_transform(v, src, cur))
         if shape is None or len(shape) != 4:
