@@ -1,7 +1,8 @@
 """AlterOpLayout with Python ``FTVMAlterOpLayout`` callbacks (classic's
 ``register_alter_op_layout``/``TempOpAttr``): the callback's replacement is used, None keeps
-the call, the callbacks replace the built-in x86 rules, and a replacement of another type is
-refused. Results are built and compared with numpy."""
+the call, the callbacks replace the built-in x86 rules, the layouts a convolution's callback
+chooses are carried on, and another op's replacement of another type is refused. Results are
+built and compared with numpy."""
 import numpy as np
 import pytest
 from relay_helpers import build_run
@@ -67,13 +68,33 @@ def test_none_keeps_the_call_and_no_callback_keeps_x86_rules():
     assert "nn.contrib_conv2d_NCHWc" in _ops(_alter(_net()))
 
 
-def test_a_replacement_of_another_type_is_refused():
+def test_a_callback_changing_the_layouts_carries_them_on(rng):
+    # the callback asks for NHWC data and an HWIO kernel: the inputs are transformed, relu
+    # follows the new layout, the result comes back in NCHW (classic's layout rewriting)
     def nhwc(attrs, inputs, tinfos, out_type):
         data, weight = inputs
         new = dict(attrs)
-        new["out_layout"] = "NHWC"
+        new["data_layout"], new["kernel_layout"] = "NHWC", "HWIO"
         return relay.nn.conv2d(data, weight, **new)
 
     with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", nhwc):
+        out = _alter(_net())
+    conv = [n for n in post_order(out.body) if isinstance(n, relay.Call)
+            and isinstance(n.op, Op) and n.op.name == "nn.conv2d"][0]
+    assert (conv.attrs.data_layout, conv.attrs.kernel_layout) == ("NHWC", "HWIO")
+    assert _ops(out) == ["layout_transform", "layout_transform", "nn.conv2d", "nn.relu",
+                         "layout_transform"]
+    xv = rng.standard_normal((1, 4, 7, 6)).astype("float32")
+    wv = rng.standard_normal((8, 4, 3, 3)).astype("float32")
+    (got,), _ = build_run(out, {"x": xv, "w": wv}, disabled_pass=["AlterOpLayout"])
+    np.testing.assert_allclose(got, np.maximum(conv2d_nchw_python(xv, wv, 1, 1), 0),
+                               rtol=1e-4, atol=1e-4)
+
+
+def test_a_replacement_of_another_type_is_refused():
+    def transposed(attrs, inputs, tinfos, out_type):
+        return relay.transpose(relay.nn.relu(inputs[0]), axes=[0, 1, 3, 2])
+
+    with TempOpAttr("nn.relu", "FTVMAlterOpLayout", transposed):
         with pytest.raises(UnsupportedError, match="changes its result's type"):
             _alter(_net())

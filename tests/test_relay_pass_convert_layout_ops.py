@@ -172,3 +172,14 @@ def test_packed_values_through_broadcasts_and_back_for_other_ops(rng):
     assert _calls(conv, "nn.contrib_conv2d_NCHWc")
     assert _calls(conv, "nn.bias_add")[0].attrs.axis == 1  # on the NCHW value
     _check(rng, func, conv, (1, 8, 6, 6))
+
+
+def test_operands_of_ones_broadcast_as_they_are(rng):
+    x, y = _conv_nhwc(rng)
+    m1 = relay.const(rng.standard_normal((1,)).astype("float32"))
+    m2 = relay.const(rng.standard_normal((1, 1)).astype("float32"))
+    func = relay.Function([x], relay.multiply(relay.multiply(m1, relay.nn.relu(y)), m2))
+    conv = _convert(func)
+    assert not _calls(conv, "expand_dims")
+    assert len(_calls(conv, "layout_transform")) == 3  # x, w, the result
+    _check(rng, func, conv, (1, 5, 7, 4))

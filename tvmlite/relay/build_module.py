@@ -522,3 +522,9 @@ def _fuse(ir_mod, params: Optional[Dict[str, Any]]) -> IRModule:
     mod = optimize(ir_mod, params)
     mod = Sequential([AlterOpLayout(), FoldConstant()], name="relay.alter_layout")(mod)
     return FuseOps()(mod)
+
+
+def create_executor(kind: str = "debug", mod=None, device=None, target="llvm", params=None):
+    """Classic ``relay.build_module.create_executor`` (:func:`.executor.create_executor`)."""
+    from .executor import create_executor as make
+    return make(kind, mod, device, target, params)

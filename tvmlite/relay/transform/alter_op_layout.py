@@ -28,14 +28,14 @@ convolutions' configs, then chooses the configs on that plan and rewrites (:func
 
 Where an operator of the module has an ``FTVMAlterOpLayout`` set from Python (classic's
 ``register_alter_op_layout``, ``TempOpAttr``), those callbacks replace the built-in rules, on
-any target (:func:`alter_with_callbacks`).
+any target: :func:`.convert_layout.convert_function` calls them, and carries the layouts a
+convolution's callback chooses on through the ops that follow, as ConvertLayout does.
 """
 from __future__ import annotations
 
 import math
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from ..._classic import unsupported
 from ...autotvm.dispatch import ApplyConfig, DispatchContext
 from ...autotvm.space import FallbackConfigEntity, SpaceError
 from ...autotvm.task import args_to_workload
@@ -69,7 +69,7 @@ from ..op.registry import Op, OpPattern
 from ..op.strategy import DENSE_X86_CONSTANT_WEIGHT, choose_implementation
 from ..op.tensor import add, reshape
 from ..ty import TensorType
-from .infer_type import infer_type
+from .convert_layout import convert_function
 from .layout_choice import NCHW, Block, Value, choose, fixed
 
 NAME = "AlterOpLayout"
@@ -431,34 +431,6 @@ def _callback_ops(mod: IRModule) -> bool:
                for n in post_order(func.body, _kids))
 
 
-def alter_with_callbacks(func: Function) -> Function:
-    """``func`` (typed) with each call of an operator that has a Python ``FTVMAlterOpLayout``
-    replaced by what ``callback(attrs, inputs, tinfos, out_type)`` returns for it (None:
-    the call stays), as classic does. A replacement must have the call's type: tvmlite
-    does not carry layouts a callback changes on to the consumers (UnsupportedError)."""
-    memo: Dict[int, Expr] = {}
-    for n in post_order(func.body, _kids):
-        new = with_children(n, memo)
-        if isinstance(n, Call) and isinstance(n.op, Op) and n.op.has_attr(KEY):
-            tinfos = [placeholder(a.checked_type.shape, a.checked_type.dtype)
-                      for a in n.args if isinstance(a.checked_type, TensorType)]
-            out = n.op.get_attr(KEY)(n.attrs, list(new.args), tinfos, n.checked_type)
-            if out is not None:
-                infer_type(out)
-                if out.checked_type != n.checked_type:
-                    raise unsupported(
-                        f"an FTVMAlterOpLayout callback of {n.op.name} that changes its "
-                        f"result's type ({n.checked_type} -> {out.checked_type}): tvmlite's "
-                        f"{NAME} does not carry changed layouts on to the consumers")
-                new = out
-        if new is not n:
-            memo[id(n)] = new
-    body = memo.get(id(func.body), func.body)
-    if body is func.body:
-        return func
-    return Function(func.params, body, func.ret_type, func.type_params, func.attrs)
-
-
 def _run(mod: IRModule, ctx: PassContext) -> IRModule:
     from .infer_type import InferType
     if _callback_ops(mod):
@@ -466,7 +438,8 @@ def _run(mod: IRModule, ctx: PassContext) -> IRModule:
         mod = InferType()(mod)
         out = IRModule({}, mod.attrs)
         for name, func in mod.functions.items():
-            out[name] = alter_with_callbacks(func) if isinstance(func, Function) else func
+            out[name] = convert_function(func, {}, alter=True) if isinstance(func, Function) \
+                else func
         return InferType()(out)
     target = Target.current(allow_none=True)
     if target is None or "cpu" not in (getattr(target, "keys", ()) or ()):

@@ -31,9 +31,11 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..._classic import unsupported
 from ...error import TVMError
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext
+from ...te.operation import placeholder
 from ...tir.data_layout import layout
 from ..expr import Call, Expr, Function, TupleGetItem, Var, post_order, rebuild_call, with_children
 from ..expr import Tuple as RTuple
@@ -44,6 +46,7 @@ from ..op.registry import Op, OpPattern
 from ..op.tensor import ARITH_OPS, COMPARE_OPS, LOGICAL_OPS
 from ..op.transform import expand_dims
 from ..ty import TensorType, TupleType
+from .infer_type import infer_type
 
 NAME = "ConvertLayout"
 
@@ -116,9 +119,7 @@ def _desired(desired_layouts: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
                 raise TVMError(f"{NAME}: {name} layout {layouts[:1]} is not supported (an "
                                "order of N, C, H and W)")
             out[name] = [layouts[0]]
-        else:
-            raise TVMError(f"{NAME}: no layout conversion for operator {name!r} (supported: "
-                           f"nn.conv2d, {', '.join(_POOLS)})")
+        # (classic ignores the operators it has no conversion for)
     return out
 
 
@@ -159,8 +160,9 @@ class LayoutConfig:
 class _Converter:
     """The state of one function's conversion."""
 
-    def __init__(self, desired: Dict[str, List[str]]):
+    def __init__(self, desired: Dict[str, List[str]], alter: bool = False):
         self.desired = desired
+        self.alter = alter  # AlterOpLayout: call the ops' Python FTVMAlterOpLayout
         self.out: Dict[int, Expr] = {}  # a node's replacement (in ``lay``'s current layout)
         self.lay: Dict[int, Lay] = {}  # the layouts of the converted (4-D) values
         # multi-output calls (batch_norm, topk): the layouts of their converted fields
@@ -218,6 +220,8 @@ class _Converter:
         """Convert call ``n`` when its op has a wanted layout or reads a converted value;
         False: leave it to the generic rebuild."""
         name = n.op.name
+        if self.alter and n.op.has_attr("FTVMAlterOpLayout") and self.altered(n):
+            return True
         finfer = n.op.get_attr("FInferCorrectLayout")
         if finfer is not None and name not in self.desired:
             return self.custom(n, finfer)
@@ -296,6 +300,50 @@ class _Converter:
             axes = tuple(cur.index(orig[int(a) % 4]) for a in n.attrs.axis)
             return self.keep(n, [self.out[id(data)]], lay, axis=axes)
         return False
+
+    def altered(self, n: Call) -> bool:
+        """Call ``n`` replaced by what its op's ``FTVMAlterOpLayout`` callback returns (False:
+        it returned None, the usual rules apply). A convolution (``data_layout`` and
+        ``kernel_layout`` attributes) gets its inputs as they are, converted or not, and may
+        return one in other layouts: its inputs are transformed to those, and its result
+        stays in its new layout. Any other op gets its inputs in their original layouts and
+        must return a value of its type."""
+        conv_like = "data_layout" in n.attrs and "kernel_layout" in n.attrs and \
+            len(n.args) == 2
+        inputs = [self.out[id(a)] if conv_like else self.original(a) for a in n.args]
+        tinfos = [placeholder(a.checked_type.shape, a.checked_type.dtype) for a in n.args
+                  if isinstance(a.checked_type, TensorType)]
+        res = n.op.get_attr("FTVMAlterOpLayout")(n.attrs, inputs, tinfos, n.checked_type)
+        if res is None:
+            return False
+        new_attrs = res.attrs if isinstance(res, Call) else None
+        if conv_like and new_attrs is not None and "data_layout" in new_attrs \
+                and "kernel_layout" in new_attrs and len(res.args) == 2:
+            data, weight = n.args
+            d_orig, k_orig = n.attrs.data_layout, n.attrs.kernel_layout
+            lay = self.lay.get(id(data))
+            if lay is not None and lay[0] != d_orig:
+                return False
+            d_cur = lay[1] if lay is not None else d_orig
+            k_cur = self.lay[id(weight)][1] if id(weight) in self.lay else k_orig
+            new = Call(res.op, [_transform(res.args[0], d_cur, new_attrs.data_layout),
+                                _transform(res.args[1], k_cur, new_attrs.kernel_layout)],
+                       new_attrs, res.type_args)
+            out_orig = n.attrs.get("out_layout") or d_orig
+            out_new = new_attrs.get("out_layout") or new_attrs.data_layout
+            self.out[id(n)] = new
+            if out_new != out_orig:
+                self.lay[id(n)] = (out_orig, out_new)
+            return True
+        infer_type(res)
+        if res.checked_type != n.checked_type or (
+                conv_like and any(id(a) in self.lay for a in n.args)):
+            raise unsupported(
+                f"an FTVMAlterOpLayout callback of {n.op.name} that changes its result's type "
+                f"({n.checked_type} -> {res.checked_type}) other than by the layouts of a "
+                "convolution")
+        self.out[id(n)] = res
+        return True
 
     def custom(self, n: Call, finfer) -> bool:
         """Call ``n`` whose op has a user ``FInferCorrectLayout``, as classic's layout
@@ -409,7 +457,8 @@ class _Converter:
                 return False
             if len(s) == 4:
                 args.append(self.value_in(x, orig, cur))
-            elif len(s) == 0:
+            elif all(int(d) == 1 for d in s):
+                # a scalar, or a lower-rank operand of ones: broadcasts as it is (classic)
                 args.append(self.original(x))
             else:
                 # a lower-rank operand broadcasts against the trailing axes (its layout is
@@ -505,9 +554,11 @@ def _kids(n: Expr) -> List[Expr]:
     return []
 
 
-def convert_function(func: Function, desired: Dict[str, List[str]]) -> Function:
-    """``func`` (typed) with the ops of ``desired`` in their wanted layouts."""
-    conv = _Converter(desired)
+def convert_function(func: Function, desired: Dict[str, List[str]],
+                     alter: bool = False) -> Function:
+    """``func`` (typed) with the ops of ``desired`` in their wanted layouts (with ``alter``,
+    those the Python ``FTVMAlterOpLayout`` callbacks choose)."""
+    conv = _Converter(desired, alter)
     for n in post_order(func.body):
         conv.visit(n)
     return Function(func.params, conv.original(func.body), func.ret_type, func.type_params,
