@@ -1,6 +1,8 @@
 """The type of ``nn.conv2d`` in blocked and other layouts (classic's relation: NCHW16c data,
-OIHW16i16o kernels, any output layout), the weight's type inferred in them, and the clear
-refusal to build such a convolution (tvmlite computes NCHW and NHWC ones)."""
+OIHW16i16o kernels, any output layout), the weight's type inferred in them, the packed
+convolution built (conv2d_NCHWc) and the clear refusal to build the others (tvmlite computes
+NCHW, NHWC and packed ones)."""
+import numpy as np
 import pytest
 
 import tvmlite as tvm
@@ -51,11 +53,28 @@ def test_errors_and_build_refusal():
                               data_layout="NCDW4c", kernel_layout="OIHW4i4o"))
     x2 = relay.var("x2", shape=(1, 8, 8, 4))
     for y, needle in [
-            (relay.nn.conv2d(x, relay.var("w", shape=(3, 2, 3, 3, 4, 4)),
-                             data_layout="NCHW4c", kernel_layout="OIHW4i4o"), "NCHW4c"),
+            (relay.nn.conv2d(x, relay.var("w", shape=(12, 8, 3, 3)),
+                             data_layout="NCHW4c", kernel_layout="OIHW"), "NCHW4c"),
             (relay.nn.conv2d(x2, relay.var("w", shape=(3, 3, 4, 4)), data_layout="NHWC",
                              kernel_layout="HWIO", out_layout="NCHW"), "NCHW")]:
         func = relay.Function(relay.analysis.free_vars(y), y)
         _type(y)  # typed
         with pytest.raises(TVMError, match=needle):
             relay.build(tvm.IRModule.from_expr(func), "llvm")
+
+
+@pytest.mark.parametrize("target", ["llvm", "c"])
+def test_packed_conv2d_builds(rng, target):
+    from tvmlite.topi.testing import conv2d_nchw_python
+    xv = rng.standard_normal((1, 8, 7, 6)).astype("float32")
+    wv = rng.standard_normal((12, 8, 3, 3)).astype("float32")
+    x, w = relay.var("x", shape=xv.shape), relay.var("w", shape=wv.shape)
+    y = relay.nn.conv2d(relay.layout_transform(x, "NCHW", "NCHW4c"),
+                        relay.layout_transform(w, "OIHW", "OIHW4i2o"), strides=(2, 1),
+                        padding=(1, 1), channels=12, kernel_size=(3, 3), data_layout="NCHW4c",
+                        kernel_layout="OIHW4i2o", out_layout="NCHW2c")
+    y = relay.nn.relu(relay.layout_transform(y, "NCHW2c", "NCHW"))
+    f = relay.create_executor("graph", mod=tvm.IRModule.from_expr(relay.Function([x, w], y)),
+                              target=target).evaluate()
+    want = np.maximum(conv2d_nchw_python(xv, wv, (2, 1), 1), 0)
+    np.testing.assert_allclose(f(xv, wv).numpy(), want, rtol=1e-4, atol=1e-4)
