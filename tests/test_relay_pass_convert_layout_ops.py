@@ -183,3 +183,18 @@ def test_operands_of_ones_broadcast_as_they_are(rng):
     assert not _calls(conv, "expand_dims")
     assert len(_calls(conv, "layout_transform")) == 3  # x, w, the result
     _check(rng, func, conv, (1, 5, 7, 4))
+
+
+def test_single_channel_operands_of_packed_values(rng):
+    x = relay.var("x", shape=(1, 8, 5, 6))
+    w = relay.const(rng.standard_normal((8, 8, 1, 1)).astype("float32"))
+    z3 = relay.const(rng.standard_normal((1, 5, 6)).astype("float32"))
+    z4 = relay.const(rng.standard_normal((1, 1, 5, 6)).astype("float32"))
+    y = relay.multiply(relay.add(relay.nn.conv2d(x, w), z3), z4)
+    func = relay.Function([x], y)
+    mod = tvm.IRModule.from_expr(func)
+    with tvm.transform.PassContext(opt_level=3):
+        conv = transform.ConvertLayout({"nn.conv2d": ["NCHW4c", "OIHW4i4o"]})(mod)["main"]
+    dsts = sorted(t.attrs.dst_layout for t in _calls(conv, "layout_transform"))
+    assert dsts == ["NCHW", "NCHW1c", "NCHW1c", "NCHW4c", "OIHW4i4o"]
+    _check(rng, func, conv, (1, 8, 5, 6))

@@ -455,8 +455,12 @@ class _Converter:
             s = _shape(x)
             if s is None:
                 return False
-            if len(s) == 4:
+            if len(s) == 4 and (id(x) in self.lay or _is_perm(cur)):
                 args.append(self.value_in(x, orig, cur))
+            elif len(s) == 4:
+                # an operand of the original layout against a blocked value: blocked by 1
+                # where it has one element (classic's AdjustSubordinateFactors)
+                args.append(_transform(self.original(x), orig, _blocked_like(cur, orig, s)))
             elif all(int(d) == 1 for d in s):
                 # a scalar, or a lower-rank operand of ones: broadcasts as it is (classic)
                 args.append(self.original(x))
@@ -467,7 +471,8 @@ class _Converter:
                 sub = orig[4 - len(s):]
                 src = "".join(c for c in cur if c.isupper() and c not in sub) + sub
                 v = expand_dims(self.original(x), 0, 4 - len(s))
-                args.append(_transform(v, src, cur))
+                s4 = (1,) * (4 - len(s)) + tuple(s)
+                args.append(_transform(v, src, _blocked_like(cur, src, s4)))
         if shape is None or len(shape) != 4:
             return False
         return self.keep(n, args, lay)
@@ -542,6 +547,17 @@ class _Converter:
             return False  # the remaining axes are in another order: reduce the original
         self.out[id(n)] = rebuild_call(n, [data], axis=tuple(new_axis), exclude=False)
         return True
+
+
+def _blocked_like(cur: str, layout: str, shape) -> str:
+    """``cur`` (maybe blocked, ``NCHW4c``) for an operand of ``shape`` in ``layout``: each
+    block of an axis the operand has one element of becomes a block of 1 (``NCHW1c``)."""
+    out = ""
+    for factor, axis in re.findall(r"(\d*)([A-Za-z])", cur):
+        if axis.islower() and int(shape[layout.index(axis.upper())]) == 1:
+            factor = "1"
+        out += factor + axis
+    return out
 
 
 def _kids(n: Expr) -> List[Expr]:
