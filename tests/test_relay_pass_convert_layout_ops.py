@@ -198,3 +198,21 @@ def test_single_channel_operands_of_packed_values(rng):
     dsts = sorted(t.attrs.dst_layout for t in _calls(conv, "layout_transform"))
     assert dsts == ["NCHW", "NCHW1c", "NCHW1c", "NCHW4c", "OIHW4i4o"]
     _check(rng, func, conv, (1, 8, 5, 6))
+
+
+@pytest.mark.parametrize("extra", [4, 3])
+def test_concatenate_of_packed_values(rng, extra):
+    x = relay.var("x", shape=(1, 8, 5, 6))
+    w1 = relay.const(rng.standard_normal((8, 8, 3, 3)).astype("float32"))
+    w2 = relay.const(rng.standard_normal((4, 8, 1, 1)).astype("float32"))
+    e = relay.const(rng.standard_normal((1, extra, 5, 6)).astype("float32"))
+    c = relay.concatenate([relay.nn.conv2d(x, w1, padding=(1, 1)), relay.nn.conv2d(x, w2), e],
+                          axis=1)
+    func = relay.Function([x], relay.nn.relu(c))
+    mod = tvm.IRModule.from_expr(func)
+    with tvm.transform.PassContext(opt_level=3):
+        conv = transform.ConvertLayout({"nn.conv2d": ["NCHW4c", "OIHW4i4o"]})(mod)["main"]
+    cat = _calls(conv, "concatenate")[0]
+    # packed when the block divides every field's channels, else in NCHW
+    assert len(cat.checked_type.shape) == (5 if extra == 4 else 4)
+    _check(rng, func, conv, (1, 8, 5, 6))

@@ -247,6 +247,12 @@ class _Converter:
                 return False
             if (n.op.pattern == OpPattern.ELEMWISE and len(n.args) == 1) or name in _UNARY:
                 return self.keep(n, [self.out[id(data)]], lay)
+            if name == "concatenate" and _is_perm(orig):
+                # fields whose channels the block divides stay packed
+                block = layout(cur).factor_of("C")
+                return isinstance(data, RTuple) and all(
+                    int(_shape(f)[orig.index("C")]) % block == 0 for f in data.fields) \
+                    and self.concatenate(n, lay)
             return name in _BINARY and len(n.args) == 2 and self.binary(n, lay)
         if name == "concatenate":
             return self.concatenate(n, lay)
