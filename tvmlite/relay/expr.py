@@ -145,6 +145,10 @@ class Expr:
         from .op.tensor import cast
         return cast(self, dtype)
 
+    def __neg__(self) -> "Call":
+        from .op import registry
+        return Call(registry.get("negative"), [self])
+
     def __call__(self, *args) -> "Call":
         """A call of this (function-typed) expression: ``f(x, y)``."""
         return Call(self, list(args))
