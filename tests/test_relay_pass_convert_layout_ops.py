@@ -216,3 +216,20 @@ def test_concatenate_of_packed_values(rng, extra):
     # packed when the block divides every field's channels, else in NCHW
     assert len(cat.checked_type.shape) == (5 if extra == 4 else 4)
     _check(rng, func, conv, (1, 8, 5, 6))
+
+
+def test_reduction_of_a_packed_value_keeping_dims(rng):
+    x = relay.var("x", shape=(1, 8, 5, 6))
+    w = relay.const(rng.standard_normal((8, 8, 3, 3)).astype("float32"))
+    y = relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1)))
+    s1 = relay.sum(y, axis=[1], keepdims=True)       # over C: packed by 1
+    s2 = relay.max(y, axis=[2, 3], keepdims=True)    # over H, W: still packed by 4
+    func = relay.Function([x], relay.Tuple([relay.multiply(s1, relay.const(2.0)), s2]))
+    mod = tvm.IRModule.from_expr(func)
+    with tvm.transform.PassContext(opt_level=3):
+        conv = transform.ConvertLayout({"nn.conv2d": ["NCHW4c", "OIHW4i4o"]})(mod)["main"]
+    assert tuple(_calls(conv, "sum")[0].attrs.axis) == (1, 4)
+    assert tuple(_calls(conv, "max")[0].attrs.axis) == (2, 3)
+    srcs = sorted(t.attrs.src_layout for t in _calls(conv, "layout_transform"))
+    assert srcs == ["NCHW", "NCHW1c", "NCHW4c", "OIHW"]
+    _check(rng, func, conv, (1, 8, 5, 6))

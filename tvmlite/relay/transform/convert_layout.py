@@ -247,6 +247,19 @@ class _Converter:
                 return False
             if (n.op.pattern == OpPattern.ELEMWISE and len(n.args) == 1) or name in _UNARY:
                 return self.keep(n, [self.out[id(data)]], lay)
+            if name in _REDUCE and _is_perm(orig) and n.attrs.get("keepdims") \
+                    and not n.attrs.get("exclude") and name not in ("argmax", "argmin"):
+                # a reduction keeping its axes: over the axes and their blocks, the result
+                # blocked by 1 along them
+                axes = range(4) if n.attrs.axis is None else [int(a) % 4 for a in n.attrs.axis]
+                red = {orig[k] for k in axes}
+                tokens = re.findall(r"(\d*)([A-Za-z])", cur)
+                new_axes = [i for i, (_, t) in enumerate(tokens) if t.upper() in red]
+                out = "".join(("1" if t.islower() and t.upper() in red else f) + t
+                              for f, t in tokens)
+                self.out[id(n)] = rebuild_call(n, [self.out[id(data)]], axis=tuple(new_axes))
+                self.lay[id(n)] = (orig, out)
+                return True
             if name == "concatenate" and _is_perm(orig):
                 # fields whose channels the block divides stay packed
                 block = layout(cur).factor_of("C")
