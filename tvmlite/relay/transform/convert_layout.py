@@ -18,10 +18,18 @@ leading unit axes and is transformed to the new layout, as classic does),
 requires first, makes a bias_add an add), pooling and upsampling (their layout follows),
 ``concatenate`` of converted values, ``nn.pad``,
 ``sum``/``mean``/``max``/``min``/``prod``/``argmax``/``argmin`` (their axes follow),
-``nn.layer_norm``/``nn.instance_norm`` (their axis follows) and ``nn.l2_normalize`` (its
-axes follow, in their order). Any other consumer gets the value back in its original
-layout, converted once per value. A ``layout_transform`` of a ``layout_transform`` that
-undoes it is dropped.
+``nn.layer_norm``/``nn.instance_norm`` (their axis follows), ``nn.l2_normalize`` (its
+axes follow, in their order), ``squeeze``, ``transpose``, ``strided_slice`` and ``topk``.
+A value in a packed layout (``NCHW4c``) stays packed through element-wise and broadcast
+ops (an operand with one element along an axis is packed by 1 there, as classic's
+AdjustSubordinateFactors), pools, ``concatenate`` (when the block divides every field) and
+reductions that keep their dims. Operands of ones broadcast as they are. Any other consumer
+gets the value back in its original layout, converted once per value. A
+``layout_transform`` of a ``layout_transform`` that undoes it is dropped.
+
+Operators with a Python ``FInferCorrectLayout`` are converted as the callback says
+(:meth:`_Converter.custom`); AlterOpLayout uses this machinery for the layouts its Python
+``FTVMAlterOpLayout`` callbacks choose (:meth:`_Converter.altered`).
 
 One post-order walk with explicit stacks (no recursion), over the dataflow graph of each
 function; kernel transforms of constant weights are left for ``FoldConstant``.
