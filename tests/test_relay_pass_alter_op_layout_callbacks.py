@@ -98,3 +98,13 @@ def test_a_replacement_of_another_type_is_refused():
     with TempOpAttr("nn.relu", "FTVMAlterOpLayout", transposed):
         with pytest.raises(UnsupportedError, match="changes its result's type"):
             _alter(_net())
+
+
+def test_temp_op_attr_leaves_the_registry_as_it_was():
+    from tvmlite.relay.op import registry
+    before = registry.generation()
+    with TempOpAttr("nn.relu", "FTVMAlterOpLayout", lambda *args: None):
+        assert registry.generation() != before
+        assert registry.get("nn.relu").has_attr("FTVMAlterOpLayout")
+    assert registry.generation() == before
+    assert not registry.get("nn.relu").has_attr("FTVMAlterOpLayout")

@@ -120,6 +120,13 @@ def builtin_generation() -> int:
     return _builtin_generation
 
 
+def restore_generation(value: int) -> None:
+    """Set :func:`generation` back to ``value``, a count before registrations that were all
+    undone since (``TempOpAttr``'s exit)."""
+    global _generation
+    _generation = value
+
+
 def mark_builtin() -> None:
     global _builtin_generation
     _builtin_generation = _generation
