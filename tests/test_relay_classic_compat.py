@@ -124,16 +124,19 @@ def test_backend_executor_and_runtime_registries():
         Runtime("cpp", {"no-such-option": 1})
 
 
-def test_a_layout_callback_registered_from_python_is_refused_not_ignored():
+def test_a_layout_callback_registered_from_python_is_called_not_ignored():
+    # (tests/test_relay_pass_alter_op_layout_callbacks.py has the details)
     x = relay.var("x", shape=(1, 4, 5, 5))
     w = relay.var("w", shape=(8, 4, 3, 3))
     mod = tvm.IRModule.from_expr(relay.Function([x, w], relay.nn.conv2d(x, w)))
-    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", lambda *args: None):
-        with pytest.raises(tvm._classic.UnsupportedError, match="FTVMAlterOpLayout"):
-            with tvm.transform.PassContext(opt_level=3), tvm.target.Target("llvm"):
-                relay.transform.AlterOpLayout()(mod)
+    called = []
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", lambda *args: called.append(1)):
+        with tvm.transform.PassContext(opt_level=3), tvm.target.Target("llvm"):
+            out = relay.transform.AlterOpLayout()(mod)
+    assert called and out["main"].body.op.name == "nn.conv2d"  # None: the call stays
     with tvm.transform.PassContext(opt_level=3), tvm.target.Target("llvm"):
-        relay.transform.AlterOpLayout()(mod)  # the attribute is gone again
+        out = relay.transform.AlterOpLayout()(mod)  # the attribute is gone again
+    assert "nn.contrib_conv2d_NCHWc" in str(out)
 
 
 def test_operators_determine_the_types_of_unannotated_weights():

@@ -83,7 +83,10 @@ def test_fuse_max_depth(rng):
     mod = tvm.IRModule.from_expr(relay.Function([x], y))
     with tvm.transform.PassContext(opt_level=3, config={"relay.FuseOps.max_depth": 4}):
         factory = relay.build(mod, "llvm")
-    assert len(kernel_names(factory)) == 3  # 10 ops in groups of at most 4
+    # 10 ops and their 5 scalar constants (nodes of the graph, as in classic) in groups of at
+    # most 4 nodes
+    assert kernel_names(factory) == ["fused_add_nn_relu_add", "fused_nn_relu_add_nn_relu",
+                                     "fused_add_nn_relu_add", "fused_nn_relu"]
     gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
     xv = rng.standard_normal(7).astype("float32")
     gm.run(x=xv)
@@ -118,9 +121,10 @@ def test_scalar_constants_fold_into_their_kernel(rng, dtype):
     (out,), factory = build_run(relay.Function([x], y), {"x": xv})
     want = np.maximum((xv + 3) * 2, 0)
     np.testing.assert_array_equal(out, np.where(want > 5, want, -1 - xv))
-    # y has two consumers, so it ends its group (classic's rule)
-    assert kernel_names(factory) == ["fused_add_multiply_maximum", "fused_greater_subtract_where"]
-    assert len(json.loads(factory.get_graph_json())["nodes"]) == 3  # x and the two kernels
+    # y's two consumers meet again at where, its post-dominator, along element-wise paths: one
+    # kernel (classic's diamond fusion)
+    assert kernel_names(factory) == ["fused_add_multiply_maximum_greater_subtract_where"]
+    assert len(json.loads(factory.get_graph_json())["nodes"]) == 2  # x and the kernel
 
 
 def test_graph_json_params_and_unpacking(rng):

@@ -113,7 +113,12 @@ class GraphModule:
                            "graph_executor.create(graph_json, lib, dev)")
         self._init(graph_json, lib, dev or getattr(module, "_dev", None) or cpu(0))
         if params:
-            self.set_input(**params)
+            self._set_params(params)
+
+    def _set_params(self, params) -> None:
+        """Set the build's params (inputs ``get_input_info`` leaves out)."""
+        self.set_input(**params)
+        self._param_names.update(params)
 
     @classmethod
     def _create(cls, graph_json: str, lib, dev: Device) -> "GraphModule":
@@ -146,6 +151,7 @@ class GraphModule:
         for nid in arg_nodes:
             self._input_index.setdefault(nodes[nid]["name"], row_ptr[nid])
         self._input_names = [nodes[nid]["name"] for nid in arg_nodes]
+        self._param_names: set = set()  # inputs the build's (or loaded) params set
         self._ops = []
         self._op_names = []
         for nid, node in enumerate(nodes):
@@ -221,7 +227,7 @@ class GraphModule:
         """Set inputs from a blob of ``relay.save_param_dict`` (names the graph does not have
         are ignored, as in classic TVM)."""
         params = load_param_dict(params_bytes)
-        self.set_input(**{k: v for k, v in params.items() if k in self._input_index})
+        self._set_params({k: v for k, v in params.items() if k in self._input_index})
 
     def get_input(self, key: Union[int, str], out=None):
         """The array of input ``key``."""
@@ -240,6 +246,19 @@ class GraphModule:
 
     def get_num_inputs(self) -> int:
         return len(self._input_names)
+
+    def get_input_info(self):
+        """``(shape_dict, dtype_dict)``: the shape and dtype of each input that is not a
+        param (classic: Maps of ``ShapeTuple`` and ``String``)."""
+        from ..ir.container import Map, ShapeTuple, String
+        shapes, dtypes = {}, {}
+        for name, eid in zip(self._input_names, self._input_entries):
+            if name in self._param_names or name in shapes:
+                continue
+            arr = self._entries[eid]
+            shapes[name] = ShapeTuple(list(arr.shape))
+            dtypes[name] = String(str(arr.dtype))
+        return Map(shapes), Map(dtypes)
 
     # ---------------------------------------------------------------------------- running
     def run(self, **inputs) -> None:
@@ -304,6 +323,15 @@ class GraphModule:
         return getattr(self, name)
 
 
+def set_params(gm, params: Dict[str, Any]) -> None:
+    """Set a build's ``params`` on executor ``gm`` (a local one records them as params; a
+    remote one just takes them as inputs)."""
+    if isinstance(gm, GraphModule):
+        gm._set_params(params)
+    else:
+        gm.set_input(**params)
+
+
 def create(graph_json_str: str, libmod, device, *more_devices) -> GraphModule:
     """A :class:`GraphModule` for ``graph_json_str`` whose kernels are in ``libmod``."""
     dev = device[0] if isinstance(device, (list, tuple)) else device
@@ -350,7 +378,7 @@ def _factory_function(lib: Module, name: str):
 
     def instantiate(device, *more_devices) -> GraphModule:
         gm = create(graph_json, lib, device, *more_devices)
-        gm.set_input(**params())
+        set_params(gm, params())
         return gm
 
     return {module_name: instantiate, "get_graph_json": lambda: graph_json,

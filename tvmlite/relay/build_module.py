@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from ..contrib.graph_executor import create, factory_sections
+from ..contrib.graph_executor import create, factory_sections, set_params
 from ..driver.build_module import _to_module
 from ..driver.build_module import build as tir_build
 from ..error import TVMError
@@ -45,6 +45,7 @@ from .transform import (
     SimplifyInference,
 )
 from .transform.fuse_ops import group_name
+from .transform.infer_type import infer_type
 from .ty import TensorType, TupleType, check_static, type_str
 
 
@@ -142,13 +143,20 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
         raise TVMError(f"relay.build: fused function {name} has a zero-size tensor "
                        f"{type_str(empty[0])}; empty tensors are not supported")
     for p in func.params:
+        # a tuple argument (a tuple another kernel's fields make) is passed field by field
         t = p.checked_type
-        if not isinstance(t, TensorType):
+        fields = list(t.fields) if isinstance(t, TupleType) else [t]
+        if not all(isinstance(f, TensorType) for f in fields):
             raise TVMError(f"relay.build: fused function {name} takes a {type_str(t)}; only "
-                           "tensor arguments are supported")
-        ph = placeholder(t.shape, t.dtype, name=p.name_hint)
-        values[id(p)] = ph
-        args.append(ph)
+                           "tensor arguments and tuples of tensors are supported")
+        if isinstance(t, TupleType):
+            phs = [placeholder(f.shape, f.dtype, name=f"{p.name_hint}_{i}")
+                   for i, f in enumerate(fields)]
+            values[id(p)] = phs
+        else:
+            phs = [placeholder(t.shape, t.dtype, name=p.name_hint)]
+            values[id(p)] = phs[0]
+        args.extend(phs)
     nodes = [n for n in post_order(func.body) if not isinstance(n, Var)]
     for n in nodes:
         if isinstance(n, Call):
@@ -159,9 +167,9 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
             ins = []
             for a in n.args:
                 v = values[id(a)]
-                ins.extend(v if isinstance(a, RTuple) else [v])
+                ins.extend(v if isinstance(v, list) else [v])
             outs = fcompute(n.attrs, ins, n.checked_type)
-            values[id(n)] = outs if isinstance(n.checked_type, TupleType) else outs[0]
+            values[id(n)] = list(outs) if isinstance(n.checked_type, TupleType) else outs[0]
         elif isinstance(n, RTuple):
             values[id(n)] = [values[id(f)] for f in n.fields]
         elif isinstance(n, TupleGetItem):
@@ -222,8 +230,16 @@ class _GraphCodegen:
         self.arg_nodes.append(nid)
         return [(nid, 0)]
 
+    def _constant(self, c: Constant) -> List[Tuple[int, int]]:
+        """The graph input of constant ``c`` (a param of its own, once per constant)."""
+        if id(c) not in self.entry:
+            name = f"p{len(self.params)}"
+            self.params[name] = c.data
+            self.entry[id(c)] = self._input(name, c.checked_type)
+        return self.entry[id(c)]
+
     def _kernel(self, call: Call) -> List[Tuple[int, int]]:
-        prim = call.op
+        prim, lifted = _lift_constants(call.op)
         text = astext(prim)
         fname = self.funcs.get(text)
         if fname is None:
@@ -238,6 +254,8 @@ class _GraphCodegen:
         inputs = []
         for a in call.args:
             inputs.extend(self.entry[id(a)])
+        for c in lifted:
+            inputs.extend(self._constant(c))
         t = call.checked_type
         types = list(t.fields) if isinstance(t, TupleType) else [t]
         if not types or not all(isinstance(f, TensorType) for f in types):
@@ -289,9 +307,7 @@ class _GraphCodegen:
             if isinstance(n, Var):
                 raise TVMError(f"relay.build: free variable %{n.name_hint}")
             if isinstance(n, Constant):
-                name = f"p{len(self.params)}"
-                self.params[name] = n.data
-                self.entry[id(n)] = self._input(name, n.checked_type)
+                self._constant(n)
             elif isinstance(n, Call) and isinstance(n.op, Function):
                 self.entry[id(n)] = self._kernel(n)
             elif isinstance(n, RTuple):
@@ -314,6 +330,29 @@ class _GraphCodegen:
             "node_row_ptr": self.row_ptr,
         }
         return json.dumps(graph, indent=2)
+
+
+def _lift_constants(prim: Function) -> Tuple[Function, List[Constant]]:
+    """``prim`` with the tensor constants in its body (``relay.FuseOps.link_params`` keeps
+    them there) made parameters of their own, and those constants: the kernel reads them
+    as inputs, as it reads any other param."""
+    consts = [n for n in post_order(prim.body)
+              if isinstance(n, Constant) and n.data.shape != ()]
+    if not consts:
+        return prim, []
+    memo: Dict[int, Expr] = {}
+    params = list(prim.params)
+    for c in consts:
+        v = Var(f"p{len(params)}", c.checked_type)
+        v._checked_type = c.checked_type
+        params.append(v)
+        memo[id(c)] = v
+    for n in post_order(prim.body):
+        if id(n) not in memo:
+            memo[id(n)] = with_children(n, memo)
+    new = Function(params, memo[id(prim.body)], prim.ret_type, prim.type_params, prim.attrs)
+    infer_type(new)
+    return new, consts
 
 
 def _nbytes(shape: List[int], dtype: str) -> int:
@@ -377,7 +416,7 @@ class GraphExecutorFactoryModule:
 
     def _instantiate(self, dev):
         gm = create(self.graph_json, self.lib, dev)
-        gm.set_input(**self.params)
+        set_params(gm, self.params)
         return gm
 
     def get_source(self, fmt: str = "") -> str:
@@ -483,3 +522,9 @@ def _fuse(ir_mod, params: Optional[Dict[str, Any]]) -> IRModule:
     mod = optimize(ir_mod, params)
     mod = Sequential([AlterOpLayout(), FoldConstant()], name="relay.alter_layout")(mod)
     return FuseOps()(mod)
+
+
+def create_executor(kind: str = "debug", mod=None, device=None, target="llvm", params=None):
+    """Classic ``relay.build_module.create_executor`` (:func:`.executor.create_executor`)."""
+    from .executor import create_executor as make
+    return make(kind, mod, device, target, params)

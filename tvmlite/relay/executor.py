@@ -54,7 +54,7 @@ class Executor:
         names = [p.name_hint for p in func.params if p.name_hint not in self.params]
         factory = build(mod, target=self.target, params=self.params)
         gm = GraphModule(factory["default"](self.device))
-        tuple_result = isinstance(InferType()(mod)["main"].body.checked_type, TupleType)
+        ret_type = InferType()(mod)["main"].body.checked_type
 
         def run(*args, **kwargs):
             if len(args) > len(names):
@@ -79,10 +79,18 @@ class Executor:
                     v = np.asarray(v, dtype=gm.get_input(i).dtype)
                 gm.set_input(i, v if isinstance(v, _nd.NDArray) else _nd.array(v))
             gm.run()
-            outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
-            return tuple(outs) if tuple_result or len(outs) > 1 else outs[0]
+            outs = iter([gm.get_output(i) for i in range(gm.get_num_outputs())])
+            return _nest(ret_type, outs)
 
         return run
+
+
+def _nest(ty, flat):
+    """The graph's flat outputs (an iterator) in the structure of the result type ``ty``:
+    a (nested) tuple for a tuple type, else one array."""
+    if isinstance(ty, TupleType):
+        return tuple(_nest(f, flat) for f in ty.fields)
+    return next(flat)
 
 
 def _bind(expr: Expr, binds) -> Expr:

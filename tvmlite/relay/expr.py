@@ -24,6 +24,9 @@ class Attrs:
     def __init__(self, fields: Optional[Dict[str, Any]] = None):
         object.__setattr__(self, "_fields", dict(fields or {}))
 
+    def __reduce__(self):
+        return Attrs, (self._fields,)
+
     def __getattr__(self, name: str):
         try:
             return self._fields[name]
@@ -136,6 +139,15 @@ class Expr:
 
     def __rtruediv__(self, other):
         return self._binary("divide", other, True)
+
+    def astype(self, dtype: str) -> "Call":
+        """This value cast to ``dtype`` (classic ``ExprWithOp.astype``)."""
+        from .op.tensor import cast
+        return cast(self, dtype)
+
+    def __neg__(self) -> "Call":
+        from .op import registry
+        return Call(registry.get("negative"), [self])
 
     def __call__(self, *args) -> "Call":
         """A call of this (function-typed) expression: ``f(x, y)``."""

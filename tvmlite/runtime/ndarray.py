@@ -98,6 +98,11 @@ class NDArray:
         self._dl = dl
         self._dlptr = ctypes.addressof(dl)
 
+    def __reduce__(self):
+        # pickled (save_json, copy) as its values, dtype and device
+        return _unpickle, (np.array(self._arr), self._dtype, self._device.device_type,
+                           self._device.device_id)
+
     # ------------------------------------------------------------------ properties
     @property
     def shape(self) -> tuple:
@@ -303,3 +308,9 @@ def _dt_name(code: int, bits: int, lanes: int) -> str:
 
 __all__ = ["NDArray", "array", "empty", "DLTensor", "from_numpy_view", "from_dltensor",
            "from_dlpack"]
+
+
+def _unpickle(arr: np.ndarray, dtype: str, device_type: int, device_id: int) -> NDArray:
+    """An NDArray from what :meth:`NDArray.__reduce__` saved."""
+    from .device import Device
+    return NDArray(np.array(arr, order="C"), Device(device_type, device_id), dtype)

@@ -1,6 +1,7 @@
 """TensorIR: expressions, statements, buffers and functions (``tvm.tir``)."""
 from . import ir_builder, op, schedule, stmt_functor, transform
 from .buffer import Buffer, decl_buffer
+from .data_layout import Layout, layout
 from .expr import (
     EQ,
     GE,

@@ -1,5 +1,17 @@
 """Relay operators: the registry (``relay.op.get``) and the op constructors."""
-from . import algorithm, image, layout, nn, op, registry, strategy, tensor, transform, vision
+from . import (
+    algorithm,
+    annotation,
+    image,
+    layout,
+    nn,
+    op,
+    registry,
+    strategy,
+    tensor,
+    transform,
+    vision,
+)
 from .layout import layout_transform
 from .op import (
     OpStrategy,

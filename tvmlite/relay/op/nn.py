@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Tuple
 
+from ...error import TVMError
 from ..expr import Expr, TupleWrapper
 from ..ty import TensorType, TupleType
 from ._rel import RelayTypeError, ndim_arg, norm_axis, same_dtype, tensor_arg, topi_rel
@@ -87,6 +88,8 @@ def hw_layout_axes(op: str, layout: str, ndim: int) -> Tuple[int, int]:
 # -------------------------------------------------------------------------------------- conv2d
 def _conv2d_rel(types, attrs):
     op = "nn.conv2d"
+    if _general_conv2d_layouts(attrs):
+        return _general_conv2d_rel(types, attrs)
     dl, kl = conv2d_layouts(attrs)
     data = ndim_arg(op, types, 0, 4, "data", dl)
     weight = ndim_arg(op, types, 1, 4, "weight", kl)
@@ -115,6 +118,91 @@ def _conv2d_rel(types, attrs):
     return TensorType(tuple(dims[x] for x in dl), attrs.out_dtype or data.dtype)
 
 
+def _general_conv2d_layouts(attrs) -> bool:
+    """Whether ``attrs`` name layouts beyond NCHW/NHWC data in their own layout: blocked
+    ones (``NCHW16c`` data, ``OIHW16i16o`` kernel) or another output layout."""
+    dl = attrs.get("data_layout") or "NCHW"
+    kl = attrs.get("kernel_layout") or ""
+    ol = attrs.get("out_layout") or ""
+    return dl not in CONV2D_DATA_LAYOUTS or kl != kl.upper() or ol not in ("", dl)
+
+
+def _layout_sizes(op: str, what: str, layout: str, shape, primal: str, subs: str) -> dict:
+    """The full size of each primal axis of a value of ``shape`` in ``layout`` (an order of
+    the ``primal`` axes, some split by the lower-case ``subs``)."""
+    from ...tir.data_layout import Layout
+    try:
+        lay = Layout(layout)
+    except TVMError as e:
+        raise RelayTypeError(f"{op}: {what} layout {layout!r}: {e}") from None
+    axes = [lay[i] for i in range(len(lay))]
+    if sorted(a for a in axes if a.isupper()) != sorted(primal) or \
+            any(a.islower() and a not in subs for a in axes):
+        raise RelayTypeError(f"{op}: {what} layout {layout!r} must order the axes {primal} "
+                             f"(split ones: {', '.join(subs)})")
+    if len(shape) != len(axes):
+        raise RelayTypeError(f"{op}: {what} of shape {tuple(shape)} does not have the "
+                             f"{len(axes)} axes of layout {layout!r}")
+    sizes = {}
+    for a in primal:
+        n = int(shape[axes.index(a)])
+        if a.lower() in axes:
+            sub = int(shape[axes.index(a.lower())])
+            if sub != lay.factor_of(a):
+                raise RelayTypeError(f"{op}: {what} axis {a.lower()} of size {sub} is not the "
+                                     f"{lay.factor_of(a)} of layout {layout!r}")
+            n *= sub
+        sizes[a] = n
+    return sizes
+
+
+def _general_conv2d_rel(types, attrs):
+    """The type of an ``nn.conv2d`` in any data, kernel and output layouts (classic's
+    relation: the convolution of the full NCHW/OIHW sizes, laid out as ``out_layout``)."""
+    from ...tir.data_layout import Layout
+    op = "nn.conv2d"
+    dl = attrs.get("data_layout") or "NCHW"
+    kl = attrs.get("kernel_layout") or "OIHW"
+    ol = attrs.get("out_layout") or dl
+    data = tensor_arg(op, types, 0, "data")
+    weight = tensor_arg(op, types, 1, "weight")
+    d = _layout_sizes(op, "data", dl, data.shape, "NCHW", "c")
+    k = _layout_sizes(op, "kernel", kl, weight.shape, "OIHW", "oi")
+    groups = int(attrs.groups)
+    if groups < 1 or d["C"] % groups or k["O"] % groups or k["I"] * groups != d["C"]:
+        raise RelayTypeError(f"{op}: weight {weight.shape} ({kl}) and data {data.shape} ({dl}) "
+                             f"do not match with groups={groups}")
+    if attrs.kernel_size is not None and tuple(attrs.kernel_size) != (k["H"], k["W"]):
+        raise RelayTypeError(f"{op}: kernel_size {tuple(attrs.kernel_size)} differs from the "
+                             f"weight's {(k['H'], k['W'])}")
+    if attrs.channels is not None and int(attrs.channels) != k["O"]:
+        raise RelayTypeError(f"{op}: channels={attrs.channels} differs from the weight's "
+                             f"{k['O']}")
+    sh, sw = _pair(op, attrs.strides, "strides")
+    dh, dw = _pair(op, attrs.dilation, "dilation")
+    top, left, bottom, right = pad4(op, attrs.padding)
+    full = {"N": d["N"], "C": k["O"],
+            "H": _out_size(op, d["H"], k["H"], dh, top, bottom, sh, "height"),
+            "W": _out_size(op, d["W"], k["W"], dw, left, right, sw, "width")}
+    out = Layout(ol)
+    axes = [out[i] for i in range(len(out))]
+    if sorted(a for a in axes if a.isupper()) != sorted("NCHW") or \
+            any(a.islower() and a != "c" for a in axes):
+        raise RelayTypeError(f"{op}: out_layout {ol!r} must order N, C, H and W (C split)")
+    shape = []
+    for a in axes:
+        if a.islower():
+            shape.append(out.factor_of(a))
+        elif a.lower() in axes:
+            if full[a] % out.factor_of(a):
+                raise RelayTypeError(f"{op}: {full[a]} output channels do not split by "
+                                     f"{out.factor_of(a)} ({ol})")
+            shape.append(full[a] // out.factor_of(a))
+        else:
+            shape.append(full[a])
+    return TensorType(tuple(shape), attrs.out_dtype or data.dtype)
+
+
 register("nn.conv2d", 2, _conv2d_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
          {"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1), "groups": 1,
           "channels": None, "kernel_size": None, "data_layout": "NCHW",
@@ -127,6 +215,18 @@ def _conv2d_arg_types(types, attrs):
     if weight is not None or data is None or attrs.channels is None \
             or attrs.kernel_size is None:
         return types
+    if _general_conv2d_layouts(attrs):
+        from ...tir.data_layout import Layout
+        dl = attrs.get("data_layout") or "NCHW"
+        kl = attrs.get("kernel_layout") or "OIHW"
+        d = _layout_sizes("nn.conv2d", "data", dl, data.shape, "NCHW", "c")
+        dims = dict(zip("OIHW", (int(attrs.channels), d["C"] // int(attrs.groups),
+                                 *attrs.kernel_size)))
+        lay = Layout(kl)
+        axes = [lay[i] for i in range(len(lay))]
+        shape = [lay.factor_of(a) if a.islower() else
+                 dims[a] // lay.factor_of(a) if a.lower() in axes else dims[a] for a in axes]
+        return [data, TensorType(tuple(shape), data.dtype)]
     dl, kl = conv2d_layouts(attrs)
     c = tensor_arg("nn.conv2d", types, 0, "data").shape[dl.index("C")]
     dims = dict(zip("OIHW", (int(attrs.channels), c // int(attrs.groups),
@@ -796,3 +896,22 @@ __all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_p
 from ..._classic import fallback as _fallback  # noqa: E402
 
 __getattr__ = _fallback(__name__)
+
+
+def contrib_conv2d_nchwc(data: Expr, kernel: Expr, strides=(1, 1), padding=(0, 0),
+                         dilation=(1, 1), groups: int = 1, channels=None, kernel_size=None,
+                         data_layout: str = "NCHW8c", kernel_layout: str = "OIHW",
+                         out_layout: str = "", out_dtype: str = "") -> Expr:
+    """Classic ``relay.nn.contrib_conv2d_nchwc``: a convolution of packed data
+    (``NCHW{c}c``) and kernel (``OIHW{i}i{o}o``); ``out_layout`` "" is the data's layout.
+    Only ``groups`` 1 (tvmlite's packed convolution)."""
+    from ..._classic import unsupported
+    from .layout import contrib_conv2d_nchwc as packed
+    if int(groups) != 1:
+        raise unsupported("relay.nn.contrib_conv2d_nchwc with groups != 1")
+    return packed(data, kernel, strides, pad4("nn.contrib_conv2d_nchwc", padding), dilation,
+                  channels, kernel_size, data_layout, kernel_layout, out_layout or data_layout,
+                  out_dtype)
+
+
+__all__ += ["contrib_conv2d_nchwc"]

@@ -35,6 +35,10 @@ class Op:
     __slots__ = ("name", "num_inputs", "type_rel", "pattern", "strategies", "attrs_defaults",
                  "description", "_attrs", "arg_types")
 
+    def __reduce__(self):
+        # an operator is pickled by name (save_json): the registry's one instance on load
+        return get, (self.name,)
+
     def __init__(self, name: str, num_inputs: int, type_rel: Callable, pattern: int,
                  attrs_defaults: Optional[Dict[str, Any]] = None, description: str = ""):
         self.name = name
@@ -114,6 +118,13 @@ def builtin_generation() -> int:
     """:func:`generation` after tvmlite's own registrations (the network cache of
     ``relay.build`` is off once a program registers an operator or strategy of its own)."""
     return _builtin_generation
+
+
+def restore_generation(value: int) -> None:
+    """Set :func:`generation` back to ``value``, a count before registrations that were all
+    undone since (``TempOpAttr``'s exit)."""
+    global _generation
+    _generation = value
 
 
 def mark_builtin() -> None:

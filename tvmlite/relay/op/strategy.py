@@ -7,6 +7,7 @@ the op (its element-wise epilogue included). ``"cpu"`` (llvm, c) uses ``topi.x86
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Optional, Sequence, Tuple
 
 from ... import topi
@@ -111,9 +112,25 @@ def _relayout(weight, src: str, dst: str):
     return topi.transpose(weight, [src.index(x) for x in dst])
 
 
+def _packed_conv2d(attrs) -> bool:
+    """Whether an ``nn.conv2d`` is a packed one (classic's NCHW{c}c data, OIHW{i}i{o}o kernel
+    with i = c, groups 1), computed by ``conv2d_NCHWc``."""
+    d = re.fullmatch(r"NCHW(\d+)c", attrs.get("data_layout") or "")
+    k = re.fullmatch(r"OIHW(\d+)i(\d+)o", attrs.get("kernel_layout") or "")
+    o = re.fullmatch(r"NCHW(\d+)c", attrs.get("out_layout") or attrs.get("data_layout") or "")
+    return (d is not None and k is not None and o is not None and int(attrs.groups) == 1
+            and d.group(1) == k.group(1) and o.group(1) == k.group(2))
+
+
 def _conv2d_compute(x86: bool):
     def f(attrs, ins, ty):
         data, weight = ins
+        if _packed_conv2d(attrs):
+            fn = _x86.conv2d_NCHWc if x86 else topi.nn.conv2d_NCHWc
+            return [fn(data, weight, attrs.strides, pad4("nn.conv2d", attrs.padding),
+                       attrs.dilation, attrs.data_layout,
+                       attrs.out_layout or attrs.data_layout,
+                       attrs.out_dtype or ty.dtype)]
         dl, kl = conv2d_layouts(attrs)
         pad = pad4("nn.conv2d", attrs.padding)
         dt = attrs.out_dtype or ty.dtype
@@ -152,6 +169,7 @@ _CONV2D_GENERIC_SCHEDULES = {
     "conv2d_nhwc": _generic.schedule_conv2d_nhwc,
     "depthwise_conv2d_nhwc": _generic.schedule_depthwise_conv2d_nhwc,
     "group_conv2d_nhwc": _generic.schedule_conv2d_nhwc,
+    "conv2d_NCHWc": _generic.schedule_conv2d_NCHWc,
 }
 #: the x86 ("cpu") schedules that replace those (classic ``conv2d_nhwc.x86``); plain and
 #: depthwise NCHW convolutions become NCHWc ones through AlterOpLayout
@@ -160,6 +178,7 @@ _CONV2D_X86_SCHEDULES = {
     "conv2d_nhwc": _x86.schedule_conv2d_nhwc,
     "depthwise_conv2d_nhwc": _x86.schedule_depthwise_conv2d_nhwc,
     "group_conv2d_nhwc": _x86.schedule_group_conv2d_nhwc,
+    "conv2d_NCHWc": _x86.schedule_conv2d_NCHWc,
 }
 
 

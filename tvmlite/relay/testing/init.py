@@ -1,7 +1,7 @@
 """Random parameters of a test network (``relay.testing.create_workload``)."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -25,7 +25,9 @@ class Xavier:
             raise TVMError(f"Xavier: unknown factor_type {factor_type!r}")
         self.rnd_type, self.factor_type, self.magnitude = rnd_type, factor_type, magnitude
 
-    def __call__(self, name: str, arr: np.ndarray, rng: np.random.Generator) -> None:
+    def __call__(self, name: str, arr: np.ndarray,
+                 rng: Optional[np.random.Generator] = None) -> None:
+        rng = rng if rng is not None else np.random.default_rng()
         if name.endswith(("gamma", "moving_var")):
             arr[...] = 1.0
         elif name.endswith(("bias", "beta", "moving_mean")) or arr.ndim < 2:
@@ -45,7 +47,7 @@ class Xavier:
             arr[...] = rng.normal(0, scale, arr.shape)
 
 
-def create_workload(net, initializer: Optional[Xavier] = None,
+def create_workload(net, initializer: Optional[Callable] = None,
                     seed: int = 0) -> Tuple[IRModule, Dict[str, Any]]:
     """``(mod, params)`` of the function ``net`` (an expression: of its free variables):
     every parameter but ``data`` gets a random value from ``initializer`` (:class:`Xavier` by
@@ -65,6 +67,9 @@ def create_workload(net, initializer: Optional[Xavier] = None,
         if not isinstance(t, TensorType):
             raise TVMError(f"create_workload: parameter {p.name_hint} has a non-tensor type")
         arr = np.zeros(t.shape, dtype=t.dtype)
-        initializer(p.name_hint, arr, rng)
+        if isinstance(initializer, Xavier):
+            initializer(p.name_hint, arr, rng)
+        else:  # classic's initializer(name, array), filling the array in place
+            initializer(p.name_hint, arr)
         params[p.name_hint] = _nd.array(arr)
     return IRModule({"main": func}), params

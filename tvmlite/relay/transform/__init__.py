@@ -1,7 +1,8 @@
 """Relay passes (``relay.transform``), each a ``tvm.transform.Pass`` over an IRModule."""
 from ..._classic import fallback as _fallback  # noqa: E402
 from .alter_op_layout import AlterOpLayout
-from .convert_layout import ConvertLayout
+from .canonicalize_ops import CanonicalizeOps
+from .convert_layout import ConvertLayout, LayoutConfig
 from .dead_code import DeadCodeElimination
 from .eliminate_common_subexpr import EliminateCommonSubexpr
 from .fold_constant import FoldConstant

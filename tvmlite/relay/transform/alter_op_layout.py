@@ -25,6 +25,11 @@ constant weights are folded by ``FoldConstant`` afterwards.
 
 The pass first plans (:func:`_plan`) what each node becomes, its block a function of the
 convolutions' configs, then chooses the configs on that plan and rewrites (:func:`_rewrite`).
+
+Where an operator of the module has an ``FTVMAlterOpLayout`` set from Python (classic's
+``register_alter_op_layout``, ``TempOpAttr``), those callbacks replace the built-in rules, on
+any target: :func:`.convert_layout.convert_function` calls them, and carries the layouts a
+convolution's callback chooses on through the ops that follow, as ConvertLayout does.
 """
 from __future__ import annotations
 
@@ -60,14 +65,15 @@ from ..op.layout import (
     contrib_depthwise_conv2d_nchwc,
     layout_transform,
 )
-from ..op.op import refuse_custom_attr
 from ..op.registry import Op, OpPattern
 from ..op.strategy import DENSE_X86_CONSTANT_WEIGHT, choose_implementation
 from ..op.tensor import add, reshape
 from ..ty import TensorType
+from .convert_layout import convert_function
 from .layout_choice import NCHW, Block, Value, choose, fixed
 
 NAME = "AlterOpLayout"
+KEY = "FTVMAlterOpLayout"
 _BROADCAST = ("add", "subtract", "multiply", "divide", "maximum", "minimum")
 #: pools over H and W that run in the block of their packed input (``NCHW{c}c``)
 _POOLS = ("nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.global_max_pool2d")
@@ -229,8 +235,8 @@ class _Plan:
 def _plan(func: Function, target: Target) -> _Plan:
     """The plan of ``func`` (typed): which nodes run packed, and in which blocks."""
     p = _Plan()
-    for n in post_order(func.body):
-        kids = children(n)
+    for n in post_order(func.body, _kids):
+        kids = _kids(n)
         if not isinstance(n, Call) or not isinstance(n.op, Op):
             if isinstance(n, Function):
                 raise TVMError(f"{NAME}: nested functions are not supported")
@@ -296,9 +302,9 @@ def _choose(func: Function, p: _Plan) -> List[int]:
         return [0] * len(p.labels)
     const = set()
     needs: Dict[int, List[Block]] = {}
-    nodes = post_order(func.body)
+    nodes = post_order(func.body, _kids)
     for n in nodes:
-        kids = children(n)
+        kids = _kids(n)
         if isinstance(n, Constant) or (isinstance(n, (Call, _expr.Tuple)) and kids
                                        and all(id(k) in const for k in kids)):
             const.add(id(n))
@@ -345,17 +351,17 @@ def _rewrite(func: Function, p: _Plan, chosen: List[int], target: Target) -> Fun
             repacked[(id(e), block)] = x
         return repacked[(id(e), block)]
 
-    for n in post_order(func.body):
+    for n in post_order(func.body, _kids):
         kind = p.kind[id(n)]
         ins = []
-        for k, need in zip(children(n), p.needs[id(n)]):
+        for k, need in zip(_kids(n), p.needs[id(n)]):
             b = need.at(lb)
             ins.append(nchw(k) if b is None else pack(k, b))
         if kind == "plain":
             if isinstance(n, Call) and isinstance(n.op, Op):
                 new[id(n)] = Call(n.op, ins, n.attrs, n.type_args)
             else:
-                new[id(n)] = with_children(n, {id(k): x for k, x in zip(children(n), ins)})
+                new[id(n)] = with_children(n, {id(k): x for k, x in zip(_kids(n), ins)})
             continue
         a = n.attrs
         block = p.block[id(n)].at(lb) if id(n) in p.block else None
@@ -400,6 +406,16 @@ def alter_function(func: Function, target: Target) -> Function:
     return _rewrite(func, p, _choose(func, p), target)
 
 
+def _kids(n: Expr) -> List[Expr]:
+    """The children of ``n``, less a primitive function it calls (already fused: a kernel
+    whose layouts stay as they are)."""
+    kids = children(n)
+    if isinstance(n, Call) and isinstance(n.op, Function) and n.op.attrs \
+            and int(n.op.attrs.get("Primitive", 0)):
+        kids = kids[:-1]
+    return kids
+
+
 def _keeps_shape(n: Call, args) -> bool:
     """Whether ``n``'s output has the shape of its packed operand (a 4-D NCHW value)."""
     t = n.checked_type
@@ -408,12 +424,26 @@ def _keeps_shape(n: Call, args) -> bool:
         for a in args)
 
 
+def _callback_ops(mod: IRModule) -> bool:
+    """Whether an operator called in ``mod`` has an ``FTVMAlterOpLayout`` set from Python."""
+    return any(isinstance(n, Call) and isinstance(n.op, Op) and n.op.has_attr(KEY)
+               for func in mod.functions.values() if isinstance(func, Function)
+               for n in post_order(func.body, _kids))
+
+
 def _run(mod: IRModule, ctx: PassContext) -> IRModule:
-    refuse_custom_attr(mod, "FTVMAlterOpLayout", NAME)
+    from .infer_type import InferType
+    if _callback_ops(mod):
+        # the callbacks stand for the built-in rules (classic: they replace the target's)
+        mod = InferType()(mod)
+        out = IRModule({}, mod.attrs)
+        for name, func in mod.functions.items():
+            out[name] = convert_function(func, {}, alter=True) if isinstance(func, Function) \
+                else func
+        return InferType()(out)
     target = Target.current(allow_none=True)
     if target is None or "cpu" not in (getattr(target, "keys", ()) or ()):
         return mod
-    from .infer_type import InferType
     mod = InferType()(mod)
     out = IRModule({}, mod.attrs)
     for name, func in mod.functions.items():

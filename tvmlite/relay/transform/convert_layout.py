@@ -2,37 +2,59 @@
 
 ``desired_layouts`` maps an op name to its wanted layouts, as classic TVM:
 ``{"nn.conv2d": ["NHWC", "default"]}`` (data layout, then kernel layout; "default" is "HWIO"
-for NHWC, "HWOI" for a depthwise NHWC convolution, "OIHW" for NCHW); the pooling ops take
-one layout (``{"nn.max_pool2d": ["NHWC"]}``).
+for NHWC, "HWOI" for a depthwise NHWC convolution or HWNC data, "OIHW" for NCHW). Any order
+of N, C, H and W is typed (tvmlite builds NCHW and NHWC convolutions); ``NCHW{n}c`` with a
+blocked kernel (``OIHW{n}i{n}o``) makes ``contrib_conv2d_nchwc`` (not for an input variable
+whose channels the block does not divide). The pooling ops take one layout
+(``{"nn.max_pool2d": ["NHWC"]}``). Within ``with LayoutConfig(skip_layers=[...])`` the
+convolutions of those indices keep their layout.
 
 Each such op is rewritten in its wanted layout, with a ``layout_transform`` of its data (and
 kernel) where the value arrives in another layout. Its result stays in the new layout
 through the layout-agnostic ops that consume it: element-wise ops, broadcasting arithmetic
-(another converted value, or a lower-rank constant such as a per-channel bias or scale,
-whose channel axis is moved), ``nn.bias_add``/``nn.batch_norm`` (their axis follows),
-pooling and upsampling (their layout follows), ``concatenate`` of converted values,
-``nn.pad``, and ``sum``/``mean``/``max``/``min``/``prod`` (their axes follow). Any other
-consumer gets the value back in its original layout, converted once per value. A
+(another converted value; a lower-rank operand, whose layout is the trailing axes', gets
+leading unit axes and is transformed to the new layout, as classic does),
+``nn.bias_add``/``nn.batch_norm`` (their axis follows; ``CanonicalizeOps``, which classic
+requires first, makes a bias_add an add), pooling and upsampling (their layout follows),
+``concatenate`` of converted values, ``nn.pad``,
+``sum``/``mean``/``max``/``min``/``prod``/``argmax``/``argmin`` (their axes follow),
+``nn.layer_norm``/``nn.instance_norm`` (their axis follows), ``nn.l2_normalize`` (its
+axes follow, in their order), ``squeeze``, ``transpose``, ``strided_slice`` and ``topk``.
+A value in a packed layout (``NCHW4c``) stays packed through element-wise and broadcast
+ops (an operand with one element along an axis is packed by 1 there, as classic's
+AdjustSubordinateFactors), pools, ``concatenate`` (when the block divides every field) and
+reductions that keep their dims. Operands of ones broadcast as they are. Any other consumer
+gets the value back in its original layout, converted once per value. A
 ``layout_transform`` of a ``layout_transform`` that undoes it is dropped.
+
+Operators with a Python ``FInferCorrectLayout`` are converted as the callback says
+(:meth:`_Converter.custom`); AlterOpLayout uses this machinery for the layouts its Python
+``FTVMAlterOpLayout`` callbacks choose (:meth:`_Converter.altered`).
 
 One post-order walk with explicit stacks (no recursion), over the dataflow graph of each
 function; kernel transforms of constant weights are left for ``FoldConstant``.
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..._classic import unsupported
 from ...error import TVMError
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext
-from ..expr import Call, Expr, Function, TupleGetItem, post_order, rebuild_call, with_children
+from ...te.operation import placeholder
+from ...tir.data_layout import layout
+from ..expr import Call, Expr, Function, TupleGetItem, Var, post_order, rebuild_call, with_children
 from ..expr import Tuple as RTuple
 from ..op.layout import layout_transform
-from ..op.nn import CONV2D_DATA_LAYOUTS
+from ..op.nn import contrib_conv2d_nchwc
 from ..op.op import refuse_custom_attr
 from ..op.registry import Op, OpPattern
-from ..op.tensor import ARITH_OPS, COMPARE_OPS, LOGICAL_OPS, reshape
-from ..ty import TensorType
+from ..op.tensor import ARITH_OPS, COMPARE_OPS, LOGICAL_OPS
+from ..op.transform import expand_dims
+from ..ty import TensorType, TupleType
+from .infer_type import infer_type
 
 NAME = "ConvertLayout"
 
@@ -41,7 +63,9 @@ _POOLS = ("nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.global_m
           "nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d", "nn.upsampling",
           "image.resize2d")
 _BINARY = ("add", "subtract", "multiply", "divide") + ARITH_OPS + COMPARE_OPS + LOGICAL_OPS
-_REDUCE = ("sum", "mean", "max", "min", "prod")
+_REDUCE = ("sum", "mean", "max", "min", "prod", "argmax", "argmin")
+#: normalizations over one channel ``axis`` (their other arguments are per-channel vectors)
+_NORMS = ("nn.layer_norm", "nn.instance_norm")
 _UNARY = ("clip", "cast", "nn.leaky_relu")
 #: (original layout, current layout) of a value that was converted
 Lay = Tuple[str, str]
@@ -66,39 +90,91 @@ def _is_perm(layout: str) -> bool:
     return len(layout) == 4 and sorted(layout) == sorted("NCHW")
 
 
+def _conv2d_kernel_ok(kernel: str, blocked: bool) -> bool:
+    """Whether ``kernel`` is a kernel layout: an order of O, I, H, W (some split by o, i
+    when ``blocked``)."""
+    try:
+        lay = layout(kernel)
+    except TVMError:
+        return False
+    axes = [lay[i] for i in range(len(lay))] if lay is not None else []
+    return (sorted(a for a in axes if a.isupper()) == sorted("OIHW")
+            and all(a.isupper() or (blocked and a in "oi") for a in axes))
+
+
 def _desired(desired_layouts: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
     """The checked ``desired_layouts``."""
     out = {}
     for name, layouts in desired_layouts.items():
-        layouts = [layouts] if isinstance(layouts, str) else list(layouts)
+        layouts = [layouts] if isinstance(layouts, str) else [str(x) for x in layouts]
         if name == "nn.conv2d":
-            if not layouts or layouts[0] not in CONV2D_DATA_LAYOUTS:
-                raise TVMError(f"{NAME}: nn.conv2d data layout {layouts[:1]} is not supported "
-                               f"(only {' or '.join(CONV2D_DATA_LAYOUTS)})")
+            data = layouts[0] if layouts else ""
             kernel = layouts[1] if len(layouts) > 1 else "default"
-            if kernel != "default" and (len(kernel) != 4 or sorted(kernel) != sorted("OIHW")):
+            blocked = re.fullmatch(r"NCHW\d+c", data) is not None
+            if not (_is_perm(data) or blocked):
+                raise TVMError(f"{NAME}: nn.conv2d data layout {layouts[:1]} is not supported "
+                               "(an order of N, C, H and W, or NCHW{n}c)")
+            if kernel == "default" and data not in _DEFAULT_KERNEL:
+                raise TVMError(f"{NAME}: nn.conv2d data layout {data!r} has no default kernel "
+                               "layout: give one")
+            if kernel != "default" and not _conv2d_kernel_ok(kernel, blocked):
                 raise TVMError(f"{NAME}: nn.conv2d kernel layout {kernel!r} is not supported "
-                               "(an order of O, I, H and W, or 'default')")
-            out[name] = [layouts[0], kernel]
+                               "(an order of O, I, H and W, blocked by o and i for NCHW{n}c "
+                               "data, or 'default')")
+            out[name] = [data, kernel]
         elif name in _POOLS:
             if not layouts or not _is_perm(layouts[0]):
                 raise TVMError(f"{NAME}: {name} layout {layouts[:1]} is not supported (an "
                                "order of N, C, H and W)")
             out[name] = [layouts[0]]
-        else:
-            raise TVMError(f"{NAME}: no layout conversion for operator {name!r} (supported: "
-                           f"nn.conv2d, {', '.join(_POOLS)})")
+        # (classic ignores the operators it has no conversion for)
     return out
+
+
+#: classic's default kernel layout for each conv2d data layout (NHWC: HWOI when depthwise)
+_DEFAULT_KERNEL = {"NCHW": "OIHW", "NHWC": "HWIO", "HWNC": "HWOI"}
+
+
+class LayoutConfig:
+    """Classic ``relay.transform.LayoutConfig(skip_layers)``: within ``with LayoutConfig(...)``
+    ConvertLayout leaves the convolutions whose index (in the order it meets them, from 0)
+    is in ``skip_layers`` in their layout."""
+
+    current: Optional["LayoutConfig"] = None
+
+    def __init__(self, skip_layers: Optional[Sequence[int]] = None):
+        self.skip_counter = 0
+        self.skip_layers = list(skip_layers) if skip_layers is not None else []
+
+    def check_skip(self) -> bool:
+        """Whether the next convolution is skipped (and count it)."""
+        skip = self.skip_counter in self.skip_layers
+        self.skip_counter += 1
+        return skip
+
+    def reset(self) -> None:
+        self.skip_counter = 0
+        self.skip_layers = []
+
+    def __enter__(self) -> "LayoutConfig":
+        self._old = LayoutConfig.current
+        LayoutConfig.current = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        LayoutConfig.current = self._old
 
 
 class _Converter:
     """The state of one function's conversion."""
 
-    def __init__(self, desired: Dict[str, List[str]]):
+    def __init__(self, desired: Dict[str, List[str]], alter: bool = False):
         self.desired = desired
+        self.alter = alter  # AlterOpLayout: call the ops' Python FTVMAlterOpLayout
         self.out: Dict[int, Expr] = {}  # a node's replacement (in ``lay``'s current layout)
         self.lay: Dict[int, Lay] = {}  # the layouts of the converted (4-D) values
-        self.tuple_lay: Dict[int, Lay] = {}  # batch_norm calls whose field 0 is converted
+        # multi-output calls (batch_norm, topk): the layouts of their converted fields
+        self.tuple_lay: Dict[int, List[Optional[Lay]]] = {}
         self.cache: Dict[Tuple[int, str, str], Expr] = {}
 
     # ------------------------------------------------------------------------- values
@@ -109,10 +185,10 @@ class _Converter:
         if id(n) in self.tuple_lay:
             key = (id(n), "", "")
             if key not in self.cache:
-                orig, cur = self.tuple_lay[id(n)]
                 new = self.out[id(n)]
-                fields = [_transform(TupleGetItem(new, 0), cur, orig)]
-                fields += [TupleGetItem(new, i) for i in (1, 2)]
+                fields = [TupleGetItem(new, i) if lay is None
+                          else _transform(TupleGetItem(new, i), lay[1], lay[0])
+                          for i, lay in enumerate(self.tuple_lay[id(n)])]
                 self.cache[key] = RTuple(fields)
             return self.cache[key]
         return self.out[id(n)]
@@ -138,8 +214,9 @@ class _Converter:
                 return
         elif isinstance(n, TupleGetItem) and id(n.tuple_value) in self.tuple_lay:
             new = TupleGetItem(self.out[id(n.tuple_value)], n.index)
-            if n.index == 0:
-                self.out[id(n)], self.lay[id(n)] = new, self.tuple_lay[id(n.tuple_value)]
+            lay = self.tuple_lay[id(n.tuple_value)][n.index]
+            if lay is not None:
+                self.out[id(n)], self.lay[id(n)] = new, lay
                 return
             self.out[id(n)] = new
             return
@@ -151,6 +228,11 @@ class _Converter:
         """Convert call ``n`` when its op has a wanted layout or reads a converted value;
         False: leave it to the generic rebuild."""
         name = n.op.name
+        if self.alter and n.op.has_attr("FTVMAlterOpLayout") and self.altered(n):
+            return True
+        finfer = n.op.get_attr("FInferCorrectLayout")
+        if finfer is not None and name not in self.desired:
+            return self.custom(n, finfer)
         if name == "nn.conv2d" and name in self.desired:
             return self.conv2d(n)
         if name in _POOLS and name in self.desired:
@@ -165,13 +247,63 @@ class _Converter:
             return n.attrs.layout == orig and self.pool(n, cur)
         if name == "layout_transform":
             return self.relayout(n, lay)
+        data = n.args[0]
+        if not _is_perm(cur):
+            # a blocked layout (NCHW4c): element-wise and broadcast ops (and the pools
+            # above) keep it; any other op reads the value in its original layout
+            if len(_shape(n) or ()) != 4:
+                return False
+            if (n.op.pattern == OpPattern.ELEMWISE and len(n.args) == 1) or name in _UNARY:
+                return self.keep(n, [self.out[id(data)]], lay)
+            if name in _REDUCE and _is_perm(orig) and n.attrs.get("keepdims") \
+                    and not n.attrs.get("exclude") and name not in ("argmax", "argmin"):
+                # a reduction keeping its axes: over the axes and their blocks, the result
+                # blocked by 1 along them
+                axes = range(4) if n.attrs.axis is None else [int(a) % 4 for a in n.attrs.axis]
+                red = {orig[k] for k in axes}
+                tokens = re.findall(r"(\d*)([A-Za-z])", cur)
+                new_axes = [i for i, (_, t) in enumerate(tokens) if t.upper() in red]
+                out = "".join(("1" if t.islower() and t.upper() in red else f) + t
+                              for f, t in tokens)
+                self.out[id(n)] = rebuild_call(n, [self.out[id(data)]], axis=tuple(new_axes))
+                self.lay[id(n)] = (orig, out)
+                return True
+            if name == "concatenate" and _is_perm(orig):
+                # fields whose channels the block divides stay packed
+                block = layout(cur).factor_of("C")
+                return isinstance(data, RTuple) and all(
+                    int(_shape(f)[orig.index("C")]) % block == 0 for f in data.fields) \
+                    and self.concatenate(n, lay)
+            return name in _BINARY and len(n.args) == 2 and self.binary(n, lay)
         if name == "concatenate":
             return self.concatenate(n, lay)
-        data = n.args[0]
         if name == "nn.batch_norm" and id(data) in self.lay:
             args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
             self.out[id(n)] = rebuild_call(n, args, axis=cur.index(orig[n.attrs.axis % 4]))
-            self.tuple_lay[id(n)] = lay
+            self.tuple_lay[id(n)] = [lay, None, None]
+            return True
+        if len(orig) != 4:
+            return False  # (a value a squeeze made 3-D: converted back)
+        if name == "squeeze" and id(data) in self.lay:
+            return self.squeeze(n, lay)
+        if name == "transpose" and id(data) in self.lay:
+            # the result keeps its original layout: the axes pick its axes from the data's
+            # converted layout
+            axes = n.attrs.axes
+            axes = range(3, -1, -1) if axes is None or len(axes) == 0 else axes
+            out_layout = [orig[int(a) % 4] for a in axes]
+            self.out[id(n)] = rebuild_call(n, [self.out[id(data)]],
+                                           axes=tuple(cur.index(c) for c in out_layout))
+            return True
+        if name == "strided_slice" and id(data) in self.lay:
+            return self.strided_slice(n, lay)
+        if name == "topk" and id(data) in self.lay:
+            new = rebuild_call(n, [self.out[id(data)]], axis=cur.index(orig[n.attrs.axis % 4]))
+            if isinstance(n.checked_type, TupleType):
+                self.out[id(n)] = new
+                self.tuple_lay[id(n)] = [lay] * len(n.checked_type.fields)
+            else:
+                self.out[id(n)], self.lay[id(n)] = new, lay
             return True
         shape = _shape(n)
         if shape is None or len(shape) != 4:
@@ -188,7 +320,104 @@ class _Converter:
             return self.keep(n, [self.out[id(data)]], lay, pad_width=tuple(width))
         if name in _REDUCE:
             return self.reduce(n, lay)
+        if name in _NORMS and id(data) in self.lay:
+            args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
+            return self.keep(n, args, lay, axis=cur.index(orig[n.attrs.axis % 4]))
+        if name == "nn.l2_normalize" and id(data) in self.lay:
+            axes = tuple(cur.index(orig[int(a) % 4]) for a in n.attrs.axis)
+            return self.keep(n, [self.out[id(data)]], lay, axis=axes)
         return False
+
+    def altered(self, n: Call) -> bool:
+        """Call ``n`` replaced by what its op's ``FTVMAlterOpLayout`` callback returns (False:
+        it returned None, the usual rules apply). A convolution (``data_layout`` and
+        ``kernel_layout`` attributes) gets its inputs as they are, converted or not, and may
+        return one in other layouts: its inputs are transformed to those, and its result
+        stays in its new layout. Any other op gets its inputs in their original layouts and
+        must return a value of its type."""
+        conv_like = "data_layout" in n.attrs and "kernel_layout" in n.attrs and \
+            len(n.args) == 2
+        inputs = [self.out[id(a)] if conv_like else self.original(a) for a in n.args]
+        tinfos = [placeholder(a.checked_type.shape, a.checked_type.dtype) for a in n.args
+                  if isinstance(a.checked_type, TensorType)]
+        res = n.op.get_attr("FTVMAlterOpLayout")(n.attrs, inputs, tinfos, n.checked_type)
+        if res is None:
+            return False
+        new_attrs = res.attrs if isinstance(res, Call) else None
+        if conv_like and new_attrs is not None and "data_layout" in new_attrs \
+                and "kernel_layout" in new_attrs and len(res.args) == 2:
+            data, weight = n.args
+            d_orig, k_orig = n.attrs.data_layout, n.attrs.kernel_layout
+            lay = self.lay.get(id(data))
+            if lay is not None and lay[0] != d_orig:
+                return False
+            d_cur = lay[1] if lay is not None else d_orig
+            k_cur = self.lay[id(weight)][1] if id(weight) in self.lay else k_orig
+            new = Call(res.op, [_transform(res.args[0], d_cur, new_attrs.data_layout),
+                                _transform(res.args[1], k_cur, new_attrs.kernel_layout)],
+                       new_attrs, res.type_args)
+            out_orig = n.attrs.get("out_layout") or d_orig
+            out_new = new_attrs.get("out_layout") or new_attrs.data_layout
+            self.out[id(n)] = new
+            if out_new != out_orig:
+                self.lay[id(n)] = (out_orig, out_new)
+            return True
+        infer_type(res)
+        if res.checked_type != n.checked_type or (
+                conv_like and any(id(a) in self.lay for a in n.args)):
+            raise unsupported(
+                f"an FTVMAlterOpLayout callback of {n.op.name} that changes its result's type "
+                f"({n.checked_type} -> {res.checked_type}) other than by the layouts of a "
+                "convolution")
+        self.out[id(n)] = res
+        return True
+
+    def custom(self, n: Call, finfer) -> bool:
+        """Call ``n`` whose op has a user ``FInferCorrectLayout``, as classic's layout
+        rewriter does: the layouts it wants its inputs in and gives its output, inferred
+        for the original inputs, then for the converted ones; the inputs are transformed to
+        the latter, and the output keeps its new layout."""
+        args = list(n.args)
+        if any(isinstance(a, RTuple) for a in args) or isinstance(n.checked_type, TupleType):
+            return False
+        old_prd = [layout(self.lay[id(a)][0]) if id(a) in self.lay else None for a in args]
+        new_prd = [layout(self.lay[id(a)][1]) if id(a) in self.lay else None for a in args]
+        types = [a.checked_type for a in args]
+
+        def infer(new_in, old_in, attrs):
+            out = finfer(attrs, new_in, old_in, types)
+            ins, outs = list(out.input_layouts), list(out.output_layouts)
+            if len(ins) != len(args) or len(outs) != 1 or any(x is None for x in ins + outs):
+                return None
+            return ins, outs[0], out.new_attrs if out.new_attrs is not None else attrs
+
+        first = infer(None, old_prd, n.attrs)
+        if first is None:
+            return False
+        old_cur, old_out, attrs = first
+        second = infer([p if p is not None else c for p, c in zip(new_prd, old_cur)],
+                       [p if p is not None else c for p, c in zip(old_prd, old_cur)], attrs)
+        if second is None:
+            return False
+        new_cur, new_out, attrs = second
+
+        def move(e, src, dst):
+            return e if src is None or dst is None else _transform(e, src.name, dst.name)
+
+        new_args = []
+        for a, op_, oc, np_, nc in zip(args, old_prd, old_cur, new_prd, new_cur):
+            v = self.out[id(a)]
+            if oc == op_:
+                v = move(v, np_, nc)
+            else:
+                if op_ is not None:
+                    v = move(v, np_, op_)
+                v = move(v, oc, nc)
+            new_args.append(v)
+        self.out[id(n)] = Call(n.op, new_args, attrs, n.type_args)
+        if old_out != new_out:
+            self.lay[id(n)] = (old_out.name, new_out.name)
+        return True
 
     def keep(self, n: Call, args: Sequence[Expr], lay: Lay, **changes) -> bool:
         """``n`` on ``args``, its result in layout ``lay`` too."""
@@ -197,19 +426,36 @@ class _Converter:
 
     def conv2d(self, n: Call) -> bool:
         a = n.attrs
+        cfg = LayoutConfig.current
+        if cfg is not None and cfg.check_skip():
+            return False  # left in its layout
         want_d, want_k = self.desired["nn.conv2d"]
         d_orig, k_orig = a.data_layout or "NCHW", a.kernel_layout or "OIHW"
         data, weight = n.args
         dshape, wshape = _shape(data), _shape(weight)
-        if dshape is None or wshape is None or not _is_perm(d_orig):
+        if dshape is None or wshape is None or not _is_perm(d_orig) \
+                or sorted(k_orig) != sorted("OIHW"):
             return False
-        if want_k == "default":
-            depthwise = (int(a.groups) > 1 and int(a.groups) == dshape[d_orig.index("C")]
-                         and wshape[k_orig.index("I")] == 1)
-            want_k = "OIHW" if want_d == "NCHW" else ("HWOI" if depthwise else "HWIO")
-        conv = rebuild_call(n, [self.value_in(data, d_orig, want_d),
-                         _transform(self.original(weight), k_orig, want_k)],
-                     data_layout=want_d, kernel_layout=want_k, out_layout="")
+        blocked = re.fullmatch(r"NCHW(\d+)c", want_d)
+        if blocked is not None:
+            # a packed convolution (classic: contrib_conv2d_nchwc); an input variable whose
+            # channels the block does not divide stays as it is
+            if int(a.groups) != 1 or (isinstance(data, Var) and
+                                      dshape[d_orig.index("C")] % int(blocked.group(1))):
+                return False
+            conv = contrib_conv2d_nchwc(
+                self.value_in(data, d_orig, want_d),
+                _transform(self.original(weight), k_orig, want_k), a.strides, a.padding,
+                a.dilation, a.groups, a.channels, a.kernel_size, want_d, want_k, "",
+                a.out_dtype)
+        else:
+            if want_k == "default":
+                depthwise = (int(a.groups) > 1 and int(a.groups) == dshape[d_orig.index("C")]
+                             and wshape[k_orig.index("I")] == 1)
+                want_k = "HWOI" if want_d == "NHWC" and depthwise else _DEFAULT_KERNEL[want_d]
+            conv = rebuild_call(n, [self.value_in(data, d_orig, want_d),
+                                    _transform(self.original(weight), k_orig, want_k)],
+                                data_layout=want_d, kernel_layout=want_k, out_layout="")
         out_orig = a.out_layout or d_orig
         self.out[id(n)] = conv
         if want_d != out_orig:
@@ -236,20 +482,24 @@ class _Converter:
             s = _shape(x)
             if s is None:
                 return False
-            if len(s) == 4:
+            if len(s) == 4 and (id(x) in self.lay or _is_perm(cur)):
                 args.append(self.value_in(x, orig, cur))
-            elif len(s) == 0:
+            elif len(s) == 4:
+                # an operand of the original layout against a blocked value: blocked by 1
+                # where it has one element (classic's AdjustSubordinateFactors)
+                args.append(_transform(self.original(x), orig, _blocked_like(cur, orig, s)))
+            elif all(int(d) == 1 for d in s):
+                # a scalar, or a lower-rank operand of ones: broadcasts as it is (classic)
                 args.append(self.original(x))
             else:
-                # a lower-rank operand broadcasts against the trailing axes: as a 4-D value
-                # (leading 1s), its axes moved as the data's
-                s4 = (1,) * (4 - len(s)) + s
-                moved = tuple(s4[orig.index(c)] for c in cur)
-                v = self.original(x)
-                if sum(d != 1 for d in s4) <= 1:
-                    args.append(reshape(v, moved))
-                else:
-                    args.append(_transform(reshape(v, s4), orig, cur))
+                # a lower-rank operand broadcasts against the trailing axes (its layout is
+                # their sublayout): made 4-D by leading unit axes, the missing axes first in
+                # the wanted order, then transformed (classic's rule)
+                sub = orig[4 - len(s):]
+                src = "".join(c for c in cur if c.isupper() and c not in sub) + sub
+                v = expand_dims(self.original(x), 0, 4 - len(s))
+                s4 = (1,) * (4 - len(s)) + tuple(s)
+                args.append(_transform(v, src, _blocked_like(cur, src, s4)))
         if shape is None or len(shape) != 4:
             return False
         return self.keep(n, args, lay)
@@ -270,6 +520,45 @@ class _Converter:
         self.out[id(n)] = _transform(self.out[id(n.args[0])], lay[1], dst)
         return True
 
+    def squeeze(self, n: Call, lay: Lay) -> bool:
+        """A squeeze of a converted value: its axes follow; the result keeps the remaining
+        axes in their converted order."""
+        orig, cur = lay
+        if n.attrs.axis is None:
+            gone = [c for c, d in zip(orig, _shape(n.args[0])) if int(d) == 1]
+        else:
+            gone = [orig[int(a) % 4] for a in n.attrs.axis]
+        axes = sorted(cur.index(c) for c in gone)
+        self.out[id(n)] = rebuild_call(n, [self.out[id(n.args[0])]], axis=axes)
+        left = ("".join(c for c in orig if c not in gone), "".join(c for c in cur if c not in gone))
+        if left[0] != left[1]:
+            self.lay[id(n)] = left
+        return True
+
+    def strided_slice(self, n: Call, lay: Lay) -> bool:
+        """A strided_slice of a converted value: its given axes follow; without axes, its
+        begin/end/strides, filled to every axis, are permuted as the layout."""
+        orig, cur = lay
+        a = n.attrs
+        if a.get("slice_mode", "end") != "end":
+            return False
+        data = self.out[id(n.args[0])]
+        if a.get("axes") is not None:
+            axes = tuple(cur.index(orig[int(x) % 4]) for x in a.axes)
+            return self.keep(n, [data], lay, axes=axes)
+        shape = _shape(n.args[0])
+        begin = [int(a.begin[i]) if i < len(a.begin) else 0 for i in range(4)]
+        end = [int(a.end[i]) if i < len(a.end) else int(shape[i]) for i in range(4)]
+        strides = a.strides
+        perm = [orig.index(c) for c in cur]
+        changes = {"begin": tuple(begin[i] for i in perm), "end": tuple(end[i] for i in perm)}
+        if strides is not None and len(strides) > 0:
+            full = [int(strides[i]) if i < len(strides) else 1 for i in range(4)]
+            if len(strides) == 1:
+                full = [int(strides[0])] * 4
+            changes["strides"] = tuple(full[i] for i in perm)
+        return self.keep(n, [data], lay, **changes)
+
     def reduce(self, n: Call, lay: Lay) -> bool:
         orig, cur = lay
         a = n.attrs
@@ -287,6 +576,17 @@ class _Converter:
         return True
 
 
+def _blocked_like(cur: str, layout: str, shape) -> str:
+    """``cur`` (maybe blocked, ``NCHW4c``) for an operand of ``shape`` in ``layout``: each
+    block of an axis the operand has one element of becomes a block of 1 (``NCHW1c``)."""
+    out = ""
+    for factor, axis in re.findall(r"(\d*)([A-Za-z])", cur):
+        if axis.islower() and int(shape[layout.index(axis.upper())]) == 1:
+            factor = "1"
+        out += factor + axis
+    return out
+
+
 def _kids(n: Expr) -> List[Expr]:
     if isinstance(n, Call):
         return list(n.args)
@@ -297,9 +597,11 @@ def _kids(n: Expr) -> List[Expr]:
     return []
 
 
-def convert_function(func: Function, desired: Dict[str, List[str]]) -> Function:
-    """``func`` (typed) with the ops of ``desired`` in their wanted layouts."""
-    conv = _Converter(desired)
+def convert_function(func: Function, desired: Dict[str, List[str]],
+                     alter: bool = False) -> Function:
+    """``func`` (typed) with the ops of ``desired`` in their wanted layouts (with ``alter``,
+    those the Python ``FTVMAlterOpLayout`` callbacks choose)."""
+    conv = _Converter(desired, alter)
     for n in post_order(func.body):
         conv.visit(n)
     return Function(func.params, conv.original(func.body), func.ret_type, func.type_params,
@@ -313,8 +615,7 @@ def ConvertLayout(desired_layouts: Dict[str, Sequence[str]]) -> Pass:  # noqa: N
 
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
         from .infer_type import InferType
-        for key in ("FTVMConvertOpLayout", "FInferCorrectLayout"):
-            refuse_custom_attr(mod, key, NAME)
+        refuse_custom_attr(mod, "FTVMConvertOpLayout", NAME)
         mod = InferType()(mod)
         out = IRModule({}, mod.attrs)
         for name, func in mod.functions.items():
@@ -322,4 +623,4 @@ def ConvertLayout(desired_layouts: Dict[str, Sequence[str]]) -> Pass:  # noqa: N
                 else func
         return InferType()(out)
 
-    return ModulePass(run, NAME, opt_level=3, required=("InferType",))
+    return ModulePass(run, NAME, opt_level=3, required=("InferType", "CanonicalizeOps"))

@@ -65,4 +65,4 @@ def _run(mod: IRModule, ctx: PassContext) -> IRModule:
 
 def DeadCodeElimination(inline_once: bool = False, ignore_impurity: bool = False) -> Pass:  # noqa: N802
     """Remove unused let bindings (``relay.transform.DeadCodeElimination()``)."""
-    return ModulePass(_run, "DeadCodeElimination", opt_level=1)
+    return ModulePass(_run, "DeadCodeElimination", opt_level=1, required=("InferType",))

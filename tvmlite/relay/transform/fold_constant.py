@@ -156,10 +156,11 @@ def _fold_values(func: Function) -> Function:
 
 
 def _run(mod: IRModule, ctx: PassContext) -> IRModule:
+    from .infer_type import InferType
     out = IRModule({}, mod.attrs)
     for name, func in mod.functions.items():
         out[name] = fold_function(func) if isinstance(func, Function) else func
-    return out
+    return InferType()(out)  # type-checked after, as classic's function passes are
 
 
 def FoldConstant() -> Pass:  # noqa: N802

@@ -7,7 +7,6 @@ from ...error import TVMError
 from ...ir.module import IRModule
 from ...ir.transform import Pass, PassContext, PassInfo, make_pass_decorator
 from ..expr import Function
-from .infer_type import infer_type
 
 
 def _optimizable(func) -> bool:
@@ -37,10 +36,8 @@ class FunctionPass(Pass):
                                f"{type(new).__name__} for function {name!r}, expected a relay "
                                "Function")
             out[name] = new
-        for func in out.functions.values():
-            if isinstance(func, Function):
-                infer_type(func)
-        return out
+        from .infer_type import InferType
+        return InferType()(out)  # classic type-checks after a function pass (a pass run)
 
 
 def function_pass(pass_func: Optional[Callable] = None, opt_level: int = 0,

@@ -1,13 +1,28 @@
 """``FuseOps``: group operators into primitive functions, each lowered to one kernel.
 
-Rules (classic relay's, on a dataflow graph): injective chains fuse together; an element-wise
-or broadcast consumer fuses into a group anchored by a conv2d/dense/pool
-(``OUT_ELEMWISE_FUSABLE``) as its epilogue; a group holds at most one anchor; a producer is
-fused only into its single consumer, so a group's only external use is its root. The groups
-become ``Function``s with attribute ``Primitive=1`` called from ``main``; a scalar constant
-of a simple dtype (int32, int64, float32, float64, bool) stays inside the function that reads
-it, any other constant is passed as an argument. At ``opt_level`` 0 every operator is a group
-of its own.
+Classic relay's algorithm, on the dataflow graph of each function:
+
+* a graph of the values, each with its fusion pattern (its operator's; a tuple ``TUPLE``, a
+  projection ``INJECTIVE``, a scalar constant of a simple dtype ``ELEMWISE``, anything else
+  ``OPAQUE``) and its consumers by edge pattern (a broadcast op reading an operand of its own
+  output shape reads it element-wise);
+* the post-dominator tree of that graph (the immediate post-dominator of a value is the
+  nearest node every path from it to the output passes through), with the combined pattern
+  of the edges on the way;
+* three phases over the values in topological order, each value fused into the group of its
+  post-dominator when every node on every path between them allows it: an
+  ``OUT_ELEMWISE_FUSABLE`` anchor (conv2d, dense) takes its element-wise/broadcast epilogue
+  (phase 0); element-wise and broadcast ops fuse into injective or reducing consumers
+  (phase 0 and on); injective ops and tuples fuse along injective paths (phase 1); injective
+  ops fuse into a tuple that already joined an injective consumer (phase 2, concatenate's
+  inputs). A group holds at most ``relay.FuseOps.max_depth`` nodes (default 256).
+
+Each group becomes a ``Function`` with attribute ``Primitive=1``, called from ``main`` with the
+values it reads from other groups as arguments (a constant stays inside when the config
+``relay.FuseOps.link_params`` is true). A scalar constant of a simple dtype usually joins its
+consumer's group, so it stays inside. ``annotation.stop_fusion`` is dropped, its input kept
+out of its consumers' groups. Calls of functions that are already primitive are left as they
+are (fusing twice changes nothing). At ``opt_level`` 0 every operator is a group of its own.
 """
 from __future__ import annotations
 
@@ -15,7 +30,7 @@ from typing import Dict, List, Optional
 
 from ...error import TVMError
 from ...ir.module import IRModule
-from ...ir.transform import ModulePass, Pass, PassContext
+from ...ir.transform import ModulePass, Pass, PassContext, register_pass_config
 from ..expr import (
     Call,
     Constant,
@@ -27,129 +42,283 @@ from ..expr import (
     TupleGetItem,
     Var,
     post_order,
-    with_children,
 )
 from ..op.registry import Op, OpPattern
+from ..ty import TensorType, TupleType
 from .infer_type import infer_type
 
-_ANCHOR = OpPattern.COMM_REDUCE
+register_pass_config("relay.FuseOps.link_params", bool)
+
+#: classic's default ``relay.FuseOps.max_depth``
+MAX_FUSED_OPS = 256
+#: dtypes of the scalar constants that fuse into their consumer (classic's rule)
+_INLINE_CONST_DTYPES = ("int32", "int64", "float32", "float64", "bool")
+_STOP_FUSION = "annotation.stop_fusion"
+_P = OpPattern
 
 
-def _is_op_node(e: Expr) -> bool:
-    return (isinstance(e, Call) and isinstance(e.op, Op)) or isinstance(e, TupleGetItem)
+def _is_primitive(f: Expr) -> bool:
+    return isinstance(f, Function) and bool(f.attrs) and bool(int(f.attrs.get("Primitive", 0)))
 
 
-def _pattern(e: Expr) -> int:
-    # a projection only selects a field: it fuses wherever an element-wise op would
-    return e.op.pattern if isinstance(e, Call) else OpPattern.ELEMWISE
+class _Node:
+    """A value of the dataflow graph: its pattern, its consumers as (node, edge pattern), and
+    whether something outside the graph (the function's result, a variable's binding) uses
+    it."""
+
+    __slots__ = ("expr", "index", "pattern", "outputs", "extern")
+
+    def __init__(self, expr: Expr, index: int):
+        self.expr, self.index = expr, index
+        self.pattern = _P.OPAQUE
+        self.outputs: List[tuple] = []
+        self.extern = False
 
 
-def _producers(e: Expr) -> List[Expr]:
-    """The data inputs of an op node, a tuple argument's fields included."""
+def _graph(body: Expr) -> List[_Node]:
+    """The indexed forward graph of ``body``, in topological (post-DFS) order."""
+    exprs = post_order(body, _children)
+    nodes = [_Node(e, i) for i, e in enumerate(exprs)]
+    of = {id(e): n for e, n in zip(exprs, nodes)}
+    of[id(body)].extern = True
+    for node in nodes:
+        e = node.expr
+        if isinstance(e, Var):
+            node.extern = True
+        elif isinstance(e, Constant):
+            if e.data.shape == () and str(e.data.dtype) in _INLINE_CONST_DTYPES:
+                node.pattern = _P.ELEMWISE
+        elif isinstance(e, Call):
+            pat = _P.OPAQUE
+            if isinstance(e.op, Op):
+                pat = e.op.pattern if e.op.pattern is not None else _P.OPAQUE
+            node.pattern = pat
+            rtype = e.checked_type
+            for a in e.args:
+                edge = pat
+                atype = a.checked_type
+                if (edge == _P.BROADCAST and isinstance(rtype, TensorType)
+                        and isinstance(atype, TensorType)
+                        and tuple(rtype.shape) == tuple(atype.shape)):
+                    edge = _P.ELEMWISE
+                of[id(a)].outputs.append((node, edge))
+        elif isinstance(e, Tuple):
+            node.pattern = _P.TUPLE
+            for f in e.fields:
+                if isinstance(f.checked_type, TensorType):
+                    of[id(f)].outputs.append((node, _P.INJECTIVE))
+                else:
+                    of[id(f)].extern = True
+        elif isinstance(e, TupleGetItem):
+            t = e.tuple_value.checked_type
+            if isinstance(t, TupleType) and all(isinstance(f, TensorType) for f in t.fields):
+                node.pattern = _P.INJECTIVE
+                of[id(e.tuple_value)].outputs.append((node, _P.INJECTIVE))
+            else:
+                of[id(e.tuple_value)].extern = True
+    return nodes
+
+
+def _children(e: Expr) -> List[Expr]:
+    """The dataflow inputs of ``e`` (a primitive function called is not walked into)."""
+    if isinstance(e, Call):
+        return list(e.args)
+    if isinstance(e, Tuple):
+        return list(e.fields)
     if isinstance(e, TupleGetItem):
         return [e.tuple_value]
-    out = []
-    for a in e.args:
-        out.extend(a.fields if isinstance(a, Tuple) else [a])
-    return out
+    return []
+
+
+class _DomNode:
+    """A node of the post-dominator tree: its graph index, parent, depth and the combined
+    pattern of the edges on the way to the parent."""
+
+    __slots__ = ("index", "parent", "depth", "pattern")
+
+    def __init__(self, index: int, parent: Optional["_DomNode"], pattern: int):
+        self.index, self.parent, self.pattern = index, parent, pattern
+        self.depth = parent.depth + 1 if parent is not None else 1
+
+
+def _post_dominators(nodes: List[_Node]) -> List[_DomNode]:
+    """The post-dominator tree: per node its immediate post-dominator (the least common
+    ancestor of its consumers) and the combined pattern of the edges on the way."""
+    tree: List[Optional[_DomNode]] = [None] * len(nodes)
+    for node in reversed(nodes):
+        if node.extern:
+            tree[node.index] = _DomNode(node.index, None, _P.OPAQUE)
+            continue
+        pattern = _P.ELEMWISE
+        parent: Optional[_DomNode] = None
+        for k, (out, edge) in enumerate(node.outputs):
+            if k == 0:
+                parent = tree[out.index]
+            else:
+                parent, pattern = _lca(parent, tree[out.index], pattern)
+            pattern = max(pattern, edge)
+        tree[node.index] = _DomNode(node.index, parent, pattern)
+    return tree  # type: ignore[return-value]
+
+
+def _lca(a: Optional[_DomNode], b: Optional[_DomNode], pattern: int):
+    """The least common ancestor of ``a`` and ``b`` and ``pattern`` combined with the
+    patterns on the way to it."""
+    while a is not b:
+        if a is None or b is None:
+            return None, pattern
+        if a.depth < b.depth:
+            pattern, b = max(pattern, b.pattern), b.parent
+        elif b.depth < a.depth:
+            pattern, a = max(pattern, a.pattern), a.parent
+        else:
+            pattern = max(pattern, a.pattern, b.pattern)
+            a, b = a.parent, b.parent
+    return a, pattern
 
 
 class _Group:
-    __slots__ = ("root", "nodes", "master", "anchors")
+    """A union-find set of nodes: the root group holds the pattern, the root expression
+    (the group's output), the anchor and the size."""
 
-    def __init__(self, node: Expr):
-        self.root = node
-        self.nodes = [node]
-        self.master = _pattern(node)
-        self.anchors = int(self.master >= _ANCHOR)
+    __slots__ = ("parent", "pattern", "root_ref", "anchor", "num_nodes")
+
+    def __init__(self, node: _Node):
+        self.parent: Optional[_Group] = None
+        self.pattern = node.pattern
+        self.root_ref = node.expr
+        self.anchor = node.expr if node.pattern == _P.OUT_ELEMWISE_FUSABLE else None
+        self.num_nodes = 1
+
+    def root(self) -> "_Group":
+        r = self
+        while r.parent is not None:
+            r = r.parent
+        g = self
+        while g is not r:  # path compression
+            g.parent, g = r, g.parent
+        return r
 
 
-def _fusable(g: _Group, n_pattern: int) -> bool:
-    if n_pattern <= OpPattern.INJECTIVE and g.master <= OpPattern.INJECTIVE:
+class _Partitioner:
+    def __init__(self, nodes: List[_Node], max_depth: int):
+        self.nodes = nodes
+        self.max_depth = max_depth
+        self.groups = [_Group(n) for n in nodes]
+
+    def _reaches(self, src: _Node, sink: _Node, cond) -> bool:
+        """Whether every node on every path from ``src``'s consumers to ``sink`` passes
+        ``cond(group pattern, is the sink)``."""
+        seen = set()
+        stack = [out for out, _ in src.outputs]
+        while stack:
+            n = stack.pop()
+            if n.index in seen:
+                continue
+            seen.add(n.index)
+            if not cond(self.groups[n.index].root().pattern, n is sink):
+                return False
+            if n is not sink:
+                stack.extend(out for out, _ in n.outputs)
         return True
-    return n_pattern <= OpPattern.BROADCAST and g.master == OpPattern.OUT_ELEMWISE_FUSABLE
+
+    def _merge(self, child: _Group, parent: _Group) -> None:
+        child, parent = child.root(), parent.root()
+        if child is parent:
+            return
+        parent.num_nodes += child.num_nodes
+        child.parent = parent
+        if child.anchor is not None:
+            parent.anchor = child.anchor
+            parent.pattern = max(child.pattern, parent.pattern)
+
+    def _commit(self, src: _Node, sink: _Node) -> None:
+        """Merge every node on the paths from ``src`` to ``sink`` into ``sink``'s group."""
+        target = self.groups[sink.index]
+        seen = set()
+        stack = [src]
+        while stack:
+            n = stack.pop()
+            if n is sink or n.index in seen:
+                continue
+            seen.add(n.index)
+            self._merge(self.groups[n.index], target)
+            stack.extend(out for out, _ in n.outputs)
+
+    def _count_with(self, child: _Node, sink: _Node) -> int:
+        """The size of ``sink``'s group with the nodes from ``child`` up to it added."""
+        total = self.groups[sink.index].root().num_nodes
+        seen = set()
+        stack = [child]
+        while stack:
+            n = stack.pop()
+            if n is sink or n.index in seen:
+                continue
+            seen.add(n.index)
+            total += self.groups[n.index].num_nodes
+            stack.extend(out for out, _ in n.outputs)
+        return total
+
+    def run(self, tree: List[_DomNode]) -> None:
+        for phase in range(3):
+            for node, dom in zip(self.nodes, tree):
+                self._visit(node, dom, phase)
+
+    def _visit(self, node: _Node, dom: _DomNode, phase: int) -> None:
+        group = self.groups[node.index]
+        if group.pattern == _P.OPAQUE or dom.parent is None:
+            return
+        sink = self.nodes[dom.parent.index]
+        if self._count_with(node, sink) > self.max_depth:
+            return
+        sink_group = self.groups[sink.index]
+        if phase == 2:
+            # injective ops join a tuple that already went into an injective consumer
+            if group.pattern > _P.INJECTIVE:
+                return
+            sink_root = sink_group.root()
+            if sink_root.pattern == _P.TUPLE:
+                return
+            if sink_group.pattern == _P.TUPLE and sink_root.pattern <= _P.INJECTIVE:
+                if self._reaches(node, sink, lambda k, last: k <= _P.INJECTIVE):
+                    self._commit(node, sink)
+            return
+        if group.root() is sink_group.root() or sink_group.pattern == _P.TUPLE:
+            return
+        if group.pattern == _P.OUT_ELEMWISE_FUSABLE:
+            if phase == 0 and dom.pattern == _P.ELEMWISE and self._reaches(
+                    node, sink, lambda k, last: k <= _P.BROADCAST):
+                self._commit(node, sink)
+        elif group.pattern <= _P.BROADCAST:
+            if dom.pattern <= _P.INJECTIVE or dom.pattern == _P.COMM_REDUCE:
+                if self._reaches(node, sink, _broadcast_path):
+                    self._commit(node, sink)
+        elif group.pattern in (_P.INJECTIVE, _P.TUPLE):
+            if phase == 1 and self._reaches(node, sink, lambda k, last: k <= _P.INJECTIVE):
+                self._commit(node, sink)
 
 
-def partition(body: Expr, fuse: bool, max_depth: int) -> List[_Group]:
-    """The fusion groups of the dataflow graph ``body``, in topological order of roots."""
-    nodes = post_order(body)
-    for n in nodes:
-        if isinstance(n, (Let, If)) or (isinstance(n, Call) and not isinstance(n.op, Op)):
+def _broadcast_path(kind: int, is_sink: bool) -> bool:
+    """An element-wise/broadcast node fuses through injective branches into an injective,
+    reducing or anchored sink."""
+    if not is_sink:
+        return kind <= _P.INJECTIVE
+    return kind <= _P.COMM_REDUCE or kind == _P.OUT_ELEMWISE_FUSABLE
+
+
+def partition(body: Expr, fuse: bool, max_depth: int) -> Dict[int, _Group]:
+    """The root group of each node of the dataflow graph ``body`` (by ``id``)."""
+    for n in post_order(body, _children):
+        if isinstance(n, (Let, If, Function)):
             raise TVMError(f"FuseOps: {type(n).__name__} is not supported yet (dataflow graphs "
                            "of operator calls only)")
-        if isinstance(n, Function) and n is not body:
-            raise TVMError("FuseOps: nested functions are not supported yet")
-    uses: Dict[int, int] = {}
-    arg_tuples = set()  # tuples passed to an operator (concatenate's): part of the consumer
-    elsewhere = {id(body)}  # values used other than as an operator's argument
-    for n in nodes:
-        if _is_op_node(n):  # consumers, not reads: add(%v, %v) uses %v once
-            for key in {id(p) for p in _producers(n)}:
-                uses[key] = uses.get(key, 0) + 1
-            if isinstance(n, Call):
-                arg_tuples.update(id(a) for a in n.args if isinstance(a, Tuple))
-            elif isinstance(n.tuple_value, Tuple):
-                elsewhere.add(id(n.tuple_value))
-        elif isinstance(n, Tuple):  # a nested tuple is used by its outer one
-            elsewhere.update(id(f) for f in n.fields if isinstance(f, Tuple))
-    external = set(elsewhere)  # a tuple output's fields, the result: group roots
-    for n in nodes:
-        if isinstance(n, Tuple) and (id(n) in elsewhere or id(n) not in arg_tuples):
-            external.update(id(f) for f in n.fields)
-    group_of: Dict[int, _Group] = {}
-    groups: Dict[int, _Group] = {}  # by id, in topological order of their roots
-    for n in nodes:
-        if not _is_op_node(n):
-            continue
-        pat = _pattern(n)
-        chosen: List[_Group] = []
-        anchors, size = int(pat >= _ANCHOR), 1
-        if fuse and pat < OpPattern.OPAQUE:
-            for p in _producers(n):
-                pg = group_of.get(id(p))
-                if pg is None or pg in chosen or pg.root is not p:
-                    continue
-                if uses.get(id(p), 0) != 1 or id(p) in external:
-                    continue
-                if not _fusable(pg, pat) or anchors + pg.anchors > 1:
-                    continue
-                if size + len(pg.nodes) > max_depth:
-                    continue
-                chosen.append(pg)
-                anchors += pg.anchors
-                size += len(pg.nodes)
-        if not chosen and isinstance(n, TupleGetItem) and not isinstance(n.tuple_value, Tuple):
-            continue  # a field of a multi-output kernel (topk's): read in main, not a kernel
-        if not chosen:
-            g = group_of[id(n)] = _Group(n)
-            groups[id(g)] = g
-            continue
-        # grow the largest chosen group (no relabelling of its nodes: linear time)
-        base = max(chosen, key=lambda c: len(c.nodes))
-        del groups[id(base)]
-        for other in chosen:
-            if other is base:
-                continue
-            del groups[id(other)]
-            for m in other.nodes:
-                group_of[id(m)] = base
-            base.nodes.extend(other.nodes)
-        base.nodes.append(n)
-        base.root = n
-        base.master = max([base.master, pat] + [c.master for c in chosen])
-        base.anchors = anchors
-        group_of[id(n)] = base
-        groups[id(base)] = base  # re-inserted: its root is now the latest node
-    return list(groups.values())
-
-
-#: dtypes of the scalar constants a fused function keeps in its body (classic's rule)
-_INLINE_CONST_DTYPES = ("int32", "int64", "float32", "float64", "bool")
-
-
-def _inline_constant(e: Expr) -> bool:
-    return (isinstance(e, Constant) and e.data.shape == ()
-            and str(e.data.dtype) in _INLINE_CONST_DTYPES)
+        if isinstance(n, Call) and not isinstance(n.op, Op) and not _is_primitive(n.op):
+            raise TVMError("FuseOps: calls of non-primitive functions are not supported yet")
+    nodes = _graph(body)
+    part = _Partitioner(nodes, max_depth)
+    if fuse:
+        part.run(_post_dominators(nodes))
+    return {id(n.expr): g.root() for n, g in zip(nodes, part.groups)}
 
 
 def group_name(prim: Function) -> str:
@@ -159,65 +328,90 @@ def group_name(prim: Function) -> str:
     return "fused_" + "_".join(names or ["tuple_get_item"])
 
 
-def fuse_function(func: Function, fuse: bool = True, max_depth: int = 256) -> Function:
+class _Fuser:
+    """Rewrites a function's body by its groups: one primitive function per group."""
+
+    def __init__(self, group_of: Dict[int, _Group], link_params: bool):
+        self.group_of = group_of
+        self.link_params = link_params
+        self.new: Dict[int, Expr] = {}
+        self.params: Dict[int, List[Var]] = {}  # id(group) -> its parameters
+        self.args: Dict[int, List[Expr]] = {}  # id(group) -> its arguments in main
+
+    def _param(self, group: _Group, arg: Expr, ty) -> Var:
+        args = self.args.setdefault(id(group), [])
+        params = self.params.setdefault(id(group), [])
+        for a, p in zip(args, params):
+            if a is arg:
+                return p
+        p = Var(f"p{len(params)}", ty)
+        p._checked_type = ty
+        params.append(p)
+        args.append(arg)
+        return p
+
+    def _inputs(self, exprs, group: _Group) -> List[Expr]:
+        out = []
+        for e in exprs:
+            new = self.new[id(e)]
+            if self.group_of[id(e)] is not group and not (
+                    self.link_params and isinstance(new, Constant)):
+                new = self._param(group, new, e.checked_type)
+            out.append(new)
+        return out
+
+    def _function(self, group: _Group, body: Expr, ty) -> Expr:
+        prim = Function(self.params.get(id(group), []), body, attrs={"Primitive": 1})
+        infer_type(prim)
+        call = Call(prim, list(self.args.get(id(group), [])))
+        call._checked_type = ty
+        return call
+
+    def visit(self, n: Expr) -> Expr:
+        if isinstance(n, (Var, Constant)):
+            return n
+        group = self.group_of[id(n)]
+        if isinstance(n, Call) and not isinstance(n.op, Op):
+            return Call(n.op, [self.new[id(a)] for a in n.args], n.attrs, n.type_args)
+        if isinstance(n, Call):
+            if n.op.name == _STOP_FUSION:
+                return self.new[id(n.args[0])]
+            call = Call(n.op, self._inputs(n.args, group), n.attrs, n.type_args)
+            return self._function(group, call, n.checked_type) if group.root_ref is n \
+                else call
+        if isinstance(n, Tuple):
+            if group.root_ref is n:
+                return Tuple([self.new[id(f)] for f in n.fields])
+            return Tuple(self._inputs(n.fields, group))
+        # TupleGetItem
+        if group.root_ref is n and self.group_of[id(n.tuple_value)] is not group:
+            # a field of another group's (multi-output) result: read in main
+            return TupleGetItem(self.new[id(n.tuple_value)], n.index)
+        item = TupleGetItem(self._inputs([n.tuple_value], group)[0], n.index)
+        return self._function(group, item, n.checked_type) if group.root_ref is n else item
+
+
+def fuse_function(func: Function, fuse: bool = True, max_depth: int = MAX_FUSED_OPS,
+                  link_params: bool = False) -> Function:
     """``func`` with its operators grouped into primitive functions (``Primitive=1``)."""
     infer_type(func)
-    groups = partition(func.body, fuse, max_depth)
-    group_of = {id(n): g for g in groups for n in g.nodes}
-    outer: Dict[int, Expr] = {id(p): p for p in func.params}  # old node -> node in new main
-    for n in post_order(func.body):
-        if isinstance(n, (Var, Constant)):
-            outer[id(n)] = n
-            continue
-        g = group_of.get(id(n))
-        if g is None:  # a tuple outside any group (an output tuple, or a group's argument)
-            if isinstance(n, Tuple) and all(id(f) in outer for f in n.fields):
-                outer[id(n)] = with_children(n, outer)
-            elif isinstance(n, TupleGetItem) and id(n.tuple_value) in outer:
-                outer[id(n)] = with_children(n, outer)
-            continue
-        if g.root is not n:
-            continue
-        # the group's inputs: every value its nodes read that is not computed inside it
-        inside = {id(m) for m in g.nodes}
-        params: List[Var] = []
-        args: List[Expr] = []
-        inner: Dict[int, Expr] = {}
-        for m in g.nodes:
-            reads = [m.tuple_value] if isinstance(m, TupleGetItem) else list(m.args)
-            for a in reads:
-                leaves = a.fields if isinstance(a, Tuple) else [a]
-                for leaf in leaves:
-                    if id(leaf) in inside or id(leaf) in inner:
-                        continue
-                    if fuse and _inline_constant(leaf):
-                        inner[id(leaf)] = leaf
-                        continue
-                    p = Var(f"p{len(params)}", leaf.checked_type)
-                    p._checked_type = leaf.checked_type
-                    params.append(p)
-                    args.append(outer[id(leaf)])
-                    inner[id(leaf)] = p
-                if isinstance(a, Tuple) and id(a) not in inner:
-                    inner[id(a)] = with_children(a, inner)
-            inner[id(m)] = with_children(m, inner)
-        prim = Function(params, inner[id(n)], attrs={"Primitive": 1})
-        infer_type(prim)
-        call = Call(prim, args)
-        call._checked_type = n.checked_type
-        outer[id(n)] = call
-    body = outer[id(func.body)]
-    new = Function(func.params, body, func.ret_type, func.type_params, func.attrs)
+    group_of = partition(func.body, fuse, max_depth)
+    fuser = _Fuser(group_of, link_params)
+    for n in post_order(func.body, _children):
+        fuser.new[id(n)] = fuser.visit(n)
+    new = Function(func.params, fuser.new[id(func.body)], func.ret_type, func.type_params,
+                   func.attrs)
     return infer_type(new)
 
 
 def _run(mod: IRModule, ctx: PassContext, fuse_opt_level: Optional[int]) -> IRModule:
     level = ctx.opt_level if fuse_opt_level is None or fuse_opt_level < 0 else fuse_opt_level
-    max_depth = int(ctx.config.get("relay.FuseOps.max_depth", 256))
+    max_depth = int(ctx.config.get("relay.FuseOps.max_depth", MAX_FUSED_OPS))
+    link_params = bool(ctx.config.get("relay.FuseOps.link_params", False))
     out = IRModule({}, mod.attrs)
     for name, func in mod.functions.items():
-        out[name] = (fuse_function(func, level >= 1, max_depth)
-                     if isinstance(func, Function) else func)
+        out[name] = (fuse_function(func, level >= 1, max_depth, link_params)
+                     if isinstance(func, Function) and not _is_primitive(func) else func)
     return out
 
 

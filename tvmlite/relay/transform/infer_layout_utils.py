@@ -1,6 +1,7 @@
 """Classic ``tvm.relay.transform.infer_layout_utils``: what an ``FInferCorrectLayout``
-callback returns. tvmlite's ConvertLayout has its own fixed layout rules and refuses such
-callbacks (:func:`tvmlite.relay.op.op.register_infer_correct_layout`)."""
+callback (:func:`tvmlite.relay.op.op.register_infer_correct_layout`) returns. ConvertLayout
+calls the callbacks registered from Python; its built-in rules stand for classic's C++ ones.
+AlterOpLayout refuses them."""
 from __future__ import annotations
 
 from typing import Any, Sequence

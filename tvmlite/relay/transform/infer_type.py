@@ -27,8 +27,8 @@ def _unannotated(v: Var) -> RelayTypeInferenceError:
 
 def _arg_types(e: Call) -> list:
     """The argument types of ``e``; an argument that is a variable without annotation gets
-    the type the operator determines from the others (classic's conv2d weight), or an
-    error."""
+    the type the operator determines from the others (classic's conv2d weight) or the called
+    function's parameter type, or an error."""
     arg_types = [a._checked_type for a in e.args]
     if all(t is not None for t in arg_types):
         return arg_types
@@ -37,6 +37,11 @@ def _arg_types(e: Call) -> list:
             arg_types = list(e.op.arg_types(arg_types, e.attrs))
         except TVMError as err:
             raise _fail(f"{err} [in {e.op.name}]") from None
+    elif isinstance(e.op, Expr) and isinstance(e.op._checked_type, FuncType) \
+            and len(e.op._checked_type.arg_types) == len(arg_types):
+        # a function's parameters type its unannotated arguments
+        arg_types = [t if t is not None else want
+                     for t, want in zip(arg_types, e.op._checked_type.arg_types)]
     for a, t in zip(e.args, arg_types):
         if a._checked_type is None:
             if t is None:
@@ -44,6 +49,8 @@ def _arg_types(e: Call) -> list:
                     raise _unannotated(a)
                 return [x.checked_type for x in e.args]  # the usual error
             a._checked_type = t
+            if isinstance(a, Var):  # classic records it as the variable's annotation
+                a.type_annotation = t
     return arg_types
 
 
