@@ -16,6 +16,7 @@ from . import (
     expr_functor,
     frontend,
     op,
+    parser,
     printer,
     task_extraction,
     testing,
@@ -43,9 +44,11 @@ from .op.algorithm import argsort, sort, topk
 from .op.layout import layout_transform
 from .op.tensor import *  # noqa: F401,F403
 from .op.transform import *  # noqa: F401,F403
+from .parser import fromtext, parse, parse_expr
+from .printer import astext, pretty_print
 from .ty import FuncType, TensorType, TupleType, Type, scalar_type
 
-_register_node_printer(printer.is_relay_module, printer.astext)
+_register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)
 _register_expr_wrapper(expr.wrap_in_function)
 op.strategy.register_gpu_strategies()
 op.registry.mark_builtin()

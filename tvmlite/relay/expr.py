@@ -96,15 +96,18 @@ class Expr:
                            "relay.transform.InferType() on its module first")
         return self._checked_type
 
-    def astext(self, show_meta_data: bool = True) -> str:
+    def astext(self, show_meta_data: bool = True, annotate=None) -> str:
+        """Classic's text format of this expression (``#[version = "0.0.5"]`` ...), with the
+        metadata section when ``show_meta_data``; :func:`tvmlite.relay.parse_expr` reads it."""
         from .printer import astext
-        return astext(self)
+        return astext(self, show_meta_data, annotate)
 
     def __str__(self) -> str:
-        return self.astext()
+        from .printer import pretty_print
+        return pretty_print(self)
 
     def __repr__(self) -> str:
-        return self.astext()
+        return str(self)
 
     # arithmetic builds calls of the broadcasting ops
     def _binary(self, name: str, other, swap: bool = False) -> "Call":
