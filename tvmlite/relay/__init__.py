@@ -5,6 +5,7 @@ Every operator lowers through its one TOPI compute; each fused group becomes one
 built by the one lowering pipeline into one library.
 """
 from ..contrib.param_dict import load_param_dict, save_param_dict
+from ..ir.base import SourceName, Span
 from ..ir.module import GlobalVar, IRModule
 from ..ir.module import register_expr_wrapper as _register_expr_wrapper
 from ..ir.printing import register_node_printer as _register_node_printer

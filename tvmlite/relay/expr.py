@@ -193,15 +193,16 @@ class Call(Expr):
     """``op(args...)`` with ``attrs``: ``op`` is an :class:`~tvmlite.relay.op.Op` or a
     Function."""
 
-    __slots__ = ("op", "args", "attrs", "type_args")
+    __slots__ = ("op", "args", "attrs", "type_args", "span")
     _structural_fields = ("op", "args", "_structural_attrs", "type_args")
 
     @property
     def _structural_attrs(self) -> dict:
         return {} if self.attrs is None else dict(self.attrs.items())
 
-    def __init__(self, op, args: Sequence[Expr], attrs=None, type_args=None):
+    def __init__(self, op, args: Sequence[Expr], attrs=None, type_args=None, span=None):
         super().__init__()
+        self.span = span  # where the call came from (printed, not structure)
         for i, a in enumerate(args):
             if not isinstance(a, Expr):
                 raise TVMError(f"argument {i} of a call to {getattr(op, 'name', op)} is "

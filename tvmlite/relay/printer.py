@@ -126,8 +126,12 @@ class _Meta:
         return got
 
     def section(self) -> str:
-        return json.dumps({k: [meta_to_json(o) for o in v] for k, v in self.tables.items()},
-                          indent=2)
+        """The JSON of the table: ``{type_key: [entry, ...]}``, an entry a line."""
+        tables = []
+        for key, objs in self.tables.items():
+            entries = ",\n".join("    " + json.dumps(meta_to_json(o)) for o in objs)
+            tables.append(f"  {json.dumps(key)}: [\n{entries}\n  ]")
+        return "{\n" + ",\n".join(tables) + "\n}"
 
 
 def meta_to_json(obj) -> Dict[str, Any]:
@@ -206,10 +210,12 @@ class _Printer:
         self.opt_memo.add(id(e))
         if self.annotate is not None:
             return self.annotate(e) or ""
-        if isinstance(e, (Constant, Call, Var, Function, Tuple, TupleGetItem)) and \
-                e._checked_type is not None:
-            return f" /* ty={self.type_text(e._checked_type)} */"
-        return ""
+        if not isinstance(e, (Constant, Call, Var, Function, Tuple, TupleGetItem)):
+            return ""
+        info = "" if e._checked_type is None else f" ty={self.type_text(e._checked_type)}"
+        if e.span is not None:
+            info += f" span={e.span.source_name.name}:{e.span.line}:{e.span.column}"
+        return f" /*{info} */" if info else ""
 
     # ------------------------------------------------------------------ expressions
     def print_expr(self, e, meta: bool = False, try_inline: bool = False,

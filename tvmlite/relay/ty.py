@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence, Tuple
 
+from .._classic import UnsupportedError
 from ..error import TVMError
 from ..ir.structural import structural_equal
 
@@ -89,7 +90,11 @@ class FuncType(Type):
     __slots__ = ("arg_types", "ret_type")
     _structural_fields = ("arg_types", "ret_type")
 
-    def __init__(self, arg_types: Sequence[Type], ret_type: Type):
+    def __init__(self, arg_types: Sequence[Type], ret_type: Type, type_params=None,
+                 type_constraints=None):
+        if type_params or type_constraints:
+            raise UnsupportedError("relay.FuncType: type parameters and type constraints "
+                                   "(polymorphic functions) are not supported by tvmlite")
         self.arg_types, self.ret_type = tuple(arg_types), ret_type
 
     def __eq__(self, other) -> bool:
