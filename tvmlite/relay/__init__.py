@@ -47,6 +47,7 @@ from .op.tensor import *  # noqa: F401,F403
 from .op.transform import *  # noqa: F401,F403
 from .parser import fromtext, parse, parse_expr
 from .printer import astext, pretty_print
+from .scope_builder import ScopeBuilder
 from .ty import FuncType, TensorType, TupleType, Type, scalar_type
 
 _register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)
