@@ -258,3 +258,18 @@ def test_function_types_roundtrip():
     assert "%g: fn (Tensor[(2), float32]) -> int32" in text
     with pytest.raises(UnsupportedError, match="polymorphic"):
         relay.FuncType([], f_ty, [relay.var("t")], [])
+
+
+def _diamonds(depth, last=1.0):
+    x = relay.var("x", shape=(2,))
+    z = x
+    for _ in range(depth):  # each level uses the one below twice: 2**depth paths
+        z = relay.add(relay.nn.relu(z), relay.negative(z))
+    return relay.Function([x], relay.add(z, relay.const(last)))
+
+
+def test_structural_equality_of_shared_graphs_and_its_mismatch_path():
+    # a shared node is compared once (without that this would take 2**60 steps)
+    tvm.ir.assert_structural_equal(_diamonds(60), relay.parse_expr(_diamonds(60).astext()))
+    with pytest.raises(ValueError, match=r"at root\.body\.args\[1\]"):
+        tvm.ir.assert_structural_equal(_diamonds(60), _diamonds(60, last=2.0))
