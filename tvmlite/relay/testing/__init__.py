@@ -18,6 +18,7 @@ from . import (
     dqn,
     inception_v3,
     layers,
+    lstm,
     mlp,
     mobilenet,
     resnet,
@@ -59,5 +60,5 @@ def rand(dtype: str, *shape: int):
 
 
 __all__ = ["create_workload", "Xavier", "layers", "resnet", "mobilenet", "mlp", "dcgan",
-           "inception_v3", "dqn", "squeezenet", "densenet",
+           "inception_v3", "dqn", "squeezenet", "densenet", "lstm",
            "temp_op_attr", "run_opt_pass", "run_infer_type", "check_grad", "rand"]

@@ -52,13 +52,16 @@ def batch_norm_infer(data: Expr, epsilon: float = 1e-5, scale: bool = True,
                           scale=scale)[0]
 
 
-def dense_add_bias(data: Expr, units: int, name: str = "dense") -> Expr:
-    """``nn.dense`` + ``nn.bias_add`` with ``{name}_weight`` and ``{name}_bias``."""
-    k = shape_of(data)[-1]
-    dt = dtype_of(data)
-    w = var(f"{name}_weight", shape=(units, k), dtype=dt)
-    b = var(f"{name}_bias", shape=(units,), dtype=dt)
-    return _nn.bias_add(_nn.dense(data, w, units), b, axis=-1)
+def dense_add_bias(data: Expr, units: int, name: str = "dense", weight: Optional[Var] = None,
+                   bias: Optional[Var] = None) -> Expr:
+    """``nn.dense`` + ``nn.bias_add`` with ``{name}_weight`` and ``{name}_bias`` (or the given
+    ``weight`` and ``bias`` variables)."""
+    if weight is None or bias is None:
+        k = shape_of(data)[-1]
+        dt = dtype_of(data)
+        weight = weight or var(f"{name}_weight", shape=(units, k), dtype=dt)
+        bias = bias or var(f"{name}_bias", shape=(units,), dtype=dt)
+    return _nn.bias_add(_nn.dense(data, weight, units), bias, axis=-1)
 
 
 __all__ = ["shape_of", "dtype_of", "conv2d", "conv2d_transpose", "batch_norm_infer",
