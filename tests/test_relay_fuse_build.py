@@ -37,9 +37,11 @@ def test_conv_bias_relu_is_one_kernel(rng):
     # the fused function is what relay.build lowered, as one PrimFunc in one library
     main = factory.ir_mod["main"]
     assert main.body.op.attrs["Primitive"] == 1
-    assert '%2 = fn (%p0: Tensor[(1, 3, 11, 13), float32], %p1: Tensor[(8, 3, 3, 3), float32], ' \
-        '%p2: Tensor[(8,), float32], Primitive=1) -> Tensor[(1, 8, 11, 13), float32] {' \
-        in factory.ir_mod.astext()
+    text = factory.ir_mod.astext()
+    assert '%2 = fn (%p0: Tensor[(1, 3, 11, 13), float32] /* ty=Tensor[(1, 3, 11, 13), ' \
+        'float32] */, %p1: Tensor[(8, 3, 3, 3), float32] ' in text
+    assert '%p2: Tensor[(8), float32] /* ty=Tensor[(8), float32] */, Primitive=1) -> ' \
+        'Tensor[(1, 8, 11, 13), float32] {' in text
     assert "fused_nn_conv2d_nn_bias_add_nn_relu" in factory.get_lib().function_names
 
 

@@ -123,6 +123,7 @@ def test_printer_classic_form():
     y = relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1)))
     f = relay.Function([x, w], relay.add(y, relay.const(1.0)))
     assert f.astext() == (
+        '#[version = "0.0.5"]\n'
         "fn (%x: Tensor[(1, 3, 224, 224), float32], %w: Tensor[(16, 3, 3, 3), float32]) {\n"
         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);\n"
         "  %1 = nn.relu(%0);\n"
@@ -130,9 +131,10 @@ def test_printer_classic_form():
         "}")
     mod = relay.transform.InferType()(tvm.IRModule.from_expr(f))
     text = mod.astext()
-    assert text == str(mod)
-    assert text.startswith("def @main(%x: Tensor[(1, 3, 224, 224), float32], %w: Tensor[(16, 3, "
-                           "3, 3), float32]) -> Tensor[(1, 16, 224, 224), float32] {\n")
+    assert text == '#[version = "0.0.5"]\n' + str(mod)  # str: no header, as classic
+    x_ty, w_ty = "Tensor[(1, 3, 224, 224), float32]", "Tensor[(16, 3, 3, 3), float32]"
+    assert str(mod).startswith(f"def @main(%x: {x_ty} /* ty={x_ty} */, %w: {w_ty} /* ty={w_ty} "
+                               "*/) -> Tensor[(1, 16, 224, 224), float32] {\n")
     assert "%1 = nn.relu(%0) /* ty=Tensor[(1, 16, 224, 224), float32] */;" in text
 
 
@@ -145,7 +147,7 @@ def test_printer_shared_nodes_let_if_tuple():
         c, relay.TupleGetItem(relay.Tuple([v, relay.const(np.ones(2, "float32"))]), 0), v)))
     text = f.astext()
     assert text.count("nn.relu") == 1  # a shared node is bound once
-    assert "let %v = add(%0, %0);" in text
+    assert "let %v: Tensor[(2), float32] = add(%0, %0);" in text
     assert "if (%c) {" in text and "} else {" in text
     assert "= (%v, meta[relay.Constant][0]);" in text and ".0" in text
 

@@ -60,7 +60,7 @@ RELAY_FILES = ["test_op_level1.py", "test_op_level2.py", "test_op_level3.py", "t
                "test_pass_dead_code_elimination.py", "test_pass_simplify_inference.py",
                "test_pass_eliminate_common_subexpr.py", "test_pass_fold_scale_axis.py",
                "test_pass_manager.py", "test_autotvm_task_extraction.py",
-               "test_analysis_basic_block_normal_form.py", "test_debug.py"]
+               "test_analysis_basic_block_normal_form.py", "test_debug.py", "test_ir_parser.py"]
 #: what the selected tests import from beside them (copied, never run)
 SUPPORT = {"topi": [TOPI + "common.py"],
            "relay": [RELAY + "utils/" + f for f in ("__init__.py", "assert_diagnostic.py",

@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "te", "topi", "script", "arith", "runtime", "target", "contrib", "transform", "testing",
-    "driver", "autotvm", "relay", "rpc", "exec", "container", "instrument",
+    "driver", "autotvm", "relay", "rpc", "exec", "container", "instrument", "parser",
 }
 _ALIASES = {"nd": "runtime.ndarray"}
 _FUNCS = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 from ..error import TVMError
-from .printing import astext
+from .printing import astext, text_format
 
 # functions ``expr -> function`` that the layers above register: relay wraps an expression that
 # is not a function in one over its free variables
@@ -126,8 +126,11 @@ class IRModule:
     def script(self, **kwargs) -> str:
         return astext(self, **kwargs)
 
-    def astext(self, show_meta_data: bool = True) -> str:
-        return self.script()
+    def astext(self, show_meta_data: bool = True, annotate=None) -> str:
+        """Classic ``astext``: relay's text format for a module of relay functions (with the
+        metadata section when ``show_meta_data``), else the module's script."""
+        text = text_format(self, show_meta_data, annotate)
+        return self.script() if text is None else text
 
     def show(self) -> None:
         print(self.script())

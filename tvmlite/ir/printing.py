@@ -23,9 +23,25 @@ def register_printer(printer: Callable[..., str]) -> None:
     _PRINTER = printer
 
 
-def register_node_printer(applies: Callable[[Any], bool], printer: Callable[[Any], str]) -> None:
-    """Print the nodes ``applies`` accepts (modules of relay functions) with ``printer``."""
+# (applies(node) -> bool, astext(node, show_meta_data, annotate) -> str): relay's text format
+_TEXT_FORMATS: List[Tuple[Callable[[Any], bool], Callable[..., str]]] = []
+
+
+def register_node_printer(applies: Callable[[Any], bool], printer: Callable[[Any], str],
+                          text_format: Optional[Callable[..., str]] = None) -> None:
+    """Print the nodes ``applies`` accepts (modules of relay functions) with ``printer``;
+    ``text_format(node, show_meta_data, annotate)`` is their ``astext``."""
     _NODE_PRINTERS.append((applies, printer))
+    if text_format is not None:
+        _TEXT_FORMATS.append((applies, text_format))
+
+
+def text_format(node, show_meta_data: bool = True, annotate=None) -> Optional[str]:
+    """The ``astext`` of ``node`` by a registered text format, or None when none applies."""
+    for applies, fmt in _TEXT_FORMATS:
+        if applies(node):
+            return fmt(node, show_meta_data, annotate)
+    return None
 
 
 def astext(node, **kwargs) -> str:

@@ -16,6 +16,8 @@ import enum
 import hashlib
 from typing import Any, Dict, Optional
 
+from ..deep_recursion import deep
+
 
 def _field_names(obj):
     """The names of the fields that make ``obj``'s structure."""
@@ -33,8 +35,19 @@ def _def_kind(x) -> Optional[str]:
     ``_structural_def``: ``tir.Var``, ``tir.Buffer``), else None; keeps ir free of tir."""
     return getattr(type(x), "_structural_def", None)
 
+def _path_text(path) -> str:
+    """The text of a path kept as nested ``(parent, step)`` pairs (built only on a mismatch,
+    so a deep comparison does not copy its path at every level)."""
+    steps = []
+    while isinstance(path, tuple):
+        path, step = path
+        steps.append(step)
+    return path + "".join(reversed(steps))
+
+
 class _Mismatch(Exception):
-    def __init__(self, path: str, lhs, rhs, why: str):
+    def __init__(self, path, lhs, rhs, why: str):
+        path = _path_text(path)
         super().__init__(path)
         self.path, self.lhs, self.rhs, self.why = path, lhs, rhs, why
 
@@ -64,6 +77,8 @@ class _Equal:
         self.rmap: Dict[int, Any] = {}
         self.map_free_vars = map_free_vars
         self.defining = 0
+        self.same: set = set()  # (id, id) of node pairs found equal
+        self.keep: list = []
 
     def var(self, a, b, path):
         ma, mb = self.lmap.get(id(a)), self.rmap.get(id(b))
@@ -75,7 +90,8 @@ class _Equal:
             if type(a) is not type(b):
                 raise _Mismatch(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
             for f in getattr(type(a), "_structural_fields", ()):  # a relay variable's type
-                self.eq(getattr(a, f), getattr(b, f), f"{path}.{f}")  # (a TIR var's name is not)
+                # (a TIR var's name is not)
+                self.eq(getattr(a, f), getattr(b, f), (path, f".{f}"))
             self.lmap[id(a)], self.rmap[id(b)] = b, a
             return
         if ma is not b or mb is not a:
@@ -114,7 +130,7 @@ class _Equal:
             if len(a) != len(b):
                 raise _Mismatch(path, a, b, f"length {len(a)} vs {len(b)}")
             for i, (x, y) in enumerate(zip(a, b)):
-                self.eq(x, y, f"{path}[{i}]")
+                self.eq(x, y, (path, f"[{i}]"))
             return
         if isinstance(a, dict):
             if len(a) != len(b):
@@ -123,14 +139,17 @@ class _Equal:
                 if set(a) != set(b):
                     raise _Mismatch(path, a, b, f"keys {sorted(a)} vs {sorted(b)}")
                 for k in a:
-                    self.eq(a[k], b[k], f"{path}[{k!r}]")
+                    self.eq(a[k], b[k], (path, f"[{k!r}]"))
             else:  # keyed by variables: compare in insertion order
                 for i, ((ka, va), (kb, vb)) in enumerate(zip(a.items(), b.items())):
-                    self.eq(ka, kb, f"{path}.key{i}")
-                    self.eq(va, vb, f"{path}[{i}]")
+                    self.eq(ka, kb, (path, f".key{i}"))
+                    self.eq(va, vb, (path, f"[{i}]"))
             return
         fs = _field_names(a)
         if fs:
+            # a node shared in a graph (a relay DAG) is compared once per pair
+            if (id(a), id(b)) in self.same:
+                return
             for f in fs:
                 if _skip(a, f):
                     continue  # as in TVM, names of buffers and blocks are not structure
@@ -140,13 +159,15 @@ class _Equal:
                 defining = (type(a).__name__, f) in _DEFINING
                 self.defining += defining
                 try:
-                    self.eq(x, y, f"{path}.{f}")
+                    self.eq(x, y, (path, f".{f}"))
                 finally:
                     self.defining -= defining
+            self.same.add((id(a), id(b)))
+            self.keep.append((a, b))  # the ids stay theirs while the comparison runs
             return
         if hasattr(a, "functions") and hasattr(a, "attrs"):  # IRModule
-            self.eq(a.functions, b.functions, f"{path}.functions")
-            self.eq(a.attrs, b.attrs, f"{path}.attrs")
+            self.eq(a.functions, b.functions, (path, ".functions"))
+            self.eq(a.attrs, b.attrs, (path, ".attrs"))
             return
         if isinstance(a, enum.Enum) or isinstance(a, (int, float, str, bool, type(None))):
             if a != b:
@@ -176,6 +197,7 @@ def _literal_matches(node, value) -> bool:
     return node.dtype == dtype and node.value == value
 
 
+@deep
 def structural_equal(lhs, rhs, map_free_vars: bool = True) -> bool:
     """True when ``lhs`` and ``rhs`` have the same structure up to renaming of variables."""
     try:
@@ -185,6 +207,7 @@ def structural_equal(lhs, rhs, map_free_vars: bool = True) -> bool:
         return False
 
 
+@deep
 def assert_structural_equal(lhs, rhs, map_free_vars: bool = True) -> None:
     """Raise ``ValueError`` showing where ``lhs`` and ``rhs`` first differ."""
     try:

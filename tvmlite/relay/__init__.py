@@ -5,6 +5,7 @@ Every operator lowers through its one TOPI compute; each fused group becomes one
 built by the one lowering pipeline into one library.
 """
 from ..contrib.param_dict import load_param_dict, save_param_dict
+from ..ir.base import SourceName, Span
 from ..ir.module import GlobalVar, IRModule
 from ..ir.module import register_expr_wrapper as _register_expr_wrapper
 from ..ir.printing import register_node_printer as _register_node_printer
@@ -16,6 +17,7 @@ from . import (
     expr_functor,
     frontend,
     op,
+    parser,
     printer,
     task_extraction,
     testing,
@@ -43,9 +45,12 @@ from .op.algorithm import argsort, sort, topk
 from .op.layout import layout_transform
 from .op.tensor import *  # noqa: F401,F403
 from .op.transform import *  # noqa: F401,F403
+from .parser import fromtext, parse, parse_expr
+from .printer import astext, pretty_print
+from .scope_builder import ScopeBuilder
 from .ty import FuncType, TensorType, TupleType, Type, scalar_type
 
-_register_node_printer(printer.is_relay_module, printer.astext)
+_register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)
 _register_expr_wrapper(expr.wrap_in_function)
 op.strategy.register_gpu_strategies()
 op.registry.mark_builtin()

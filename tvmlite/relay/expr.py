@@ -99,15 +99,18 @@ class Expr:
                            "relay.transform.InferType() on its module first")
         return self._checked_type
 
-    def astext(self, show_meta_data: bool = True) -> str:
+    def astext(self, show_meta_data: bool = True, annotate=None) -> str:
+        """Classic's text format of this expression (``#[version = "0.0.5"]`` ...), with the
+        metadata section when ``show_meta_data``; :func:`tvmlite.relay.parse_expr` reads it."""
         from .printer import astext
-        return astext(self)
+        return astext(self, show_meta_data, annotate)
 
     def __str__(self) -> str:
-        return self.astext()
+        from .printer import pretty_print
+        return pretty_print(self)
 
     def __repr__(self) -> str:
-        return self.astext()
+        return str(self)
 
     # arithmetic builds calls of the broadcasting ops
     def _binary(self, name: str, other, swap: bool = False) -> "Call":
@@ -202,15 +205,16 @@ class Call(Expr):
     """``op(args...)`` with ``attrs``: ``op`` is an :class:`~tvmlite.relay.op.Op` or a
     Function."""
 
-    __slots__ = ("op", "args", "attrs", "type_args")
+    __slots__ = ("op", "args", "attrs", "type_args", "span")
     _structural_fields = ("op", "args", "_structural_attrs", "type_args")
 
     @property
     def _structural_attrs(self) -> dict:
         return {} if self.attrs is None else dict(self.attrs.items())
 
-    def __init__(self, op, args: Sequence[Expr], attrs=None, type_args=None):
+    def __init__(self, op, args: Sequence[Expr], attrs=None, type_args=None, span=None):
         super().__init__()
+        self.span = span  # where the call came from (printed, not structure)
         for i, a in enumerate(args):
             if not isinstance(a, Expr):
                 raise TVMError(f"argument {i} of a call to {getattr(op, 'name', op)} is "

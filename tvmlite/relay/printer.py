@@ -1,165 +1,421 @@
-"""The relay text printer, in the classic form::
+"""The relay text printer: classic's text format, version 0.0.5 (read back by
+:mod:`tvmlite.relay.parser`)::
 
+    #[version = "0.0.5"]
     def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: ...) -> Tensor[...] {
       %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]) /* ty=Tensor[...] */;
       nn.relu(%0) /* ty=Tensor[...] */
     }
 
-Every call, tuple and projection is bound to ``%N`` in evaluation order (one walk with an
-explicit stack, so long chains print without recursion); scalar constants print inline
-(``1f``), tensors as ``meta[relay.Constant][k]``.
+It prints as classic's printer does: an expression used once at the head of a scope is printed
+inline, every other call, tuple, projection and function is bound to a temporary ``%N`` the
+first time a parent prints it; the children of calls, tuples and projections are visited with
+an explicit stack (classic's ``ExpandDataflow``), so a chain of any length prints without deep
+recursion. Scalars of the simple dtypes print inline (``1f``, ``3i64``, ``True``); other
+constants and symbolic shape dimensions print as ``meta[relay.Constant][k]`` /
+``meta[tir.SizeVar][k]``, stored in the ``#[metadata]`` section when ``show_meta_data``.
+Attributes equal to the operator's defaults are left out; the parser fills them back in.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+import base64
+import json
+import numbers
+from typing import Any, Callable, Dict, List, Optional, Set
 
+import numpy as np
+
+from .._classic import UnsupportedError
+from ..ir.module import GlobalVar
+from ..tir import expr as _tir
 from .expr import Call, Constant, Expr, Function, If, Let, Tuple, TupleGetItem, Var, post_order
+from .expr import children as _children
 from .op.registry import Op
-from .ty import type_str
+from .ty import FuncType, TensorType, TupleType
 
-_INDENT = "  "
+SEMVER = "0.0.5"
+#: dtypes whose scalars print (and parse) as literals
+SIMPLE_DTYPES = ("int16", "int32", "int64", "float16", "float32", "float64", "bool")
+_INT_SUFFIX = {"int16": "i16", "int32": "", "int64": "i64"}
+_FLOAT_SUFFIX = {"float16": "f16", "float32": "f", "float64": "f64"}
+_WARNING = ("/* For debugging purposes the metadata section has been omitted.\n"
+            " * If you would like to see the full metadata section you can set the \n"
+            " * option to `True` when invoking `astext`. \n */")
 
 
-def _scope_children(e: Expr) -> List[Expr]:
-    """Children evaluated in the current scope (If branches, Let bodies and function bodies
-    open scopes of their own)."""
+def _indent(text: str) -> str:
+    return text.replace("\n", "\n  ")
+
+
+def float_text(value: float, dtype: str = "float64") -> str:
+    """``value`` as C++'s ``ostream`` prints it (``%g``) when that reads back as the same
+    ``dtype`` value, else the shortest text that does (so printing round-trips)."""
+    value = float(value)
+    if np.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    text = f"{value:g}"
+    np_type = np.dtype(dtype).type
+    if np.isnan(value) or np_type(float(text)) == np_type(value):
+        return text
+    return repr(value) if dtype == "float64" else str(np_type(value))
+
+
+def scalar_text(c: Constant) -> Optional[str]:
+    """The literal of a scalar constant of a simple dtype (``42i16``, ``3f``, ``True``), or
+    None for any other constant (it prints as a meta reference)."""
+    if c.data.shape != () or str(c.data.dtype) not in SIMPLE_DTYPES:
+        return None
+    v = c.data.numpy()
+    dt = str(v.dtype)
+    if dt == "bool":
+        return "True" if bool(v) else "False"
+    if dt in _INT_SUFFIX:
+        return f"{int(v)}{_INT_SUFFIX[dt]}"
+    return float_text(float(v), dt) + _FLOAT_SUFFIX[dt]
+
+
+def type_key(obj) -> str:
+    """Classic's type key of ``obj`` (``relay.Constant``, ``tir.SizeVar``)."""
+    mod = type(obj).__module__
+    for pkg in ("relay", "tir"):
+        if f".{pkg}." in f".{mod}.":
+            return f"{pkg}.{type(obj).__name__}"
+    return type(obj).__name__
+
+
+def _same_value(a, b) -> bool:
+    """Whether attribute values ``a`` and ``b`` are equal (a list equals a tuple of the same
+    items, a bool never equals an int)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_)):
+        return type(a) is type(b) and a == b
+    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+        return a == b
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    return a is b
+
+
+def _dataflow_children(e) -> List[Any]:
+    """What classic's ExpandDataflow pushes (the last is visited first): a call's arguments
+    in reverse then its callee, a tuple's fields in reverse, a projection's tuple."""
     if isinstance(e, Call):
-        return list(e.args) + ([e.op] if isinstance(e.op, Expr) else [])
+        return list(reversed(e.args)) + [e.op]
     if isinstance(e, Tuple):
-        return list(e.fields)
+        return list(reversed(e.fields))
     if isinstance(e, TupleGetItem):
         return [e.tuple_value]
-    if isinstance(e, If):
-        return [e.cond]
     return []
 
 
-def _attr_value(v) -> str:
-    if isinstance(v, (tuple, list)):
-        return "[" + ", ".join(_attr_value(x) for x in v) + "]"
-    if isinstance(v, str):
-        return f'"{v}"'
-    if isinstance(v, float):
-        return f"{v:g}f"
-    return str(v)
+class _Meta:
+    """The metadata table: the objects printed as ``meta[type_key][index]``."""
+
+    def __init__(self):
+        self.tables: Dict[str, List[Any]] = {}
+        self.refs: Dict[int, str] = {}
+
+    def ref(self, obj) -> str:
+        got = self.refs.get(id(obj))
+        if got is None:
+            key = type_key(obj)
+            table = self.tables.setdefault(key, [])
+            got = self.refs[id(obj)] = f"meta[{key}][{len(table)}]"
+            table.append(obj)
+        return got
+
+    def section(self) -> str:
+        """The JSON of the table: ``{type_key: [entry, ...]}``, an entry a line."""
+        tables = []
+        for key, objs in self.tables.items():
+            entries = ",\n".join("    " + json.dumps(meta_to_json(o)) for o in objs)
+            tables.append(f"  {json.dumps(key)}: [\n{entries}\n  ]")
+        return "{\n" + ",\n".join(tables) + "\n}"
 
 
-def _scalar(c: Constant) -> str:
-    v = c.data.numpy()
-    dt = str(v.dtype)
-    x = v.item()
-    if dt == "float32":
-        return f"{x:g}f"
-    if dt == "int32":
-        return f"{x}"
-    if dt == "bool":
-        return "True" if x else "False"
-    return f"{x}{'f' if dt.startswith('float') else 'i'}{dt[-2:].lstrip('t')}"
+def meta_to_json(obj) -> Dict[str, Any]:
+    """The JSON form of a metadata object (read back by ``parser.meta_from_json``)."""
+    out: Dict[str, Any] = {"type_key": type_key(obj)}
+    if isinstance(obj, Constant):
+        arr = np.ascontiguousarray(obj.data.numpy())
+        out.update(dtype=str(arr.dtype), shape=list(arr.shape),
+                   data=base64.b64encode(arr.tobytes()).decode("ascii"))
+    elif isinstance(obj, _tir.Var):
+        out.update(name=obj.name, dtype=obj.dtype)
+    else:
+        out["repr"] = repr(obj)  # printed for people; the parser refuses it
+    return out
 
 
 class _Printer:
-    def __init__(self):
-        self.names: Dict[int, str] = {}
+    """One print: names, temporaries and the metadata table are shared by everything it
+    prints (as classic's, its counters run on across the functions of a module)."""
+
+    def __init__(self, show_meta_data: bool, annotate: Optional[Callable[[Any], str]]):
+        self.show_meta_data = show_meta_data
+        self.annotate = annotate
+        self.meta = _Meta()
+        self.memo: Dict[int, str] = {}
+        self.result_memo: Dict[int, str] = {}
+        self.var_memo: Set[int] = set()
+        self.opt_memo: Set[int] = set()
+        self.name_alloc: Dict[str, int] = {}
+        self.uses: Dict[int, int] = {}
         self.counter = 0
-        self.meta = 0
+        self.doc_stack: List[List[str]] = []
 
-    def _ty(self, e: Expr) -> str:
-        t = e._checked_type
-        return f" /* ty={type_str(t)} */" if t is not None and not isinstance(e, Function) \
-            else ""
+    # ------------------------------------------------------------------ scopes and names
+    def set_graph(self, root: Expr) -> None:
+        """Count the uses of each node under ``root`` (an expression used once prints
+        inline at the head of a scope)."""
+        self.uses = {}
+        for n in post_order(root):
+            for c in _children(n):
+                self.uses[id(c)] = self.uses.get(id(c), 0) + 1
 
-    def function(self, f: Function, head: str, indent: str) -> str:
-        params = []
-        for p in f.params:
-            self.names[id(p)] = f"%{p.name_hint}"
-            t = p.type_annotation or p._checked_type
-            params.append(f"%{p.name_hint}" + (f": {type_str(t)}" if t is not None else ""))
-        params += [f"{k}={_attr_value(v)}" for k, v in f.attrs.items()]
-        ret = f.ret_type or (f.body._checked_type if f._checked_type is not None else None)
-        sig = f"{head}({', '.join(params)})" + (f" -> {type_str(ret)}" if ret else "")
-        body = self.scope(f.body, indent + _INDENT)
-        return f"{sig} {{\n{body}\n{indent}}}"
+    def scope(self, node: Expr) -> str:
+        self.doc_stack.append([])
+        text = self.print_expr(node, try_inline=True)
+        return "".join(self.doc_stack.pop()) + text
 
-    def scope(self, e: Expr, indent: str) -> str:
-        lines: List[str] = []
-        while isinstance(e, Let):
-            val = self.value(e.value, lines, indent)
-            name = f"%{e.var.name_hint}"
-            self.names[id(e.var)] = name
-            lines.append(f"let {name} = {val};")
-            e = e.body
-        lines.append(self.value(e, lines, indent) if id(e) not in self.names
-                     else self.names[id(e)])
-        return "\n".join(indent + ln for ln in lines)
+    def body(self, node: Expr) -> str:
+        return "{" + _indent("\n" + self.scope(node)) + "\n}"
 
-    def value(self, e: Expr, lines: List[str], indent: str) -> str:
-        """Text of ``e``; its sub-expressions are bound first, in ``lines``."""
-        for n in post_order(e, _scope_children):
-            if id(n) in self.names:
-                continue
-            if isinstance(n, Var):
-                self.names[id(n)] = f"%{n.name_hint}"
-                continue
-            if isinstance(n, Constant):
-                if n.data.shape == ():
-                    self.names[id(n)] = _scalar(n)
-                else:
-                    self.names[id(n)] = f"meta[relay.Constant][{self.meta}]"
-                    self.meta += 1
-                continue
-            if n is e:
-                break
-            text = self.node(n, indent)
-            name = f"%{self.counter}"
-            self.counter += 1
-            lines.append(f"{name} = {text}{self._ty(n)};")
-            self.names[id(n)] = name
-        return self.names.get(id(e)) or self.node(e, indent) + self._ty(e)
+    def unique_name(self, prefix: str) -> str:
+        name = prefix
+        if prefix in self.name_alloc:
+            while True:
+                self.name_alloc[prefix] += 1
+                name = f"{prefix}{self.name_alloc[prefix]}"
+                if name not in self.name_alloc:
+                    break
+        self.name_alloc[name] = 0
+        return name
 
-    def node(self, e: Expr, indent: str) -> str:
-        nm = self.names
-        if isinstance(e, Call):
-            if isinstance(e.op, Op):
-                head = e.op.name
-                defaults = e.op.attrs_defaults
-            else:
-                head, defaults = nm.get(id(e.op), "<fn>"), {}
-            args = [nm[id(a)] for a in e.args]
-            if e.attrs is not None:
-                args += [f"{k}={_attr_value(v)}" for k, v in e.attrs.items()
-                         if v is not None and (k not in defaults or defaults[k] != v)
-                         and v != ""]
-            return f"{head}({', '.join(args)})"
-        if isinstance(e, Tuple):
-            inner = ", ".join(nm[id(f)] for f in e.fields)
-            return f"({inner}{',' if len(e.fields) == 1 else ''})"
-        if isinstance(e, TupleGetItem):
-            return f"{nm[id(e.tuple_value)]}.{e.index}"
-        if isinstance(e, If):
-            inner = indent + _INDENT
-            return (f"if ({nm[id(e.cond)]}) {{\n{self.scope(e.true_branch, inner)}\n{indent}}} "
-                    f"else {{\n{self.scope(e.false_branch, inner)}\n{indent}}}")
-        if isinstance(e, Function):
-            return self.function(e, "fn ", indent)
-        if isinstance(e, Let):
-            return "{\n" + self.scope(e, indent + _INDENT) + f"\n{indent}}}"
-        return repr(e)
+    def alloc_var(self, v: Var) -> str:
+        if id(v) in self.memo:
+            return self.memo[id(v)] + "-malformed-ir"
+        name = v.name_hint
+        if not name or not (name[0].isascii() and name[0].isalpha()):
+            name = "v" + name
+        val = self.memo[id(v)] = self.unique_name("%" + name)
+        if v.type_annotation is not None:
+            val += ": " + self.type_text(v.type_annotation)
+        return val + self.opt_info(v)
 
+    def opt_info(self, e) -> str:
+        if id(e) in self.opt_memo:
+            return ""
+        self.opt_memo.add(id(e))
+        if self.annotate is not None:
+            return self.annotate(e) or ""
+        if not isinstance(e, (Constant, Call, Var, Function, Tuple, TupleGetItem)):
+            return ""
+        info = "" if e._checked_type is None else f" ty={self.type_text(e._checked_type)}"
+        if e.span is not None:
+            info += f" span={e.span.source_name.name}:{e.span.line}:{e.span.column}"
+        return f" /*{info} */" if info else ""
 
-def astext(node) -> str:
-    """Text of a relay expression or of an IRModule of relay functions."""
-    p = _Printer()
-    if isinstance(node, Function):
-        return p.function(node, "fn ", "")
-    if isinstance(node, Expr):
-        return p.scope(node, "")
-    out = []
-    for name, func in node.functions.items():
-        if isinstance(func, Function):
-            out.append(_Printer().function(func, f"def @{name}", ""))
+    # ------------------------------------------------------------------ expressions
+    def print_expr(self, e, meta: bool = False, try_inline: bool = False,
+                   optional_info: bool = True) -> str:
+        if isinstance(e, Op):
+            return e.name
+        if isinstance(e, GlobalVar):
+            return "@" + e.name_hint
+        inline = isinstance(e, (Var, Constant)) or \
+            (try_inline and self.uses.get(id(e), 0) <= 1)
+        if meta:
+            printed = self.meta.ref(e)
+        elif not inline and isinstance(e, Let):
+            printed = "(" + _indent("\n" + self.visit(e)) + "\n)"
         else:
-            out.append(f"# @{name}: {type(func).__name__}\n{func!r}")
-    return "\n".join(out)
+            printed = self.visit(e)
+        if optional_info:
+            printed += self.opt_info(e)
+        if isinstance(e, Var):
+            if id(e) not in self.var_memo:
+                self.var_memo.add(id(e))
+                if id(e) in self.result_memo:  # first met in a body: a free variable
+                    self.doc_stack[-1].append(f"free_var {self.result_memo[id(e)]};\n")
+            return self.memo[id(e)]
+        if inline:
+            self.memo[id(e)] = printed
+            return printed
+        if id(e) in self.var_memo:
+            return self.memo[id(e)]
+        self.var_memo.add(id(e))
+        temp = self.memo[id(e)] = f"%{self.counter}"
+        self.counter += 1
+        self.doc_stack[-1].append(f"{temp} = {printed};\n")
+        return temp
+
+    def visit(self, e: Expr) -> str:
+        """The text of ``e`` (memoized); the calls, tuples and projections it reaches are
+        visited first, children before parents, with an explicit stack."""
+        if id(e) not in self.memo:
+            stack = [[e, False]]
+            while stack:
+                top = stack[-1]
+                if id(top[0]) in self.memo:
+                    stack.pop()
+                elif top[1]:
+                    stack.pop()
+                    self.visit_leaf(top[0])
+                else:
+                    top[1] = True
+                    stack.extend([c, False] for c in _dataflow_children(top[0])
+                                 if id(c) not in self.memo)
+        return self.memo[id(e)]
+
+    def visit_leaf(self, e) -> None:
+        if id(e) in self.memo:
+            return
+        result = self.node(e)
+        if id(e) in self.memo:  # a variable met first here (free): its definition text
+            self.result_memo[id(e)] = result
+        else:
+            self.memo[id(e)] = result
+
+    def node(self, e) -> str:
+        if isinstance(e, Op):
+            return e.name
+        if isinstance(e, GlobalVar):
+            return "@" + e.name_hint
+        if isinstance(e, Var):
+            return self.alloc_var(e)
+        if isinstance(e, Constant):
+            text = scalar_text(e)
+            return text if text is not None else self.print_expr(e, meta=True, optional_info=False)
+        if isinstance(e, Call):
+            args = [self.print_expr(a) for a in e.args] + self.call_attrs(e)
+            return f"{self.print_expr(e.op)}({', '.join(args)})"
+        if isinstance(e, Tuple):
+            fields = [self.print_expr(f) for f in e.fields]
+            return "(" + ", ".join(fields) + ("," if len(fields) == 1 else "") + ")"
+        if isinstance(e, TupleGetItem):
+            return f"{self.print_expr(e.tuple_value)}.{e.index}"
+        if isinstance(e, If):
+            cond = self.print_expr(e.cond)
+            return (f"if ({cond}) {self.body(e.true_branch)} else "
+                    f"{self.body(e.false_branch)}")
+        if isinstance(e, Let):
+            return self.let(e)
+        if isinstance(e, Function):
+            return self.function("fn ", e)
+        return self.meta.ref(e)
+
+    def let(self, e: Let) -> str:
+        base = len(self.doc_stack)
+        while isinstance(e, Let):
+            head = f"let {self.alloc_var(e.var)} = "
+            self.doc_stack.append([head + self.print_expr(e.value, try_inline=True) + ";\n"])
+            e = e.body
+        body = self.scope(e)
+        out = "".join("".join(d) for d in self.doc_stack[base:]) + body
+        del self.doc_stack[base:]
+        return out
+
+    def function(self, prefix: str, f: Function) -> str:
+        if f.type_params:
+            raise UnsupportedError("relay text printer: type parameters (polymorphic "
+                                   "functions) are not supported by tvmlite")
+        params = [self.alloc_var(p) for p in f.params]
+        params += [f"{k}={self.attr_value(v)}" for k, v in f.attrs.items()]
+        text = f"{prefix}({', '.join(params)}) "
+        ret = f.ret_type
+        if ret is None and f._checked_type is not None:  # classic inference sets ret_type
+            ret = f.body._checked_type
+        if ret is not None:
+            text += f"-> {self.type_text(ret)} "
+        return text + self.body(f.body)
+
+    # ------------------------------------------------------------------ attributes, types
+    def call_attrs(self, e: Call) -> List[str]:
+        if e.attrs is None:
+            return []
+        defaults = e.op.attrs_defaults if isinstance(e.op, Op) else {}
+        return [f"{k}={self.attr_value(v)}" for k, v in e.attrs.items()
+                if k not in defaults or not _same_value(defaults[k], v)]
+
+    def attr_value(self, v) -> str:
+        if v is None:
+            return "None"
+        if isinstance(v, (bool, np.bool_)):
+            return "True" if v else "False"
+        if isinstance(v, (int, np.integer)):
+            return str(int(v))
+        if isinstance(v, (float, np.floating)):
+            return float_text(v) + "f"
+        if isinstance(v, str):
+            return f'"{v}"'
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(self.attr_value(x) for x in v) + "]"
+        if isinstance(v, _tir.IntImm):
+            if v.dtype == "bool":
+                return "True" if v.value else "False"
+            return f"{v.value}{_INT_SUFFIX.get(v.dtype, '')}"
+        if isinstance(v, _tir.FloatImm):
+            return float_text(v.value, v.dtype if v.dtype in _FLOAT_SUFFIX else "float64") + \
+                _FLOAT_SUFFIX.get(v.dtype, "")
+        if isinstance(v, GlobalVar) and not self.show_meta_data:
+            return f"'{v.name_hint}'"
+        return self.meta.ref(v)
+
+    def type_text(self, t) -> str:
+        if isinstance(t, TensorType):
+            if not t.shape:
+                return t.dtype
+            return f"Tensor[({', '.join(map(self.attr_value, t.shape))}), {t.dtype}]"
+        if isinstance(t, TupleType):
+            fields = [self.type_text(f) for f in t.fields]
+            return "(" + ", ".join(fields) + ("," if len(fields) == 1 else "") + ")"
+        if isinstance(t, FuncType):
+            args = ", ".join(self.type_text(a) for a in t.arg_types)
+            return f"fn ({args}) -> {self.type_text(t.ret_type)}"
+        return self.meta.ref(t)
+
+    # ------------------------------------------------------------------ entry points
+    def final(self, node, show_warning: bool) -> str:
+        if isinstance(node, Expr):
+            self.set_graph(node)
+            text = self.scope(node)
+        else:
+            text = self.module(node)
+        if self.meta.tables:
+            text += "\n"
+            if self.show_meta_data:
+                text += "#[metadata]\n" + self.meta.section()
+            elif show_warning:
+                text += _WARNING
+        return text
+
+    def module(self, mod) -> str:
+        out = []
+        for name in sorted(mod.functions):
+            func = mod.functions[name]
+            if isinstance(func, Function):
+                self.set_graph(func)
+                out.append(self.function(f"def @{name}", func) + "\n")
+            else:  # a PrimFunc: its TVMScript (the relay parser does not read it)
+                out.append(f"@{name} = {func.script()}\n")
+        return "\n".join(out)
+
+
+def astext(node, show_meta_data: bool = True,
+           annotate: Optional[Callable[[Any], str]] = None) -> str:
+    """Classic ``astext``: the text of a relay expression or an IRModule of relay functions,
+    after the ``#[version = "0.0.5"]`` header, with the ``#[metadata]`` section when
+    ``show_meta_data``; ``annotate(expr) -> str`` replaces the ``/* ty=... */`` comments."""
+    body = _Printer(show_meta_data, annotate).final(node, show_warning=True)
+    return f'#[version = "{SEMVER}"]\n' + body
+
+
+def pretty_print(node) -> str:
+    """Classic ``relay.pretty_print`` (``str`` of a node): the text without the version
+    header or the metadata section."""
+    return _Printer(False, None).final(node, show_warning=False)
 
 
 def is_relay_module(node) -> bool:
@@ -167,4 +423,5 @@ def is_relay_module(node) -> bool:
     return bool(funcs) and any(isinstance(f, Expr) for f in funcs.values())
 
 
-__all__ = ["astext", "is_relay_module"]
+__all__ = ["astext", "pretty_print", "is_relay_module", "scalar_text", "float_text",
+           "type_key", "meta_to_json", "SEMVER", "SIMPLE_DTYPES"]

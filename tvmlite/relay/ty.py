@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence, Tuple
 
+from .._classic import UnsupportedError
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..ir.structural import structural_equal
@@ -34,6 +35,8 @@ class TensorType(Type):
     shapes: type inference carries them), but ``relay.build`` compiles static shapes only."""
 
     __slots__ = ("shape", "dtype")
+    # structural equality compares fields, so symbolic dimensions map like variables
+    _structural_fields = ("shape", "dtype")
 
     def __init__(self, shape: Sequence[int], dtype: str = "float32"):
         dims = []
@@ -75,6 +78,7 @@ class TupleType(Type):
     """A tuple of ``fields`` types."""
 
     __slots__ = ("fields",)
+    _structural_fields = ("fields",)
 
     def __init__(self, fields: Sequence[Type]):
         self.fields = tuple(fields)
@@ -93,8 +97,13 @@ class FuncType(Type):
     """The type of a function: ``arg_types -> ret_type``."""
 
     __slots__ = ("arg_types", "ret_type")
+    _structural_fields = ("arg_types", "ret_type")
 
-    def __init__(self, arg_types: Sequence[Type], ret_type: Type):
+    def __init__(self, arg_types: Sequence[Type], ret_type: Type, type_params=None,
+                 type_constraints=None):
+        if type_params or type_constraints:
+            raise UnsupportedError("relay.FuncType: type parameters and type constraints "
+                                   "(polymorphic functions) are not supported by tvmlite")
         self.arg_types, self.ret_type = tuple(arg_types), ret_type
 
     def __eq__(self, other) -> bool:
@@ -123,10 +132,12 @@ def check_static(t: Type, what: str) -> None:
 
 
 def type_str(t: Type) -> str:
-    """The classic text form: ``Tensor[(1, 3), float32]``, ``(Tensor[...], ...)``."""
+    """The classic text form: ``Tensor[(1, 3), float32]``, ``Tensor[(3), int32]``, ``float32``
+    (a scalar), ``(Tensor[...], ...)``."""
     if isinstance(t, TensorType):
-        dims = ", ".join(map(str, t.shape)) + ("," if len(t.shape) == 1 else "")
-        return f"Tensor[({dims}), {t.dtype}]"
+        if not t.shape:
+            return t.dtype
+        return f"Tensor[({', '.join(map(str, t.shape))}), {t.dtype}]"
     if isinstance(t, TupleType):
         inner = ", ".join(type_str(f) for f in t.fields) + ("," if len(t.fields) == 1 else "")
         return f"({inner})"

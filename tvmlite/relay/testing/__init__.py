@@ -12,7 +12,19 @@ from ...ir.transform import Pass
 from ...runtime import ndarray as _nd
 from ..expr import Expr, Function
 from ..transform import InferType
-from . import dcgan, inception_v3, layers, mlp, mobilenet, resnet, temp_op_attr
+from . import (
+    dcgan,
+    densenet,
+    dqn,
+    inception_v3,
+    layers,
+    lstm,
+    mlp,
+    mobilenet,
+    resnet,
+    squeezenet,
+    temp_op_attr,
+)
 from .init import Xavier, create_workload
 
 
@@ -48,5 +60,5 @@ def rand(dtype: str, *shape: int):
 
 
 __all__ = ["create_workload", "Xavier", "layers", "resnet", "mobilenet", "mlp", "dcgan",
-           "inception_v3",
+           "inception_v3", "dqn", "squeezenet", "densenet", "lstm",
            "temp_op_attr", "run_opt_pass", "run_infer_type", "check_grad", "rand"]

@@ -1,6 +1,7 @@
 """Relay passes (``relay.transform``), each a ``tvm.transform.Pass`` over an IRModule."""
 from ..._classic import fallback as _fallback  # noqa: E402
 from .alter_op_layout import AlterOpLayout
+from .annotate_spans import AnnotateSpans
 from .canonicalize_ops import CanonicalizeOps
 from .convert_layout import ConvertLayout, LayoutConfig
 from .dead_code import DeadCodeElimination
