@@ -97,7 +97,7 @@ def test_pass_timing_instrument_renders_nested_profile():
     lines = profile.splitlines()
     assert lines[0].startswith("tvmlite.lower: ") and lines[0].endswith("(100.00%; 100.00%)")
     assert any(line.startswith("\ttir.Simplify: ") for line in lines)
-    assert len(lines) == 12  # the pipeline and its eleven passes
+    assert len(lines) == 13  # the pipeline and its twelve passes
     assert PassTimingInstrument.render() == ""  # exiting the context clears the profile
 
 
