@@ -108,7 +108,7 @@ def test_print_ir_env_is_an_instrument(monkeypatch, capsys):
                for i in tvm.transform.PassContext.current().instruments)
     tvm.lower(s, [A, B])
     err = capsys.readouterr().err
-    assert err.count("# IR after ") == 11  # each pass once; not the pipeline around them
+    assert err.count("# IR after ") == 12  # each pass once; not the pipeline around them
     assert "# IR after tir.FlattenBuffer\n# from tvm.script import tir as T" in err
     assert "# IR after tvmlite.lower" not in err
     monkeypatch.setenv("TVMLITE_PRINT_IR", "0")

@@ -73,8 +73,8 @@ def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
         _t.FlattenBuffer(),
         _t.InjectVirtualThread(),  # on flat buffers allocated inside the vthread loops
         _t.Simplify(),
-        _t.NarrowGuardedLoops(),
         *_phase(ctx, 2),
+        _t.NarrowGuardedLoops(),
         # on scalar code, before loops are unrolled or vectorized (a checked loop runs scalar)
         *([_t.InstrumentBoundCheckers()] if checked else []),
         *([_t.LoopPartition()] if _partition_const_loops(ctx, for_build) else []),
