@@ -337,10 +337,20 @@ _injective_strategies("broadcast_to", lambda attrs, ins, ty: [topi.broadcast_to(
 _injective_strategies("nn.pad", lambda attrs, ins, ty: [topi.nn.pad(
     ins[0], [w[0] for w in attrs.pad_width], [w[1] for w in attrs.pad_width],
     attrs.pad_value)])
-_injective_strategies("image.resize2d", lambda attrs, ins, ty: [topi.image.resize2d(
-    ins[0], attrs.roi, attrs.size, attrs.layout, attrs.method,
-    attrs.coordinate_transformation_mode, attrs.rounding_method, attrs.cubic_alpha,
-    attrs.cubic_exclude, attrs.extrapolation_value, attrs.out_dtype or None)])
+for _n in (1, 2, 3):
+    _injective_strategies(f"image.resize{_n}d", lambda attrs, ins, ty, _n=_n: [getattr(
+        topi.image, f"resize{_n}d")(
+        ins[0], attrs.roi, attrs.size, attrs.layout, attrs.method,
+        attrs.coordinate_transformation_mode, attrs.rounding_method, attrs.cubic_alpha,
+        attrs.cubic_exclude, attrs.extrapolation_value, attrs.out_dtype or None)])
+_injective_strategies("image.crop_and_resize", lambda attrs, ins, ty: [
+    topi.image.crop_and_resize(ins[0], ins[1], ins[2], attrs.crop_size, attrs.layout,
+                               attrs.method, attrs.extrapolation_value,
+                               attrs.out_dtype or None)])
+_injective_strategies("image.affine_grid", lambda attrs, ins, ty: [topi.image.affine_grid(
+    ins[0], attrs.target_shape)])
+_injective_strategies("image.grid_sample", lambda attrs, ins, ty: [topi.image.grid_sample(
+    ins[0], ins[1], attrs.method, attrs.layout, attrs.padding_mode, attrs.align_corners)])
 
 
 # -------------------------------------------------------------------------------- reductions

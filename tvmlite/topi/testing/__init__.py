@@ -26,6 +26,7 @@ from .nn_python import (
     conv3d_ndhwc_python,
     conv_nd_python,
     correlation_nchw_python,
+    crop_and_resize_python,
     depth_to_space_python,
     depthwise_conv2d_python_nhwc,
     dilate_python,
@@ -80,7 +81,8 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv
            "gather_nd_python", "one_hot", "matrix_set_diag", "space_to_batch_nd_python",
            "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
            "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python",
-           "compare_numpy_tvm", "searchsorted_ref", "lstm_python", "affine_grid_python"]
+           "compare_numpy_tvm", "searchsorted_ref", "lstm_python", "affine_grid_python",
+           "crop_and_resize_python"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

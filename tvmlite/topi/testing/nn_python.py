@@ -332,10 +332,20 @@ def _hw_axes(layout: str):
     return _axes_of(layout, "HW")
 
 
-def _resize_python(data, scale, layout, letters, method, mode) -> np.ndarray:
-    """Resize the ``letters`` axes one after the other (nearest, or linear: multilinear
-    interpolation is separable)."""
-    out = data
+def _cubic_weights_np(t, alpha):
+    """The four cubic-convolution weights of fractions ``t`` (taps at -1, 0, 1, 2)."""
+    t2, t3 = t * t, t * t * t
+    return [alpha * (t3 - 2 * t2 + t), (alpha + 2) * t3 - (3 + alpha) * t2 + 1,
+            -(alpha + 2) * t3 + (3 + 2 * alpha) * t2 - alpha * t, -alpha * t3 + alpha * t2]
+
+
+def _resize_python(data, scale, layout, letters, method, mode, alpha=-0.5,
+                   exclude=False) -> np.ndarray:
+    """Resize the ``letters`` axes one after the other (nearest, or linear / cubic: these
+    interpolations are separable)."""
+    out = data.astype("float64")
+    method = {"bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}.get(method,
+                                                                                  method)
     for axis, s in zip(_axes_of(layout, letters), scale):
         n_in = data.shape[axis]
         n_out = int(round(n_in * s))
@@ -353,11 +363,20 @@ def _resize_python(data, scale, layout, letters, method, mode) -> np.ndarray:
             out = np.take(out, np.clip(near, 0, n_in - 1).astype(int), axis=axis)
             continue
         lo = np.floor(c)
-        t = (c - lo).reshape([-1 if k == axis else 1 for k in range(out.ndim)])
-        a = np.take(out, np.clip(lo, 0, n_in - 1).astype(int), axis=axis)
-        b = np.take(out, np.clip(lo + 1, 0, n_in - 1).astype(int), axis=axis)
-        out = (a * (1 - t) + b * t).astype(data.dtype)
-    return out
+        t = c - lo
+        if method == "linear":
+            offsets, weights = (0, 1), [1 - t, t]
+        else:
+            offsets, weights = (-1, 0, 1, 2), _cubic_weights_np(t, alpha)
+            if exclude:
+                weights = [np.where((lo + k < 0) | (lo + k >= n_in), 0.0, w)
+                           for k, w in zip(offsets, weights)]
+                total = sum(weights)
+                weights = [w / total for w in weights]
+        shape = [-1 if k == axis else 1 for k in range(out.ndim)]
+        out = sum(np.take(out, np.clip(lo + k, 0, n_in - 1).astype(int), axis=axis)
+                  * w.reshape(shape) for k, w in zip(offsets, weights))
+    return out.astype(data.dtype)
 
 
 def resize1d_python(data, scale, layout="NCW", method="nearest_neighbor",
@@ -371,7 +390,7 @@ def resize2d_python(data, scale, layout="NCHW", method="nearest_neighbor",
                     coordinate_transformation_mode="align_corners") -> np.ndarray:
     """Resize the H and W axes of an array in ``layout`` (any layout naming them) by ``scale
     = (sh, sw)`` (output ``round(size * scale)``), nearest (floor, or round for
-    align_corners) or bilinear."""
+    align_corners), bilinear or bicubic ("cubic", spline coefficient -0.5)."""
     return _resize_python(data, scale, layout, "HW", method, coordinate_transformation_mode)
 
 
@@ -380,6 +399,38 @@ def resize3d_python(data, scale, layout="NCDHW", method="nearest_neighbor",
     """Resize the D, H and W axes of an array in ``layout`` by ``scale = (sd, sh, sw)``
     (trilinear for "linear"; see :func:`resize2d_python`)."""
     return _resize_python(data, scale, layout, "DHW", method, coordinate_transformation_mode)
+
+
+def crop_and_resize_python(image, boxes, box_indices, crop_size, layout,
+                           method="bilinear", extrapolation_value=0) -> np.ndarray:
+    """Crop ``boxes`` (rows y1, x1, y2, x2 as fractions of the image) out of
+    ``image[box_indices]`` and resize each to ``crop_size`` ("bilinear" or
+    "nearest_neighbor", corners aligned); samples outside the image are
+    ``extrapolation_value``. ``layout`` "NHWC" or "NCHW"."""
+    img = np.moveaxis(image, 1, 3) if layout == "NCHW" else image
+    h, w = img.shape[1], img.shape[2]
+    th, tw = (int(v) for v in crop_size)
+    out = np.empty((len(boxes), th, tw, img.shape[3]), dtype="float64")
+    for b, (y1, x1, y2, x2) in enumerate(np.asarray(boxes, dtype="float64")):
+        ys = y1 * (h - 1) + np.arange(th) * ((h - 1) * (y2 - y1) / (th - 1) if th > 1 else 0)
+        xs = x1 * (w - 1) + np.arange(tw) * ((w - 1) * (x2 - x1) / (tw - 1) if tw > 1 else 0)
+        src = img[box_indices[b]].astype("float64")
+        if method == "nearest_neighbor":
+            yi = np.clip(np.round(ys), 0, h - 1).astype(int)
+            xi = np.clip(np.round(xs), 0, w - 1).astype(int)
+            res = src[yi][:, xi]
+        else:
+            y0, x0 = np.floor(ys), np.floor(xs)
+            ty, tx = (ys - y0)[:, None, None], (xs - x0)[None, :, None]
+            y0i, y1i = (np.clip(v, 0, h - 1).astype(int) for v in (y0, y0 + 1))
+            x0i, x1i = (np.clip(v, 0, w - 1).astype(int) for v in (x0, x0 + 1))
+            top = src[y0i][:, x0i] * (1 - tx) + src[y0i][:, x1i] * tx
+            bottom = src[y1i][:, x0i] * (1 - tx) + src[y1i][:, x1i] * tx
+            res = top * (1 - ty) + bottom * ty
+        outside = ((ys < 0) | (ys > h - 1))[:, None] | ((xs < 0) | (xs > w - 1))[None, :]
+        out[b] = np.where(outside[:, :, None], extrapolation_value, res)
+    out = out.astype(image.dtype)
+    return np.moveaxis(out, 3, 1) if layout == "NCHW" else out
 
 
 def upsampling_python(data, scale, layout="NCHW") -> np.ndarray:
