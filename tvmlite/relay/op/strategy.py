@@ -531,6 +531,20 @@ def _conv_nd(attrs, ins, ty):
                          attrs.out_dtype or ins[0].dtype, op=f"nn.conv{n}d")]
 
 
+def _dilation2d(attrs, ins, ty):
+    layouts = {("NCHW", "IHW"): topi.image.dilation2d_nchw,
+               ("NHWC", "HWI"): topi.image.dilation2d_nhwc}
+    fn = layouts.get((attrs.data_layout, attrs.kernel_layout))
+    if fn is None:
+        raise topi.utils.TopiError(
+            f"image.dilation2d: data_layout/kernel_layout must be NCHW/IHW or NHWC/HWI, got "
+            f"{attrs.data_layout}/{attrs.kernel_layout}")
+    # classic reads the first two strides and dilations (the H and W ones)
+    return [fn(ins[0], ins[1], tuple(attrs.strides[:2]), tuple(attrs.padding),
+               tuple(attrs.dilations[:2]), attrs.out_dtype or None)]
+
+
+_default_strategies("image.dilation2d", _dilation2d)
 _default_strategies("nn.conv1d", _conv_nd, _generic.schedule_conv2d_nchw)
 _default_strategies("nn.conv3d", _conv_nd, _generic.schedule_conv2d_nchw)
 

@@ -57,6 +57,7 @@ from .transform_python import (
     affine_grid_python,
     gather_nd_python,
     gather_python,
+    grid_sample_python,
     matrix_set_diag,
     one_hot,
     searchsorted_ref,
@@ -82,7 +83,7 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv
            "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
            "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python",
            "compare_numpy_tvm", "searchsorted_ref", "lstm_python", "affine_grid_python",
-           "crop_and_resize_python"]
+           "crop_and_resize_python", "grid_sample_python"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402
