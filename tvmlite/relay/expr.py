@@ -137,6 +137,11 @@ class Expr:
     def __rtruediv__(self, other):
         return self._binary("divide", other, True)
 
+    def astype(self, dtype: str) -> "Call":
+        """``relay.cast(self, dtype)``."""
+        from .op.tensor import cast
+        return cast(self, dtype)
+
     def __call__(self, *args) -> "Call":
         """A call of this (function-typed) expression: ``f(x, y)``."""
         return Call(self, list(args))

@@ -666,6 +666,24 @@ _reduce_schedules("cumsum", lambda attrs, ins, ty: [topi.cumsum(
     _generic.schedule_reduce)
 
 
+_reduce_schedules("cumprod", lambda attrs, ins, ty: [topi.cumprod(
+    ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))], _x86.schedule_reduce,
+    _generic.schedule_reduce)
+_default_strategies("scatter_elements", lambda attrs, ins, ty: [topi.scatter_elements(
+    ins[0], ins[1], ins[2], attrs.axis, attrs.reduction)], _generic.schedule_extern)
+_default_strategies("scatter_nd", lambda attrs, ins, ty: [topi.scatter_nd(
+    ins[0], ins[1], ins[2], attrs.mode)], _generic.schedule_extern)
+_default_strategies("unique", lambda attrs, ins, ty: list(topi.unique(
+    ins[0], attrs.sorted, attrs.return_counts)), _generic.schedule_unique)
+_default_strategies("sparse_to_dense", lambda attrs, ins, ty: [topi.sparse_to_dense(
+    ins[0], list(attrs.output_shape), ins[1], ins[2])], _generic.schedule_injective)
+_injective_strategies("adv_index", lambda attrs, ins, ty: [topi.adv_index(ins[0],
+                                                                          list(ins[1:]))])
+_injective_strategies("strided_set", lambda attrs, ins, ty: [topi.strided_set(*ins)])
+_injective_strategies("fixed_point_multiply", lambda attrs, ins, ty: [
+    topi.fixed_point_multiply(ins[0], attrs.multiplier, attrs.shift)])
+
+
 # --------------------------------------------------------------------------------- GPU (cuda)
 def _gpu_conv2d_compute(attrs, ins, ty):
     data, weight = ins

@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins as _builtins
 from typing import Optional, Sequence
 
-from ..expr import Constant, Expr, Tuple, TupleWrapper
+from ..expr import Constant, Expr, Tuple, TupleWrapper, const
 from ._rel import RelayTypeError, topi_rel
 from .registry import OpPattern, make_call, register
 
@@ -441,11 +441,110 @@ def sliding_window(data: Expr, axis: int, window_shape, strides) -> Expr:
                      strides=_ints(strides))
 
 
+register("cumprod", 1, topi_rel("cumprod"), OpPattern.OPAQUE,
+         {"axis": None, "dtype": None, "exclusive": None})
+
+
 def cumprod(data: Expr, axis: Optional[int] = None, dtype: Optional[str] = None,
             exclusive: Optional[bool] = None) -> Expr:
-    """Classic ``relay.cumprod``: tvmlite has no TOPI cumprod to lower it through yet."""
+    """Cumulative product along ``axis`` (of the flattened data when None); ``exclusive``
+    leaves out each element itself; ``dtype`` is the output dtype (``data``'s by
+    default)."""
+    return make_call("cumprod", [data], axis=None if axis is None else int(axis),
+                     dtype=None if dtype is None else str(dtype),
+                     exclusive=None if exclusive is None else bool(exclusive))
+
+
+# ----------------------------------------------------------- scatter, indexing, sparse
+register("scatter_elements", 3, topi_rel("scatter_elements"), OpPattern.OPAQUE,
+         {"axis": 0, "reduction": "update"})
+register("scatter_nd", 3, topi_rel("scatter_nd"), OpPattern.OPAQUE, {"mode": "update"})
+register("adv_index", 1, topi_rel("adv_index"), OpPattern.INJECTIVE)
+register("unique", 1, topi_rel("unique"), OpPattern.OPAQUE,
+         {"sorted": True, "return_counts": False})
+register("sparse_to_dense", 3, topi_rel("sparse_to_dense"), OpPattern.OPAQUE,
+         {"output_shape": ()})
+register("strided_set", 5, topi_rel("strided_set"), OpPattern.INJECTIVE)
+register("fixed_point_multiply", 1, topi_rel("fixed_point_multiply"), OpPattern.ELEMWISE,
+         {"multiplier": 0, "shift": 0})
+
+
+def scatter_elements(data: Expr, indices: Expr, updates: Expr, axis: int = 0,
+                     reduction: str = "update") -> Expr:
+    """``data`` with each ``updates[p]`` combined into the position ``p`` whose ``axis``
+    coordinate is replaced by ``indices[p]`` (``reduction``: "update", "add", "mul", "min",
+    "max" or "mean"); ONNX ScatterElements."""
+    return make_call("scatter_elements", [data, indices, updates], axis=int(axis),
+                     reduction=str(reduction))
+
+
+def scatter_nd(data: Expr, indices: Expr, updates: Expr, mode: str = "update") -> Expr:
+    """``data`` with ``updates[y, ...]`` written ("update") or added ("add") at
+    ``data[indices[0, y], .., indices[M-1, y], ...]``."""
+    return make_call("scatter_nd", [data, indices, updates], mode=str(mode))
+
+
+def adv_index(inputs) -> Expr:
+    """numpy advanced indexing ``inputs[0][inputs[1], inputs[2], ...]``."""
+    return make_call("adv_index", [_tuple_arg(inputs)])
+
+
+def unique(data: Expr, is_sorted: bool = True, return_counts: bool = False) -> TupleWrapper:
+    """The unique elements of the 1-D ``data``: a tuple ``(unique, indices,
+    inverse_indices, num_unique[, counts])``, each of ``data``'s length but ``num_unique``
+    ``(1,)`` (only the first ``num_unique`` entries are meaningful)."""
+    call = make_call("unique", [data], sorted=bool(is_sorted),
+                     return_counts=bool(return_counts))
+    return TupleWrapper(call, 5 if return_counts else 4)
+
+
+def sparse_to_dense(sparse_indices: Expr, output_shape, sparse_values: Expr,
+                    default_value=0) -> Expr:
+    """A dense tensor of ``output_shape`` holding ``sparse_values`` (a scalar or one per
+    index) at ``sparse_indices`` (0-D, 1-D or ``(n, ndim)``) and ``default_value``
+    elsewhere."""
+    if not isinstance(default_value, Expr):
+        default_value = const(default_value)
+    return make_call("sparse_to_dense", [sparse_indices, sparse_values, default_value],
+                     output_shape=_ints(output_shape))
+
+
+def strided_set(data: Expr, v: Expr, begin: Expr, end: Expr, strides=None) -> Expr:
+    """``data`` with the slice ``data[begin:end:strides]`` (1-D tensors, read at run time)
+    replaced by ``v``."""
+    if strides is None:
+        strides = const([1], "int32")
+    return make_call("strided_set", [data, v, begin, end, strides])
+
+
+def fixed_point_multiply(data: Expr, multiplier: int, shift: int) -> Expr:
+    """``round(data * multiplier * 2 ** (shift - 31))`` in integer arithmetic: ``data``
+    times the fixed-point number ``multiplier`` (Q31) scaled by ``2 ** shift``."""
+    return make_call("fixed_point_multiply", [data], multiplier=int(multiplier),
+                     shift=int(shift))
+
+
+def segment_sum(data: Expr, segment_ids: Expr, num_segments: Optional[int] = None) -> Expr:
+    """``out[k] = sum of data[i] over the i < len(segment_ids) with segment_ids[i] == k``
+    for ``k < num_segments`` (a ``scatter_elements`` add into zeros of ``(num_segments,) +
+    data.shape[1:]``). Without ``num_segments`` the output's shape would depend on the ids'
+    values, which tvmlite's static shapes cannot express."""
     from ..._classic import unsupported
-    raise unsupported("tvm.relay.cumprod (no TOPI cumprod in tvmlite yet)")
+    from ..transform.infer_type import infer_type
+    if num_segments is None:
+        raise unsupported("tvm.relay.segment_sum without num_segments (an output shape that "
+                          "depends on the values of segment_ids)")
+    dt = infer_type(data).checked_type
+    ids = infer_type(segment_ids).checked_type
+    if len(ids.shape) != 1:
+        raise RelayTypeError(f"segment_sum: segment_ids must be 1-D, got shape {ids.shape}")
+    shape = (int(num_segments),) + tuple(dt.shape[1:])
+    if ids.shape[0] != dt.shape[0]:
+        data = strided_slice(data, [0], [ids.shape[0]], axes=[0])
+    if len(shape) > 1:  # one id per row (of the first len(ids) rows), along the other axes
+        segment_ids = broadcast_to(expand_dims(segment_ids, 1, len(shape) - 1),
+                                   tuple(ids.shape) + tuple(dt.shape[1:]))
+    return scatter_elements(zeros(shape, dt.dtype), segment_ids, data, 0, "add")
 
 
 __all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to_like",
@@ -455,4 +554,6 @@ __all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to
            "variance", "std",
            "stack", "tile", "repeat", "reverse", "reverse_sequence", "gather", "gather_nd",
            "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
-           "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like"]
+           "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like",
+           "scatter_elements", "scatter_nd", "adv_index", "unique", "sparse_to_dense",
+           "strided_set", "fixed_point_multiply", "segment_sum"]
