@@ -90,7 +90,8 @@ def _conv2d_rel(types, attrs):
     dl, kl = conv2d_layouts(attrs)
     data = ndim_arg(op, types, 0, 4, "data", dl)
     weight = ndim_arg(op, types, 1, 4, "weight", kl)
-    same_dtype(op, data, weight, "data and weight")
+    if not attrs.out_dtype:  # mixed dtypes (uint8 data, int8 weight) need an out_dtype
+        same_dtype(op, data, weight, "data and weight")
     n, c, h, w = (data.shape[dl.index(x)] for x in "NCHW")
     o, i, kh, kw = (weight.shape[kl.index(x)] for x in "OIHW")
     groups = int(attrs.groups)
@@ -434,30 +435,6 @@ def pad(data: Expr, pad_width, pad_value: float = 0.0, pad_mode: str = "constant
     return make_call("nn.pad", [data], pad_width=width, pad_value=float(pad_value))
 
 
-register("nn.conv2d_transpose", 2, topi_rel("nn.conv2d_transpose"),
-         OpPattern.OUT_ELEMWISE_FUSABLE,
-         {"strides": (1, 1), "padding": (0, 0, 0, 0), "output_padding": (0, 0),
-          "dilation": (1, 1), "groups": 1, "channels": None, "kernel_size": None,
-          "data_layout": "NCHW", "kernel_layout": "IOHW", "out_dtype": ""})
-
-
-def conv2d_transpose(data: Expr, weight: Expr, strides=(1, 1), padding=(0, 0),
-                     dilation=(1, 1), groups: int = 1, channels=None, kernel_size=None,
-                     data_layout: str = "NCHW", kernel_layout: str = "IOHW",
-                     output_padding=(0, 0), out_dtype: str = "") -> Expr:
-    """Transposed 2-D convolution: NCHW data, IOHW weight (groups and dilation 1)."""
-    op = "nn.conv2d_transpose"
-    if int(groups) != 1 or _pair(op, dilation, "dilation") != (1, 1):
-        raise RelayTypeError(f"{op}: only groups=1 and dilation 1 are supported, got "
-                             f"groups={groups}, dilation={dilation}")
-    if data_layout != "NCHW" or kernel_layout not in ("IOHW", "OIHW"):
-        raise RelayTypeError(f"{op}: only NCHW data with an IOHW kernel is supported")
-    opad = (output_padding,) * 2 if isinstance(output_padding, int) else tuple(output_padding)
-    return make_call(op, [data, weight], strides=_pair(op, strides, "strides"),
-                     padding=pad4(op, padding), output_padding=tuple(int(x) for x in opad),
-                     channels=channels, kernel_size=kernel_size, out_dtype=out_dtype)
-
-
 register("nn.batch_matmul", 2, topi_rel("nn.batch_matmul"), OpPattern.OUT_ELEMWISE_FUSABLE,
          {"out_dtype": "", "transpose_a": False, "transpose_b": True})
 
@@ -470,8 +447,7 @@ def batch_matmul(x: Expr, y: Expr, out_dtype: str = "", transpose_a: bool = Fals
                      transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
 
-__all__ += ["leaky_relu", "log_softmax", "layer_norm", "pad", "conv2d_transpose",
-            "batch_matmul"]
+__all__ += ["leaky_relu", "log_softmax", "layer_norm", "pad", "batch_matmul"]
 
 
 # ----------------------------------------------------------- 1-D and 3-D conv and pooling
@@ -512,7 +488,8 @@ def _conv_rel(name: str):
     def rel(types, attrs):
         t = base(types, attrs)
         w = tensor_arg(name, types, 1, "weight")
-        same_dtype(name, tensor_arg(name, types, 0, "data"), w, "data and weight")
+        if not attrs.out_dtype:  # mixed dtypes need an out_dtype
+            same_dtype(name, tensor_arg(name, types, 0, "data"), w, "data and weight")
         klayout = attrs.kernel_layout
         o = w.shape[klayout.index("O")]
         if attrs.channels is not None and int(attrs.channels) != o:
@@ -563,6 +540,139 @@ def conv3d(data: Expr, weight: Expr, strides=(1, 1, 1), padding=(0, 0, 0), dilat
     ``padding`` is 1, 3 or 6 ints (front, top, left, back, bottom, right)."""
     return _conv_call("nn.conv3d", 3, data, weight, strides, padding, dilation, groups,
                       channels, kernel_size, data_layout, kernel_layout, out_layout, out_dtype)
+
+
+def conv_arg_types(name: str, transpose: bool = False):
+    """Unknown weight of an N-D (transposed) convolution from the data, ``channels``,
+    ``kernel_size`` and ``groups``, in ``kernel_layout``: O = ``channels`` (``channels /
+    groups`` for a transposed one), I = input channels / ``groups`` (all of them for a
+    transposed one), the spatial axes ``kernel_size``."""
+    def fill(types, attrs):
+        data, weight = types
+        if weight is not None or data is None or attrs.channels is None \
+                or attrs.kernel_size is None:
+            return types
+        t = tensor_arg(name, types, 0, "data")
+        c = t.shape[attrs.data_layout.index("C")]
+        g = int(attrs.groups)
+        dims = {"O": int(attrs.channels) // g if transpose else int(attrs.channels),
+                "I": c if transpose else c // g}
+        spatial = [x for x in attrs.kernel_layout if x not in "OI"]
+        if len(spatial) != len(attrs.kernel_size):
+            raise RelayTypeError(f"{name}: kernel_layout {attrs.kernel_layout!r} does not "
+                                 f"match kernel_size {tuple(attrs.kernel_size)}")
+        dims.update(zip(spatial, attrs.kernel_size))
+        return [data, TensorType(tuple(dims[x] for x in attrs.kernel_layout), t.dtype)]
+    return fill
+
+
+register_arg_types("nn.conv1d", conv_arg_types("nn.conv1d"))
+register_arg_types("nn.conv3d", conv_arg_types("nn.conv3d"))
+
+
+# ------------------------------------------------------------- transposed convolutions
+def conv_transpose_layouts(name: str, attrs, n: int) -> Tuple[str, str]:
+    """The checked (data, kernel) layouts of an ``n``-D transposed convolution: the data a
+    permutation of N, C and the spatial axes, the kernel one of I (input channels), O
+    (output channels per group) and the spatial axes."""
+    sp = "DHW"[3 - n:]
+    dl, kl = attrs.data_layout, attrs.kernel_layout
+    if sorted(dl) != sorted("NC" + sp) or len(dl) != n + 2:
+        raise RelayTypeError(f"{name}: data_layout {dl!r} must order N, C and {sp}")
+    if sorted(kl) != sorted("IO" + sp) or len(kl) != n + 2:
+        raise RelayTypeError(f"{name}: kernel_layout {kl!r} must order I, O and {sp}")
+    if attrs.out_layout not in ("", dl):
+        raise RelayTypeError(f"{name}: out_layout {attrs.out_layout!r} differs from "
+                             f"data_layout {dl!r} (not supported)")
+    return dl, kl
+
+
+def _conv_transpose_rel(name: str):
+    base = topi_rel(name)
+
+    def rel(types, attrs):
+        data = tensor_arg(name, types, 0, "data")
+        w = tensor_arg(name, types, 1, "weight")
+        if not attrs.out_dtype:
+            same_dtype(name, data, w, "data and weight")
+        _, kl = conv_transpose_layouts(name, attrs, len(data.shape) - 2)
+        t = base(types, attrs)
+        o = w.shape[kl.index("O")] * int(attrs.groups)
+        if attrs.channels is not None and int(attrs.channels) != o:
+            raise RelayTypeError(f"{name}: channels={attrs.channels} differs from the weight's "
+                                 f"{o}")
+        ks = tuple(w.shape[k] for k, c in enumerate(kl) if c not in "OI")
+        if attrs.kernel_size is not None and tuple(attrs.kernel_size) != ks:
+            raise RelayTypeError(f"{name}: kernel_size {tuple(attrs.kernel_size)} differs from "
+                                 f"the weight's {ks}")
+        return t
+    return rel
+
+
+for _n, _dl, _kl in ((1, "NCW", "IOW"), (2, "NCHW", "IOHW"), (3, "NCDHW", "IODHW")):
+    _name = f"nn.conv{_n}d_transpose"
+    register(_name, 2, _conv_transpose_rel(_name), OpPattern.OUT_ELEMWISE_FUSABLE,
+             {**_conv_defaults(_n, _dl, _kl), "output_padding": (0,) * _n})
+    register_arg_types(_name, conv_arg_types(_name, transpose=True))
+
+
+def _conv_transpose_call(n: int, data, weight, strides, padding, dilation, groups, channels,
+                         kernel_size, data_layout, kernel_layout, out_layout, output_padding,
+                         out_dtype) -> Expr:
+    name = f"nn.conv{n}d_transpose"
+    opad = (int(output_padding),) * n if isinstance(output_padding, int) else tuple(
+        int(x) for x in output_padding)
+    if len(opad) == 1:
+        opad = opad * n
+    if len(opad) != n or min(opad) < 0:
+        raise RelayTypeError(f"{name}: output_padding must be one or {n} non-negative ints, "
+                             f"got {output_padding!r}")
+    return make_call(name, [data, weight], strides=_ntuple(name, strides, n, "strides"),
+                     padding=_padn(name, padding, n),
+                     dilation=_ntuple(name, dilation, n, "dilation"), groups=int(groups),
+                     channels=None if channels is None else int(channels),
+                     kernel_size=None if kernel_size is None else _ntuple(
+                         name, kernel_size, n, "kernel_size"),
+                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     out_layout=out_layout or "", output_padding=opad, out_dtype=out_dtype)
+
+
+def conv1d_transpose(data: Expr, weight: Expr, strides=(1,), padding=(0,), dilation=(1,),
+                     groups: int = 1, channels=None, kernel_size=None,
+                     data_layout: str = "NCW", kernel_layout: str = "IOW",
+                     out_layout: str = "", output_padding=(0,), out_dtype: str = "") -> Expr:
+    """Transposed 1-D convolution (the gradient of ``conv1d`` with respect to its data):
+    the weight is I (input channels), O (output channels) and W in ``kernel_layout``."""
+    return _conv_transpose_call(1, data, weight, strides, padding, dilation, groups,
+                                channels, kernel_size, data_layout, kernel_layout, out_layout,
+                                output_padding, out_dtype)
+
+
+def conv2d_transpose(data: Expr, weight: Expr, strides=(1, 1), padding=(0, 0),
+                     dilation=(1, 1), groups: int = 1, channels=None, kernel_size=None,
+                     data_layout: str = "NCHW", kernel_layout: str = "IOHW",
+                     out_layout: str = "", output_padding=(0, 0), out_dtype: str = "") -> Expr:
+    """Transposed 2-D convolution: data in ``data_layout`` ("NCHW", "NHWC"…), the weight
+    in ``kernel_layout`` (an order of I, O (per group), H, W: "IOHW", "OIHW", "HWOI"…);
+    ``padding`` 1, 2 or 4 ints."""
+    return _conv_transpose_call(2, data, weight, strides, padding, dilation, groups,
+                                channels, kernel_size, data_layout, kernel_layout, out_layout,
+                                output_padding, out_dtype)
+
+
+def conv3d_transpose(data: Expr, weight: Expr, strides=(1, 1, 1), padding=(0, 0, 0),
+                     dilation=(1, 1, 1), groups: int = 1, channels=None, kernel_size=None,
+                     data_layout: str = "NCDHW", kernel_layout: str = "IODHW",
+                     out_layout: str = "", output_padding=(0, 0, 0),
+                     out_dtype: str = "") -> Expr:
+    """Transposed 3-D convolution ("NCDHW" or "NDHWC" data, an "IODHW"-like weight);
+    ``padding`` 1, 3 or 6 ints."""
+    return _conv_transpose_call(3, data, weight, strides, padding, dilation, groups,
+                                channels, kernel_size, data_layout, kernel_layout, out_layout,
+                                output_padding, out_dtype)
+
+
+__all__ += ["conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]
 
 
 def _pool_defaults(n: int, layout: str) -> dict:

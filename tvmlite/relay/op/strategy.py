@@ -17,7 +17,7 @@ from ...topi import generic as _generic
 from ...topi import x86 as _x86
 from ...topi.utils import find_op
 from . import tensor as _tensor_ops  # noqa: F401  (registers the ops strategies are added to)
-from .nn import conv2d_layouts, pad4
+from .nn import conv2d_layouts, conv_transpose_layouts, pad4
 from .registry import register_strategy
 
 
@@ -413,15 +413,37 @@ _reduce_schedules("nn.log_softmax", lambda attrs, ins, ty: [topi.nn.log_softmax(
 
 
 # ----------------------------------------------------------------- transposed conv, matmul
-def _conv2d_transpose(attrs, ins, ty):
-    return [topi.nn.conv2d_transpose_nchw(ins[0], ins[1], attrs.strides, attrs.padding,
-                                          attrs.out_dtype or ins[0].dtype,
-                                          attrs.output_padding)]
+def _conv_transpose(name: str, n: int):
+    sp = "DHW"[3 - n:]
+
+    def f(attrs, ins, ty):
+        dl, kl = conv_transpose_layouts(name, attrs, n)
+        if any(d != 1 for d in attrs.dilation):
+            raise topi.utils.TopiError(f"{name}: dilation {tuple(attrs.dilation)} is not "
+                                       "supported (only 1)")
+        data = _relayout(ins[0], dl, "NC" + sp)
+        weight = _relayout(ins[1], kl, "IO" + sp)
+        dt = attrs.out_dtype or ins[0].dtype
+        args = (data, weight, attrs.strides, attrs.padding, dt, attrs.output_padding)
+        if attrs.groups != 1 and n != 2:
+            raise topi.utils.TopiError(f"{name}: groups={attrs.groups} is not supported (only "
+                                       "1)")
+        if n == 1:
+            out = topi.nn.conv1d_transpose_ncw(*args)
+        elif n == 3:
+            out = topi.nn.conv3d_transpose_ncdhw(*args)
+        elif attrs.groups != 1:
+            out = topi.nn.group_conv2d_transpose_nchw(*args, attrs.groups)
+        else:
+            out = topi.nn.conv2d_transpose_nchw(*args)
+        return [_relayout(out, "NC" + sp, dl)]
+    return f
 
 
-_reduce_schedules("nn.conv2d_transpose", _conv2d_transpose,
-                  _generic.schedule_conv2d_transpose_nchw,
-                  _generic.schedule_conv2d_transpose_nchw)
+for _n in (1, 2, 3):
+    _reduce_schedules(f"nn.conv{_n}d_transpose",
+                      _conv_transpose(f"nn.conv{_n}d_transpose", _n),
+                      _x86.schedule_direct_conv, _generic.schedule_conv2d_transpose_nchw)
 
 
 def _batch_matmul_compute(x86: bool):

@@ -22,8 +22,10 @@ from .nn_python import (
     conv2d_hwcn_python,
     conv2d_nhwc_python,
     conv2d_transpose_nchw_python,
+    conv2d_transpose_nhwc_python,
     conv3d_ncdhw_python,
     conv3d_ndhwc_python,
+    conv3d_transpose_ncdhw_python,
     conv_nd_python,
     correlation_nchw_python,
     crop_and_resize_python,
@@ -83,7 +85,8 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv
            "batch_to_space_nd_python", "reorg_python", "strided_set_python", "sequence_mask",
            "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python",
            "compare_numpy_tvm", "searchsorted_ref", "lstm_python", "affine_grid_python",
-           "crop_and_resize_python", "grid_sample_python"]
+           "crop_and_resize_python", "grid_sample_python",
+           "conv3d_transpose_ncdhw_python", "conv2d_transpose_nhwc_python"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

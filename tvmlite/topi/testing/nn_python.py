@@ -71,6 +71,17 @@ def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0,
     return full[:, :, top:full.shape[2] - bottom, left:full.shape[3] - right]
 
 
+def conv2d_transpose_nhwc_python(a_nhwc, weight, weight_format, stride, padding,
+                                 output_padding=(0, 0)) -> np.ndarray:
+    """:func:`conv2d_transpose_nchw_python` of "NHWC" data, the weight in
+    ``weight_format`` (an order of I, O, H and W: "HWIO", "HWOI", "OIHW", "IOHW"); the
+    output is "NHWC"."""
+    w_iohw = np.transpose(weight, [weight_format.index(c) for c in "IOHW"])
+    out = conv2d_transpose_nchw_python(a_nhwc.transpose(0, 3, 1, 2), w_iohw, stride, padding,
+                                       output_padding)
+    return out.transpose(0, 2, 3, 1)
+
+
 def conv1d_transpose_ncw_python(a_np, w_np, stride, padding, output_padding=(0,)
                                 ) -> np.ndarray:
     """Transposed 1-D convolution by scattering: input ``(N, C, W)``, filter ``(C, F, K)``;
@@ -85,6 +96,26 @@ def conv1d_transpose_ncw_python(a_np, w_np, stride, padding, output_padding=(0,)
     for x in range(w):
         full[:, :, x * s:x * s + k] += np.einsum("nc,cfk->nfk", a_np[:, :, x], w_np)
     return full[:, :, left:left + out_w].astype(a_np.dtype)
+
+
+def conv3d_transpose_ncdhw_python(a_np, w_np, stride, padding, output_padding
+                                  ) -> np.ndarray:
+    """Transposed 3-D convolution by scattering: input ``(N, C, D, H, W)``, filter ``(C, F,
+    KD, KH, KW)``; input ``(z, y, x)`` adds ``a[z, y, x] * w`` at ``(z, y, x) * stride`` and
+    the result is cropped by the padding (front, top, left, back, bottom, right)."""
+    n, c, *size = a_np.shape
+    _, f, *ks = w_np.shape
+    st = [stride] * 3 if isinstance(stride, int) else list(stride)
+    opad = [output_padding] * 3 if isinstance(output_padding, int) else list(output_padding)
+    begin, end = get_pad_tuple_generic(padding, ks)
+    full = np.zeros((n, f, *[(x - 1) * s + k + o for x, s, k, o in zip(size, st, ks, opad)]),
+                    "float64")
+    for z, y, x in np.ndindex(*size):
+        full[:, :, z * st[0]:z * st[0] + ks[0], y * st[1]:y * st[1] + ks[1],
+             x * st[2]:x * st[2] + ks[2]] += np.einsum("nc,cfijk->nfijk", a_np[:, :, z, y, x],
+                                                       w_np)
+    crop = tuple(slice(b, full.shape[2 + i] - e) for i, (b, e) in enumerate(zip(begin, end)))
+    return full[(slice(None), slice(None)) + crop].astype(a_np.dtype)
 
 
 def correlation_nchw_python(a_np, b_np, kernel_size, max_displacement, stride1, stride2,
