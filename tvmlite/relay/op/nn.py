@@ -422,17 +422,48 @@ def layer_norm(data: Expr, gamma: Expr, beta: Expr, axis: int = -1, epsilon: flo
                      epsilon=float(epsilon), center=bool(center), scale=bool(scale))
 
 
-register("nn.pad", 1, topi_rel("nn.pad"), OpPattern.INJECTIVE,
+def _pad_rel(types, attrs):
+    op = "nn.pad"
+    data = tensor_arg(op, types, 0, "data")
+    if len(types) == 2:
+        value = tensor_arg(op, types, 1, "pad_value")
+        if value.shape:
+            raise RelayTypeError(f"{op}: pad_value must be a scalar, got shape {value.shape}")
+    elif len(types) != 1:
+        raise RelayTypeError(f"{op}: takes the data and an optional pad_value, got "
+                             f"{len(types)} arguments")
+    width = attrs.pad_width
+    if len(width) != len(data.shape):
+        raise RelayTypeError(f"{op}: pad_width has {len(width)} entries for the "
+                             f"{len(data.shape)}-D data")
+    shape = []
+    for d, (dim, (lo, hi)) in enumerate(zip(data.shape, width)):
+        if isinstance(dim, int):
+            if dim + lo + hi < 0:
+                raise RelayTypeError(f"{op}: padding ({lo}, {hi}) crops dimension {d} of size "
+                                     f"{dim} below zero")
+            shape.append(dim + lo + hi)
+        else:
+            shape.append(dim + (lo + hi) if lo + hi else dim)
+    return TensorType(tuple(shape), data.dtype)
+
+
+register("nn.pad", -1, _pad_rel, OpPattern.INJECTIVE,
          {"pad_width": (), "pad_value": 0.0, "pad_mode": "constant"})
 
 
-def pad(data: Expr, pad_width, pad_value: float = 0.0, pad_mode: str = "constant") -> Expr:
-    """Pad each dimension by ``pad_width[d] = (before, after)`` elements of ``pad_value``."""
-    if pad_mode != "constant":
-        raise RelayTypeError(f"nn.pad: pad_mode {pad_mode!r} is not supported yet (only "
-                             "'constant')")
+def pad(data: Expr, pad_width, pad_value=0.0, pad_mode: str = "constant") -> Expr:
+    """Pad each dimension by ``pad_width[d] = (before, after)`` elements (a negative width
+    crops): of ``pad_value`` (a number, or a scalar relay expression) for "constant", the
+    border element for "edge", the mirror image for "reflect"."""
+    if pad_mode not in ("constant", "edge", "reflect"):
+        raise RelayTypeError(f"nn.pad: pad_mode must be 'constant', 'edge' or 'reflect', got "
+                             f"{pad_mode!r}")
     width = tuple((int(a), int(b)) for a, b in pad_width)
-    return make_call("nn.pad", [data], pad_width=width, pad_value=float(pad_value))
+    if isinstance(pad_value, Expr):
+        return make_call("nn.pad", [data, pad_value], pad_width=width, pad_mode=pad_mode)
+    return make_call("nn.pad", [data], pad_width=width, pad_value=float(pad_value),
+                     pad_mode=pad_mode)
 
 
 register("nn.batch_matmul", 2, topi_rel("nn.batch_matmul"), OpPattern.OUT_ELEMWISE_FUSABLE,
@@ -780,7 +811,14 @@ register("nn.instance_norm", 3, topi_rel("nn.instance_norm"), OpPattern.OPAQUE,
          _NORM_DEFAULTS)
 register("nn.group_norm", 3, topi_rel("nn.group_norm"), OpPattern.OPAQUE,
          {**_NORM_DEFAULTS, "num_groups": 1})
-register("nn.lrn", 1, topi_rel("nn.lrn"), OpPattern.OPAQUE,
+def _lrn_rel(types, attrs):
+    # classic's relation checks the axis only; an even size fails in the TOPI compute
+    t = tensor_arg("nn.lrn", types, 0, "data")
+    norm_axis("nn.lrn", attrs.axis, len(t.shape))
+    return t
+
+
+register("nn.lrn", 1, _lrn_rel, OpPattern.OPAQUE,
          {"size": 5, "axis": 1, "bias": 2.0, "alpha": 1e-5, "beta": 0.75})
 register("nn.l2_normalize", 1, topi_rel("nn.l2_normalize"), OpPattern.OPAQUE,
          {"eps": 1e-12, "axis": None})
@@ -827,6 +865,9 @@ register("nn.mirror_pad", 1, topi_rel("nn.mirror_pad"), OpPattern.INJECTIVE,
 register("nn.upsampling", 1, topi_rel("nn.upsampling"), OpPattern.INJECTIVE,
          {"scale_h": 1.0, "scale_w": 1.0, "layout": "NCHW", "method": "nearest_neighbor",
           "align_corners": False})
+register("nn.upsampling3d", 1, topi_rel("nn.upsampling3d"), OpPattern.INJECTIVE,
+         {"scale_d": 1.0, "scale_h": 1.0, "scale_w": 1.0, "layout": "NCDHW",
+          "method": "nearest_neighbor", "coordinate_transformation_mode": "half_pixel"})
 register("nn.prelu", 2, topi_rel("nn.prelu"), OpPattern.BROADCAST, {"axis": 1})
 register("nn.dropout", 1, topi_rel("nn.dropout"), OpPattern.INJECTIVE, {"rate": 0.5})
 
@@ -855,6 +896,17 @@ def upsampling(data: Expr, scale_h: float = 1, scale_w: float = 1, layout: str =
     """Scale H and W by ``scale_h`` / ``scale_w`` ("nearest_neighbor" or "bilinear")."""
     return make_call("nn.upsampling", [data], scale_h=float(scale_h), scale_w=float(scale_w),
                      layout=layout, method=method, align_corners=bool(align_corners))
+
+
+def upsampling3d(data: Expr, scale_d: float = 1, scale_h: float = 1, scale_w: float = 1,
+                 layout: str = "NCDHW", method: str = "nearest_neighbor",
+                 coordinate_transformation_mode: str = "half_pixel") -> Expr:
+    """Scale D, H and W by ``scale_d``, ``scale_h``, ``scale_w`` ("nearest_neighbor" or
+    "trilinear"; coordinates mapped by ``coordinate_transformation_mode``)."""
+    return make_call("nn.upsampling3d", [data], scale_d=float(scale_d),
+                     scale_h=float(scale_h), scale_w=float(scale_w), layout=layout,
+                     method=method,
+                     coordinate_transformation_mode=coordinate_transformation_mode)
 
 
 def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Expr:
@@ -899,7 +951,8 @@ def matmul(tensor_a: Expr, tensor_b: Expr, units=None, out_dtype: str = "",
 __all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
             "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_avg_pool2d",
             "adaptive_max_pool2d", "global_max_pool2d", "instance_norm", "group_norm", "lrn",
-            "l2_normalize", "depth_to_space", "space_to_depth", "mirror_pad", "upsampling", "prelu",
+            "l2_normalize", "depth_to_space", "space_to_depth", "mirror_pad", "upsampling",
+            "upsampling3d", "prelu",
             "dropout", "dropout_raw", "matmul"]
 
 

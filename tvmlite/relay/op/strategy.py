@@ -334,9 +334,21 @@ _injective_strategies("expand_dims", lambda attrs, ins, ty: [topi.expand_dims(
     ins[0], attrs.axis, attrs.num_newaxis)])
 _injective_strategies("broadcast_to", lambda attrs, ins, ty: [topi.broadcast_to(
     ins[0], list(attrs.shape))])
-_injective_strategies("nn.pad", lambda attrs, ins, ty: [topi.nn.pad(
-    ins[0], [w[0] for w in attrs.pad_width], [w[1] for w in attrs.pad_width],
-    attrs.pad_value)])
+def _pad(attrs, ins, ty):
+    data = ins[0]
+    width = [tuple(w) for w in attrs.pad_width]
+    if any(min(w) < 0 for w in width):  # negative widths crop first
+        shape = topi.utils.get_const_tuple(data.shape)
+        data = topi.strided_slice(data, [max(-lo, 0) for lo, _ in width],
+                                  [d - max(-hi, 0) if isinstance(d, int) else d + min(hi, 0)
+                                   for d, (_, hi) in zip(shape, width)])
+        width = [(max(lo, 0), max(hi, 0)) for lo, hi in width]
+    value = ins[1]() if len(ins) == 2 else attrs.pad_value
+    return [topi.nn.pad(data, [w[0] for w in width], [w[1] for w in width], value,
+                        pad_mode=attrs.get("pad_mode") or "constant")]
+
+
+_injective_strategies("nn.pad", _pad)
 for _n in (1, 2, 3):
     _injective_strategies(f"image.resize{_n}d", lambda attrs, ins, ty, _n=_n: [getattr(
         topi.image, f"resize{_n}d")(
@@ -667,6 +679,9 @@ _injective_strategies("nn.mirror_pad", lambda attrs, ins, ty: [topi.nn.mirror_pa
     ins[0], [w[0] for w in attrs.pad_width], [w[1] for w in attrs.pad_width], attrs.mode)])
 _injective_strategies("nn.upsampling", lambda attrs, ins, ty: [topi.nn.upsampling(
     ins[0], attrs.scale_h, attrs.scale_w, attrs.layout, attrs.method, attrs.align_corners)])
+_injective_strategies("nn.upsampling3d", lambda attrs, ins, ty: [topi.nn.upsampling3d(
+    ins[0], attrs.scale_d, attrs.scale_h, attrs.scale_w, attrs.layout, attrs.method,
+    attrs.coordinate_transformation_mode)])
 _injective_strategies("nn.prelu", lambda attrs, ins, ty: [topi.nn.prelu(ins[0], ins[1],
                                                                         attrs.axis)])
 # inference: the output and the mask are the data itself (SimplifyInference drops the op)

@@ -35,6 +35,7 @@ from .nn_python import (
     group_conv1d_ncw_python,
     group_norm_python,
     instance_norm_python,
+    l2_normalize_python,
     layer_norm_python,
     log_softmax_python,
     lrn_python,
@@ -86,7 +87,8 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv
            "nll_loss", "conv1d_transpose_ncw_python", "correlation_nchw_python",
            "compare_numpy_tvm", "searchsorted_ref", "lstm_python", "affine_grid_python",
            "crop_and_resize_python", "grid_sample_python",
-           "conv3d_transpose_ncdhw_python", "conv2d_transpose_nhwc_python"]
+           "conv3d_transpose_ncdhw_python", "conv2d_transpose_nhwc_python",
+           "l2_normalize_python"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

@@ -353,6 +353,13 @@ def lrn_python(a_np, size, axis, bias, alpha, beta) -> np.ndarray:
     return a_np / (bias + alpha * acc / size) ** beta
 
 
+def l2_normalize_python(a_np, eps, axis=None) -> np.ndarray:
+    """``a / sqrt(max(sum(a^2 over axis), eps))`` (all axes when ``axis`` is None)."""
+    axis = None if axis is None else tuple(np.atleast_1d(axis).tolist())
+    ssum = np.sum(a_np.astype("float64") ** 2, axis=axis, keepdims=True)
+    return (a_np / np.sqrt(np.maximum(ssum, eps))).astype(a_np.dtype)
+
+
 def _axes_of(layout: str, letters: str):
     """Positions of ``letters`` in ``layout`` ("NCHW", "NDHWC", "NCHW16c" ...)."""
     names = [c for c, _ in parse_layout(layout, "resize reference")]
