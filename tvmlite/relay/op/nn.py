@@ -956,6 +956,70 @@ __all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_p
             "dropout", "dropout_raw", "matmul"]
 
 
+# --------------------------------------------- space/batch reshuffles, loss, correlation
+register("nn.space_to_batch_nd", 1, topi_rel("nn.space_to_batch_nd"), OpPattern.INJECTIVE,
+         {"block_shape": (), "paddings": (), "pad_value": 0.0})
+register("nn.batch_to_space_nd", 1, topi_rel("nn.batch_to_space_nd"), OpPattern.INJECTIVE,
+         {"block_shape": (), "crops": ()})
+register("nn.nll_loss", 3, topi_rel("nn.nll_loss"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"reduction": "mean", "ignore_index": -100})
+register("nn.correlation", 2, topi_rel("nn.correlation"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"kernel_size": 1, "max_displacement": 1, "stride1": 1, "stride2": 1,
+          "padding": (0, 0, 0, 0), "is_multiply": True, "layout": "NCHW"})
+
+
+def _pairs(op: str, v, what: str) -> tuple:
+    pairs = tuple((int(a), int(b)) for a, b in v)
+    if any(a < 0 or b < 0 for a, b in pairs):
+        raise RelayTypeError(f"{op}: {what} must be non-negative, got {pairs}")
+    return pairs
+
+
+def space_to_batch_nd(data: Expr, block_shape, paddings, pad_value: float = 0) -> Expr:
+    """Pad the spatial dimensions (1 .. M) of ``data`` by ``paddings`` ``[[before, after],
+    ...]`` and move ``block_shape`` blocks of them into the batch."""
+    op = "nn.space_to_batch_nd"
+    return make_call(op, [data], block_shape=tuple(int(b) for b in block_shape),
+                     paddings=_pairs(op, paddings, "paddings"), pad_value=float(pad_value))
+
+
+def batch_to_space_nd(data: Expr, block_shape, crops) -> Expr:
+    """The inverse of :func:`space_to_batch_nd`: move blocks of the batch into the spatial
+    dimensions, then crop them by ``crops`` ``[[begin, end], ...]``."""
+    op = "nn.batch_to_space_nd"
+    return make_call(op, [data], block_shape=tuple(int(b) for b in block_shape),
+                     crops=_pairs(op, crops, "crops"))
+
+
+def nll_loss(predictions: Expr, targets: Expr, weights: Expr, reduction: str = "mean",
+             ignore_index: int = -100) -> Expr:
+    """Negative log likelihood: ``-predictions[n, t, ...] * weights[t]`` with ``t =
+    targets[n, ...]`` (0 where ``t == ignore_index``), reduced by ``reduction`` ("mean":
+    divided by the sum of the weights used, "sum" or "none")."""
+    if reduction not in ("mean", "sum", "none"):
+        raise RelayTypeError(f"nn.nll_loss: reduction must be 'mean', 'sum' or 'none', got "
+                             f"{reduction!r}")
+    return make_call("nn.nll_loss", [predictions, targets, weights], reduction=reduction,
+                     ignore_index=int(ignore_index))
+
+
+def correlation(data1: Expr, data2: Expr, kernel_size: int, max_displacement: int,
+                stride1: int, stride2: int, padding, is_multiply: bool, layout: str) -> Expr:
+    """FlowNet correlation of two "NCHW" feature maps: for each position and displacement
+    (multiples of ``stride2`` up to ``max_displacement``) the channel and ``kernel_size``
+    window mean of ``a * b`` (``is_multiply``) or ``|a - b|``."""
+    op = "nn.correlation"
+    if layout != "NCHW":
+        raise RelayTypeError(f"{op}: only layout 'NCHW' is supported, got {layout!r}")
+    return make_call(op, [data1, data2], kernel_size=int(kernel_size),
+                     max_displacement=int(max_displacement), stride1=int(stride1),
+                     stride2=int(stride2), padding=pad4(op, padding),
+                     is_multiply=bool(is_multiply), layout=layout)
+
+
+__all__ += ["space_to_batch_nd", "batch_to_space_nd", "nll_loss", "correlation"]
+
+
 from ..._classic import fallback as _fallback  # noqa: E402
 
 __getattr__ = _fallback(__name__)

@@ -721,6 +721,20 @@ _injective_strategies("fixed_point_multiply", lambda attrs, ins, ty: [
     topi.fixed_point_multiply(ins[0], attrs.multiplier, attrs.shift)])
 
 
+_injective_strategies("nn.space_to_batch_nd", lambda attrs, ins, ty: [
+    topi.nn.space_to_batch_nd(ins[0], list(attrs.block_shape),
+                              [p[0] for p in attrs.paddings], [p[1] for p in attrs.paddings],
+                              attrs.pad_value)])
+_injective_strategies("nn.batch_to_space_nd", lambda attrs, ins, ty: [
+    topi.nn.batch_to_space_nd(ins[0], list(attrs.block_shape), [c[0] for c in attrs.crops],
+                              [c[1] for c in attrs.crops])])
+_default_strategies("nn.nll_loss", lambda attrs, ins, ty: [topi.nn.nll_loss(
+    *ins, attrs.reduction, attrs.ignore_index)])
+_default_strategies("nn.correlation", lambda attrs, ins, ty: [topi.nn.correlation_nchw(
+    ins[0], ins[1], attrs.kernel_size, attrs.max_displacement, attrs.stride1, attrs.stride2,
+    tuple(attrs.padding), attrs.is_multiply)], _generic.schedule_correlation_nchw)
+
+
 # --------------------------------------------------------------------------------- GPU (cuda)
 def _gpu_conv2d_compute(attrs, ins, ty):
     data, weight = ins
