@@ -761,7 +761,8 @@ def avg_pool3d(data: Expr, pool_size=(1, 1, 1), strides=(1, 1, 1), dilation=(1, 
 
 # ------------------------------------------------------------ adaptive and global pooling
 for _name, _layout in (("nn.adaptive_avg_pool1d", "NCW"), ("nn.adaptive_max_pool1d", "NCW"),
-                       ("nn.adaptive_avg_pool2d", "NCHW"), ("nn.adaptive_max_pool2d", "NCHW")):
+                       ("nn.adaptive_avg_pool2d", "NCHW"), ("nn.adaptive_max_pool2d", "NCHW"),
+                       ("nn.adaptive_avg_pool3d", "NCDHW"), ("nn.adaptive_max_pool3d", "NCDHW")):
     register(_name, 1, topi_rel(_name), OpPattern.OUT_ELEMWISE_FUSABLE,
              {"output_size": None, "layout": _layout, "out_layout": ""})
 register("nn.global_max_pool2d", 1, topi_rel("nn.global_max_pool2d"),
@@ -798,6 +799,19 @@ def adaptive_max_pool2d(data: Expr, output_size=None, layout: str = "NCHW",
                         out_layout: str = "") -> Expr:
     """Adaptive max pooling over H and W to ``output_size``."""
     return _adaptive("nn.adaptive_max_pool2d", data, output_size, layout)
+
+
+def adaptive_avg_pool3d(data: Expr, output_size=None, layout: str = "NCDHW",
+                        out_layout: str = "") -> Expr:
+    """Adaptive average pooling over D, H and W to ``output_size`` (one int for all three;
+    D, H, W themselves when None)."""
+    return _adaptive("nn.adaptive_avg_pool3d", data, output_size, layout)
+
+
+def adaptive_max_pool3d(data: Expr, output_size=None, layout: str = "NCDHW",
+                        out_layout: str = "") -> Expr:
+    """Adaptive max pooling over D, H and W to ``output_size``."""
+    return _adaptive("nn.adaptive_max_pool3d", data, output_size, layout)
 
 
 def global_max_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Expr:
@@ -950,7 +964,8 @@ def matmul(tensor_a: Expr, tensor_b: Expr, units=None, out_dtype: str = "",
 
 __all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
             "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_avg_pool2d",
-            "adaptive_max_pool2d", "global_max_pool2d", "instance_norm", "group_norm", "lrn",
+            "adaptive_max_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
+            "global_max_pool2d", "instance_norm", "group_norm", "lrn",
             "l2_normalize", "depth_to_space", "space_to_depth", "mirror_pad", "upsampling",
             "upsampling3d", "prelu",
             "dropout", "dropout_raw", "matmul"]

@@ -621,6 +621,12 @@ def _adaptive_pool(n: int, pool_type: str):
             oshape = list(shape)
             oshape[w_ax] = size[1]
             return [topi.reshape(out, oshape)]
+        if n == 3:
+            if len(size) == 1:
+                size = size * 3
+            if not size:
+                size = [topi.utils.get_const_int(data.shape[layout.index(c)]) for c in "DHW"]
+            return [topi.nn.adaptive_pool3d(data, size, pool_type, layout)]
         if not size:
             hw = [layout.index("H"), layout.index("W")] if "H" in layout else []
             size = [topi.utils.get_const_int(data.shape[k]) for k in hw] or [1]
@@ -629,6 +635,9 @@ def _adaptive_pool(n: int, pool_type: str):
     return f
 
 
+for _kind in ("avg", "max"):
+    _default_strategies(f"nn.adaptive_{_kind}_pool3d", _adaptive_pool(3, _kind),
+                        _generic.schedule_adaptive_pool)
 for _n in (1, 2):
     for _kind in ("avg", "max"):
         # a 1-D pool is a 2-D one between reshapes: its layout (NWC) names the wrong axes
@@ -733,6 +742,15 @@ _default_strategies("nn.nll_loss", lambda attrs, ins, ty: [topi.nn.nll_loss(
 _default_strategies("nn.correlation", lambda attrs, ins, ty: [topi.nn.correlation_nchw(
     ins[0], ins[1], attrs.kernel_size, attrs.max_displacement, attrs.stride1, attrs.stride2,
     tuple(attrs.padding), attrs.is_multiply)], _generic.schedule_correlation_nchw)
+
+
+for _name in ("collapse_sum_like", "collapse_sum_to"):
+    _reduce_schedules(_name, lambda attrs, ins, ty: [topi.collapse_sum(ins[0], ty.shape)],
+                      _x86.schedule_reduce, _generic.schedule_reduce)
+_injective_strategies("slice_like", lambda attrs, ins, ty: [topi.strided_slice(
+    ins[0], [0] * len(ty.shape), list(ty.shape))])
+_injective_strategies("contrib_reverse_reshape", lambda attrs, ins, ty: [topi.reshape(
+    ins[0], ty.shape)])
 
 
 # --------------------------------------------------------------------------------- GPU (cuda)

@@ -10,8 +10,10 @@ import builtins as _builtins
 from typing import Optional, Sequence
 
 from ..expr import Constant, Expr, Tuple, TupleWrapper, const
-from ._rel import RelayTypeError, topi_rel
+from ..ty import TensorType
+from ._rel import RelayTypeError, norm_axis, tensor_arg, topi_rel
 from .registry import OpPattern, make_call, register
+from .tensor import infer_newshape
 
 register("strided_slice", 1, topi_rel("strided_slice"), OpPattern.INJECTIVE,
          {"begin": (), "end": (), "strides": None, "axes": None})
@@ -547,6 +549,84 @@ def segment_sum(data: Expr, segment_ids: Expr, num_segments: Optional[int] = Non
     return scatter_elements(zeros(shape, dt.dtype), segment_ids, data, 0, "add")
 
 
+# ------------------------------------------ shape-driven ops (collapse_sum, slice_like ...)
+def _collapse_rel(name: str):
+    def rel(types, attrs):
+        data = tensor_arg(name, types, 0, "data")
+        target = tuple(tensor_arg(name, types, 1, "collapse_type").shape) if len(types) == 2 \
+            else tuple(attrs.shape)
+        lead = len(data.shape) - len(target)
+        if lead < 0 or _builtins.any(t != 1 and t != d
+                                     for t, d in zip(target, data.shape[lead:])):
+            raise RelayTypeError(f"{name}: data of shape {data.shape} does not broadcast "
+                                 f"from {target}")
+        return TensorType(target, data.dtype)
+    return rel
+
+
+def _slice_like_rel(types, attrs):
+    name = "slice_like"
+    data = tensor_arg(name, types, 0, "data")
+    like = tensor_arg(name, types, 1, "shape_like")
+    n = len(data.shape)
+    if attrs.axes is None:
+        if len(like.shape) > n:
+            raise RelayTypeError(f"{name}: shape_like {like.shape} has more axes than the "
+                                 f"data {data.shape}")
+        axes = range(len(like.shape))
+    else:
+        axes = [norm_axis(name, int(a), n) for a in attrs.axes]
+        if _builtins.any(a >= len(like.shape) for a in axes):
+            raise RelayTypeError(f"{name}: axes {tuple(attrs.axes)} out of range for "
+                                 f"shape_like {like.shape}")
+    shape = list(data.shape)
+    for a in axes:
+        d, s = data.shape[a], like.shape[a]
+        if isinstance(d, int) and isinstance(s, int) and s > d:
+            raise RelayTypeError(f"{name}: shape_like's axis {a} ({s}) is longer than the "
+                                 f"data's ({d})")
+        shape[a] = s
+    return TensorType(tuple(shape), data.dtype)
+
+
+def _reverse_reshape_rel(types, attrs):
+    data = tensor_arg("reverse_reshape", types, 0, "data")
+    out = infer_newshape("reverse_reshape", tuple(reversed(data.shape)),
+                         tuple(reversed(attrs.newshape)))
+    return TensorType(tuple(reversed(out)), data.dtype)
+
+
+register("collapse_sum_like", 2, _collapse_rel("collapse_sum_like"), OpPattern.COMM_REDUCE)
+register("collapse_sum_to", 1, _collapse_rel("collapse_sum_to"), OpPattern.COMM_REDUCE,
+         {"shape": ()})
+register("slice_like", 2, _slice_like_rel, OpPattern.INJECTIVE, {"axes": None})
+register("contrib_reverse_reshape", 1, _reverse_reshape_rel, OpPattern.INJECTIVE,
+         {"newshape": ()})
+
+
+def collapse_sum_like(data: Expr, collapse_type: Expr) -> Expr:
+    """``data`` summed down to the shape of ``collapse_type`` (the inverse of broadcasting
+    it to ``data``'s shape)."""
+    return make_call("collapse_sum_like", [data, collapse_type])
+
+
+def collapse_sum_to(data: Expr, shape) -> Expr:
+    """``data`` summed down to ``shape`` (ints or a relay constant)."""
+    return make_call("collapse_sum_to", [data], shape=_ints(shape))
+
+
+def slice_like(data: Expr, shape_like: Expr, axes=None) -> Expr:
+    """``data[:s_0, :s_1, ...]`` with ``s`` the shape of ``shape_like`` on ``axes`` (its
+    leading axes when None)."""
+    return make_call("slice_like", [data, shape_like], axes=_ints(axes))
+
+
+def reverse_reshape(data: Expr, newshape) -> Expr:
+    """``reshape`` with the special values of ``newshape`` (0: copy, -1: infer ...) matched
+    from the right: ``(10, 5, 4)`` with ``(-1, 0)`` gives ``(50, 4)``."""
+    return make_call("contrib_reverse_reshape", [data], newshape=_ints(newshape))
+
+
 __all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to_like",
            "sliding_window", "cumsum", "cumprod", "shape_of", "ndarray_size",
            "strided_slice", "take", "squeeze", "expand_dims", "broadcast_to", "split", "sum",
@@ -556,4 +636,5 @@ __all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to
            "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
            "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like",
            "scatter_elements", "scatter_nd", "adv_index", "unique", "sparse_to_dense",
-           "strided_set", "fixed_point_multiply", "segment_sum"]
+           "strided_set", "fixed_point_multiply", "segment_sum", "collapse_sum_like",
+           "collapse_sum_to", "slice_like", "reverse_reshape"]

@@ -284,7 +284,7 @@ def adaptive_pool(np_data, out_size, pool_type, layout="NCHW") -> np.ndarray:
     "NCDHW"): output ``o`` of an axis of ``n`` inputs pools ``[floor(o*n/O), ceil((o+1)*n/O))``."""
     perm = _spatial_first(layout)
     data = np_data.transpose(perm)
-    out_size = tuple(out_size)
+    out_size = (out_size,) if isinstance(out_size, int) else tuple(out_size)
     out = np.zeros(data.shape[:2] + out_size, np_data.dtype)
     sizes = data.shape[2:]
     axes = tuple(range(2, data.ndim))
