@@ -1035,6 +1035,76 @@ def correlation(data1: Expr, data2: Expr, kernel_size: int, max_displacement: in
 __all__ += ["space_to_batch_nd", "batch_to_space_nd", "nll_loss", "correlation"]
 
 
+# ------------------------------------------------------------------- deformable_conv2d
+def deformable_layouts(attrs) -> Tuple[str, str]:
+    """The checked (data, kernel) layouts of an ``nn.deformable_conv2d``'s attributes."""
+    op = "nn.deformable_conv2d"
+    dl, kl = attrs.data_layout, attrs.kernel_layout
+    if dl not in ("NCHW", "NHWC"):
+        raise RelayTypeError(f"{op}: data_layout must be 'NCHW' or 'NHWC', got {dl!r}")
+    if len(kl) != 4 or sorted(kl) != sorted("OIHW"):
+        raise RelayTypeError(f"{op}: kernel_layout {kl!r} must order O, I, H and W")
+    if attrs.out_layout not in ("", dl):
+        raise RelayTypeError(f"{op}: out_layout {attrs.out_layout!r} differs from data_layout "
+                             f"{dl!r} (not supported)")
+    return dl, kl
+
+
+def _deformable_arg_types(types, attrs):
+    """An unknown offset from the data and the output size, an unknown weight from
+    ``channels`` and ``kernel_size``."""
+    op = "nn.deformable_conv2d"
+    data, offset, weight = types
+    if data is None or attrs.kernel_size is None:
+        return types
+    dl, kl = deformable_layouts(attrs)
+    t = tensor_arg(op, types, 0, "data")
+    n, c, h, w = (t.shape[dl.index(x)] for x in "NCHW")
+    kh, kw = attrs.kernel_size
+    if weight is None and attrs.channels is not None:
+        dims = dict(zip("OIHW", (int(attrs.channels), c // int(attrs.groups), kh, kw)))
+        weight = TensorType(tuple(dims[x] for x in kl), t.dtype)
+    if offset is None:
+        top, left, bottom, right = attrs.padding
+        (sh, sw), (dh, dw) = attrs.strides, attrs.dilation
+        oh = _out_size(op, h, kh, dh, top, bottom, sh, "height")
+        ow = _out_size(op, w, kw, dw, left, right, sw, "width")
+        oc = 2 * kh * kw * int(attrs.deformable_groups)
+        offset = TensorType((n, oc, oh, ow) if dl == "NCHW" else (n, oh, ow, oc), t.dtype)
+    return [data, offset, weight]
+
+
+register("nn.deformable_conv2d", 3, topi_rel("nn.deformable_conv2d"),
+         OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1),
+          "deformable_groups": 1, "groups": 1, "channels": None, "kernel_size": None,
+          "data_layout": "NCHW", "kernel_layout": "OIHW", "out_layout": "", "out_dtype": ""})
+register_arg_types("nn.deformable_conv2d", _deformable_arg_types)
+
+
+def deformable_conv2d(data: Expr, offset: Expr, weight: Expr, strides=(1, 1), padding=(0, 0),
+                      dilation=(1, 1), deformable_groups: int = 1, groups: int = 1,
+                      channels=None, kernel_size=None, data_layout: str = "NCHW",
+                      kernel_layout: str = "OIHW", out_layout: str = "",
+                      out_dtype: str = "") -> Expr:
+    """Deformable 2-D convolution: each kernel tap samples ``data`` bilinearly at its
+    position shifted by ``offset`` (per deformable group and tap, (y, x); ``(N, dg * KH * KW
+    * 2, OH, OW)`` for "NCHW" data, channels last for "NHWC"). See
+    ``topi.nn.deformable_conv2d_nchw``."""
+    op = "nn.deformable_conv2d"
+    return make_call(op, [data, offset, weight], strides=_pair(op, strides, "strides"),
+                     padding=pad4(op, padding), dilation=_pair(op, dilation, "dilation"),
+                     deformable_groups=int(deformable_groups), groups=int(groups),
+                     channels=None if channels is None else int(channels),
+                     kernel_size=None if kernel_size is None else _pair(
+                         op, kernel_size, "kernel_size"),
+                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     out_layout=out_layout or "", out_dtype=out_dtype or "")
+
+
+__all__ += ["deformable_conv2d"]
+
+
 from ..._classic import fallback as _fallback  # noqa: E402
 
 __getattr__ = _fallback(__name__)

@@ -753,6 +753,19 @@ _injective_strategies("contrib_reverse_reshape", lambda attrs, ins, ty: [topi.re
     ins[0], ty.shape)])
 
 
+def _deformable_conv2d(attrs, ins, ty):
+    from .nn import deformable_layouts
+    dl, kl = deformable_layouts(attrs)
+    data, offset, weight = ins
+    fn = topi.nn.deformable_conv2d_nchw if dl == "NCHW" else topi.nn.deformable_conv2d_nhwc
+    weight = _relayout(weight, kl, "OIHW" if dl == "NCHW" else "HWIO")
+    return [fn(data, offset, weight, attrs.strides, tuple(attrs.padding), attrs.dilation,
+               attrs.deformable_groups, attrs.groups, attrs.out_dtype or None)]
+
+
+_default_strategies("nn.deformable_conv2d", _deformable_conv2d)
+
+
 # --------------------------------------------------------------------------------- GPU (cuda)
 def _gpu_conv2d_compute(attrs, ins, ty):
     data, weight = ins

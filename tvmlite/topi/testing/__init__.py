@@ -29,6 +29,8 @@ from .nn_python import (
     conv_nd_python,
     correlation_nchw_python,
     crop_and_resize_python,
+    deformable_conv2d_nchw_python,
+    deformable_conv2d_nhwc_python,
     depth_to_space_python,
     depthwise_conv2d_python_nhwc,
     dilate_python,
@@ -88,7 +90,8 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv
            "compare_numpy_tvm", "searchsorted_ref", "lstm_python", "affine_grid_python",
            "crop_and_resize_python", "grid_sample_python",
            "conv3d_transpose_ncdhw_python", "conv2d_transpose_nhwc_python",
-           "l2_normalize_python"]
+           "l2_normalize_python", "deformable_conv2d_nchw_python",
+           "deformable_conv2d_nhwc_python"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

@@ -118,6 +118,58 @@ def conv3d_transpose_ncdhw_python(a_np, w_np, stride, padding, output_padding
     return full[(slice(None), slice(None)) + crop].astype(a_np.dtype)
 
 
+def deformable_conv2d_nchw_python(a_np, offset_np, w_np, stride, padding, dilation,
+                                  deformable_groups, groups) -> np.ndarray:
+    """Deformable convolution: data ``(N, C, H, W)``, offset ``(N, dg * KH * KW * 2, OH,
+    OW)`` ((y, x) per deformable group and tap), weight ``(O, C / groups, KH, KW)``; each tap
+    samples bilinearly (0 outside the image)."""
+    n, c, h, w = a_np.shape
+    o, cg, kh, kw = w_np.shape
+    oh, ow = offset_np.shape[2:]
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    dh, dw = (dilation, dilation) if isinstance(dilation, int) else dilation
+    top, left, _, _ = get_pad_tuple(padding, ((kh - 1) * dh + 1, (kw - 1) * dw + 1))
+    c_per_dg = c // deformable_groups
+    off = offset_np.reshape(n, deformable_groups, kh, kw, 2, oh, ow).astype("float64")
+
+    def sample(img, y, x):  # img (C', H, W) -> (C',)
+        if y < 0 or x < 0 or y >= h or x >= w:
+            return 0.0
+        y0, x0 = int(np.floor(y)), int(np.floor(x))
+        val = 0.0
+        for yp, wy in ((y0, 1 - (y - y0)), (y0 + 1, y - y0)):
+            for xp, wx in ((x0, 1 - (x - x0)), (x0 + 1, x - x0)):
+                if 0 <= yp < h and 0 <= xp < w:
+                    val = val + wy * wx * img[:, yp, xp]
+        return val
+
+    cols = np.zeros((n, c, kh, kw, oh, ow))
+    for b, i, j, y, x in np.ndindex(n, kh, kw, oh, ow):
+        for g in range(deformable_groups):
+            dy, dx = off[b, g, i, j, :, y, x]
+            chans = slice(g * c_per_dg, (g + 1) * c_per_dg)
+            cols[b, chans, i, j, y, x] = sample(a_np[b, chans].astype("float64"),
+                                                y * sh - top + i * dh + dy,
+                                                x * sw - left + j * dw + dx)
+    out = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for g in range(groups):
+        out[:, g * og:(g + 1) * og] = np.einsum(
+            "ncijyx,ocij->noyx", cols[:, g * cg:(g + 1) * cg], w_np[g * og:(g + 1) * og])
+    return out.astype(a_np.dtype)
+
+
+def deformable_conv2d_nhwc_python(a_np, offset_np, w_np, stride, padding, dilation,
+                                  deformable_groups, groups) -> np.ndarray:
+    """:func:`deformable_conv2d_nchw_python` of NHWC data, an NHWC offset and an HWIO
+    weight; the output is NHWC."""
+    out = deformable_conv2d_nchw_python(a_np.transpose(0, 3, 1, 2),
+                                        offset_np.transpose(0, 3, 1, 2),
+                                        w_np.transpose(3, 2, 0, 1), stride, padding, dilation,
+                                        deformable_groups, groups)
+    return out.transpose(0, 2, 3, 1)
+
+
 def correlation_nchw_python(a_np, b_np, kernel_size, max_displacement, stride1, stride2,
                             padding, is_multiply) -> np.ndarray:
     """FlowNet correlation: output ``(n, q, i, j)`` is the mean over channels and the
