@@ -325,7 +325,8 @@ _injective_strategies("ndarray_size", lambda attrs, ins, ty: [topi.ndarray_size(
 _injective_strategies("nn.leaky_relu", lambda attrs, ins, ty: [topi.nn.leaky_relu(
     ins[0], attrs.alpha)])
 _injective_strategies("strided_slice", lambda attrs, ins, ty: [topi.strided_slice(
-    ins[0], attrs.begin, attrs.end, attrs.strides, attrs.axes)])
+    ins[0], attrs.begin, attrs.end, attrs.strides, attrs.axes,
+    attrs.get("slice_mode") or "end")])
 _injective_strategies("take", lambda attrs, ins, ty: [topi.take(
     ins[0], ins[1], attrs.axis, mode=attrs.mode)])
 _injective_strategies("squeeze", lambda attrs, ins, ty: [topi.squeeze(
@@ -389,9 +390,18 @@ def _reduce_compute(name: str):
         count = 1
         for a in set(axes):
             count *= shape[a]
-        total = topi.sum(data, axis, attrs.keepdims)
-        return [_divide_by_count(total, count, data.dtype)]
+        return [_wide_mean(data, axis, attrs.keepdims, count)]
     return f
+
+
+def _wide_mean(data, axis, keepdims: bool, count, less: int = 0):
+    """``sum(data over axis) / max(count - less, 1)``, accumulated in float32 for float16
+    data (as classic: a float16 sum of many elements loses the small addends)."""
+    dtype = data.dtype
+    if dtype == "float16":
+        data = topi.cast(data, "float32")
+    out = _divide_by_count(topi.sum(data, axis, keepdims), count, data.dtype, less)
+    return topi.cast(out, dtype) if dtype == "float16" else out
 
 
 def _divide_by_count(total, count, dtype: str, less: int = 0):
@@ -491,8 +501,8 @@ def _variance(attrs, ins, ty):
     for a in axes:
         count *= shape[a]
     diff = topi.subtract(data, m)
-    total = topi.sum(topi.multiply(diff, diff), axis, attrs.keepdims)
-    return [_divide_by_count(total, count, data.dtype, int(attrs.unbiased))]
+    return [_wide_mean(topi.multiply(diff, diff), axis, attrs.keepdims, count,
+                       int(attrs.unbiased))]
 
 
 for _name in ("prod", "all", "any", "argmax", "argmin"):

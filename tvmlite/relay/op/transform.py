@@ -16,7 +16,7 @@ from .registry import OpPattern, make_call, register
 from .tensor import infer_newshape
 
 register("strided_slice", 1, topi_rel("strided_slice"), OpPattern.INJECTIVE,
-         {"begin": (), "end": (), "strides": None, "axes": None})
+         {"begin": (), "end": (), "strides": None, "axes": None, "slice_mode": "end"})
 register("take", 2, topi_rel("take"), OpPattern.INJECTIVE, {"axis": None, "mode": "clip"})
 register("squeeze", 1, topi_rel("squeeze"), OpPattern.INJECTIVE, {"axis": None})
 register("expand_dims", 1, topi_rel("expand_dims"), OpPattern.BROADCAST,
@@ -37,10 +37,15 @@ def _ints(v) -> Optional[tuple]:
     return (int(v),) if isinstance(v, int) else tuple(int(x) for x in v)
 
 
-def strided_slice(data: Expr, begin, end, strides=None, axes=None) -> Expr:
-    """``data[begin:end:strides]`` on ``axes`` (all axes when None), NumPy semantics."""
+def strided_slice(data: Expr, begin, end, strides=None, axes=None,
+                  slice_mode: str = "end") -> Expr:
+    """``data[begin:end:strides]`` on ``axes`` (all axes when None), NumPy semantics; with
+    ``slice_mode="size"`` ``end`` holds sizes (-1: to the end) and strides are 1."""
+    if slice_mode not in ("end", "size"):
+        raise RelayTypeError(f"strided_slice: slice_mode must be 'end' or 'size', got "
+                             f"{slice_mode!r}")
     return make_call("strided_slice", [data], begin=_ints(begin), end=_ints(end),
-                     strides=_ints(strides), axes=_ints(axes))
+                     strides=_ints(strides), axes=_ints(axes), slice_mode=slice_mode)
 
 
 def take(data: Expr, indices: Expr, axis: Optional[int] = None, mode: str = "clip") -> Expr:
@@ -160,6 +165,27 @@ def std(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False,
     """Standard deviation over ``axis``: ``sqrt(variance(...))``."""
     from .tensor import sqrt
     return sqrt(variance(data, axis, keepdims, exclude, unbiased))
+
+
+def mean_variance(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False,
+                  unbiased: bool = False) -> TupleWrapper:
+    """The mean and the variance of ``data`` over ``axis``: a 2-tuple."""
+    return TupleWrapper(Tuple(list(_mean_and_variance(data, axis, keepdims, exclude,
+                                                      unbiased))), 2)
+
+
+def mean_std(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False
+             ) -> TupleWrapper:
+    """The mean and the standard deviation of ``data`` over ``axis``: a 2-tuple."""
+    from .tensor import sqrt
+    m, var = _mean_and_variance(data, axis, keepdims, exclude, False)
+    return TupleWrapper(Tuple([m, sqrt(var)]), 2)
+
+
+def _mean_and_variance(data: Expr, axis, keepdims: bool, exclude: bool, unbiased: bool):
+    m = mean(data, axis, True, exclude)
+    var = variance(data, axis, keepdims, exclude, unbiased, with_mean=m)
+    return (m if keepdims else mean(data, axis, False, exclude)), var
 
 
 def logsumexp(data: Expr, axis=None, keepdims: bool = False) -> Expr:
@@ -636,5 +662,6 @@ __all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to
            "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
            "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like",
            "scatter_elements", "scatter_nd", "adv_index", "unique", "sparse_to_dense",
-           "strided_set", "fixed_point_multiply", "segment_sum", "collapse_sum_like",
+           "strided_set", "fixed_point_multiply", "segment_sum", "mean_variance", "mean_std",
+           "collapse_sum_like",
            "collapse_sum_to", "slice_like", "reverse_reshape"]
