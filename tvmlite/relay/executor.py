@@ -14,6 +14,7 @@ from ..contrib.graph_executor import GraphModule
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..runtime import ndarray as _nd
+from ..runtime.container import ADT
 from ..runtime.device import Device, cpu
 from .analysis import free_vars
 from .build_module import build
@@ -75,12 +76,13 @@ class Executor:
             if missing:
                 raise TVMError(f"create_executor: inputs {missing} were not given")
             for i, v in given.items():
-                if isinstance(v, (int, float, bool)):  # a Python number: the input's dtype
+                if isinstance(v, (int, float, bool, np.ndarray)):
+                    # numbers and numpy arrays take the input's dtype (classic copyfrom)
                     v = np.asarray(v, dtype=gm.get_input(i).dtype)
                 gm.set_input(i, v if isinstance(v, _nd.NDArray) else _nd.array(v))
             gm.run()
             outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
-            return tuple(outs) if tuple_result or len(outs) > 1 else outs[0]
+            return ADT(outs) if tuple_result or len(outs) > 1 else outs[0]
 
         return run
 

@@ -736,6 +736,8 @@ _default_strategies("sparse_to_dense", lambda attrs, ins, ty: [topi.sparse_to_de
 _injective_strategies("adv_index", lambda attrs, ins, ty: [topi.adv_index(ins[0],
                                                                           list(ins[1:]))])
 _injective_strategies("strided_set", lambda attrs, ins, ty: [topi.strided_set(*ins)])
+_default_strategies("sparse_reshape", lambda attrs, ins, ty: topi.sparse_reshape(*ins),
+                    _generic.schedule_injective)
 _injective_strategies("fixed_point_multiply", lambda attrs, ins, ty: [
     topi.fixed_point_multiply(ins[0], attrs.multiplier, attrs.shift)])
 

@@ -493,6 +493,7 @@ register("unique", 1, topi_rel("unique"), OpPattern.OPAQUE,
 register("sparse_to_dense", 3, topi_rel("sparse_to_dense"), OpPattern.OPAQUE,
          {"output_shape": ()})
 register("strided_set", 5, topi_rel("strided_set"), OpPattern.INJECTIVE)
+register("sparse_reshape", 3, topi_rel("sparse_reshape"), OpPattern.OPAQUE)
 register("fixed_point_multiply", 1, topi_rel("fixed_point_multiply"), OpPattern.ELEMWISE,
          {"multiplier": 0, "shift": 0})
 
@@ -535,6 +536,13 @@ def sparse_to_dense(sparse_indices: Expr, output_shape, sparse_values: Expr,
         default_value = const(default_value)
     return make_call("sparse_to_dense", [sparse_indices, sparse_values, default_value],
                      output_shape=_ints(output_shape))
+
+
+def sparse_reshape(sparse_indices: Expr, prev_shape: Expr, new_shape: Expr) -> TupleWrapper:
+    """Reshape a sparse tensor: ``(new_sparse_indices, new_shape)`` with ``new_shape``'s -1
+    inferred (the shapes' values are read at run time, their lengths static)."""
+    return TupleWrapper(make_call("sparse_reshape", [sparse_indices, prev_shape, new_shape]),
+                        2)
 
 
 def strided_set(data: Expr, v: Expr, begin: Expr, end: Expr, strides=None) -> Expr:
@@ -662,6 +670,7 @@ __all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to
            "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
            "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like",
            "scatter_elements", "scatter_nd", "adv_index", "unique", "sparse_to_dense",
-           "strided_set", "fixed_point_multiply", "segment_sum", "mean_variance", "mean_std",
+           "strided_set", "sparse_reshape", "fixed_point_multiply", "segment_sum",
+           "mean_variance", "mean_std",
            "collapse_sum_like",
            "collapse_sum_to", "slice_like", "reverse_reshape"]
