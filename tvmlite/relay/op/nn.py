@@ -160,7 +160,8 @@ def _dense_rel(types, attrs):
     op = "nn.dense"
     data = tensor_arg(op, types, 0, "data")
     weight = ndim_arg(op, types, 1, 2, "weight", "units x in")
-    same_dtype(op, data, weight, "data and weight")
+    if not attrs.out_dtype:  # mixed dtypes (uint8 data, int8 weight) need an out_dtype
+        same_dtype(op, data, weight, "data and weight")
     if len(data.shape) != 2:
         raise RelayTypeError(f"{op}: data must be 2-D (batch x in), got shape {data.shape}")
     if data.shape[1] != weight.shape[1]:

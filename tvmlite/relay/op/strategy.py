@@ -736,6 +736,9 @@ _default_strategies("sparse_to_dense", lambda attrs, ins, ty: [topi.sparse_to_de
 _injective_strategies("adv_index", lambda attrs, ins, ty: [topi.adv_index(ins[0],
                                                                           list(ins[1:]))])
 _injective_strategies("strided_set", lambda attrs, ins, ty: [topi.strided_set(*ins)])
+_default_strategies("stft", lambda attrs, ins, ty: [topi.stft(
+    ins[0], attrs.n_fft, attrs.hop_length, attrs.win_length, ins[1], attrs.normalized,
+    attrs.onesided)])
 _default_strategies("sparse_reshape", lambda attrs, ins, ty: topi.sparse_reshape(*ins),
                     _generic.schedule_injective)
 _injective_strategies("fixed_point_multiply", lambda attrs, ins, ty: [

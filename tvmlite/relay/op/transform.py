@@ -494,6 +494,9 @@ register("sparse_to_dense", 3, topi_rel("sparse_to_dense"), OpPattern.OPAQUE,
          {"output_shape": ()})
 register("strided_set", 5, topi_rel("strided_set"), OpPattern.INJECTIVE)
 register("sparse_reshape", 3, topi_rel("sparse_reshape"), OpPattern.OPAQUE)
+register("stft", 2, topi_rel("stft"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"n_fft": 1, "hop_length": 1, "win_length": 1, "normalized": False,
+          "onesided": True})
 register("fixed_point_multiply", 1, topi_rel("fixed_point_multiply"), OpPattern.ELEMWISE,
          {"multiplier": 0, "shift": 0})
 
@@ -543,6 +546,21 @@ def sparse_reshape(sparse_indices: Expr, prev_shape: Expr, new_shape: Expr) -> T
     inferred (the shapes' values are read at run time, their lengths static)."""
     return TupleWrapper(make_call("sparse_reshape", [sparse_indices, prev_shape, new_shape]),
                         2)
+
+
+def stft(data: Expr, n_fft: int, hop_length: Optional[int] = None,
+         win_length: Optional[int] = None, window: Optional[Expr] = None,
+         normalized: bool = False, onesided: bool = True) -> Expr:
+    """The short-time Fourier transform of ``data`` ``(batch, time)``: ``(batch, freqs,
+    frames, 2)`` (real, imaginary); ``hop_length`` defaults to ``n_fft // 4``,
+    ``win_length`` to ``n_fft``, ``window`` to ones. See ``topi.stft``."""
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    if window is None:
+        window = ones([n_fft], "int32")
+    return make_call("stft", [data, window], n_fft=int(n_fft), hop_length=int(hop_length),
+                     win_length=int(win_length), normalized=bool(normalized),
+                     onesided=bool(onesided))
 
 
 def strided_set(data: Expr, v: Expr, begin: Expr, end: Expr, strides=None) -> Expr:
@@ -670,7 +688,7 @@ __all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to
            "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
            "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like",
            "scatter_elements", "scatter_nd", "adv_index", "unique", "sparse_to_dense",
-           "strided_set", "sparse_reshape", "fixed_point_multiply", "segment_sum",
+           "strided_set", "sparse_reshape", "stft", "fixed_point_multiply", "segment_sum",
            "mean_variance", "mean_std",
            "collapse_sum_like",
            "collapse_sum_to", "slice_like", "reverse_reshape"]
