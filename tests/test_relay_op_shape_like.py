@@ -88,3 +88,16 @@ def test_adaptive_pool3d(kind):
         want[(slice(None), slice(None)) + o] = win.mean(axis=(2, 3, 4)) if kind == "avg" \
             else win.max(axis=(2, 3, 4))
     np.testing.assert_allclose(_evaluate(y, [v], [x]), want, rtol=1e-5)
+
+
+def test_reshape_like_symbolic_and_partial():
+    n, w = te.size_var("n"), te.size_var("w")
+    x = relay.var("x", relay.TensorType((n, 2, 3, w), "float32"))
+    y = relay.var("y", relay.TensorType((5, 6), "float32"))
+    z = relay.var("z", relay.TensorType((4,), "float32"))
+    r = relay.reshape_like(relay.reshape_like(x, y, lhs_end=3), z, lhs_begin=2)
+    assert run_infer_type(r).checked_type == relay.TensorType((5, 6, 4), "float32")
+    a = relay.var("a", relay.TensorType((2, 3, 4), "float32"))
+    with pytest.raises(tvm.TVMError, match="24 elements"):
+        run_infer_type(relay.reshape_like(a, relay.var("b", relay.TensorType((5, 5),
+                                                                             "float32"))))

@@ -223,7 +223,29 @@ for _name in ("zeros", "ones"):
              {"shape": (), "dtype": "float32"})
 for _name in ("zeros_like", "ones_like"):
     register(_name, 1, topi_rel(_name), OpPattern.ELEMWISE)
-register("reshape_like", 2, topi_rel("reshape_like"), OpPattern.INJECTIVE,
+def _reshape_like_rel(types, attrs):
+    """``data``'s shape with ``[lhs_begin, lhs_end)`` replaced by ``shape_like``'s
+    ``[rhs_begin, rhs_end)``; the element counts must agree when both are static."""
+    name = "reshape_like"
+    data = tensor_arg(name, types, 0, "data")
+    like = tensor_arg(name, types, 1, "shape_like")
+    ds, ls = list(data.shape), list(like.shape)
+    lhs_end = len(ds) if attrs.lhs_end is None else attrs.lhs_end
+    rhs_end = len(ls) if attrs.rhs_end is None else attrs.rhs_end
+    shape = ds[:attrs.lhs_begin] + ls[attrs.rhs_begin:rhs_end] + ds[lhs_end:]
+    if _builtins.all(isinstance(d, int) for d in ds + shape):
+        n_in, n_out = 1, 1
+        for d in ds:
+            n_in *= d
+        for d in shape:
+            n_out *= d
+        if n_in != n_out:
+            raise RelayTypeError(f"{name}: cannot reshape {tuple(ds)} ({n_in} elements) to "
+                                 f"{tuple(shape)} ({n_out} elements)")
+    return TensorType(tuple(shape), data.dtype)
+
+
+register("reshape_like", 2, _reshape_like_rel, OpPattern.INJECTIVE,
          {"lhs_begin": 0, "lhs_end": None, "rhs_begin": 0, "rhs_end": None})
 
 
