@@ -101,3 +101,15 @@ def test_reshape_like_symbolic_and_partial():
     with pytest.raises(tvm.TVMError, match="24 elements"):
         run_infer_type(relay.reshape_like(a, relay.var("b", relay.TensorType((5, 5),
                                                                              "float32"))))
+
+
+def test_split_symbolic_extent():
+    d1, d2 = te.var("d1"), te.var("d2")
+    x = relay.var("x", relay.TensorType((d1, d2, 3), "float32"))
+    yy = run_infer_type(relay.split(x, 3, axis=0).astuple())
+    third = relay.TensorType((tvm.tir.indexdiv(d1, 3), d2, 3), "float32")
+    assert yy.checked_type == relay.TupleType([third] * 3)
+    yy = run_infer_type(relay.split(x, (1, 4), axis=1).astuple())
+    assert yy.checked_type == relay.TupleType([
+        relay.TensorType((d1, 1, 3), "float32"), relay.TensorType((d1, 3, 3), "float32"),
+        relay.TensorType((d1, d2 - 4, 3), "float32")])

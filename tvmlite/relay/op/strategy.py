@@ -736,6 +736,8 @@ _default_strategies("sparse_to_dense", lambda attrs, ins, ty: [topi.sparse_to_de
 _injective_strategies("adv_index", lambda attrs, ins, ty: [topi.adv_index(ins[0],
                                                                           list(ins[1:]))])
 _injective_strategies("strided_set", lambda attrs, ins, ty: [topi.strided_set(*ins)])
+_injective_strategies("split", lambda attrs, ins, ty: list(topi.split(
+    ins[0], attrs.indices_or_sections, attrs.axis)))
 _default_strategies("stft", lambda attrs, ins, ty: [topi.stft(
     ins[0], attrs.n_fft, attrs.hop_length, attrs.win_length, ins[1], attrs.normalized,
     attrs.onesided)])

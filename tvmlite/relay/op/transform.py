@@ -10,7 +10,7 @@ import builtins as _builtins
 from typing import Optional, Sequence
 
 from ..expr import Constant, Expr, Tuple, TupleWrapper, const
-from ..ty import TensorType
+from ..ty import TensorType, TupleType
 from ._rel import RelayTypeError, norm_axis, tensor_arg, topi_rel
 from .registry import OpPattern, make_call, register
 from .tensor import infer_newshape
@@ -78,6 +78,12 @@ def split(data: Expr, indices_or_sections, axis: int = 0) -> TupleWrapper:
     if not -len(shape) <= axis < len(shape):
         raise RelayTypeError(f"split: axis {axis} is out of range for shape {shape}")
     size = shape[axis]
+    if not isinstance(size, int):  # a symbolic extent: classic's split op (a tuple)
+        sections = indices_or_sections if isinstance(indices_or_sections, int) else \
+            tuple(int(x) for x in indices_or_sections)
+        n = sections if isinstance(sections, int) else len(sections) + 1
+        return TupleWrapper(make_call("split", [data], indices_or_sections=sections,
+                                      axis=axis), n)
     if isinstance(indices_or_sections, int):
         sec = indices_or_sections
         if sec <= 0 or size % sec:
@@ -94,6 +100,32 @@ def split(data: Expr, indices_or_sections, axis: int = 0) -> TupleWrapper:
     pieces = [strided_slice(data, [lo], [hi], [1], [axis]) for lo, hi in
               zip(bounds, bounds[1:])]
     return _Pieces(pieces)
+
+
+def _split_rel(types, attrs):
+    """Classic's split relation (used for a symbolic extent): equal sections of
+    ``indexdiv(d, sections)``, or the pieces between the indices (the last ``d - last``)."""
+    from ...tir.op import indexdiv
+    data = tensor_arg("split", types, 0, "data")
+    axis = norm_axis("split", attrs.axis, len(data.shape))
+    size = data.shape[axis]
+    sec = attrs.indices_or_sections
+    if isinstance(sec, int):
+        if sec <= 0:
+            raise RelayTypeError(f"split: sections must be positive, got {sec}")
+        extents = [indexdiv(size, sec)] * sec
+    else:
+        bounds = [0] + list(sec)
+        extents = [b - a for a, b in zip(bounds, bounds[1:])] + [size - bounds[-1]]
+    fields = []
+    for e in extents:
+        shape = list(data.shape)
+        shape[axis] = e
+        fields.append(TensorType(tuple(shape), data.dtype))
+    return TupleType(fields)
+
+
+register("split", 1, _split_rel, OpPattern.INJECTIVE, {"indices_or_sections": 1, "axis": 0})
 
 
 class _Pieces(TupleWrapper):
