@@ -126,3 +126,23 @@ def test_mixed_dtype_conv2d_runs():
     got = _evaluate(relay.nn.conv2d(x, wv, out_dtype="int32"), [x, wv], [a, w])
     want = ref.conv2d_nchw_python(a.astype("int32"), w.astype("int32"), 1, 0)
     np.testing.assert_array_equal(got, want)
+
+
+def test_conv2d_transpose_relation_with_large_output_padding():
+    n = te.size_var("n")
+    x = relay.var("x", relay.TensorType((n, 10, 10, 12), "float32"))
+    w = relay.var("w", relay.TensorType((12, 11, 5, 5), "float32"))
+    y = relay.nn.conv2d_transpose(x, w, output_padding=(1, 1), channels=11, data_layout="NHWC")
+    assert run_infer_type(y).checked_type == relay.TensorType((n, 15, 15, 11), "float32")
+
+
+def test_incomplete_type_weight_and_prelu_alpha():
+    x = relay.var("x", relay.TensorType((1, 10, 7, 6), "float32"))
+    w = relay.var("w", relay.IncompleteType())
+    yy = run_infer_type(relay.nn.conv2d_transpose(x, w, kernel_size=(3, 3), padding=(1, 1),
+                                                  channels=15))
+    assert yy.args[1].checked_type == relay.TensorType((10, 15, 3, 3), "float32")
+    a = relay.var("alpha", relay.IncompleteType())
+    yy = run_infer_type(relay.nn.prelu(relay.var("d", relay.TensorType((2, 4, 5), "float32")),
+                                       a, axis=2))
+    assert yy.args[1].checked_type == relay.TensorType((5,), "float32")

@@ -43,7 +43,7 @@ from .op.algorithm import argsort, sort, topk
 from .op.layout import layout_transform
 from .op.tensor import *  # noqa: F401,F403
 from .op.transform import *  # noqa: F401,F403
-from .ty import FuncType, TensorType, TupleType, Type, scalar_type
+from .ty import FuncType, IncompleteType, TensorType, TupleType, Type, scalar_type
 
 _register_node_printer(printer.is_relay_module, printer.astext)
 _register_expr_wrapper(expr.wrap_in_function)

@@ -1,4 +1,5 @@
-"""Relay types: ``TensorType`` (static shape + dtype), ``TupleType`` and ``FuncType``."""
+"""Relay types: ``TensorType`` (static shape + dtype), ``TupleType``, ``FuncType`` and
+``IncompleteType`` (left to inference)."""
 from __future__ import annotations
 
 from typing import Sequence, Tuple
@@ -12,6 +13,19 @@ class Type:
 
     __slots__ = ()
     _ir_object = True  # ``tvm.runtime.convert`` passes it through
+
+
+class IncompleteType(Type):
+    """A type left to inference (classic ``relay.IncompleteType``): a variable annotated
+    with it is an unannotated one, whose type the operators using it determine."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: int = 0):
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return "?"
 
 
 def _same_dim(a, b) -> bool:

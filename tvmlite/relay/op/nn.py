@@ -620,15 +620,30 @@ def conv_transpose_layouts(name: str, attrs, n: int) -> Tuple[str, str]:
 
 
 def _conv_transpose_rel(name: str):
-    base = topi_rel(name)
-
     def rel(types, attrs):
         data = tensor_arg(name, types, 0, "data")
         w = tensor_arg(name, types, 1, "weight")
         if not attrs.out_dtype:
             same_dtype(name, data, w, "data and weight")
-        _, kl = conv_transpose_layouts(name, attrs, len(data.shape) - 2)
-        t = base(types, attrs)
+        n = len(data.shape) - 2
+        if n < 1 or len(w.shape) != n + 2:
+            raise RelayTypeError(f"{name}: data {data.shape} and weight {w.shape} must both "
+                                 f"be {n + 2}-D")
+        dl, kl = conv_transpose_layouts(name, attrs, n)
+        c = data.shape[dl.index("C")]
+        if w.shape[kl.index("I")] != c:
+            raise RelayTypeError(f"{name}: weight {w.shape} ({kl}) expects "
+                                 f"{w.shape[kl.index('I')]} input channels, data {data.shape} "
+                                 f"({dl}) has {c}")
+        # (in - 1) * stride - padding + dilated kernel + output_padding, per spatial axis
+        shape = list(data.shape)
+        shape[dl.index("C")] = w.shape[kl.index("O")] * int(attrs.groups)
+        for k, ax in enumerate("DHW"[3 - n:]):
+            size, kk = data.shape[dl.index(ax)], w.shape[kl.index(ax)]
+            ext = (kk - 1) * attrs.dilation[k] + 1 + attrs.output_padding[k] \
+                - attrs.padding[k] - attrs.padding[n + k]
+            shape[dl.index(ax)] = (size - 1) * attrs.strides[k] + ext
+        t = TensorType(tuple(shape), attrs.out_dtype or data.dtype)
         o = w.shape[kl.index("O")] * int(attrs.groups)
         if attrs.channels is not None and int(attrs.channels) != o:
             raise RelayTypeError(f"{name}: channels={attrs.channels} differs from the weight's "
@@ -884,6 +899,7 @@ register("nn.upsampling3d", 1, topi_rel("nn.upsampling3d"), OpPattern.INJECTIVE,
          {"scale_d": 1.0, "scale_h": 1.0, "scale_w": 1.0, "layout": "NCDHW",
           "method": "nearest_neighbor", "coordinate_transformation_mode": "half_pixel"})
 register("nn.prelu", 2, topi_rel("nn.prelu"), OpPattern.BROADCAST, {"axis": 1})
+register_arg_types("nn.prelu", _channel_vectors("nn.prelu", 1))
 register("nn.dropout", 1, topi_rel("nn.dropout"), OpPattern.INJECTIVE, {"rate": 0.5})
 
 
