@@ -1,5 +1,5 @@
 """topi.stft / relay.stft against numpy's FFT of windowed frames, and nn.dense with mixed
-data / weight dtypes."""
+data / weight dtypes and with N-D data."""
 import numpy as np
 import pytest
 
@@ -57,3 +57,16 @@ def test_dense_mixed_dtypes():
     np.testing.assert_array_equal(got.numpy(), x.astype("int32") @ w.astype("int32").T)
     with pytest.raises(tvm.TVMError, match="dtypes"):
         run_infer_type(relay.nn.dense(xv, wv))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5), (5,)])
+def test_dense_nd_data(shape):
+    x = RNG.uniform(size=shape).astype("float32")
+    w = RNG.uniform(size=(7, 5)).astype("float32")
+    xv = relay.var("x", relay.TensorType(shape, "float32"))
+    wv = relay.var("w", relay.TensorType(w.shape, "float32"))
+    y = relay.nn.relu(relay.nn.dense(xv, wv, units=7))
+    assert run_infer_type(y).checked_type == relay.TensorType(shape[:-1] + (7,), "float32")
+    got = relay.create_executor("graph", target="llvm").evaluate(relay.Function([xv, wv], y))(
+        x, w)
+    np.testing.assert_allclose(got.numpy(), np.maximum(x @ w.T, 0), rtol=1e-5)

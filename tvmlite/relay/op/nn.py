@@ -162,15 +162,18 @@ def _dense_rel(types, attrs):
     weight = ndim_arg(op, types, 1, 2, "weight", "units x in")
     if not attrs.out_dtype:  # mixed dtypes (uint8 data, int8 weight) need an out_dtype
         same_dtype(op, data, weight, "data and weight")
-    if len(data.shape) != 2:
-        raise RelayTypeError(f"{op}: data must be 2-D (batch x in), got shape {data.shape}")
-    if data.shape[1] != weight.shape[1]:
+    if len(data.shape) < 1:
+        raise RelayTypeError(f"{op}: data must have at least one dimension (..., in)")
+    k = data.shape[-1]
+    if isinstance(k, int) and isinstance(weight.shape[1], int) and k != weight.shape[1]:
         raise RelayTypeError(f"{op}: data {data.shape} and weight {weight.shape} disagree on "
-                             f"the reduction dimension ({data.shape[1]} vs {weight.shape[1]})")
-    if attrs.units is not None and int(attrs.units) != weight.shape[0]:
+                             f"the reduction dimension ({k} vs {weight.shape[1]})")
+    if attrs.units is not None and isinstance(weight.shape[0], int) \
+            and int(attrs.units) != weight.shape[0]:
         raise RelayTypeError(f"{op}: units={attrs.units} differs from the weight's "
                              f"{weight.shape[0]}")
-    return TensorType((data.shape[0], weight.shape[0]), attrs.out_dtype or data.dtype)
+    return TensorType(tuple(data.shape[:-1]) + (weight.shape[0],),
+                      attrs.out_dtype or data.dtype)
 
 
 register("nn.dense", 2, _dense_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
@@ -190,7 +193,7 @@ register_arg_types("nn.dense", _dense_arg_types)
 
 
 def dense(data: Expr, weight: Expr, units=None, out_dtype: str = "") -> Expr:
-    """``data @ weight.T``: data ``(batch, in)``, weight ``(units, in)``."""
+    """``data @ weight.T``: data ``(..., in)``, weight ``(units, in)`` -> ``(..., units)``."""
     return make_call("nn.dense", [data, weight], units=units, out_dtype=out_dtype)
 
 

@@ -230,15 +230,29 @@ DENSE_X86_CONSTANT_WEIGHT = tuple(reversed(_DENSE_X86))
 
 def _dense_compute(x86: bool):
     def f(attrs, ins, ty):
-        args = (ins[0], ins[1], None, attrs.out_dtype or ty.dtype)
-        return [select_implementation(_DENSE_X86, args) if x86 else topi.nn.dense(*args)]
+        data = ins[0]
+        lead = [topi.utils.get_const_int(d) for d in data.shape[:-1]]
+        if len(lead) != 1:  # (..., in): the dense of the rows, reshaped back
+            rows = 1
+            for d in lead:
+                rows *= d
+            data = topi.reshape(data, (rows, topi.utils.get_const_int(data.shape[-1])))
+        args = (data, ins[1], None, attrs.out_dtype or ty.dtype)
+        if len(lead) == 1:
+            return [select_implementation(_DENSE_X86, args) if x86 else topi.nn.dense(*args)]
+        # the x86 templates schedule a 2-D output: the reshaped one takes the default
+        return [topi.reshape(topi.nn.dense(*args),
+                             lead + [topi.utils.get_const_int(ins[1].shape[0])])]
     return f
 
 
 def _dense_x86_schedule(attrs, outs, tgt):
     if _anchor_tag(outs) == "dense_pack":
         return _x86.schedule_dense_pack(outs)
-    return _x86.schedule_dense_nopack(outs)
+    anchor = find_op(outs, lambda op: op.tag and not topi.tag.is_injective(op.tag))
+    if anchor is not None and "workload" in (getattr(anchor, "attrs", None) or {}):
+        return _x86.schedule_dense_nopack(outs)
+    return _generic.schedule_dense(outs)  # an N-D dense: topi.nn.dense between reshapes
 
 
 register_strategy("nn.dense", "cpu", _dense_compute(True), _dense_x86_schedule)
