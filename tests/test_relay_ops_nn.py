@@ -251,7 +251,7 @@ def _infer(make, *shapes):
      "nn.instance_norm"),
     (lambda x, g, b: relay.nn.group_norm(x, g, b, 4), [(2, 6, 4), (6,), (6,)],
      "nn.group_norm"),
-    (lambda x: relay.nn.lrn(x, 4), [(1, 4, 2, 2)], "nn.lrn"),
+    (lambda x: relay.nn.lrn(x, 3, axis=5), [(1, 4, 2, 2)], "nn.lrn"),
     (lambda x: relay.nn.depth_to_space(x, 2), [(1, 6, 2, 2)], "nn.depth_to_space"),
     (lambda x: relay.nn.space_to_depth(x, 2), [(1, 6, 3, 2)], "nn.space_to_depth"),
     (lambda x: relay.nn.mirror_pad(x, ((4, 0), (0, 0))), [(3, 2)], "nn.mirror_pad"),

@@ -14,6 +14,7 @@ from ..contrib.graph_executor import GraphModule
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..runtime import ndarray as _nd
+from ..runtime.container import ADT
 from ..runtime.device import Device, cpu
 from .analysis import free_vars
 from .build_module import build
@@ -75,7 +76,8 @@ class Executor:
             if missing:
                 raise TVMError(f"create_executor: inputs {missing} were not given")
             for i, v in given.items():
-                if isinstance(v, (int, float, bool)):  # a Python number: the input's dtype
+                if isinstance(v, (int, float, bool, np.ndarray)):
+                    # numbers and numpy arrays take the input's dtype (classic copyfrom)
                     v = np.asarray(v, dtype=gm.get_input(i).dtype)
                 gm.set_input(i, v if isinstance(v, _nd.NDArray) else _nd.array(v))
             gm.run()
@@ -87,9 +89,9 @@ class Executor:
 
 def _nest(ty, flat):
     """The graph's flat outputs (an iterator) in the structure of the result type ``ty``:
-    a (nested) tuple for a tuple type, else one array."""
+    a (nested) :class:`ADT` (classic's tuple value) for a tuple type, else one array."""
     if isinstance(ty, TupleType):
-        return tuple(_nest(f, flat) for f in ty.fields)
+        return ADT(_nest(f, flat) for f in ty.fields)
     return next(flat)
 
 

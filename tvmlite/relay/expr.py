@@ -13,7 +13,7 @@ import numpy as np
 
 from ..error import TVMError
 from ..runtime import ndarray
-from .ty import TensorType, Type
+from .ty import IncompleteType, TensorType, Type
 
 
 class Attrs:
@@ -449,6 +449,8 @@ def var(name_hint: str, type_annotation: Optional[Type] = None, shape=None,
         raise TVMError("relay.var: give either type_annotation or shape, not both")
     if isinstance(type_annotation, str):  # relay.var("x", "float32"): a scalar
         type_annotation = TensorType((), type_annotation)
+    if isinstance(type_annotation, IncompleteType):  # left to inference: unannotated
+        type_annotation = None
     if shape is not None:
         type_annotation = TensorType(shape, dtype)
     return Var(name_hint, type_annotation)

@@ -1,4 +1,5 @@
-"""Relay types: ``TensorType`` (static shape + dtype), ``TupleType`` and ``FuncType``."""
+"""Relay types: ``TensorType`` (static shape + dtype), ``TupleType``, ``FuncType`` and
+``IncompleteType`` (left to inference)."""
 from __future__ import annotations
 
 from typing import Sequence, Tuple
@@ -22,6 +23,19 @@ def _canonical_dtype(dtype: str) -> str:
         return _dt.canonical(dtype)
     except Exception:  # noqa: BLE001  (a dtype tvmlite cannot parse stays as written)
         return dtype
+
+
+class IncompleteType(Type):
+    """A type left to inference (classic ``relay.IncompleteType``): a variable annotated
+    with it is an unannotated one, whose type the operators using it determine."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: int = 0):
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return "?"
 
 
 def _same_dim(a, b) -> bool:

@@ -7,8 +7,17 @@ from ..tir.expr import IterVar, Node, PrimExpr
 from ..tir.op import convert as to_expr
 from .packed_func import PackedFunc
 
-__all__ = ["Array", "Map", "ShapeTuple", "String", "getitem_helper", "convert",
+__all__ = ["ADT", "Array", "Map", "ShapeTuple", "String", "getitem_helper", "convert",
            "convert_to_object"]
+
+
+class ADT(tuple):
+    """Classic's algebraic data type value: here the tuple of arrays a relay function with a
+    tuple result evaluates to (tag 0)."""
+
+    @property
+    def tag(self) -> int:
+        return 0
 
 
 def convert(value):

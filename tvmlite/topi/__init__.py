@@ -12,8 +12,9 @@ from .reduction import *  # noqa: F401,F403
 from .scan import cumprod, cumsum, scanop  # noqa: F401
 from .scatter import scatter_elements, scatter_nd  # noqa: F401
 from .searchsorted import searchsorted  # noqa: F401
-from .signal import dft  # noqa: F401
+from .signal import dft, stft  # noqa: F401
 from .sort import argsort, sort, topk  # noqa: F401  (the functions shadow the module)
+from .sparse_reshape import sparse_reshape  # noqa: F401
 from .transform import *  # noqa: F401,F403
 from .unique import unique  # noqa: F401
 

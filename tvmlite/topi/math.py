@@ -127,6 +127,25 @@ def reinterpret(x: Tensor, dtype: str) -> Tensor:
                    tag=tag.ELEMWISE)
 
 
+def fixed_point_multiply(x: Tensor, multiplier: int, shift: int) -> Tensor:
+    """``round(x * multiplier * 2 ** (shift - 31))`` of int32 ``x`` in 64-bit integer
+    arithmetic (classic ``q_multiply_shift`` with Q31 ``multiplier``): ``x << max(shift,
+    0)``, times ``multiplier``, plus half the divisor, arithmetically shifted right by ``31 +
+    max(-shift, 0)`` (stage ``compute``, tag "elemwise")."""
+    x = _check(x, "fixed_point_multiply")
+    if x.dtype != "int32":
+        raise TopiError(f"fixed_point_multiply: x must be int32, got {x.dtype}")
+    left, right = max(int(shift), 0), 31 + max(-int(shift), 0)
+
+    def f(*i):
+        v = _op.cast("int64", x(*i))
+        if left:
+            v = _op.shift_left(v, _op.const(left, "int64"))
+        v = v * _op.const(int(multiplier), "int64") + _op.const(1 << (right - 1), "int64")
+        return _op.cast("int32", _op.shift_right(v, _op.const(right, "int64")))
+    return compute(x.shape, f, tag=tag.ELEMWISE)
+
+
 def _fast_exp_expr(v: PrimExpr) -> PrimExpr:
     """``exp(v)`` for float32 by range reduction ``v = n*ln2 + f`` (``|f| <= ln2/2``), a degree-7
     polynomial for ``exp(f)`` and ``2**n`` built in the exponent bits (as ``2 * 2**(n-1)``, so
@@ -205,4 +224,5 @@ __all__ = ["fast_exp", "fast_tanh", "fast_erf", "sqrt", "rsqrt", "exp", "log", "
            "tanh", "sigmoid", "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan",
            "asinh", "acosh", "atanh", "isinf", "isfinite", "reinterpret",
            "erf", "abs", "floor", "ceil", "round", "trunc", "isnan", "negative", "identity",
-           "logical_not", "bitwise_not", "sign", "clip", "cast", "elemwise_sum"]
+           "logical_not", "bitwise_not", "sign", "clip", "cast", "elemwise_sum",
+           "fixed_point_multiply"]

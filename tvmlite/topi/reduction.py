@@ -158,4 +158,40 @@ def argmin(data: Tensor, axis=None, keepdims: bool = False,
     return _arg_reduce(data, axis, keepdims, select_last_index, False, "argmin")
 
 
-__all__ = ["sum", "max", "min", "prod", "all", "any", "argmax", "argmin"]
+def collapse_sum(data: Tensor, target_shape) -> Tensor:
+    """Sum ``data`` down to ``target_shape``, the inverse of broadcasting it there: the
+    leading axes ``target_shape`` lacks, and the axes where it has 1 and ``data`` more, are
+    summed (stage ``<input>_red``, tag "comm_reduce")."""
+    if not isinstance(data, Tensor):
+        raise TopiError(f"collapse_sum: data must be a Tensor, got {data!r}")
+    from .utils import get_const_tuple
+    shape = get_const_tuple(data.shape)
+    target = tuple(int(d) for d in target_shape)
+    lead = len(shape) - len(target)
+    if lead < 0 or [t for t, d in zip(target, shape[lead:]) if t not in (1, d)]:
+        raise TopiError(f"collapse_sum: shape {shape} does not broadcast from {target}")
+    squeezed = list(range(lead))
+    kept_ones = [lead + k for k, (t, d) in enumerate(zip(target, shape[lead:]))
+                 if t == 1 and d != 1]
+    return _collapse(data, squeezed, kept_ones)
+
+
+def _collapse(data: Tensor, dropped, kept_ones) -> Tensor:
+    """``data`` summed over ``dropped`` (removed) and ``kept_ones`` (kept as extent 1)."""
+    red = sorted(dropped + kept_ones)
+    if not red:
+        return compute(data.shape, lambda *i: data(*i), name=data.op.name + "_red",
+                       tag=tag.COMM_REDUCE)
+    raxes = {k: reduce_axis((0, data.shape[k]), name=f"k{k}") for k in red}
+    out_shape = [1 if k in kept_ones else data.shape[k] for k in range(data.ndim)
+                 if k not in dropped]
+    kept = [k for k in range(data.ndim) if k not in dropped]
+
+    def f(*i):
+        pos = dict(zip(kept, i))
+        return _op.sum(data(*[raxes[k].var if k in raxes else pos[k]
+                              for k in range(data.ndim)]), axis=[raxes[k] for k in red])
+    return compute(out_shape, f, name=data.op.name + "_red", tag=tag.COMM_REDUCE)
+
+
+__all__ = ["sum", "max", "min", "prod", "all", "any", "argmax", "argmin", "collapse_sum"]

@@ -7,7 +7,7 @@ from typing import List
 from ..te.operation import compute, reduce_axis
 from ..te.tensor import Tensor, _dim_equal
 from ..tir import op as _op
-from .utils import TopiError
+from .utils import TopiError, get_const_int
 
 
 def dft(re_data: Tensor, im_data: Tensor, inverse: bool) -> List[Tensor]:
@@ -64,4 +64,51 @@ def dft(re_data: Tensor, im_data: Tensor, inverse: bool) -> List[Tensor]:
     return [part(False), part(True)]
 
 
-__all__ = ["dft"]
+__all__ = ["dft", "stft"]
+
+
+def stft(data: Tensor, n_fft: int, hop_length: int, win_length: int, window: Tensor,
+         normalized: bool, onesided: bool, output_shape=None) -> Tensor:
+    """The short-time Fourier transform of ``data`` ``(batch, time)`` or ``(time,)``:
+    ``out[b, w, m] = sum_k win[k] * data[b, m * hop_length + k] * exp(-2 pi i w k /
+    n_fft)`` as ``(re, im)`` in a last axis of 2, ``win`` the ``window`` ``(win_length,)``
+    centred in ``n_fft`` zeros; ``w`` runs over ``n_fft // 2 + 1`` frequencies when
+    ``onesided`` (else ``n_fft``), ``m`` over the ``(time - n_fft) // hop_length + 1``
+    frames; divided by ``sqrt(n_fft)`` when ``normalized``. Stage ``T_stft``, tag "stft".
+    """
+    op = "stft"
+    if not isinstance(data, Tensor) or data.ndim not in (1, 2) or \
+            not data.dtype.startswith("float"):
+        raise TopiError(f"{op}: data must be a 1-D or 2-D float Tensor, got {data!r}")
+    if not isinstance(window, Tensor) or window.ndim != 1:
+        raise TopiError(f"{op}: window must be a 1-D Tensor, got {window!r}")
+    n_fft, hop, win_len = int(n_fft), int(hop_length), int(win_length)
+    size = get_const_int(data.shape[-1])
+    if not 0 < win_len <= n_fft <= size or hop < 1:
+        raise TopiError(f"{op}: need 0 < win_length ({win_len}) <= n_fft ({n_fft}) <= the "
+                        f"signal length ({size}) and hop_length ({hop}) >= 1")
+    if get_const_int(window.shape[0]) != win_len:
+        raise TopiError(f"{op}: window has {window.shape[0]} entries, win_length is {win_len}")
+    rows = n_fft // 2 + 1 if onesided else n_fft
+    cols = (size - n_fft) // hop + 1
+    lpad = (n_fft - win_len) // 2
+    dtype = data.dtype
+    acc = "float32" if dtype == "float16" else dtype
+    scale = 1.0 / math.sqrt(n_fft) if normalized else 1.0
+
+    k = reduce_axis((0, n_fft), name="k")
+
+    def f(*i):
+        *b, w, m, part = i
+        inside = _op.all(k >= lpad, k < lpad + win_len)
+        win = _op.if_then_else(inside, _op.cast(acc, window[_op._max(k - lpad, 0)]),
+                               _op.const(0.0, acc))
+        theta = _op.cast(acc, _op.floormod(w * k, n_fft)) * _op.const(2 * math.pi / n_fft, acc)
+        trig = _op.if_then_else(part == 0, _op.cos(theta), -_op.sin(theta))
+        x = _op.cast(acc, data[(*b, m * hop + k)])
+        return _op.sum(win * x * trig * _op.const(scale, acc), axis=[k])
+    shape = [*data.shape[:-1], rows, cols, 2]
+    out = compute(shape, f, name="T_stft", tag=op)
+    if acc == dtype:
+        return out
+    return compute(shape, lambda *i: _op.cast(dtype, out(*i)), name="T_stft_cast", tag=op)

@@ -1206,8 +1206,8 @@ def sparse_to_dense(sparse_indices: Tensor, output_shape, sparse_values, default
         return sparse_values(j) if sparse_values.ndim else sparse_values()
 
     def f(*i):
-        ret = default_value() if isinstance(default_value, Tensor) else _op.const(
-            default_value, dt)
+        ret = _op.cast(dt, default_value()) if isinstance(default_value, Tensor) else \
+            _op.const(default_value, dt)
         for j in range(count):
             if ri == 0:
                 cond = _op.eq(i[0], sparse_indices())

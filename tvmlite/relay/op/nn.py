@@ -93,7 +93,8 @@ def _conv2d_rel(types, attrs):
     dl, kl = conv2d_layouts(attrs)
     data = ndim_arg(op, types, 0, 4, "data", dl)
     weight = ndim_arg(op, types, 1, 4, "weight", kl)
-    same_dtype(op, data, weight, "data and weight")
+    if not attrs.out_dtype:  # mixed dtypes (uint8 data, int8 weight) need an out_dtype
+        same_dtype(op, data, weight, "data and weight")
     n, c, h, w = (data.shape[dl.index(x)] for x in "NCHW")
     o, i, kh, kw = (weight.shape[kl.index(x)] for x in "OIHW")
     groups = int(attrs.groups)
@@ -259,16 +260,20 @@ def _dense_rel(types, attrs):
     op = "nn.dense"
     data = tensor_arg(op, types, 0, "data")
     weight = ndim_arg(op, types, 1, 2, "weight", "units x in")
-    same_dtype(op, data, weight, "data and weight")
-    if len(data.shape) != 2:
-        raise RelayTypeError(f"{op}: data must be 2-D (batch x in), got shape {data.shape}")
-    if data.shape[1] != weight.shape[1]:
+    if not attrs.out_dtype:  # mixed dtypes (uint8 data, int8 weight) need an out_dtype
+        same_dtype(op, data, weight, "data and weight")
+    if len(data.shape) < 1:
+        raise RelayTypeError(f"{op}: data must have at least one dimension (..., in)")
+    k = data.shape[-1]
+    if isinstance(k, int) and isinstance(weight.shape[1], int) and k != weight.shape[1]:
         raise RelayTypeError(f"{op}: data {data.shape} and weight {weight.shape} disagree on "
-                             f"the reduction dimension ({data.shape[1]} vs {weight.shape[1]})")
-    if attrs.units is not None and int(attrs.units) != weight.shape[0]:
+                             f"the reduction dimension ({k} vs {weight.shape[1]})")
+    if attrs.units is not None and isinstance(weight.shape[0], int) \
+            and int(attrs.units) != weight.shape[0]:
         raise RelayTypeError(f"{op}: units={attrs.units} differs from the weight's "
                              f"{weight.shape[0]}")
-    return TensorType((data.shape[0], weight.shape[0]), attrs.out_dtype or data.dtype)
+    return TensorType(tuple(data.shape[:-1]) + (weight.shape[0],),
+                      attrs.out_dtype or data.dtype)
 
 
 register("nn.dense", 2, _dense_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
@@ -288,7 +293,7 @@ register_arg_types("nn.dense", _dense_arg_types)
 
 
 def dense(data: Expr, weight: Expr, units=None, out_dtype: str = "") -> Expr:
-    """``data @ weight.T``: data ``(batch, in)``, weight ``(units, in)``."""
+    """``data @ weight.T``: data ``(..., in)``, weight ``(units, in)`` -> ``(..., units)``."""
     return make_call("nn.dense", [data, weight], units=units, out_dtype=out_dtype)
 
 
@@ -521,41 +526,48 @@ def layer_norm(data: Expr, gamma: Expr, beta: Expr, axis: int = -1, epsilon: flo
                      epsilon=float(epsilon), center=bool(center), scale=bool(scale))
 
 
-register("nn.pad", 1, topi_rel("nn.pad"), OpPattern.INJECTIVE,
+def _pad_rel(types, attrs):
+    op = "nn.pad"
+    data = tensor_arg(op, types, 0, "data")
+    if len(types) == 2:
+        value = tensor_arg(op, types, 1, "pad_value")
+        if value.shape:
+            raise RelayTypeError(f"{op}: pad_value must be a scalar, got shape {value.shape}")
+    elif len(types) != 1:
+        raise RelayTypeError(f"{op}: takes the data and an optional pad_value, got "
+                             f"{len(types)} arguments")
+    width = attrs.pad_width
+    if len(width) != len(data.shape):
+        raise RelayTypeError(f"{op}: pad_width has {len(width)} entries for the "
+                             f"{len(data.shape)}-D data")
+    shape = []
+    for d, (dim, (lo, hi)) in enumerate(zip(data.shape, width)):
+        if isinstance(dim, int):
+            if dim + lo + hi < 0:
+                raise RelayTypeError(f"{op}: padding ({lo}, {hi}) crops dimension {d} of size "
+                                     f"{dim} below zero")
+            shape.append(dim + lo + hi)
+        else:
+            shape.append(dim + (lo + hi) if lo + hi else dim)
+    return TensorType(tuple(shape), data.dtype)
+
+
+register("nn.pad", -1, _pad_rel, OpPattern.INJECTIVE,
          {"pad_width": (), "pad_value": 0.0, "pad_mode": "constant"})
 
 
-def pad(data: Expr, pad_width, pad_value: float = 0.0, pad_mode: str = "constant") -> Expr:
-    """Pad each dimension by ``pad_width[d] = (before, after)`` elements of ``pad_value``."""
-    if pad_mode != "constant":
-        raise RelayTypeError(f"nn.pad: pad_mode {pad_mode!r} is not supported yet (only "
-                             "'constant')")
+def pad(data: Expr, pad_width, pad_value=0.0, pad_mode: str = "constant") -> Expr:
+    """Pad each dimension by ``pad_width[d] = (before, after)`` elements (a negative width
+    crops): of ``pad_value`` (a number, or a scalar relay expression) for "constant", the
+    border element for "edge", the mirror image for "reflect"."""
+    if pad_mode not in ("constant", "edge", "reflect"):
+        raise RelayTypeError(f"nn.pad: pad_mode must be 'constant', 'edge' or 'reflect', got "
+                             f"{pad_mode!r}")
     width = tuple((int(a), int(b)) for a, b in pad_width)
-    return make_call("nn.pad", [data], pad_width=width, pad_value=float(pad_value))
-
-
-register("nn.conv2d_transpose", 2, topi_rel("nn.conv2d_transpose"),
-         OpPattern.OUT_ELEMWISE_FUSABLE,
-         {"strides": (1, 1), "padding": (0, 0, 0, 0), "output_padding": (0, 0),
-          "dilation": (1, 1), "groups": 1, "channels": None, "kernel_size": None,
-          "data_layout": "NCHW", "kernel_layout": "IOHW", "out_dtype": ""})
-
-
-def conv2d_transpose(data: Expr, weight: Expr, strides=(1, 1), padding=(0, 0),
-                     dilation=(1, 1), groups: int = 1, channels=None, kernel_size=None,
-                     data_layout: str = "NCHW", kernel_layout: str = "IOHW",
-                     output_padding=(0, 0), out_dtype: str = "") -> Expr:
-    """Transposed 2-D convolution: NCHW data, IOHW weight (groups and dilation 1)."""
-    op = "nn.conv2d_transpose"
-    if int(groups) != 1 or _pair(op, dilation, "dilation") != (1, 1):
-        raise RelayTypeError(f"{op}: only groups=1 and dilation 1 are supported, got "
-                             f"groups={groups}, dilation={dilation}")
-    if data_layout != "NCHW" or kernel_layout not in ("IOHW", "OIHW"):
-        raise RelayTypeError(f"{op}: only NCHW data with an IOHW kernel is supported")
-    opad = (output_padding,) * 2 if isinstance(output_padding, int) else tuple(output_padding)
-    return make_call(op, [data, weight], strides=_pair(op, strides, "strides"),
-                     padding=pad4(op, padding), output_padding=tuple(int(x) for x in opad),
-                     channels=channels, kernel_size=kernel_size, out_dtype=out_dtype)
+    if isinstance(pad_value, Expr):
+        return make_call("nn.pad", [data, pad_value], pad_width=width, pad_mode=pad_mode)
+    return make_call("nn.pad", [data], pad_width=width, pad_value=float(pad_value),
+                     pad_mode=pad_mode)
 
 
 register("nn.batch_matmul", 2, topi_rel("nn.batch_matmul"), OpPattern.OUT_ELEMWISE_FUSABLE,
@@ -570,8 +582,7 @@ def batch_matmul(x: Expr, y: Expr, out_dtype: str = "", transpose_a: bool = Fals
                      transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
 
-__all__ += ["leaky_relu", "log_softmax", "layer_norm", "pad", "conv2d_transpose",
-            "batch_matmul"]
+__all__ += ["leaky_relu", "log_softmax", "layer_norm", "pad", "batch_matmul"]
 
 
 # ----------------------------------------------------------- 1-D and 3-D conv and pooling
@@ -612,7 +623,8 @@ def _conv_rel(name: str):
     def rel(types, attrs):
         t = base(types, attrs)
         w = tensor_arg(name, types, 1, "weight")
-        same_dtype(name, tensor_arg(name, types, 0, "data"), w, "data and weight")
+        if not attrs.out_dtype:  # mixed dtypes need an out_dtype
+            same_dtype(name, tensor_arg(name, types, 0, "data"), w, "data and weight")
         klayout = attrs.kernel_layout
         o = w.shape[klayout.index("O")]
         if attrs.channels is not None and int(attrs.channels) != o:
@@ -663,6 +675,154 @@ def conv3d(data: Expr, weight: Expr, strides=(1, 1, 1), padding=(0, 0, 0), dilat
     ``padding`` is 1, 3 or 6 ints (front, top, left, back, bottom, right)."""
     return _conv_call("nn.conv3d", 3, data, weight, strides, padding, dilation, groups,
                       channels, kernel_size, data_layout, kernel_layout, out_layout, out_dtype)
+
+
+def conv_arg_types(name: str, transpose: bool = False):
+    """Unknown weight of an N-D (transposed) convolution from the data, ``channels``,
+    ``kernel_size`` and ``groups``, in ``kernel_layout``: O = ``channels`` (``channels /
+    groups`` for a transposed one), I = input channels / ``groups`` (all of them for a
+    transposed one), the spatial axes ``kernel_size``."""
+    def fill(types, attrs):
+        data, weight = types
+        if weight is not None or data is None or attrs.channels is None \
+                or attrs.kernel_size is None:
+            return types
+        t = tensor_arg(name, types, 0, "data")
+        c = t.shape[attrs.data_layout.index("C")]
+        g = int(attrs.groups)
+        dims = {"O": int(attrs.channels) // g if transpose else int(attrs.channels),
+                "I": c if transpose else c // g}
+        spatial = [x for x in attrs.kernel_layout if x not in "OI"]
+        if len(spatial) != len(attrs.kernel_size):
+            raise RelayTypeError(f"{name}: kernel_layout {attrs.kernel_layout!r} does not "
+                                 f"match kernel_size {tuple(attrs.kernel_size)}")
+        dims.update(zip(spatial, attrs.kernel_size))
+        return [data, TensorType(tuple(dims[x] for x in attrs.kernel_layout), t.dtype)]
+    return fill
+
+
+register_arg_types("nn.conv1d", conv_arg_types("nn.conv1d"))
+register_arg_types("nn.conv3d", conv_arg_types("nn.conv3d"))
+
+
+# ------------------------------------------------------------- transposed convolutions
+def conv_transpose_layouts(name: str, attrs, n: int) -> Tuple[str, str]:
+    """The checked (data, kernel) layouts of an ``n``-D transposed convolution: the data a
+    permutation of N, C and the spatial axes, the kernel one of I (input channels), O
+    (output channels per group) and the spatial axes."""
+    sp = "DHW"[3 - n:]
+    dl, kl = attrs.data_layout, attrs.kernel_layout
+    if sorted(dl) != sorted("NC" + sp) or len(dl) != n + 2:
+        raise RelayTypeError(f"{name}: data_layout {dl!r} must order N, C and {sp}")
+    if sorted(kl) != sorted("IO" + sp) or len(kl) != n + 2:
+        raise RelayTypeError(f"{name}: kernel_layout {kl!r} must order I, O and {sp}")
+    if attrs.out_layout not in ("", dl):
+        raise RelayTypeError(f"{name}: out_layout {attrs.out_layout!r} differs from "
+                             f"data_layout {dl!r} (not supported)")
+    return dl, kl
+
+
+def _conv_transpose_rel(name: str):
+    def rel(types, attrs):
+        data = tensor_arg(name, types, 0, "data")
+        w = tensor_arg(name, types, 1, "weight")
+        if not attrs.out_dtype:
+            same_dtype(name, data, w, "data and weight")
+        n = len(data.shape) - 2
+        if n < 1 or len(w.shape) != n + 2:
+            raise RelayTypeError(f"{name}: data {data.shape} and weight {w.shape} must both "
+                                 f"be {n + 2}-D")
+        dl, kl = conv_transpose_layouts(name, attrs, n)
+        c = data.shape[dl.index("C")]
+        if w.shape[kl.index("I")] != c:
+            raise RelayTypeError(f"{name}: weight {w.shape} ({kl}) expects "
+                                 f"{w.shape[kl.index('I')]} input channels, data {data.shape} "
+                                 f"({dl}) has {c}")
+        # (in - 1) * stride - padding + dilated kernel + output_padding, per spatial axis
+        shape = list(data.shape)
+        shape[dl.index("C")] = w.shape[kl.index("O")] * int(attrs.groups)
+        for k, ax in enumerate("DHW"[3 - n:]):
+            size, kk = data.shape[dl.index(ax)], w.shape[kl.index(ax)]
+            ext = (kk - 1) * attrs.dilation[k] + 1 + attrs.output_padding[k] \
+                - attrs.padding[k] - attrs.padding[n + k]
+            shape[dl.index(ax)] = (size - 1) * attrs.strides[k] + ext
+        t = TensorType(tuple(shape), attrs.out_dtype or data.dtype)
+        o = w.shape[kl.index("O")] * int(attrs.groups)
+        if attrs.channels is not None and int(attrs.channels) != o:
+            raise RelayTypeError(f"{name}: channels={attrs.channels} differs from the weight's "
+                                 f"{o}")
+        ks = tuple(w.shape[k] for k, c in enumerate(kl) if c not in "OI")
+        if attrs.kernel_size is not None and tuple(attrs.kernel_size) != ks:
+            raise RelayTypeError(f"{name}: kernel_size {tuple(attrs.kernel_size)} differs from "
+                                 f"the weight's {ks}")
+        return t
+    return rel
+
+
+for _n, _dl, _kl in ((1, "NCW", "IOW"), (2, "NCHW", "IOHW"), (3, "NCDHW", "IODHW")):
+    _name = f"nn.conv{_n}d_transpose"
+    register(_name, 2, _conv_transpose_rel(_name), OpPattern.OUT_ELEMWISE_FUSABLE,
+             {**_conv_defaults(_n, _dl, _kl), "output_padding": (0,) * _n})
+    register_arg_types(_name, conv_arg_types(_name, transpose=True))
+
+
+def _conv_transpose_call(n: int, data, weight, strides, padding, dilation, groups, channels,
+                         kernel_size, data_layout, kernel_layout, out_layout, output_padding,
+                         out_dtype) -> Expr:
+    name = f"nn.conv{n}d_transpose"
+    opad = (int(output_padding),) * n if isinstance(output_padding, int) else tuple(
+        int(x) for x in output_padding)
+    if len(opad) == 1:
+        opad = opad * n
+    if len(opad) != n or min(opad) < 0:
+        raise RelayTypeError(f"{name}: output_padding must be one or {n} non-negative ints, "
+                             f"got {output_padding!r}")
+    return make_call(name, [data, weight], strides=_ntuple(name, strides, n, "strides"),
+                     padding=_padn(name, padding, n),
+                     dilation=_ntuple(name, dilation, n, "dilation"), groups=int(groups),
+                     channels=None if channels is None else int(channels),
+                     kernel_size=None if kernel_size is None else _ntuple(
+                         name, kernel_size, n, "kernel_size"),
+                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     out_layout=out_layout or "", output_padding=opad, out_dtype=out_dtype)
+
+
+def conv1d_transpose(data: Expr, weight: Expr, strides=(1,), padding=(0,), dilation=(1,),
+                     groups: int = 1, channels=None, kernel_size=None,
+                     data_layout: str = "NCW", kernel_layout: str = "IOW",
+                     out_layout: str = "", output_padding=(0,), out_dtype: str = "") -> Expr:
+    """Transposed 1-D convolution (the gradient of ``conv1d`` with respect to its data):
+    the weight is I (input channels), O (output channels) and W in ``kernel_layout``."""
+    return _conv_transpose_call(1, data, weight, strides, padding, dilation, groups,
+                                channels, kernel_size, data_layout, kernel_layout, out_layout,
+                                output_padding, out_dtype)
+
+
+def conv2d_transpose(data: Expr, weight: Expr, strides=(1, 1), padding=(0, 0),
+                     dilation=(1, 1), groups: int = 1, channels=None, kernel_size=None,
+                     data_layout: str = "NCHW", kernel_layout: str = "IOHW",
+                     out_layout: str = "", output_padding=(0, 0), out_dtype: str = "") -> Expr:
+    """Transposed 2-D convolution: data in ``data_layout`` ("NCHW", "NHWC"…), the weight
+    in ``kernel_layout`` (an order of I, O (per group), H, W: "IOHW", "OIHW", "HWOI"…);
+    ``padding`` 1, 2 or 4 ints."""
+    return _conv_transpose_call(2, data, weight, strides, padding, dilation, groups,
+                                channels, kernel_size, data_layout, kernel_layout, out_layout,
+                                output_padding, out_dtype)
+
+
+def conv3d_transpose(data: Expr, weight: Expr, strides=(1, 1, 1), padding=(0, 0, 0),
+                     dilation=(1, 1, 1), groups: int = 1, channels=None, kernel_size=None,
+                     data_layout: str = "NCDHW", kernel_layout: str = "IODHW",
+                     out_layout: str = "", output_padding=(0, 0, 0),
+                     out_dtype: str = "") -> Expr:
+    """Transposed 3-D convolution ("NCDHW" or "NDHWC" data, an "IODHW"-like weight);
+    ``padding`` 1, 3 or 6 ints."""
+    return _conv_transpose_call(3, data, weight, strides, padding, dilation, groups,
+                                channels, kernel_size, data_layout, kernel_layout, out_layout,
+                                output_padding, out_dtype)
+
+
+__all__ += ["conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]
 
 
 def _pool_defaults(n: int, layout: str) -> dict:
@@ -720,7 +880,8 @@ def avg_pool3d(data: Expr, pool_size=(1, 1, 1), strides=(1, 1, 1), dilation=(1, 
 
 # ------------------------------------------------------------ adaptive and global pooling
 for _name, _layout in (("nn.adaptive_avg_pool1d", "NCW"), ("nn.adaptive_max_pool1d", "NCW"),
-                       ("nn.adaptive_avg_pool2d", "NCHW"), ("nn.adaptive_max_pool2d", "NCHW")):
+                       ("nn.adaptive_avg_pool2d", "NCHW"), ("nn.adaptive_max_pool2d", "NCHW"),
+                       ("nn.adaptive_avg_pool3d", "NCDHW"), ("nn.adaptive_max_pool3d", "NCDHW")):
     register(_name, 1, topi_rel(_name), OpPattern.OUT_ELEMWISE_FUSABLE,
              {"output_size": None, "layout": _layout, "out_layout": ""})
 register("nn.global_max_pool2d", 1, topi_rel("nn.global_max_pool2d"),
@@ -759,6 +920,19 @@ def adaptive_max_pool2d(data: Expr, output_size=None, layout: str = "NCHW",
     return _adaptive("nn.adaptive_max_pool2d", data, output_size, layout)
 
 
+def adaptive_avg_pool3d(data: Expr, output_size=None, layout: str = "NCDHW",
+                        out_layout: str = "") -> Expr:
+    """Adaptive average pooling over D, H and W to ``output_size`` (one int for all three;
+    D, H, W themselves when None)."""
+    return _adaptive("nn.adaptive_avg_pool3d", data, output_size, layout)
+
+
+def adaptive_max_pool3d(data: Expr, output_size=None, layout: str = "NCDHW",
+                        out_layout: str = "") -> Expr:
+    """Adaptive max pooling over D, H and W to ``output_size``."""
+    return _adaptive("nn.adaptive_max_pool3d", data, output_size, layout)
+
+
 def global_max_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Expr:
     """Maximum over H and W: ``(N, C, H, W) -> (N, C, 1, 1)``."""
     return make_call("nn.global_max_pool2d", [data], layout=layout)
@@ -770,7 +944,14 @@ register("nn.instance_norm", 3, topi_rel("nn.instance_norm"), OpPattern.OPAQUE,
          _NORM_DEFAULTS)
 register("nn.group_norm", 3, topi_rel("nn.group_norm"), OpPattern.OPAQUE,
          {**_NORM_DEFAULTS, "num_groups": 1})
-register("nn.lrn", 1, topi_rel("nn.lrn"), OpPattern.OPAQUE,
+def _lrn_rel(types, attrs):
+    # classic's relation checks the axis only; an even size fails in the TOPI compute
+    t = tensor_arg("nn.lrn", types, 0, "data")
+    norm_axis("nn.lrn", attrs.axis, len(t.shape))
+    return t
+
+
+register("nn.lrn", 1, _lrn_rel, OpPattern.OPAQUE,
          {"size": 5, "axis": 1, "bias": 2.0, "alpha": 1e-5, "beta": 0.75})
 register("nn.l2_normalize", 1, topi_rel("nn.l2_normalize"), OpPattern.OPAQUE,
          {"eps": 1e-12, "axis": None})
@@ -817,7 +998,11 @@ register("nn.mirror_pad", 1, topi_rel("nn.mirror_pad"), OpPattern.INJECTIVE,
 register("nn.upsampling", 1, topi_rel("nn.upsampling"), OpPattern.INJECTIVE,
          {"scale_h": 1.0, "scale_w": 1.0, "layout": "NCHW", "method": "nearest_neighbor",
           "align_corners": False})
+register("nn.upsampling3d", 1, topi_rel("nn.upsampling3d"), OpPattern.INJECTIVE,
+         {"scale_d": 1.0, "scale_h": 1.0, "scale_w": 1.0, "layout": "NCDHW",
+          "method": "nearest_neighbor", "coordinate_transformation_mode": "half_pixel"})
 register("nn.prelu", 2, topi_rel("nn.prelu"), OpPattern.BROADCAST, {"axis": 1})
+register_arg_types("nn.prelu", _channel_vectors("nn.prelu", 1))
 register("nn.dropout", 1, topi_rel("nn.dropout"), OpPattern.INJECTIVE, {"rate": 0.5})
 
 
@@ -845,6 +1030,17 @@ def upsampling(data: Expr, scale_h: float = 1, scale_w: float = 1, layout: str =
     """Scale H and W by ``scale_h`` / ``scale_w`` ("nearest_neighbor" or "bilinear")."""
     return make_call("nn.upsampling", [data], scale_h=float(scale_h), scale_w=float(scale_w),
                      layout=layout, method=method, align_corners=bool(align_corners))
+
+
+def upsampling3d(data: Expr, scale_d: float = 1, scale_h: float = 1, scale_w: float = 1,
+                 layout: str = "NCDHW", method: str = "nearest_neighbor",
+                 coordinate_transformation_mode: str = "half_pixel") -> Expr:
+    """Scale D, H and W by ``scale_d``, ``scale_h``, ``scale_w`` ("nearest_neighbor" or
+    "trilinear"; coordinates mapped by ``coordinate_transformation_mode``)."""
+    return make_call("nn.upsampling3d", [data], scale_d=float(scale_d),
+                     scale_h=float(scale_h), scale_w=float(scale_w), layout=layout,
+                     method=method,
+                     coordinate_transformation_mode=coordinate_transformation_mode)
 
 
 def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Expr:
@@ -888,9 +1084,145 @@ def matmul(tensor_a: Expr, tensor_b: Expr, units=None, out_dtype: str = "",
 
 __all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
             "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_avg_pool2d",
-            "adaptive_max_pool2d", "global_max_pool2d", "instance_norm", "group_norm", "lrn",
-            "l2_normalize", "depth_to_space", "space_to_depth", "mirror_pad", "upsampling", "prelu",
+            "adaptive_max_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
+            "global_max_pool2d", "instance_norm", "group_norm", "lrn",
+            "l2_normalize", "depth_to_space", "space_to_depth", "mirror_pad", "upsampling",
+            "upsampling3d", "prelu",
             "dropout", "dropout_raw", "matmul"]
+
+
+# --------------------------------------------- space/batch reshuffles, loss, correlation
+register("nn.space_to_batch_nd", 1, topi_rel("nn.space_to_batch_nd"), OpPattern.INJECTIVE,
+         {"block_shape": (), "paddings": (), "pad_value": 0.0})
+register("nn.batch_to_space_nd", 1, topi_rel("nn.batch_to_space_nd"), OpPattern.INJECTIVE,
+         {"block_shape": (), "crops": ()})
+register("nn.nll_loss", 3, topi_rel("nn.nll_loss"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"reduction": "mean", "ignore_index": -100})
+register("nn.correlation", 2, topi_rel("nn.correlation"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"kernel_size": 1, "max_displacement": 1, "stride1": 1, "stride2": 1,
+          "padding": (0, 0, 0, 0), "is_multiply": True, "layout": "NCHW"})
+
+
+def _pairs(op: str, v, what: str) -> tuple:
+    pairs = tuple((int(a), int(b)) for a, b in v)
+    if any(a < 0 or b < 0 for a, b in pairs):
+        raise RelayTypeError(f"{op}: {what} must be non-negative, got {pairs}")
+    return pairs
+
+
+def space_to_batch_nd(data: Expr, block_shape, paddings, pad_value: float = 0) -> Expr:
+    """Pad the spatial dimensions (1 .. M) of ``data`` by ``paddings`` ``[[before, after],
+    ...]`` and move ``block_shape`` blocks of them into the batch."""
+    op = "nn.space_to_batch_nd"
+    return make_call(op, [data], block_shape=tuple(int(b) for b in block_shape),
+                     paddings=_pairs(op, paddings, "paddings"), pad_value=float(pad_value))
+
+
+def batch_to_space_nd(data: Expr, block_shape, crops) -> Expr:
+    """The inverse of :func:`space_to_batch_nd`: move blocks of the batch into the spatial
+    dimensions, then crop them by ``crops`` ``[[begin, end], ...]``."""
+    op = "nn.batch_to_space_nd"
+    return make_call(op, [data], block_shape=tuple(int(b) for b in block_shape),
+                     crops=_pairs(op, crops, "crops"))
+
+
+def nll_loss(predictions: Expr, targets: Expr, weights: Expr, reduction: str = "mean",
+             ignore_index: int = -100) -> Expr:
+    """Negative log likelihood: ``-predictions[n, t, ...] * weights[t]`` with ``t =
+    targets[n, ...]`` (0 where ``t == ignore_index``), reduced by ``reduction`` ("mean":
+    divided by the sum of the weights used, "sum" or "none")."""
+    if reduction not in ("mean", "sum", "none"):
+        raise RelayTypeError(f"nn.nll_loss: reduction must be 'mean', 'sum' or 'none', got "
+                             f"{reduction!r}")
+    return make_call("nn.nll_loss", [predictions, targets, weights], reduction=reduction,
+                     ignore_index=int(ignore_index))
+
+
+def correlation(data1: Expr, data2: Expr, kernel_size: int, max_displacement: int,
+                stride1: int, stride2: int, padding, is_multiply: bool, layout: str) -> Expr:
+    """FlowNet correlation of two "NCHW" feature maps: for each position and displacement
+    (multiples of ``stride2`` up to ``max_displacement``) the channel and ``kernel_size``
+    window mean of ``a * b`` (``is_multiply``) or ``|a - b|``."""
+    op = "nn.correlation"
+    if layout != "NCHW":
+        raise RelayTypeError(f"{op}: only layout 'NCHW' is supported, got {layout!r}")
+    return make_call(op, [data1, data2], kernel_size=int(kernel_size),
+                     max_displacement=int(max_displacement), stride1=int(stride1),
+                     stride2=int(stride2), padding=pad4(op, padding),
+                     is_multiply=bool(is_multiply), layout=layout)
+
+
+__all__ += ["space_to_batch_nd", "batch_to_space_nd", "nll_loss", "correlation"]
+
+
+# ------------------------------------------------------------------- deformable_conv2d
+def deformable_layouts(attrs) -> Tuple[str, str]:
+    """The checked (data, kernel) layouts of an ``nn.deformable_conv2d``'s attributes."""
+    op = "nn.deformable_conv2d"
+    dl, kl = attrs.data_layout, attrs.kernel_layout
+    if dl not in ("NCHW", "NHWC"):
+        raise RelayTypeError(f"{op}: data_layout must be 'NCHW' or 'NHWC', got {dl!r}")
+    if len(kl) != 4 or sorted(kl) != sorted("OIHW"):
+        raise RelayTypeError(f"{op}: kernel_layout {kl!r} must order O, I, H and W")
+    if attrs.out_layout not in ("", dl):
+        raise RelayTypeError(f"{op}: out_layout {attrs.out_layout!r} differs from data_layout "
+                             f"{dl!r} (not supported)")
+    return dl, kl
+
+
+def _deformable_arg_types(types, attrs):
+    """An unknown offset from the data and the output size, an unknown weight from
+    ``channels`` and ``kernel_size``."""
+    op = "nn.deformable_conv2d"
+    data, offset, weight = types
+    if data is None or attrs.kernel_size is None:
+        return types
+    dl, kl = deformable_layouts(attrs)
+    t = tensor_arg(op, types, 0, "data")
+    n, c, h, w = (t.shape[dl.index(x)] for x in "NCHW")
+    kh, kw = attrs.kernel_size
+    if weight is None and attrs.channels is not None:
+        dims = dict(zip("OIHW", (int(attrs.channels), c // int(attrs.groups), kh, kw)))
+        weight = TensorType(tuple(dims[x] for x in kl), t.dtype)
+    if offset is None:
+        top, left, bottom, right = attrs.padding
+        (sh, sw), (dh, dw) = attrs.strides, attrs.dilation
+        oh = _out_size(op, h, kh, dh, top, bottom, sh, "height")
+        ow = _out_size(op, w, kw, dw, left, right, sw, "width")
+        oc = 2 * kh * kw * int(attrs.deformable_groups)
+        offset = TensorType((n, oc, oh, ow) if dl == "NCHW" else (n, oh, ow, oc), t.dtype)
+    return [data, offset, weight]
+
+
+register("nn.deformable_conv2d", 3, topi_rel("nn.deformable_conv2d"),
+         OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1),
+          "deformable_groups": 1, "groups": 1, "channels": None, "kernel_size": None,
+          "data_layout": "NCHW", "kernel_layout": "OIHW", "out_layout": "", "out_dtype": ""})
+register_arg_types("nn.deformable_conv2d", _deformable_arg_types)
+
+
+def deformable_conv2d(data: Expr, offset: Expr, weight: Expr, strides=(1, 1), padding=(0, 0),
+                      dilation=(1, 1), deformable_groups: int = 1, groups: int = 1,
+                      channels=None, kernel_size=None, data_layout: str = "NCHW",
+                      kernel_layout: str = "OIHW", out_layout: str = "",
+                      out_dtype: str = "") -> Expr:
+    """Deformable 2-D convolution: each kernel tap samples ``data`` bilinearly at its
+    position shifted by ``offset`` (per deformable group and tap, (y, x); ``(N, dg * KH * KW
+    * 2, OH, OW)`` for "NCHW" data, channels last for "NHWC"). See
+    ``topi.nn.deformable_conv2d_nchw``."""
+    op = "nn.deformable_conv2d"
+    return make_call(op, [data, offset, weight], strides=_pair(op, strides, "strides"),
+                     padding=pad4(op, padding), dilation=_pair(op, dilation, "dilation"),
+                     deformable_groups=int(deformable_groups), groups=int(groups),
+                     channels=None if channels is None else int(channels),
+                     kernel_size=None if kernel_size is None else _pair(
+                         op, kernel_size, "kernel_size"),
+                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     out_layout=out_layout or "", out_dtype=out_dtype or "")
+
+
+__all__ += ["deformable_conv2d"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

@@ -18,7 +18,7 @@ from ...topi import generic as _generic
 from ...topi import x86 as _x86
 from ...topi.utils import find_op
 from . import tensor as _tensor_ops  # noqa: F401  (registers the ops strategies are added to)
-from .nn import conv2d_layouts, pad4
+from .nn import conv2d_layouts, conv_transpose_layouts, pad4
 from .registry import register_strategy
 
 
@@ -249,15 +249,29 @@ DENSE_X86_CONSTANT_WEIGHT = tuple(reversed(_DENSE_X86))
 
 def _dense_compute(x86: bool):
     def f(attrs, ins, ty):
-        args = (ins[0], ins[1], None, attrs.out_dtype or ty.dtype)
-        return [select_implementation(_DENSE_X86, args) if x86 else topi.nn.dense(*args)]
+        data = ins[0]
+        lead = [topi.utils.get_const_int(d) for d in data.shape[:-1]]
+        if len(lead) != 1:  # (..., in): the dense of the rows, reshaped back
+            rows = 1
+            for d in lead:
+                rows *= d
+            data = topi.reshape(data, (rows, topi.utils.get_const_int(data.shape[-1])))
+        args = (data, ins[1], None, attrs.out_dtype or ty.dtype)
+        if len(lead) == 1:
+            return [select_implementation(_DENSE_X86, args) if x86 else topi.nn.dense(*args)]
+        # the x86 templates schedule a 2-D output: the reshaped one takes the default
+        return [topi.reshape(topi.nn.dense(*args),
+                             lead + [topi.utils.get_const_int(ins[1].shape[0])])]
     return f
 
 
 def _dense_x86_schedule(attrs, outs, tgt):
     if _anchor_tag(outs) == "dense_pack":
         return _x86.schedule_dense_pack(outs)
-    return _x86.schedule_dense_nopack(outs)
+    anchor = find_op(outs, lambda op: op.tag and not topi.tag.is_injective(op.tag))
+    if anchor is not None and "workload" in (getattr(anchor, "attrs", None) or {}):
+        return _x86.schedule_dense_nopack(outs)
+    return _generic.schedule_dense(outs)  # an N-D dense: topi.nn.dense between reshapes
 
 
 register_strategy("nn.dense", "cpu", _dense_compute(True), _dense_x86_schedule)
@@ -344,7 +358,8 @@ _injective_strategies("ndarray_size", lambda attrs, ins, ty: [topi.ndarray_size(
 _injective_strategies("nn.leaky_relu", lambda attrs, ins, ty: [topi.nn.leaky_relu(
     ins[0], attrs.alpha)])
 _injective_strategies("strided_slice", lambda attrs, ins, ty: [topi.strided_slice(
-    ins[0], attrs.begin, attrs.end, attrs.strides, attrs.axes)])
+    ins[0], attrs.begin, attrs.end, attrs.strides, attrs.axes,
+    attrs.get("slice_mode") or "end")])
 _injective_strategies("take", lambda attrs, ins, ty: [topi.take(
     ins[0], ins[1], attrs.axis, mode=attrs.mode)])
 _injective_strategies("squeeze", lambda attrs, ins, ty: [topi.squeeze(
@@ -353,13 +368,35 @@ _injective_strategies("expand_dims", lambda attrs, ins, ty: [topi.expand_dims(
     ins[0], attrs.axis, attrs.num_newaxis)])
 _injective_strategies("broadcast_to", lambda attrs, ins, ty: [topi.broadcast_to(
     ins[0], list(attrs.shape))])
-_injective_strategies("nn.pad", lambda attrs, ins, ty: [topi.nn.pad(
-    ins[0], [w[0] for w in attrs.pad_width], [w[1] for w in attrs.pad_width],
-    attrs.pad_value)])
-_injective_strategies("image.resize2d", lambda attrs, ins, ty: [topi.image.resize2d(
-    ins[0], attrs.roi, attrs.size, attrs.layout, attrs.method,
-    attrs.coordinate_transformation_mode, attrs.rounding_method, attrs.cubic_alpha,
-    attrs.cubic_exclude, attrs.extrapolation_value, attrs.out_dtype or None)])
+def _pad(attrs, ins, ty):
+    data = ins[0]
+    width = [tuple(w) for w in attrs.pad_width]
+    if any(min(w) < 0 for w in width):  # negative widths crop first
+        shape = topi.utils.get_const_tuple(data.shape)
+        data = topi.strided_slice(data, [max(-lo, 0) for lo, _ in width],
+                                  [d - max(-hi, 0) if isinstance(d, int) else d + min(hi, 0)
+                                   for d, (_, hi) in zip(shape, width)])
+        width = [(max(lo, 0), max(hi, 0)) for lo, hi in width]
+    value = ins[1]() if len(ins) == 2 else attrs.pad_value
+    return [topi.nn.pad(data, [w[0] for w in width], [w[1] for w in width], value,
+                        pad_mode=attrs.get("pad_mode") or "constant")]
+
+
+_injective_strategies("nn.pad", _pad)
+for _n in (1, 2, 3):
+    _injective_strategies(f"image.resize{_n}d", lambda attrs, ins, ty, _n=_n: [getattr(
+        topi.image, f"resize{_n}d")(
+        ins[0], attrs.roi, attrs.size, attrs.layout, attrs.method,
+        attrs.coordinate_transformation_mode, attrs.rounding_method, attrs.cubic_alpha,
+        attrs.cubic_exclude, attrs.extrapolation_value, attrs.out_dtype or None)])
+_injective_strategies("image.crop_and_resize", lambda attrs, ins, ty: [
+    topi.image.crop_and_resize(ins[0], ins[1], ins[2], attrs.crop_size, attrs.layout,
+                               attrs.method, attrs.extrapolation_value,
+                               attrs.out_dtype or None)])
+_injective_strategies("image.affine_grid", lambda attrs, ins, ty: [topi.image.affine_grid(
+    ins[0], attrs.target_shape)])
+_injective_strategies("image.grid_sample", lambda attrs, ins, ty: [topi.image.grid_sample(
+    ins[0], ins[1], attrs.method, attrs.layout, attrs.padding_mode, attrs.align_corners)])
 
 
 # -------------------------------------------------------------------------------- reductions
@@ -386,9 +423,18 @@ def _reduce_compute(name: str):
         count = 1
         for a in set(axes):
             count *= shape[a]
-        total = topi.sum(data, axis, attrs.keepdims)
-        return [_divide_by_count(total, count, data.dtype)]
+        return [_wide_mean(data, axis, attrs.keepdims, count)]
     return f
+
+
+def _wide_mean(data, axis, keepdims: bool, count, less: int = 0):
+    """``sum(data over axis) / max(count - less, 1)``, accumulated in float32 for float16
+    data (as classic: a float16 sum of many elements loses the small addends)."""
+    dtype = data.dtype
+    if dtype == "float16":
+        data = topi.cast(data, "float32")
+    out = _divide_by_count(topi.sum(data, axis, keepdims), count, data.dtype, less)
+    return topi.cast(out, dtype) if dtype == "float16" else out
 
 
 def _divide_by_count(total, count, dtype: str, less: int = 0):
@@ -422,15 +468,37 @@ _reduce_schedules("nn.log_softmax", lambda attrs, ins, ty: [topi.nn.log_softmax(
 
 
 # ----------------------------------------------------------------- transposed conv, matmul
-def _conv2d_transpose(attrs, ins, ty):
-    return [topi.nn.conv2d_transpose_nchw(ins[0], ins[1], attrs.strides, attrs.padding,
-                                          attrs.out_dtype or ins[0].dtype,
-                                          attrs.output_padding)]
+def _conv_transpose(name: str, n: int):
+    sp = "DHW"[3 - n:]
+
+    def f(attrs, ins, ty):
+        dl, kl = conv_transpose_layouts(name, attrs, n)
+        if any(d != 1 for d in attrs.dilation):
+            raise topi.utils.TopiError(f"{name}: dilation {tuple(attrs.dilation)} is not "
+                                       "supported (only 1)")
+        data = _relayout(ins[0], dl, "NC" + sp)
+        weight = _relayout(ins[1], kl, "IO" + sp)
+        dt = attrs.out_dtype or ins[0].dtype
+        args = (data, weight, attrs.strides, attrs.padding, dt, attrs.output_padding)
+        if attrs.groups != 1 and n != 2:
+            raise topi.utils.TopiError(f"{name}: groups={attrs.groups} is not supported (only "
+                                       "1)")
+        if n == 1:
+            out = topi.nn.conv1d_transpose_ncw(*args)
+        elif n == 3:
+            out = topi.nn.conv3d_transpose_ncdhw(*args)
+        elif attrs.groups != 1:
+            out = topi.nn.group_conv2d_transpose_nchw(*args, attrs.groups)
+        else:
+            out = topi.nn.conv2d_transpose_nchw(*args)
+        return [_relayout(out, "NC" + sp, dl)]
+    return f
 
 
-_reduce_schedules("nn.conv2d_transpose", _conv2d_transpose,
-                  _generic.schedule_conv2d_transpose_nchw,
-                  _generic.schedule_conv2d_transpose_nchw)
+for _n in (1, 2, 3):
+    _reduce_schedules(f"nn.conv{_n}d_transpose",
+                      _conv_transpose(f"nn.conv{_n}d_transpose", _n),
+                      _x86.schedule_direct_conv, _generic.schedule_conv2d_transpose_nchw)
 
 
 def _batch_matmul_compute(x86: bool):
@@ -466,8 +534,8 @@ def _variance(attrs, ins, ty):
     for a in axes:
         count *= shape[a]
     diff = topi.subtract(data, m)
-    total = topi.sum(topi.multiply(diff, diff), axis, attrs.keepdims)
-    return [_divide_by_count(total, count, data.dtype, int(attrs.unbiased))]
+    return [_wide_mean(topi.multiply(diff, diff), axis, attrs.keepdims, count,
+                       int(attrs.unbiased))]
 
 
 for _name in ("prod", "all", "any", "argmax", "argmin"):
@@ -540,6 +608,20 @@ def _conv_nd(attrs, ins, ty):
                          attrs.out_dtype or ins[0].dtype, op=f"nn.conv{n}d")]
 
 
+def _dilation2d(attrs, ins, ty):
+    layouts = {("NCHW", "IHW"): topi.image.dilation2d_nchw,
+               ("NHWC", "HWI"): topi.image.dilation2d_nhwc}
+    fn = layouts.get((attrs.data_layout, attrs.kernel_layout))
+    if fn is None:
+        raise topi.utils.TopiError(
+            f"image.dilation2d: data_layout/kernel_layout must be NCHW/IHW or NHWC/HWI, got "
+            f"{attrs.data_layout}/{attrs.kernel_layout}")
+    # classic reads the first two strides and dilations (the H and W ones)
+    return [fn(ins[0], ins[1], tuple(attrs.strides[:2]), tuple(attrs.padding),
+               tuple(attrs.dilations[:2]), attrs.out_dtype or None)]
+
+
+_default_strategies("image.dilation2d", _dilation2d)
 _default_strategies("nn.conv1d", _conv_nd, _generic.schedule_conv2d_nchw)
 _default_strategies("nn.conv3d", _conv_nd, _generic.schedule_conv2d_nchw)
 
@@ -582,6 +664,12 @@ def _adaptive_pool(n: int, pool_type: str):
             oshape = list(shape)
             oshape[w_ax] = size[1]
             return [topi.reshape(out, oshape)]
+        if n == 3:
+            if len(size) == 1:
+                size = size * 3
+            if not size:
+                size = [topi.utils.get_const_int(data.shape[layout.index(c)]) for c in "DHW"]
+            return [topi.nn.adaptive_pool3d(data, size, pool_type, layout)]
         if not size:
             hw = [layout.index("H"), layout.index("W")] if "H" in layout else []
             size = [topi.utils.get_const_int(data.shape[k]) for k in hw] or [1]
@@ -590,6 +678,9 @@ def _adaptive_pool(n: int, pool_type: str):
     return f
 
 
+for _kind in ("avg", "max"):
+    _default_strategies(f"nn.adaptive_{_kind}_pool3d", _adaptive_pool(3, _kind),
+                        _generic.schedule_adaptive_pool)
 for _n in (1, 2):
     for _kind in ("avg", "max"):
         # a 1-D pool is a 2-D one between reshapes: its layout (NWC) names the wrong axes
@@ -640,6 +731,9 @@ _injective_strategies("nn.mirror_pad", lambda attrs, ins, ty: [topi.nn.mirror_pa
     ins[0], [w[0] for w in attrs.pad_width], [w[1] for w in attrs.pad_width], attrs.mode)])
 _injective_strategies("nn.upsampling", lambda attrs, ins, ty: [topi.nn.upsampling(
     ins[0], attrs.scale_h, attrs.scale_w, attrs.layout, attrs.method, attrs.align_corners)])
+_injective_strategies("nn.upsampling3d", lambda attrs, ins, ty: [topi.nn.upsampling3d(
+    ins[0], attrs.scale_d, attrs.scale_h, attrs.scale_w, attrs.layout, attrs.method,
+    attrs.coordinate_transformation_mode)])
 _injective_strategies("nn.prelu", lambda attrs, ins, ty: [topi.nn.prelu(ins[0], ins[1],
                                                                         attrs.axis)])
 # inference: the output and the mask are the data itself (SimplifyInference drops the op)
@@ -659,6 +753,67 @@ _default_strategies("nn.matmul", _matmul, _generic.schedule_dense)
 _reduce_schedules("cumsum", lambda attrs, ins, ty: [topi.cumsum(
     ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))], _x86.schedule_reduce,
     _generic.schedule_reduce)
+
+
+_reduce_schedules("cumprod", lambda attrs, ins, ty: [topi.cumprod(
+    ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))], _x86.schedule_reduce,
+    _generic.schedule_reduce)
+_default_strategies("scatter_elements", lambda attrs, ins, ty: [topi.scatter_elements(
+    ins[0], ins[1], ins[2], attrs.axis, attrs.reduction)], _generic.schedule_extern)
+_default_strategies("scatter_nd", lambda attrs, ins, ty: [topi.scatter_nd(
+    ins[0], ins[1], ins[2], attrs.mode)], _generic.schedule_extern)
+_default_strategies("unique", lambda attrs, ins, ty: list(topi.unique(
+    ins[0], attrs.sorted, attrs.return_counts)), _generic.schedule_unique)
+_default_strategies("sparse_to_dense", lambda attrs, ins, ty: [topi.sparse_to_dense(
+    ins[0], list(attrs.output_shape), ins[1], ins[2])], _generic.schedule_injective)
+_injective_strategies("adv_index", lambda attrs, ins, ty: [topi.adv_index(ins[0],
+                                                                          list(ins[1:]))])
+_injective_strategies("strided_set", lambda attrs, ins, ty: [topi.strided_set(*ins)])
+_injective_strategies("split", lambda attrs, ins, ty: list(topi.split(
+    ins[0], attrs.indices_or_sections, attrs.axis)))
+_default_strategies("stft", lambda attrs, ins, ty: [topi.stft(
+    ins[0], attrs.n_fft, attrs.hop_length, attrs.win_length, ins[1], attrs.normalized,
+    attrs.onesided)])
+_default_strategies("sparse_reshape", lambda attrs, ins, ty: topi.sparse_reshape(*ins),
+                    _generic.schedule_injective)
+_injective_strategies("fixed_point_multiply", lambda attrs, ins, ty: [
+    topi.fixed_point_multiply(ins[0], attrs.multiplier, attrs.shift)])
+
+
+_injective_strategies("nn.space_to_batch_nd", lambda attrs, ins, ty: [
+    topi.nn.space_to_batch_nd(ins[0], list(attrs.block_shape),
+                              [p[0] for p in attrs.paddings], [p[1] for p in attrs.paddings],
+                              attrs.pad_value)])
+_injective_strategies("nn.batch_to_space_nd", lambda attrs, ins, ty: [
+    topi.nn.batch_to_space_nd(ins[0], list(attrs.block_shape), [c[0] for c in attrs.crops],
+                              [c[1] for c in attrs.crops])])
+_default_strategies("nn.nll_loss", lambda attrs, ins, ty: [topi.nn.nll_loss(
+    *ins, attrs.reduction, attrs.ignore_index)])
+_default_strategies("nn.correlation", lambda attrs, ins, ty: [topi.nn.correlation_nchw(
+    ins[0], ins[1], attrs.kernel_size, attrs.max_displacement, attrs.stride1, attrs.stride2,
+    tuple(attrs.padding), attrs.is_multiply)], _generic.schedule_correlation_nchw)
+
+
+for _name in ("collapse_sum_like", "collapse_sum_to"):
+    _reduce_schedules(_name, lambda attrs, ins, ty: [topi.collapse_sum(ins[0], ty.shape)],
+                      _x86.schedule_reduce, _generic.schedule_reduce)
+_injective_strategies("slice_like", lambda attrs, ins, ty: [topi.strided_slice(
+    ins[0], [0] * len(ty.shape), list(ty.shape))])
+_injective_strategies("contrib_reverse_reshape", lambda attrs, ins, ty: [topi.reshape(
+    ins[0], ty.shape)])
+
+
+def _deformable_conv2d(attrs, ins, ty):
+    from .nn import deformable_layouts
+    dl, kl = deformable_layouts(attrs)
+    data, offset, weight = ins
+    fn = topi.nn.deformable_conv2d_nchw if dl == "NCHW" else topi.nn.deformable_conv2d_nhwc
+    weight = _relayout(weight, kl, "OIHW" if dl == "NCHW" else "HWIO")
+    return [fn(data, offset, weight, attrs.strides, tuple(attrs.padding), attrs.dilation,
+               attrs.deformable_groups, attrs.groups, attrs.out_dtype or None)]
+
+
+_default_strategies("nn.deformable_conv2d", _deformable_conv2d)
 
 
 # --------------------------------------------------------------------------------- GPU (cuda)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import builtins as _builtins
 from typing import Optional, Sequence
 
-from ..expr import Constant, Expr, Tuple, TupleWrapper
-from ._rel import RelayTypeError, topi_rel
+from ..expr import Constant, Expr, Tuple, TupleWrapper, const
+from ..ty import TensorType, TupleType
+from ._rel import RelayTypeError, norm_axis, tensor_arg, topi_rel
 from .registry import OpPattern, make_call, register
+from .tensor import infer_newshape
 
 register("strided_slice", 1, topi_rel("strided_slice"), OpPattern.INJECTIVE,
-         {"begin": (), "end": (), "strides": None, "axes": None})
+         {"begin": (), "end": (), "strides": None, "axes": None, "slice_mode": "end"})
 register("take", 2, topi_rel("take"), OpPattern.INJECTIVE, {"axis": None, "mode": "clip"})
 register("squeeze", 1, topi_rel("squeeze"), OpPattern.INJECTIVE, {"axis": None})
 register("expand_dims", 1, topi_rel("expand_dims"), OpPattern.BROADCAST,
@@ -35,10 +37,15 @@ def _ints(v) -> Optional[tuple]:
     return (int(v),) if isinstance(v, int) else tuple(int(x) for x in v)
 
 
-def strided_slice(data: Expr, begin, end, strides=None, axes=None) -> Expr:
-    """``data[begin:end:strides]`` on ``axes`` (all axes when None), NumPy semantics."""
+def strided_slice(data: Expr, begin, end, strides=None, axes=None,
+                  slice_mode: str = "end") -> Expr:
+    """``data[begin:end:strides]`` on ``axes`` (all axes when None), NumPy semantics; with
+    ``slice_mode="size"`` ``end`` holds sizes (-1: to the end) and strides are 1."""
+    if slice_mode not in ("end", "size"):
+        raise RelayTypeError(f"strided_slice: slice_mode must be 'end' or 'size', got "
+                             f"{slice_mode!r}")
     return make_call("strided_slice", [data], begin=_ints(begin), end=_ints(end),
-                     strides=_ints(strides), axes=_ints(axes))
+                     strides=_ints(strides), axes=_ints(axes), slice_mode=slice_mode)
 
 
 def take(data: Expr, indices: Expr, axis: Optional[int] = None, mode: str = "clip") -> Expr:
@@ -71,6 +78,12 @@ def split(data: Expr, indices_or_sections, axis: int = 0) -> TupleWrapper:
     if not -len(shape) <= axis < len(shape):
         raise RelayTypeError(f"split: axis {axis} is out of range for shape {shape}")
     size = shape[axis]
+    if not isinstance(size, int):  # a symbolic extent: classic's split op (a tuple)
+        sections = indices_or_sections if isinstance(indices_or_sections, int) else \
+            tuple(int(x) for x in indices_or_sections)
+        n = sections if isinstance(sections, int) else len(sections) + 1
+        return TupleWrapper(make_call("split", [data], indices_or_sections=sections,
+                                      axis=axis), n)
     if isinstance(indices_or_sections, int):
         sec = indices_or_sections
         if sec <= 0 or size % sec:
@@ -87,6 +100,32 @@ def split(data: Expr, indices_or_sections, axis: int = 0) -> TupleWrapper:
     pieces = [strided_slice(data, [lo], [hi], [1], [axis]) for lo, hi in
               zip(bounds, bounds[1:])]
     return _Pieces(pieces)
+
+
+def _split_rel(types, attrs):
+    """Classic's split relation (used for a symbolic extent): equal sections of
+    ``indexdiv(d, sections)``, or the pieces between the indices (the last ``d - last``)."""
+    from ...tir.op import indexdiv
+    data = tensor_arg("split", types, 0, "data")
+    axis = norm_axis("split", attrs.axis, len(data.shape))
+    size = data.shape[axis]
+    sec = attrs.indices_or_sections
+    if isinstance(sec, int):
+        if sec <= 0:
+            raise RelayTypeError(f"split: sections must be positive, got {sec}")
+        extents = [indexdiv(size, sec)] * sec
+    else:
+        bounds = [0] + list(sec)
+        extents = [b - a for a, b in zip(bounds, bounds[1:])] + [size - bounds[-1]]
+    fields = []
+    for e in extents:
+        shape = list(data.shape)
+        shape[axis] = e
+        fields.append(TensorType(tuple(shape), data.dtype))
+    return TupleType(fields)
+
+
+register("split", 1, _split_rel, OpPattern.INJECTIVE, {"indices_or_sections": 1, "axis": 0})
 
 
 class _Pieces(TupleWrapper):
@@ -160,6 +199,27 @@ def std(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False,
     return sqrt(variance(data, axis, keepdims, exclude, unbiased))
 
 
+def mean_variance(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False,
+                  unbiased: bool = False) -> TupleWrapper:
+    """The mean and the variance of ``data`` over ``axis``: a 2-tuple."""
+    return TupleWrapper(Tuple(list(_mean_and_variance(data, axis, keepdims, exclude,
+                                                      unbiased))), 2)
+
+
+def mean_std(data: Expr, axis=None, keepdims: bool = False, exclude: bool = False
+             ) -> TupleWrapper:
+    """The mean and the standard deviation of ``data`` over ``axis``: a 2-tuple."""
+    from .tensor import sqrt
+    m, var = _mean_and_variance(data, axis, keepdims, exclude, False)
+    return TupleWrapper(Tuple([m, sqrt(var)]), 2)
+
+
+def _mean_and_variance(data: Expr, axis, keepdims: bool, exclude: bool, unbiased: bool):
+    m = mean(data, axis, True, exclude)
+    var = variance(data, axis, keepdims, exclude, unbiased, with_mean=m)
+    return (m if keepdims else mean(data, axis, False, exclude)), var
+
+
 def logsumexp(data: Expr, axis=None, keepdims: bool = False) -> Expr:
     """``log(sum(exp(data)))`` over ``axis``, computed stably as
     ``log(sum(exp(data - m))) + m`` with ``m`` the maximum over the same axes."""
@@ -195,7 +255,29 @@ for _name in ("zeros", "ones"):
              {"shape": (), "dtype": "float32"})
 for _name in ("zeros_like", "ones_like"):
     register(_name, 1, topi_rel(_name), OpPattern.ELEMWISE)
-register("reshape_like", 2, topi_rel("reshape_like"), OpPattern.INJECTIVE,
+def _reshape_like_rel(types, attrs):
+    """``data``'s shape with ``[lhs_begin, lhs_end)`` replaced by ``shape_like``'s
+    ``[rhs_begin, rhs_end)``; the element counts must agree when both are static."""
+    name = "reshape_like"
+    data = tensor_arg(name, types, 0, "data")
+    like = tensor_arg(name, types, 1, "shape_like")
+    ds, ls = list(data.shape), list(like.shape)
+    lhs_end = len(ds) if attrs.lhs_end is None else attrs.lhs_end
+    rhs_end = len(ls) if attrs.rhs_end is None else attrs.rhs_end
+    shape = ds[:attrs.lhs_begin] + ls[attrs.rhs_begin:rhs_end] + ds[lhs_end:]
+    if _builtins.all(isinstance(d, int) for d in ds + shape):
+        n_in, n_out = 1, 1
+        for d in ds:
+            n_in *= d
+        for d in shape:
+            n_out *= d
+        if n_in != n_out:
+            raise RelayTypeError(f"{name}: cannot reshape {tuple(ds)} ({n_in} elements) to "
+                                 f"{tuple(shape)} ({n_out} elements)")
+    return TensorType(tuple(shape), data.dtype)
+
+
+register("reshape_like", 2, _reshape_like_rel, OpPattern.INJECTIVE,
          {"lhs_begin": 0, "lhs_end": None, "rhs_begin": 0, "rhs_end": None})
 
 
@@ -441,11 +523,214 @@ def sliding_window(data: Expr, axis: int, window_shape, strides) -> Expr:
                      strides=_ints(strides))
 
 
+register("cumprod", 1, topi_rel("cumprod"), OpPattern.OPAQUE,
+         {"axis": None, "dtype": None, "exclusive": None})
+
+
 def cumprod(data: Expr, axis: Optional[int] = None, dtype: Optional[str] = None,
             exclusive: Optional[bool] = None) -> Expr:
-    """Classic ``relay.cumprod``: tvmlite has no TOPI cumprod to lower it through yet."""
+    """Cumulative product along ``axis`` (of the flattened data when None); ``exclusive``
+    leaves out each element itself; ``dtype`` is the output dtype (``data``'s by
+    default)."""
+    return make_call("cumprod", [data], axis=None if axis is None else int(axis),
+                     dtype=None if dtype is None else str(dtype),
+                     exclusive=None if exclusive is None else bool(exclusive))
+
+
+# ----------------------------------------------------------- scatter, indexing, sparse
+register("scatter_elements", 3, topi_rel("scatter_elements"), OpPattern.OPAQUE,
+         {"axis": 0, "reduction": "update"})
+register("scatter_nd", 3, topi_rel("scatter_nd"), OpPattern.OPAQUE, {"mode": "update"})
+register("adv_index", 1, topi_rel("adv_index"), OpPattern.INJECTIVE)
+register("unique", 1, topi_rel("unique"), OpPattern.OPAQUE,
+         {"sorted": True, "return_counts": False})
+register("sparse_to_dense", 3, topi_rel("sparse_to_dense"), OpPattern.OPAQUE,
+         {"output_shape": ()})
+register("strided_set", 5, topi_rel("strided_set"), OpPattern.INJECTIVE)
+register("sparse_reshape", 3, topi_rel("sparse_reshape"), OpPattern.OPAQUE)
+register("stft", 2, topi_rel("stft"), OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"n_fft": 1, "hop_length": 1, "win_length": 1, "normalized": False,
+          "onesided": True})
+register("fixed_point_multiply", 1, topi_rel("fixed_point_multiply"), OpPattern.ELEMWISE,
+         {"multiplier": 0, "shift": 0})
+
+
+def scatter_elements(data: Expr, indices: Expr, updates: Expr, axis: int = 0,
+                     reduction: str = "update") -> Expr:
+    """``data`` with each ``updates[p]`` combined into the position ``p`` whose ``axis``
+    coordinate is replaced by ``indices[p]`` (``reduction``: "update", "add", "mul", "min",
+    "max" or "mean"); ONNX ScatterElements."""
+    return make_call("scatter_elements", [data, indices, updates], axis=int(axis),
+                     reduction=str(reduction))
+
+
+def scatter_nd(data: Expr, indices: Expr, updates: Expr, mode: str = "update") -> Expr:
+    """``data`` with ``updates[y, ...]`` written ("update") or added ("add") at
+    ``data[indices[0, y], .., indices[M-1, y], ...]``."""
+    return make_call("scatter_nd", [data, indices, updates], mode=str(mode))
+
+
+def adv_index(inputs) -> Expr:
+    """numpy advanced indexing ``inputs[0][inputs[1], inputs[2], ...]``."""
+    return make_call("adv_index", [_tuple_arg(inputs)])
+
+
+def unique(data: Expr, is_sorted: bool = True, return_counts: bool = False) -> TupleWrapper:
+    """The unique elements of the 1-D ``data``: a tuple ``(unique, indices,
+    inverse_indices, num_unique[, counts])``, each of ``data``'s length but ``num_unique``
+    ``(1,)`` (only the first ``num_unique`` entries are meaningful)."""
+    call = make_call("unique", [data], sorted=bool(is_sorted),
+                     return_counts=bool(return_counts))
+    return TupleWrapper(call, 5 if return_counts else 4)
+
+
+def sparse_to_dense(sparse_indices: Expr, output_shape, sparse_values: Expr,
+                    default_value=0) -> Expr:
+    """A dense tensor of ``output_shape`` holding ``sparse_values`` (a scalar or one per
+    index) at ``sparse_indices`` (0-D, 1-D or ``(n, ndim)``) and ``default_value``
+    elsewhere."""
+    if not isinstance(default_value, Expr):
+        default_value = const(default_value)
+    return make_call("sparse_to_dense", [sparse_indices, sparse_values, default_value],
+                     output_shape=_ints(output_shape))
+
+
+def sparse_reshape(sparse_indices: Expr, prev_shape: Expr, new_shape: Expr) -> TupleWrapper:
+    """Reshape a sparse tensor: ``(new_sparse_indices, new_shape)`` with ``new_shape``'s -1
+    inferred (the shapes' values are read at run time, their lengths static)."""
+    return TupleWrapper(make_call("sparse_reshape", [sparse_indices, prev_shape, new_shape]),
+                        2)
+
+
+def stft(data: Expr, n_fft: int, hop_length: Optional[int] = None,
+         win_length: Optional[int] = None, window: Optional[Expr] = None,
+         normalized: bool = False, onesided: bool = True) -> Expr:
+    """The short-time Fourier transform of ``data`` ``(batch, time)``: ``(batch, freqs,
+    frames, 2)`` (real, imaginary); ``hop_length`` defaults to ``n_fft // 4``,
+    ``win_length`` to ``n_fft``, ``window`` to ones. See ``topi.stft``."""
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    if window is None:
+        window = ones([n_fft], "int32")
+    return make_call("stft", [data, window], n_fft=int(n_fft), hop_length=int(hop_length),
+                     win_length=int(win_length), normalized=bool(normalized),
+                     onesided=bool(onesided))
+
+
+def strided_set(data: Expr, v: Expr, begin: Expr, end: Expr, strides=None) -> Expr:
+    """``data`` with the slice ``data[begin:end:strides]`` (1-D tensors, read at run time)
+    replaced by ``v``."""
+    if strides is None:
+        strides = const([1], "int32")
+    return make_call("strided_set", [data, v, begin, end, strides])
+
+
+def fixed_point_multiply(data: Expr, multiplier: int, shift: int) -> Expr:
+    """``round(data * multiplier * 2 ** (shift - 31))`` in integer arithmetic: ``data``
+    times the fixed-point number ``multiplier`` (Q31) scaled by ``2 ** shift``."""
+    return make_call("fixed_point_multiply", [data], multiplier=int(multiplier),
+                     shift=int(shift))
+
+
+def segment_sum(data: Expr, segment_ids: Expr, num_segments: Optional[int] = None) -> Expr:
+    """``out[k] = sum of data[i] over the i < len(segment_ids) with segment_ids[i] == k``
+    for ``k < num_segments`` (a ``scatter_elements`` add into zeros of ``(num_segments,) +
+    data.shape[1:]``). Without ``num_segments`` the output's shape would depend on the ids'
+    values, which tvmlite's static shapes cannot express."""
     from ..._classic import unsupported
-    raise unsupported("tvm.relay.cumprod (no TOPI cumprod in tvmlite yet)")
+    from ..transform.infer_type import infer_type
+    if num_segments is None:
+        raise unsupported("tvm.relay.segment_sum without num_segments (an output shape that "
+                          "depends on the values of segment_ids)")
+    dt = infer_type(data).checked_type
+    ids = infer_type(segment_ids).checked_type
+    if len(ids.shape) != 1:
+        raise RelayTypeError(f"segment_sum: segment_ids must be 1-D, got shape {ids.shape}")
+    shape = (int(num_segments),) + tuple(dt.shape[1:])
+    if ids.shape[0] != dt.shape[0]:
+        data = strided_slice(data, [0], [ids.shape[0]], axes=[0])
+    if len(shape) > 1:  # one id per row (of the first len(ids) rows), along the other axes
+        segment_ids = broadcast_to(expand_dims(segment_ids, 1, len(shape) - 1),
+                                   tuple(ids.shape) + tuple(dt.shape[1:]))
+    return scatter_elements(zeros(shape, dt.dtype), segment_ids, data, 0, "add")
+
+
+# ------------------------------------------ shape-driven ops (collapse_sum, slice_like ...)
+def _collapse_rel(name: str):
+    def rel(types, attrs):
+        data = tensor_arg(name, types, 0, "data")
+        target = tuple(tensor_arg(name, types, 1, "collapse_type").shape) if len(types) == 2 \
+            else tuple(attrs.shape)
+        lead = len(data.shape) - len(target)
+        if lead < 0 or _builtins.any(t != 1 and t != d
+                                     for t, d in zip(target, data.shape[lead:])):
+            raise RelayTypeError(f"{name}: data of shape {data.shape} does not broadcast "
+                                 f"from {target}")
+        return TensorType(target, data.dtype)
+    return rel
+
+
+def _slice_like_rel(types, attrs):
+    name = "slice_like"
+    data = tensor_arg(name, types, 0, "data")
+    like = tensor_arg(name, types, 1, "shape_like")
+    n = len(data.shape)
+    if attrs.axes is None:
+        if len(like.shape) > n:
+            raise RelayTypeError(f"{name}: shape_like {like.shape} has more axes than the "
+                                 f"data {data.shape}")
+        axes = range(len(like.shape))
+    else:
+        axes = [norm_axis(name, int(a), n) for a in attrs.axes]
+        if _builtins.any(a >= len(like.shape) for a in axes):
+            raise RelayTypeError(f"{name}: axes {tuple(attrs.axes)} out of range for "
+                                 f"shape_like {like.shape}")
+    shape = list(data.shape)
+    for a in axes:
+        d, s = data.shape[a], like.shape[a]
+        if isinstance(d, int) and isinstance(s, int) and s > d:
+            raise RelayTypeError(f"{name}: shape_like's axis {a} ({s}) is longer than the "
+                                 f"data's ({d})")
+        shape[a] = s
+    return TensorType(tuple(shape), data.dtype)
+
+
+def _reverse_reshape_rel(types, attrs):
+    data = tensor_arg("reverse_reshape", types, 0, "data")
+    out = infer_newshape("reverse_reshape", tuple(reversed(data.shape)),
+                         tuple(reversed(attrs.newshape)))
+    return TensorType(tuple(reversed(out)), data.dtype)
+
+
+register("collapse_sum_like", 2, _collapse_rel("collapse_sum_like"), OpPattern.COMM_REDUCE)
+register("collapse_sum_to", 1, _collapse_rel("collapse_sum_to"), OpPattern.COMM_REDUCE,
+         {"shape": ()})
+register("slice_like", 2, _slice_like_rel, OpPattern.INJECTIVE, {"axes": None})
+register("contrib_reverse_reshape", 1, _reverse_reshape_rel, OpPattern.INJECTIVE,
+         {"newshape": ()})
+
+
+def collapse_sum_like(data: Expr, collapse_type: Expr) -> Expr:
+    """``data`` summed down to the shape of ``collapse_type`` (the inverse of broadcasting
+    it to ``data``'s shape)."""
+    return make_call("collapse_sum_like", [data, collapse_type])
+
+
+def collapse_sum_to(data: Expr, shape) -> Expr:
+    """``data`` summed down to ``shape`` (ints or a relay constant)."""
+    return make_call("collapse_sum_to", [data], shape=_ints(shape))
+
+
+def slice_like(data: Expr, shape_like: Expr, axes=None) -> Expr:
+    """``data[:s_0, :s_1, ...]`` with ``s`` the shape of ``shape_like`` on ``axes`` (its
+    leading axes when None)."""
+    return make_call("slice_like", [data, shape_like], axes=_ints(axes))
+
+
+def reverse_reshape(data: Expr, newshape) -> Expr:
+    """``reshape`` with the special values of ``newshape`` (0: copy, -1: infer ...) matched
+    from the right: ``(10, 5, 4)`` with ``(-1, 0)`` gives ``(50, 4)``."""
+    return make_call("contrib_reverse_reshape", [data], newshape=_ints(newshape))
 
 
 __all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to_like",
@@ -455,4 +740,9 @@ __all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to
            "variance", "std",
            "stack", "tile", "repeat", "reverse", "reverse_sequence", "gather", "gather_nd",
            "one_hot", "arange", "sequence_mask", "meshgrid", "trilu", "unravel_index", "full",
-           "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like"]
+           "full_like", "zeros", "ones", "zeros_like", "ones_like", "reshape_like",
+           "scatter_elements", "scatter_nd", "adv_index", "unique", "sparse_to_dense",
+           "strided_set", "sparse_reshape", "stft", "fixed_point_multiply", "segment_sum",
+           "mean_variance", "mean_std",
+           "collapse_sum_like",
+           "collapse_sum_to", "slice_like", "reverse_reshape"]

@@ -4,7 +4,12 @@ CPU emulation of one (``TVMLITE_GPU_EMULATION=1``)."""
 from ..generic.schedules import schedule_extern
 
 # the target-independent computes (their schedules bind the threads)
-from ..nn import conv1d_transpose_ncw, correlation_nchw
+from ..nn import (
+    conv1d_transpose_ncw,
+    conv3d_transpose_ncdhw,
+    correlation_nchw,
+    deformable_conv2d_nchw,
+)
 from ..scan import cumprod, cumsum
 from .conv2d_direct import conv2d_nchw, schedule_conv2d_nchw, schedule_direct_cuda
 from .injective import (
@@ -20,7 +25,9 @@ from .nn import (
     schedule_batch_norm,
     schedule_conv1d_transpose_ncw,
     schedule_conv2d_transpose_nchw,
+    schedule_conv3d_transpose_ncdhw,
     schedule_correlation_nchw,
+    schedule_deformable_conv2d_nchw,
     schedule_dense,
     schedule_depthwise_conv2d_nchw,
     schedule_group_conv2d_nchw,
@@ -42,7 +49,9 @@ __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "sched
            "schedule_group_conv2d_nchw", "schedule_conv2d_transpose_nchw", "schedule_lrn",
            "schedule_layer_norm", "schedule_batch_norm", "schedule_reorg",
            "conv1d_transpose_ncw", "schedule_conv1d_transpose_ncw", "correlation_nchw",
-           "schedule_correlation_nchw", "cumsum", "cumprod", "schedule_scan", "schedule_extern"]
+           "schedule_correlation_nchw", "conv3d_transpose_ncdhw",
+           "schedule_conv3d_transpose_ncdhw", "cumsum", "cumprod", "schedule_scan",
+           "schedule_extern", "deformable_conv2d_nchw", "schedule_deformable_conv2d_nchw"]
 
 
 # classic topi.cuda functions tvmlite has no GPU version of (sort, unique, dft...): stubs that

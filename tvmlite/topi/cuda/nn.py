@@ -24,6 +24,10 @@ schedule_conv2d_transpose_nchw = _named("schedule_conv2d_transpose_nchw",
                                         "conv2d_transpose_nchw")
 schedule_conv1d_transpose_ncw = _named("schedule_conv1d_transpose_ncw",
                                        "conv1d_transpose_ncw")
+schedule_conv3d_transpose_ncdhw = _named("schedule_conv3d_transpose_ncdhw",
+                                         "conv3d_transpose_ncdhw")
+schedule_deformable_conv2d_nchw = _named("schedule_deformable_conv2d_nchw",
+                                         "deformable_conv2d_nchw")
 schedule_correlation_nchw = _named("schedule_correlation_nchw", "correlation_nchw")
 schedule_scan = _named("schedule_scan", "cumsum / cumprod (reductions over their axis)")
 schedule_lrn = _named("schedule_lrn", "lrn")

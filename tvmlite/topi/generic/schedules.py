@@ -92,6 +92,12 @@ schedule_conv2d_transpose_nchw = _inlining("schedule_conv2d_transpose_nchw",
                                            "conv2d_transpose_nchw")
 schedule_conv1d_transpose_ncw = _inlining("schedule_conv1d_transpose_ncw",
                                           "conv1d_transpose_ncw")
+schedule_conv3d_transpose_ncdhw = _inlining("schedule_conv3d_transpose_ncdhw",
+                                            "conv3d_transpose_ncdhw")
+schedule_deformable_conv2d_nchw = _inlining("schedule_deformable_conv2d_nchw",
+                                            "deformable_conv2d_nchw")
+schedule_deformable_conv2d_nhwc = _inlining("schedule_deformable_conv2d_nhwc",
+                                            "deformable_conv2d_nhwc")
 schedule_correlation_nchw = _inlining("schedule_correlation_nchw", "correlation_nchw")
 schedule_conv1d_ncw = _inlining("schedule_conv1d_ncw", "conv1d_ncw")
 schedule_conv1d_nwc = _inlining("schedule_conv1d_nwc", "conv1d_nwc")
@@ -169,7 +175,9 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_conv2d_NCHWc",
            "schedule_group_conv2d_nchw", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
-           "schedule_conv1d_transpose_ncw", "schedule_correlation_nchw",
+           "schedule_conv1d_transpose_ncw", "schedule_conv3d_transpose_ncdhw",
+           "schedule_deformable_conv2d_nchw", "schedule_deformable_conv2d_nhwc",
+           "schedule_correlation_nchw",
            "schedule_dense", "schedule_batch_matmul", "schedule_pool",
            "schedule_adaptive_pool", "schedule_lrn", "schedule_l2_normalize", "schedule_layer_norm",
            "schedule_softmax", "schedule_extern", "schedule_reorg", "schedule_batch_norm",

@@ -23,9 +23,11 @@ from .conv2d import (
 from .conv2d_transpose import (
     conv1d_transpose_ncw,
     conv2d_transpose_nchw,
+    conv3d_transpose_ncdhw,
     group_conv2d_transpose_nchw,
 )
 from .correlation import correlation_nchw
+from .deformable_conv2d import deformable_conv2d_nchw, deformable_conv2d_nhwc
 from .dense import batch_matmul, dense, dense_pack, matmul
 from .depth_to_space import depth_to_space, space_to_depth
 from .depthwise_conv2d import (
@@ -67,7 +69,9 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "group_conv2d_nhwc", "pool1d", "pool3d", "instance_norm", "group_norm",
            "depth_to_space", "space_to_depth", "mirror_pad", "get_pad_tuple1d",
            "get_pad_tuple3d", "get_pad_tuple_generic", "space_to_batch_nd", "batch_to_space_nd",
-           "matmul", "nll_loss", "conv1d_transpose_ncw", "correlation_nchw", "lstm",
+           "matmul", "nll_loss", "conv1d_transpose_ncw", "conv3d_transpose_ncdhw",
+           "deformable_conv2d_nchw", "deformable_conv2d_nhwc",
+           "correlation_nchw", "lstm",
            "scale_shift_nchw", "scale_shift_nhwc", "scale_shift_nchwc", "binarize_pack",
            "binary_dense"]
 

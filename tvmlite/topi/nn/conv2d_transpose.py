@@ -1,5 +1,6 @@
 """Transposed convolutions (``topi.nn.conv2d_transpose_nchw``,
-``topi.nn.group_conv2d_transpose_nchw``, ``topi.nn.conv1d_transpose_ncw``): one compute over
+``topi.nn.group_conv2d_transpose_nchw``, ``topi.nn.conv1d_transpose_ncw``,
+``topi.nn.conv3d_transpose_ncdhw``): one compute over
 any number of spatial dimensions and groups."""
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..utils import TopiError, check_strides, const_ints, get_const_int
 from .conv2d import _channels_match, _check_ndim
 from .dilate import dilate
 from .pad import pad
-from .utils import checked_pad_tuple, get_pad_tuple1d
+from .utils import checked_pad_tuple, get_pad_tuple1d, get_pad_tuple3d
 
 
 def _conv_transpose(op: str, Input: Tensor, Filter: Tensor, strides: Sequence[int],
@@ -136,3 +137,26 @@ def conv1d_transpose_ncw(data: Tensor, kernel: Tensor, stride, padding, out_dtyp
     if min(left, right) < 0:
         raise TopiError(f"{op}: padding must be non-negative, got {padding!r}")
     return _conv_transpose(op, data, kernel, (s,), (left,), (right,), (opad,), out_dtype)
+
+
+def conv3d_transpose_ncdhw(Input: Tensor, Filter: Tensor, strides, padding, out_dtype: str,
+                           output_padding=(0, 0, 0)) -> Tensor:
+    """The gradient of ``conv3d_ncdhw`` with respect to its input: Input ``(N, C, D, H,
+    W)``, Filter ``(C, F, KD, KH, KW)`` (IODHW) -> ``(N, F, (D-1)*sd - pad_d + KD + opad_d,
+    ...)``; ``padding`` an int, 3 or 6 ints (front, top, left, back, bottom, right), "SAME"
+    or "VALID".
+
+    Stages as :func:`conv2d_transpose_nchw`; tag "conv3d_transpose_ncdhw".
+    """
+    op = "conv3d_transpose_ncdhw"
+    _check_ndim(op, Input=(Input, 5, "NCDHW"), Filter=(Filter, 5, "IODHW"))
+    st = check_strides(strides, 3, op, "strides")
+    opad = const_ints(output_padding, 3, op, "output_padding")
+    ks = [get_const_int(k) for k in Filter.shape[2:]]
+    try:
+        pads = [get_const_int(p) for p in get_pad_tuple3d(padding, ks)]
+    except (ValueError, TypeError) as e:
+        raise TopiError(f"{op}: bad padding {padding!r}: {e}") from e
+    if min(pads) < 0:
+        raise TopiError(f"{op}: padding must be non-negative, got {padding!r}")
+    return _conv_transpose(op, Input, Filter, st, pads[:3], pads[3:], opad, out_dtype)

@@ -12,11 +12,23 @@ from ..utils import TopiError, equal_const_int
 
 
 def pad(data: Tensor, pad_before: Sequence, pad_after: Optional[Sequence] = None,
-        pad_value=0.0, name: str = "PadInput", attrs=None) -> Tensor:
+        pad_value=0.0, name: str = "PadInput", attrs=None,
+        pad_mode: str = "constant") -> Tensor:
     """Pad ``data`` with ``pad_value``: ``pad_before[d]`` elements before dimension ``d`` and
-    ``pad_after[d]`` (default: ``pad_before``) after it. Only padded dimensions are guarded."""
+    ``pad_after[d]`` (default: ``pad_before``) after it. Only padded dimensions are guarded.
+
+    ``pad_mode`` (classic C++ ``topi::pad``): "constant" (``pad_value``), "edge" (the
+    border element repeated) or "reflect" (the mirror image without the border, see
+    :func:`mirror_pad`)."""
     if not isinstance(data, Tensor):
         raise TypeError(f"pad expects a Tensor, got {data!r}")
+    if pad_mode not in ("constant", "edge", "reflect"):
+        raise TopiError(f"pad: pad_mode must be 'constant', 'edge' or 'reflect', got "
+                        f"{pad_mode!r}")
+    if pad_mode == "reflect":
+        return mirror_pad(data, pad_before, pad_after, "REFLECT", name)
+    if pad_mode == "edge":
+        return _edge_pad(data, pad_before, pad_after or pad_before, name)
     n = data.ndim
     pad_after = pad_after if pad_after else pad_before
     if len(pad_before) != n:
@@ -102,3 +114,24 @@ def mirror_pad(data: Tensor, pad_before: Sequence, pad_after: Optional[Sequence]
             idx.append(j)
         return data(*idx)
     return compute(out_shape, _pad, name=name)
+
+
+def _edge_pad(data: Tensor, pad_before: Sequence, pad_after: Sequence, name: str) -> Tensor:
+    """``data`` padded by repeating its border elements (``numpy.pad`` mode "edge")."""
+    n = data.ndim
+    if len(pad_before) != n or len(pad_after) != n:
+        raise TopiError(f"pad: pad_before and pad_after need {n} entries, got "
+                        f"{len(pad_before)} and {len(pad_after)}")
+    for p in list(pad_before) + list(pad_after):
+        e = _op.convert(p)
+        if hasattr(e, "value") and e.value < 0:
+            raise TopiError(f"pad: negative padding {e.value}")
+    out_shape = tuple(_op.add(_op.add(data.shape[d], pad_before[d]), pad_after[d])
+                      for d in range(n))
+
+    def f(*i):
+        return data(*[i[d] if equal_const_int(pad_before[d], 0) and
+                      equal_const_int(pad_after[d], 0) else
+                      _op._min(_op._max(_op.sub(i[d], pad_before[d]), 0),
+                               _op.sub(data.shape[d], 1)) for d in range(n)])
+    return compute(out_shape, f, name=name, tag=tag.INJECTIVE + ",pad")

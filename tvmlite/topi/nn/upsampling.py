@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from ...te.tensor import Tensor
+from ...tir import op as _op
 from ..image.resize import hw_axes, resize2d, resize3d, spatial_axes
-from ..utils import TopiError, get_const_int
+from ..utils import TopiError, get_const_int, is_const
+
+
+def _scaled(dim, scale: float):
+    """``round(dim * scale)``: an int, or ``int32(round(dim * scale))`` (float64) for a
+    symbolic ``dim``."""
+    if is_const(dim):
+        return int(round(get_const_int(dim) * scale))
+    return _op.cast("int32", _op.round(dim * _op.const(float(scale), "float64")))
 
 
 def upsampling(data: Tensor, scale_h: float, scale_w: float, layout: str = "NCHW",
@@ -19,8 +28,7 @@ def upsampling(data: Tensor, scale_h: float, scale_w: float, layout: str = "NCHW
     if output_shape is not None:
         size = (get_const_int(output_shape[hax]), get_const_int(output_shape[wax]))
     else:
-        size = (int(round(get_const_int(data.shape[hax]) * scale_h)),
-                int(round(get_const_int(data.shape[wax]) * scale_w)))
+        size = (_scaled(data.shape[hax], scale_h), _scaled(data.shape[wax], scale_w))
     mode = "align_corners" if align_corners else "asymmetric"
     if method.startswith("bi"):
         method = method[2:]
@@ -41,8 +49,7 @@ def upsampling3d(data: Tensor, scale_d: float, scale_h: float, scale_w: float,
     if output_shape is not None:
         size = tuple(get_const_int(output_shape[a]) for a in axes)
     else:
-        size = tuple(int(round(get_const_int(data.shape[a]) * sc))
-                     for a, sc in zip(axes, scales))
+        size = tuple(_scaled(data.shape[a], sc) for a, sc in zip(axes, scales))
     if method.startswith("tri"):
         method = method[3:]
     return resize3d(data, [0.0] * 6, size, layout=layout, method=method,

@@ -22,16 +22,22 @@ from .nn_python import (
     conv2d_hwcn_python,
     conv2d_nhwc_python,
     conv2d_transpose_nchw_python,
+    conv2d_transpose_nhwc_python,
     conv3d_ncdhw_python,
     conv3d_ndhwc_python,
+    conv3d_transpose_ncdhw_python,
     conv_nd_python,
     correlation_nchw_python,
+    crop_and_resize_python,
+    deformable_conv2d_nchw_python,
+    deformable_conv2d_nhwc_python,
     depth_to_space_python,
     depthwise_conv2d_python_nhwc,
     dilate_python,
     group_conv1d_ncw_python,
     group_norm_python,
     instance_norm_python,
+    l2_normalize_python,
     layer_norm_python,
     log_softmax_python,
     lrn_python,
@@ -56,6 +62,7 @@ from .transform_python import (
     affine_grid_python,
     gather_nd_python,
     gather_python,
+    grid_sample_python,
     matrix_set_diag,
     one_hot,
     searchsorted_ref,
@@ -92,7 +99,10 @@ __all__ = ["conv2d_nchw_python", "depthwise_conv2d_python_nchw", "depthwise_conv
            "compare_numpy_tvm", "searchsorted_ref", "lstm_python", "affine_grid_python",
            "roi_align_nchw_python", "roi_align_nhwc_python", "roi_pool_nchw_python",
            "get_valid_counts_python", "non_max_suppression_python", "all_class_nms_python",
-           "multibox_prior_python"]
+           "multibox_prior_python", "crop_and_resize_python", "grid_sample_python",
+           "conv3d_transpose_ncdhw_python", "conv2d_transpose_nhwc_python",
+           "l2_normalize_python", "deformable_conv2d_nchw_python",
+           "deformable_conv2d_nhwc_python"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

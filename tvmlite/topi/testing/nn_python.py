@@ -71,6 +71,17 @@ def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0,
     return full[:, :, top:full.shape[2] - bottom, left:full.shape[3] - right]
 
 
+def conv2d_transpose_nhwc_python(a_nhwc, weight, weight_format, stride, padding,
+                                 output_padding=(0, 0)) -> np.ndarray:
+    """:func:`conv2d_transpose_nchw_python` of "NHWC" data, the weight in
+    ``weight_format`` (an order of I, O, H and W: "HWIO", "HWOI", "OIHW", "IOHW"); the
+    output is "NHWC"."""
+    w_iohw = np.transpose(weight, [weight_format.index(c) for c in "IOHW"])
+    out = conv2d_transpose_nchw_python(a_nhwc.transpose(0, 3, 1, 2), w_iohw, stride, padding,
+                                       output_padding)
+    return out.transpose(0, 2, 3, 1)
+
+
 def conv1d_transpose_ncw_python(a_np, w_np, stride, padding, output_padding=(0,)
                                 ) -> np.ndarray:
     """Transposed 1-D convolution by scattering: input ``(N, C, W)``, filter ``(C, F, K)``;
@@ -85,6 +96,78 @@ def conv1d_transpose_ncw_python(a_np, w_np, stride, padding, output_padding=(0,)
     for x in range(w):
         full[:, :, x * s:x * s + k] += np.einsum("nc,cfk->nfk", a_np[:, :, x], w_np)
     return full[:, :, left:left + out_w].astype(a_np.dtype)
+
+
+def conv3d_transpose_ncdhw_python(a_np, w_np, stride, padding, output_padding
+                                  ) -> np.ndarray:
+    """Transposed 3-D convolution by scattering: input ``(N, C, D, H, W)``, filter ``(C, F,
+    KD, KH, KW)``; input ``(z, y, x)`` adds ``a[z, y, x] * w`` at ``(z, y, x) * stride`` and
+    the result is cropped by the padding (front, top, left, back, bottom, right)."""
+    n, c, *size = a_np.shape
+    _, f, *ks = w_np.shape
+    st = [stride] * 3 if isinstance(stride, int) else list(stride)
+    opad = [output_padding] * 3 if isinstance(output_padding, int) else list(output_padding)
+    begin, end = get_pad_tuple_generic(padding, ks)
+    full = np.zeros((n, f, *[(x - 1) * s + k + o for x, s, k, o in zip(size, st, ks, opad)]),
+                    "float64")
+    for z, y, x in np.ndindex(*size):
+        full[:, :, z * st[0]:z * st[0] + ks[0], y * st[1]:y * st[1] + ks[1],
+             x * st[2]:x * st[2] + ks[2]] += np.einsum("nc,cfijk->nfijk", a_np[:, :, z, y, x],
+                                                       w_np)
+    crop = tuple(slice(b, full.shape[2 + i] - e) for i, (b, e) in enumerate(zip(begin, end)))
+    return full[(slice(None), slice(None)) + crop].astype(a_np.dtype)
+
+
+def deformable_conv2d_nchw_python(a_np, offset_np, w_np, stride, padding, dilation,
+                                  deformable_groups, groups) -> np.ndarray:
+    """Deformable convolution: data ``(N, C, H, W)``, offset ``(N, dg * KH * KW * 2, OH,
+    OW)`` ((y, x) per deformable group and tap), weight ``(O, C / groups, KH, KW)``; each tap
+    samples bilinearly (0 outside the image)."""
+    n, c, h, w = a_np.shape
+    o, cg, kh, kw = w_np.shape
+    oh, ow = offset_np.shape[2:]
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    dh, dw = (dilation, dilation) if isinstance(dilation, int) else dilation
+    top, left, _, _ = get_pad_tuple(padding, ((kh - 1) * dh + 1, (kw - 1) * dw + 1))
+    c_per_dg = c // deformable_groups
+    off = offset_np.reshape(n, deformable_groups, kh, kw, 2, oh, ow).astype("float64")
+
+    def sample(img, y, x):  # img (C', H, W) -> (C',)
+        if y < 0 or x < 0 or y >= h or x >= w:
+            return 0.0
+        y0, x0 = int(np.floor(y)), int(np.floor(x))
+        val = 0.0
+        for yp, wy in ((y0, 1 - (y - y0)), (y0 + 1, y - y0)):
+            for xp, wx in ((x0, 1 - (x - x0)), (x0 + 1, x - x0)):
+                if 0 <= yp < h and 0 <= xp < w:
+                    val = val + wy * wx * img[:, yp, xp]
+        return val
+
+    cols = np.zeros((n, c, kh, kw, oh, ow))
+    for b, i, j, y, x in np.ndindex(n, kh, kw, oh, ow):
+        for g in range(deformable_groups):
+            dy, dx = off[b, g, i, j, :, y, x]
+            chans = slice(g * c_per_dg, (g + 1) * c_per_dg)
+            cols[b, chans, i, j, y, x] = sample(a_np[b, chans].astype("float64"),
+                                                y * sh - top + i * dh + dy,
+                                                x * sw - left + j * dw + dx)
+    out = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for g in range(groups):
+        out[:, g * og:(g + 1) * og] = np.einsum(
+            "ncijyx,ocij->noyx", cols[:, g * cg:(g + 1) * cg], w_np[g * og:(g + 1) * og])
+    return out.astype(a_np.dtype)
+
+
+def deformable_conv2d_nhwc_python(a_np, offset_np, w_np, stride, padding, dilation,
+                                  deformable_groups, groups) -> np.ndarray:
+    """:func:`deformable_conv2d_nchw_python` of NHWC data, an NHWC offset and an HWIO
+    weight; the output is NHWC."""
+    out = deformable_conv2d_nchw_python(a_np.transpose(0, 3, 1, 2),
+                                        offset_np.transpose(0, 3, 1, 2),
+                                        w_np.transpose(3, 2, 0, 1), stride, padding, dilation,
+                                        deformable_groups, groups)
+    return out.transpose(0, 2, 3, 1)
 
 
 def correlation_nchw_python(a_np, b_np, kernel_size, max_displacement, stride1, stride2,
@@ -253,7 +336,7 @@ def adaptive_pool(np_data, out_size, pool_type, layout="NCHW") -> np.ndarray:
     "NCDHW"): output ``o`` of an axis of ``n`` inputs pools ``[floor(o*n/O), ceil((o+1)*n/O))``."""
     perm = _spatial_first(layout)
     data = np_data.transpose(perm)
-    out_size = tuple(out_size)
+    out_size = (out_size,) if isinstance(out_size, int) else tuple(out_size)
     out = np.zeros(data.shape[:2] + out_size, np_data.dtype)
     sizes = data.shape[2:]
     axes = tuple(range(2, data.ndim))
@@ -322,6 +405,13 @@ def lrn_python(a_np, size, axis, bias, alpha, beta) -> np.ndarray:
     return a_np / (bias + alpha * acc / size) ** beta
 
 
+def l2_normalize_python(a_np, eps, axis=None) -> np.ndarray:
+    """``a / sqrt(max(sum(a^2 over axis), eps))`` (all axes when ``axis`` is None)."""
+    axis = None if axis is None else tuple(np.atleast_1d(axis).tolist())
+    ssum = np.sum(a_np.astype("float64") ** 2, axis=axis, keepdims=True)
+    return (a_np / np.sqrt(np.maximum(ssum, eps))).astype(a_np.dtype)
+
+
 def _axes_of(layout: str, letters: str):
     """Positions of ``letters`` in ``layout`` ("NCHW", "NDHWC", "NCHW16c" ...)."""
     names = [c for c, _ in parse_layout(layout, "resize reference")]
@@ -332,10 +422,20 @@ def _hw_axes(layout: str):
     return _axes_of(layout, "HW")
 
 
-def _resize_python(data, scale, layout, letters, method, mode) -> np.ndarray:
-    """Resize the ``letters`` axes one after the other (nearest, or linear: multilinear
-    interpolation is separable)."""
-    out = data
+def _cubic_weights_np(t, alpha):
+    """The four cubic-convolution weights of fractions ``t`` (taps at -1, 0, 1, 2)."""
+    t2, t3 = t * t, t * t * t
+    return [alpha * (t3 - 2 * t2 + t), (alpha + 2) * t3 - (3 + alpha) * t2 + 1,
+            -(alpha + 2) * t3 + (3 + 2 * alpha) * t2 - alpha * t, -alpha * t3 + alpha * t2]
+
+
+def _resize_python(data, scale, layout, letters, method, mode, alpha=-0.5,
+                   exclude=False) -> np.ndarray:
+    """Resize the ``letters`` axes one after the other (nearest, or linear / cubic: these
+    interpolations are separable)."""
+    out = data.astype("float64")
+    method = {"bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}.get(method,
+                                                                                  method)
     for axis, s in zip(_axes_of(layout, letters), scale):
         n_in = data.shape[axis]
         n_out = int(round(n_in * s))
@@ -353,11 +453,20 @@ def _resize_python(data, scale, layout, letters, method, mode) -> np.ndarray:
             out = np.take(out, np.clip(near, 0, n_in - 1).astype(int), axis=axis)
             continue
         lo = np.floor(c)
-        t = (c - lo).reshape([-1 if k == axis else 1 for k in range(out.ndim)])
-        a = np.take(out, np.clip(lo, 0, n_in - 1).astype(int), axis=axis)
-        b = np.take(out, np.clip(lo + 1, 0, n_in - 1).astype(int), axis=axis)
-        out = (a * (1 - t) + b * t).astype(data.dtype)
-    return out
+        t = c - lo
+        if method == "linear":
+            offsets, weights = (0, 1), [1 - t, t]
+        else:
+            offsets, weights = (-1, 0, 1, 2), _cubic_weights_np(t, alpha)
+            if exclude:
+                weights = [np.where((lo + k < 0) | (lo + k >= n_in), 0.0, w)
+                           for k, w in zip(offsets, weights)]
+                total = sum(weights)
+                weights = [w / total for w in weights]
+        shape = [-1 if k == axis else 1 for k in range(out.ndim)]
+        out = sum(np.take(out, np.clip(lo + k, 0, n_in - 1).astype(int), axis=axis)
+                  * w.reshape(shape) for k, w in zip(offsets, weights))
+    return out.astype(data.dtype)
 
 
 def resize1d_python(data, scale, layout="NCW", method="nearest_neighbor",
@@ -371,7 +480,7 @@ def resize2d_python(data, scale, layout="NCHW", method="nearest_neighbor",
                     coordinate_transformation_mode="align_corners") -> np.ndarray:
     """Resize the H and W axes of an array in ``layout`` (any layout naming them) by ``scale
     = (sh, sw)`` (output ``round(size * scale)``), nearest (floor, or round for
-    align_corners) or bilinear."""
+    align_corners), bilinear or bicubic ("cubic", spline coefficient -0.5)."""
     return _resize_python(data, scale, layout, "HW", method, coordinate_transformation_mode)
 
 
@@ -380,6 +489,38 @@ def resize3d_python(data, scale, layout="NCDHW", method="nearest_neighbor",
     """Resize the D, H and W axes of an array in ``layout`` by ``scale = (sd, sh, sw)``
     (trilinear for "linear"; see :func:`resize2d_python`)."""
     return _resize_python(data, scale, layout, "DHW", method, coordinate_transformation_mode)
+
+
+def crop_and_resize_python(image, boxes, box_indices, crop_size, layout,
+                           method="bilinear", extrapolation_value=0) -> np.ndarray:
+    """Crop ``boxes`` (rows y1, x1, y2, x2 as fractions of the image) out of
+    ``image[box_indices]`` and resize each to ``crop_size`` ("bilinear" or
+    "nearest_neighbor", corners aligned); samples outside the image are
+    ``extrapolation_value``. ``layout`` "NHWC" or "NCHW"."""
+    img = np.moveaxis(image, 1, 3) if layout == "NCHW" else image
+    h, w = img.shape[1], img.shape[2]
+    th, tw = (int(v) for v in crop_size)
+    out = np.empty((len(boxes), th, tw, img.shape[3]), dtype="float64")
+    for b, (y1, x1, y2, x2) in enumerate(np.asarray(boxes, dtype="float64")):
+        ys = y1 * (h - 1) + np.arange(th) * ((h - 1) * (y2 - y1) / (th - 1) if th > 1 else 0)
+        xs = x1 * (w - 1) + np.arange(tw) * ((w - 1) * (x2 - x1) / (tw - 1) if tw > 1 else 0)
+        src = img[box_indices[b]].astype("float64")
+        if method == "nearest_neighbor":
+            yi = np.clip(np.round(ys), 0, h - 1).astype(int)
+            xi = np.clip(np.round(xs), 0, w - 1).astype(int)
+            res = src[yi][:, xi]
+        else:
+            y0, x0 = np.floor(ys), np.floor(xs)
+            ty, tx = (ys - y0)[:, None, None], (xs - x0)[None, :, None]
+            y0i, y1i = (np.clip(v, 0, h - 1).astype(int) for v in (y0, y0 + 1))
+            x0i, x1i = (np.clip(v, 0, w - 1).astype(int) for v in (x0, x0 + 1))
+            top = src[y0i][:, x0i] * (1 - tx) + src[y0i][:, x1i] * tx
+            bottom = src[y1i][:, x0i] * (1 - tx) + src[y1i][:, x1i] * tx
+            res = top * (1 - ty) + bottom * ty
+        outside = ((ys < 0) | (ys > h - 1))[:, None] | ((xs < 0) | (xs > w - 1))[None, :]
+        out[b] = np.where(outside[:, :, None], extrapolation_value, res)
+    out = out.astype(image.dtype)
+    return np.moveaxis(out, 3, 1) if layout == "NCHW" else out
 
 
 def upsampling_python(data, scale, layout="NCHW") -> np.ndarray:

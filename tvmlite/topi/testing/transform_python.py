@@ -1,6 +1,8 @@
 """Numpy references for TOPI's gather-like transforms (classic ``topi.testing`` names)."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 
@@ -83,3 +85,66 @@ def affine_grid_python(data: np.ndarray, target_shape) -> np.ndarray:
     y, x = np.meshgrid(np.linspace(-1, 1, h), np.linspace(-1, 1, w), indexing="ij")
     points = np.stack([x, y, np.ones_like(x)]).reshape(3, -1)  # (3, H*W)
     return (data @ points).reshape(data.shape[0], 2, h, w).astype(data.dtype)
+
+
+def grid_sample_python(data: np.ndarray, grid: np.ndarray, method: str = "bilinear",
+                       layout: str = "NCHW", padding_mode: str = "zeros",
+                       align_corners: bool = True) -> np.ndarray:
+    """PyTorch's ``grid_sample`` of "NCHW" / "NCDHW" ``data`` at ``grid`` ``(N, nd, ...)``
+    (x first, normalised to [-1, 1]): "nearest" (halves to even), "bilinear" or "bicubic"
+    (coefficient -0.75); padding "zeros", "border" or "reflection"."""
+    nd = data.ndim - 2
+    sizes = data.shape[2:]
+    n_idx = np.arange(data.shape[0]).reshape((-1,) + (1,) * nd)
+    chan_last = np.moveaxis(data.astype("float64"), 1, -1)  # (N, *sizes, C)
+
+    def reflect(x, size):
+        lo, span = (0.0, size - 1) if align_corners else (-0.5, size)
+        if span <= 0:
+            return np.full_like(x, lo)
+        d = np.abs(x - lo)
+        flips = np.floor(d / span)
+        extra = d - flips * span
+        inside = (x >= lo) & (x <= lo + span)
+        return np.where(inside, x, np.where(flips % 2 == 0, lo + extra, lo + span - extra))
+
+    def pad(x, size):
+        if padding_mode == "reflection":
+            x = reflect(x, size)
+        if padding_mode != "zeros":
+            x = np.clip(x, 0, size - 1)
+        return x
+
+    def gather(idx):
+        ok = np.ones(idx[0].shape, bool)
+        for i, s in zip(idx, sizes):
+            ok &= (i >= 0) & (i < s)
+        safe = [np.clip(i, 0, s - 1) for i, s in zip(idx, sizes)]
+        return np.where(ok[..., None], chan_last[(n_idx, *safe)], 0.0)
+
+    coords = []
+    for k, size in enumerate(sizes):
+        g = grid[:, nd - 1 - k].astype("float64")
+        coords.append((g + 1) * (size - 1) / 2 if align_corners else ((g + 1) * size - 1) / 2)
+    if method == "nearest":
+        out = gather([np.rint(pad(c, s)).astype(int) for c, s in zip(coords, sizes)])
+    else:
+        axes_taps = []
+        for c, size in zip(coords, sizes):
+            if method == "bilinear":
+                c = pad(c, size)
+            lo = np.floor(c)
+            t = c - lo
+            if method == "bilinear":
+                axes_taps.append([(lo, 1 - t), (lo + 1, t)])
+                continue
+            a = -0.75
+            w = [a * (t ** 3 - 2 * t ** 2 + t), (a + 2) * t ** 3 - (a + 3) * t ** 2 + 1,
+                 -(a + 2) * t ** 3 + (2 * a + 3) * t ** 2 - a * t, -a * t ** 3 + a * t ** 2]
+            axes_taps.append([(pad(lo + k - 1, size) if padding_mode != "zeros" else lo + k - 1,
+                               wk) for k, wk in enumerate(w)])
+        out = 0.0
+        for combo in itertools.product(*axes_taps):
+            weight = np.prod([w for _, w in combo], axis=0)
+            out = out + gather([i.astype(int) for i, _ in combo]) * weight[..., None]
+    return np.moveaxis(out, -1, 1).astype(data.dtype)

@@ -12,6 +12,7 @@ from .conv_direct import (
     conv2d_transpose_nchw,
     conv3d_ncdhw,
     conv3d_ndhwc,
+    conv3d_transpose_ncdhw,
     dense_dynamic,
     depthwise_conv2d_nchw,
     schedule_binarize_pack,
@@ -21,6 +22,7 @@ from .conv_direct import (
     schedule_conv2d_transpose_nchw,
     schedule_conv3d_ncdhw,
     schedule_conv3d_ndhwc,
+    schedule_conv3d_transpose_ncdhw,
     schedule_dense_dynamic,
     schedule_depthwise_conv2d_nchw,
     schedule_direct_conv,
@@ -65,7 +67,8 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "schedule_layer_norm", "schedule_direct_conv", "schedule_conv1d_ncw",
            "schedule_conv1d_nwc", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc",
            "conv3d_ncdhw", "schedule_conv3d_ncdhw", "conv3d_ndhwc", "schedule_conv3d_ndhwc",
-           "conv2d_transpose_nchw", "schedule_conv2d_transpose_nchw", "depthwise_conv2d_nchw",
+           "conv2d_transpose_nchw", "schedule_conv2d_transpose_nchw", "conv3d_transpose_ncdhw",
+           "schedule_conv3d_transpose_ncdhw", "depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nchw", "dense_dynamic", "schedule_dense_dynamic",
            "schedule_binarize_pack", "schedule_binary_dense", "roi_align_nchw"]
 

@@ -13,7 +13,7 @@ from ...te.schedule import Schedule
 from ...te.tensor import Tensor
 from ..generic.schedules import Outs, _default_schedule, _outs, named_schedule
 from ..nn.conv import conv3d_ncdhw, conv3d_ndhwc
-from ..nn.conv2d_transpose import conv2d_transpose_nchw
+from ..nn.conv2d_transpose import conv2d_transpose_nchw, conv3d_transpose_ncdhw
 from ..nn.dense import dense
 from ..nn.depthwise_conv2d import depthwise_conv2d_nchw
 from ..tag import is_injective
@@ -56,6 +56,8 @@ schedule_conv3d_ncdhw = _named("schedule_conv3d_ncdhw", "conv3d_ncdhw")
 schedule_conv3d_ndhwc = _named("schedule_conv3d_ndhwc", "conv3d_ndhwc")
 schedule_conv2d_transpose_nchw = _named("schedule_conv2d_transpose_nchw",
                                         "conv2d_transpose_nchw")
+schedule_conv3d_transpose_ncdhw = _named("schedule_conv3d_transpose_ncdhw",
+                                         "conv3d_transpose_ncdhw")
 schedule_depthwise_conv2d_nchw = _named("schedule_depthwise_conv2d_nchw",
                                         "depthwise_conv2d_nchw")
 schedule_dense_dynamic = _named("schedule_dense_dynamic", "dense_dynamic")
@@ -76,5 +78,6 @@ __all__ = ["schedule_direct_conv", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
            "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_conv3d_ncdhw",
            "schedule_conv3d_ndhwc", "schedule_conv2d_transpose_nchw",
            "schedule_depthwise_conv2d_nchw", "conv3d_ncdhw", "conv3d_ndhwc",
-           "conv2d_transpose_nchw", "depthwise_conv2d_nchw", "dense_dynamic",
+           "conv2d_transpose_nchw", "conv3d_transpose_ncdhw", "schedule_conv3d_transpose_ncdhw",
+           "depthwise_conv2d_nchw", "dense_dynamic",
            "schedule_dense_dynamic", "schedule_binarize_pack", "schedule_binary_dense"]
