@@ -50,6 +50,31 @@ def test_masked_if_then_else_does_not_read_out_of_bounds():
     assert "tvml_mload_float32x8" in mod.get_source()
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("div", ["floordiv", "floormod", "truncdiv", "truncmod"])
+def test_masked_if_then_else_divides_only_its_active_lanes(dtype, div):
+    # the lanes where D is 0 take the other branch: dividing there crashed the process
+    n = 16
+    A = te.placeholder((n,), dtype, name="A")
+    D = te.placeholder((n,), dtype, name="D")
+    C = te.compute((n,), lambda i: tvm.tir.if_then_else(
+        D[i] == 0, A[i], getattr(tvm.tir, div)(A[i], D[i])), name="C")
+    s = te.create_schedule(C.op)
+    s[C].vectorize(C.op.axis[0])
+    f = tvm.build(s, [A, D, C], "llvm")
+    rng = np.random.default_rng(1)
+    a = rng.integers(-40, 40, n).astype(dtype)
+    d = rng.integers(-5, 6, n).astype(dtype)
+    d[[0, 3, 9]] = 0
+    c = tvm.nd.array(np.zeros(n, dtype))
+    f(tvm.nd.array(a), tvm.nd.array(d), c)
+    safe = np.where(d == 0, 1, d)
+    ref = {"floordiv": a // safe, "floormod": np.mod(a, safe),
+           "truncdiv": (np.sign(a) * np.sign(safe) * (np.abs(a) // np.abs(safe))),
+           "truncmod": np.fmod(a, safe)}[div]
+    np.testing.assert_array_equal(c.numpy(), np.where(d == 0, a, ref.astype(dtype)))
+
+
 @pytest.mark.parametrize("n,where", [(256, "stack"), (4096, "heap")])
 def test_workspace_placement(n, where):
     """Small constant buffers are stack arrays; big ones aligned heap workspaces freed."""

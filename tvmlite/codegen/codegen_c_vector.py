@@ -103,8 +103,12 @@ class VectorPrinterMixin:
             return f"(({self.expr(e.base)}) + ({self.expr(e.stride)}) * ({T}){{{iota}}})"
         if isinstance(e, E.Broadcast):
             return self.broadcast(self.expr(e.value), dt)
-        if type(e) in _ARITH or (isinstance(e, (E.Div, E.Mod)) and not _dt.is_float(dt)) \
-                or (isinstance(e, E.Div) and _dt.is_float(dt)):
+        int_div = isinstance(e, (E.Div, E.Mod)) and not _dt.is_float(dt)
+        if int_div and self.mask is not None:
+            # under a lane-varying if_then_else: divide only the active lanes (an inactive
+            # one may hold a zero divisor)
+            return self.lanewise(e, (e.a, e.b), lambda xs: type(e)(*xs))
+        if type(e) in _ARITH or int_div or (isinstance(e, E.Div) and _dt.is_float(dt)):
             op = _ARITH.get(type(e)) or ("/" if isinstance(e, E.Div) else "%")
             return f"({self.expr(e.a)} {op} {self.expr(e.b)})"
         if type(e) in _CMP:
@@ -284,6 +288,12 @@ class VectorPrinterMixin:
         r = self.fresh("r")
         body = self.expr(build(scal))
         self.names = saved
+        if self.mask is not None:
+            # under a lane-varying if_then_else only the active lanes are evaluated (an
+            # inactive one may divide by zero or index out of range); the others are 0
+            k = self.fresh("k")
+            decls.append(f"{self.ct(self.mask_dtype)} {k} = {self.mask};")
+            body = f"{k}[{lane}] ? ({body}) : ({self.ct(_dt.element(e.dtype))})0"
         return (f"({{ {T} {r}; {' '.join(decls)} for (int {lane} = 0; {lane} < {L}; ++{lane}) "
                 f"{r}[{lane}] = {body}; {r}; }})")
 
