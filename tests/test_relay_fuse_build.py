@@ -293,3 +293,19 @@ def test_storage_is_reused_without_aliasing_live_values(rng):
         expect = np.maximum(expect - 0.25, 0) * 0.5 + expect
     np.testing.assert_allclose(gm.get_output(0).numpy(), expect, rtol=1e-5)
     np.testing.assert_array_equal(gm.get_input("x").numpy(), xv)  # inputs are never reused
+
+
+@pytest.mark.parametrize("opt_level", [0, 1, 3])
+def test_field_of_a_tuple_literal_needs_no_kernel(opt_level):
+    # (x, relu(x)).0 and ((x * 2, y), y).0.0 + y: the projections of tuple literals are plumbing
+    # (no fused function without an operator; relay.build refused them at opt_level 1)
+    x, y = relay.var("x", shape=(3, 5)), relay.var("y", shape=(3, 5))
+    first = relay.TupleGetItem(relay.Tuple([x, relay.nn.relu(x)]), 0)
+    nested = relay.TupleGetItem(relay.TupleGetItem(
+        relay.Tuple([relay.Tuple([relay.multiply(x, relay.const(2.0)), y]), y]), 0), 0)
+    func = relay.Function([x, y], relay.Tuple([first, relay.add(nested, y)]))
+    rng = np.random.default_rng(0)
+    a, b = rng.random((3, 5), dtype=np.float32), rng.random((3, 5), dtype=np.float32)
+    outs, _ = build_run(func, {"x": a, "y": b}, opt_level=opt_level)
+    np.testing.assert_allclose(outs[0], a)
+    np.testing.assert_allclose(outs[1], a * 2 + b, rtol=1e-6)

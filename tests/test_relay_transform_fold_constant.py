@@ -65,3 +65,16 @@ def test_fold_constant_of_bound_params_and_projection(rng):
                 * params["g"].reshape(sh) + params["b"].reshape(sh))
     expect = bn(xv) + bn(params["g"].reshape(1, 3, 1, 1))
     np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5)
+
+
+def test_a_field_of_a_tuple_literal_becomes_the_field():
+    x, y = relay.var("x", shape=(2, 3)), relay.var("y", shape=(2, 3))
+    pick = relay.TupleGetItem(relay.Tuple([relay.nn.relu(x), y]), 1)
+    mod = tvm.IRModule.from_expr(relay.Function([x, y], relay.add(pick, x)))
+    with tvm.transform.PassContext(opt_level=3):
+        out = relay.transform.FoldConstant()(relay.transform.InferType()(mod))
+    body = out["main"].body
+    assert body.args[0] is out["main"].params[1]  # (relu(x), y).1 is y
+    a, b = np.ones((2, 3), "float32"), np.full((2, 3), 2.0, "float32")
+    outs, _ = build_run(mod["main"], {"x": a, "y": b})
+    np.testing.assert_allclose(outs[0], a + b)

@@ -313,7 +313,11 @@ class _GraphCodegen:
             elif isinstance(n, RTuple):
                 self.entry[id(n)] = [e for f in n.fields for e in self.entry[id(f)]]
             elif isinstance(n, TupleGetItem):
-                self.entry[id(n)] = [self.entry[id(n.tuple_value)][n.index]]
+                # a tuple's entries are its leaves, flattened: field i is a run of them
+                fields = n.tuple_value.checked_type.fields
+                start = sum(_leaf_count(f) for f in fields[:n.index])
+                self.entry[id(n)] = self.entry[id(n.tuple_value)][
+                    start:start + _leaf_count(fields[n.index])]
             elif isinstance(n, Call) and isinstance(n.op, Op):
                 raise TVMError(f"relay.build: operator {n.op.name} was not fused into a "
                                "primitive function")
@@ -353,6 +357,13 @@ def _lift_constants(prim: Function) -> Tuple[Function, List[Constant]]:
     new = Function(params, memo[id(prim.body)], prim.ret_type, prim.type_params, prim.attrs)
     infer_type(new)
     return new, consts
+
+
+def _leaf_count(ty) -> int:
+    """The number of tensors a value of type ``ty`` holds (a nested tuple's leaves)."""
+    if isinstance(ty, TupleType):
+        return sum(_leaf_count(f) for f in ty.fields)
+    return 1
 
 
 def _nbytes(shape: List[int], dtype: str) -> int:

@@ -4,7 +4,8 @@ The constant sub-graphs are compiled together (``relay.build`` of one function r
 every value to fold, this pass disabled inside it) and run once by the graph executor; each
 folded value becomes a ``Constant``. A weight transposed by the frontend, or scaled by a
 constant, is then computed once instead of on every run. An ``If`` whose condition folds to
-a constant becomes the branch it takes; ``shape_of`` and ``ndarray_size`` become constants
+a constant becomes the branch it takes, a field of a tuple literal the field itself;
+``shape_of`` and ``ndarray_size`` become constants
 (shapes are static). ``nn.dropout`` is left as it is (a training op that
 ``SimplifyInference`` removes), as in classic relay.
 """
@@ -63,7 +64,7 @@ def fold_function(func: Function) -> Function:
     if any(isinstance(n, Function) for n in post_order(func.body)):
         return func  # no nested functions, for now
     func = _fold_values(_fold_shapes(func))
-    return _select_branches(func)
+    return _select_branches_and_fields(func)
 
 
 def _fold_shapes(func: Function) -> Function:
@@ -86,14 +87,17 @@ def _fold_shapes(func: Function) -> Function:
                     func.attrs)
 
 
-def _select_branches(func: Function) -> Function:
-    """``func`` with each ``If`` of a constant condition replaced by its taken branch."""
+def _select_branches_and_fields(func: Function) -> Function:
+    """``func`` with each ``If`` of a constant condition replaced by its taken branch and
+    each field of a tuple literal (``(a, b).1``) by the field itself (classic)."""
     memo: Dict[int, Expr] = {}
     changed = False
     for n in post_order(func.body):
         new = with_children(n, memo)
         if isinstance(new, If) and isinstance(new.cond, Constant):
             new = new.true_branch if bool(new.cond.data.numpy()) else new.false_branch
+        elif isinstance(new, TupleGetItem) and isinstance(new.tuple_value, Tuple):
+            new = new.tuple_value.fields[new.index]
         changed |= new is not n
         memo[id(n)] = new
     if not changed:

@@ -42,6 +42,7 @@ from ..expr import (
     TupleGetItem,
     Var,
     post_order,
+    with_children,
 )
 from ..op.registry import Op, OpPattern
 from ..ty import TensorType, TupleType
@@ -361,9 +362,17 @@ class _Fuser:
         return out
 
     def _function(self, group: _Group, body: Expr, ty) -> Expr:
-        prim = Function(self.params.get(id(group), []), body, attrs={"Primitive": 1})
+        params, args = self.params.get(id(group), []), self.args.get(id(group), [])
+        if not any(isinstance(x, Call) for x in post_order(body)):
+            # tuple plumbing alone (a field of a tuple literal): no kernel, read in main
+            memo: Dict[int, Expr] = {id(p): a for p, a in zip(params, args)}
+            for x in post_order(body):
+                if id(x) not in memo:
+                    memo[id(x)] = with_children(x, memo)
+            return memo[id(body)]
+        prim = Function(params, body, attrs={"Primitive": 1})
         infer_type(prim)
-        call = Call(prim, list(self.args.get(id(group), [])))
+        call = Call(prim, list(args))
         call._checked_type = ty
         return call
 
