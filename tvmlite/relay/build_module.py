@@ -30,6 +30,7 @@ from .expr import (
     Let,
     TupleGetItem,
     Var,
+    dataflow_children,
     post_order,
     with_children,
 )
@@ -301,7 +302,7 @@ class _GraphCodegen:
     def run(self) -> str:
         for p in self.func.params:
             self.entry[id(p)] = self._input(p.name_hint, p.checked_type)
-        for n in post_order(self.func.body, _dataflow_children):
+        for n in post_order(self.func.body, dataflow_children):
             if id(n) in self.entry:
                 continue
             if isinstance(n, Var):
@@ -369,16 +370,6 @@ def _leaf_count(ty) -> int:
 def _nbytes(shape: List[int], dtype: str) -> int:
     return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
 
-
-def _dataflow_children(e: Expr) -> List[Expr]:
-    """Children in ``main`` after fusion (a call's primitive function is not walked into)."""
-    if isinstance(e, Call):
-        return list(e.args)
-    if isinstance(e, RTuple):
-        return list(e.fields)
-    if isinstance(e, TupleGetItem):
-        return [e.tuple_value]
-    return []
 
 
 # ------------------------------------------------------------------------------- factory

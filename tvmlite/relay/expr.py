@@ -358,6 +358,18 @@ def children(e: Expr) -> List[Expr]:
     return []
 
 
+def dataflow_children(e: Expr) -> List[Expr]:
+    """The dataflow inputs of ``e``: a call's arguments (a function it calls is not walked
+    into), a tuple's fields, a projection's tuple; a let, an if or a function is a leaf."""
+    if isinstance(e, Call):
+        return list(e.args)
+    if isinstance(e, Tuple):
+        return list(e.fields)
+    if isinstance(e, TupleGetItem):
+        return [e.tuple_value]
+    return []
+
+
 def post_order(root: Expr, children_of=None) -> List[Expr]:
     """Every node reachable from ``root`` once, each after its children (an explicit stack,
     so a chain of any length is walked without recursion); ``children_of`` replaces
@@ -477,4 +489,4 @@ def const(value, dtype: Optional[str] = None) -> Constant:
 
 __all__ = ["NodeTuple", "Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem",
            "Let", "If", "Function", "TupleWrapper", "var", "const", "children", "post_order",
-           "with_children", "rebuild_call", "wrap_in_function"]
+           "with_children", "rebuild_call", "wrap_in_function", "dataflow_children"]

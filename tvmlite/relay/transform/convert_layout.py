@@ -45,7 +45,17 @@ from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext
 from ...te.operation import placeholder
 from ...tir.data_layout import layout
-from ..expr import Call, Expr, Function, TupleGetItem, Var, post_order, rebuild_call, with_children
+from ..expr import (
+    Call,
+    Expr,
+    Function,
+    TupleGetItem,
+    Var,
+    dataflow_children,
+    post_order,
+    rebuild_call,
+    with_children,
+)
 from ..expr import Tuple as RTuple
 from ..op.layout import layout_transform
 from ..op.nn import contrib_conv2d_nchwc
@@ -222,7 +232,7 @@ class _Converter:
             return
         elif isinstance(n, Function):
             raise TVMError(f"{NAME}: nested functions are not supported")
-        self.out[id(n)] = with_children(n, {id(c): self.original(c) for c in _kids(n)})
+        self.out[id(n)] = with_children(n, {id(c): self.original(c) for c in dataflow_children(n)})
 
     def convertrebuild_call(self, n: Call) -> bool:
         """Convert call ``n`` when its op has a wanted layout or reads a converted value;
@@ -586,15 +596,6 @@ def _blocked_like(cur: str, layout: str, shape) -> str:
         out += factor + axis
     return out
 
-
-def _kids(n: Expr) -> List[Expr]:
-    if isinstance(n, Call):
-        return list(n.args)
-    if isinstance(n, RTuple):
-        return list(n.fields)
-    if isinstance(n, TupleGetItem):
-        return [n.tuple_value]
-    return []
 
 
 def convert_function(func: Function, desired: Dict[str, List[str]],

@@ -34,8 +34,15 @@ import numpy as np
 
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext, Sequential
-from ..expr import Call, Constant, Expr, Function, TupleGetItem, post_order, with_children
-from ..expr import Tuple as RTuple
+from ..expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    dataflow_children,
+    post_order,
+    with_children,
+)
 from ..op.registry import Op
 from ..op.tensor import divide, multiply, reshape
 from ..op.transform import expand_dims, repeat, squeeze
@@ -234,7 +241,7 @@ def _forward_prep(body: Expr, nodes: List[Expr]) -> Dict[int, Optional[_Message]
             for a, m in zip(n.args, ins):
                 update(a, m)
         else:
-            for c in _kids(n):
+            for c in dataflow_children(n):
                 update(c, None)
     return msg
 
@@ -288,7 +295,7 @@ def _forward_call(n: Call, args: list, msg: Dict[int, Optional[_Message]]):
 def forward_fold(func: Function) -> Function:
     """``func`` (typed) with the scales before convolutions and dense folded forward."""
     body = func.body
-    nodes = post_order(body, _kids)
+    nodes = post_order(body, dataflow_children)
     msg = _forward_prep(body, nodes)
     if all(m is None for m in msg.values()):
         return func
@@ -301,7 +308,7 @@ def forward_fold(func: Function) -> Function:
                 out = Call(n.op, [_realize(a) for a in args], n.attrs, n.type_args)
             new[id(n)] = out
         else:
-            plain = {id(c): _realize(new[id(c)]) for c in _kids(n) if id(c) in new}
+            plain = {id(c): _realize(new[id(c)]) for c in dataflow_children(n) if id(c) in new}
             new[id(n)] = with_children(n, plain)
     return _rebuilt(func, _realize(new[id(body)]))
 
@@ -310,7 +317,7 @@ def forward_fold(func: Function) -> Function:
 def _ref_counts(body: Expr, nodes: List[Expr]) -> Dict[int, int]:
     count = {id(body): 1}
     for n in nodes:
-        for c in _kids(n):
+        for c in dataflow_children(n):
             count[id(c)] = count.get(id(c), 0) + 1
     return count
 
@@ -410,7 +417,7 @@ class _Backward:
 def backward_fold(func: Function) -> Function:
     """``func`` (typed) with the scales after convolutions and dense folded backward."""
     body = func.body
-    nodes = post_order(body, _kids)
+    nodes = post_order(body, dataflow_children)
     msg = _backward_prep(body, nodes)
     if not msg:
         return func
@@ -421,17 +428,6 @@ def backward_fold(func: Function) -> Function:
 
 
 # -------------------------------------------------------------------------------- passes
-def _kids(n: Expr) -> List[Expr]:
-    """The dataflow children of ``n``; a let, an if or a nested function is a leaf (its
-    parts are never scaled)."""
-    if isinstance(n, Call):
-        return list(n.args)
-    if isinstance(n, RTuple):
-        return list(n.fields)
-    if isinstance(n, TupleGetItem):
-        return [n.tuple_value]
-    return []
-
 
 def _rebuilt(func: Function, body: Expr) -> Function:
     if body is func.body:

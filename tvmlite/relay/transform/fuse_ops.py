@@ -41,6 +41,7 @@ from ..expr import (
     Tuple,
     TupleGetItem,
     Var,
+    dataflow_children,
     post_order,
     with_children,
 )
@@ -78,7 +79,7 @@ class _Node:
 
 def _graph(body: Expr) -> List[_Node]:
     """The indexed forward graph of ``body``, in topological (post-DFS) order."""
-    exprs = post_order(body, _children)
+    exprs = post_order(body, dataflow_children)
     nodes = [_Node(e, i) for i, e in enumerate(exprs)]
     of = {id(e): n for e, n in zip(exprs, nodes)}
     of[id(body)].extern = True
@@ -119,16 +120,6 @@ def _graph(body: Expr) -> List[_Node]:
                 of[id(e.tuple_value)].extern = True
     return nodes
 
-
-def _children(e: Expr) -> List[Expr]:
-    """The dataflow inputs of ``e`` (a primitive function called is not walked into)."""
-    if isinstance(e, Call):
-        return list(e.args)
-    if isinstance(e, Tuple):
-        return list(e.fields)
-    if isinstance(e, TupleGetItem):
-        return [e.tuple_value]
-    return []
 
 
 class _DomNode:
@@ -309,7 +300,7 @@ def _broadcast_path(kind: int, is_sink: bool) -> bool:
 
 def partition(body: Expr, fuse: bool, max_depth: int) -> Dict[int, _Group]:
     """The root group of each node of the dataflow graph ``body`` (by ``id``)."""
-    for n in post_order(body, _children):
+    for n in post_order(body, dataflow_children):
         if isinstance(n, (Let, If, Function)):
             raise TVMError(f"FuseOps: {type(n).__name__} is not supported yet (dataflow graphs "
                            "of operator calls only)")
@@ -406,7 +397,7 @@ def fuse_function(func: Function, fuse: bool = True, max_depth: int = MAX_FUSED_
     infer_type(func)
     group_of = partition(func.body, fuse, max_depth)
     fuser = _Fuser(group_of, link_params)
-    for n in post_order(func.body, _children):
+    for n in post_order(func.body, dataflow_children):
         fuser.new[id(n)] = fuser.visit(n)
     new = Function(func.params, fuser.new[id(func.body)], func.ret_type, func.type_params,
                    func.attrs)
