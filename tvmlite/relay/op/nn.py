@@ -12,6 +12,17 @@ from ._rel import RelayTypeError, ndim_arg, norm_axis, same_dtype, tensor_arg, t
 from .registry import OpPattern, make_call, register, register_arg_types
 
 
+def _check_weight_attrs(op: str, attrs, out_channels, kernel) -> None:
+    """A convolution's ``kernel_size`` and ``channels`` attributes, where given, must be the
+    weight's."""
+    if attrs.kernel_size is not None and tuple(attrs.kernel_size) != tuple(kernel):
+        raise RelayTypeError(f"{op}: kernel_size {tuple(attrs.kernel_size)} differs from the "
+                             f"weight's {tuple(kernel)}")
+    if attrs.channels is not None and int(attrs.channels) != out_channels:
+        raise RelayTypeError(f"{op}: channels={attrs.channels} differs from the weight's "
+                             f"{out_channels}")
+
+
 def _pair(op: str, v, what: str) -> Tuple[int, int]:
     v = (v, v) if isinstance(v, int) else tuple(int(x) for x in v)
     if len(v) == 1:
@@ -105,11 +116,7 @@ def _conv2d_rel(types, attrs):
         raise RelayTypeError(f"{op}: weight {weight.shape} ({kl}) expects {i * groups} input "
                              f"channels ({i} per group x {groups} groups), data {data.shape} "
                              f"({dl}) has {c}")
-    if attrs.kernel_size is not None and tuple(attrs.kernel_size) != (kh, kw):
-        raise RelayTypeError(f"{op}: kernel_size {tuple(attrs.kernel_size)} differs from the "
-                             f"weight's {(kh, kw)}")
-    if attrs.channels is not None and int(attrs.channels) != o:
-        raise RelayTypeError(f"{op}: channels={attrs.channels} differs from the weight's {o}")
+    _check_weight_attrs(op, attrs, o, (kh, kw))
     sh, sw = _pair(op, attrs.strides, "strides")
     dh, dw = _pair(op, attrs.dilation, "dilation")
     top, left, bottom, right = pad4(op, attrs.padding)
@@ -173,12 +180,7 @@ def _general_conv2d_rel(types, attrs):
     if groups < 1 or d["C"] % groups or k["O"] % groups or k["I"] * groups != d["C"]:
         raise RelayTypeError(f"{op}: weight {weight.shape} ({kl}) and data {data.shape} ({dl}) "
                              f"do not match with groups={groups}")
-    if attrs.kernel_size is not None and tuple(attrs.kernel_size) != (k["H"], k["W"]):
-        raise RelayTypeError(f"{op}: kernel_size {tuple(attrs.kernel_size)} differs from the "
-                             f"weight's {(k['H'], k['W'])}")
-    if attrs.channels is not None and int(attrs.channels) != k["O"]:
-        raise RelayTypeError(f"{op}: channels={attrs.channels} differs from the weight's "
-                             f"{k['O']}")
+    _check_weight_attrs(op, attrs, k["O"], (k["H"], k["W"]))
     sh, sw = _pair(op, attrs.strides, "strides")
     dh, dw = _pair(op, attrs.dilation, "dilation")
     top, left, bottom, right = pad4(op, attrs.padding)
@@ -626,14 +628,8 @@ def _conv_rel(name: str):
         if not attrs.out_dtype:  # mixed dtypes need an out_dtype
             same_dtype(name, tensor_arg(name, types, 0, "data"), w, "data and weight")
         klayout = attrs.kernel_layout
-        o = w.shape[klayout.index("O")]
-        if attrs.channels is not None and int(attrs.channels) != o:
-            raise RelayTypeError(f"{name}: channels={attrs.channels} differs from the weight's "
-                                 f"{o}")
-        ks = tuple(w.shape[k] for k, c in enumerate(klayout) if c not in "OI")
-        if attrs.kernel_size is not None and tuple(attrs.kernel_size) != ks:
-            raise RelayTypeError(f"{name}: kernel_size {tuple(attrs.kernel_size)} differs from "
-                                 f"the weight's {ks}")
+        _check_weight_attrs(name, attrs, w.shape[klayout.index("O")],
+                           tuple(w.shape[k] for k, c in enumerate(klayout) if c not in "OI"))
         return t
     return rel
 
@@ -747,14 +743,8 @@ def _conv_transpose_rel(name: str):
                 - attrs.padding[k] - attrs.padding[n + k]
             shape[dl.index(ax)] = (size - 1) * attrs.strides[k] + ext
         t = TensorType(tuple(shape), attrs.out_dtype or data.dtype)
-        o = w.shape[kl.index("O")] * int(attrs.groups)
-        if attrs.channels is not None and int(attrs.channels) != o:
-            raise RelayTypeError(f"{name}: channels={attrs.channels} differs from the weight's "
-                                 f"{o}")
-        ks = tuple(w.shape[k] for k, c in enumerate(kl) if c not in "OI")
-        if attrs.kernel_size is not None and tuple(attrs.kernel_size) != ks:
-            raise RelayTypeError(f"{name}: kernel_size {tuple(attrs.kernel_size)} differs from "
-                                 f"the weight's {ks}")
+        _check_weight_attrs(name, attrs, w.shape[kl.index("O")] * int(attrs.groups),
+                           tuple(w.shape[k] for k, c in enumerate(kl) if c not in "OI"))
         return t
     return rel
 
