@@ -31,16 +31,7 @@ def pad(data: Tensor, pad_before: Sequence, pad_after: Optional[Sequence] = None
         return _edge_pad(data, pad_before, pad_after or pad_before, name)
     n = data.ndim
     pad_after = pad_after if pad_after else pad_before
-    if len(pad_before) != n:
-        raise TopiError(f"pad: Input dimension and pad_before dismatch : {n} vs {len(pad_before)}")
-    if len(pad_after) != n:
-        raise TopiError(f"pad: Input dimension and pad_after dismatch : {n} vs {len(pad_after)}")
-    for p in list(pad_before) + list(pad_after):
-        e = _op.convert(p)
-        if hasattr(e, "value") and e.value < 0:
-            raise TopiError(f"pad: negative padding {e.value}")
-    out_shape = tuple(_op.add(_op.add(data.shape[d], pad_before[d]), pad_after[d])
-                      for d in range(n))
+    out_shape = _padded_shape(data, pad_before, pad_after)
     value = pad_value if isinstance(pad_value, PrimExpr) else _op.const(pad_value, data.dtype)
     if value.dtype != data.dtype:
         value = _op.cast(data.dtype, value)
@@ -116,22 +107,28 @@ def mirror_pad(data: Tensor, pad_before: Sequence, pad_after: Optional[Sequence]
     return compute(out_shape, _pad, name=name)
 
 
-def _edge_pad(data: Tensor, pad_before: Sequence, pad_after: Sequence, name: str) -> Tensor:
-    """``data`` padded by repeating its border elements (``numpy.pad`` mode "edge")."""
+def _padded_shape(data: Tensor, pad_before: Sequence, pad_after: Sequence) -> tuple:
+    """The shape of ``data`` padded by ``pad_before``/``pad_after`` (one non-negative width
+    per dimension each, classic's messages otherwise)."""
     n = data.ndim
-    if len(pad_before) != n or len(pad_after) != n:
-        raise TopiError(f"pad: pad_before and pad_after need {n} entries, got "
-                        f"{len(pad_before)} and {len(pad_after)}")
+    if len(pad_before) != n:
+        raise TopiError(f"pad: Input dimension and pad_before dismatch : {n} vs {len(pad_before)}")
+    if len(pad_after) != n:
+        raise TopiError(f"pad: Input dimension and pad_after dismatch : {n} vs {len(pad_after)}")
     for p in list(pad_before) + list(pad_after):
         e = _op.convert(p)
         if hasattr(e, "value") and e.value < 0:
             raise TopiError(f"pad: negative padding {e.value}")
-    out_shape = tuple(_op.add(_op.add(data.shape[d], pad_before[d]), pad_after[d])
-                      for d in range(n))
+    return tuple(_op.add(_op.add(data.shape[d], pad_before[d]), pad_after[d]) for d in range(n))
+
+
+def _edge_pad(data: Tensor, pad_before: Sequence, pad_after: Sequence, name: str) -> Tensor:
+    """``data`` padded by repeating its border elements (``numpy.pad`` mode "edge")."""
+    out_shape = _padded_shape(data, pad_before, pad_after)
 
     def f(*i):
         return data(*[i[d] if equal_const_int(pad_before[d], 0) and
                       equal_const_int(pad_after[d], 0) else
                       _op._min(_op._max(_op.sub(i[d], pad_before[d]), 0),
-                               _op.sub(data.shape[d], 1)) for d in range(n)])
+                               _op.sub(data.shape[d], 1)) for d in range(data.ndim)])
     return compute(out_shape, f, name=name, tag=tag.INJECTIVE + ",pad")
