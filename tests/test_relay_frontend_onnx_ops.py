@@ -448,3 +448,68 @@ def test_torch_exported_activations_and_group_norm():
     with torch.no_grad():
         expect = net(x).numpy()
     np.testing.assert_allclose(got[0], expect, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("xs, attrs, how", [
+    ((1, 2, 7), {"mode": "linear"}, ("scales", [1, 1, 2.0])),
+    ((1, 2, 7), {"mode": "nearest", "nearest_mode": "floor",
+                 "coordinate_transformation_mode": "asymmetric"}, ("sizes", [1, 2, 12])),
+    ((1, 2, 3, 4, 5), {"mode": "linear"}, ("sizes", [1, 2, 5, 3, 8])),
+    ((1, 2, 3, 4, 5), {"mode": "nearest", "nearest_mode": "round_prefer_ceil"},
+     ("scales", [1, 1, 2.0, 0.5, 1.0])),
+    ((2, 3, 6, 5), {"mode": "cubic"}, ("sizes", [2, 3, 11, 9])),
+    ((2, 3, 6, 5), {"mode": "cubic", "cubic_coeff_a": -0.5, "exclude_outside": 1,
+                    "coordinate_transformation_mode": "align_corners"}, ("sizes", [2, 3, 4, 9])),
+    ((2, 3, 6, 5), {"mode": "linear", "coordinate_transformation_mode": "pytorch_half_pixel"},
+     ("sizes", [2, 3, 1, 7])),
+    ((1, 2, 6, 5), {"mode": "linear", "coordinate_transformation_mode": "tf_crop_and_resize",
+                    "extrapolation_value": -1.5}, ("roi", [0, 0, 0.2, -0.1, 1, 1, 0.9, 1.2])),
+])
+def test_resize_ranks_modes_and_regions(rng, xs, attrs, how):
+    x = _r(rng, *xs)
+    kind, values = how
+    inits, ins = {}, ["x", "", "", ""]
+    if kind == "roi":
+        inits = {"roi": np.array(values, "float32"), "sizes": _i64(xs[0], xs[1], 5, 7)}
+        ins = ["x", "roi", "", "sizes"]
+    elif kind == "scales":
+        inits, ins[2] = {"scales": np.array(values, "float32")}, "scales"
+    else:
+        inits, ins[3] = {"sizes": _i64(*values)}, "sizes"
+    while not ins[-1]:
+        ins.pop()
+    _check([helper.make_node("Resize", ins, ["y"], **attrs)], [("x", x)], inits=inits,
+           opset=13, rtol=1e-4, atol=1e-5)
+
+
+def test_resize_axes_attribute_opset18(rng):
+    x = _r(rng, 1, 2, 4, 6)
+    _check([helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="linear",
+                             axes=[3, 2])], [("x", x)], inits={"sizes": _i64(9, 5)}, opset=18,
+           rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("axis, reduction", [(0, "none"), (1, "add"), (-1, "mul"),
+                                             (0, "max"), (1, "min")])
+def test_scatter_elements(rng, axis, reduction):
+    x = _r(rng, 4, 5)
+    idx_shape = (3, 5) if axis == 0 else (4, 2)
+    size = x.shape[axis]
+    idx = rng.integers(-size, size, idx_shape).astype("int64")  # negative ones count back
+    if reduction == "none":  # one update per position (duplicates are unordered)
+        idx = np.stack([rng.permutation(size)[:idx_shape[0]] for _ in range(idx_shape[1])], 1) \
+            if axis == 0 else idx
+        idx = idx - size * (rng.random(idx.shape) < 0.5)
+    kw = {} if reduction == "none" else {"reduction": reduction}
+    _check([helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=axis, **kw)],
+           [("x", x), ("i", idx), ("u", _r(rng, *idx_shape))], opset=18, rtol=1e-5)
+
+
+@pytest.mark.parametrize("reduction", ["none", "add"])
+def test_scatter_nd(rng, reduction):
+    x = _r(rng, 4, 5, 3)
+    idx = np.array([[[0, 1], [3, 4]], [[2, 0], [1, 2]]], "int64")  # (2, 2, 2): rows of (i, j)
+    upd = _r(rng, 2, 2, 3)
+    kw = {} if reduction == "none" else {"reduction": reduction}
+    _check([helper.make_node("ScatterND", ["x", "i", "u"], ["y"], **kw)],
+           [("x", x), ("i", idx), ("u", upd)], opset=16)

@@ -826,32 +826,77 @@ def _pad(ctx, ins, attrs):
     return _nn.pad(ins[0], width, value)
 
 
+_RESIZE = {1: _image.resize1d, 2: _image.resize2d, 3: _image.resize3d}
+
+
 @_register("Resize")
 def _resize(ctx, ins, attrs):
-    shape = _check_2d(ctx, ins[0])
+    shape = ctx.shape(ins[0])
+    nsp = len(shape) - 2
+    if nsp not in _RESIZE:
+        raise ctx.fail(f"only 1-D, 2-D and 3-D (NC + spatial) inputs are supported, got shape "
+                       f"{shape}")
     names = list(ctx.node.input) + [""] * 4
-    sizes = scales = None
+    rank = len(shape)
+    axes = [int(a) % rank for a in attrs.get("axes", range(rank))]
+    sizes = scales = roi = None
     if ctx.opset < 11:
         scales = ctx.const_value(names[1], "scales")
     else:
+        if names[1]:
+            roi = [float(v) for v in ctx.const_value(names[1], "roi")]
         if names[3]:
             sizes = [int(v) for v in ctx.const_value(names[3], "sizes")]
-        if names[2] and sizes is None:
+        if names[2] and sizes is None and ctx.const_value(names[2], "scales").size:
             scales = ctx.const_value(names[2], "scales")
-    if sizes is None:
-        if scales is None or len(scales) != 4:
-            raise ctx.fail("needs 4 scales or 4 sizes")
-        sizes = [int(np.floor(d * float(s))) for d, s in zip(shape, scales)]
-    if len(sizes) != 4 or tuple(sizes[:2]) != tuple(shape[:2]):
-        raise ctx.fail(f"only the spatial axes can be resized: {shape} -> {sizes}")
+    if attrs.get("keep_aspect_ratio_policy", "stretch") != "stretch":
+        raise ctx.fail("keep_aspect_ratio_policy other than 'stretch' is not supported")
+    if sizes is None and scales is None:
+        raise ctx.fail("needs scales or sizes")
+    full = list(shape)
+    for k, a in enumerate(axes):
+        full[a] = sizes[k] if sizes is not None else int(np.floor(shape[a] * float(scales[k])))
+    if tuple(full[:2]) != tuple(shape[:2]):
+        raise ctx.fail(f"only the spatial axes can be resized: {shape} -> {full}")
     mode = attrs.get("mode", "nearest")
-    if mode not in ("nearest", "linear"):
-        raise ctx.fail(f"mode {mode!r} is not supported (nearest, linear)")
+    method = {"nearest": "nearest_neighbor", "linear": "linear", "cubic": "cubic"}.get(mode)
+    if method is None:
+        raise ctx.fail(f"mode {mode!r} is not supported (nearest, linear, cubic)")
     coord = attrs.get("coordinate_transformation_mode", "half_pixel")
+    spatial_roi = None
+    if coord == "tf_crop_and_resize":
+        if roi is None:
+            raise ctx.fail("tf_crop_and_resize needs the roi input")
+        starts = dict(zip(axes, roi[:len(axes)]))
+        ends = dict(zip(axes, roi[len(axes):]))
+        spatial_roi = ([starts.get(a, 0.0) for a in range(2, rank)]
+                       + [ends.get(a, 1.0) for a in range(2, rank)])
     rounding = attrs.get("nearest_mode", "round_prefer_floor") if mode == "nearest" else ""
-    return _image.resize2d(ins[0], sizes[2:], method="nearest_neighbor" if mode == "nearest"
-                           else "linear", coordinate_transformation_mode=coord,
-                           rounding_method=rounding)
+    return _RESIZE[nsp](ins[0], full[2:], roi=spatial_roi, method=method,
+                        coordinate_transformation_mode=coord, rounding_method=rounding,
+                        cubic_alpha=float(attrs.get("cubic_coeff_a", -0.75)),
+                        cubic_exclude=int(attrs.get("exclude_outside", 0)),
+                        extrapolation_value=float(attrs.get("extrapolation_value", 0.0)))
+
+
+@_register("ScatterElements", "Scatter")
+def _scatter_elements(ctx, ins, attrs):
+    reduction = attrs.get("reduction", "none")
+    if reduction not in ("none", "add", "mul", "min", "max"):
+        raise ctx.fail(f"reduction {reduction!r} is not supported")
+    return _op.scatter_elements(ins[0], ins[1], ins[2], int(attrs.get("axis", 0)),
+                                "update" if reduction == "none" else reduction)
+
+
+@_register("ScatterND")
+def _scatter_nd(ctx, ins, attrs):
+    reduction = attrs.get("reduction", "none")
+    if reduction not in ("none", "add"):
+        raise ctx.fail(f"reduction {reduction!r} is not supported (none, add)")
+    k = len(ctx.shape(ins[1]))
+    # ONNX indexes with the last axis of indices, relay's scatter_nd with the first
+    indices = _op.transpose(ins[1], [k - 1] + list(range(k - 1)))
+    return _op.scatter_nd(ins[0], indices, ins[2], "update" if reduction == "none" else "add")
 
 
 @_register("Upsample")
