@@ -879,6 +879,11 @@ def _resize(ctx, ins, attrs):
                         extrapolation_value=float(attrs.get("extrapolation_value", 0.0)))
 
 
+@_register("Einsum")
+def _einsum(ctx, ins, attrs):
+    return _op.einsum(list(ins), attrs["equation"].replace(" ", ""))
+
+
 @_register("ScatterElements", "Scatter")
 def _scatter_elements(ctx, ins, attrs):
     reduction = attrs.get("reduction", "none")

@@ -467,6 +467,10 @@ _reduce_schedules("nn.log_softmax", lambda attrs, ins, ty: [topi.nn.log_softmax(
     ins[0], attrs.axis)], _x86.schedule_softmax, _generic.schedule_softmax)
 
 
+_reduce_schedules("einsum", lambda attrs, ins, ty: [topi.einsum(attrs.equation, *ins)],
+                  _x86.schedule_reduce, _generic.schedule_reduce)
+
+
 # ----------------------------------------------------------------- transposed conv, matmul
 def _conv_transpose(name: str, n: int):
     sp = "DHW"[3 - n:]

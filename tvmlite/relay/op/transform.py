@@ -733,7 +733,7 @@ def reverse_reshape(data: Expr, newshape) -> Expr:
     return make_call("contrib_reverse_reshape", [data], newshape=_ints(newshape))
 
 
-__all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to_like",
+__all__ = ["einsum", "reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to_like",
            "sliding_window", "cumsum", "cumprod", "shape_of", "ndarray_size",
            "strided_slice", "take", "squeeze", "expand_dims", "broadcast_to", "split", "sum",
            "mean", "max", "min", "prod", "logsumexp", "all", "any", "argmax", "argmin",
@@ -746,3 +746,12 @@ __all__ = ["reinterpret", "matrix_set_diag", "invert_permutation", "broadcast_to
            "mean_variance", "mean_std",
            "collapse_sum_like",
            "collapse_sum_to", "slice_like", "reverse_reshape"]
+
+
+register("einsum", 1, topi_rel("einsum"), OpPattern.OPAQUE, {"equation": ""})
+
+
+def einsum(data, equation: str) -> Expr:
+    """The Einstein summation ``equation`` of the tensors of the tuple (or list) ``data``
+    (``numpy.einsum``; see ``topi.einsum``)."""
+    return make_call("einsum", [_tuple_arg(data)], equation=str(equation))
