@@ -97,7 +97,7 @@ def test_pass_timing_instrument_renders_nested_profile():
     lines = profile.splitlines()
     assert lines[0].startswith("tvmlite.lower: ") and lines[0].endswith("(100.00%; 100.00%)")
     assert any(line.startswith("\ttir.Simplify: ") for line in lines)
-    assert len(lines) == 13  # the pipeline and its twelve passes
+    assert len(lines) == 14  # the pipeline and its thirteen passes
     assert PassTimingInstrument.render() == ""  # exiting the context clears the profile
 
 
@@ -108,7 +108,7 @@ def test_print_ir_env_is_an_instrument(monkeypatch, capsys):
                for i in tvm.transform.PassContext.current().instruments)
     tvm.lower(s, [A, B])
     err = capsys.readouterr().err
-    assert err.count("# IR after ") == 12  # each pass once; not the pipeline around them
+    assert err.count("# IR after ") == 13  # each pass once; not the pipeline around them
     assert "# IR after tir.FlattenBuffer\n# from tvm.script import tir as T" in err
     assert "# IR after tvmlite.lower" not in err
     monkeypatch.setenv("TVMLITE_PRINT_IR", "0")

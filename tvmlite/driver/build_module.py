@@ -78,6 +78,7 @@ def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
         # on scalar code, before loops are unrolled or vectorized (a checked loop runs scalar)
         *([_t.InstrumentBoundCheckers()] if checked else []),
         *([_t.LoopPartition()] if _partition_const_loops(ctx, for_build) else []),
+        _t.VersionBroadcastStrides(),
         _t.UnrollLoop(),
         _t.VectorizeLoop(),
         _t.HoistIfThenElse(),

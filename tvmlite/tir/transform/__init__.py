@@ -28,6 +28,7 @@ from .storage_align import apply_storage_align
 from .unroll_loop import UnrollLoop, unroll_loop
 from .vectorize_loop import VectorizeLoop, vectorize_loop
 from .verify_static_bounds import StaticCheckError, verify_static_bounds
+from .version_broadcast_strides import version_broadcast_strides
 
 for _key, _kind in [("tir.disable_vectorize", bool), ("tir.disable_assert", bool),
                     ("tir.instrument_bound_checkers", bool), ("tir.noalias", bool),
@@ -95,6 +96,12 @@ def NarrowGuardedLoops() -> PrimFuncPass:  # noqa: N802
     """Narrow each serial loop whose whole body is an ``if`` bounding the loop variable by
     loop-invariant values to the iterations that ``if`` lets through."""
     return stmt_pass(narrow_guarded_loops, "tir.NarrowGuardedLoops")
+
+
+def VersionBroadcastStrides() -> PrimFuncPass:  # noqa: N802
+    """Put a copy of the body specialised to compact arguments in front of a function that
+    vectorizes loops over ``auto_broadcast`` buffers (chosen at run time by the strides)."""
+    return stmt_pass(version_broadcast_strides, "tir.VersionBroadcastStrides")
 
 
 def InstrumentBoundCheckers() -> PrimFuncPass:  # noqa: N802
