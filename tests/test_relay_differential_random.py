@@ -36,7 +36,8 @@ class _Net:
 
     def grow(self):
         ops = [self.unary, self.binary, self.conv, self.pool2d, self.reduce_bcast,
-               self.concat, self.split, self.softmax, self.batch_norm]
+               self.concat, self.split, self.softmax, self.batch_norm, self.depthwise,
+               self.squeeze_excite, self.pad_or_resize]
         x, s = ops[int(self.rng.integers(len(ops)))]()
         self.pool.append((x, s))
 
@@ -117,6 +118,30 @@ class _Net:
         y = relay.nn.batch_norm(x, self.const((c,)), self.const((c,)), self.const((c,)),
                                 var)[0]
         return y, s
+
+    def depthwise(self):
+        x, s = self.pick()
+        c = s[1]
+        y = relay.nn.conv2d(x, self.const((c, 1, 3, 3), 0.3), kernel_size=(3, 3),
+                            padding=(1, 1), channels=c, groups=c)
+        return relay.clip(y, -1.0, 6.0), s
+
+    def squeeze_excite(self):
+        # x * sigmoid(dense(mean over H, W)): a broadcast of a (1, C, 1, 1) gate
+        x, s = self.pick()
+        c = s[1]
+        g = relay.nn.global_avg_pool2d(x)
+        g = relay.nn.conv2d(g, self.const((c, c, 1, 1), 0.3), kernel_size=(1, 1), channels=c)
+        return relay.multiply(x, relay.sigmoid(g)), s
+
+    def pad_or_resize(self):
+        x, s = self.pick()
+        if self.rng.random() < 0.5:
+            y = relay.nn.pad(x, ((0, 0), (0, 0), (1, 0), (0, 2)), pad_value=0.25)
+            return relay.nn.leaky_relu(y, 0.1), (1, s[1], s[2] + 1, s[3] + 2)
+        size = (s[2] * 2 - 1, s[3] + 1)
+        method = "nearest_neighbor" if self.rng.random() < 0.5 else "linear"
+        return relay.image.resize2d(x, size, method=method), (1, s[1]) + size
 
     def function(self, n_ops: int):
         for _ in range(n_ops):
