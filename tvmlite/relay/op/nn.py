@@ -645,14 +645,20 @@ def _conv_call(name: str, n: int, data, weight, strides, padding, dilation, grou
     if out_layout not in ("", data_layout):
         raise RelayTypeError(f"{name}: out_layout {out_layout!r} differs from data_layout "
                              f"{data_layout!r} (not supported)")
-    return make_call(name, [data, weight], strides=_ntuple(name, strides, n, "strides"),
-                     padding=_padn(name, padding, n),
-                     dilation=_ntuple(name, dilation, n, "dilation"), groups=int(groups),
-                     channels=None if channels is None else int(channels),
-                     kernel_size=None if kernel_size is None else _ntuple(
-                         name, kernel_size, n, "kernel_size"),
-                     data_layout=data_layout, kernel_layout=kernel_layout,
-                     out_layout=out_layout, out_dtype=out_dtype)
+    return make_call(name, [data, weight], **_window_attrs(
+        name, n, strides, padding, dilation, groups, channels, kernel_size),
+        data_layout=data_layout, kernel_layout=kernel_layout, out_layout=out_layout,
+        out_dtype=out_dtype)
+
+
+def _window_attrs(name: str, n: int, strides, padding, dilation, groups, channels,
+                  kernel_size) -> dict:
+    """The normalised window attributes of an n-D (transposed) convolution."""
+    return dict(strides=_ntuple(name, strides, n, "strides"), padding=_padn(name, padding, n),
+                dilation=_ntuple(name, dilation, n, "dilation"), groups=int(groups),
+                channels=None if channels is None else int(channels),
+                kernel_size=None if kernel_size is None else _ntuple(
+                    name, kernel_size, n, "kernel_size"))
 
 
 def conv1d(data: Expr, weight: Expr, strides=1, padding=0, dilation=1, groups: int = 1,
@@ -767,14 +773,10 @@ def _conv_transpose_call(n: int, data, weight, strides, padding, dilation, group
     if len(opad) != n or min(opad) < 0:
         raise RelayTypeError(f"{name}: output_padding must be one or {n} non-negative ints, "
                              f"got {output_padding!r}")
-    return make_call(name, [data, weight], strides=_ntuple(name, strides, n, "strides"),
-                     padding=_padn(name, padding, n),
-                     dilation=_ntuple(name, dilation, n, "dilation"), groups=int(groups),
-                     channels=None if channels is None else int(channels),
-                     kernel_size=None if kernel_size is None else _ntuple(
-                         name, kernel_size, n, "kernel_size"),
-                     data_layout=data_layout, kernel_layout=kernel_layout,
-                     out_layout=out_layout or "", output_padding=opad, out_dtype=out_dtype)
+    return make_call(name, [data, weight], **_window_attrs(
+        name, n, strides, padding, dilation, groups, channels, kernel_size),
+        data_layout=data_layout, kernel_layout=kernel_layout, out_layout=out_layout or "",
+        output_padding=opad, out_dtype=out_dtype)
 
 
 def conv1d_transpose(data: Expr, weight: Expr, strides=(1,), padding=(0,), dilation=(1,),

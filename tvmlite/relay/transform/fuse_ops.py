@@ -224,9 +224,9 @@ class _Partitioner:
             parent.anchor = child.anchor
             parent.pattern = max(child.pattern, parent.pattern)
 
-    def _commit(self, src: _Node, sink: _Node) -> None:
-        """Merge every node on the paths from ``src`` to ``sink`` into ``sink``'s group."""
-        target = self.groups[sink.index]
+    @staticmethod
+    def _between(src: _Node, sink: _Node):
+        """Each node on the paths from ``src`` up to (not including) ``sink``, once."""
         seen = set()
         stack = [src]
         while stack:
@@ -234,22 +234,19 @@ class _Partitioner:
             if n is sink or n.index in seen:
                 continue
             seen.add(n.index)
-            self._merge(self.groups[n.index], target)
+            yield n
             stack.extend(out for out, _ in n.outputs)
+
+    def _commit(self, src: _Node, sink: _Node) -> None:
+        """Merge every node on the paths from ``src`` to ``sink`` into ``sink``'s group."""
+        target = self.groups[sink.index]
+        for n in self._between(src, sink):
+            self._merge(self.groups[n.index], target)
 
     def _count_with(self, child: _Node, sink: _Node) -> int:
         """The size of ``sink``'s group with the nodes from ``child`` up to it added."""
-        total = self.groups[sink.index].root().num_nodes
-        seen = set()
-        stack = [child]
-        while stack:
-            n = stack.pop()
-            if n is sink or n.index in seen:
-                continue
-            seen.add(n.index)
-            total += self.groups[n.index].num_nodes
-            stack.extend(out for out, _ in n.outputs)
-        return total
+        return self.groups[sink.index].root().num_nodes + sum(
+            self.groups[n.index].num_nodes for n in self._between(child, sink))
 
     def run(self, tree: List[_DomNode]) -> None:
         for phase in range(3):
