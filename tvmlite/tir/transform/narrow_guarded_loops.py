@@ -30,7 +30,7 @@ from .. import op as _op
 from .. import stmt as S
 from ..functor import Mutator, post_order_visit
 
-_PURE_CALLS = frozenset({"abs", "min", "max", "likely"})
+_PURE_CALLS = frozenset({"abs", "min", "max", "likely"})  # Call.op is the bare name
 
 
 def _conjuncts(cond: E.PrimExpr) -> List[E.PrimExpr]:
@@ -43,10 +43,9 @@ def _invariant(e: E.PrimExpr, var: E.Var, written: set) -> bool:
     ok = [True]
 
     def f(x):
-        if x is var or (isinstance(x, E.BufferLoad) and x.buffer.data in written) or \
-                (isinstance(x, E.Call) and getattr(x.op, "name", x.op) not in _PURE_CALLS
-                 and str(x.op).replace("tir.", "") not in _PURE_CALLS) or \
-                type(x).__name__ in ("Load", "ProducerLoad"):
+        if x is var or isinstance(x, E.ProducerLoad) or \
+                (isinstance(x, E.BufferLoad) and x.buffer.data in written) or \
+                (isinstance(x, E.Call) and x.op not in _PURE_CALLS):
             ok[0] = False
 
     post_order_visit(e, f)
@@ -76,8 +75,6 @@ def _stored_buffers(s: S.Stmt) -> set:
     def f(x):
         if isinstance(x, S.BufferStore):
             out.add(x.buffer.data)
-        elif type(x).__name__ == "Store":
-            out.add(x.buffer_var)
 
     post_order_visit(s, f)
     return out
