@@ -135,14 +135,15 @@ def test_isolated_servers_turn_hangs_and_crashes_into_trial_errors():
             option = autotvm.measure_option(
                 builder=autotvm.LocalBuilder(n_parallel=2),
                 runner=autotvm.RPCRunner("iso", HOST, tracker.port, number=2, repeat=1,
-                                         timeout=3))
+                                         timeout=6))
             got = {}
             autotvm.tuner.GridSearchTuner(task).tune(
                 n_trial=4, measure_option=option,
-                callbacks=[lambda t, i, r: got.update((x.config["mode"].val, y.error_no)
+                callbacks=[lambda t, i, r: got.update((x.config["mode"].val, y)
                                                       for x, y in zip(i, r))])
-            assert got == {"ok": 0, "ok2": 0, "spin": MeasureErrorNo.RUN_TIMEOUT,
-                           "segfault": MeasureErrorNo.RUNTIME_DEVICE}
+            assert {k: r.error_no for k, r in got.items()} == {
+                "ok": 0, "ok2": 0, "spin": MeasureErrorNo.RUN_TIMEOUT,
+                "segfault": MeasureErrorNo.RUNTIME_DEVICE}, got
             # both devices come back: the hung session's process was stopped
             deadline = time.time() + 15
             while rpc.connect_tracker(HOST, tracker.port).summary()["queue"]["iso"][1] < 2 \

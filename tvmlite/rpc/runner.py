@@ -103,6 +103,8 @@ class RPCRunner(Runner):
             sess.remove(name)
         dev = sess.cpu()
         args = [_nd.array(a.numpy(), dev) for a in _w._random_args(br.arg_info, 0)]
+        ev = mod.time_evaluator(ENTRY_NAME, dev, number=self.number, repeat=self.repeat,
+                                min_repeat_ms=self.min_repeat_ms)
         sess.set_call_timeout(self.timeout)
         if ref is not None:
             mod(*args)
@@ -112,8 +114,6 @@ class RPCRunner(Runner):
                     err = float(np.max(np.abs(g.astype("float64") - r)))
                     raise _WrongAnswer(f"the candidate's output differs from the reference "
                                        f"(max abs error {err:.3g})")
-        ev = mod.time_evaluator(ENTRY_NAME, dev, number=self.number, repeat=self.repeat,
-                                min_repeat_ms=self.min_repeat_ms)
         return list(ev(*args).results)
 
     def run(self, measure_inputs: Sequence[MeasureInput],
