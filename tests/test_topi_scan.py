@@ -55,3 +55,39 @@ def test_scanop_with_a_custom_binop():
     X = te.placeholder(x.shape, name="X")
     out = topi.scanop(X, tir.max, -np.inf, "cummax", axis=1)
     np.testing.assert_allclose(run(out, X, x), np.maximum.accumulate(x, axis=1))
+
+
+def test_long_axis_and_symbolic_extents():
+    """A 200,000-long walk (linear: the old quadratic form took minutes) and symbolic
+    extents, an empty axis included."""
+    x = RNG.uniform(-1, 1, (2, 100_003)).astype("float64")
+    X = te.placeholder(x.shape, "float64", "X")
+    np.testing.assert_allclose(run(topi.cumsum(X, 1), X, x), np.cumsum(x, 1), rtol=1e-9)
+    np.testing.assert_allclose(run(topi.cumsum(X), X, x), np.cumsum(x), rtol=1e-9)
+    m, n = te.var("m"), te.var("n")
+    X = te.placeholder((m, n), name="X")
+    out = topi.cumsum(X, 1, exclusive=True)
+    f = tvm.build(topi.generic.schedule_extern([out]), [X, out], "llvm")
+    for shape in [(3, 5), (1, 1), (4, 0), (0, 3)]:
+        x = RNG.uniform(-1, 1, shape).astype("float32")
+        res = tvm.nd.array(np.full(shape, 7, "float32"))
+        f(tvm.nd.array(x), res)
+        np.testing.assert_allclose(res.numpy(), np.cumsum(x, 1) - x, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,axis", [((7,), 0), ((5, 300), 1), ((300, 3), 0), ((2, 3, 4), 1)])
+def test_gpu_scan_binds_a_thread_per_line(shape, axis, monkeypatch):
+    monkeypatch.setenv("TVMLITE_GPU_EMULATION", "check")
+    x = RNG.uniform(0.5, 1.5, shape).astype("float32")
+    X = te.placeholder(shape, name="X")
+    with tvm.target.Target("cuda"):
+        out = topi.cuda.cumprod(X, axis, exclusive=True)
+        s = topi.cuda.schedule_scan([out])
+    f = tvm.build(s, [X, out], "cuda")
+    dev = tvm.cuda(0)
+    res = tvm.nd.empty(shape, "float32", dev)
+    f(tvm.nd.array(x, dev), res)
+    np.testing.assert_allclose(res.numpy(), exclusive_of(np.cumprod(x, axis), x, axis, 1),
+                               rtol=1e-5)
+    if x.size > shape[axis]:  # several lines: several threads
+        assert "threadIdx.x" in f.imported_modules[0].get_source()

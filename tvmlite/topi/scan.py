@@ -1,24 +1,37 @@
 """Cumulative operators (``topi.cumsum``, ``topi.cumprod``, ``topi.scanop``).
 
-Each output element combines its prefix along the axis by a reduction over the whole axis
-whose terms past the position are the identity: quadratic in the axis' extent, meant for the
-short axes of inference graphs, not for long scans; any schedule of reductions applies.
+Each is a ``te.extern`` (as classic's): a sequential walk along the axis, each output the
+previous one combined with the next element, with the axes after it innermost so the compiler
+vectorizes them and the axes before it run in parallel on large inputs. Linear in the size.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Callable, Optional
 
 from ..ir import dtype as _dt
-from ..te.operation import compute, reduce_axis
+from ..te.operation import extern, thread_axis
 from ..te.tensor import Tensor
+from ..tir import ir_builder
 from ..tir import op as _op
-from .transform import _ax, _norm_axis, _tensor, reshape
+from ..tir.expr import IntImm
+from .transform import _norm_axis, _tensor, reshape
 from .utils import prod
+
+#: elements from which the walk runs the leading axes in parallel
+_PARALLEL_MIN = 1 << 15
+#: threads per block of the GPU walk
+_GPU_THREADS = 256
+
+
+def _const(x):
+    """``x`` as a Python int when it is a constant."""
+    return x.value if isinstance(x, IntImm) else x
 
 
 def scanop(data: Tensor, binop: Callable, identity_value, op_name: str,
            axis: Optional[int] = None, dtype: Optional[str] = None,
-           exclusive: Optional[bool] = None) -> Tensor:
+           exclusive: Optional[bool] = None, gpu: bool = False) -> Tensor:
     """Cumulative ``binop`` along ``axis`` (of the flattened data when None):
     ``out[..., j, ...] = data[..., 0, ...] binop ... binop data[..., j, ...]``; ``exclusive``
     leaves out each element itself (the first is then ``identity_value``). Stage
@@ -40,6 +53,8 @@ def scanop(data: Tensor, binop: Callable, identity_value, op_name: str,
         The output (and accumulation) dtype; ``data``'s by default.
     exclusive : bool or None
         Combine the elements before each position only.
+    gpu : bool
+        Bind the independent lines of the walk to GPU threads (``topi.cuda.cumsum``).
     """
     data = _tensor(data, op_name, "data")
     if axis is None:
@@ -47,17 +62,65 @@ def scanop(data: Tensor, binop: Callable, identity_value, op_name: str,
         axis = 0
     axis = _norm_axis(axis, data.ndim, op_name)
     dt = _dt.canonical(str(dtype)) if dtype else data.dtype
-    reducer = _op.comm_reducer(binop, lambda t: _op.const(identity_value, t), name=op_name)
-    k = reduce_axis((0, data.shape[axis]), name="k")
+    shape = list(data.shape)
+    outer, n, inner, size = (_const(prod(d)) for d in (shape[:axis], shape[axis:axis + 1],
+                                                        shape[axis + 1:], shape))
+    ident = _op.const(identity_value, dt)
 
-    def f(*i):
-        idx = list(i)
-        idx[axis] = k
-        inside = _op.lt(k, i[axis]) if exclusive else _op.le(k, i[axis])
-        return reducer(_op.if_then_else(inside, _op.cast(dt, data(*idx)),
-                                        _op.const(identity_value, dt)), axis=[k])
-    return compute(data.shape, f, name=f"T_{op_name}", tag=op_name,
-                   varargs_names=_ax(data.ndim))
+    def walk(ins, outs):
+        ib = ir_builder.create()
+        src = ib.buffer_ptr(ins[0], shape=[outer, n, inner])
+        dst = ib.buffer_ptr(outs[0], shape=[outer, n, inner])
+
+        def value(o, k, j):
+            return _op.cast(dt, src[o, k - 1, j] if exclusive else src[o, k, j])
+
+        def first(o, j):
+            with ib.if_scope(n > 0) if not isinstance(n, int) else nullcontext():
+                dst[o, 0, j] = ident if exclusive else value(o, 0, j)
+
+        def line(o, j):
+            """One line with its running value in a register: no store-to-load chain."""
+            acc = ib.allocate(dt, (1,), name="acc", scope="local")
+            if exclusive:
+                acc[0] = ident
+                with ib.for_range(0, n, name="k") as k:
+                    dst[o, k, j] = acc[0]
+                    acc[0] = binop(acc[0], _op.cast(dt, src[o, k, j]))
+                return
+            with ib.if_scope(n > 0) if not isinstance(n, int) else nullcontext():
+                acc[0] = value(o, 0, j)
+                dst[o, 0, j] = acc[0]
+            with ib.for_range(1, n, name="k") as k:
+                acc[0] = binop(acc[0], value(o, k, j))
+                dst[o, k, j] = acc[0]
+
+        if isinstance(n, int) and n == 0:
+            return ib.get()
+        if gpu:  # one thread per line of the walk
+            lines = outer * inner
+            nt = lines if isinstance(lines, int) and lines < _GPU_THREADS else _GPU_THREADS
+            bx, tx = thread_axis("blockIdx.x"), thread_axis("threadIdx.x")
+            ib.scope_attr(bx, "thread_extent", (lines + nt - 1) // nt)
+            ib.scope_attr(tx, "thread_extent", nt)
+            t = bx * nt + tx
+            with ib.if_scope(t < lines):
+                line(t // inner, t % inner)
+            return ib.get()
+        big = not isinstance(size, int) or size >= _PARALLEL_MIN
+        kind = "parallel" if big and not (isinstance(outer, int) and outer == 1) else "serial"
+        with ib.for_range(0, outer, name="o", kind=kind) as o:
+            if isinstance(inner, int) and inner == 1:
+                line(o, 0)
+            else:  # the lines side by side, innermost: vector code
+                with ib.for_range(0, inner, name="j") as j:
+                    first(o, j)
+                with ib.for_range(1, n, name="k") as k:
+                    with ib.for_range(0, inner, name="j") as j:
+                        dst[o, k, j] = binop(dst[o, k - 1, j], value(o, k, j))
+        return ib.get()
+
+    return extern(shape, [data], walk, dtype=dt, name=f"T_{op_name}", tag=op_name)
 
 
 def cumsum(data: Tensor, axis: Optional[int] = None, dtype: Optional[str] = None,

@@ -754,14 +754,14 @@ def _matmul(attrs, ins, ty):
 
 
 _default_strategies("nn.matmul", _matmul, _generic.schedule_dense)
-_reduce_schedules("cumsum", lambda attrs, ins, ty: [topi.cumsum(
-    ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))], _x86.schedule_reduce,
-    _generic.schedule_reduce)
+def _scan_compute(fn):
+    return lambda attrs, ins, ty: [fn(ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))]
 
 
-_reduce_schedules("cumprod", lambda attrs, ins, ty: [topi.cumprod(
-    ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))], _x86.schedule_reduce,
-    _generic.schedule_reduce)
+for _name in ("cumsum", "cumprod"):
+    _default_strategies(_name, _scan_compute(getattr(topi, _name)), _generic.schedule_extern)
+    register_strategy(_name, "gpu", _scan_compute(getattr(topi.cuda, _name)),
+                      lambda attrs, outs, tgt: topi.cuda.schedule_scan(outs))
 _default_strategies("scatter_elements", lambda attrs, ins, ty: [topi.scatter_elements(
     ins[0], ins[1], ins[2], attrs.axis, attrs.reduction)], _generic.schedule_extern)
 _default_strategies("scatter_nd", lambda attrs, ins, ty: [topi.scatter_nd(

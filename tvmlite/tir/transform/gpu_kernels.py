@@ -587,6 +587,17 @@ def _writes(s, buf) -> bool:
     return bool(found)
 
 
+class _ThreadExtentLoops(Mutator):
+    """``AttrStmt(iv, "thread_extent", n)`` (classic ``ir_builder.scope_attr``, hybrid
+    script) as the loop ``for iv.var in T.thread_binding(n, thread=iv.thread_tag)``."""
+
+    def visit_AttrStmt(self, s):
+        body = self.visit(s.body)
+        if s.attr_key == "thread_extent" and isinstance(s.node, IterVar):
+            return For(s.node.var, 0, s.value, ForKind.THREAD_BINDING, body, s.node)
+        return s if body is s.body else AttrStmt(s.node, s.attr_key, s.value, body)
+
+
 class _OneBlockReduce(Mutator):
     """A reduction into a 0-D output over threads only (``te.sum`` of everything, the reduce
     axis split and bound to ``threadIdx.x`` after ``rfactor``) leaves its init store in host
@@ -620,7 +631,8 @@ def lower_gpu_kernels(func, max_threads: int = 1024, max_shared: int = 49152,
     launch them."""
     fname = str((func.attrs or {}).get("global_symbol", "default_function"))
     sp = _Split(fname, max_threads, max_shared, warp_size)
-    body = sp.visit(_SinkScoped(fname).visit(_OneBlockReduce().visit(func.body)))
+    body = _ThreadExtentLoops().visit(func.body)
+    body = sp.visit(_SinkScoped(fname).visit(_OneBlockReduce().visit(body)))
     chk = _HostAccess()
     chk.visit(body)
     if chk.found is not None:

@@ -10,7 +10,6 @@ from ..nn import (
     correlation_nchw,
     deformable_conv2d_nchw,
 )
-from ..scan import cumprod, cumsum
 from .conv2d_direct import conv2d_nchw, schedule_conv2d_nchw, schedule_direct_cuda
 from .injective import (
     schedule_broadcast,
@@ -34,12 +33,13 @@ from .nn import (
     schedule_layer_norm,
     schedule_lrn,
     schedule_pool,
-    schedule_scan,
     schedule_softmax,
 )
 from .reduction import schedule_reduce, schedule_reduce_graph
+from .scan import cumprod, cumsum
 
 schedule_reorg = schedule_injective  # classic: reorg is injective on a GPU
+schedule_scan = schedule_extern  # cumsum / cumprod bind their own threads
 
 __all__ = ["conv2d_nchw", "schedule_conv2d_nchw", "schedule_direct_cuda", "schedule_injective",
            "schedule_injective_from_existing", "schedule_elemwise", "schedule_broadcast",

@@ -29,7 +29,6 @@ schedule_conv3d_transpose_ncdhw = _named("schedule_conv3d_transpose_ncdhw",
 schedule_deformable_conv2d_nchw = _named("schedule_deformable_conv2d_nchw",
                                          "deformable_conv2d_nchw")
 schedule_correlation_nchw = _named("schedule_correlation_nchw", "correlation_nchw")
-schedule_scan = _named("schedule_scan", "cumsum / cumprod (reductions over their axis)")
 schedule_lrn = _named("schedule_lrn", "lrn")
 schedule_l2_normalize = _named("schedule_l2_normalize", "l2_normalize")
 schedule_layer_norm = _named("schedule_layer_norm", "layer_norm / group_norm")
