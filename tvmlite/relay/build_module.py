@@ -17,6 +17,7 @@ from ..ir.transform import PassContext, Sequential
 from ..runtime import ndarray as _nd
 from ..target import Target
 from ..te.operation import PlaceholderOp, compute, placeholder
+from ..te.schedule import create_schedule
 from ..te.tensor import Tensor
 from ..tir.op import const
 from ..topi.math import identity as topi_identity
@@ -140,9 +141,13 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
     args = []
     empty = [t for t in [p.checked_type for p in func.params] + [func.body.checked_type]
              if isinstance(t, TensorType) and 0 in t.shape]
-    if empty:
+    gpu = "gpu" in getattr(target, "keys", ())
+    if empty and gpu:
         raise TVMError(f"relay.build: fused function {name} has a zero-size tensor "
-                       f"{type_str(empty[0])}; empty tensors are not supported")
+                       f"{type_str(empty[0])}; empty tensors are supported on CPU targets only")
+    # with an empty tensor the generic computes under the default schedule: tuned templates
+    # and schedules tile axes, which an extent of 0 cannot be
+    chosen = _GENERIC if empty else target
     for p in func.params:
         # a tuple argument (a tuple another kernel's fields make) is passed field by field
         t = p.checked_type
@@ -161,10 +166,10 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
     nodes = [n for n in post_order(func.body) if not isinstance(n, Var)]
     for n in nodes:
         if isinstance(n, Call):
-            if "gpu" in getattr(target, "keys", ()) and "gpu" not in n.op.strategies:
+            if gpu and "gpu" not in n.op.strategies:
                 raise TVMError(f"relay.build: operator {n.op.name} has no GPU strategy (it "
                                f"has {sorted(n.op.strategies)}); it cannot run on {target}")
-            fcompute, _ = n.op.strategy(target)
+            fcompute, _ = n.op.strategy(chosen)
             ins = []
             for a in n.args:
                 v = values[id(a)]
@@ -193,10 +198,22 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
     # an output that is an input passed through (batch_norm's moving mean and variance) is
     # copied: a kernel's outputs are stages it computes
     outs = [topi_identity(o) if isinstance(o.op, PlaceholderOp) else o for o in outs]
-    anchor = _anchor(nodes)
-    _, fschedule = anchor.op.strategy(target)
-    sch = fschedule(anchor.attrs, outs, target)
+    if empty:
+        sch = create_schedule([o.op for o in outs])
+    else:
+        anchor = _anchor(nodes)
+        _, fschedule = anchor.op.strategy(target)
+        sch = fschedule(anchor.attrs, outs, target)
     return _to_module(sch, args + outs, name, None)
+
+
+class _GenericKeys:
+    """A target whose strategies are the generic ones."""
+
+    keys = ("generic",)
+
+
+_GENERIC = _GenericKeys()
 
 
 # ---------------------------------------------------------------------------- graph codegen
