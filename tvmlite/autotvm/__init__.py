@@ -9,7 +9,12 @@ best one when the template is called again.
 from .. import _classic
 from .._classic import fallback as _fallback
 from . import callback, dispatch, env, executor, measure, record, space, task, tophub, tuner
-from .apply_history_best import ApplyHistoryBest, apply_history_best
+from .apply_history_best import (
+    ApplyGraphBest,
+    ApplyHistoryBest,
+    apply_graph_best,
+    apply_history_best,
+)
 from .dispatch import ApplyConfig, DispatchContext, FallbackContext
 from .env import GLOBAL_SCOPE
 from .measure import (
@@ -27,6 +32,7 @@ from .task import get_config, template
 __all__ = ["template", "get_config", "task", "tuner", "callback", "record", "space",
            "measure_option", "LocalBuilder", "LocalRunner", "MeasureInput", "MeasureResult",
            "MeasureErrorNo", "apply_history_best", "ApplyHistoryBest", "ApplyConfig",
+           "apply_graph_best", "ApplyGraphBest",
            "DispatchContext", "FallbackContext", "ConfigSpace", "ConfigEntity",
            "FallbackConfigEntity", "create_measure_batch", "GLOBAL_SCOPE"]
 

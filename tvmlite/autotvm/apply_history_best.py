@@ -92,6 +92,40 @@ class ApplyHistoryBest(DispatchContext):
             self._best_user[(key, workload)] = cfg
 
 
+class ApplyGraphBest(ApplyHistoryBest):
+    """The graph tuner's choice (``autotvm.apply_graph_best``): one record per tuned node of
+    the graph, in the order of the nodes (what ``write_opt_sch2record_file`` wrote).
+
+    AlterOpLayout gives its k-th packed convolution the next of these records when the
+    workloads match (classic's counter), so two nodes of one workload may run different
+    configs; other queries see the records as :class:`ApplyHistoryBest` does.
+    """
+
+    def __init__(self, records):
+        items: list = []
+        self._collect(records, items)
+        self.nodes = [(inp, res) for inp, res in items if res.error_no == 0]
+        self._cursor = 0
+        super().__init__(self.nodes)
+
+    def node_record(self, index: int, workload) -> Optional[Tuple[Any, Any]]:
+        """The record of the graph's node number ``index`` (0 restarts the count), if the
+        next unused record is of ``workload``."""
+        if index == 0:
+            self._cursor = 0
+        if self._cursor < len(self.nodes) and self.nodes[self._cursor][0].task.workload \
+                == workload:
+            self._cursor += 1
+            return self.nodes[self._cursor - 1]
+        return None
+
+
+def apply_graph_best(records) -> ApplyGraphBest:
+    """``with autotvm.apply_graph_best("graph_opt.log"): relay.build(...)`` — build with the
+    graph tuner's per-node configs (:class:`ApplyGraphBest`)."""
+    return ApplyGraphBest(records)
+
+
 def apply_history_best(records) -> ApplyHistoryBest:
     """``with autotvm.apply_history_best("tune.log"): ...`` — use the best tuned configs."""
     return ApplyHistoryBest(records)

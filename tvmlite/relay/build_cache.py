@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..autotvm.apply_history_best import ApplyHistoryBest
+from ..autotvm.apply_history_best import ApplyGraphBest, ApplyHistoryBest
 from ..autotvm.dispatch import DispatchContext, FallbackContext
 from ..codegen.build_c import compile_flags
 from ..contrib.cc import cache_dir
@@ -89,6 +89,9 @@ def _dispatch_digest() -> Optional[str]:
             parts.append(repr(sorted((repr(k), sorted((c, str(inp.config)) for c, inp, _ in v))
                                      for k, v in ctx._all.items())))
             parts.append(repr(sorted((repr(k), str(c)) for k, c in ctx._best_user.items())))
+            if isinstance(ctx, ApplyGraphBest):  # its records go to nodes in order
+                parts.append(repr([(repr(inp.task.workload), str(inp.config))
+                                   for inp, _ in ctx.nodes]))
         elif isinstance(ctx, FallbackContext):
             # configs set by hand (fallback configs are the same in every process)
             parts.append(repr(sorted((repr(k), str(c)) for k, c in ctx.memory.items()

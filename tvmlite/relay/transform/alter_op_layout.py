@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
+from ...autotvm.apply_history_best import ApplyGraphBest
 from ...autotvm.dispatch import ApplyConfig, DispatchContext
 from ...autotvm.space import FallbackConfigEntity, SpaceError
 from ...autotvm.task import args_to_workload
@@ -70,7 +71,7 @@ from ..op.strategy import DENSE_X86_CONSTANT_WEIGHT, choose_implementation
 from ..op.tensor import add, reshape
 from ..ty import TensorType
 from .convert_layout import convert_function
-from .layout_choice import NCHW, Block, Value, choose, fixed
+from .layout_choice import NCHW, Block, TransformCost, Value, choose, fixed
 
 NAME = "AlterOpLayout"
 KEY = "FTVMAlterOpLayout"
@@ -89,6 +90,7 @@ class _Label(NamedTuple):
     oc_bn: int
     cfg: Any
     seconds: float
+    record: Any = None  # the logged (MeasureInput, MeasureResult) it comes from
 
 
 def _is_packable_conv(call: Call) -> bool:
@@ -122,26 +124,32 @@ def _compute_blocks(call: Call) -> Tuple[int, int]:
     return get_const_int(conv.op.input_tensors[0].shape[4]), get_const_int(out.shape[4])
 
 
-def _labels(call: Call, target: Target) -> List[_Label]:
-    """The candidate configs of a packed convolution: per distinct block pair of its logged
-    records the fastest record, the ``MAX_LABELS`` fastest pairs and the fallback's pair
-    (the untuned build's layout) when logged; without records, the config the dispatch
-    context gives."""
+def _labels(call: Call, target: Target, index: int, limit: int = MAX_LABELS) -> List[_Label]:
+    """The candidate configs of packed convolution number ``index``: per distinct block pair
+    of its logged records the fastest record, the ``limit`` fastest pairs and the fallback's
+    pair (the untuned build's layout) when logged; without records, the config the dispatch
+    context gives. Under ``autotvm.apply_graph_best`` the graph tuner's record of the node."""
     c, o = call.args[0].checked_type.shape[1], call.args[1].checked_type.shape[0]
     workload = args_to_workload(_template_args(call), "conv2d_NCHWc.x86")
+    ctx = DispatchContext.current
+    records = ctx.records(target, workload)
+    if isinstance(ctx, ApplyGraphBest):
+        node = ctx.node_record(index, workload)
+        records = [node] if node is not None else records
     pairs: Dict[Tuple[int, int], _Label] = {}
-    for inp, res in DispatchContext.current.records(target, workload):
+    for inp, res in records:
         try:
             ic_bn, oc_bn = inp.config["tile_ic"].size[-1], inp.config["tile_oc"].size[-1]
         except (SpaceError, AttributeError, IndexError):
             continue
         if not c % ic_bn and not o % oc_bn:
             pairs.setdefault((ic_bn, oc_bn), _Label(ic_bn, oc_bn, inp.config,
-                                                    sum(res.costs) / len(res.costs)))
+                                                    sum(res.costs) / len(res.costs),
+                                                    (inp, res)))
     if not pairs:
         ic_bn, oc_bn = _compute_blocks(call)
-        return [_Label(ic_bn, oc_bn, DispatchContext.current.query(target, workload), 0.0)]
-    out = list(pairs.values())[:MAX_LABELS]
+        return [_Label(ic_bn, oc_bn, ctx.query(target, workload), 0.0)]
+    out = list(pairs.values())[:limit]
     with ApplyConfig(FallbackConfigEntity()):
         fallback = pairs.get(_compute_blocks(call))
     if fallback is not None and all(lb is not fallback for lb in out):
@@ -232,8 +240,9 @@ class _Plan:
             self.block[id(n)] = block
 
 
-def _plan(func: Function, target: Target) -> _Plan:
-    """The plan of ``func`` (typed): which nodes run packed, and in which blocks."""
+def _plan(func: Function, target: Target, limit: int = MAX_LABELS) -> _Plan:
+    """The plan of ``func`` (typed): which nodes run packed, and in which blocks (at most
+    ``limit`` candidate configs per convolution)."""
     p = _Plan()
     for n in post_order(func.body, _kids):
         kids = _kids(n)
@@ -245,7 +254,7 @@ def _plan(func: Function, target: Target) -> _Plan:
         args = n.args
         if _is_packable_conv(n):
             v = p.convs[id(n)] = len(p.labels)
-            labels = _labels(n, target)
+            labels = _labels(n, target, v, limit)
             p.labels.append(labels)
             p.set(n, "conv", Block((v,), lambda lb, v=v, labels=labels: labels[lb[v]].oc_bn),
                   [Block((v,), lambda lb, v=v, labels=labels: labels[lb[v]].ic_bn), NCHW])
@@ -295,11 +304,18 @@ def _broadcasts_packed(e: Expr, channels: int) -> bool:
     return shape[1] in (1, channels)
 
 
-def _choose(func: Function, p: _Plan) -> List[int]:
+def _choose(func: Function, p: _Plan, transform_cost: Optional[TransformCost] = None
+            ) -> List[int]:
     """The label of each packed convolution: the fastest kernels and fewest transforms
     together (:func:`.layout_choice.choose`)."""
     if all(len(lb) == 1 for lb in p.labels):
         return [0] * len(p.labels)
+    return choose([[lb.seconds for lb in labels] for labels in p.labels], _values(func, p),
+                  vector_lanes("float32"), num_threads(), transform_cost)
+
+
+def _values(func: Function, p: _Plan) -> List[Value]:
+    """The non-constant values of ``func`` whose layout the labels of plan ``p`` decide."""
     const = set()
     needs: Dict[int, List[Block]] = {}
     nodes = post_order(func.body, _kids)
@@ -317,10 +333,9 @@ def _choose(func: Function, p: _Plan) -> List[int]:
         if isinstance(t, TensorType) and id(n) in needs:
             produced = p.block.get(id(n), NCHW)
             if produced.vars or any(b.vars or b is not NCHW for b in needs[id(n)]):
-                values.append(Value(math.prod(int(d) for d in t.shape), produced,
-                                    needs[id(n)]))
-    return choose([[lb.seconds for lb in labels] for labels in p.labels], values,
-                  vector_lanes("float32"), num_threads())
+                shape = tuple(int(d) for d in t.shape)
+                values.append(Value(math.prod(shape), produced, needs[id(n)], shape))
+    return values
 
 
 def _rewrite(func: Function, p: _Plan, chosen: List[int], target: Target) -> Function:
@@ -398,6 +413,16 @@ def _rewrite(func: Function, p: _Plan, chosen: List[int], target: Target) -> Fun
             packed[id(n)] = (add(ins[0], bias), block)
     return Function(func.params, nchw(func.body), func.ret_type, func.type_params,
                     func.attrs)
+
+
+def graph_choice(func: Function, target: Target, limit: int = MAX_LABELS,
+                 transform_cost: Optional[TransformCost] = None
+                 ) -> Tuple[List[List[_Label]], List[Value], List[int]]:
+    """For the graph tuner: the candidates of each packed convolution of ``func`` (typed and
+    optimized as relay.build does), in the order AlterOpLayout numbers them, the values
+    whose layouts they decide, and the label chosen for each."""
+    p = _plan(func, target, limit)
+    return p.labels, _values(func, p), _choose(func, p, transform_cost)
 
 
 def alter_function(func: Function, target: Target) -> Function:

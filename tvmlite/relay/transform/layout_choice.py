@@ -51,12 +51,17 @@ def fixed(block: Optional[int]) -> Block:
 
 
 class Value(NamedTuple):
-    """A non-constant value: its element count, the block it is produced in and the blocks
-    its consumers read it in."""
+    """A non-constant value: its element count, the block it is produced in, the blocks its
+    consumers read it in, and its (NCHW) shape."""
 
     numel: int
     produced: Block
     needs: List[Block]
+    shape: Tuple[int, ...] = ()
+
+
+#: the seconds of re-laying a value from one block to another (None: NCHW)
+TransformCost = Callable[[Value, Optional[int], Optional[int]], float]
 
 
 def transform_seconds(numel: int, src: Optional[int], dst: Optional[int], lanes: int,
@@ -90,9 +95,13 @@ def transform_seconds(numel: int, src: Optional[int], dst: Optional[int], lanes:
 
 
 def choose(kernel_seconds: Sequence[Sequence[float]], values: Sequence[Value], lanes: int,
-           threads: int) -> List[int]:
+           threads: int, transform_cost: Optional[TransformCost] = None) -> List[int]:
     """The label of each variable minimising its kernel's seconds (``kernel_seconds[v]``, one
-    per label) plus the transforms of ``values``."""
+    per label) plus the transforms of ``values``: their measured seconds by
+    ``transform_cost`` (the graph tuner's), else :func:`transform_seconds`."""
+    if transform_cost is None:
+        def transform_cost(val: Value, src: Optional[int], dst: Optional[int]) -> float:
+            return transform_seconds(val.numel, src, dst, lanes, threads)
     sizes = [len(k) for k in kernel_seconds]
     factors: List[Tuple[Tuple[int, ...], np.ndarray]] = [
         ((v,), np.asarray(k, dtype="float64")) for v, k in enumerate(kernel_seconds)
@@ -103,14 +112,14 @@ def choose(kernel_seconds: Sequence[Sequence[float]], values: Sequence[Value], l
         if len(scope) > MAX_TABLE_VARS:
             groups = [[b] for b in val.needs]
         for needs in groups:
-            f = _transform_table(val, needs, sizes, lanes, threads)
+            f = _transform_table(val, needs, sizes, transform_cost)
             if f is not None:
                 factors.append(f)
     return minimize(sizes, factors)
 
 
-def _transform_table(val: Value, needs: Sequence[Block], sizes: Sequence[int], lanes: int,
-                     threads: int) -> Optional[Tuple[Tuple[int, ...], np.ndarray]]:
+def _transform_table(val: Value, needs: Sequence[Block], sizes: Sequence[int],
+                     cost: TransformCost) -> Optional[Tuple[Tuple[int, ...], np.ndarray]]:
     """The seconds of the transforms ``needs`` ask of ``val`` (one per distinct block) as a
     table over the labels of the variables involved; None when it is zero throughout."""
     scope = tuple(sorted(set(val.produced.vars).union(*(b.vars for b in needs))))
@@ -119,7 +128,7 @@ def _transform_table(val: Value, needs: Sequence[Block], sizes: Sequence[int], l
         labels = dict(zip(scope, point))
         src = val.produced.at(labels)
         dsts = {b.at(labels) for b in needs} - {src}
-        table[point] = sum(transform_seconds(val.numel, src, d, lanes, threads) for d in dsts)
+        table[point] = sum(cost(val, src, d) for d in dsts)
     if not table.any():
         return None
     return scope, table
