@@ -44,6 +44,7 @@ from .expr import Function, var
 from .op.layout import layout_transform
 from .transform.alter_op_layout import graph_choice
 from .transform.layout_choice import Value, choose
+from .ty import TensorType
 
 logger = logging.getLogger("autotvm")
 
@@ -98,9 +99,15 @@ class BaseGraphTuner:
             raise TVMError(f"{name}: graph must be a relay Function or IRModule, got "
                            f"{type(graph).__name__}")
         self._check_inputs(func, input_shapes, dtype)
+        # the other parameters are the weights relay.build binds: constants here too, so the
+        # plan is the build's (batch norms folded, weight transforms precomputed)
+        weights = {p.name_hint: np.zeros([int(d) for d in p.type_annotation.shape],
+                                         p.type_annotation.dtype)
+                   for p in func.params if p.name_hint not in dict(input_shapes)
+                   and isinstance(p.type_annotation, TensorType)}
         self._records = ApplyHistoryBest(records)
         with self.target, self._records, PassContext(opt_level=3):
-            func = optimize(IRModule({"main": func}))["main"]
+            func = optimize(IRModule({"main": func}), weights)["main"]
             self._labels, self._values, _ = graph_choice(func, self.target, max_sch_num)
         self._measured: Optional[Dict[Tuple[Tuple[int, ...], Optional[int], Optional[int]],
                                       float]] = None
@@ -171,8 +178,8 @@ class BaseGraphTuner:
 
     def _time_transform(self, shape: Tuple[int, ...], src: Optional[int],
                         dst: Optional[int], number: int) -> float:
-        n, c, h, w = shape
-        x = var("x", shape=(n, c // src, h, w, src) if src else shape, dtype="float32")
+        n, c, h, w = (1,) * (4 - len(shape)) + tuple(shape)  # as AlterOpLayout packs it
+        x = var("x", shape=(n, c // src, h, w, src) if src else (n, c, h, w), dtype="float32")
         y = x if src is None else layout_transform(x, _layout(src), "NCHW")
         if dst is not None:
             y = layout_transform(y, "NCHW", _layout(dst))
