@@ -38,7 +38,12 @@ TUTORIALS = ["tutorial/tensor_expr_get_started.py", "how_to/optimize_operators/o
              "how_to/work_with_schedules/tensorize.py",
              "how_to/work_with_schedules/tuple_inputs.py",
              "how_to/extend_tvm/low_level_custom_pass.py", "tutorial/autotvm_matmul_x86.py",
-             "how_to/work_with_schedules/tedd.py"]
+             "how_to/work_with_schedules/tedd.py",
+             # relay: the pass infrastructure, instruments, and the x86 tuning tutorial
+             # (as shipped it defines the flow and imports the graph tuner; session 26 ran
+             # tune_and_evaluate itself, 8 trials per task, end to end)
+             "how_to/extend_tvm/use_pass_infra.py", "how_to/extend_tvm/use_pass_instrument.py",
+             "how_to/tune_with_autotvm/tune_relay_x86.py"]
 
 
 def _git(repo: str, *args: str) -> str:
