@@ -156,3 +156,20 @@ def test_math_header_only_where_the_code_uses_it():
     with_exp = build_one(make_func([A, C], loop(i, 16, BufferStore(
         C, tir.exp(A[i]), (i,))), "expk")).get_source()
     assert "<math.h>" not in plain and "#include <math.h>" in with_exp
+
+
+def test_get_source_asm_is_the_compilers_assembly():
+    """``get_source("asm")`` (classic: the LLVM backend's assembly) is gcc's ``-S`` output
+    under the module's flags: a vectorized loop for an AVX-512 target uses zmm registers."""
+    import tvmlite as tvm
+    from tvmlite import te
+
+    A = te.placeholder((1024,), name="A")
+    B = te.compute((1024,), lambda i: A[i] * 2.0 + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    _, xi = s[B].split(B.op.axis[0], 16)
+    s[B].vectorize(xi)
+    f = tvm.build(s, [A, B], "llvm -mcpu=skylake-avx512")
+    asm = f.get_source("asm")
+    assert "%zmm" in asm and ".text" in asm and "#include" not in asm
+    assert f.get_source() == f.get_source("c") and "#include" in f.get_source()

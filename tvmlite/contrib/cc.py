@@ -75,6 +75,16 @@ def create_object(output: str, source: str, options: Sequence[str], cc: str = DE
     run_compiler([_which(cc), *flags, "-c", "-x", "c", "-", "-o", str(output)], stdin=source)
 
 
+def create_assembly(source: str, options: Sequence[str], cc: str = DEFAULT_CC) -> str:
+    """The assembly ``cc -S`` makes of C ``source`` (text) under ``options``."""
+    flags = [f for f in options if f != "-shared"]
+    with tempfile.TemporaryDirectory(prefix="tvmlite-asm-") as d:
+        out = os.path.join(d, "lib0.s")
+        run_compiler([_which(cc), *flags, "-S", "-x", "c", "-", "-o", out], stdin=source)
+        with open(out) as f:
+            return f.read()
+
+
 def cache_dir() -> Path:
     """``$TVMLITE_CACHE_DIR`` or ``~/.cache/tvmlite`` (created on demand)."""
     d = Path(os.environ.get("TVMLITE_CACHE_DIR") or Path.home() / ".cache" / "tvmlite")

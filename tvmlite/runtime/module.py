@@ -366,7 +366,10 @@ class Module:
 
     # ------------------------------------------------------------------ source, files
     def get_source(self, fmt: str = "") -> str:
-        """The generated C source ("" for a module loaded from a library)."""
+        """The generated C source ("" for a module loaded from a library); ``"asm"`` (or
+        ``"s"``): the assembly the C compiler makes of it under the module's flags."""
+        if fmt in ("asm", "s") and self._source:
+            return cc.create_assembly(self._source, self._flags())
         return self._source or ""
 
     def _flags(self) -> List[str]:
