@@ -92,7 +92,7 @@ def test_agreeing_blocks_beat_the_fastest_kernels(tmp_path, tuner_class):
     log = tmp_path / "tune.log"
     log.write_text("".join(autotvm.record.encode(*r) + "\n" for r in recs))
     tuner = tuner_class(mod["main"], {"data": (1, 16, 9, 11)}, str(log),
-                        [relay.op.get("nn.conv2d")], TARGET)
+                        [relay.op.get("nn.conv2d")], TARGET, log_file=str(tmp_path / "gt.log"))
     tuner.benchmark_layout_transform(infer_layout=True)  # the model: deterministic
     tuner.run()
     best = tuner.get_optimal_records()
@@ -139,10 +139,12 @@ def test_measured_layout_transforms(tmp_path, caplog):
     us = [{(16, 8): 10.0, (16, 16): 10.5}, {(16, 16): 10.0, (8, 16): 10.2},
           {(16, 16): 5.0}]
     _, recs = records(mod, params, us)
-    tuner = DPTuner(mod, {"data": (1, 16, 9, 11)}, recs, ["nn.conv2d"], TARGET)
+    tuner = DPTuner(mod, {"data": (1, 16, 9, 11)}, recs, ["nn.conv2d"], TARGET,
+                    log_file=str(tmp_path / "gt.log"))
     with caplog.at_level(logging.INFO, logger="autotvm"):
         tuner.benchmark_layout_transform(min_exec_num=5)
-    assert "layout transforms benchmarked" in caplog.text
+    assert "the others measured" in caplog.text
+    assert "the others measured" in (tmp_path / "gt.log").read_text()
     measured = tuner._measured
     # every transform a choice could need: conv0's output (8 or 16) read in 16 or 8
     assert {(s, d) for (_, s, d) in measured} >= {(8, 16), (16, 8)}
@@ -155,17 +157,49 @@ def test_bad_arguments(tmp_path):
     mod, params = network()
     conv = [relay.op.get("nn.conv2d")]
     with pytest.raises(tvm.TVMError, match="no input 'x'"):
-        DPTuner(mod, {"x": (1, 16, 9, 11)}, [], conv, TARGET)
+        DPTuner(mod, {"x": (1, 16, 9, 11)}, [], conv, TARGET, log_file=None)
     with pytest.raises(tvm.TVMError, match=r"input 'data' has shape \(1, 16, 9, 11\)"):
-        DPTuner(mod, {"data": (1, 16, 8, 8)}, [], conv, TARGET)
+        DPTuner(mod, {"data": (1, 16, 8, 8)}, [], conv, TARGET, log_file=None)
     with pytest.raises(tvm.TVMError, match="target_ops must name"):
-        DPTuner(mod, {"data": (1, 16, 9, 11)}, [], [relay.op.get("nn.dense")], TARGET)
+        DPTuner(mod, {"data": (1, 16, 9, 11)}, [], [relay.op.get("nn.dense")], TARGET,
+                log_file=None)
     with pytest.raises(tvm.TVMError, match="llvm or c"):
-        DPTuner(mod, {"data": (1, 16, 9, 11)}, [], conv, "cuda")
-    tuner = DPTuner(mod, {"data": (1, 16, 9, 11)}, [], conv, TARGET)
+        DPTuner(mod, {"data": (1, 16, 9, 11)}, [], conv, "cuda", log_file=None)
+    tuner = DPTuner(mod, {"data": (1, 16, 9, 11)}, [], conv, TARGET, log_file=None)
     with pytest.raises(tvm.TVMError, match="call run"):
         tuner.get_optimal_records()
     with pytest.raises(tvm.TVMError, match="use_rpc"):
         tuner.benchmark_layout_transform(use_rpc=True, device_key="k")
     tuner.run()  # no records: every convolution keeps its fallback, nothing to write
     assert tuner.get_optimal_records() == []
+
+
+def test_layout_records_given_and_inferred(tmp_path):
+    """``layout_records`` (``layout_transform`` task records) give the time of a transform
+    they hold; with ``infer_layout`` the others take the records' mean time per element."""
+    from tvmlite import te
+
+    mod, params = network()
+    us = [{(16, 8): 10.0, (16, 16): 10.5}, {(16, 16): 10.0, (8, 16): 10.2}, {(16, 16): 5.0}]
+    _, recs = records(mod, params, us)
+    target = tvm.target.Target(TARGET)
+
+    def ltf(shape, src, dst, seconds):
+        task = autotvm.task.create("layout_transform", [te.placeholder(shape), src, dst],
+                                   target)
+        return MeasureInput(target, task, None), MeasureResult((seconds,), 0, -1, -1)
+
+    given = ltf((1, 4, 9, 11, 8), "NCHW8c", "NCHW16c", 7e-6)  # conv0's 8-block to 16
+    other = ltf((1, 64, 16, 16, 8), "NCHW8c", "NCHW512c", 1.9e-5)
+    tuner = DPTuner(mod, {"data": (1, 16, 9, 11)}, recs, ["nn.conv2d"], TARGET,
+                    log_file=None)
+    tuner.benchmark_layout_transform(layout_records=[given, other], infer_layout=True)
+    perf = tuner._layout_transform_perf_records
+    assert perf[given[0].task.workload][1].costs[0] == 7e-6
+    per_element = (7e-6 + 1.9e-5) / (4 * 9 * 11 * 8 + 64 * 16 * 16 * 8)
+    for wkl, (_, res) in perf.items():
+        if wkl != given[0].task.workload:
+            assert res.costs[0] == pytest.approx(np.prod(wkl[1][1]) * per_element)
+    assert len(perf) > 1
+    tuner.run()
+    assert len(tuner.get_optimal_records()) == 3

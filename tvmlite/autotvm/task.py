@@ -41,9 +41,14 @@ def serialize_arg(x: Any) -> Any:
                     f"tuple of these to be recorded; got {type(x).__name__}")
 
 
+def serialize_args(args: Sequence[Any]) -> Tuple:
+    """Classic ``autotvm.task.serialize_args``: each argument as a workload holds it."""
+    return tuple(serialize_arg(a) for a in args)
+
+
 def args_to_workload(args: Sequence[Any], task_name: str) -> Tuple:
     """``(task_name, *serialized args)``: the key under which records are found."""
-    return (task_name,) + tuple(serialize_arg(a) for a in args)
+    return (task_name,) + serialize_args(args)
 
 
 def deserialize_args(args: Sequence[Any]) -> Tuple:

@@ -26,36 +26,65 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import math
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .. import topi
 from ..autotvm.apply_history_best import ApplyHistoryBest
+from ..autotvm.measure import MeasureInput, MeasureResult
 from ..autotvm.record import encode
+from ..autotvm.task import create as create_task
+from ..autotvm.task import get_config, template
 from ..error import TVMError
 from ..ir.module import IRModule
 from ..ir.transform import PassContext
 from ..runtime.device import cpu
 from ..runtime.threading import num_threads
 from ..target import Target
+from ..te.operation import placeholder
 from ..topi.x86.utils import vector_lanes
 from .build_module import build, optimize
 from .expr import Function, var
 from .expr import Tuple as RTuple
 from .op.layout import layout_transform
+from .transform import InferType
 from .transform.alter_op_layout import graph_choice
-from .transform.layout_choice import Value, choose
+from .transform.layout_choice import Value, choose, transform_seconds
 from .ty import TensorType
-
-logger = logging.getLogger("autotvm")
 
 #: the operators whose layouts the x86 graph tuner chooses
 TUNABLE_OPS = ("nn.conv2d",)
 
+Transform = Tuple[Tuple[int, ...], Optional[int], Optional[int]]  # (NCHW shape, src, dst)
+
+
+@template("layout_transform")
+def layout_transform_template(*args):
+    """The AutoTVM task of a layout transform (classic's, for the graph tuner's layout
+    records): ``args`` are ``topi.layout_transform``'s."""
+    get_config().add_flop(-1)
+    out = topi.layout_transform(*args)
+    return topi.generic.schedule_injective([out]), [args[0], out]
+
 
 def _layout(block: Optional[int]) -> str:
     return "NCHW" if block is None else f"NCHW{block}c"
+
+
+def _packed_shape(t: Transform) -> Tuple[int, ...]:
+    """The shape of the transform's input as AlterOpLayout packs it."""
+    shape, src, _ = t
+    n, c, h, w = (1,) * (4 - len(shape)) + tuple(shape)
+    return (n, c // src, h, w, src) if src else (n, c, h, w)
+
+
+def _workload(t: Transform, dtype: str = "float32") -> tuple:
+    """The ``layout_transform`` task workload of transform ``t`` (classic's record key)."""
+    return ("layout_transform", ("TENSOR", _packed_shape(t), dtype), _layout(t[1]),
+            _layout(t[2]))
 
 
 class BaseGraphTuner:
@@ -81,10 +110,21 @@ class BaseGraphTuner:
     def __init__(self, graph, input_shapes: Dict[str, Sequence[int]], records,
                  target_ops: Sequence[Any], target, max_sch_num: int = 20,
                  dtype: str = "float32", verbose: bool = True,
-                 log_file: str = "graph_tuner.log", log_level: int = logging.DEBUG,
+                 log_file: Optional[str] = "graph_tuner.log", log_level: int = logging.DEBUG,
                  name: str = "graph_tuner"):
         self.name = name
         self.verbose = verbose
+        self._dtype = dtype
+        self._logger = logging.getLogger(f"autotvm.graph_tuner.{name}")
+        for h in [h for h in self._logger.handlers if isinstance(h, logging.FileHandler)]:
+            self._logger.removeHandler(h)  # the previous tuner of this name's file
+            h.close()
+        if log_file:  # classic writes the tuner's log to this file (None: no file)
+            handler = logging.FileHandler(log_file)
+            handler.setLevel(log_level)
+            handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+            self._logger.addHandler(handler)
+            self._logger.setLevel(min(log_level, logging.INFO))
         self.target = target if isinstance(target, Target) else Target(str(target))
         if self.target.kind.name not in ("llvm", "c"):
             raise TVMError(f"{name}: the graph tuner chooses x86 layouts: target must be llvm "
@@ -101,22 +141,25 @@ class BaseGraphTuner:
             raise TVMError(f"{name}: graph must be a relay Function or IRModule, got "
                            f"{type(graph).__name__}")
         self._check_inputs(func, input_shapes, dtype)
+        # typed: weights declared without a type (relay.testing nets) get theirs
+        func = InferType()(IRModule({"main": func}))["main"]
         # the other parameters are the weights relay.build binds: constants here too, so the
         # plan is the build's (batch norms folded, weight transforms precomputed)
-        weights = {p.name_hint: np.zeros([int(d) for d in p.type_annotation.shape],
-                                         p.type_annotation.dtype)
+        weights = {p.name_hint: np.zeros([int(d) for d in p.checked_type.shape],
+                                         p.checked_type.dtype)
                    for p in func.params if p.name_hint not in dict(input_shapes)
-                   and isinstance(p.type_annotation, TensorType)}
+                   and isinstance(p.checked_type, TensorType)}
         self._records = ApplyHistoryBest(records)
         with self.target, self._records, PassContext(opt_level=3):
             func = optimize(IRModule({"main": func}), weights)["main"]
             self._labels, self._values, _ = graph_choice(func, self.target, max_sch_num)
-        self._measured: Optional[Dict[Tuple[Tuple[int, ...], Optional[int], Optional[int]],
-                                      float]] = None
+        self._measured: Optional[Dict[Transform, float]] = None
+        #: classic's: the time of each layout transform, by its task workload
+        self._layout_transform_perf_records: Dict[tuple, Tuple[Any, Any]] = {}
         self._chosen: Optional[List[int]] = None
         untuned = sum(1 for labels in self._labels if labels[0].record is None)
         if untuned:
-            logger.warning("%s: %d of %d convolutions have no valid record in the log: they "
+            self._logger.warning("%s: %d of %d convolutions have no valid record in the log: they "
                            "keep their fallback configs", name, untuned, len(self._labels))
 
     def _check_inputs(self, func: Function, input_shapes, dtype: str) -> None:
@@ -135,7 +178,7 @@ class BaseGraphTuner:
                                f"dtype gives {dtype}")
 
     # ------------------------------------------------------------------ layout transforms
-    def _transforms(self) -> List[Tuple[Tuple[int, ...], Optional[int], Optional[int]]]:
+    def _transforms(self) -> List[Transform]:
         """Every (shape, source block, target block) some choice of labels implies."""
         sizes = [len(labels) for labels in self._labels]
         out = set()
@@ -154,27 +197,62 @@ class BaseGraphTuner:
                                    n_parallel: int = 1, build_func: str = "default",
                                    layout_records=None, target_host=None,
                                    infer_layout: bool = False, runner=None) -> None:
-        """Time, on this machine, every layout transform a choice of configs could need
-        (as relay.build emits it: through NCHW), each averaged over ``min_exec_num`` runs.
-        With ``infer_layout`` the times are estimated instead (AlterOpLayout's model)."""
-        if use_rpc or runner is not None:
+        """The time of every layout transform a choice of configs could need (as
+        relay.build emits it: through NCHW): from ``layout_records`` (``layout_transform``
+        task records, a file name or the pairs) where they hold it; else inferred from their
+        mean time per element with ``infer_layout`` (AlterOpLayout's model without records);
+        else measured on this machine, averaged over ``min_exec_num`` runs (a LocalRunner's
+        ``number`` when one is given)."""
+        if use_rpc or (runner is not None and not infer_layout
+                       and type(runner).__name__ != "LocalRunner"):
             raise TVMError(f"{self.name}: benchmark_layout_transform measures on this "
-                           "machine (use_rpc and runner are not supported)")
-        if layout_records is not None:
-            raise TVMError(f"{self.name}: layout_records are not supported: the transforms "
-                           "are measured (or, with infer_layout=True, estimated)")
-        if not isinstance(min_exec_num, int) or min_exec_num < 1:
+                           "machine (use_rpc and remote runners are not supported)")
+        number = getattr(runner, "number", min_exec_num) if runner is not None \
+            else min_exec_num
+        if not isinstance(number, int) or number < 1:
             raise TVMError(f"{self.name}: min_exec_num must be a positive int, got "
-                           f"{min_exec_num!r}")
-        if infer_layout:
-            self._measured = None
-            return
+                           f"{number!r}")
+        known: Dict[tuple, Tuple[Any, Any]] = {}
+        if layout_records is not None:
+            items: list = []
+            ApplyHistoryBest._collect(layout_records, items)
+            known = {inp.task.workload: (inp, res) for inp, res in items
+                     if inp.task.workload[0] == "layout_transform" and res.error_no == 0}
         t0 = time.perf_counter()
         todo = self._transforms()
-        self._measured = dict(zip(todo, _time_transforms(todo, self.target, min_exec_num)))
+        seconds: Dict[Transform, float] = {}
+        for t in todo:
+            if _workload(t, self._dtype) in known:
+                seconds[t] = float(known[_workload(t, self._dtype)][1].costs[0])
+        rest = [t for t in todo if t not in seconds]
+        if infer_layout:
+            if known:  # classic: the records' mean seconds per input element
+                total_time, num_flops = 0.0, 0
+                for inp, res in known.values():
+                    total_time += res.costs[0]
+                    num_flops += np.prod(inp.task.workload[1][1])
+                per_element = total_time / num_flops
+                for t in rest:
+                    seconds[t] = float(math.prod(_packed_shape(t)) * per_element)
+            else:
+                lanes, threads = vector_lanes("float32"), num_threads()
+                for t in rest:
+                    seconds[t] = transform_seconds(math.prod(t[0]), t[1], t[2], lanes,
+                                                   threads)
+        else:
+            seconds.update(zip(rest, _time_transforms(rest, self.target, number)))
+        self._measured = seconds
+        for t, sec in seconds.items():
+            args = [placeholder(_packed_shape(t), self._dtype), _layout(t[1]), _layout(t[2])]
+            task = create_task("layout_transform", args, self.target)
+            self._layout_transform_perf_records[task.workload] = (
+                MeasureInput(self.target, task, None),
+                MeasureResult((sec,), 0, -1, time.time()))
         if self.verbose:
-            logger.info("%s: %d layout transforms benchmarked in %.1f s", self.name,
-                        len(todo), time.perf_counter() - t0)
+            how = "inferred" if infer_layout else "measured"
+            self._logger.info("%s: %d layout transforms (%d from records, the others %s) in %.1f s",
+                        self.name, len(todo), len(todo) - len(rest), how,
+                        time.perf_counter() - t0)
 
     # ------------------------------------------------------------------ the choice
     def _cost(self, val: Value, src: Optional[int], dst: Optional[int]) -> float:
@@ -185,11 +263,11 @@ class BaseGraphTuner:
         transforms' times (measured, else estimated) is minimal."""
         t0 = time.perf_counter()
         kernel = [[lb.seconds for lb in labels] for labels in self._labels]
-        cost = self._cost if self._measured is not None else None
+        cost = self._cost if self._measured is not None else None  # else: the model
         self._chosen = choose(kernel, self._values, vector_lanes("float32"), num_threads(),
                               cost) if self._labels else []
         if self.verbose:
-            logger.info("%s: chose the configs of %d convolutions in %.2f s (%s transform "
+            self._logger.info("%s: chose the configs of %d convolutions in %.2f s (%s transform "
                         "times)", self.name, len(self._chosen), time.perf_counter() - t0,
                         "measured" if cost else "estimated")
 
@@ -212,11 +290,10 @@ class BaseGraphTuner:
             for inp, res in records:
                 f.write(encode(inp, res) + "\n")
         if self.verbose:
-            logger.info("%s: wrote %d records to %s", self.name, len(records), record_file)
+            self._logger.info("%s: wrote %d records to %s", self.name, len(records), record_file)
 
 
-def _time_transforms(todo: Sequence[Tuple[Tuple[int, ...], Optional[int], Optional[int]]],
-                     target: Target, number: int) -> List[float]:
+def _time_transforms(todo: Sequence[Transform], target: Target, number: int) -> List[float]:
     """Mean seconds over ``number`` runs of each (shape, source block, target block)
     transform as relay.build emits it (through NCHW): one network of them all, built once
     and timed kernel by kernel."""
@@ -225,10 +302,9 @@ def _time_transforms(todo: Sequence[Tuple[Tuple[int, ...], Optional[int], Option
     if not todo:
         return []
     xs, ys = [], []
-    for i, (shape, src, dst) in enumerate(todo):
-        n, c, h, w = (1,) * (4 - len(shape)) + tuple(shape)  # as AlterOpLayout packs it
-        x = var(f"x{i}", shape=(n, c // src, h, w, src) if src else (n, c, h, w),
-                dtype="float32")
+    for i, t in enumerate(todo):
+        _, src, dst = t
+        x = var(f"x{i}", shape=_packed_shape(t), dtype="float32")
         y = x if src is None else layout_transform(x, _layout(src), "NCHW")
         xs.append(x)
         ys.append(y if dst is None else layout_transform(y, "NCHW", _layout(dst)))
