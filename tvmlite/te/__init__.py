@@ -73,6 +73,7 @@ from ..tir.op import (  # noqa: F401  (the expression helpers classic te offers)
     truncmod,
 )
 from . import hybrid, tensor  # noqa: F401
+from .autodiff import gradient  # noqa: F401
 from .create_prim_func import create_prim_func  # noqa: F401
 from .operation import (  # noqa: F401
     TagScope,
