@@ -14,7 +14,8 @@ compiled with ``relay.build`` at opt_level 3. For each model it prints
   XGBTuner for ``--tune-trials`` trials, then ``apply_history_best``; goal <= 1.0x ORT), with
   ORT (CPUExecutionProvider) and PyTorch eager on the same model and inputs. The three are
   timed in alternating rounds in this one process and the medians compared, so a load that
-  comes and goes hits all of them alike;
+  comes and goes hits all of them alike; with ``--graph-tune`` also the build with the graph
+  tuner's (``autotvm.graph_tuner.DPTuner``) per-convolution choice over the same log;
 - GFLOP/s of ours and ORT (two per multiply-accumulate of ``relay.analysis.
   get_total_mac_number``) as a share of the machine's measured FMA peak (bench/roofline.py);
 - compile time of the untuned build from the ONNX file, cold (a fresh process and an empty
@@ -53,12 +54,14 @@ def _quiet() -> None:
     logging.getLogger("autotvm").setLevel(logging.ERROR)
 
 
-def _build(path: str, log: str = ""):
-    """``relay.build`` of the ONNX file at opt_level 3 (under ``log``'s best configs)."""
+def _build(path: str, log: str = "", graph: bool = False):
+    """``relay.build`` of the ONNX file at opt_level 3 (under ``log``'s best configs, or,
+    with ``graph``, the graph tuner's records in ``log``)."""
     import tvmlite as tvm
     from tvmlite import autotvm, relay
     mod, params = relay.frontend.from_onnx(path)
-    with autotvm.apply_history_best(log) if log else _nothing():
+    apply = autotvm.apply_graph_best if graph else autotvm.apply_history_best
+    with apply(log) if log else _nothing():
         with tvm.transform.PassContext(opt_level=3):
             return relay.build(mod, target="llvm", params=params)
 
@@ -183,6 +186,18 @@ def bench_model(name: str, args) -> dict:
         r["err_tuned"] = float(np.abs(tuned.get_output(0).numpy() - want).max()
                                / np.abs(want).max())
         fns["tuned"] = tuned.run
+        if args.graph_tune:  # the classic tutorial's graph tuner over the same log
+            from tvmlite import autotvm, relay
+            mod, _ = relay.frontend.from_onnx(path)
+            t0 = time.perf_counter()
+            gt = autotvm.graph_tuner.DPTuner(
+                mod["main"], {k: v.shape for k, v in feeds.items()}, log,
+                [relay.op.get("nn.conv2d")], "llvm", log_file=None)
+            gt.benchmark_layout_transform(min_exec_num=200)
+            gt.run()
+            gt.write_opt_sch2record_file(os.path.join(work, "graph.log"))
+            r["graph_s"] = time.perf_counter() - t0
+            fns["graph"] = executor(_build(path, os.path.join(work, "graph.log"), True)).run
     with torch.no_grad():
         r.update(alternate(fns, args.rounds, per_round=3))
     return r
@@ -267,6 +282,9 @@ def report(r: dict, peak: float = 0.0) -> None:
         print(f"  tuned / ORT          {r['tuned'] / r['ort']:10.2f}x   goal <= "
               f"{GOALS['tuned']}x  {_verdict(r['tuned'] / r['ort'], GOALS['tuned'])}   "
               f"(/ torch {r['tuned'] / r['torch']:.2f}x)")
+        if "graph" in r:
+            print(f"  graph-tuned / ORT    {r['graph'] / r['ort']:10.2f}x   (DPTuner over the "
+                  f"same log, {r['graph_s']:.0f} s; / tuned {r['graph'] / r['tuned']:.2f}x)")
     else:
         print("  tuned                not run (--tune-trials 0)")
     if peak:
@@ -291,6 +309,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=None, help="alternating timing rounds")
     ap.add_argument("--tune-trials", type=int, default=None,
                     help="XGBTuner trials per task (0: skip the tuned build)")
+    ap.add_argument("--graph-tune", action="store_true",
+                    help="also build with the graph tuner's choice over the tuning log")
     ap.add_argument("--compile-only", metavar="ONNX", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.compile_only:
