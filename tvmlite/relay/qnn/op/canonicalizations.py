@@ -7,7 +7,8 @@ with classic's integer semantics:
   the arithmetic right shift by n) or "TONEAREST" (add 2**(n-1) - 1 instead for negative
   products, so ties round away from zero), then saturated to ``out_dtype`` (compute_dtype
   "float32" / "float64": the same steps in floating point, rounded at the end);
-* quantize: ``clip(round(x / s) + zp)`` (round half to even) then cast; dequantize:
+* quantize: ``clip(round(x / s) + zp)`` (ties away from zero, as classic's LLVM ``round``)
+  then cast; dequantize:
   ``s * float(q - zp)``;
 * add / subtract: both operands requantized to the output's scale and zero point in int32,
   added, the output zero point taken off once, saturated; mul: ``(a - zp_a) * (b - zp_b)``
@@ -56,19 +57,19 @@ def const_value(op: str, what: str, expr: Expr) -> np.ndarray:
                    f"arithmetic at compile time), got {type(expr).__name__}")
 
 
-def _const_or_none(expr: Expr) -> Optional[np.ndarray]:
+def const_or_none(expr: Expr) -> Optional[np.ndarray]:
     return expr.data.numpy() if isinstance(expr, Constant) else None
 
 
 def is_equal_scalar(a: Expr, b: Expr) -> bool:
     """Classic ``IsEqualScalar``: both constants of one element, of equal value."""
-    x, y = _const_or_none(a), _const_or_none(b)
+    x, y = const_or_none(a), const_or_none(b)
     return x is not None and y is not None and x.size == 1 and y.size == 1 \
         and float(x.reshape(())) == float(y.reshape(()))
 
 
 def is_zero(expr: Expr) -> bool:
-    x = _const_or_none(expr)
+    x = const_or_none(expr)
     return x is not None and x.size == 1 and float(x.reshape(())) == 0.0
 
 
@@ -104,7 +105,19 @@ def per_axis(param: Expr, ptype: TensorType, ndim: int, axis: int) -> Expr:
 
 
 def _norm_axis(axis: int, ndim: int) -> int:
-    return axis + ndim if axis < 0 and ndim > 0 else (0 if axis < 0 else axis)
+    """The channel axis (classic: 0 below rank 2)."""
+    if ndim <= 1:
+        return 0
+    return axis + ndim if axis < 0 else axis
+
+
+def round_half_away(x: Expr, dtype: str = "float32") -> Expr:
+    """Round to the nearest integer, ties away from zero (classic's ``round`` on LLVM, which
+    QNN's quantize and "TONEAREST" use): exact, from ``x - trunc(x)``."""
+    t = _t.trunc(x)
+    frac = _t.abs(_t.subtract(x, t))
+    half = const(np.array(0.5, dtype=dtype))
+    return _t.where(_t.greater_equal(frac, half), _t.add(t, _t.sign(x)), t)
 
 
 def qrange(dtype: str) -> Tuple[int, int]:
@@ -219,7 +232,7 @@ def requantize_lower(data: Expr, dtype_in: str, shape: Sequence[int], input_scal
         if rounding == "UPWARD":
             t = _t.floor(_t.add(t, const(np.array(0.5, dtype=cdt))))
         else:
-            t = _t.round(t)
+            t = round_half_away(t, cdt)
         t = _t.cast(t, "int32")
     if out_dtype == "int32":
         return t
@@ -249,7 +262,7 @@ def canonicalize_quantize(attrs, args, types) -> Expr:
     lo, hi = qrange(attrs.out_dtype)
     s = per_axis(scale, types[1], ndim, axis)
     z = cast(per_axis(zp, types[2], ndim, axis), "float32")
-    q = _t.add(_t.round(_t.divide(data, s)), z)
+    q = _t.add(round_half_away(_t.divide(data, s)), z)
     return _t.cast(_t.clip(q, lo, hi), attrs.out_dtype)
 
 
@@ -437,7 +450,7 @@ def _sim_params(args, types, axis: int):
 
 def canonicalize_simulated_quantize(attrs, args, types) -> Expr:
     data, code, s, z = _sim_params(args, types, attrs.axis)
-    q = _t.add(_t.round(_t.divide(data, s)), z)
+    q = _t.add(round_half_away(_t.divide(data, s)), z)
     out = data
     for dtype in ("int8", "uint8", "int32"):
         lo, hi = qrange(dtype)

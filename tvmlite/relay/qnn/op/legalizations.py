@@ -7,17 +7,23 @@
 * arm_cpu: without dot-product instructions (and, for conv2d, unless NHWC non-depthwise) the
   same lowering; else both inputs get one dtype;
 * cuda: both inputs int8;
-* qnn.conv2d_transpose: always the lowering to nn.conv2d_transpose.
+* qnn.conv2d_transpose: always the lowering to nn.conv2d_transpose;
+* the unary ops of 8-bit tensors: a lookup table of all 256 inputs (``take``).
 """
 from __future__ import annotations
 
-from typing import Optional
+import math
+from typing import Callable, Optional
+
+import numpy as np
 
 from ....target import Target
 from ...expr import Expr, const
 from ...op import tensor as _t
+from ...op import transform as _tr
 from ...op.registry import get, make_call
 from . import canonicalizations as _c
+from . import qnn as _q
 
 LEGALIZE = "FTVMQnnLegalize"
 
@@ -113,4 +119,76 @@ for _name in ("conv2d", "dense"):
     get(f"qnn.{_name}").set_attr(LEGALIZE, _weighted_legalize(_name))
 get("qnn.conv2d_transpose").set_attr(LEGALIZE, _lower("qnn.conv2d_transpose"))
 
-__all__ = ["LEGALIZE", "is_fast_int8_on_intel"]
+__all__ = ["LEGALIZE", "is_fast_int8_on_intel", "create_integer_lookup_table",
+           "create_integer_lookup_op", "hardswish_func", "register_qnn_unary_op_legalize"]
+
+
+# ------------------------------------------------------------------ unary ops by table lookup
+def create_integer_lookup_table(floating_point_func: Callable[[np.ndarray], np.ndarray],
+                                input_scale: Expr, input_zero_point: Expr,
+                                output_scale: Expr, output_zero_point: Expr,
+                                in_axis: int = -1, out_axis: int = -1,
+                                in_dtype: str = "uint8", out_dtype: str = "uint8") -> np.ndarray:
+    """The quantized result of ``floating_point_func`` for every bit pattern of
+    ``in_dtype`` (indexed by the pattern read as unsigned): dequantized and quantized by the
+    QNN ops themselves (folded at compile time)."""
+    if not np.issubdtype(np.dtype(in_dtype), np.integer) or \
+            not np.issubdtype(np.dtype(out_dtype), np.integer):
+        raise ValueError(f"Only integer dtypes allowed got {in_dtype} and {out_dtype} for in "
+                         "and out dtypes.")
+    bits = np.iinfo(in_dtype).bits
+    patterns = np.arange(0, 2 ** bits, dtype=f"uint{bits}").view(in_dtype)
+    deq = _c.const_value("qnn lookup table", "input", _q.dequantize(
+        const(patterns), input_scale, input_zero_point, in_axis))
+    with np.errstate(all="ignore"):
+        values = np.asarray(floating_point_func(deq), dtype="float32")
+    return _c.const_value("qnn lookup table", "output", _q.quantize(
+        const(values), output_scale, output_zero_point, out_axis, out_dtype))
+
+
+def create_integer_lookup_op(input_arg: Expr, floating_point_func, in_scale: Expr,
+                             in_zero_point: Expr, out_scale: Expr, out_zero_point: Expr,
+                             in_axis: int = -1, out_axis: int = -1, in_dtype: str = "uint8",
+                             out_dtype: str = "uint8") -> Expr:
+    """``input_arg`` mapped through :func:`create_integer_lookup_table` (a ``take`` of the
+    table at the input's bits read as unsigned)."""
+    table = create_integer_lookup_table(floating_point_func, in_scale, in_zero_point,
+                                        out_scale, out_zero_point, in_axis, out_axis,
+                                        in_dtype, out_dtype)
+    bits = np.iinfo(in_dtype).bits
+    index = _tr.reinterpret(input_arg, f"uint{bits}")
+    return _tr.take(const(table), index, axis=0, mode="fast")
+
+
+def hardswish_func(x: np.ndarray) -> np.ndarray:
+    """``x * clip(x + 3, 0, 6) / 6``."""
+    return x * np.clip(x + 3.0, 0.0, 6.0) / 6.0
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=["float64"])(x)
+
+
+#: the float function of each unary QNN op's lookup table
+UNARY_FUNCS = {
+    "sqrt": np.sqrt, "rsqrt": lambda a: 1 / np.sqrt(a), "exp": np.exp, "erf": _erf,
+    "sigmoid": lambda a: 1 / (1 + np.exp(-a)), "hardswish": hardswish_func, "tanh": np.tanh,
+    "log": np.log, "abs": np.abs,
+}
+
+
+def register_qnn_unary_op_legalize(op_name: str, floating_point_func) -> None:
+    """Legalize unary ``op_name`` of 8-bit tensors (scalar parameters) by table lookup."""
+    def legalize(attrs, inputs, types) -> Optional[Expr]:
+        dtype = types[0].dtype
+        if dtype not in ("int8", "uint8") or any(
+                _c.const_or_none(p) is None or _c.const_or_none(p).size != 1
+                for p in inputs[1:]):
+            return None
+        return create_integer_lookup_op(inputs[0], floating_point_func, *inputs[1:5],
+                                        in_dtype=dtype, out_dtype=dtype)
+    get(op_name).set_attr(LEGALIZE, legalize)
+
+
+for _name, _fn in UNARY_FUNCS.items():
+    register_qnn_unary_op_legalize(f"qnn.{_name}", _fn)

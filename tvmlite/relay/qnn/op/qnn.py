@@ -14,7 +14,6 @@ from ...expr import Expr, Tuple, TupleWrapper, const
 from ...op._rel import (
     RelayTypeError,
     broadcast_shapes,
-    norm_axis,
     tensor_arg,
     tuple_arg,
 )
@@ -95,9 +94,10 @@ def _dtype_arg(op: str, t: TensorType, what: str, allowed: Sequence[str]) -> Non
 
 
 def _qparam(op: str, types: Sequence[Type], i: int, what: str, dtype: str,
-            channels: Optional[int] = None) -> TensorType:
+            channels=None) -> TensorType:
     """A scale (float32) or zero point (int32): a scalar, one element, or (with
-    ``channels``) a 1-D tensor of one value per channel."""
+    ``channels``, an int or a ``(count, axis name, axis)`` triple whose count is None when
+    the axis is out of range) a 1-D tensor of one value per channel."""
     t = tensor_arg(op, types, i, what)
     if t.dtype != dtype:
         raise RelayTypeError(f"{op}: {what} must be {dtype}, got {t.dtype}")
@@ -106,16 +106,26 @@ def _qparam(op: str, types: Sequence[Type], i: int, what: str, dtype: str,
         size *= int(d)
     if len(t.shape) == 0 or (len(t.shape) == 1 and size == 1):
         return t
+    if isinstance(channels, tuple):
+        count, axis_name, axis = channels
+        if count is None:
+            raise RelayTypeError(f"{op}: {axis_name} {axis} is out of range (needed by the "
+                                 f"per-channel {what})")
+        channels = count
     if channels is not None and len(t.shape) == 1 and size == channels:
         return t
     want = "a scalar" if channels is None else f"a scalar or 1-D of {channels} (per channel)"
     raise RelayTypeError(f"{op}: {what} must be {want}, got shape {t.shape}")
 
 
-def _axis_channels(op: str, data: TensorType, axis: int, what: str = "axis") -> int:
-    if not data.shape:
-        return 1
-    return int(data.shape[norm_axis(f"{op} ({what})", axis, len(data.shape))])
+def _axis_channels(op: str, data: TensorType, axis: int, what: str = "axis") -> tuple:
+    """``(channels along axis or None if out of range, what, axis)`` for :func:`_qparam`
+    (classic: an axis below rank 2 is 0)."""
+    rank = len(data.shape)
+    if rank <= 1:
+        return (int(data.shape[0]) if rank else 1, what, axis)
+    a = axis + rank if axis < 0 else axis
+    return (int(data.shape[a]) if 0 <= a < rank else None, what, axis)
 
 
 def _param_types(dtypes: Dict[int, str], channels_of=None):
@@ -297,7 +307,7 @@ def _simulated_rel(name: str):
 def _register_ops() -> None:
     def axis_channels(types, attrs, i):
         t = types[0]
-        return _axis_channels("qnn", t, attrs.axis) if isinstance(t, TensorType) else None
+        return _axis_channels("qnn", t, attrs.axis)[0] if isinstance(t, TensorType) else None
 
     register("qnn.quantize", 3, _quantize_rel, OpPattern.OPAQUE,
              {"axis": -1, "out_dtype": "int8"})
