@@ -28,7 +28,8 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ....error import TVMError
-from ...expr import Call, Constant, Expr, Function, Tuple as RTuple, TupleGetItem, const
+from ...expr import Call, Constant, Expr, Function, TupleGetItem, const
+from ...expr import Tuple as RTuple
 from ...op import nn as _nn
 from ...op import tensor as _t
 from ...op import transform as _tr
@@ -250,10 +251,6 @@ def requantize_or_upcast(expr: Expr, dtype_in: str, shape, scale: Expr, zero_poi
     return cast(expr, target_dtype)
 
 
-def _types(arg_types) -> List[TensorType]:
-    return list(arg_types)
-
-
 # -------------------------------------------------------------------------- canonicalizations
 def canonicalize_quantize(attrs, args, types) -> Expr:
     data, scale, zp = args
@@ -321,7 +318,6 @@ def canonicalize_mul(attrs, args, types) -> Expr:
         scale = np.float32(ls_v[0] * rs_v[0])
         return requantize_lower(_t.multiply(a, b), "int32", out_shape, const(scale),
                                 const(0, "int32"), os_, oz, out_dtype=dtype)
-    ndim = len(out_shape)
     if _norm_axis(attrs.lhs_axis, len(types[0].shape)) != \
             _norm_axis(attrs.rhs_axis, len(types[1].shape)) or \
             len(types[0].shape) != len(types[1].shape):
@@ -488,4 +484,4 @@ for _name, _rule in RULES.items():
     get(_name).set_attr(CANONICALIZE, _rule)
 
 __all__ = ["RULES", "CANONICALIZE", "requantize_lower", "fixed_point_multiply",
-           "fixed_point_multiplier_shift", "const_value", "Call"]
+           "fixed_point_multiplier_shift", "const_value"]

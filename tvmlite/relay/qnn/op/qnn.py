@@ -7,7 +7,7 @@ classic's integer semantics (see :mod:`.canonicalizations`).
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Sequence
 
 from ....error import TVMError
 from ...expr import Expr, Tuple, TupleWrapper, const
