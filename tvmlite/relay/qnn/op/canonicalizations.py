@@ -23,12 +23,12 @@ Scales (and the zero points the fixed-point paths need) must be constants.
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
 from ....error import TVMError
-from ...expr import Call, Constant, Expr, Function, TupleGetItem, const
+from ...expr import Constant, Expr, Function, TupleGetItem, const
 from ...expr import Tuple as RTuple
 from ...op import nn as _nn
 from ...op import tensor as _t
