@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from relay_helpers import build_run
+from relay_helpers import build_run, kernel_names
 
 import tvmlite as tvm
 from tvmlite import relay
@@ -61,10 +61,6 @@ def ref_requantize(q, in_scale, in_zp, out_scale, out_zp, out_dtype, rounding="U
     return np.clip(out, info.min, info.max).astype(out_dtype)
 
 
-def round_away(x):
-    return np.where(np.abs(x - np.trunc(x)) >= 0.5, np.trunc(x) + np.sign(x), np.trunc(x))
-
-
 def ref_quantize(x, scale, zp, dtype, axis=-1):
     x = np.asarray(x, dtype=np.float32)
     bshape = [1] * x.ndim
@@ -74,7 +70,7 @@ def ref_quantize(x, scale, zp, dtype, axis=-1):
     s = s.reshape(bshape) if s.size > 1 else s.reshape(())
     z = z.reshape(bshape) if z.size > 1 else z.reshape(())
     info = np.iinfo(dtype)
-    return np.clip(round_away(x / s) + z, info.min, info.max).astype(dtype)
+    return np.clip(np.round(x / s) + z, info.min, info.max).astype(dtype)  # ties to even
 
 
 def ref_dequantize(q, scale, zp, axis=-1):
@@ -180,13 +176,13 @@ def test_requantize_saturates_uint8_and_identity_scale():
 def test_quantize_per_tensor(dtype):
     rng = np.random.default_rng(3)
     xs = rng.uniform(-40, 40, size=(3, 7, 5)).astype("float32")
-    xs[0, 0, :4] = [0.25, -0.25, 0.75, -0.75]  # ties (scale 0.5)
+    xs[0, 0, :4] = [0.25, -0.25, 0.75, -0.75]  # ties (scale 0.5): to even
     zp = 0 if dtype == "int32" else (3 if dtype != "uint8" else 120)
     x = relay.var("x", shape=xs.shape)
     y = qnn.op.quantize(x, c(0.5, "float32"), c(zp, "int32"), out_dtype=dtype)
     got = run(y, {"x": xs})
     np.testing.assert_array_equal(got, ref_quantize(xs, 0.5, zp, dtype))
-    assert got[0, 0, :4].tolist() == [1 + zp, -1 + zp, 2 + zp, -2 + zp] or dtype == "uint8"
+    assert got[0, 0, :4].tolist() == [zp, zp, 2 + zp, -2 + zp] or dtype == "uint8"
 
 
 def test_quantize_dequantize_per_channel():
@@ -316,6 +312,20 @@ def test_conv2d_nhwc_and_requantize():
     want = ref_requantize(ref.transpose(0, 2, 3, 1), np.float32(0.02) * np.float32(0.01), 0,
                           np.float32(0.05), 10, "uint8")
     np.testing.assert_array_equal(got, want)
+
+
+def test_conv2d_nchw_runs_packed():
+    """The lowered int32 nn.conv2d runs packed (NCHWc, AlterOpLayout) as float ones do."""
+    rng = np.random.default_rng(17)
+    data, kernel = rand_q(rng, (1, 8, 7, 9), "uint8"), rand_q(rng, (16, 8, 3, 3), "int8")
+    x = relay.var("x", shape=data.shape, dtype="uint8")
+    w = relay.var("w", shape=kernel.shape, dtype="int8")
+    out = qnn.op.conv2d(x, w, c(128, "int32"), c(0, "int32"), c(0.1, "float32"),
+                        c(0.1, "float32"), kernel_size=(3, 3), channels=16, padding=(1, 1))
+    (got,), factory = build_run(relay.Function([x, w], out), {"x": data, "w": kernel})
+    assert any("conv2d_NCHWc" in k for k in kernel_names(factory))
+    np.testing.assert_array_equal(got, conv2d_nchw_python(data.astype(np.int64) - 128,
+                                                          kernel.astype(np.int64), 1, 1))
 
 
 def test_conv2d_transpose():
@@ -497,7 +507,7 @@ def test_legalize_per_target():
     mod = _conv_mod("int8")
     with tvm.target.Target("llvm"):
         text = qnn.transform.Legalize()(mod).astext()
-    assert "nn.conv2d" in text and "qnn" not in text and "int16" in text
+    assert "nn.conv2d" in text and "qnn" not in text and "int32" in text
     with tvm.target.Target("llvm -mcpu=skylake-avx512"):
         legal = qnn.transform.Legalize()(mod)
     assert "qnn.conv2d" in legal.astext() and "uint8" in legal.astext()

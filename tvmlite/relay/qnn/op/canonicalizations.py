@@ -7,15 +7,15 @@ with classic's integer semantics:
   the arithmetic right shift by n) or "TONEAREST" (add 2**(n-1) - 1 instead for negative
   products, so ties round away from zero), then saturated to ``out_dtype`` (compute_dtype
   "float32" / "float64": the same steps in floating point, rounded at the end);
-* quantize: ``clip(round(x / s) + zp)`` (ties away from zero, as classic's LLVM ``round``)
-  then cast; dequantize:
+* quantize: ``clip(round(x / s) + zp)`` then cast, with relay's ``round`` (ties to even, as
+  onnxruntime and numpy; classic's LLVM ``round`` takes ties away from zero); dequantize:
   ``s * float(q - zp)``;
 * add / subtract: both operands requantized to the output's scale and zero point in int32,
   added, the output zero point taken off once, saturated; mul: ``(a - zp_a) * (b - zp_b)``
   requantized from ``s_a * s_b``;
-* conv2d / conv2d_transpose / dense / batch_matmul: the inputs minus their zero points (int16
-  when both are 8-bit, else int32: classic's x86 lowering without fast int8 instructions)
-  through the core op with ``out_dtype``, padding then standing for the real value 0;
+* conv2d / conv2d_transpose / dense / batch_matmul: the inputs minus their zero points (in
+  int32; classic's x86 lowering without fast int8 instructions uses int16) through the core
+  op with ``out_dtype``, padding then standing for the real value 0;
 * the unary ops: dequantize, the float op, quantize to the input's dtype.
 
 Scales (and the zero points the fixed-point paths need) must be constants.
@@ -113,8 +113,8 @@ def _norm_axis(axis: int, ndim: int) -> int:
 
 
 def round_half_away(x: Expr, dtype: str = "float32") -> Expr:
-    """Round to the nearest integer, ties away from zero (classic's ``round`` on LLVM, which
-    QNN's quantize and "TONEAREST" use): exact, from ``x - trunc(x)``."""
+    """Round to the nearest integer, ties away from zero (classic's float "TONEAREST"
+    requantize): exact, from ``x - trunc(x)``."""
     t = _t.trunc(x)
     frac = _t.abs(_t.subtract(x, t))
     half = const(np.array(0.5, dtype=dtype))
@@ -259,7 +259,7 @@ def canonicalize_quantize(attrs, args, types) -> Expr:
     lo, hi = qrange(attrs.out_dtype)
     s = per_axis(scale, types[1], ndim, axis)
     z = cast(per_axis(zp, types[2], ndim, axis), "float32")
-    q = _t.add(round_half_away(_t.divide(data, s)), z)
+    q = _t.add(_t.round(_t.divide(data, s)), z)
     return _t.cast(_t.clip(q, lo, hi), attrs.out_dtype)
 
 
@@ -354,9 +354,9 @@ def canonicalize_concatenate(attrs, args, types) -> Expr:
 
 
 def _operand_dtype(types) -> str:
-    """int16 when both inputs are 8-bit (their zero-point differences fit), else int32."""
-    small = all(t.dtype in ("int8", "uint8") for t in types[:2])
-    return "int16" if small else "int32"
+    """The dtype of zero-point-shifted conv / matmul operands: int32 (the accumulator's, so
+    the core op's inner loop multiplies without widening: faster here than classic's int16)."""
+    return "int32"
 
 
 def _kernel_shift(kernel: Expr, ktype: TensorType, zp: Expr, zptype: TensorType,
@@ -446,7 +446,7 @@ def _sim_params(args, types, axis: int):
 
 def canonicalize_simulated_quantize(attrs, args, types) -> Expr:
     data, code, s, z = _sim_params(args, types, attrs.axis)
-    q = _t.add(round_half_away(_t.divide(data, s)), z)
+    q = _t.add(_t.round(_t.divide(data, s)), z)
     out = data
     for dtype in ("int8", "uint8", "int32"):
         lo, hi = qrange(dtype)
