@@ -125,7 +125,7 @@ def main() -> None:
         ours, theirs = [], []
         for _ in range(args.rounds):
             ours.append(timed(gm.run))
-            theirs.append(timed(lambda: sess.run(None, {"x": x})))
+            theirs.append(timed(lambda s=sess: s.run(None, {"x": x})))
         a, b = statistics.median(ours), statistics.median(theirs)
         err = np.abs(got - want).max()
         err_s = f"{err / scale:.2f} output scales" if scale else f"{err:.2e} abs"
