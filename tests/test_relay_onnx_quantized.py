@@ -313,7 +313,7 @@ def quantized_cnn(tmp_path, fmt: str, per_channel: bool = False):
     return onnx.load(str(dst))
 
 
-@pytest.mark.parametrize("fmt,per_channel", [("QDQ", False), ("QOperator", False),
+@pytest.mark.parametrize("fmt,per_channel", [("QDQ", False), ("QDQ", True), ("QOperator", False),
                                              ("QOperator", True)])
 def test_quantized_cnn_against_onnxruntime(tmp_path, fmt, per_channel):
     m = quantized_cnn(tmp_path, fmt, per_channel)

@@ -63,6 +63,9 @@ def rewrite_function(func: Function, key: str, repeat: bool) -> Function:
 
 def _pass(key: str, name: str, repeat: bool) -> Pass:
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        if not any(isinstance(f, Function) and _has_rule(f, key)
+                   for f in mod.functions.values()):
+            return mod  # no QNN op: nothing to type or rewrite
         mod = InferType()(mod)
         out = IRModule({}, mod.attrs)
         for gv, func in mod.functions.items():
