@@ -65,8 +65,7 @@ f32 = np.float32
 
 
 # ------------------------------------------------------------- QuantizeLinear & co.
-@pytest.mark.parametrize("opset", [10, 13, 19])
-@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+@pytest.mark.parametrize("opset,dtype", [(10, "uint8"), (13, "int8"), (19, "uint8")])
 def test_quantize_dequantize_linear_per_tensor(opset, dtype):
     rng = np.random.default_rng(0)
     x = rng.uniform(-3, 3, (3, 5, 7)).astype("float32")

@@ -132,17 +132,20 @@ def test_requantize_matches_fixed_point_reference(rounding, per_channel):
     assert np.abs(got - real).max() <= 1
 
 
-@pytest.mark.parametrize("rounding,want", [
-    ("UPWARD", np.repeat([-2, -1, 0, 1, 2], [8, 16, 16, 16, 8])),
-    ("TONEAREST", np.repeat([-2, -1, 0, 1, 2], [9, 16, 15, 16, 8]))])
-@pytest.mark.parametrize("compute_dtype", ["int64", "float32", "float64"])
-def test_requantize_ties(rounding, want, compute_dtype):
-    """-0.5 rounds to 0 upward, to -1 to nearest (ties away from zero)."""
+def test_requantize_ties():
+    """-0.5 rounds to 0 upward, to -1 to nearest (ties away from zero), in every
+    compute_dtype."""
+    want = {"UPWARD": np.repeat([-2, -1, 0, 1, 2], [8, 16, 16, 16, 8]),
+            "TONEAREST": np.repeat([-2, -1, 0, 1, 2], [9, 16, 15, 16, 8])}
     x = relay.var("x", shape=(64,), dtype="int32")
-    y = qnn.op.requantize(x, c(1.0, "float32"), c(0, "int32"), c(16.0, "float32"),
-                          c(0, "int32"), rounding=rounding, compute_dtype=compute_dtype,
-                          out_dtype="int8")
-    np.testing.assert_array_equal(run(y, {"x": np.arange(-32, 32, dtype="int32")}), want)
+    cases = [(r, d) for r in want for d in ("int64", "float32", "float64")]
+    outs = [qnn.op.requantize(x, c(1.0, "float32"), c(0, "int32"), c(16.0, "float32"),
+                              c(0, "int32"), rounding=r, compute_dtype=d, out_dtype="int8")
+            for r, d in cases]
+    got = build_run(relay.Function([x], relay.Tuple(outs)),
+                    {"x": np.arange(-32, 32, dtype="int32")})[0]
+    for (r, d), g in zip(cases, got):
+        np.testing.assert_array_equal(g, want[r], err_msg=f"{r} {d}")
 
 
 def test_requantize_config_scope_and_out_dtypes():
@@ -394,38 +397,48 @@ UNARY = {"tanh": np.tanh, "exp": np.exp, "sqrt": np.sqrt, "rsqrt": lambda a: 1 /
          "hardswish": lambda a: a * np.clip(a + 3, 0, 6) / 6}
 
 
-@pytest.mark.parametrize("name", sorted(UNARY))
+def _unary_case(name, dtype):
+    """(input zero point, output zero point) of op ``name`` on ``dtype`` inputs: inputs
+    non-negative where the function needs them, outputs in range."""
+    if name in ("sqrt", "rsqrt", "log"):
+        zp = -128 if dtype == "int8" else 0
+    else:
+        zp = 10 if dtype == "int8" else 128
+    oz = (-128 if dtype == "int8" else 0) if name == "exp" else zp
+    return zp, oz
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "int8"])
-def test_unary(name, dtype):
-    """8-bit inputs go through a lookup table (Legalize); both that and the
-    dequantize-float-quantize canonicalization match numpy within a step."""
+def test_unary(dtype):
+    """Every unary op on all 256 inputs: 8-bit inputs go through a lookup table (Legalize);
+    both that and the dequantize-float-quantize canonicalization match numpy within a
+    step."""
     q = np.arange(0, 256, dtype="uint8").view(dtype).reshape(16, 16)
-    zp = 0 if name in ("sqrt", "rsqrt", "log") and dtype == "uint8" else (
-        10 if dtype == "int8" else 128)
-    if name in ("sqrt", "rsqrt", "log") and dtype == "int8":
-        zp = -128
     x = relay.var("x", shape=q.shape, dtype=dtype)
-    out = getattr(qnn.op, name)(x, c(0.05, "float32"), c(zp, "int32"), c(0.03, "float32"),
-                                c(zp if name not in ("exp",) else -128 if dtype == "int8"
-                                  else 0, "int32"))
-    oz = zp if name != "exp" else (-128 if dtype == "int8" else 0)
-    with np.errstate(all="ignore"):
-        real = UNARY[name](np.float32(0.05) * (q.astype(np.float32) - zp))
-        info = np.iinfo(dtype)
-        want = np.clip(np.nan_to_num(np.round(real / np.float32(0.03)) + oz, nan=0,
-                                     posinf=info.max, neginf=info.min), info.min, info.max)
-    got = run(out, {"x": q})
-    finite = np.isfinite(real)
-    assert np.abs(got[finite].astype(np.int64) - want[finite]).max() <= 1
-    mod = relay.transform.InferType()(tvm.IRModule.from_expr(
-        relay.Function([x], out)))
+    names = sorted(UNARY)
+    outs, wants, finites = [], [], []
+    info = np.iinfo(dtype)
+    for name in names:
+        zp, oz = _unary_case(name, dtype)
+        outs.append(getattr(qnn.op, name)(x, c(0.05, "float32"), c(zp, "int32"),
+                                          c(0.03, "float32"), c(oz, "int32")))
+        with np.errstate(all="ignore"):
+            real = UNARY[name](np.float32(0.05) * (q.astype(np.float32) - zp))
+            wants.append(np.clip(np.nan_to_num(np.round(real / np.float32(0.03)) + oz, nan=0,
+                                               posinf=info.max, neginf=info.min),
+                                 info.min, info.max))
+        finites.append(np.isfinite(real))
+    func = relay.Function([x], relay.Tuple(outs))
+    mod = relay.transform.InferType()(tvm.IRModule.from_expr(func))
     with tvm.target.Target("llvm"):
         text = qnn.transform.Legalize()(mod).astext()
-    assert "take(" in text and "qnn." not in text
+    assert text.count("take(") == len(names) and "qnn." not in text
     lowered = qnn.transform.CanonicalizeOps()(mod)
     assert "qnn." not in lowered.astext() and "take(" not in lowered.astext()
-    got2 = build_run(lowered["main"], {"x": q})[0][0]
-    assert np.abs(got2[finite].astype(np.int64) - want[finite]).max() <= 1
+    for got_all in (build_run(func, {"x": q})[0], build_run(lowered["main"], {"x": q})[0]):
+        for name, got, want, finite in zip(names, got_all, wants, finites):
+            diff = np.abs(got[finite].astype(np.int64) - want[finite])
+            assert diff.max() <= 1, name
 
 
 # --------------------------------------------------------- simulated (de)quantize
