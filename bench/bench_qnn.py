@@ -6,7 +6,8 @@ Run::
 
 A conv-relu-pool-conv-relu-gemm CNN (random weights, input ``1x3xSxS``) is quantized by
 onnxruntime's ``quantize_static`` (uint8 activations, int8 weights, a calibration reader of
-random data) in the QOperator and QDQ formats; each is imported with ``from_onnx`` and built
+random data) in the QOperator and QDQ formats (the QDQ one also through
+``FakeQuantizationToInteger``); each is imported with ``from_onnx`` and built
 by ``relay.build`` (opt_level 3, llvm, untuned fallback configs). In this one process the
 graph executor's ``run()`` and the ORT session's ``run`` (CPUExecutionProvider, same thread
 count) are timed in alternating rounds and the medians compared; the float model is timed
@@ -100,9 +101,15 @@ def main() -> None:
         "float32")
     print(f"CNN 1x3x{args.size}x{args.size} conv(32)-relu-pool-conv(64,s2)-relu-gemm(10); "
           f"{threads} thread(s); medians of {args.rounds} alternating rounds")
+    models["QDQ+FQ2I"] = models["QDQ"]
     for name, path in models.items():
         m = onnx.load(path)
         mod, params = relay.frontend.from_onnx(m)
+        if name.endswith("FQ2I"):  # the weights bound, the QDQ regions made integer
+            from tvmlite.relay.build_module import bind_params_by_name
+            mod = tvm.IRModule({"main": bind_params_by_name(mod["main"], params)})
+            mod = relay.transform.FakeQuantizationToInteger()(mod)
+            params = {}
         with tvm.transform.PassContext(opt_level=3):
             factory = relay.build(mod, target="llvm", params=params)
         gm = graph_executor.GraphModule(factory["default"](tvm.cpu()))
