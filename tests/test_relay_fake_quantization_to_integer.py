@@ -105,3 +105,32 @@ def test_regions_left_alone_and_hard_fail():
     plain = qnn.op.quantize(relay.nn.relu(f), c(0.1, "float32"), c(0, "int32"))
     mod = relay.transform.InferType()(tvm.IRModule.from_expr(relay.Function([f], plain)))
     assert tvm.ir.structural_equal(relay.transform.FakeQuantizationToInteger()(mod), mod)
+
+
+def test_qat_mode_moves_ops_below_dequantize():
+    """use_qat: batch_matmul of dequantized inputs becomes qnn.batch_matmul + dequantize
+    (no quantize follows it); the float add after it stays float; an int32 accumulator plus
+    a constant at its scale is a plain add."""
+    rng = np.random.default_rng(4)
+    a = relay.var("a", shape=(1, 5, 3), dtype="int8")
+    b = relay.var("b", shape=(1, 7, 3), dtype="int8")
+    mm = relay.nn.batch_matmul(qnn.op.dequantize(a, c(2.0, "float32"), c(0, "int32")),
+                               qnn.op.dequantize(b, c(6.0, "float32"), c(1, "int32")))
+    expr = relay.erf(relay.add(mm, relay.const(np.float32(1.0))))
+    mod = relay.transform.InferType()(tvm.IRModule.from_expr(relay.Function([a, b], expr)))
+    out = relay.transform.FakeQuantizationToInteger(use_qat=True)(mod)
+    text = out.astext()
+    assert "qnn.batch_matmul" in text and "nn.batch_matmul(" not in text.replace(
+        "qnn.batch_matmul(", "")
+    assert "qnn.dequantize" in text and "erf(" in text
+    assert tvm.ir.structural_equal(relay.transform.FakeQuantizationToInteger()(mod), mod)
+    feeds = {"a": rng.integers(-128, 128, (1, 5, 3)).astype("int8"),
+             "b": rng.integers(-128, 128, (1, 7, 3)).astype("int8")}
+    np.testing.assert_allclose(build_run(out["main"], feeds)[0][0],
+                               build_run(mod["main"], feeds)[0][0], rtol=1e-6)
+    # with a quantize after the add: the constant joins the int32 accumulator exactly
+    q = qnn.op.quantize(relay.add(mm, relay.const(np.float32(12.0))), c(1.0, "float32"),
+                        c(0, "int32"))
+    mod = relay.transform.InferType()(tvm.IRModule.from_expr(relay.Function([a, b], q)))
+    text = _compare(q, feeds, steps=0)
+    assert "qnn.add" not in text and "add(" in text

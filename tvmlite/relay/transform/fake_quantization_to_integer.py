@@ -17,7 +17,6 @@ from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
-from ..._classic import unsupported
 from ...error import TVMError
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext
@@ -286,17 +285,23 @@ def _binary_types(expr, type_map):
     return left, right, left_t, right_t, type_map[expr]
 
 
-def _binary(qfn):
+def _binary(qfn, plain=None):
+    """A QNN binary op; for add / subtract (``plain``) of int32 accumulators at the same
+    scale and zero point (a conv's output and its quantized bias constant), the plain op at
+    that scale (no rounding)."""
     def rule(expr, type_map):
         left, right, lt, rt, out_t = _binary_types(expr, type_map)
+        if plain is not None and lt.dtype == rt.dtype == "int32" and \
+                approx_equal(lt.scale, rt.scale) and approx_equal(lt.zero_point, rt.zero_point):
+            return [plain(left, right), lt]
         out = qfn(left, right, lt.scale, lt.zero_point, rt.scale, rt.zero_point, out_t.scale,
                   out_t.zero_point, lhs_axis=lt.axis, rhs_axis=rt.axis)
         return [out, TensorAffineType(out_t.scale, out_t.zero_point, lt.dtype, out_t.axis)]
     return rule
 
 
-register_fake_quantization_to_integer("add", _binary(_qnn.add))
-register_fake_quantization_to_integer("subtract", _binary(_qnn.subtract))
+register_fake_quantization_to_integer("add", _binary(_qnn.add, _op.add))
+register_fake_quantization_to_integer("subtract", _binary(_qnn.subtract, _op.subtract))
 register_fake_quantization_to_integer("multiply", _binary(_qnn.mul))
 
 
@@ -491,19 +496,107 @@ def fake_quantization_to_integer(func: Function, hard_fail: bool = False) -> Fun
                                func.attrs))
 
 
+#: the ops the QAT mode moves below a dequantize (classic's list)
+QAT_OPS = frozenset({
+    "broadcast_to", "clip", "expand_dims", "max", "maximum", "min", "minimum", "nn.avg_pool2d",
+    "nn.batch_flatten", "nn.batch_matmul", "nn.bias_add", "nn.conv2d", "nn.conv2d_transpose",
+    "nn.dense", "nn.depth_to_space", "nn.global_avg_pool2d", "nn.max_pool2d", "nn.pad",
+    "nn.relu", "reshape", "split", "squeeze", "strided_slice", "transpose"})
+
+
+def _qat_rewrite(call: Call, hard_fail: bool) -> Optional[Expr]:
+    """``call`` of dequantized inputs as ``dequantize(integer op)``; None where its inputs are
+    not all dequantize calls (or constants) or its rule fails."""
+    dq: List[Call] = []
+    seen = set()
+
+    def visit(e: Expr) -> bool:
+        if id(e) in seen:
+            return True
+        seen.add(id(e))
+        if isinstance(e, Constant):
+            return True
+        if isinstance(e, (Tuple, TupleGetItem)):
+            return all(visit(x) for x in children(e))
+        if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name == "qnn.dequantize":
+            dq.append(e)
+            return True
+        if isinstance(e, Call) and hard_fail:
+            raise TVMError(f"FakeQuantizationToInteger: {call.op.name} has an input that is "
+                           f"not dequantized ({e.op.name if isinstance(e.op, Op) else e.op})")
+        return False
+    if not all(visit(a) for a in call.args) or not dq:
+        return None
+    type_map = _TypeMap()
+    local: Dict[int, Expr] = {}
+    try:
+        for d in dq:
+            type_map[d] = TensorAffineType(d.args[1], d.args[2], d.args[0].checked_type.dtype,
+                                           int(d.attrs.axis))
+            out, t = _dequantize(d, type_map)
+            type_map[out] = t
+            local[id(d)] = out
+
+        def remap(e: Expr) -> Expr:
+            if id(e) in local:
+                return local[id(e)]
+            if isinstance(e, Tuple):
+                new = Tuple([remap(f) for f in e.fields])
+                type_map[new] = TupleAffineType([type_map[f] for f in new.fields])
+                return new
+            if isinstance(e, TupleGetItem):
+                new = TupleGetItem(remap(e.tuple_value), e.index)
+                type_map[new] = type_map[new.tuple_value].types[e.index]
+                return new
+            return e
+        new_call = Call(call.op, [remap(a) for a in call.args], call.attrs)
+        out, t = call.op.get_attr(KEY)(new_call, type_map)
+        return infer_type(_qnn.dequantize(out, t.scale, t.zero_point, t.axis))
+    except Exception:  # the rule cannot rewrite this call: keep it
+        if hard_fail:
+            raise
+        return None
+
+
+def qat_to_integer(func: Function, hard_fail: bool = False) -> Function:
+    """The QAT mode: each enabled op (:data:`QAT_OPS`) whose inputs are all dequantized
+    becomes its integer op followed by a dequantize, bottom-up (so chains move down)."""
+    memo: Dict[int, Expr] = {}
+    for n in post_order(func.body):
+        new = with_children(n, memo)
+        if isinstance(new, Call) and isinstance(new.op, Op) and new.op.name in QAT_OPS \
+                and new.op.get_attr(KEY) is not None:
+            if new is not n:
+                new = infer_type(new)
+            got = _qat_rewrite(new, hard_fail)
+            if got is not None:
+                new = got
+        if new is not n:
+            memo[id(n)] = new
+    body = memo.get(id(func.body), func.body)
+    if body is func.body:
+        return func
+    return infer_type(Function(func.params, body, func.ret_type, func.type_params,
+                               func.attrs))
+
+
 def FakeQuantizationToInteger(hard_fail: bool = False, use_qat: bool = False,  # noqa: N802
                               optional_qnn_ops: Optional[List[str]] = None) -> Pass:
     """Rewrite fake-quantized regions (dequantize -> float ops -> quantize) as integer QNN
-    ops; ``hard_fail`` raises where a region cannot be rewritten instead of keeping it."""
-    if use_qat:
-        raise unsupported("FakeQuantizationToInteger(use_qat=True) (the QAT mode)")
-
+    ops; ``hard_fail`` raises where a region cannot be rewritten instead of keeping it;
+    ``use_qat`` then also moves the enabled ops (:data:`QAT_OPS`) of dequantized inputs below
+    a dequantize where no quantize follows them (quantization-aware-trained graphs).
+    ``optional_qnn_ops`` (classic's opt-in rules, e.g. nn.softmax) has no rules to enable
+    here."""
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
         mod = InferType()(mod)
         out = IRModule({}, mod.attrs)
         for gv, f in mod.functions.items():
-            out[gv] = fake_quantization_to_integer(f, hard_fail) if isinstance(f, Function) \
-                else f
+            if isinstance(f, Function):
+                f = fake_quantization_to_integer(f, hard_fail)
+                if use_qat:
+                    f = qat_to_integer(f, hard_fail)
+            out[gv] = f
         return InferType()(out)
     return ModulePass(run, "FakeQuantizationToInteger", opt_level=0, required=("InferType",))
 
