@@ -76,17 +76,9 @@ def _same_dtypes(attrs, inputs, types, make):
     return _change_dtypes(attrs, inputs, types, make, want, want)
 
 
-def _lower(name: str):
-    rule = _c.RULES[name]
-
-    def f(attrs, inputs, types):
-        return rule(attrs, inputs, types)
-    return f
-
-
 def _weighted_legalize(name: str):
     qname = f"qnn.{name}"
-    lower = _lower(qname)
+    lower = _c.RULES[qname]  # the canonicalization: core op of zero-point-shifted inputs
 
     def legalize(attrs, inputs, types) -> Optional[Expr]:
         target = Target.current(allow_none=True)
@@ -117,7 +109,7 @@ def _weighted_legalize(name: str):
 
 for _name in ("conv2d", "dense"):
     get(f"qnn.{_name}").set_attr(LEGALIZE, _weighted_legalize(_name))
-get("qnn.conv2d_transpose").set_attr(LEGALIZE, _lower("qnn.conv2d_transpose"))
+get("qnn.conv2d_transpose").set_attr(LEGALIZE, _c.RULES["qnn.conv2d_transpose"])
 
 __all__ = ["LEGALIZE", "is_fast_int8_on_intel", "create_integer_lookup_table",
            "create_integer_lookup_op", "hardswish_func", "register_qnn_unary_op_legalize"]
