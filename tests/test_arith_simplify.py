@@ -217,6 +217,17 @@ def test_cast_pushed_into_sum():
     check(simp(e), E.Cast("int64", y))
 
 
+def test_cast_not_pushed_into_a_wrapping_sum():
+    """uint8(int32(i8) + 128) wraps in uint8: widening it to int16 must keep the wrap (the
+    zero-point shift of quantized tensors), not become int16(uint8(i8)) + 128."""
+    v = tir.Var("v", "int8")
+    inner = E.Cast("uint8", E.Cast("int32", v) + 128)
+    got = simp(E.Cast("int16", inner) - tir.const(133, "int16"))
+    for val in (-128, -5, 0, 127):
+        f = tir.stmt_functor.substitute(got, {v: tir.const(val, "int8")})
+        assert simp(f).value == ((val + 128) % 256) - 133
+
+
 def test_floats_are_only_constant_folded():
     a, b = tir.Var("a", "float32"), tir.Var("b", "float32")
     e = (a + b) - b

@@ -195,14 +195,24 @@ class CanonicalMixin:
         return Poly.atom(v.dtype, v, ("v", v))
 
     def _lin_cast(self, e: Cast) -> Poly:
-        """Push an integer cast into the sum when the value fits the target type."""
+        """Push an integer cast into the sum when the value fits the target type, and its own
+        where that wraps around (a narrow or unsigned ``uint8(x) + 128`` is not its terms'
+        sum; int32/int64 sums are assumed not to overflow, as classic does)."""
         pv = self._lin(e.value)
         dt = e.dtype
         if pv.is_const:
             fire("canonical.cast_const")
-            return Poly.constant(dt, _op.cast(dt, IntImm(e.value.dtype, pv.const)).value)
+            val, src = pv.const, e.value.dtype
+            if _dt.bits(src) < 32 or src.startswith("uint"):  # the value as its dtype holds it
+                slo, shi = _b.dtype_range(src)
+                val = (val - slo) % (shi - slo + 1) + slo
+            return Poly.constant(dt, _op.cast(dt, IntImm(src, val)).value)
         lo, hi = self._bound(pv)
         tlo, thi = _b.dtype_range(dt)
+        src = e.value.dtype
+        if _dt.bits(src) < 32 or src.startswith("uint"):  # sums that wrap (no UB assumed)
+            slo, shi = _b.dtype_range(src)
+            tlo, thi = max(tlo, slo), min(thi, shi)
         if not (tlo <= lo and hi <= thi):
             s = Cast(dt, self._expr(pv))
             return Poly.atom(dt, s, self._key(s))

@@ -19,6 +19,7 @@ from . import (
     op,
     parser,
     printer,
+    qnn,
     task_extraction,
     testing,
     transform,

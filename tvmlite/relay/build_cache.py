@@ -44,6 +44,7 @@ from ..runtime import ndarray as _nd
 from ..target import Target
 from .expr import Call, Constant, Function, TupleGetItem, Var, children, post_order
 from .op import registry as _registry
+from .qnn.op.qnn import current_requantize_config
 
 stats = {"hits": 0, "misses": 0}
 
@@ -126,6 +127,7 @@ def network_key(func: Function, params: Dict[str, Any], target: Target) -> Optio
         h.update(arr.tobytes())
     h.update(repr(build_key[2:]).encode())
     h.update(dispatch.encode())
+    h.update(repr(current_requantize_config()).encode())  # QNN lowering's defaults
     h.update(_package_digest().encode())
     return h.hexdigest()[:40]
 

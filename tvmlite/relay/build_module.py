@@ -38,6 +38,8 @@ from .expr import (
 from .expr import Tuple as RTuple
 from .op.registry import Op
 from .printer import astext
+from .qnn.transform import CanonicalizeOps as QnnCanonicalizeOps
+from .qnn.transform import Legalize as QnnLegalize
 from .transform import (
     AlterOpLayout,
     EliminateCommonSubexpr,
@@ -479,10 +481,11 @@ def _find_main(mod) -> Function:
 def optimize(ir_mod, params: Optional[Dict[str, Any]] = None) -> IRModule:
     """``main`` with ``params`` bound, typed and optimized as ``relay.build`` does before
     fusion (under the current target and PassContext). Classic's order: SimplifyInference,
-    then EliminateCommonSubexpr (opt_level 3: skipped below it), then FoldConstant."""
+    then EliminateCommonSubexpr (opt_level 3: skipped below it), then FoldConstant. QNN
+    operators are legalized for the target and lowered to core operators first."""
     func = bind_params_by_name(_main_function(ir_mod), params or {})
-    return Sequential([InferType(), SimplifyInference(), EliminateCommonSubexpr(),
-                       FoldConstant()],
+    return Sequential([InferType(), QnnLegalize(), QnnCanonicalizeOps(),
+                       SimplifyInference(), EliminateCommonSubexpr(), FoldConstant()],
                       name="relay.optimize")(IRModule({"main": func}))
 
 

@@ -22,6 +22,7 @@ from ..op import image as _image
 from ..op import nn as _nn
 from ..transform.infer_type import infer_type
 from ..ty import TensorType
+from . import onnx_quantized as _quantized
 from . import onnx_recurrent as _recurrent
 
 
@@ -692,6 +693,8 @@ def _hardmax(ctx, ins, attrs):
 _register("RNN")(_recurrent.rnn)
 _register("GRU")(_recurrent.gru)
 _register("LSTM")(_recurrent.lstm)
+for _qname, _qconv in _quantized.CONVERTERS.items():  # QuantizeLinear, QLinearConv ...
+    _register(_qname)(_qconv)
 
 
 # ------------------------------------------------------------------------ shape and layout
@@ -1279,7 +1282,8 @@ def from_onnx(model, shape: Optional[Dict[str, Sequence[int]]] = None,
                               f"inputs of the model (inputs: {[v.name_hint for v in inputs]})")
     for node in graph.node:
         ctx.node = node
-        if node.domain not in ("", "ai.onnx"):
+        if node.domain not in ("", "ai.onnx") and not (
+                node.domain == "com.microsoft" and node.op_type in _quantized.MICROSOFT_OPS):
             raise ctx.fail(f"domain {node.domain!r} is not supported")
         attrs = _attrs(node)
         if node.op_type == "Constant":

@@ -94,15 +94,18 @@ class _Label(NamedTuple):
 
 
 def _is_packable_conv(call: Call) -> bool:
-    """Whether ``call`` is a plain NCHW float conv2d (groups 1) that runs packed."""
+    """Whether ``call`` is a plain NCHW float (or int32) conv2d (groups 1) that
+    runs packed."""
     if call.op.name != "nn.conv2d":
         return False
     a = call.attrs
     data_t, w_t = call.args[0].checked_type, call.args[1].checked_type
     return (int(a.groups) == 1 and a.data_layout == "NCHW"
             and a.kernel_layout == "OIHW" and a.out_layout in ("", "NCHW")
-            and isinstance(data_t, TensorType) and data_t.dtype == "float32"
-            and len(data_t.shape) == 4 and w_t.dtype == "float32")
+            and isinstance(data_t, TensorType) and len(data_t.shape) == 4
+            and (data_t.dtype == w_t.dtype == "float32"
+                 # the zero-point-shifted operands of a lowered qnn.conv2d
+                 or (data_t.dtype == w_t.dtype == "int32" and a.out_dtype in ("", "int32"))))
 
 
 def _template_args(call: Call) -> tuple:
@@ -162,8 +165,9 @@ def _packed_workload(call: Call, ic_bn: int, oc_bn: int) -> tuple:
     a = call.attrs
     (n, c, h, w), (o, _, kh, kw) = call.args[0].checked_type.shape, \
         call.args[1].checked_type.shape
-    packed = (placeholder((n, c // ic_bn, h, w, ic_bn), "float32"),
-              placeholder((o // oc_bn, c // ic_bn, kh, kw, ic_bn, oc_bn), "float32"))
+    dt, wdt = call.args[0].checked_type.dtype, call.args[1].checked_type.dtype
+    packed = (placeholder((n, c // ic_bn, h, w, ic_bn), dt),
+              placeholder((o // oc_bn, c // ic_bn, kh, kw, ic_bn, oc_bn), wdt))
     return args_to_workload(packed + (tuple(a.strides), tuple(a.padding), tuple(a.dilation),
                                       f"NCHW{ic_bn}c", f"NCHW{oc_bn}c",
                                       a.out_dtype or call.checked_type.dtype),
