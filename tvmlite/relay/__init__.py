@@ -13,6 +13,7 @@ from . import (
     analysis,
     backend,
     build_module,
+    dataflow_pattern,
     expr,
     expr_functor,
     frontend,

@@ -143,6 +143,24 @@ class Expr:
     def __rtruediv__(self, other):
         return self._binary("divide", other, True)
 
+    def _compare(self, name: str, other) -> "Call":
+        if not isinstance(other, Expr):
+            raise TypeError(f'convert "{other}" with `const` first' if isinstance(
+                other, (int, float)) else f"type {type(other)} not supported")
+        return self._binary(name, other)
+
+    def __lt__(self, other):
+        return self._compare("less", other)
+
+    def __gt__(self, other):
+        return self._compare("greater", other)
+
+    def __le__(self, other):
+        return self._compare("less_equal", other)
+
+    def __ge__(self, other):
+        return self._compare("greater_equal", other)
+
     def astype(self, dtype: str) -> "Call":
         """This value cast to ``dtype`` (classic ``ExprWithOp.astype``)."""
         from .op.tensor import cast
