@@ -37,6 +37,7 @@ from .expr import (
     TupleGetItem,
     TupleWrapper,
     Var,
+    bind,
     const,
     var,
 )

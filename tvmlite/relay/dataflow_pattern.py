@@ -20,7 +20,20 @@ import numpy as np
 from ..error import TVMError
 from ..ir.module import GlobalVar, IRModule
 from ..ir.structural import structural_equal
-from .expr import Call, Constant, Expr, Function, If, Let, Tuple, TupleGetItem, Var, post_order
+from .expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    If,
+    Let,
+    Tuple,
+    TupleGetItem,
+    Var,
+    post_order,
+    replace_children,
+)
+from .expr import visit_children as _visit_children
 from .op import registry
 from .op.registry import Op
 from .ty import TensorType, Type
@@ -354,24 +367,6 @@ def _pattern_children(p: DFPattern) -> list:
         return [p.cond, p.true_branch, p.false_branch]
     if isinstance(p, LetPattern):
         return [p.var, p.value, p.body]
-    return []
-
-
-def _visit_children(e) -> list:
-    """The sub-expressions of ``e`` in classic ``ExprVisitor`` order (a call's operator first,
-    a function's parameters, a let's variable)."""
-    if isinstance(e, Call):
-        return [e.op] + list(e.args)
-    if isinstance(e, Function):
-        return list(e.params) + [e.body]
-    if isinstance(e, Let):
-        return [e.value, e.var, e.body]
-    if isinstance(e, If):
-        return [e.cond, e.true_branch, e.false_branch]
-    if isinstance(e, Tuple):
-        return list(e.fields)
-    if isinstance(e, TupleGetItem):
-        return [e.tuple_value]
     return []
 
 
@@ -726,29 +721,8 @@ def _mutate(root, fpost: Callable[[Any, Any, Dict[int, Any]], Any],
     for n in post_order(root, kids):
         if id(n) in stop:
             continue
-        memo[id(n)] = (n, fpost(n, _rebuild(n, sub), memo))
+        memo[id(n)] = (n, fpost(n, replace_children(n, sub), memo))
     return sub(root), memo
-
-
-def _rebuild(n, sub):
-    """``n`` with its children replaced by ``sub(child)``; ``n`` itself if none changes."""
-    old = _visit_children(n)
-    new = [sub(c) for c in old]
-    if all(a is b for a, b in zip(old, new)):
-        return n
-    if isinstance(n, Call):
-        return Call(new[0], new[1:], n.attrs, n.type_args, n.span)
-    if isinstance(n, Function):
-        return Function(new[:-1], new[-1], n.ret_type, n.type_params, n.attrs)
-    if isinstance(n, Let):
-        return Let(new[1], new[0], new[2])
-    if isinstance(n, If):
-        return If(*new)
-    if isinstance(n, Tuple):
-        return Tuple(new)
-    if isinstance(n, TupleGetItem):
-        return TupleGetItem(new[0], n.index)
-    raise TVMError(f"dataflow pattern: cannot rebuild {type(n).__name__}")
 
 
 def _node_name(e) -> str:

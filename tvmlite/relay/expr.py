@@ -455,6 +455,79 @@ def with_children(n: Expr, memo: Dict[int, Expr]) -> Expr:
     return new
 
 
+def visit_children(e) -> List[Expr]:
+    """The sub-expressions of ``e`` in classic ``ExprVisitor`` order: a call's operator (when
+    an expression) before its arguments, a function's parameters before its body, a let's
+    value, variable and body."""
+    if isinstance(e, Call):
+        return ([e.op] if isinstance(e.op, Expr) else []) + list(e.args)
+    if isinstance(e, Function):
+        return list(e.params) + [e.body]
+    if isinstance(e, Let):
+        return [e.value, e.var, e.body]
+    if isinstance(e, If):
+        return [e.cond, e.true_branch, e.false_branch]
+    if isinstance(e, Tuple):
+        return list(e.fields)
+    if isinstance(e, TupleGetItem):
+        return [e.tuple_value]
+    return []
+
+
+def replace_children(n: Expr, sub) -> Expr:
+    """``n`` with each child ``c`` (:func:`visit_children`) replaced by ``sub(c)``: an untyped
+    copy, or ``n`` itself when nothing changes."""
+    old = visit_children(n)
+    new = [sub(c) for c in old]
+    if all(a is b for a, b in zip(old, new)):
+        return n
+    if isinstance(n, Call):
+        if isinstance(n.op, Expr):
+            return Call(new[0], new[1:], n.attrs, n.type_args, n.span)
+        return Call(n.op, new, n.attrs, n.type_args, n.span)
+    if isinstance(n, Function):
+        return Function(new[:-1], new[-1], n.ret_type, n.type_params, n.attrs)
+    if isinstance(n, Let):
+        return Let(new[1], new[0], new[2])
+    if isinstance(n, If):
+        return If(*new)
+    if isinstance(n, Tuple):
+        return Tuple(new)
+    if isinstance(n, TupleGetItem):
+        return TupleGetItem(new[0], n.index)
+    raise TVMError(f"cannot rebuild {type(n).__name__}")
+
+
+def substitute(expr: Expr, mapping: Dict[int, Expr]) -> Expr:
+    """``expr`` with every node whose id is in ``mapping`` replaced by its value there (an
+    explicit stack: any depth)."""
+    memo: Dict[int, Expr] = {}
+
+    def sub(c):
+        if id(c) in mapping:
+            return mapping[id(c)]
+        return memo.get(id(c), c)
+    for n in post_order(expr, lambda e: [] if id(e) in mapping else visit_children(e)):
+        if id(n) not in mapping:
+            memo[id(n)] = replace_children(n, sub)
+    return sub(expr)
+
+
+def bind(expr: Expr, binds: Dict[Var, Expr]) -> Expr:
+    """``expr`` with the variables of ``binds`` replaced by their expressions; a function
+    loses the parameters that are bound (classic ``relay.bind``)."""
+    for v, e in binds.items():
+        if not isinstance(v, Var) or not isinstance(e, Expr):
+            raise TVMError(f"relay.bind: binds map relay Vars to expressions, got "
+                           f"{type(v).__name__} -> {type(e).__name__}")
+    mapping = {id(v): e for v, e in binds.items()}
+    if isinstance(expr, Function):
+        params = [p for p in expr.params if id(p) not in mapping]
+        return Function(params, substitute(expr.body, mapping), expr.ret_type,
+                        expr.type_params, expr.attrs)
+    return substitute(expr, mapping)
+
+
 def rebuild_call(n: Call, args: Sequence[Expr], **changes) -> Call:
     """``n``'s op on ``args`` with its attributes updated by ``changes`` (an untyped copy)."""
     attrs = n.attrs if not changes else Attrs({**dict(n.attrs.items()), **changes})
@@ -507,4 +580,5 @@ def const(value, dtype: Optional[str] = None) -> Constant:
 
 __all__ = ["NodeTuple", "Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem",
            "Let", "If", "Function", "TupleWrapper", "var", "const", "children", "post_order",
-           "with_children", "rebuild_call", "wrap_in_function", "dataflow_children"]
+           "with_children", "rebuild_call", "wrap_in_function", "dataflow_children",
+           "visit_children", "replace_children", "substitute", "bind"]
