@@ -333,6 +333,7 @@ for _name in _tensor_ops.ARITH_OPS + _tensor_ops.COMPARE_OPS + _tensor_ops.LOGIC
 _injective_strategies("clip", lambda attrs, ins, ty: [topi.clip(ins[0], attrs.a_min,
                                                                 attrs.a_max)])
 _injective_strategies("cast", lambda attrs, ins, ty: [topi.cast(ins[0], attrs.dtype)])
+_injective_strategies("cast_like", lambda attrs, ins, ty: [topi.cast(ins[0], ty.dtype)])
 _injective_strategies("where", lambda attrs, ins, ty: [topi.where(*ins)])
 _injective_strategies("reinterpret", lambda attrs, ins, ty: [topi.reinterpret(ins[0],
                                                                               attrs.dtype)])

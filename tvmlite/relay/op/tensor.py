@@ -316,6 +316,20 @@ def cast(data: Expr, dtype: str) -> Expr:
     return make_call("cast", [data], dtype=str(dtype))
 
 
+def _cast_like_rel(types, attrs):
+    t = tensor_arg("cast_like", types, 0, "data")
+    like = tensor_arg("cast_like", types, 1, "dtype_like")
+    return TensorType(t.shape, like.dtype)
+
+
+register("cast_like", 2, _cast_like_rel, OpPattern.ELEMWISE)
+
+
+def cast_like(data: Expr, dtype_like: Expr) -> Expr:
+    """Convert ``data`` to the dtype of ``dtype_like``."""
+    return make_call("cast_like", [data, dtype_like])
+
+
 def _where_rel(types, attrs):
     name = "where"
     c = tensor_arg(name, types, 0, "condition")
@@ -334,6 +348,6 @@ def where(condition: Expr, x: Expr, y: Expr) -> Expr:
 
 
 __all__ = ["add", "subtract", "multiply", "divide", "reshape", "transpose", "concatenate",
-           "logical_not", "clip", "cast", "where", *UNARY_OPS, *MATH_OPS,
+           "logical_not", "clip", "cast", "cast_like", "where", *UNARY_OPS, *MATH_OPS,
            *PREDICATE_OPS, *INT_UNARY_OPS, *ARITH_OPS, *COMPARE_OPS,
            *LOGICAL_OPS]
