@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import tvmlite as tvm
+from tests.relay_helpers import build_run
 from tvmlite import relay
 from tvmlite.relay import transform
-from tests.relay_helpers import build_run
 
 RNG = np.random.default_rng(3)
 
@@ -77,7 +77,8 @@ def test_like_ops_become_static_and_full_becomes_scalar():
     x = relay.var("x", shape=(2, 3), dtype="float32")
     b = relay.var("b", shape=(3,), dtype="float32")
     s = x + b
-    y = relay.collapse_sum_like(relay.ones_like(s), b) + relay.sum(relay.broadcast_to_like(b, x), axis=0)
+    y = relay.collapse_sum_like(relay.ones_like(s), b)
+    y = y + relay.sum(relay.broadcast_to_like(b, x), axis=0)
     z = relay.multiply(x, relay.full(relay.const(np.float32(3.0)), (2, 3), "float32"))
     z = relay.reshape_like(z, relay.zeros((3, 2), "float32"))
     f = relay.Function([x, b], relay.Tuple([y, z, relay.cast_like(x, b)]))
