@@ -40,6 +40,7 @@ from .printer import astext
 from .transform import (
     AlterOpLayout,
     EliminateCommonSubexpr,
+    FlattenAtrousConv,
     FoldConstant,
     FuseOps,
     InferType,
@@ -462,10 +463,11 @@ def _find_main(mod) -> Function:
 def optimize(ir_mod, params: Optional[Dict[str, Any]] = None) -> IRModule:
     """``main`` with ``params`` bound, typed and optimized as ``relay.build`` does before
     fusion (under the current target and PassContext). Classic's order: SimplifyInference,
-    then EliminateCommonSubexpr (opt_level 3: skipped below it), then FoldConstant."""
+    then EliminateCommonSubexpr (opt_level 3: skipped below it), then FoldConstant, then
+    FlattenAtrousConv."""
     func = bind_params_by_name(_main_function(ir_mod), params or {})
     return Sequential([InferType(), SimplifyInference(), EliminateCommonSubexpr(),
-                       FoldConstant()],
+                       FoldConstant(), FlattenAtrousConv()],
                       name="relay.optimize")(IRModule({"main": func}))
 
 
