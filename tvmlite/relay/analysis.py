@@ -177,3 +177,81 @@ def check_basic_block_normal_form(expr: Expr) -> bool:
         for child, sc in _uses(n, scope_of[id(n)], inner):
             use_scopes.setdefault(id(child), []).append(sc)
     return True
+
+
+def _functions_of(expr) -> list:
+    """The relay functions of an IRModule, or ``[expr]``."""
+    if hasattr(expr, "functions"):
+        return [f for f in expr.functions.values() if isinstance(f, Expr)]
+    return [expr]
+
+
+def list_op_freqs(mod) -> dict:
+    """How many calls of each operator the module (or expression) makes, fused functions
+    included: ``{"nn.conv2d": 2, "add": 1}``."""
+    freqs: dict = {}
+    seen: set = set()
+    for func in _functions_of(mod):
+        for n in post_order(func, _visit_children):
+            if isinstance(n, Call) and id(n) not in seen and not isinstance(n.op, Expr) \
+                    and hasattr(n.op, "name"):
+                seen.add(id(n))
+                freqs[n.op.name] = freqs.get(n.op.name, 0) + 1
+    return freqs
+
+
+def extract_operators(mod) -> dict:
+    """Classic's older name of :func:`list_op_freqs`."""
+    return list_op_freqs(mod)
+
+
+def count_layers(expr, valid_ops) -> int:
+    """The length of the deepest chain of calls of the operators named in ``valid_ops`` in
+    ``expr`` (a module's ``main``): parallel layers count once, as in classic."""
+    if hasattr(expr, "functions"):
+        expr = expr["main"]
+    names = set(valid_ops)
+    depth: dict = {}
+    for n in post_order(expr):
+        below = max((depth.get(id(c), 0) for c in children(n)), default=0)
+        depth[id(n)] = below + (1 if isinstance(n, Call) and not isinstance(n.op, Expr)
+                                and getattr(n.op, "name", None) in names else 0)
+    return depth[id(expr)]
+
+
+def well_formed(expr: Expr) -> bool:
+    """Whether every variable of ``expr`` is bound at most once (by a let or as a parameter)
+    and used only inside the scope that binds it (free variables are allowed)."""
+    bound_ever: set = set()
+    in_scope: dict = {}
+    seen: set = set()
+    stack: list = [("visit", expr)]
+    while stack:
+        action, e = stack.pop()
+        if action == "unbind":
+            for v in e:
+                in_scope[id(v)] -= 1
+            continue
+        if id(e) in seen:
+            continue
+        if not isinstance(e, Var):  # a variable is checked at every use
+            seen.add(id(e))
+        binds = [e.var] if isinstance(e, Let) else list(e.params) \
+            if isinstance(e, Function) else []
+        for v in binds:
+            if id(v) in bound_ever:
+                return False
+            bound_ever.add(id(v))
+            in_scope[id(v)] = in_scope.get(id(v), 0) + 1
+        if isinstance(e, Var) and id(e) in bound_ever and not in_scope.get(id(e)):
+            return False
+        if binds:
+            stack.append(("unbind", binds))
+        kids = [c for c in _visit_children(e) if isinstance(c, Expr)]
+        if isinstance(e, Let):
+            kids = [e.value, e.body]
+        elif isinstance(e, Function):
+            kids = [e.body]
+        for c in reversed(kids):
+            stack.append(("visit", c))
+    return True

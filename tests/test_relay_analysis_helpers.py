@@ -1,0 +1,48 @@
+"""relay.analysis helpers: list_op_freqs, count_layers, well_formed."""
+import numpy as np
+
+import tvmlite as tvm
+from tvmlite import relay
+from tvmlite.relay import analysis
+
+
+def _net():
+    x = relay.var("x", shape=(1, 2, 6, 5), dtype="float32")
+    w1 = relay.var("w1", shape=(2, 2, 3, 3), dtype="float32")
+    w2 = relay.var("w2", shape=(2, 2, 3, 3), dtype="float32")
+    y = relay.nn.conv2d(x, w1, padding=(1, 1))
+    z = relay.nn.relu(relay.nn.conv2d(y, w2, padding=(1, 1)))
+    return tvm.IRModule.from_expr(relay.Function([x, w1, w2], relay.add(y, z)))
+
+
+def test_list_op_freqs_counts_fused_functions_too():
+    mod = _net()
+    want = {"nn.conv2d": 2, "nn.relu": 1, "add": 1}
+    assert analysis.list_op_freqs(mod) == want
+    fused = relay.transform.FuseOps(2)(relay.transform.InferType()(mod))
+    assert analysis.list_op_freqs(fused) == want
+    assert analysis.extract_operators(mod) == want
+
+
+def test_count_layers_is_the_deepest_chain():
+    mod = _net()
+    assert analysis.count_layers(mod, ["nn.conv2d"]) == 2
+    x = relay.var("x", shape=(4, 4), dtype="float32")
+    w = relay.var("w", shape=(4, 4), dtype="float32")
+    a = relay.nn.dense(x, w)
+    par = relay.add(relay.nn.dense(a, w), relay.nn.dense(a, w))  # parallel: one layer
+    assert analysis.count_layers(par, ["nn.dense"]) == 2
+    assert analysis.count_layers(par, ["nn.conv2d"]) == 0
+
+
+def test_well_formed():
+    x = relay.Var("x")
+    v = relay.const(np.float32(1.0))
+    let = relay.Let(x, v, x)
+    assert analysis.well_formed(x) and analysis.well_formed(let)
+    assert not analysis.well_formed(relay.Let(x, v, let))  # x bound twice
+    f = relay.Function([x], x)
+    assert analysis.well_formed(relay.Let(relay.Var("y"), f, relay.Let(relay.Var("z"), f, v)))
+    assert not analysis.well_formed(relay.Tuple([let, relay.Let(x, v, x)]))
+    y = relay.Var("y")
+    assert not analysis.well_formed(relay.Tuple([relay.Let(y, v, y), y]))  # used out of scope
