@@ -44,6 +44,7 @@ from .transform import (
     FoldConstant,
     FuseOps,
     InferType,
+    Legalize,
     SimplifyInference,
 )
 from .transform.fuse_ops import group_name
@@ -462,11 +463,11 @@ def _find_main(mod) -> Function:
 
 def optimize(ir_mod, params: Optional[Dict[str, Any]] = None) -> IRModule:
     """``main`` with ``params`` bound, typed and optimized as ``relay.build`` does before
-    fusion (under the current target and PassContext). Classic's order: SimplifyInference,
-    then EliminateCommonSubexpr (opt_level 3: skipped below it), then FoldConstant, then
-    FlattenAtrousConv."""
+    fusion (under the current target and PassContext). Classic's order: Legalize (the
+    operators' registered callbacks), SimplifyInference, then EliminateCommonSubexpr
+    (opt_level 3: skipped below it), then FoldConstant, then FlattenAtrousConv."""
     func = bind_params_by_name(_main_function(ir_mod), params or {})
-    return Sequential([InferType(), SimplifyInference(), EliminateCommonSubexpr(),
+    return Sequential([InferType(), Legalize(), SimplifyInference(), EliminateCommonSubexpr(),
                        FoldConstant(), FlattenAtrousConv()],
                       name="relay.optimize")(IRModule({"main": func}))
 
