@@ -8,6 +8,7 @@ from .dead_code import DeadCodeElimination
 from .eliminate_common_subexpr import EliminateCommonSubexpr
 from .flatten_atrous_conv import FlattenAtrousConv
 from .fold_constant import FoldConstant
+from .fold_explicit_padding import FoldExplicitPadding
 from .fold_scale_axis import BackwardFoldScaleAxis, FoldScaleAxis, ForwardFoldScaleAxis
 from .function_pass import FunctionPass, function_pass
 from .fuse_ops import FuseOps
