@@ -25,6 +25,7 @@ from . import (
     transform,
 )
 from .build_module import build, build_config
+from .build_module import optimize_module as optimize
 from .executor import create_executor
 from .expr import (
     Call,

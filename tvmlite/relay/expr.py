@@ -224,6 +224,7 @@ class Call(Expr):
     Function."""
 
     __slots__ = ("op", "args", "attrs", "type_args", "span")
+    _structural_graph = True  # sharing is structure (classic's graph nodes)
     _structural_fields = ("op", "args", "_structural_attrs", "type_args")
 
     @property
@@ -247,6 +248,7 @@ class Tuple(Expr):
     """A tuple of expressions."""
 
     __slots__ = ("fields",)
+    _structural_graph = staticmethod(lambda t: len(t.fields) > 0)  # not ()
     _structural_fields = ("fields",)
 
     def __init__(self, fields: Sequence[Expr]):
@@ -279,6 +281,7 @@ class Let(Expr):
     """``let var = value; body``."""
 
     __slots__ = ("var", "value", "body")
+    _structural_graph = True  # sharing is structure (classic's graph nodes)
     _structural_fields = ("var", "value", "body")
 
     def __init__(self, var: Var, value: Expr, body: Expr):
@@ -292,6 +295,7 @@ class If(Expr):
     """``if (cond) { true_branch } else { false_branch }``; ``cond`` is a scalar bool."""
 
     __slots__ = ("cond", "true_branch", "false_branch")
+    _structural_graph = True  # sharing is structure (classic's graph nodes)
     _structural_fields = ("cond", "true_branch", "false_branch")
 
     def __init__(self, cond: Expr, true_branch: Expr, false_branch: Expr):
@@ -305,6 +309,7 @@ class Function(Expr):
     __slots__ = ("params", "body", "ret_type", "type_params", "attrs")
     # the return type is compared where both sides know it (declared or inferred): classic
     # type inference fills in every function's return type
+    _structural_graph = True  # sharing is structure (classic's graph nodes)
     _structural_fields = ("params", "_structural_ret", "attrs", "type_params", "body")
     _structural_optional = ("_structural_ret",)
 

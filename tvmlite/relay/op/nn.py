@@ -363,6 +363,14 @@ def softmax(data: Expr, axis: int = -1) -> Expr:
     return make_call("nn.softmax", [data], axis=int(axis))
 
 
+register("nn.fast_softmax", 1, _softmax_rel, OpPattern.OPAQUE, {"axis": -1})
+
+
+def fast_softmax(data: Expr, axis: int = -1) -> Expr:
+    """Softmax along ``axis`` with a fast approximation of exp (what FastMath swaps in)."""
+    return make_call("nn.fast_softmax", [data], axis=int(axis))
+
+
 def _batch_flatten_rel(types, attrs):
     t = tensor_arg("nn.batch_flatten", types, 0, "data")
     if not t.shape:
@@ -584,7 +592,7 @@ def batch_matmul(x: Expr, y: Expr, out_dtype: str = "", transpose_a: bool = Fals
                      transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
 
-__all__ += ["leaky_relu", "log_softmax", "layer_norm", "pad", "batch_matmul"]
+__all__ += ["leaky_relu", "log_softmax", "layer_norm", "pad", "batch_matmul", "fast_softmax"]
 
 
 # ----------------------------------------------------------- 1-D and 3-D conv and pooling

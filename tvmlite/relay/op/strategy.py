@@ -317,6 +317,12 @@ register_strategy("nn.softmax", "cpu", _softmax,
                   lambda attrs, outs, tgt: _x86.schedule_softmax(outs))
 register_strategy("nn.softmax", "generic", _softmax,
                   lambda attrs, outs, tgt: _generic.schedule_softmax(outs))
+register_strategy("nn.fast_softmax", "cpu",
+                  lambda attrs, ins, ty: [topi.nn.fast_softmax(ins[0], attrs.axis)],
+                  lambda attrs, outs, tgt: _x86.schedule_softmax(outs))
+register_strategy("nn.fast_softmax", "generic",
+                  lambda attrs, ins, ty: [topi.nn.fast_softmax(ins[0], attrs.axis)],
+                  lambda attrs, outs, tgt: _generic.schedule_softmax(outs))
 
 
 # ------------------------------------------------------- element-wise, broadcast, transform
@@ -325,6 +331,8 @@ from . import transform as _transform_ops  # noqa: E402,F401  (registers the tra
 
 for _name in (_tensor_ops.UNARY_OPS + _tensor_ops.MATH_OPS + _tensor_ops.PREDICATE_OPS
               + ("logical_not",)):
+    _injective_strategies(_name, _unary(getattr(topi, _name)))
+for _name in _tensor_ops.FAST_MATH_OPS:
     _injective_strategies(_name, _unary(getattr(topi, _name)))
 _injective_strategies("bitwise_not", _unary(topi.bitwise_not))
 _injective_strategies("copy", _unary(topi.identity))

@@ -226,6 +226,12 @@ for _name in MATH_OPS:
 sign, tan, sinh, cosh, asin, acos, atan, asinh, acosh, atanh, trunc, log2, log10 = (
     _unary(n) for n in MATH_OPS)
 
+#: approximations of exp, tanh and erf (what ``relay.transform.FastMath`` swaps in)
+FAST_MATH_OPS = ("fast_exp", "fast_tanh", "fast_erf")
+for _name in FAST_MATH_OPS:
+    register(_name, 1, _unary_rel(_name), OpPattern.ELEMWISE)
+fast_exp, fast_tanh, fast_erf = (_unary(n) for n in FAST_MATH_OPS)
+
 
 def _bool_unary_rel(name: str):
     def rel(types: Sequence[Type], attrs) -> Type:
@@ -349,5 +355,6 @@ def where(condition: Expr, x: Expr, y: Expr) -> Expr:
 
 __all__ = ["add", "subtract", "multiply", "divide", "reshape", "transpose", "concatenate",
            "logical_not", "clip", "cast", "cast_like", "where", *UNARY_OPS, *MATH_OPS,
+           *FAST_MATH_OPS,
            *PREDICATE_OPS, *INT_UNARY_OPS, *ARITH_OPS, *COMPARE_OPS,
            *LOGICAL_OPS]

@@ -6,6 +6,7 @@ from .canonicalize_ops import CanonicalizeOps
 from .convert_layout import ConvertLayout, LayoutConfig
 from .dead_code import DeadCodeElimination
 from .eliminate_common_subexpr import EliminateCommonSubexpr
+from .fast_math import FastMath
 from .flatten_atrous_conv import FlattenAtrousConv
 from .fold_constant import FoldConstant
 from .fold_explicit_padding import FoldExplicitPadding
