@@ -503,18 +503,27 @@ def replace_children(n: Expr, sub) -> Expr:
     raise TVMError(f"cannot rebuild {type(n).__name__}")
 
 
-def substitute(expr: Expr, mapping: Dict[int, Expr]) -> Expr:
+def substitute(expr: Expr, mapping: Dict[int, Expr], into_values: bool = False) -> Expr:
     """``expr`` with every node whose id is in ``mapping`` replaced by its value there (an
-    explicit stack: any depth)."""
+    explicit stack: any depth); with ``into_values`` the values are substituted in too
+    (classic ``ExprSubst``)."""
     memo: Dict[int, Expr] = {}
 
     def sub(c):
-        if id(c) in mapping:
+        if id(c) in mapping and not into_values:
             return mapping[id(c)]
         return memo.get(id(c), c)
-    for n in post_order(expr, lambda e: [] if id(e) in mapping else visit_children(e)):
-        if id(n) not in mapping:
-            memo[id(n)] = replace_children(n, sub)
+
+    def target(e):
+        return mapping.get(id(e), e) if into_values else e
+
+    def kids(e):
+        if id(e) in mapping and not into_values:
+            return []
+        return visit_children(target(e))
+    for n in post_order(expr, kids):
+        if into_values or id(n) not in mapping:
+            memo[id(n)] = replace_children(target(n), sub)
     return sub(expr)
 
 

@@ -3,6 +3,12 @@ from ..._classic import fallback as _fallback  # noqa: E402
 from .alter_op_layout import AlterOpLayout
 from .annotate_spans import AnnotateSpans
 from .canonicalize_ops import CanonicalizeOps
+from .combine_parallel import (
+    CombineParallelBatchMatmul,
+    CombineParallelConv2D,
+    CombineParallelDense,
+    CombineParallelOpBatch,
+)
 from .convert_layout import ConvertLayout, LayoutConfig
 from .dead_code import DeadCodeElimination
 from .eliminate_common_subexpr import EliminateCommonSubexpr
