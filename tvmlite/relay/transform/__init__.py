@@ -2,6 +2,7 @@
 from ..._classic import fallback as _fallback  # noqa: E402
 from .alter_op_layout import AlterOpLayout
 from .annotate_spans import AnnotateSpans
+from .canonicalize_cast import CanonicalizeCast
 from .canonicalize_ops import CanonicalizeOps
 from .combine_parallel import (
     CombineParallelBatchMatmul,
@@ -11,6 +12,7 @@ from .combine_parallel import (
 )
 from .convert_layout import ConvertLayout, LayoutConfig
 from .dead_code import DeadCodeElimination
+from .defuse_ops import DefuseOps
 from .eliminate_common_subexpr import EliminateCommonSubexpr
 from .fast_math import FastMath
 from .flatten_atrous_conv import FlattenAtrousConv
