@@ -6,8 +6,11 @@ import re
 from typing import Tuple
 
 from ...error import TVMError
-from ..expr import Constant  # noqa: F401  (classic code reads relay.nn.Constant)
-from ..expr import Expr, TupleWrapper
+from ..expr import (
+    Constant,  # noqa: F401  (classic code reads relay.nn.Constant)
+    Expr,
+    TupleWrapper,
+)
 from ..ty import TensorType, TupleType
 from ._rel import RelayTypeError, ndim_arg, norm_axis, same_dtype, tensor_arg, topi_rel
 from .registry import OpPattern, make_call, register, register_arg_types
