@@ -1,5 +1,6 @@
 """relay.analysis helpers: list_op_freqs, count_layers, well_formed."""
 import numpy as np
+import pytest
 
 import tvmlite as tvm
 from tvmlite import relay
@@ -46,3 +47,26 @@ def test_well_formed():
     assert not analysis.well_formed(relay.Tuple([let, relay.Let(x, v, x)]))
     y = relay.Var("y")
     assert not analysis.well_formed(relay.Tuple([relay.Let(y, v, y), y]))  # used out of scope
+
+
+def test_call_graph_counts_calls_and_recursion():
+    mod = tvm.IRModule({})
+    a, b = relay.var("a", shape=(2,)), relay.var("b", shape=(2,))
+    g0, g1, rec = relay.GlobalVar("g0"), relay.GlobalVar("g1"), relay.GlobalVar("rec")
+    mod[g0] = relay.Function([a, b], a + b)
+    c, d = relay.var("c", shape=(2,)), relay.var("d", shape=(2,))
+    mod[g1] = relay.Function([c, d], g0(c, d) * g0(d, c))  # two call sites
+    i = relay.var("i", shape=(), dtype="int32")
+    mod[rec] = relay.Function([i], rec(i - relay.const(1)))
+    p = relay.var("p", shape=(2,))
+    mod["main"] = relay.Function([p], g1(p, p))
+    cg = analysis.CallGraph(mod)
+    assert cg.module is mod
+    assert cg.ref_count(g0) == 2 and cg.ref_count("g1") == 1 and cg.ref_count("main") == 0
+    assert cg.global_call_count(g1) == 2 and cg.global_call_count(g0) == 0
+    assert cg.is_recursive(rec) and not cg.is_recursive(g1)
+    assert "#refs = 2" in cg.print_var(g0)
+    order = cg.topo_order()
+    assert order.index("main") < order.index("g1") < order.index("g0")
+    with pytest.raises(tvm.TVMError, match="not in the module"):
+        cg.ref_count("nope")

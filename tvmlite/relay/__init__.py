@@ -7,6 +7,7 @@ built by the one lowering pipeline into one library.
 from ..contrib.param_dict import load_param_dict, save_param_dict
 from ..ir.base import SourceName, Span
 from ..ir.module import GlobalVar, IRModule
+from ..ir.module import register_call_builder as _register_call_builder
 from ..ir.module import register_expr_wrapper as _register_expr_wrapper
 from ..ir.printing import register_node_printer as _register_node_printer
 from . import (
@@ -55,6 +56,7 @@ from .ty import FuncType, IncompleteType, TensorType, TupleType, Type, scalar_ty
 
 _register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)
 _register_expr_wrapper(expr.wrap_in_function)
+_register_call_builder(lambda gvar, args: expr.Call(gvar, args))
 op.strategy.register_gpu_strategies()
 op.registry.mark_builtin()
 

@@ -255,3 +255,81 @@ def well_formed(expr: Expr) -> bool:
         for c in reversed(kids):
             stack.append(("visit", c))
     return True
+
+
+class CallGraph:
+    """Classic ``relay.analysis.CallGraph``: which global functions of a module call which
+    (every reference by a ``GlobalVar`` call site counts once per call node)."""
+
+    def __init__(self, module):
+        from ..ir.module import GlobalVar
+        self._module = module
+        self._calls: dict = {}  # caller name -> [callee name per call site]
+        self._refs: dict = {name: 0 for name in module.functions}
+        for name, func in module.functions.items():
+            sites = []
+            if isinstance(func, Expr):
+                for n in post_order(func, _visit_children):
+                    if isinstance(n, Call) and isinstance(n.op, GlobalVar):
+                        sites.append(n.op.name_hint)
+            self._calls[name] = sites
+            for callee in sites:
+                self._refs[callee] = self._refs.get(callee, 0) + 1
+
+    @property
+    def module(self):
+        """The module the call graph is of."""
+        return self._module
+
+    def _name(self, var) -> str:
+        name = var if isinstance(var, str) else getattr(var, "name_hint", None)
+        if name not in self._calls:
+            raise TVMError(f"CallGraph: global function {name!r} is not in the module")
+        return name
+
+    def ref_count(self, var) -> int:
+        """How many call sites (in any function, itself included) call ``var``."""
+        return self._refs[self._name(var)]
+
+    def global_call_count(self, var) -> int:
+        """How many call sites of global functions ``var`` has."""
+        return len(self._calls[self._name(var)])
+
+    def is_recursive(self, var) -> bool:
+        """Whether ``var`` calls itself."""
+        name = self._name(var)
+        return name in self._calls[name]
+
+    def print_var(self, var) -> str:
+        """The call graph entry of ``var``: its reference count and call sites."""
+        name = self._name(var)
+        out = f"Call graph node: {name} at: {id(self):#x},  #refs = {self._refs[name]}\n"
+        for callee in self._calls[name]:
+            out += f"  call site: <{name}> calls {callee}\n"
+        return out + "\n"
+
+    def topo_order(self) -> list:
+        """The functions, each before those it calls (callers first; cycles broken)."""
+        order, state = [], {}
+
+        def visit(root):
+            stack = [(root, iter(self._calls[root]))]
+            state[root] = 1
+            while stack:
+                name, it = stack[-1]
+                nxt = next((c for c in it if c in self._calls and c not in state), None)
+                if nxt is None:
+                    stack.pop()
+                    order.append(name)
+                else:
+                    state[nxt] = 1
+                    stack.append((nxt, iter(self._calls[nxt])))
+        for name in self._calls:
+            if name not in state:
+                visit(name)
+        return order[::-1]
+
+    def __str__(self) -> str:
+        return "CallGraph: \n" + "".join(self.print_var(n) for n in self.topo_order())
+
+    __repr__ = __str__
