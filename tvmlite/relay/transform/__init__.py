@@ -22,6 +22,7 @@ from .fold_scale_axis import BackwardFoldScaleAxis, FoldScaleAxis, ForwardFoldSc
 from .function_pass import FunctionPass, function_pass
 from .fuse_ops import FuseOps
 from .infer_type import InferType, infer_type
+from .inline import Inline
 from .legalize import Legalize
 from .simplify_expr import SimplifyExpr, SimplifyExprPostAlterOp
 from .simplify_inference import SimplifyInference
