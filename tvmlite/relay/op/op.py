@@ -97,7 +97,8 @@ def register_legalize(op_name: str, legal_op: Optional[Callable] = None, level: 
 
 
 def register_gradient(op_name: str, fgradient: Optional[Callable] = None, level: int = 10):
-    """Set ``FPrimalGradient`` of ``op_name`` (tvmlite has no relay autodiff to read it)."""
+    """Set ``FPrimalGradient`` of ``op_name``: ``f(call, out_grad) -> [grad per argument]``,
+    what ``relay.transform.gradient`` differentiates the op with."""
     return _register_attr(op_name, "FPrimalGradient", fgradient, level)
 
 

@@ -21,6 +21,7 @@ from .fold_explicit_padding import FoldExplicitPadding
 from .fold_scale_axis import BackwardFoldScaleAxis, FoldScaleAxis, ForwardFoldScaleAxis
 from .function_pass import FunctionPass, function_pass
 from .fuse_ops import FuseOps
+from .gradient import gradient
 from .infer_type import InferType, infer_type
 from .inline import Inline
 from .legalize import Legalize
