@@ -333,3 +333,18 @@ class CallGraph:
         return "CallGraph: \n" + "".join(self.print_var(n) for n in self.topo_order())
 
     __repr__ = __str__
+
+
+def free_type_vars(expr, mod=None) -> list:
+    """The free type variables of ``expr``: none, tvmlite's relay has no type variables."""
+    return []
+
+
+def bound_type_vars(expr, mod=None) -> list:
+    """The bound type variables of ``expr``: none (tvmlite's relay has no type variables)."""
+    return []
+
+
+def all_type_vars(expr, mod=None) -> list:
+    """The type variables of ``expr``: none (tvmlite's relay has no type variables)."""
+    return []

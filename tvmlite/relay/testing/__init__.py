@@ -94,3 +94,9 @@ def rand(dtype: str, *shape: int):
 __all__ = ["create_workload", "Xavier", "layers", "resnet", "mobilenet", "mlp", "dcgan",
            "inception_v3", "dqn", "squeezenet", "densenet", "lstm",
            "temp_op_attr", "run_opt_pass", "run_infer_type", "check_grad", "rand"]
+
+
+def _np_randn_from_type(t, scale: float = 1, mean: float = 0):
+    """Random normal values (times ``scale`` plus ``mean``) of tensor type ``t``."""
+    shape = [int(d) for d in t.shape]
+    return (mean + scale * np.random.randn(*shape)).astype(t.dtype)

@@ -198,22 +198,30 @@ def _dense_grad(orig, g):
                      _op("transpose", x, axes=(1, 0)), units=None, out_dtype=""), w)]
 
 
-def _batch_matmul_grad(orig, g):
+def _matmul_grads(orig, g, op: str, perm):
+    """The gradients of ``op`` (nn.batch_matmul / nn.matmul: ``A' @ B'`` with ``A'`` the
+    first argument, transposed by ``transpose_a``, ``B'`` the second by ``transpose_b``)."""
     x, y = orig.args
-    ta, tb = bool(orig.attrs.get("transpose_a")), bool(orig.attrs.get("transpose_b", True))
-    if ta:
-        raise TVMError("gradient: nn.batch_matmul with transpose_a is not supported")
+    ta, tb = bool(orig.attrs.get("transpose_a")), bool(orig.attrs.get("transpose_b"))
+    extra = {"units": None} if op == "nn.matmul" else {}
 
-    def bmm(a, b, transpose_b):
-        return _op("nn.batch_matmul", a, b, out_dtype="", transpose_a=False,
-                   transpose_b=transpose_b)
-    gt = _op("transpose", g, axes=(0, 2, 1))
-    if tb:  # x (b,m,k), y (b,n,k)
-        return [_csl(bmm(g, y, False), x), _csl(bmm(gt, _op("transpose", x, axes=(0, 2, 1)),
-                                                    False), y)]
-    # x (b,m,k), y (b,k,n)
-    return [_csl(bmm(g, y, True), x),
-            _csl(bmm(_op("transpose", x, axes=(0, 2, 1)), gt, True), y)]
+    def mm(a, b, t_a, t_b):
+        return _op(op, a, b, out_dtype="", transpose_a=t_a, transpose_b=t_b, **extra)
+    da = mm(g, y, False, not tb)  # g @ B'^T
+    db = mm(x, g, not ta, False)  # A'^T @ g
+    if ta:
+        da = _op("transpose", da, axes=perm)
+    if tb:
+        db = _op("transpose", db, axes=perm)
+    return [_csl(da, x), _csl(db, y)]
+
+
+def _batch_matmul_grad(orig, g):
+    return _matmul_grads(orig, g, "nn.batch_matmul", (0, 2, 1))
+
+
+def _matmul_grad(orig, g):
+    return _matmul_grads(orig, g, "nn.matmul", (1, 0))
 
 
 def _clip_grad(orig, g):
@@ -257,6 +265,37 @@ def _concatenate_grad(orig, g):
     return [Tuple(pieces)]
 
 
+def _one_hot_grad(orig, g):
+    indices, on, off = orig.args
+    mask = Call(orig.op, [indices, _c(1.0, on), _c(0.0, off)], orig.attrs)
+    return [_op("zeros_like", indices), _op("sum", _mul(g, mask)),
+            _op("sum", _mul(g, _sub(_c(1.0, on), mask)))]
+
+
+def _max_min_grad(orig, g):
+    x = orig.args[0]
+    (spread,) = _sum_grad(orig, g)
+    (picked,) = _sum_grad(orig, orig)
+    hit = _op("cast_like", _op("equal", x, picked), x)
+    count = _op("sum", hit, axis=tuple(_reduce_axes(orig)), keepdims=True, exclude=False)
+    return [_div(_mul(spread, hit), count)]
+
+
+def _stack_grad(orig, g):
+    tup = orig.args[0]
+    ndim = len(_typed(g).checked_type.shape)
+    axis = int(orig.attrs.axis) % ndim
+    pieces = []
+    for i in range(len(tup.checked_type.fields)):
+        begin = [0] * ndim
+        end = [int(d) for d in g.checked_type.shape]
+        begin[axis], end[axis] = i, i + 1
+        piece = _op("strided_slice", g, begin=tuple(begin), end=tuple(end),
+                    strides=(1,) * ndim, axes=None, slice_mode="end")
+        pieces.append(_op("squeeze", piece, axis=(axis,)))
+    return [Tuple(pieces)]
+
+
 _GRADS = {
     "add": _add_grad, "subtract": _subtract_grad, "multiply": _multiply_grad,
     "divide": _divide_grad, "negative": _negative_grad, "nn.softmax": _softmax_grad,
@@ -270,7 +309,14 @@ _GRADS = {
     "nn.dense": _dense_grad, "nn.batch_matmul": _batch_matmul_grad, "clip": _clip_grad,
     "where": _where_grad, "maximum": _minmax_grad("greater_equal"),
     "minimum": _minmax_grad("less_equal"), "concatenate": _concatenate_grad,
-    "copy": lambda o, g: [g],
+    "copy": lambda o, g: [g], "nn.matmul": _matmul_grad,
+    "contrib_reverse_reshape": lambda o, g: [_op("reshape_like", g, o.args[0])],
+    "one_hot": _one_hot_grad, "max": _max_min_grad, "min": _max_min_grad,
+    "zeros": _zero_grads, "ones": _zero_grads, "stack": _stack_grad,
+    "cast_like": lambda o, g: [_op("cast_like", g, o.args[0]), _op("zeros_like", o.args[1])],
+    **{name: _zero_grads for name in ("equal", "not_equal", "less", "less_equal", "greater",
+                                      "greater_equal", "sign", "floor", "ceil", "round",
+                                      "trunc")},
     "zeros_like": _zero_grads, "ones_like": _zero_grads, "collapse_sum_like": None,
     "broadcast_to_like": None,
 }
@@ -325,7 +371,7 @@ def gradient(expr: Function, mod=None, mode: str = "higher_order") -> Function:
     def tuple_grad(e: Expr) -> Expr:
         parts = tup_adj.get(id(e), {})
         fields = []
-        for i, ft in enumerate(e.checked_type.fields):
+        for i in range(len(e.checked_type.fields)):
             got = parts.get(i)
             fields.append(_sum_all(got) if got else
                           _typed(_op("zeros_like", _typed(TupleGetItem(e, i)))))
