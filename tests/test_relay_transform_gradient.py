@@ -1,0 +1,70 @@
+"""relay.transform.gradient: analytic gradients against numpy formulas and (check_grad)
+finite differences."""
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import relay
+from tvmlite.relay.testing import check_grad, run_infer_type
+from tvmlite.relay.transform import gradient
+
+RNG = np.random.default_rng(9)
+
+
+def _grads(f, *inputs):
+    bwd = run_infer_type(gradient(run_infer_type(f)))
+    out, grads = relay.create_executor("debug", target="llvm").evaluate(bwd)(*inputs)
+    return out.numpy(), [g.numpy() for g in grads]
+
+
+def test_broadcast_binary_and_unary_against_numpy():
+    x = relay.var("x", shape=(3, 5), dtype="float64")
+    y = relay.var("y", shape=(5,), dtype="float64")
+    f = relay.Function([x, y], relay.tanh(x) * y / (y + relay.const(3.0, "float64")))
+    xd, yd = RNG.standard_normal((3, 5)), RNG.uniform(0.5, 2, 5)
+    out, (gx, gy) = _grads(f, xd, yd)
+    s = yd / (yd + 3)
+    np.testing.assert_allclose(out, np.tanh(xd) * s, rtol=1e-10)
+    np.testing.assert_allclose(gx, (1 - np.tanh(xd) ** 2) * s, rtol=1e-10)
+    np.testing.assert_allclose(gy, np.tanh(xd).sum(0) * 3 / (yd + 3) ** 2, rtol=1e-10)
+
+
+def test_shared_value_and_unused_parameter():
+    x = relay.var("x", shape=(4,), dtype="float32")
+    unused = relay.var("unused", shape=(2,), dtype="float32")
+    e = relay.exp(x)
+    f = relay.Function([x, unused], e * e + e)
+    xd = RNG.standard_normal(4).astype("float32")
+    _, (gx, gu) = _grads(f, xd, np.ones(2, "float32"))
+    np.testing.assert_allclose(gx, 2 * np.exp(2 * xd) + np.exp(xd), rtol=1e-5)
+    np.testing.assert_array_equal(gu, np.zeros(2, "float32"))
+
+
+@pytest.mark.parametrize("ta,tb", [(False, True), (True, False), (True, True)])
+def test_batch_matmul_transposes(ta, tb):
+    a_shape = (2, 4, 3) if ta else (2, 3, 4)
+    b_shape = (2, 5, 4) if tb else (2, 4, 5)
+    a = relay.var("a", shape=a_shape, dtype="float64")
+    b = relay.var("b", shape=b_shape, dtype="float64")
+    f = relay.Function([a, b], relay.nn.batch_matmul(a, b, transpose_a=ta, transpose_b=tb))
+    check_grad(f, scale=1.0, target_devices=[("llvm", tvm.cpu())])
+
+
+def test_reductions_softmax_dense_with_finite_differences():
+    x = relay.var("x", shape=(3, 4), dtype="float64")
+    w = relay.var("w", shape=(5, 4), dtype="float64")
+    y = relay.nn.log_softmax(relay.nn.dense(x, w))
+    f = relay.Function([x, w], relay.mean(y, axis=1) + relay.max(y, axis=1))
+    check_grad(f, scale=1.0, target_devices=[("llvm", tvm.cpu())])
+
+
+def test_unsupported_programs_are_errors():
+    x = relay.var("x", shape=(2,), dtype="float32")
+    v = relay.Var("v")
+    with pytest.raises(tvm.TVMError, match="Let is not supported"):
+        gradient(relay.Function([x], relay.Let(v, x, v)))
+    f = relay.Function([x], relay.argsort(x))
+    with pytest.raises(tvm.TVMError, match="argsort has no registered gradient"):
+        gradient(f)
+    with pytest.raises(tvm.TVMError, match="unknown mode"):
+        gradient(relay.Function([x], x), mode="third_order")
