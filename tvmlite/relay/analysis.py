@@ -1,6 +1,7 @@
 """Analyses of relay expressions (``relay.analysis``)."""
 from __future__ import annotations
 
+import enum
 from typing import Any, Callable, List
 
 from ..error import TVMError
@@ -348,3 +349,58 @@ def bound_type_vars(expr, mod=None) -> list:
 def all_type_vars(expr, mod=None) -> list:
     """The type variables of ``expr``: none (tvmlite's relay has no type variables)."""
     return []
+
+
+class Feature(enum.IntEnum):
+    """The features a relay program might contain (classic ``relay.analysis.Feature``)."""
+
+    fVar = 0
+    fGlobalVar = 1
+    fConstant = 2
+    fTuple = 3
+    fTupleGetItem = 4
+    fFunction = 5
+    fOp = 6
+    fCall = 7
+    fLet = 8
+    fIf = 9
+    fRefCreate = 10
+    fRefRead = 11
+    fRefWrite = 12
+    fConstructor = 13
+    fMatch = 14
+    fGraph = 15  # a non-atomic expression is used more than once
+    fLetRec = 16  # a let-bound function refers to itself
+
+
+def detect_feature(a, b=None) -> set:
+    """The :class:`Feature` s an expression and/or the functions of a module use."""
+    from ..ir.module import GlobalVar
+    if hasattr(a, "functions"):
+        a, b = b, a
+    exprs = ([a] if a is not None else []) + (_functions_of(b) if b is not None else [])
+    kinds = {Var: Feature.fVar, Constant: Feature.fConstant, Tuple: Feature.fTuple,
+             TupleGetItem: Feature.fTupleGetItem, Function: Feature.fFunction,
+             Call: Feature.fCall, Let: Feature.fLet, If: Feature.fIf}
+    out: set = set()
+    for e in exprs:
+        uses: dict = {}
+        for n in post_order(e, _visit_children):
+            if isinstance(n, GlobalVar):
+                out.add(Feature.fGlobalVar)
+            elif isinstance(n, Expr):
+                out.add(kinds[type(n)])
+                if isinstance(n, Call) and not isinstance(n.op, (Expr, GlobalVar)):
+                    out.add(Feature.fOp)
+                if isinstance(n, Call) and isinstance(n.op, GlobalVar):
+                    out.add(Feature.fGlobalVar)
+                if isinstance(n, Let) and isinstance(n.value, Function) and any(
+                        m is n.var for m in post_order(n.value)):
+                    out.add(Feature.fLetRec)
+                for c in _visit_children(n):
+                    uses[id(c)] = uses.get(id(c), 0) + 1
+        for n in post_order(e, _visit_children):
+            if isinstance(n, (Call, Tuple, TupleGetItem, Let, If, Function)) \
+                    and uses.get(id(n), 0) > 1:
+                out.add(Feature.fGraph)
+    return out

@@ -25,6 +25,7 @@ from .gradient import gradient
 from .infer_type import InferType, infer_type
 from .inline import Inline
 from .legalize import Legalize
+from .normal_form import ToANormalForm, ToGraphNormalForm
 from .simplify_expr import SimplifyExpr, SimplifyExprPostAlterOp
 from .simplify_inference import SimplifyInference
 
