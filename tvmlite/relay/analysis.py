@@ -404,3 +404,17 @@ def detect_feature(a, b=None) -> set:
                     and uses.get(id(n), 0) > 1:
                 out.add(Feature.fGraph)
     return out
+
+
+def extract_fused_functions(mod) -> dict:
+    """The distinct primitive functions FuseOps(3) makes of ``mod`` (after
+    SimplifyInference), keyed by structural hash."""
+    from ..ir.structural import structural_hash
+    from .transform import FuseOps, InferType, SimplifyInference
+    fused = FuseOps(3)(SimplifyInference()(InferType()(mod)))
+    out: dict = {}
+    for func in _functions_of(fused):
+        for n in post_order(func, _visit_children):
+            if isinstance(n, Function) and (n.attrs or {}).get("Primitive"):
+                out.setdefault(structural_hash(n), n)
+    return out

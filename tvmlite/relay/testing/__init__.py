@@ -23,9 +23,10 @@ from . import (
     mobilenet,
     resnet,
     squeezenet,
+    synthetic,
     temp_op_attr,
 )
-from .init import Xavier, create_workload
+from .init import Constant, Xavier, create_workload
 
 
 def run_opt_pass(expr: Expr, opt_pass: Pass, import_prelude: bool = False) -> Expr:
