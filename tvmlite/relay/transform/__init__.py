@@ -3,8 +3,8 @@ from ..._classic import fallback as _fallback  # noqa: E402
 from .alter_op_layout import AlterOpLayout
 from .annotate_spans import AnnotateSpans
 from .canonicalize_cast import CanonicalizeCast
-from .change_batch import ChangeBatch
 from .canonicalize_ops import CanonicalizeOps
+from .change_batch import ChangeBatch
 from .combine_parallel import (
     CombineParallelBatchMatmul,
     CombineParallelConv2D,
