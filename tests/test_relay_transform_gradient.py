@@ -68,3 +68,17 @@ def test_unsupported_programs_are_errors():
         gradient(f)
     with pytest.raises(tvm.TVMError, match="unknown mode"):
         gradient(relay.Function([x], x), mode="third_order")
+
+
+@pytest.mark.parametrize("strides,padding,dilation", [((1, 1), (1, 0, 2, 1), (1, 1)),
+                                                      ((2, 1), (1, 1, 1, 1), (1, 1))])
+def test_conv2d_gradient(strides, padding, dilation):
+    x = relay.var("x", shape=(2, 3, 7, 6), dtype="float64")
+    w = relay.var("w", shape=(2, 3, 3, 2), dtype="float64")
+    f = relay.Function([x, w], relay.nn.conv2d(x, w, strides=strides, padding=padding,
+                                               dilation=dilation))
+    check_grad(f, scale=1.0, target_devices=[("llvm", tvm.cpu())])
+    with pytest.raises(tvm.TVMError, match="groups=1 and dilation 1 only"):
+        x4 = relay.var("x4", shape=(1, 4, 5, 5), dtype="float32")
+        w4 = relay.var("w4", shape=(4, 2, 3, 3), dtype="float32")
+        gradient(relay.Function([x4, w4], relay.nn.conv2d(x4, w4, groups=2)))

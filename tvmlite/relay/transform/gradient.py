@@ -296,6 +296,41 @@ def _stack_grad(orig, g):
     return [Tuple(pieces)]
 
 
+def _conv2d_grad(orig, g):
+    """NCHW / OIHW conv2d with groups 1: the data gradient is the transposed convolution of
+    ``g``; the weight gradient a convolution of the data (batch and channels swapped) by
+    ``g`` with stride and dilation exchanged, cropped to the kernel."""
+    x, w = orig.args
+    a = orig.attrs
+    if (a.get("data_layout") or "NCHW") != "NCHW" or (a.get("kernel_layout") or "OIHW") \
+            != "OIHW" or int(a.groups) != 1 or tuple(a.dilation) != (1, 1):
+        raise TVMError("gradient: nn.conv2d is differentiated for NCHW data, OIHW weights, "
+                       "groups=1 and dilation 1 only")
+    strides, dilation = tuple(a.strides), tuple(a.dilation)
+    pad = tuple(a.padding)
+    pt, pl, pb, pr = pad if len(pad) == 4 else (pad[0], pad[1], pad[0], pad[1])
+    (_, c, h, wd), (o, _, kh, kw) = _shape4(x), _shape4(w)
+    oh, ow = _shape4(orig)[2:]
+    opad = (h - ((oh - 1) * strides[0] - pt - pb + dilation[0] * (kh - 1) + 1),
+            wd - ((ow - 1) * strides[1] - pl - pr + dilation[1] * (kw - 1) + 1))
+    dx = _op("nn.conv2d_transpose", g, w, strides=strides, padding=(pt, pl, pb, pr),
+             dilation=dilation, groups=1, channels=c, kernel_size=(kh, kw),
+             data_layout="NCHW", kernel_layout="IOHW", out_layout="", output_padding=opad,
+             out_dtype="")
+    xt = _op("transpose", x, axes=(1, 0, 2, 3))
+    gt = _op("transpose", g, axes=(1, 0, 2, 3))
+    dw = _op("nn.conv2d", xt, gt, strides=dilation, padding=(pt, pl, pb, pr),
+             dilation=strides, groups=1, channels=o, kernel_size=(oh, ow),
+             data_layout="NCHW", kernel_layout="OIHW", out_layout="", out_dtype="")
+    dw = _op("strided_slice", dw, begin=(0, 0, 0, 0), end=(c, o, kh, kw),
+             strides=(1, 1, 1, 1), axes=None, slice_mode="end")
+    return [dx, _op("transpose", dw, axes=(1, 0, 2, 3))]
+
+
+def _shape4(e):
+    return tuple(int(d) for d in _typed(e).checked_type.shape)
+
+
 _GRADS = {
     "add": _add_grad, "subtract": _subtract_grad, "multiply": _multiply_grad,
     "divide": _divide_grad, "negative": _negative_grad, "nn.softmax": _softmax_grad,
@@ -309,7 +344,7 @@ _GRADS = {
     "nn.dense": _dense_grad, "nn.batch_matmul": _batch_matmul_grad, "clip": _clip_grad,
     "where": _where_grad, "maximum": _minmax_grad("greater_equal"),
     "minimum": _minmax_grad("less_equal"), "concatenate": _concatenate_grad,
-    "copy": lambda o, g: [g], "nn.matmul": _matmul_grad,
+    "copy": lambda o, g: [g], "nn.matmul": _matmul_grad, "nn.conv2d": _conv2d_grad,
     "contrib_reverse_reshape": lambda o, g: [_op("reshape_like", g, o.args[0])],
     "one_hot": _one_hot_grad, "max": _max_min_grad, "min": _max_min_grad,
     "zeros": _zero_grads, "ones": _zero_grads, "stack": _stack_grad,
