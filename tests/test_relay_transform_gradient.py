@@ -82,3 +82,21 @@ def test_conv2d_gradient(strides, padding, dilation):
         x4 = relay.var("x4", shape=(1, 4, 5, 5), dtype="float32")
         w4 = relay.var("w4", shape=(4, 2, 3, 3), dtype="float32")
         gradient(relay.Function([x4, w4], relay.nn.conv2d(x4, w4, groups=2)))
+
+
+def test_cross_entropy_ops_and_gradients():
+    p = relay.var("p", shape=(3, 5), dtype="float64")
+    t = relay.var("t", shape=(3, 5), dtype="float64")
+    pd, td = RNG.uniform(0.2, 1.0, (3, 5)), RNG.uniform(0, 1, (3, 5))
+    run = relay.create_executor("debug", target="llvm")
+    ce = run.evaluate(relay.Function([p, t], relay.nn.cross_entropy(p, t)))(pd, td).numpy()
+    np.testing.assert_allclose(ce, -np.sum(np.log(pd) * td) / 3, rtol=1e-10)
+    cl = run.evaluate(relay.Function([p, t], relay.nn.cross_entropy_with_logits(p, t)))(
+        pd, td).numpy()
+    np.testing.assert_allclose(cl, -np.sum(pd * td) / 3, rtol=1e-10)
+    for op in (relay.nn.cross_entropy, relay.nn.cross_entropy_with_logits):
+        check_grad(relay.Function([p, t], op(p, t)), inputs=[pd, td], eps=1e-4, rtol=1e-4,
+                   target_devices=[("llvm", tvm.cpu())])
+    with pytest.raises(tvm.TVMError, match="same"):
+        q = relay.var("q", shape=(3, 4), dtype="float64")
+        relay.transform.InferType()(tvm.IRModule.from_expr(relay.nn.cross_entropy(p, q)))

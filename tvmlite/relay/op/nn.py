@@ -1229,6 +1229,37 @@ def deformable_conv2d(data: Expr, offset: Expr, weight: Expr, strides=(1, 1), pa
 __all__ += ["deformable_conv2d"]
 
 
+# ------------------------------------------------------------------------------ cross entropy
+def _cross_entropy_rel(name: str):
+    def rel(types, attrs):
+        p = tensor_arg(name, types, 0, "predictions")
+        t = tensor_arg(name, types, 1, "targets")
+        same_dtype(name, p, t, "predictions and targets")
+        if tuple(p.shape) != tuple(t.shape) or not p.shape:
+            raise RelayTypeError(f"{name}: predictions {tuple(p.shape)} and targets "
+                                 f"{tuple(t.shape)} must have the same (batched) shape")
+        return TensorType((), p.dtype)
+    return rel
+
+
+register("nn.cross_entropy", 2, _cross_entropy_rel("nn.cross_entropy"), OpPattern.OPAQUE)
+register("nn.cross_entropy_with_logits", 2,
+         _cross_entropy_rel("nn.cross_entropy_with_logits"), OpPattern.OPAQUE)
+
+
+def cross_entropy(predictions: Expr, targets: Expr) -> Expr:
+    """``-sum(log(predictions) * targets) / batch`` (a scalar)."""
+    return make_call("nn.cross_entropy", [predictions, targets])
+
+
+def cross_entropy_with_logits(predictions: Expr, targets: Expr) -> Expr:
+    """``-sum(predictions * targets) / batch`` of log-probabilities (a scalar)."""
+    return make_call("nn.cross_entropy_with_logits", [predictions, targets])
+
+
+__all__ += ["cross_entropy", "cross_entropy_with_logits"]
+
+
 from ..._classic import fallback as _fallback  # noqa: E402
 
 __getattr__ = _fallback(__name__)

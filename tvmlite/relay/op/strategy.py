@@ -557,6 +557,22 @@ for _name in ("prod", "all", "any", "argmax", "argmin"):
 _reduce_schedules("variance", _variance, _x86.schedule_reduce, _generic.schedule_reduce)
 
 
+def _cross_entropy(logits: bool):
+    def f(attrs, ins, ty):
+        p, t = ins
+        x = p if logits else topi.log(p)
+        total = topi.sum(topi.multiply(x, t))
+        batch = _tir_const(float(topi.utils.get_const_tuple(p.shape)[0]), p.dtype)
+        return [topi.divide(topi.negative(total), batch)]
+    return f
+
+
+_reduce_schedules("nn.cross_entropy", _cross_entropy(False), _x86.schedule_reduce,
+                  _generic.schedule_reduce)
+_reduce_schedules("nn.cross_entropy_with_logits", _cross_entropy(True), _x86.schedule_reduce,
+                  _generic.schedule_reduce)
+
+
 def _reshape_like(attrs, ins, ty):
     data, like = ins
     ds, ls = list(data.shape), list(like.shape)

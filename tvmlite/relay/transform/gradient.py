@@ -327,6 +327,17 @@ def _conv2d_grad(orig, g):
     return [dx, _op("transpose", dw, axes=(1, 0, 2, 3))]
 
 
+def _cross_entropy_grad(logits: bool):
+    def grad(orig, g):
+        x, y = orig.args
+        batch = _c(float(_typed(x).checked_type.shape[0]), x)
+        scale = _op("negative", _div(g, batch))
+        if logits:
+            return [_mul(scale, y), _mul(scale, x)]
+        return [_mul(scale, _div(y, x)), _mul(scale, _op("log", x))]
+    return grad
+
+
 def _shape4(e):
     return tuple(int(d) for d in _typed(e).checked_type.shape)
 
@@ -345,6 +356,8 @@ _GRADS = {
     "where": _where_grad, "maximum": _minmax_grad("greater_equal"),
     "minimum": _minmax_grad("less_equal"), "concatenate": _concatenate_grad,
     "copy": lambda o, g: [g], "nn.matmul": _matmul_grad, "nn.conv2d": _conv2d_grad,
+    "nn.cross_entropy": _cross_entropy_grad(False),
+    "nn.cross_entropy_with_logits": _cross_entropy_grad(True),
     "contrib_reverse_reshape": lambda o, g: [_op("reshape_like", g, o.args[0])],
     "one_hot": _one_hot_grad, "max": _max_min_grad, "min": _max_min_grad,
     "zeros": _zero_grads, "ones": _zero_grads, "stack": _stack_grad,
