@@ -60,9 +60,9 @@ def test_reductions_softmax_dense_with_finite_differences():
 
 def test_unsupported_programs_are_errors():
     x = relay.var("x", shape=(2,), dtype="float32")
-    v = relay.Var("v")
-    with pytest.raises(tvm.TVMError, match="Let is not supported"):
-        gradient(relay.Function([x], relay.Let(v, x, v)))
+    c = relay.var("c", shape=(), dtype="bool")
+    with pytest.raises(tvm.TVMError, match="If is not supported"):
+        gradient(relay.Function([c, x], relay.If(c, x, x)))
     f = relay.Function([x], relay.argsort(x))
     with pytest.raises(tvm.TVMError, match="argsort has no registered gradient"):
         gradient(f)
@@ -100,3 +100,16 @@ def test_cross_entropy_ops_and_gradients():
     with pytest.raises(tvm.TVMError, match="same"):
         q = relay.var("q", shape=(3, 4), dtype="float64")
         relay.transform.InferType()(tvm.IRModule.from_expr(relay.nn.cross_entropy(p, q)))
+
+
+def test_lets_and_checkpoints_are_differentiated():
+    xs = [relay.var(f"x{i}", shape=(2,), dtype="float64") for i in range(3)]
+    v = relay.Var("v")
+    body = relay.Let(v, relay.multiply(xs[0], xs[1]),
+                     relay.annotation.checkpoint(relay.add(v, relay.multiply(v, xs[2]))))
+    f = relay.Function(xs, body)
+    data = [RNG.standard_normal(2) for _ in range(3)]
+    _, (g0, g1, g2) = _grads(f, *data)
+    np.testing.assert_allclose(g0, data[1] * (1 + data[2]), rtol=1e-10)
+    np.testing.assert_allclose(g1, data[0] * (1 + data[2]), rtol=1e-10)
+    np.testing.assert_allclose(g2, data[0] * data[1], rtol=1e-10)

@@ -336,6 +336,7 @@ for _name in _tensor_ops.FAST_MATH_OPS:
     _injective_strategies(_name, _unary(getattr(topi, _name)))
 _injective_strategies("bitwise_not", _unary(topi.bitwise_not))
 _injective_strategies("copy", _unary(topi.identity))
+_injective_strategies("annotation.checkpoint", _unary(topi.identity))
 for _name in _tensor_ops.ARITH_OPS + _tensor_ops.COMPARE_OPS + _tensor_ops.LOGICAL_OPS:
     _injective_strategies(_name, _binary(getattr(topi, _name)))
 _injective_strategies("clip", lambda attrs, ins, ty: [topi.clip(ins[0], attrs.a_min,

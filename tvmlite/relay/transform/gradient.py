@@ -4,8 +4,9 @@
 where ``di`` is the gradient of the sum of ``out``'s elements with respect to ``xi``: reverse
 mode over the dataflow graph, each operator's adjoint from its registered gradient
 (``relay.op.register_gradient``, attribute ``FPrimalGradient``: ``f(call, out_grad) -> [grad
-per argument]``). Both of classic's modes give this result here: functions with ``let``,
-``if`` or inner functions (what the higher-order mode exists for) are refused with a TVMError.
+per argument]``). Both of classic's modes give this result here: ``let`` bindings of values
+are read as sharing; ``if`` or inner functions (what the higher-order mode exists for) are
+refused with a TVMError.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ..op.op import register_gradient
 from ..op.registry import Op
 from ..ty import TensorType, TupleType
 from .infer_type import infer_type
+from .normal_form import to_graph_normal_form
 
 NAME = "FPrimalGradient"
 
@@ -355,7 +357,8 @@ _GRADS = {
     "nn.dense": _dense_grad, "nn.batch_matmul": _batch_matmul_grad, "clip": _clip_grad,
     "where": _where_grad, "maximum": _minmax_grad("greater_equal"),
     "minimum": _minmax_grad("less_equal"), "concatenate": _concatenate_grad,
-    "copy": lambda o, g: [g], "nn.matmul": _matmul_grad, "nn.conv2d": _conv2d_grad,
+    "copy": lambda o, g: [g], "annotation.checkpoint": lambda o, g: [g],
+    "nn.matmul": _matmul_grad, "nn.conv2d": _conv2d_grad,
     "nn.cross_entropy": _cross_entropy_grad(False),
     "nn.cross_entropy_with_logits": _cross_entropy_grad(True),
     "contrib_reverse_reshape": lambda o, g: [_op("reshape_like", g, o.args[0])],
@@ -394,7 +397,9 @@ def gradient(expr: Function, mod=None, mode: str = "higher_order") -> Function:
     if not isinstance(expr, Function):
         raise TVMError(f"gradient: expected a relay Function, got {type(expr).__name__}")
     infer_type(expr)
-    body = expr.body
+    body = to_graph_normal_form(expr.body)  # dataflow lets only name shared values
+    if body is not expr.body:
+        infer_type(body)
     nodes = post_order(body)
     for n in nodes:
         if not isinstance(n, (Call, Tuple, TupleGetItem, Var, Constant)):
