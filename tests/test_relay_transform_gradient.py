@@ -113,3 +113,17 @@ def test_lets_and_checkpoints_are_differentiated():
     np.testing.assert_allclose(g0, data[1] * (1 + data[2]), rtol=1e-10)
     np.testing.assert_allclose(g1, data[0] * (1 + data[2]), rtol=1e-10)
     np.testing.assert_allclose(g2, data[0] * data[1], rtol=1e-10)
+
+
+@pytest.mark.parametrize("begin,end,strides,mode", [((0, 1, 0), (-1, -1, 1), (1, 1, 1), "size"),
+                                                    ((1, 0, 1), (2, 3, 4), (1, 2, 2), "end")])
+def test_strided_slice_variance_and_global_pool(begin, end, strides, mode):
+    x = relay.var("x", shape=(2, 3, 5), dtype="float64")
+    f = relay.Function([x], relay.strided_slice(x, begin, end, strides, slice_mode=mode))
+    check_grad(f, scale=1.0, target_devices=[("llvm", tvm.cpu())])
+    v = relay.Function([x], relay.variance(x, axis=(1,), unbiased=True))
+    check_grad(v, scale=1.0, target_devices=[("llvm", tvm.cpu())])
+    y = relay.var("y", shape=(1, 2, 3, 3), dtype="float64")
+    p = relay.Function([y], relay.nn.global_avg_pool2d(y))
+    assert run_infer_type(p).ret_type is not None  # inference fills in the return type
+    check_grad(p, scale=1.0, target_devices=[("llvm", tvm.cpu())])

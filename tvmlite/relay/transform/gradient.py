@@ -340,6 +340,56 @@ def _cross_entropy_grad(logits: bool):
     return grad
 
 
+def _strided_slice_grad(orig, g):
+    x = orig.args[0]
+    shape = [int(d) for d in x.checked_type.shape]
+    a = orig.attrs
+    ndim = len(shape)
+    axes = list(range(ndim)) if a.axes is None else [int(v) % ndim for v in a.axes]
+    begin, end, strides = [0] * ndim, list(shape), [1] * ndim
+    for k, axis in enumerate(axes):
+        dim = shape[axis]
+        b = int(a.begin[k]) if k < len(a.begin) else 0
+        if a.slice_mode == "size":
+            size = int(a.end[k]) if k < len(a.end) else -1
+            b = b + dim if b < 0 else b
+            e, st = (dim if size < 0 else b + size), 1
+        else:
+            e = int(a.end[k]) if k < len(a.end) else dim
+            st = int(a.strides[k]) if a.strides and k < len(a.strides) else \
+                (int(a.strides[-1]) if a.strides else 1)
+        if st <= 0:
+            raise TVMError("gradient: strided_slice with a negative stride is not supported")
+        begin[axis], end[axis], strides[axis] = slice(b, e, st).indices(dim)
+    ints = "int32"
+    return [_op("strided_set", _op("zeros_like", x), g, const(begin, ints), const(end, ints),
+                const(strides, ints))]
+
+
+def _global_avg_pool2d_grad(orig, g):
+    x = orig.args[0]
+    layout = orig.attrs.get("layout") or "NCHW"
+    shape = _shape4(x)
+    count = shape[layout.index("H")] * shape[layout.index("W")]
+    return [_op("broadcast_to_like", _div(g, _c(float(count), x)), x)]
+
+
+def _variance_grad(orig, g):
+    x, m = orig.args
+    shape = [int(d) for d in x.checked_type.shape]
+    axes = _reduce_axes(orig)
+    count = 1
+    for ax in axes:
+        count *= shape[ax]
+    denom = count - 1 if orig.attrs.get("unbiased") else count
+    if not orig.attrs.get("keepdims"):
+        for ax in axes:
+            g = _op("expand_dims", g, axis=ax, num_newaxis=1)
+    diff = _sub(x, m)
+    dx = _mul(_mul(_c(2.0 / denom, x), g), diff)
+    return [dx, _csl(_op("negative", dx), m)]
+
+
 def _shape4(e):
     return tuple(int(d) for d in _typed(e).checked_type.shape)
 
@@ -359,7 +409,8 @@ _GRADS = {
     "minimum": _minmax_grad("less_equal"), "concatenate": _concatenate_grad,
     "copy": lambda o, g: [g], "annotation.checkpoint": lambda o, g: [g],
     "nn.matmul": _matmul_grad, "nn.conv2d": _conv2d_grad,
-    "nn.cross_entropy": _cross_entropy_grad(False),
+    "nn.cross_entropy": _cross_entropy_grad(False), "strided_slice": _strided_slice_grad,
+    "nn.global_avg_pool2d": _global_avg_pool2d_grad, "variance": _variance_grad,
     "nn.cross_entropy_with_logits": _cross_entropy_grad(True),
     "contrib_reverse_reshape": lambda o, g: [_op("reshape_like", g, o.args[0])],
     "one_hot": _one_hot_grad, "max": _max_min_grad, "min": _max_min_grad,

@@ -125,6 +125,8 @@ def _infer_node(e: Expr, let_value: Dict[int, Expr]) -> Type:
             if p._checked_type is None:
                 raise _unannotated(p)
             params.append(p._checked_type)
+        if e.ret_type is None:
+            e.ret_type = ret  # classic's inference fills in the return type
         return FuncType(params, ret)
     raise _fail(f"unknown expression {type(e).__name__}")
 
