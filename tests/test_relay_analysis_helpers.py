@@ -70,3 +70,38 @@ def test_call_graph_counts_calls_and_recursion():
     assert order.index("main") < order.index("g1") < order.index("g0")
     with pytest.raises(tvm.TVMError, match="not in the module"):
         cg.ref_count("nope")
+
+
+def test_op_registry_from_python():
+    from tvmlite.relay.op import registry
+    generation = registry.generation()
+    try:
+        _check_op_registry_from_python()
+    finally:  # leave the registry as it was (relay.build's network cache keys on it)
+        registry._OPS.pop("helpers_custom_op", None)
+        relay.op.get("exp").reset_attr("ftest_helpers")
+        registry.restore_generation(generation)
+
+
+def _check_op_registry_from_python():
+    from tvmlite.relay.op import op as _op
+    from tvmlite.relay.testing.temp_op_attr import TempOpAttr
+    assert relay.op.get("log").support_level == 1 and relay.op.get("abs").support_level == 3
+    tvm.ir.register_op_attr("exp", "ftest_helpers", lambda v: v + 1)
+    assert relay.op.get("exp").get_attr("ftest_helpers")(1) == 2
+    with TempOpAttr("exp", "ftest_helpers", lambda v: v + 2):
+        assert relay.op.get("exp").get_attr("ftest_helpers")(1) == 3
+    assert relay.op.get("exp").get_attr("ftest_helpers")(1) == 2
+    relay.op.get("exp").reset_attr("ftest_helpers")
+    _op.register("helpers_custom_op", "an op for this test")
+    op = _op.get("helpers_custom_op")
+    x = relay.var("x", shape=(2, 3), dtype="float32")
+    call = relay.Call(op, [x, x])
+    with pytest.raises(tvm.TVMError, match="no type relation"):
+        relay.transform.InferType()(tvm.IRModule.from_expr(call))
+    op.set_num_inputs(2)
+    op.add_type_rel("Broadcast")
+    op.set_support_level(1)
+    typed = relay.transform.InferType()(tvm.IRModule.from_expr(relay.Call(op, [x, x])))
+    assert tuple(typed["main"].body.checked_type.shape) == (2, 3)
+    assert op.num_inputs == 2 and op.support_level == 1

@@ -9,6 +9,7 @@ from ..ir.base import SourceName, Span
 from ..ir.module import GlobalVar, IRModule
 from ..ir.module import register_call_builder as _register_call_builder
 from ..ir.module import register_expr_wrapper as _register_expr_wrapper
+from ..ir.op import register_op_resolver as _register_op_resolver
 from ..ir.printing import register_node_printer as _register_node_printer
 from . import (
     analysis,
@@ -58,6 +59,8 @@ _register_node_printer(printer.is_relay_module, printer.pretty_print, printer.as
 _register_expr_wrapper(expr.wrap_in_function)
 _register_call_builder(lambda gvar, args: expr.Call(gvar, args))
 op.strategy.register_gpu_strategies()
+op.op._set_support_levels()
+_register_op_resolver(op.registry._OPS.get)
 op.registry.mark_builtin()
 
 
