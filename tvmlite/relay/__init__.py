@@ -46,7 +46,7 @@ from .expr import (
 )
 from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor
 from .op import image, nn, vision
-from .op.algorithm import argsort, sort, topk
+from .op.algorithm import argsort, searchsorted, sort, topk
 from .op.layout import layout_transform
 from .op.tensor import *  # noqa: F401,F403
 from .op.transform import *  # noqa: F401,F403

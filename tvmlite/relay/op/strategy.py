@@ -919,6 +919,9 @@ for _name, _compute, _schedule in (("sort", _sort_compute, _generic.schedule_sor
                                    ("topk", _topk_compute, _generic.schedule_topk)):
     _host_only_strategies(_name, _compute, _schedule,
                           "it runs on the host through tvm.contrib.sort")
+_host_only_strategies("searchsorted", lambda attrs, ins, ty: [topi.searchsorted(
+    ins[0], ins[1], attrs.right, attrs.dtype)], _generic.schedule_extern,
+    "it is a sequential binary search per value")
 
 
 # ------------------------------------------------------------------ vision (relay.vision.*)
