@@ -15,6 +15,7 @@ from . import (
     analysis,
     backend,
     build_module,
+    data_dep_optimization,
     dataflow_pattern,
     expr,
     expr_functor,
