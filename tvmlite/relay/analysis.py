@@ -18,6 +18,7 @@ from .expr import (
     children,
     post_order,
 )
+from .expr import visit_children as _visit_children
 
 
 def all_vars(expr: Expr) -> List[Var]:
@@ -48,18 +49,6 @@ def free_vars(expr: Expr) -> List[Var]:
     """The variables used in ``expr`` but not bound in it, in order of first use."""
     bound = {id(v) for v in bound_vars(expr)}
     return [n for n in post_order(expr) if isinstance(n, Var) and id(n) not in bound]
-
-
-def _visit_children(e: Expr) -> list:
-    """Children in classic ``post_order_visit``'s order: a function's parameters, a call's
-    operator, then the rest."""
-    if isinstance(e, Function):
-        return list(e.params) + [e.body]
-    if isinstance(e, Call):
-        return [e.op] + list(e.args)
-    if isinstance(e, Let):
-        return [e.var, e.value, e.body]
-    return children(e)
 
 
 def post_order_visit(expr: Expr, fvisit: Callable[[Any], None]) -> None:

@@ -460,12 +460,12 @@ def with_children(n: Expr, memo: Dict[int, Expr]) -> Expr:
     return new
 
 
-def visit_children(e) -> List[Expr]:
-    """The sub-expressions of ``e`` in classic ``ExprVisitor`` order: a call's operator (when
-    an expression) before its arguments, a function's parameters before its body, a let's
-    value, variable and body."""
+def visit_children(e) -> list:
+    """The children of ``e`` in classic ``ExprVisitor`` order: a call's operator (an ``Op``,
+    a ``GlobalVar`` or an expression) before its arguments, a function's parameters before
+    its body, a let's value, variable and body."""
     if isinstance(e, Call):
-        return ([e.op] if isinstance(e.op, Expr) else []) + list(e.args)
+        return [e.op] + list(e.args)
     if isinstance(e, Function):
         return list(e.params) + [e.body]
     if isinstance(e, Let):
@@ -487,9 +487,7 @@ def replace_children(n: Expr, sub) -> Expr:
     if all(a is b for a, b in zip(old, new)):
         return n
     if isinstance(n, Call):
-        if isinstance(n.op, Expr):
-            return Call(new[0], new[1:], n.attrs, n.type_args, n.span)
-        return Call(n.op, new, n.attrs, n.type_args, n.span)
+        return Call(new[0], new[1:], n.attrs, n.type_args, n.span)
     if isinstance(n, Function):
         return Function(new[:-1], new[-1], n.ret_type, n.type_params, n.attrs)
     if isinstance(n, Let):
