@@ -69,3 +69,12 @@ def test_batch_matmul_branches():
     g = _run_pass(f, transform.CombineParallelBatchMatmul(min_num_branches=2))
     assert _count(g, "nn.batch_matmul") == 1
     _same_numbers(f, g)
+
+
+def test_generic_op_batch_combiner():
+    x = relay.var("x", shape=(4, 6), dtype="float32")
+    ws = [relay.var(f"w{i}", shape=(3, 6), dtype="float32") for i in range(3)]
+    f = relay.Function([x, *ws], relay.Tuple([relay.nn.dense(x, w) for w in ws]))
+    g = _run_pass(f, transform.CombineParallelOpBatch("nn.dense", "nn.batch_matmul", 3))
+    assert _count(g, "nn.batch_matmul") == 1 and _count(g, "nn.dense") == 0
+    _same_numbers(f, g)

@@ -162,7 +162,7 @@ class ParallelOpBatchCombiner(ParallelOpCombiner):
                 for i in range(len(branches[0][0].args))]
 
     def make_combined_op(self, branches: List[Branch]) -> Expr:
-        return Call(registry.get(self.batch_op_name), self._stacked_args(branches))
+        return registry.make_call(self.batch_op_name, self._stacked_args(branches))
 
     def is_arg_compatible(self, a: Call, b: Call, index: int) -> bool:
         return _same_tensor_types(a.args[index], b.args[index])
