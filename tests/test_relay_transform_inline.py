@@ -47,3 +47,14 @@ def test_recursive_function_is_not_inlined():
     out = relay.transform.Inline()(mod)
     assert sorted(out.functions) == ["main", "rec"]
     assert tvm.ir.structural_equal(out["main"], mod["main"])
+
+
+def test_remove_unused_functions_keeps_what_entries_reach():
+    mod = _module()
+    dead = relay.GlobalVar("dead")
+    z = relay.var("z", shape=(3, 5), dtype="float32")
+    mod[dead] = relay.Function([z], z)
+    out = relay.transform.RemoveUnusedFunctions()(mod)
+    assert sorted(out.functions) == ["leaf", "main", "mid"]
+    out = relay.transform.RemoveUnusedFunctions(["main", "keep"])(mod)
+    assert sorted(out.functions) == ["keep", "leaf", "main", "mid"]

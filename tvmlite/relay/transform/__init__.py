@@ -27,6 +27,7 @@ from .infer_type import InferType, infer_type
 from .inline import Inline
 from .legalize import Legalize
 from .normal_form import ToANormalForm, ToGraphNormalForm
+from .remove_unused_functions import RemoveUnusedFunctions
 from .simplify_expr import SimplifyExpr, SimplifyExprPostAlterOp
 from .simplify_inference import SimplifyInference
 
