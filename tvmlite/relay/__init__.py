@@ -55,6 +55,7 @@ from .parser import fromtext, parse, parse_expr
 from .printer import astext, pretty_print
 from .scope_builder import ScopeBuilder
 from .ty import FuncType, IncompleteType, TensorType, TupleType, Type, scalar_type
+from .type_functor import TypeFunctor, TypeMutator, TypeVisitor
 
 _register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)
 _register_expr_wrapper(expr.wrap_in_function)
