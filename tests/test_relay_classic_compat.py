@@ -107,8 +107,6 @@ def test_temp_op_attr_sets_and_restores():
 
 def test_unsupported_classic_helpers_say_so():
     x = relay.var("x", shape=(2,))
-    with pytest.raises(tvm._classic.UnsupportedError, match="check_grad"):
-        relay.testing.check_grad(relay.Function([x], x))
     with pytest.raises(tvm._classic.UnsupportedError, match="Executor"):
         relay.build(tvm.IRModule.from_expr(relay.Function([x], x)), target="llvm",
                     executor=relay.backend.Executor("aot"))

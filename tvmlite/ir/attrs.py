@@ -103,3 +103,22 @@ class AttrMap(dict):
 
     def __str__(self) -> str:
         return json.dumps(_plain(self))
+
+
+class DictAttrs(AttrMap):
+    """Classic ``DictAttrs``: a map of attributes also read as fields (``attrs.key``)."""
+
+    def __getattr__(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"DictAttrs has no field {name!r}") from None
+
+
+def make_node(type_key: str, **kwargs) -> Any:
+    """Classic ``tvm.ir.make_node`` for the node types tvmlite builds this way:
+    ``make_node("DictAttrs", key=value, ...)``."""
+    if type_key == "DictAttrs":
+        return DictAttrs(kwargs)
+    from .._classic import unsupported
+    raise unsupported(f"tvm.ir.make_node({type_key!r})")

@@ -16,6 +16,15 @@ def register_expr_wrapper(wrap: Callable[[Any], Any]) -> None:
     _EXPR_WRAPPERS.append(wrap)
 
 
+_CALL_BUILDERS: List[Callable[[Any, list], Any]] = []
+
+
+def register_call_builder(make: Callable[[Any, list], Any]) -> None:
+    """Have ``GlobalVar(...)(args)`` build its call with ``make(gvar, args)`` (relay's
+    ``Call``; ir knows no expression kinds)."""
+    _CALL_BUILDERS.append(make)
+
+
 class GlobalVar:
     """The name of a function in an IRModule."""
 
@@ -23,6 +32,13 @@ class GlobalVar:
 
     def __init__(self, name_hint: str):
         self.name_hint = name_hint
+
+    def __call__(self, *args):
+        """A call of the global function: ``gv(x, y)`` (a relay ``Call``)."""
+        if not _CALL_BUILDERS:
+            raise TVMError(f"GlobalVar {self.name_hint}: no expression kind is registered to "
+                           "call it with (import tvmlite.relay)")
+        return _CALL_BUILDERS[-1](self, list(args))
 
     def __repr__(self):
         return f'I.GlobalVar("{self.name_hint}")'

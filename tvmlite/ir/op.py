@@ -91,6 +91,15 @@ def registry_generation() -> int:
     return _generation
 
 
+_OP_RESOLVERS: list = []
+
+
+def register_op_resolver(resolve: Callable[[str], Any]) -> None:
+    """Let ``register_op_attr`` find ops of a higher IR by name (relay's operators): a name
+    ``resolve`` knows gets the attribute there."""
+    _OP_RESOLVERS.append(resolve)
+
+
 def register_op_attr(op_name: str, attr_key: str, value: Any = None, level: int = 10):
     """Register attribute ``attr_key`` of op ``op_name``; without ``value``, a decorator
     registering the decorated function.
@@ -98,7 +107,7 @@ def register_op_attr(op_name: str, attr_key: str, value: Any = None, level: int 
     Parameters
     ----------
     op_name : str
-        The op, e.g. ``"tir.exp"``.
+        The op, e.g. ``"tir.exp"``, or a relay operator (``"exp"``, ``"nn.conv2d"``).
     attr_key : str
         The attribute, e.g. ``"TCallEffectKind"`` or ``"cuda.FLowerIntrinsic"``.
     value : object, optional
@@ -107,6 +116,11 @@ def register_op_attr(op_name: str, attr_key: str, value: Any = None, level: int 
         The priority: a higher level overrides a lower one.
     """
     def register(v):
+        for resolve in _OP_RESOLVERS:
+            op = resolve(op_name)
+            if op is not None:  # a relay operator ("exp", "nn.conv2d")
+                op.set_attr(attr_key, v, level)
+                return v
         Op.get(op_name).set_attr(attr_key, v, level)
         return v
 
@@ -117,8 +131,13 @@ def register_intrin_lowering(op_name: str, target: str, *, f: Optional[Callable]
                              level: int = 10):
     """Register ``f(call) -> PrimExpr`` as the lowering of intrinsic ``op_name`` for target
     kind ``target`` (``"cuda"``, ``"llvm"``, ``"c"`` or ``"default"``); without ``f``, a
-    decorator. The rule returns the call itself to leave it alone."""
-    return register_op_attr(op_name, f"{target}.FLowerIntrinsic", f, level)
+    decorator. The rule returns the call itself to leave it alone. The rule is always the TIR
+    intrinsic's (``"exp"`` is ``"tir.exp"`` here, never the relay operator)."""
+    def register(v):
+        Op.get(op_name).set_attr(f"{target}.FLowerIntrinsic", v, level)
+        return v
+
+    return register if f is None else register(f)
 
 
 def lowering_rule(op: str, kinds: Tuple[str, ...]) -> Optional[Callable]:

@@ -66,6 +66,13 @@ _DEFINING = {
 _LABELS = {("Block", "name_hint")}
 
 
+def _is_graph_node(x) -> bool:
+    """Whether ``x`` is a graph node (its class sets ``_structural_graph``: relay calls, lets,
+    ifs, functions and non-empty tuples), whose sharing structural equality respects."""
+    flag = getattr(type(x), "_structural_graph", False)
+    return flag(x) if callable(flag) else bool(flag)
+
+
 def _skip(obj, field: str) -> bool:
     return (field == "name" and _def_kind(obj) == "buffer") or \
         (type(obj).__name__, field) in _LABELS
@@ -78,6 +85,8 @@ class _Equal:
         self.map_free_vars = map_free_vars
         self.defining = 0
         self.same: set = set()  # (id, id) of node pairs found equal
+        self.gl: Dict[int, Any] = {}  # graph nodes matched: left id -> right node
+        self.gr: Dict[int, Any] = {}
         self.keep: list = []
 
     def var(self, a, b, path):
@@ -147,8 +156,18 @@ class _Equal:
             return
         fs = _field_names(a)
         if fs:
+            graph = _is_graph_node(a)
+            if graph:
+                # a relay dataflow node corresponds to one node on the other side, as a
+                # variable does: sharing is structure (classic's graph nodes)
+                ma, mb = self.gl.get(id(a)), self.gr.get(id(b))
+                if ma is not None or mb is not None:
+                    if ma is not b or mb is not a:
+                        raise _Mismatch(path, a, b, "a shared node corresponds to different "
+                                        "nodes")
+                    return
             # a node shared in a graph (a relay DAG) is compared once per pair
-            if (id(a), id(b)) in self.same:
+            elif (id(a), id(b)) in self.same:
                 return
             for f in fs:
                 if _skip(a, f):
@@ -162,7 +181,10 @@ class _Equal:
                     self.eq(x, y, (path, f".{f}"))
                 finally:
                     self.defining -= defining
-            self.same.add((id(a), id(b)))
+            if graph:
+                self.gl[id(a)], self.gr[id(b)] = b, a
+            else:
+                self.same.add((id(a), id(b)))
             self.keep.append((a, b))  # the ids stay theirs while the comparison runs
             return
         if hasattr(a, "functions") and hasattr(a, "attrs"):  # IRModule
@@ -170,6 +192,8 @@ class _Equal:
             self.eq(a.attrs, b.attrs, (path, ".attrs"))
             return
         if isinstance(a, enum.Enum) or isinstance(a, (int, float, str, bool, type(None))):
+            if isinstance(a, float) and isinstance(b, float) and abs(a - b) < 1e-9:
+                return  # classic compares float attributes within 1e-9
             if a != b:
                 raise _Mismatch(path, a, b, f"{a!r} vs {b!r}")
             return
@@ -238,20 +262,46 @@ def get_first_structural_mismatch(lhs, rhs, map_free_vars: bool = True):
 
 
 def structural_hash(node, map_free_vars: bool = True) -> int:
-    """A hash consistent with :func:`structural_equal` (variables hash by first appearance)."""
+    """A hash consistent with :func:`structural_equal` (variables hash by first appearance,
+    free ones by identity unless ``map_free_vars``; a shared graph node by its first
+    appearance)."""
     h = hashlib.blake2b(digest_size=8)
-    ids: Dict[int, int] = {}
-    _hash_into(node, h, ids)
+    _hash_into(node, h, _HashState(map_free_vars))
     return int.from_bytes(h.digest(), "little") & ((1 << 63) - 1)
 
 
-def _hash_into(x, h, ids):
+class _HashState:
+    __slots__ = ("ids", "graph", "map_free_vars", "defining", "keep")
+
+    def __init__(self, map_free_vars: bool):
+        self.ids: Dict[int, int] = {}
+        self.graph: Dict[int, int] = {}
+        self.map_free_vars = map_free_vars
+        self.defining = 0
+        self.keep: list = []
+
+
+def _hash_into(x, h, st) -> None:  # noqa: C901 (one branch per kind of value)
+    """Feed ``x``'s structure to the hashlib-like ``h``; ``st`` is a :class:`_HashState` or a
+    dict of variable numbers (free variables then numbered too)."""
+    if isinstance(st, dict):
+        ids, st = st, _HashState(True)
+        st.ids = ids
+    ids = st.ids
     if _def_kind(x) == "var":
+        if id(x) not in ids and not (st.map_free_vars or st.defining):
+            h.update(f"F{id(x)};".encode())  # a free variable: only itself is equal to it
+            st.keep.append(x)
+            return
+        first = id(x) not in ids
         n = ids.setdefault(id(x), len(ids))
         h.update(f"V{n}:{getattr(x, 'dtype', '')};".encode())
+        if first:  # a relay variable's type annotation is part of it
+            for f in getattr(type(x), "_structural_fields", ()):
+                _hash_into(getattr(x, f), h, st)
         return
     if hasattr(x, "_structural_value"):
-        _hash_into(x._structural_value(), h, ids)
+        _hash_into(x._structural_value(), h, st)
         return
     if _def_kind(x) == "buffer" and id(x) in ids:
         h.update(f"B{ids[id(x)]};".encode())
@@ -261,27 +311,38 @@ def _hash_into(x, h, ids):
     if isinstance(x, (tuple, list)):
         h.update(f"[{len(x)}".encode())
         for y in x:
-            _hash_into(y, h, ids)
+            _hash_into(y, h, st)
         h.update(b"]")
         return
     if isinstance(x, dict):
         h.update(f"{{{len(x)}".encode())
         for k, v in x.items():
-            _hash_into(k, h, ids)
-            _hash_into(v, h, ids)
+            _hash_into(k, h, st)
+            _hash_into(v, h, st)
         h.update(b"}")
         return
     fs = _field_names(x)
     if fs:
+        if _is_graph_node(x):
+            if id(x) in st.graph:
+                h.update(f"G{st.graph[id(x)]};".encode())
+                return
+            st.graph[id(x)] = len(st.graph)
+            st.keep.append(x)
         h.update(type(x).__name__.encode())
         for f in fs:
             if _skip(x, f) or _optional(x, f):
                 continue
-            _hash_into(getattr(x, f), h, ids)
+            defining = (type(x).__name__, f) in _DEFINING
+            st.defining += defining
+            try:
+                _hash_into(getattr(x, f), h, st)
+            finally:
+                st.defining -= defining
         return
     if hasattr(x, "functions") and hasattr(x, "attrs"):
-        _hash_into(x.functions, h, ids)
-        _hash_into(x.attrs, h, ids)
+        _hash_into(x.functions, h, st)
+        _hash_into(x.attrs, h, st)
         return
     if type(x) is not bool and isinstance(x, (int, float)):  # AttrInt, AttrFloat: numbers
         x = (int if isinstance(x, int) else float)(x)

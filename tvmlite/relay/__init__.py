@@ -7,12 +7,16 @@ built by the one lowering pipeline into one library.
 from ..contrib.param_dict import load_param_dict, save_param_dict
 from ..ir.base import SourceName, Span
 from ..ir.module import GlobalVar, IRModule
+from ..ir.module import register_call_builder as _register_call_builder
 from ..ir.module import register_expr_wrapper as _register_expr_wrapper
+from ..ir.op import register_op_resolver as _register_op_resolver
 from ..ir.printing import register_node_printer as _register_node_printer
 from . import (
     analysis,
     backend,
     build_module,
+    data_dep_optimization,
+    dataflow_pattern,
     expr,
     expr_functor,
     frontend,
@@ -25,6 +29,7 @@ from . import (
     transform,
 )
 from .build_module import build, build_config
+from .build_module import optimize_module as optimize
 from .executor import create_executor
 from .expr import (
     Call,
@@ -37,12 +42,13 @@ from .expr import (
     TupleGetItem,
     TupleWrapper,
     Var,
+    bind,
     const,
     var,
 )
 from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor
 from .op import image, nn, vision
-from .op.algorithm import argsort, sort, topk
+from .op.algorithm import argsort, searchsorted, sort, topk
 from .op.layout import layout_transform
 from .op.tensor import *  # noqa: F401,F403
 from .op.transform import *  # noqa: F401,F403
@@ -50,10 +56,14 @@ from .parser import fromtext, parse, parse_expr
 from .printer import astext, pretty_print
 from .scope_builder import ScopeBuilder
 from .ty import FuncType, IncompleteType, TensorType, TupleType, Type, scalar_type
+from .type_functor import TypeFunctor, TypeMutator, TypeVisitor
 
 _register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)
 _register_expr_wrapper(expr.wrap_in_function)
+_register_call_builder(lambda gvar, args: expr.Call(gvar, args))
 op.strategy.register_gpu_strategies()
+op.op._set_support_levels()
+_register_op_resolver(op.registry._OPS.get)
 op.registry.mark_builtin()
 
 

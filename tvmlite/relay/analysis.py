@@ -1,6 +1,7 @@
 """Analyses of relay expressions (``relay.analysis``)."""
 from __future__ import annotations
 
+import enum
 from typing import Any, Callable, List
 
 from ..error import TVMError
@@ -17,6 +18,7 @@ from .expr import (
     children,
     post_order,
 )
+from .expr import visit_children as _visit_children
 
 
 def all_vars(expr: Expr) -> List[Var]:
@@ -47,18 +49,6 @@ def free_vars(expr: Expr) -> List[Var]:
     """The variables used in ``expr`` but not bound in it, in order of first use."""
     bound = {id(v) for v in bound_vars(expr)}
     return [n for n in post_order(expr) if isinstance(n, Var) and id(n) not in bound]
-
-
-def _visit_children(e: Expr) -> list:
-    """Children in classic ``post_order_visit``'s order: a function's parameters, a call's
-    operator, then the rest."""
-    if isinstance(e, Function):
-        return list(e.params) + [e.body]
-    if isinstance(e, Call):
-        return [e.op] + list(e.args)
-    if isinstance(e, Let):
-        return [e.var, e.value, e.body]
-    return children(e)
 
 
 def post_order_visit(expr: Expr, fvisit: Callable[[Any], None]) -> None:
@@ -177,3 +167,243 @@ def check_basic_block_normal_form(expr: Expr) -> bool:
         for child, sc in _uses(n, scope_of[id(n)], inner):
             use_scopes.setdefault(id(child), []).append(sc)
     return True
+
+
+def _functions_of(expr) -> list:
+    """The relay functions of an IRModule, or ``[expr]``."""
+    if hasattr(expr, "functions"):
+        return [f for f in expr.functions.values() if isinstance(f, Expr)]
+    return [expr]
+
+
+def list_op_freqs(mod) -> dict:
+    """How many calls of each operator the module (or expression) makes, fused functions
+    included: ``{"nn.conv2d": 2, "add": 1}``."""
+    freqs: dict = {}
+    seen: set = set()
+    for func in _functions_of(mod):
+        for n in post_order(func, _visit_children):
+            if isinstance(n, Call) and id(n) not in seen and not isinstance(n.op, Expr) \
+                    and hasattr(n.op, "name"):
+                seen.add(id(n))
+                freqs[n.op.name] = freqs.get(n.op.name, 0) + 1
+    return freqs
+
+
+def extract_operators(mod) -> dict:
+    """Classic's older name of :func:`list_op_freqs`."""
+    return list_op_freqs(mod)
+
+
+def count_layers(expr, valid_ops) -> int:
+    """The length of the deepest chain of calls of the operators named in ``valid_ops`` in
+    ``expr`` (a module's ``main``): parallel layers count once, as in classic."""
+    if hasattr(expr, "functions"):
+        expr = expr["main"]
+    names = set(valid_ops)
+    depth: dict = {}
+    for n in post_order(expr):
+        below = max((depth.get(id(c), 0) for c in children(n)), default=0)
+        depth[id(n)] = below + (1 if isinstance(n, Call) and not isinstance(n.op, Expr)
+                                and getattr(n.op, "name", None) in names else 0)
+    return depth[id(expr)]
+
+
+def well_formed(expr: Expr) -> bool:
+    """Whether every variable of ``expr`` is bound at most once (by a let or as a parameter)
+    and used only inside the scope that binds it (free variables are allowed)."""
+    bound_ever: set = set()
+    in_scope: dict = {}
+    seen: set = set()
+    stack: list = [("visit", expr)]
+    while stack:
+        action, e = stack.pop()
+        if action == "unbind":
+            for v in e:
+                in_scope[id(v)] -= 1
+            continue
+        if id(e) in seen:
+            continue
+        if not isinstance(e, Var):  # a variable is checked at every use
+            seen.add(id(e))
+        binds = [e.var] if isinstance(e, Let) else list(e.params) \
+            if isinstance(e, Function) else []
+        for v in binds:
+            if id(v) in bound_ever:
+                return False
+            bound_ever.add(id(v))
+            in_scope[id(v)] = in_scope.get(id(v), 0) + 1
+        if isinstance(e, Var) and id(e) in bound_ever and not in_scope.get(id(e)):
+            return False
+        if binds:
+            stack.append(("unbind", binds))
+        kids = [c for c in _visit_children(e) if isinstance(c, Expr)]
+        if isinstance(e, Let):
+            kids = [e.value, e.body]
+        elif isinstance(e, Function):
+            kids = [e.body]
+        for c in reversed(kids):
+            stack.append(("visit", c))
+    return True
+
+
+class CallGraph:
+    """Classic ``relay.analysis.CallGraph``: which global functions of a module call which
+    (every reference by a ``GlobalVar`` call site counts once per call node)."""
+
+    def __init__(self, module):
+        from ..ir.module import GlobalVar
+        self._module = module
+        self._calls: dict = {}  # caller name -> [callee name per call site]
+        self._refs: dict = {name: 0 for name in module.functions}
+        for name, func in module.functions.items():
+            sites = []
+            if isinstance(func, Expr):
+                for n in post_order(func, _visit_children):
+                    if isinstance(n, Call) and isinstance(n.op, GlobalVar):
+                        sites.append(n.op.name_hint)
+            self._calls[name] = sites
+            for callee in sites:
+                self._refs[callee] = self._refs.get(callee, 0) + 1
+
+    @property
+    def module(self):
+        """The module the call graph is of."""
+        return self._module
+
+    def _name(self, var) -> str:
+        name = var if isinstance(var, str) else getattr(var, "name_hint", None)
+        if name not in self._calls:
+            raise TVMError(f"CallGraph: global function {name!r} is not in the module")
+        return name
+
+    def ref_count(self, var) -> int:
+        """How many call sites (in any function, itself included) call ``var``."""
+        return self._refs[self._name(var)]
+
+    def global_call_count(self, var) -> int:
+        """How many call sites of global functions ``var`` has."""
+        return len(self._calls[self._name(var)])
+
+    def is_recursive(self, var) -> bool:
+        """Whether ``var`` calls itself."""
+        name = self._name(var)
+        return name in self._calls[name]
+
+    def print_var(self, var) -> str:
+        """The call graph entry of ``var``: its reference count and call sites."""
+        name = self._name(var)
+        out = f"Call graph node: {name} at: {id(self):#x},  #refs = {self._refs[name]}\n"
+        for callee in self._calls[name]:
+            out += f"  call site: <{name}> calls {callee}\n"
+        return out + "\n"
+
+    def topo_order(self) -> list:
+        """The functions, each before those it calls (callers first; cycles broken)."""
+        order, state = [], {}
+
+        def visit(root):
+            stack = [(root, iter(self._calls[root]))]
+            state[root] = 1
+            while stack:
+                name, it = stack[-1]
+                nxt = next((c for c in it if c in self._calls and c not in state), None)
+                if nxt is None:
+                    stack.pop()
+                    order.append(name)
+                else:
+                    state[nxt] = 1
+                    stack.append((nxt, iter(self._calls[nxt])))
+        for name in self._calls:
+            if name not in state:
+                visit(name)
+        return order[::-1]
+
+    def __str__(self) -> str:
+        return "CallGraph: \n" + "".join(self.print_var(n) for n in self.topo_order())
+
+    __repr__ = __str__
+
+
+def free_type_vars(expr, mod=None) -> list:
+    """The free type variables of ``expr``: none, tvmlite's relay has no type variables."""
+    return []
+
+
+def bound_type_vars(expr, mod=None) -> list:
+    """The bound type variables of ``expr``: none (tvmlite's relay has no type variables)."""
+    return []
+
+
+def all_type_vars(expr, mod=None) -> list:
+    """The type variables of ``expr``: none (tvmlite's relay has no type variables)."""
+    return []
+
+
+class Feature(enum.IntEnum):
+    """The features a relay program might contain (classic ``relay.analysis.Feature``)."""
+
+    fVar = 0
+    fGlobalVar = 1
+    fConstant = 2
+    fTuple = 3
+    fTupleGetItem = 4
+    fFunction = 5
+    fOp = 6
+    fCall = 7
+    fLet = 8
+    fIf = 9
+    fRefCreate = 10
+    fRefRead = 11
+    fRefWrite = 12
+    fConstructor = 13
+    fMatch = 14
+    fGraph = 15  # a non-atomic expression is used more than once
+    fLetRec = 16  # a let-bound function refers to itself
+
+
+def detect_feature(a, b=None) -> set:
+    """The :class:`Feature` s an expression and/or the functions of a module use."""
+    from ..ir.module import GlobalVar
+    if hasattr(a, "functions"):
+        a, b = b, a
+    exprs = ([a] if a is not None else []) + (_functions_of(b) if b is not None else [])
+    kinds = {Var: Feature.fVar, Constant: Feature.fConstant, Tuple: Feature.fTuple,
+             TupleGetItem: Feature.fTupleGetItem, Function: Feature.fFunction,
+             Call: Feature.fCall, Let: Feature.fLet, If: Feature.fIf}
+    out: set = set()
+    for e in exprs:
+        uses: dict = {}
+        for n in post_order(e, _visit_children):
+            if isinstance(n, GlobalVar):
+                out.add(Feature.fGlobalVar)
+            elif isinstance(n, Expr):
+                out.add(kinds[type(n)])
+                if isinstance(n, Call) and not isinstance(n.op, (Expr, GlobalVar)):
+                    out.add(Feature.fOp)
+                if isinstance(n, Call) and isinstance(n.op, GlobalVar):
+                    out.add(Feature.fGlobalVar)
+                if isinstance(n, Let) and isinstance(n.value, Function) and any(
+                        m is n.var for m in post_order(n.value)):
+                    out.add(Feature.fLetRec)
+                for c in _visit_children(n):
+                    uses[id(c)] = uses.get(id(c), 0) + 1
+        for n in post_order(e, _visit_children):
+            if isinstance(n, (Call, Tuple, TupleGetItem, Let, If, Function)) \
+                    and uses.get(id(n), 0) > 1:
+                out.add(Feature.fGraph)
+    return out
+
+
+def extract_fused_functions(mod) -> dict:
+    """The distinct primitive functions FuseOps(3) makes of ``mod`` (after
+    SimplifyInference), keyed by structural hash."""
+    from ..ir.structural import structural_hash
+    from .transform import FuseOps, InferType, SimplifyInference
+    fused = FuseOps(3)(SimplifyInference()(InferType()(mod)))
+    out: dict = {}
+    for func in _functions_of(fused):
+        for n in post_order(func, _visit_children):
+            if isinstance(n, Function) and (n.attrs or {}).get("Primitive"):
+                out.setdefault(structural_hash(n), n)
+    return out

@@ -43,9 +43,12 @@ from .qnn.transform import Legalize as QnnLegalize
 from .transform import (
     AlterOpLayout,
     EliminateCommonSubexpr,
+    FastMath,
+    FlattenAtrousConv,
     FoldConstant,
     FuseOps,
     InferType,
+    Legalize,
     SimplifyInference,
 )
 from .transform.fuse_ops import group_name
@@ -480,12 +483,15 @@ def _find_main(mod) -> Function:
 
 def optimize(ir_mod, params: Optional[Dict[str, Any]] = None) -> IRModule:
     """``main`` with ``params`` bound, typed and optimized as ``relay.build`` does before
-    fusion (under the current target and PassContext). Classic's order: SimplifyInference,
-    then EliminateCommonSubexpr (opt_level 3: skipped below it), then FoldConstant. QNN
-    operators are legalized for the target and lowered to core operators first."""
+    fusion (under the current target and PassContext). Classic's order: QNN operators
+    legalized for the target and lowered to core operators, Legalize (the operators'
+    registered callbacks), SimplifyInference, EliminateCommonSubexpr (opt_level 3: skipped
+    below it), FoldConstant, FlattenAtrousConv, then FastMath (opt_level 4) and FoldConstant
+    again."""
     func = bind_params_by_name(_main_function(ir_mod), params or {})
-    return Sequential([InferType(), QnnLegalize(), QnnCanonicalizeOps(),
-                       SimplifyInference(), EliminateCommonSubexpr(), FoldConstant()],
+    return Sequential([InferType(), QnnLegalize(), QnnCanonicalizeOps(), Legalize(),
+                       SimplifyInference(), EliminateCommonSubexpr(), FoldConstant(),
+                       FlattenAtrousConv(), FastMath(), FoldConstant()],
                       name="relay.optimize")(IRModule({"main": func}))
 
 
@@ -544,6 +550,15 @@ def _fuse(ir_mod, params: Optional[Dict[str, Any]]) -> IRModule:
     mod = optimize(ir_mod, params)
     mod = Sequential([AlterOpLayout(), FoldConstant()], name="relay.alter_layout")(mod)
     return FuseOps()(mod)
+
+
+def optimize_module(mod, target=None, params: Optional[Dict[str, Any]] = None
+                    ) -> Tuple[IRModule, Dict[str, Any]]:
+    """Classic ``relay.optimize``: (``mod`` optimized and fused as ``relay.build`` does it for
+    ``target``, the params)."""
+    tgt = resolve_target(target)
+    with tgt:
+        return _fuse(mod, params), dict(params or {})
 
 
 def create_executor(kind: str = "debug", mod=None, device=None, target="llvm", params=None):

@@ -143,6 +143,24 @@ class Expr:
     def __rtruediv__(self, other):
         return self._binary("divide", other, True)
 
+    def _compare(self, name: str, other) -> "Call":
+        if not isinstance(other, Expr):
+            raise TypeError(f'convert "{other}" with `const` first' if isinstance(
+                other, (int, float)) else f"type {type(other)} not supported")
+        return self._binary(name, other)
+
+    def __lt__(self, other):
+        return self._compare("less", other)
+
+    def __gt__(self, other):
+        return self._compare("greater", other)
+
+    def __le__(self, other):
+        return self._compare("less_equal", other)
+
+    def __ge__(self, other):
+        return self._compare("greater_equal", other)
+
     def astype(self, dtype: str) -> "Call":
         """This value cast to ``dtype`` (classic ``ExprWithOp.astype``)."""
         from .op.tensor import cast
@@ -206,6 +224,7 @@ class Call(Expr):
     Function."""
 
     __slots__ = ("op", "args", "attrs", "type_args", "span")
+    _structural_graph = True  # sharing is structure (classic's graph nodes)
     _structural_fields = ("op", "args", "_structural_attrs", "type_args")
 
     @property
@@ -229,6 +248,7 @@ class Tuple(Expr):
     """A tuple of expressions."""
 
     __slots__ = ("fields",)
+    _structural_graph = staticmethod(lambda t: len(t.fields) > 0)  # not ()
     _structural_fields = ("fields",)
 
     def __init__(self, fields: Sequence[Expr]):
@@ -261,6 +281,7 @@ class Let(Expr):
     """``let var = value; body``."""
 
     __slots__ = ("var", "value", "body")
+    _structural_graph = True  # sharing is structure (classic's graph nodes)
     _structural_fields = ("var", "value", "body")
 
     def __init__(self, var: Var, value: Expr, body: Expr):
@@ -274,6 +295,7 @@ class If(Expr):
     """``if (cond) { true_branch } else { false_branch }``; ``cond`` is a scalar bool."""
 
     __slots__ = ("cond", "true_branch", "false_branch")
+    _structural_graph = True  # sharing is structure (classic's graph nodes)
     _structural_fields = ("cond", "true_branch", "false_branch")
 
     def __init__(self, cond: Expr, true_branch: Expr, false_branch: Expr):
@@ -287,6 +309,7 @@ class Function(Expr):
     __slots__ = ("params", "body", "ret_type", "type_params", "attrs")
     # the return type is compared where both sides know it (declared or inferred): classic
     # type inference fills in every function's return type
+    _structural_graph = True  # sharing is structure (classic's graph nodes)
     _structural_fields = ("params", "_structural_ret", "attrs", "type_params", "body")
     _structural_optional = ("_structural_ret",)
 
@@ -437,6 +460,86 @@ def with_children(n: Expr, memo: Dict[int, Expr]) -> Expr:
     return new
 
 
+def visit_children(e) -> list:
+    """The children of ``e`` in classic ``ExprVisitor`` order: a call's operator (an ``Op``,
+    a ``GlobalVar`` or an expression) before its arguments, a function's parameters before
+    its body, a let's value, variable and body."""
+    if isinstance(e, Call):
+        return [e.op] + list(e.args)
+    if isinstance(e, Function):
+        return list(e.params) + [e.body]
+    if isinstance(e, Let):
+        return [e.value, e.var, e.body]
+    if isinstance(e, If):
+        return [e.cond, e.true_branch, e.false_branch]
+    if isinstance(e, Tuple):
+        return list(e.fields)
+    if isinstance(e, TupleGetItem):
+        return [e.tuple_value]
+    return []
+
+
+def replace_children(n: Expr, sub) -> Expr:
+    """``n`` with each child ``c`` (:func:`visit_children`) replaced by ``sub(c)``: an untyped
+    copy, or ``n`` itself when nothing changes."""
+    old = visit_children(n)
+    new = [sub(c) for c in old]
+    if all(a is b for a, b in zip(old, new)):
+        return n
+    if isinstance(n, Call):
+        return Call(new[0], new[1:], n.attrs, n.type_args, n.span)
+    if isinstance(n, Function):
+        return Function(new[:-1], new[-1], n.ret_type, n.type_params, n.attrs)
+    if isinstance(n, Let):
+        return Let(new[1], new[0], new[2])
+    if isinstance(n, If):
+        return If(*new)
+    if isinstance(n, Tuple):
+        return Tuple(new)
+    if isinstance(n, TupleGetItem):
+        return TupleGetItem(new[0], n.index)
+    raise TVMError(f"cannot rebuild {type(n).__name__}")
+
+
+def substitute(expr: Expr, mapping: Dict[int, Expr], into_values: bool = False) -> Expr:
+    """``expr`` with every node whose id is in ``mapping`` replaced by its value there (an
+    explicit stack: any depth); with ``into_values`` the values are substituted in too
+    (classic ``ExprSubst``)."""
+    memo: Dict[int, Expr] = {}
+
+    def sub(c):
+        if id(c) in mapping and not into_values:
+            return mapping[id(c)]
+        return memo.get(id(c), c)
+
+    def target(e):
+        return mapping.get(id(e), e) if into_values else e
+
+    def kids(e):
+        if id(e) in mapping and not into_values:
+            return []
+        return visit_children(target(e))
+    for n in post_order(expr, kids):
+        if into_values or id(n) not in mapping:
+            memo[id(n)] = replace_children(target(n), sub)
+    return sub(expr)
+
+
+def bind(expr: Expr, binds: Dict[Var, Expr]) -> Expr:
+    """``expr`` with the variables of ``binds`` replaced by their expressions; a function
+    loses the parameters that are bound (classic ``relay.bind``)."""
+    for v, e in binds.items():
+        if not isinstance(v, Var) or not isinstance(e, Expr):
+            raise TVMError(f"relay.bind: binds map relay Vars to expressions, got "
+                           f"{type(v).__name__} -> {type(e).__name__}")
+    mapping = {id(v): e for v, e in binds.items()}
+    if isinstance(expr, Function):
+        params = [p for p in expr.params if id(p) not in mapping]
+        return Function(params, substitute(expr.body, mapping), expr.ret_type,
+                        expr.type_params, expr.attrs)
+    return substitute(expr, mapping)
+
+
 def rebuild_call(n: Call, args: Sequence[Expr], **changes) -> Call:
     """``n``'s op on ``args`` with its attributes updated by ``changes`` (an untyped copy)."""
     attrs = n.attrs if not changes else Attrs({**dict(n.attrs.items()), **changes})
@@ -489,4 +592,5 @@ def const(value, dtype: Optional[str] = None) -> Constant:
 
 __all__ = ["NodeTuple", "Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem",
            "Let", "If", "Function", "TupleWrapper", "var", "const", "children", "post_order",
-           "with_children", "rebuild_call", "wrap_in_function", "dataflow_children"]
+           "with_children", "rebuild_call", "wrap_in_function", "dataflow_children",
+           "visit_children", "replace_children", "substitute", "bind"]

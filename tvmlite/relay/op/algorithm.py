@@ -19,7 +19,19 @@ register("argsort", 1, topi_rel("argsort"), OpPattern.OPAQUE,
 register("topk", 1, topi_rel("topk"), OpPattern.OPAQUE,
          {"k": 1, "axis": -1, "ret_type": "both", "is_ascend": False, "dtype": "int32"})
 
+register("searchsorted", 2, topi_rel("searchsorted"), OpPattern.OPAQUE,
+         {"right": False, "dtype": "int64"})
+
 _RET_TYPES = ("both", "values", "indices")
+
+
+def searchsorted(sorted_sequence: Expr, values: Expr, right: bool = False,
+                 dtype: str = "int64") -> Expr:
+    """For each value, the index (of ``dtype``) in its row of ``sorted_sequence`` (the
+    innermost axis) where it would be inserted to keep the order: before equal elements,
+    or after them when ``right`` (``numpy.searchsorted``)."""
+    return make_call("searchsorted", [sorted_sequence, values], right=bool(right),
+                     dtype=str(dtype))
 
 
 def sort(data: Expr, axis: int = -1, is_ascend: bool = True) -> Expr:
@@ -56,4 +68,4 @@ def topk(data: Expr, k: Union[int, Expr] = 1, axis: int = -1, ret_type: str = "b
     return TupleWrapper(call, 2) if ret_type == "both" else call
 
 
-__all__ = ["sort", "argsort", "topk"]
+__all__ = ["sort", "argsort", "topk", "searchsorted"]

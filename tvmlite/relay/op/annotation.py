@@ -20,4 +20,17 @@ def stop_fusion(data: Expr) -> Expr:
     return make_call("annotation.stop_fusion", [data])
 
 
-__all__ = ["stop_fusion"]
+def _checkpoint_rel(types, attrs):
+    return tensor_arg("annotation.checkpoint", types, 0, "data")
+
+
+register("annotation.checkpoint", 1, _checkpoint_rel, OpPattern.ELEMWISE)
+
+
+def checkpoint(data: Expr) -> Expr:
+    """``data``, marked as a checkpoint: recomputed rather than kept for the gradient (here
+    it is the identity; ``relay.transform.gradient`` passes the gradient through)."""
+    return make_call("annotation.checkpoint", [data])
+
+
+__all__ = ["stop_fusion", "checkpoint"]

@@ -6,7 +6,11 @@ import re
 from typing import Tuple
 
 from ...error import TVMError
-from ..expr import Expr, TupleWrapper
+from ..expr import (
+    Constant,  # noqa: F401  (classic code reads relay.nn.Constant)
+    Expr,
+    TupleWrapper,
+)
 from ..ty import TensorType, TupleType
 from ._rel import RelayTypeError, ndim_arg, norm_axis, same_dtype, tensor_arg, topi_rel
 from .registry import OpPattern, make_call, register, register_arg_types
@@ -363,6 +367,14 @@ def softmax(data: Expr, axis: int = -1) -> Expr:
     return make_call("nn.softmax", [data], axis=int(axis))
 
 
+register("nn.fast_softmax", 1, _softmax_rel, OpPattern.OPAQUE, {"axis": -1})
+
+
+def fast_softmax(data: Expr, axis: int = -1) -> Expr:
+    """Softmax along ``axis`` with a fast approximation of exp (what FastMath swaps in)."""
+    return make_call("nn.fast_softmax", [data], axis=int(axis))
+
+
 def _batch_flatten_rel(types, attrs):
     t = tensor_arg("nn.batch_flatten", types, 0, "data")
     if not t.shape:
@@ -584,7 +596,7 @@ def batch_matmul(x: Expr, y: Expr, out_dtype: str = "", transpose_a: bool = Fals
                      transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
 
-__all__ += ["leaky_relu", "log_softmax", "layer_norm", "pad", "batch_matmul"]
+__all__ += ["leaky_relu", "log_softmax", "layer_norm", "pad", "batch_matmul", "fast_softmax"]
 
 
 # ----------------------------------------------------------- 1-D and 3-D conv and pooling
@@ -1215,6 +1227,37 @@ def deformable_conv2d(data: Expr, offset: Expr, weight: Expr, strides=(1, 1), pa
 
 
 __all__ += ["deformable_conv2d"]
+
+
+# ------------------------------------------------------------------------------ cross entropy
+def _cross_entropy_rel(name: str):
+    def rel(types, attrs):
+        p = tensor_arg(name, types, 0, "predictions")
+        t = tensor_arg(name, types, 1, "targets")
+        same_dtype(name, p, t, "predictions and targets")
+        if tuple(p.shape) != tuple(t.shape) or not p.shape:
+            raise RelayTypeError(f"{name}: predictions {tuple(p.shape)} and targets "
+                                 f"{tuple(t.shape)} must have the same (batched) shape")
+        return TensorType((), p.dtype)
+    return rel
+
+
+register("nn.cross_entropy", 2, _cross_entropy_rel("nn.cross_entropy"), OpPattern.OPAQUE)
+register("nn.cross_entropy_with_logits", 2,
+         _cross_entropy_rel("nn.cross_entropy_with_logits"), OpPattern.OPAQUE)
+
+
+def cross_entropy(predictions: Expr, targets: Expr) -> Expr:
+    """``-sum(log(predictions) * targets) / batch`` (a scalar)."""
+    return make_call("nn.cross_entropy", [predictions, targets])
+
+
+def cross_entropy_with_logits(predictions: Expr, targets: Expr) -> Expr:
+    """``-sum(predictions * targets) / batch`` of log-probabilities (a scalar)."""
+    return make_call("nn.cross_entropy_with_logits", [predictions, targets])
+
+
+__all__ += ["cross_entropy", "cross_entropy_with_logits"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

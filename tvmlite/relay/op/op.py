@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..._classic import unsupported, unsupported_function
+from ...error import TVMError
 from .registry import Op, OpPattern, get
 
 __all__ = ["get", "OpPattern", "Op", "register", "register_stateful", "register_compute",
@@ -46,8 +47,47 @@ def refuse_custom_attr(mod, key: str, pass_name: str) -> None:
 
 
 def register(op_name: str, describe: str = "") -> None:
-    """Classic ``register``: a new operator from Python (not supported by tvmlite)."""
-    raise unsupported("tvm.relay.op.register (new relay operators from Python)")
+    """Classic ``register``: a new operator ``op_name``, to be described with ``get(op_name)
+    .set_num_inputs``, ``add_type_rel`` ... It type-checks once it has a type relation; tvmlite
+    cannot lower it (its operators lower through their TOPI computes)."""
+    from .registry import register as _register
+
+    def no_relation(types, attrs):
+        raise TVMError(f"{op_name} has no type relation: add one with add_type_rel")
+    _register(op_name, -1, no_relation, OpPattern.OPAQUE, description=describe)
+
+
+# classic's documented support levels (1: basic ... 6: sorting; 10: the rest)
+_SUPPORT_LEVELS = {
+    1: "log sqrt rsqrt exp sigmoid add subtract multiply divide mod tanh concatenate "
+       "expand_dims nn.softmax nn.log_softmax nn.relu nn.dropout nn.batch_norm nn.bias_add",
+    2: "nn.conv1d nn.conv2d nn.conv3d nn.conv1d_transpose nn.conv2d_transpose "
+       "nn.conv3d_transpose nn.dense nn.matmul nn.batch_matmul nn.max_pool1d nn.max_pool2d "
+       "nn.max_pool3d nn.avg_pool1d nn.avg_pool2d nn.avg_pool3d nn.global_max_pool2d "
+       "nn.global_avg_pool2d nn.upsampling nn.upsampling3d nn.batch_flatten nn.pad nn.lrn "
+       "nn.l2_normalize nn.bitpack nn.bitserial_dense nn.bitserial_conv2d "
+       "nn.contrib_conv2d_winograd_without_weight_transform nn.depth_to_space "
+       "nn.space_to_depth",
+    3: "nn.leaky_relu nn.prelu reshape reshape_like copy transpose squeeze floor ceil sign "
+       "trunc clip round abs negative take zeros zeros_like ones ones_like gather gather_nd "
+       "full full_like cast reinterpret split arange meshgrid stack repeat tile reverse "
+       "reverse_sequence unravel_index sparse_to_dense",
+    4: "right_shift left_shift equal not_equal greater greater_equal less less_equal all any "
+       "logical_and logical_or logical_not logical_xor maximum minimum power where argmax "
+       "argmin sum max min mean variance std prod strided_slice broadcast_to",
+    5: "image.resize1d image.resize2d image.resize3d image.crop_and_resize image.dilation2d "
+       "vision.multibox_prior vision.multibox_transform_loc vision.non_max_suppression "
+       "vision.yolo_reorg",
+    6: "argsort topk",
+}
+
+
+def _set_support_levels() -> None:
+    from .registry import _OPS
+    for level, names in _SUPPORT_LEVELS.items():
+        for name in names.split():
+            if name in _OPS:
+                _OPS[name].support_level = level
 
 
 def register_stateful(op_name: str, stateful: bool, level: int = 10):
@@ -97,7 +137,8 @@ def register_legalize(op_name: str, legal_op: Optional[Callable] = None, level: 
 
 
 def register_gradient(op_name: str, fgradient: Optional[Callable] = None, level: int = 10):
-    """Set ``FPrimalGradient`` of ``op_name`` (tvmlite has no relay autodiff to read it)."""
+    """Set ``FPrimalGradient`` of ``op_name``: ``f(call, out_grad) -> [grad per argument]``,
+    what ``relay.transform.gradient`` differentiates the op with."""
     return _register_attr(op_name, "FPrimalGradient", fgradient, level)
 
 

@@ -33,7 +33,7 @@ class Op:
     """A primitive operator: what ``relay.op.get(name)`` returns."""
 
     __slots__ = ("name", "num_inputs", "type_rel", "pattern", "strategies", "attrs_defaults",
-                 "description", "_attrs", "arg_types")
+                 "description", "_attrs", "arg_types", "support_level", "arguments")
 
     def __reduce__(self):
         # an operator is pickled by name (save_json): the registry's one instance on load
@@ -53,6 +53,45 @@ class Op:
         # the others and the attributes determine (a conv2d's weight from its channels and
         # kernel_size), as classic's type relations assign them
         self.arg_types: Optional[Callable[[List[Any], Any], List[Any]]] = None
+        #: classic's documentation level (1: basic ... 10: temporary / experimental)
+        self.support_level = 10
+        self.arguments: List[Tuple[str, str, str]] = []
+
+    def set_num_inputs(self, n: int) -> None:
+        """Classic ``Op.set_num_inputs``: how many arguments a call takes."""
+        self.num_inputs = int(n)
+
+    def add_argument(self, name: str, type: str, description: str) -> None:  # noqa: A002
+        """Classic ``Op.add_argument``: document an argument."""
+        self.arguments.append((name, type, description))
+
+    def set_support_level(self, level: int) -> None:
+        """Classic ``Op.set_support_level``."""
+        self.support_level = int(level)
+
+    def add_type_rel(self, rel_name: str, type_rel_func: Optional[Callable] = None) -> None:
+        """Classic ``Op.add_type_rel``: the op's type relation, ``type_rel_func(arg_types,
+        attrs) -> out_type`` or a built-in one by name ("Identity": the first argument's type;
+        "Broadcast": the arguments' broadcast type)."""
+        global _generation
+        if type_rel_func is not None:
+            self.type_rel = type_rel_func
+        elif rel_name == "Identity":
+            self.type_rel = lambda types, attrs: types[0]
+        elif rel_name == "Broadcast":
+            from ..ty import TensorType
+            from ._rel import broadcast_shapes, same_dtype, tensor_arg
+            name = self.name
+
+            def rel(types, attrs):
+                a, b = tensor_arg(name, types, 0), tensor_arg(name, types, 1)
+                same_dtype(name, a, b)
+                return TensorType(broadcast_shapes(name, a.shape, b.shape), a.dtype)
+            self.type_rel = rel
+        else:
+            raise TVMError(f"{self.name}.add_type_rel: no built-in type relation {rel_name!r} "
+                           "(Identity or Broadcast; or give type_rel_func)")
+        _generation += 1
 
     def get_attr(self, key: str):
         """Classic ``Op.get_attr``: ``TOpPattern``, ``FTVMStrategy`` and whatever

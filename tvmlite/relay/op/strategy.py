@@ -317,6 +317,12 @@ register_strategy("nn.softmax", "cpu", _softmax,
                   lambda attrs, outs, tgt: _x86.schedule_softmax(outs))
 register_strategy("nn.softmax", "generic", _softmax,
                   lambda attrs, outs, tgt: _generic.schedule_softmax(outs))
+register_strategy("nn.fast_softmax", "cpu",
+                  lambda attrs, ins, ty: [topi.nn.fast_softmax(ins[0], attrs.axis)],
+                  lambda attrs, outs, tgt: _x86.schedule_softmax(outs))
+register_strategy("nn.fast_softmax", "generic",
+                  lambda attrs, ins, ty: [topi.nn.fast_softmax(ins[0], attrs.axis)],
+                  lambda attrs, outs, tgt: _generic.schedule_softmax(outs))
 
 
 # ------------------------------------------------------- element-wise, broadcast, transform
@@ -326,13 +332,17 @@ from . import transform as _transform_ops  # noqa: E402,F401  (registers the tra
 for _name in (_tensor_ops.UNARY_OPS + _tensor_ops.MATH_OPS + _tensor_ops.PREDICATE_OPS
               + ("logical_not",)):
     _injective_strategies(_name, _unary(getattr(topi, _name)))
+for _name in _tensor_ops.FAST_MATH_OPS:
+    _injective_strategies(_name, _unary(getattr(topi, _name)))
 _injective_strategies("bitwise_not", _unary(topi.bitwise_not))
 _injective_strategies("copy", _unary(topi.identity))
+_injective_strategies("annotation.checkpoint", _unary(topi.identity))
 for _name in _tensor_ops.ARITH_OPS + _tensor_ops.COMPARE_OPS + _tensor_ops.LOGICAL_OPS:
     _injective_strategies(_name, _binary(getattr(topi, _name)))
 _injective_strategies("clip", lambda attrs, ins, ty: [topi.clip(ins[0], attrs.a_min,
                                                                 attrs.a_max)])
 _injective_strategies("cast", lambda attrs, ins, ty: [topi.cast(ins[0], attrs.dtype)])
+_injective_strategies("cast_like", lambda attrs, ins, ty: [topi.cast(ins[0], ty.dtype)])
 _injective_strategies("where", lambda attrs, ins, ty: [topi.where(*ins)])
 _injective_strategies("reinterpret", lambda attrs, ins, ty: [topi.reinterpret(ins[0],
                                                                               attrs.dtype)])
@@ -546,6 +556,22 @@ for _name in ("prod", "all", "any", "argmax", "argmin"):
     _reduce_schedules(_name, _plain_reduce(_name), _x86.schedule_reduce,
                       _generic.schedule_reduce)
 _reduce_schedules("variance", _variance, _x86.schedule_reduce, _generic.schedule_reduce)
+
+
+def _cross_entropy(logits: bool):
+    def f(attrs, ins, ty):
+        p, t = ins
+        x = p if logits else topi.log(p)
+        total = topi.sum(topi.multiply(x, t))
+        batch = _tir_const(float(topi.utils.get_const_tuple(p.shape)[0]), p.dtype)
+        return [topi.divide(topi.negative(total), batch)]
+    return f
+
+
+_reduce_schedules("nn.cross_entropy", _cross_entropy(False), _x86.schedule_reduce,
+                  _generic.schedule_reduce)
+_reduce_schedules("nn.cross_entropy_with_logits", _cross_entropy(True), _x86.schedule_reduce,
+                  _generic.schedule_reduce)
 
 
 def _reshape_like(attrs, ins, ty):
@@ -893,6 +919,9 @@ for _name, _compute, _schedule in (("sort", _sort_compute, _generic.schedule_sor
                                    ("topk", _topk_compute, _generic.schedule_topk)):
     _host_only_strategies(_name, _compute, _schedule,
                           "it runs on the host through tvm.contrib.sort")
+_host_only_strategies("searchsorted", lambda attrs, ins, ty: [topi.searchsorted(
+    ins[0], ins[1], attrs.right, attrs.dtype)], _generic.schedule_extern,
+    "it is a sequential binary search per value")
 
 
 # ------------------------------------------------------------------ vision (relay.vision.*)

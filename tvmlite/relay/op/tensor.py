@@ -226,6 +226,12 @@ for _name in MATH_OPS:
 sign, tan, sinh, cosh, asin, acos, atan, asinh, acosh, atanh, trunc, log2, log10 = (
     _unary(n) for n in MATH_OPS)
 
+#: approximations of exp, tanh and erf (what ``relay.transform.FastMath`` swaps in)
+FAST_MATH_OPS = ("fast_exp", "fast_tanh", "fast_erf")
+for _name in FAST_MATH_OPS:
+    register(_name, 1, _unary_rel(_name), OpPattern.ELEMWISE)
+fast_exp, fast_tanh, fast_erf = (_unary(n) for n in FAST_MATH_OPS)
+
 
 def _bool_unary_rel(name: str):
     def rel(types: Sequence[Type], attrs) -> Type:
@@ -316,6 +322,20 @@ def cast(data: Expr, dtype: str) -> Expr:
     return make_call("cast", [data], dtype=str(dtype))
 
 
+def _cast_like_rel(types, attrs):
+    t = tensor_arg("cast_like", types, 0, "data")
+    like = tensor_arg("cast_like", types, 1, "dtype_like")
+    return TensorType(t.shape, like.dtype)
+
+
+register("cast_like", 2, _cast_like_rel, OpPattern.ELEMWISE)
+
+
+def cast_like(data: Expr, dtype_like: Expr) -> Expr:
+    """Convert ``data`` to the dtype of ``dtype_like``."""
+    return make_call("cast_like", [data, dtype_like])
+
+
 def _where_rel(types, attrs):
     name = "where"
     c = tensor_arg(name, types, 0, "condition")
@@ -334,6 +354,7 @@ def where(condition: Expr, x: Expr, y: Expr) -> Expr:
 
 
 __all__ = ["add", "subtract", "multiply", "divide", "reshape", "transpose", "concatenate",
-           "logical_not", "clip", "cast", "where", *UNARY_OPS, *MATH_OPS,
+           "logical_not", "clip", "cast", "cast_like", "where", *UNARY_OPS, *MATH_OPS,
+           *FAST_MATH_OPS,
            *PREDICATE_OPS, *INT_UNARY_OPS, *ARITH_OPS, *COMPARE_OPS,
            *LOGICAL_OPS]

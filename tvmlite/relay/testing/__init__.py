@@ -23,9 +23,10 @@ from . import (
     mobilenet,
     resnet,
     squeezenet,
+    synthetic,
     temp_op_attr,
 )
-from .init import Xavier, create_workload
+from .init import Constant, Xavier, create_workload
 
 
 def run_opt_pass(expr: Expr, opt_pass: Pass, import_prelude: bool = False) -> Expr:
@@ -49,9 +50,41 @@ def run_infer_type(expr: Expr) -> Expr:
 
 def check_grad(func, inputs=None, test_inputs=None, eps=1e-6, atol=1e-5, rtol=1e-3, scale=None,
                mean=0, mode="higher_order", target_devices=None, executor_kind="debug"):
-    """Classic numerical gradient check of a relay function: tvmlite has no relay automatic
-    differentiation, so this raises :class:`UnsupportedError`."""
-    raise unsupported("tvm.relay.testing.check_grad (relay automatic differentiation)")
+    """Check ``relay.transform.gradient`` of ``func`` against two-sided finite differences
+    of the sum of its output, on random inputs (``scale`` times a standard normal plus
+    ``mean``) or ``inputs``; only the gradients of ``test_inputs`` (default: all) are
+    compared, within ``atol`` / ``rtol``, on each of ``target_devices``."""
+    from ...testing import enabled_targets
+    from ..executor import create_executor
+    from ..transform import gradient
+    fwd_func = run_infer_type(func)
+    bwd_func = run_infer_type(gradient(fwd_func, mode=mode))
+    if scale is None:
+        scale = 10 * eps
+    if inputs is None:
+        inputs = [(np.random.normal(size=[int(d) for d in p.checked_type.shape]) * scale
+                   + mean).astype(p.checked_type.dtype) for p in fwd_func.params]
+    if test_inputs is None:
+        test_inputs = inputs
+    for target, dev in target_devices or enabled_targets():
+        bwd = create_executor(executor_kind, device=dev, target=target).evaluate(bwd_func)
+        fwd = create_executor(executor_kind, device=dev, target=target).evaluate(fwd_func)
+        _, grads = bwd(*inputs)
+        grads = [g.numpy().astype("float64") for g in grads]
+        if test_inputs is not inputs:
+            grads = [g for g, x in zip(grads, inputs)
+                     if any(x is t for t in test_inputs)]
+        for x, grad in zip(test_inputs, grads):
+            approx = np.zeros(x.shape)
+            for i in np.ndindex(*x.shape):
+                keep = x[i]
+                x[i] = keep + eps
+                plus = fwd(*inputs).numpy().astype("float64")
+                x[i] = keep - eps
+                minus = fwd(*inputs).numpy().astype("float64")
+                x[i] = keep
+                approx[i] = np.sum((plus - minus) / (2 * eps))
+            np.testing.assert_allclose(grad, approx, atol=atol, rtol=rtol)
 
 
 def rand(dtype: str, *shape: int):
@@ -62,3 +95,9 @@ def rand(dtype: str, *shape: int):
 __all__ = ["create_workload", "Xavier", "layers", "resnet", "mobilenet", "mlp", "dcgan",
            "inception_v3", "dqn", "squeezenet", "densenet", "lstm",
            "temp_op_attr", "run_opt_pass", "run_infer_type", "check_grad", "rand"]
+
+
+def _np_randn_from_type(t, scale: float = 1, mean: float = 0):
+    """Random normal values (times ``scale`` plus ``mean``) of tensor type ``t``."""
+    shape = [int(d) for d in t.shape]
+    return (mean + scale * np.random.randn(*shape)).astype(t.dtype)

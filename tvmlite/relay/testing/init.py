@@ -73,3 +73,13 @@ def create_workload(net, initializer: Optional[Callable] = None,
             initializer(p.name_hint, arr)
         params[p.name_hint] = _nd.array(arr)
     return IRModule({"main": func}), params
+
+
+class Constant:
+    """Classic's constant initializer: every parameter filled with ``value``."""
+
+    def __init__(self, value: float = 0.0):
+        self.value = value
+
+    def __call__(self, name: str, arr: np.ndarray) -> None:
+        arr[...] = self.value

@@ -80,6 +80,8 @@ def _call_type(e: Call) -> Type:
 
 def _infer_node(e: Expr, let_value: Dict[int, Expr]) -> Type:
     if isinstance(e, Var):
+        if id(e) in let_value and isinstance(let_value[id(e)], _CallArg):
+            return let_value[id(e)].arg.checked_type  # an unannotated parameter: its argument
         if id(e) in let_value:
             t = let_value[id(e)].checked_type
             if e.type_annotation is not None and e.type_annotation != t:
@@ -123,14 +125,32 @@ def _infer_node(e: Expr, let_value: Dict[int, Expr]) -> Type:
             if p._checked_type is None:
                 raise _unannotated(p)
             params.append(p._checked_type)
+        if e.ret_type is None:
+            e.ret_type = ret  # classic's inference fills in the return type
         return FuncType(params, ret)
     raise _fail(f"unknown expression {type(e).__name__}")
+
+
+class _CallArg:
+    """The argument an unannotated parameter of a called function takes its type from (the
+    arguments of a call are typed before the function it calls)."""
+
+    __slots__ = ("arg",)
+
+    def __init__(self, arg: Expr):
+        self.arg = arg
 
 
 def infer_type(expr: Expr) -> Expr:
     """Annotate ``expr`` and every sub-expression with ``checked_type``; return ``expr``."""
     nodes = post_order(expr)
     let_value = {id(n.var): n.value for n in nodes if isinstance(n, Let)}
+    for n in nodes:
+        if isinstance(n, Call) and isinstance(n.op, Function) \
+                and len(n.op.params) == len(n.args):
+            for p, a in zip(n.op.params, n.args):
+                if p.type_annotation is None and p._checked_type is None:
+                    let_value.setdefault(id(p), _CallArg(a))
     for n in nodes:
         if n._checked_type is None:
             n._checked_type = _infer_node(n, let_value)
