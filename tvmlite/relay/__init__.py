@@ -48,7 +48,7 @@ from .op.transform import *  # noqa: F401,F403
 from .parser import fromtext, parse, parse_expr
 from .printer import astext, pretty_print
 from .scope_builder import ScopeBuilder
-from .ty import FuncType, IncompleteType, TensorType, TupleType, Type, scalar_type
+from .ty import Any, FuncType, IncompleteType, TensorType, TupleType, Type, scalar_type
 
 _register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)
 _register_expr_wrapper(expr.wrap_in_function)

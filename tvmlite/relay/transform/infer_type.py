@@ -7,9 +7,11 @@ from typing import Dict
 from ...error import TVMError
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, register_pass
+from ...tir.expr import Any, PrimExpr, SizeVar
+from ...tir.functor import post_order_visit
 from ..expr import Call, Constant, Expr, Function, If, Let, Tuple, TupleGetItem, Var, post_order
 from ..op.registry import Op
-from ..ty import FuncType, TensorType, TupleType, Type, type_str
+from ..ty import FuncType, TensorType, TupleType, Type, _same_dim, has_any, type_str
 
 
 class RelayTypeInferenceError(TVMError):
@@ -54,6 +56,99 @@ def _arg_types(e: Call) -> list:
     return arg_types
 
 
+def _with_dims(t, dim):
+    """``t`` with each ``Any`` dimension replaced by ``dim``."""
+    if isinstance(t, TensorType) and has_any(t):
+        return TensorType([dim if isinstance(d, Any) else d for d in t.shape], t.dtype)
+    if isinstance(t, TupleType):
+        return TupleType([_with_dims(f, dim) for f in t.fields])
+    return t
+
+
+def _with_any(t, depends) -> Type:
+    """``t`` with each dimension for which ``depends(i, dim)`` holds made ``Any``."""
+    if isinstance(t, TensorType):
+        return TensorType([Any() if isinstance(d, Any) or depends(d) else d for d in t.shape],
+                          t.dtype)
+    if isinstance(t, TupleType):
+        return TupleType([_with_any(f, depends) for f in t.fields])
+    return t
+
+
+def _uses(d, var) -> bool:
+    if not isinstance(d, PrimExpr):
+        return False
+    found = []
+    post_order_visit(d, lambda n: found.append(1) if n is var else None)
+    return bool(found)
+
+
+def _probe_dims(a: Type, b: Type, out: list) -> None:
+    """Compare the results of two probes: a dimension that differs is data dependent."""
+    if isinstance(a, TensorType):
+        out.extend(x != y for x, y in zip(a.shape, b.shape))
+    elif isinstance(a, TupleType):
+        for x, y in zip(a.fields, b.fields):
+            _probe_dims(x, y, out)
+
+
+_PROBES = (97, 131)
+
+
+def apply_relation(op: Op, arg_types: list, attrs) -> Type:
+    """``op``'s type relation on ``arg_types``. Where they hold ``Any`` dimensions the
+    relation first sees a size variable in their place, and each output dimension that
+    depends on it is ``Any``; a relation that needs known sizes is asked twice instead, with
+    two sizes for the unknowns, and the output dimensions that differ are ``Any`` (classic's
+    rule: only what is known is checked)."""
+    if not any(has_any(t) for t in arg_types):
+        return op.type_rel(arg_types, attrs)
+    n = SizeVar("any_dim", "int64")
+    try:
+        out = op.type_rel([_with_dims(t, n) for t in arg_types], attrs)
+        return _with_any(out, lambda d: _uses(d, n))
+    except (TVMError, ValueError, TypeError, IndexError) as err:
+        first = err
+    try:
+        probes = [op.type_rel([_with_dims(t, p) for t in arg_types], attrs) for p in _PROBES]
+    except (TVMError, ValueError, TypeError, IndexError):
+        raise first from None
+    differs: list = []
+    _probe_dims(probes[0], probes[1], differs)
+    flags = iter(differs)
+    return _with_any(probes[0], lambda d: next(flags))
+
+
+def type_matches(want: Type, got: Type) -> bool:
+    """Whether a value of type ``got`` may be given where ``want`` is expected: equal types,
+    or equal but where ``want`` (or ``got``) has an ``Any`` dimension."""
+    if want == got:
+        return True
+    if isinstance(want, TensorType) and isinstance(got, TensorType):
+        return (want.dtype == got.dtype and len(want.shape) == len(got.shape)
+                and all(isinstance(a, Any) or isinstance(b, Any) or _same_dim(a, b)
+                        for a, b in zip(want.shape, got.shape)))
+    if isinstance(want, TupleType) and isinstance(got, TupleType):
+        return len(want.fields) == len(got.fields) and all(
+            type_matches(a, b) for a, b in zip(want.fields, got.fields))
+    if isinstance(want, FuncType) and isinstance(got, FuncType):
+        return len(want.arg_types) == len(got.arg_types) and all(
+            type_matches(a, b) for a, b in zip(want.arg_types, got.arg_types)) and \
+            type_matches(want.ret_type, got.ret_type)
+    return False
+
+
+def join_types(a: Type, b: Type) -> Type:
+    """The type of a value that is ``a`` or ``b`` (an If's branches): where their dimensions
+    differ, ``Any``."""
+    if isinstance(a, TensorType) and isinstance(b, TensorType) and a != b:
+        return TensorType([x if isinstance(x, int) and isinstance(y, int) and x == y else Any()
+                           for x, y in zip(a.shape, b.shape)], a.dtype)
+    if isinstance(a, TupleType) and isinstance(b, TupleType) and a != b:
+        return TupleType([join_types(x, y) for x, y in zip(a.fields, b.fields)])
+    return a
+
+
 def _call_type(e: Call) -> Type:
     arg_types = _arg_types(e)
     if isinstance(e.op, Op):
@@ -61,7 +156,7 @@ def _call_type(e: Call) -> Type:
         if op.num_inputs >= 0 and len(arg_types) != op.num_inputs:
             raise _fail(f"{op.name} takes {op.num_inputs} argument(s), got {len(arg_types)}")
         try:
-            return op.type_rel(arg_types, e.attrs)
+            return apply_relation(op, arg_types, e.attrs)
         except TVMError as err:
             shown = ", ".join(type_str(t) for t in arg_types)
             raise _fail(f"{err} [in {op.name}({shown})]") from None
@@ -72,7 +167,7 @@ def _call_type(e: Call) -> Type:
         raise _fail(f"function of {len(ftype.arg_types)} parameter(s) called with "
                     f"{len(arg_types)} argument(s)")
     for i, (want, got) in enumerate(zip(ftype.arg_types, arg_types)):
-        if want != got:
+        if not type_matches(want, got):
             raise _fail(f"argument {i} of a function call has type {type_str(got)}, the "
                         f"parameter expects {type_str(want)}")
     return ftype.ret_type
@@ -82,7 +177,7 @@ def _infer_node(e: Expr, let_value: Dict[int, Expr]) -> Type:
     if isinstance(e, Var):
         if id(e) in let_value:
             t = let_value[id(e)].checked_type
-            if e.type_annotation is not None and e.type_annotation != t:
+            if e.type_annotation is not None and not type_matches(e.type_annotation, t):
                 raise _fail(f"let variable %{e.name_hint} is annotated "
                             f"{type_str(e.type_annotation)} but bound to {type_str(t)}")
             return t
@@ -107,15 +202,17 @@ def _infer_node(e: Expr, let_value: Dict[int, Expr]) -> Type:
         if ct != TensorType((), "bool"):
             raise _fail(f"the condition of If must be a scalar bool, got {type_str(ct)}")
         tt, ft = e.true_branch.checked_type, e.false_branch.checked_type
-        if tt != ft:
+        if not type_matches(tt, ft):
             raise _fail(f"the branches of If have different types {type_str(tt)} and "
                         f"{type_str(ft)}")
-        return tt
+        return join_types(tt, ft)
     if isinstance(e, Function):
         ret = e.body.checked_type
-        if e.ret_type is not None and e.ret_type != ret:
+        if e.ret_type is not None and not type_matches(e.ret_type, ret):
             raise _fail(f"function declares return type {type_str(e.ret_type)} but its body "
                         f"has type {type_str(ret)}")
+        if e.ret_type is not None:
+            ret = e.ret_type
         params = []
         for p in e.params:
             if p._checked_type is None:
