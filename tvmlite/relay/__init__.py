@@ -5,6 +5,7 @@ Every operator lowers through its one TOPI compute; each fused group becomes one
 built by the one lowering pipeline into one library.
 """
 from ..contrib.param_dict import load_param_dict, save_param_dict
+from ..ir import module as _ir_module
 from ..ir.base import SourceName, Span
 from ..ir.module import GlobalVar, IRModule
 from ..ir.module import register_expr_wrapper as _register_expr_wrapper
@@ -52,10 +53,29 @@ from .ty import Any, FuncType, IncompleteType, TensorType, TupleType, Type, scal
 
 _register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)
 _register_expr_wrapper(expr.wrap_in_function)
+_ir_module._CALL_BUILDERS[:] = [expr.Call]
 op.strategy.register_gpu_strategies()
 op.registry.mark_builtin()
 
 
 from .._classic import fallback as _fallback  # noqa: E402
+from . import adt, loops, prelude  # noqa: E402
+from .adt import (  # noqa: E402
+    Clause,
+    Constructor,
+    GlobalTypeVar,
+    Match,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    RefType,
+    TypeCall,
+    TypeData,
+    TypeVar,
+)
+from .backend import interpreter, vm  # noqa: E402
+from .expr import RefCreate, RefRead, RefWrite  # noqa: E402
+from .prelude import Prelude  # noqa: E402
 
 __getattr__ = _fallback(__name__)

@@ -40,6 +40,8 @@ def bound_vars(expr: Expr) -> List[Var]:
             out.extend(n.params)
         elif isinstance(n, Let):
             out.append(n.var)
+        elif hasattr(n, "_bound_vars"):  # a Match's pattern variables
+            out.extend(n._bound_vars())
     return out
 
 

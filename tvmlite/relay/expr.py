@@ -12,6 +12,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 import numpy as np
 
 from ..error import TVMError
+from ..ir.module import GlobalVar
 from ..runtime import ndarray
 from .ty import IncompleteType, TensorType, Type
 
@@ -216,7 +217,7 @@ class Call(Expr):
         super().__init__()
         self.span = span  # where the call came from (printed, not structure)
         for i, a in enumerate(args):
-            if not isinstance(a, Expr):
+            if not isinstance(a, (Expr, GlobalVar)):
                 raise TVMError(f"argument {i} of a call to {getattr(op, 'name', op)} is "
                                f"{type(a).__name__}, not a relay expression")
         self.op = op
@@ -235,7 +236,7 @@ class Tuple(Expr):
         super().__init__()
         self.fields = NodeTuple(fields)
         for i, f in enumerate(self.fields):
-            if not isinstance(f, Expr):
+            if not isinstance(f, (Expr, GlobalVar)):
                 raise TVMError(f"tuple field {i} is {type(f).__name__}, not a relay expression")
 
     def __getitem__(self, i: int) -> Expr:
@@ -355,6 +356,8 @@ def children(e: Expr) -> List[Expr]:
         return [e.cond, e.true_branch, e.false_branch]
     if isinstance(e, Function):
         return [e.body]
+    if hasattr(e, "_children"):  # Match, RefCreate, ... (relay.adt and below)
+        return e._children()
     return []
 
 
@@ -487,6 +490,50 @@ def const(value, dtype: Optional[str] = None) -> Constant:
     return Constant(ndarray.array(arr))
 
 
-__all__ = ["NodeTuple", "Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem",
-           "Let", "If", "Function", "TupleWrapper", "var", "const", "children", "post_order",
+class RefCreate(Expr):
+    """A new mutable reference holding ``value`` (classic ``relay.RefCreate``)."""
+
+    __slots__ = ("value",)
+    _structural_fields = ("value",)
+
+    def __init__(self, value: Expr):
+        super().__init__()
+        self.value = value
+
+    def _children(self) -> List[Expr]:
+        return [self.value]
+
+
+class RefRead(Expr):
+    """The value a reference holds (classic ``relay.RefRead``)."""
+
+    __slots__ = ("ref",)
+    _structural_fields = ("ref",)
+
+    def __init__(self, ref: Expr):
+        super().__init__()
+        self.ref = ref
+
+    def _children(self) -> List[Expr]:
+        return [self.ref]
+
+
+class RefWrite(Expr):
+    """Store ``value`` in reference ``ref``; evaluates to the empty tuple (classic
+    ``relay.RefWrite``)."""
+
+    __slots__ = ("ref", "value")
+    _structural_fields = ("ref", "value")
+
+    def __init__(self, ref: Expr, value: Expr):
+        super().__init__()
+        self.ref, self.value = ref, value
+
+    def _children(self) -> List[Expr]:
+        return [self.ref, self.value]
+
+
+__all__ = ["RefCreate", "RefRead", "RefWrite", "NodeTuple", "Attrs", "Expr", "Var", "Constant",
+           "Call", "Tuple", "TupleGetItem", "Let", "If", "Function", "TupleWrapper", "var",
+           "const", "children", "post_order",
            "with_children", "rebuild_call", "wrap_in_function", "dataflow_children"]

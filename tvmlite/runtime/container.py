@@ -12,12 +12,30 @@ __all__ = ["ADT", "Array", "Map", "ShapeTuple", "String", "getitem_helper", "con
 
 
 class ADT(tuple):
-    """Classic's algebraic data type value: here the tuple of arrays a relay function with a
-    tuple result evaluates to (tag 0)."""
+    """Classic's algebraic data type value (``ADT(tag, fields)``): a tuple's value (tag 0) or
+    a value a relay ``Constructor`` built (its tag); iterates, indexes and ``len``s as its
+    fields. ``ADT(fields)`` is a tuple value."""
+
+    def __new__(cls, tag=0, fields=None):
+        if fields is None and not isinstance(tag, int):
+            tag, fields = 0, tag
+        obj = super().__new__(cls, fields or ())
+        obj._tag = int(tag)
+        return obj
 
     @property
     def tag(self) -> int:
-        return 0
+        return self._tag
+
+    @property
+    def fields(self) -> list:
+        return list(self)
+
+    def __repr__(self) -> str:
+        return f"ADT(tag={self._tag}, {list(self)!r})"
+
+    def __reduce__(self):
+        return ADT, (self._tag, list(self))
 
 
 def convert(value):
