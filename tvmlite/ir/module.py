@@ -105,6 +105,8 @@ class IRModule:
             self.type_definitions[name.name_hint if hasattr(name, "name_hint") else name] = func
             return
         key = name.name_hint if isinstance(name, GlobalVar) else name
+        for wrap in _EXPR_WRAPPERS:  # a relay expression becomes a function (classic)
+            func = wrap(func)
         self.functions[key] = func
 
     def get_global_type_var(self, name: str):

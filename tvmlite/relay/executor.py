@@ -131,7 +131,23 @@ def _as_input(param, value):
     if isinstance(value, (bool, int, float, np.ndarray, np.generic)) and \
             isinstance(ann, TensorType):
         return np.asarray(value, dtype=ann.dtype)
+    if isinstance(value, (list, tuple)) and not isinstance(value, ADT):
+        fields = getattr(ann, "fields", None) or [None] * len(value)
+        return ADT(0, [_to_vm(_as_input(_Typed(t), v)) for t, v in zip(fields, value)])
     return value
+
+
+class _Typed:
+    """A stand-in parameter annotated ``type_annotation`` (a tuple input's field)."""
+
+    def __init__(self, t):
+        self.type_annotation = t
+
+
+def _to_vm(value):
+    if isinstance(value, (_nd.NDArray, ADT)):
+        return value
+    return _nd.array(np.asarray(value))
 
 
 def _nest(ty, flat):

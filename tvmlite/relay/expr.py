@@ -144,6 +144,18 @@ class Expr:
     def __rtruediv__(self, other):
         return self._binary("divide", other, True)
 
+    def __lt__(self, other):
+        return self._binary("less", other)
+
+    def __le__(self, other):
+        return self._binary("less_equal", other)
+
+    def __gt__(self, other):
+        return self._binary("greater", other)
+
+    def __ge__(self, other):
+        return self._binary("greater_equal", other)
+
     def astype(self, dtype: str) -> "Call":
         """This value cast to ``dtype`` (classic ``ExprWithOp.astype``)."""
         from .op.tensor import cast

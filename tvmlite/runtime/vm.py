@@ -50,6 +50,15 @@ def _to_array(value):
     return _nd.array(np.asarray(value))
 
 
+def _spread(value, out: list) -> None:
+    from .container import ADT
+    if isinstance(value, (list, tuple)) and not isinstance(value, ADT):
+        for v in value:
+            _spread(v, out)
+    else:
+        out.append(value)
+
+
 class VirtualMachine:
     """Runs an :class:`Executable` on ``device`` (classic ``tvm.runtime.vm.VirtualMachine``).
 
@@ -74,6 +83,12 @@ class VirtualMachine:
 
     def _args(self, func_name: str, args, kwargs) -> list:
         names = self._machine.param_names(func_name)
+        # a Python list or tuple spreads into positional inputs (classic); pass an ADT
+        # for a tuple input
+        flat: list = []
+        for a in args:
+            _spread(a, flat)
+        args = flat
         if kwargs:
             given = list(args) + [None] * (len(names) - len(args))
             for k, v in kwargs.items():
@@ -92,6 +107,38 @@ class VirtualMachine:
         """Keep the inputs of ``func_name`` for a later ``invoke(func_name)``."""
         self._inputs[func_name] = self._args(func_name, args, kwargs)
 
+    def set_one_input(self, func_name: str, *args, **kwargs) -> None:
+        """Set one input of ``func_name``: ``(index_or_name, value)`` or ``name=value``."""
+        names = self._machine.param_names(func_name)
+        if kwargs:
+            if args or len(kwargs) != 1:
+                raise TVMError("set_one_input: give one input, by position or by name")
+            (key, value), = kwargs.items()
+        elif len(args) == 2:
+            key, value = args
+        else:
+            raise TVMError("set_one_input: give one input, by position or by name")
+        index = names.index(key) if isinstance(key, str) and key in names else key
+        if not isinstance(index, int) or not 0 <= index < len(names):
+            raise TVMError(f"set_one_input: function {func_name!r} has no input {key!r} "
+                           f"(inputs: {names})")
+        current = self._inputs.setdefault(func_name, [None] * len(names))
+        current[index] = _to_array(value)
+
+    def invoke_with_outputs(self, func_name: str, input_args, output_args) -> None:
+        """Run ``func_name`` on ``input_args`` and copy its outputs into ``output_args``."""
+        if isinstance(input_args, dict):
+            out = self.invoke(func_name, **input_args)
+        else:
+            out = self.invoke(func_name, *input_args)
+        from .container import ADT
+        outs = list(out) if isinstance(out, ADT) and out.tag == 0 else [out]
+        if len(outs) != len(output_args):
+            raise TVMError(f"invoke_with_outputs: {func_name!r} has {len(outs)} output(s), "
+                           f"{len(output_args)} given")
+        for src, dst in zip(outs, output_args):
+            dst.copyfrom(src)
+
     def get_input_index(self, input_name: str, func_name: str = "main") -> int:
         names = self._machine.param_names(func_name)
         return names.index(input_name) if input_name in names else -1
@@ -102,7 +149,12 @@ class VirtualMachine:
             self.set_input(func_name, *args, **kwargs)
         elif func_name not in self._inputs:
             self.set_input(func_name)
-        return self._machine.invoke(func_name, self._inputs[func_name])
+        given = self._inputs[func_name]
+        if any(v is None for v in given):
+            names = self._machine.param_names(func_name)
+            unset = [n for n, v in zip(names, given) if v is None]
+            raise TVMError(f"VirtualMachine: inputs {unset} of {func_name!r} were not set")
+        return self._machine.invoke(func_name, given)
 
     def run(self, *args, **kwargs):
         """``invoke("main", ...)``."""

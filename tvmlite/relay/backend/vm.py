@@ -487,7 +487,7 @@ class Machine:
         flat: list = []
         memo: Dict[int, Expr] = {}
         for i, (leaf, value) in enumerate(zip(region.leaves, ins)):
-            memo[id(leaf)] = _leaf_expr(value, f"p{i}", params, flat)
+            memo[id(leaf)] = _leaf_expr(value, f"vm_input{i}", params, flat)
         for n in region.nodes:
             memo[id(n)] = _copy(n, memo)
         func = Function(params, memo[id(region.root)])

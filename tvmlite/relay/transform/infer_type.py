@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Dict
 
 from ...error import TVMError
-from ...ir.module import IRModule
+from ...ir.module import GlobalVar, IRModule
 from ...ir.transform import ModulePass, Pass, register_pass
 from ...tir.expr import Any, PrimExpr, SizeVar
 from ...tir.functor import post_order_visit
 from ..expr import Call, Constant, Expr, Function, If, Let, Tuple, TupleGetItem, Var, post_order
 from ..op.registry import Op
-from ..ty import FuncType, TensorType, TupleType, Type, _same_dim, has_any, type_str
+from ..ty import FuncType, IncompleteType, TensorType, TupleType, Type, _same_dim, has_any, type_str
 
 
 class RelayTypeInferenceError(TVMError):
@@ -149,7 +149,58 @@ def join_types(a: Type, b: Type) -> Type:
     return a
 
 
+class _Untyped(RelayTypeInferenceError):
+    """A function tvmlite's inference does not type (ADTs, references, polymorphism): the
+    relay VM runs it untyped, and so do the functions calling it."""
+
+
+_MODULES: list = []  # the module InferType is typing (calls through GlobalVars)
+_IN_PROGRESS: set = set()
+
+
+def _untypable(func: Function) -> bool:
+    if func.type_params:
+        return True
+    return any(hasattr(n, "_children") or type(n).__name__ == "Constructor"
+               for n in post_order(func))
+
+
+def _global_type(gv: GlobalVar) -> Type:
+    """The type of global function ``gv`` of the module being typed; a recursive call
+    inside it takes its declared type (its return type unknown if not declared)."""
+    if not _MODULES or gv.name_hint not in _MODULES[-1]:
+        raise _fail(f"call of @{gv.name_hint}, which is not a function of the module")
+    func = _MODULES[-1][gv.name_hint]
+    if isinstance(func._checked_type, FuncType):
+        return func._checked_type
+    if gv.name_hint in _IN_PROGRESS:
+        if any(p.type_annotation is None for p in func.params):
+            raise _fail(f"recursive function @{gv.name_hint} needs type annotations on its "
+                        "parameters")
+        ret = func.ret_type if func.ret_type is not None else IncompleteType()
+        return FuncType([p.type_annotation for p in func.params], ret)
+    if not isinstance(func, Function) or _untypable(func):
+        raise _Untyped(gv.name_hint)
+    _IN_PROGRESS.add(gv.name_hint)
+    try:
+        infer_type(func)
+    finally:
+        _IN_PROGRESS.discard(gv.name_hint)
+    return func.checked_type
+
+
 def _call_type(e: Call) -> Type:
+    if isinstance(e.op, GlobalVar):
+        ftype = _global_type(e.op)
+        arg_types = [a.checked_type for a in e.args]
+        if len(ftype.arg_types) != len(arg_types):
+            raise _fail(f"@{e.op.name_hint} takes {len(ftype.arg_types)} argument(s), got "
+                        f"{len(arg_types)}")
+        for i, (want, got) in enumerate(zip(ftype.arg_types, arg_types)):
+            if not type_matches(want, got):
+                raise _fail(f"argument {i} of @{e.op.name_hint} has type {type_str(got)}, "
+                            f"the parameter expects {type_str(want)}")
+        return ftype.ret_type
     arg_types = _arg_types(e)
     if isinstance(e.op, Op):
         op = e.op
@@ -202,6 +253,10 @@ def _infer_node(e: Expr, let_value: Dict[int, Expr]) -> Type:
         if ct != TensorType((), "bool"):
             raise _fail(f"the condition of If must be a scalar bool, got {type_str(ct)}")
         tt, ft = e.true_branch.checked_type, e.false_branch.checked_type
+        if isinstance(tt, IncompleteType):  # a recursive call's unknown result
+            return ft
+        if isinstance(ft, IncompleteType):
+            return tt
         if not type_matches(tt, ft):
             raise _fail(f"the branches of If have different types {type_str(tt)} and "
                         f"{type_str(ft)}")
@@ -213,6 +268,9 @@ def _infer_node(e: Expr, let_value: Dict[int, Expr]) -> Type:
                         f"has type {type_str(ret)}")
         if e.ret_type is not None:
             ret = e.ret_type
+        if isinstance(ret, IncompleteType):
+            raise _fail("cannot infer the return type of a recursive function: declare it "
+                        "(relay.Function(params, body, ret_type))")
         params = []
         for p in e.params:
             if p._checked_type is None:
@@ -229,15 +287,33 @@ def infer_type(expr: Expr) -> Expr:
     nodes = post_order(expr)
     let_value = {id(n.var): n.value for n in nodes if isinstance(n, Let)}
     for n in nodes:
+        if isinstance(n, GlobalVar):
+            raise _Untyped(f"relay type inference: @{n.name_hint} used as a value (a function "
+                           "passed around) is not typed by tvmlite; the relay VM runs it")
         if n._checked_type is None:
             n._checked_type = _infer_node(n, let_value)
     return expr
 
 
 def _run(mod: IRModule, ctx) -> IRModule:
-    for func in mod.functions.values():
-        if isinstance(func, Expr):
-            infer_type(func)
+    _MODULES.append(mod)
+    try:
+        for name, func in list(mod.functions.items()):
+            if not isinstance(func, Function) or isinstance(func._checked_type, FuncType):
+                if isinstance(func, Expr):
+                    infer_type(func)
+                continue
+            if _untypable(func):
+                continue
+            try:
+                _IN_PROGRESS.add(name)
+                infer_type(func)
+            except _Untyped:
+                continue
+            finally:
+                _IN_PROGRESS.discard(name)
+    finally:
+        _MODULES.pop()
     return mod
 
 
