@@ -18,7 +18,7 @@ from ..runtime.container import ADT
 from ..runtime.device import Device, cpu
 from .analysis import free_vars
 from .build_module import build
-from .expr import Expr, Function, const, post_order, with_children
+from .expr import Constant, Expr, Function, const, post_order, with_children
 from .transform import InferType
 from .ty import TensorType, TupleType
 
@@ -126,8 +126,10 @@ _VM_KINDS = ("vm", "debug")
 
 def _as_input(param, value):
     """A number or numpy array given for ``param`` in its annotated dtype (classic's
-    executors copy inputs into the parameter's type)."""
+    executors copy inputs into the parameter's type); a relay constant is its value."""
     ann = getattr(param, "type_annotation", None)
+    if isinstance(value, Constant):
+        value = value.data
     if isinstance(value, (bool, int, float, np.ndarray, np.generic)) and \
             isinstance(ann, TensorType):
         return np.asarray(value, dtype=ann.dtype)
@@ -147,6 +149,8 @@ class _Typed:
 def _to_vm(value):
     if isinstance(value, (_nd.NDArray, ADT)):
         return value
+    if isinstance(value, Constant):
+        return value.data
     return _nd.array(np.asarray(value))
 
 

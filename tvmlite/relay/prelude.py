@@ -38,9 +38,11 @@ def _i(v: int) -> Expr:
 
 
 def _fn(names: str, body: Callable[..., Expr]) -> Function:
-    """``fn (%a, %b ...) { body(a, b ...) }`` with parameters named by ``names``."""
+    """``fn [A](%a, %b ...) { body(a, b ...) }`` with parameters named by ``names``: a
+    polymorphic function (classic's prelude types them; tvmlite's inference leaves them to
+    the VM)."""
     params = [Var(n) for n in names.split()]
-    return Function(params, body(*params))
+    return Function(params, body(*params), type_params=[TypeVar("A")])
 
 
 def _adt(mod: IRModule, name: str, ctors: List[tuple], nparams: int = 1) -> tuple:
@@ -307,6 +309,15 @@ class Prelude:
         raise TVMError(f"Prelude: ADT {ty_name} has no constructor {canonical}")
 
 
+class StaticTensorArrayOps:
+    """Classic's tensor arrays of static shape: not supported by tvmlite."""
+
+    def __init__(self, prelude, dtype, shape, batch_dim=None):
+        from .._classic import UnsupportedError
+        raise UnsupportedError("relay.prelude.StaticTensorArrayOps (tensor arrays) is not "
+                               "supported by tvmlite")
+
+
 def make_nat_expr(prelude: Prelude, n: int) -> Expr:
     """The relay expression of nat ``n`` (``succ(succ(... zero()))``)."""
     _, z, s = prelude.mod.get_type("nat")
@@ -338,4 +349,4 @@ def count(prelude: Prelude, n) -> int:
     return k
 
 
-__all__ = ["Prelude", "make_nat_expr", "make_nat_value", "count"]
+__all__ = ["StaticTensorArrayOps", "Prelude", "make_nat_expr", "make_nat_value", "count"]

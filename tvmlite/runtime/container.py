@@ -7,8 +7,8 @@ from ..tir.expr import IterVar, Node, PrimExpr
 from ..tir.op import convert as to_expr
 from .packed_func import PackedFunc
 
-__all__ = ["ADT", "Array", "Map", "ShapeTuple", "String", "getitem_helper", "convert",
-           "convert_to_object"]
+__all__ = ["tuple_object", "ADT", "Array", "Map", "ShapeTuple", "String", "getitem_helper",
+           "convert", "convert_to_object"]
 
 
 class ADT(tuple):
@@ -36,6 +36,11 @@ class ADT(tuple):
 
     def __reduce__(self):
         return ADT, (self._tag, list(self))
+
+
+def tuple_object(fields=None) -> ADT:
+    """A tuple value of ``fields`` (classic ``container.tuple_object``)."""
+    return ADT(0, list(fields or ()))
 
 
 def convert(value):

@@ -39,24 +39,23 @@ class Executable:
 
 
 def _to_array(value):
-    """A VM argument: NDArrays and ADTs as they are, numpy arrays and numbers as NDArrays."""
+    """A VM argument: NDArrays and ADTs as they are, numpy arrays and numbers as NDArrays
+    (Python ints and bools int32, floats float32, as classic), lists and tuples as tuple
+    ADTs."""
     from .container import ADT
     if isinstance(value, (_nd.NDArray, ADT)):
         return value
     if isinstance(value, (list, tuple)) and not isinstance(value, np.ndarray):
         return ADT(0, [_to_array(v) for v in value])
-    if hasattr(value, "_vm_value"):
+    if isinstance(value, (bool, int)) and not isinstance(value, np.generic):
+        return _nd.array(np.asarray(value, dtype="int32"))
+    if isinstance(value, float):
+        return _nd.array(np.asarray(value, dtype="float32"))
+    if isinstance(value, (np.ndarray, np.generic)):
+        return _nd.array(np.asarray(value))
+    if type(value).__name__ in ("RefValue", "Closure"):  # the machine's own values
         return value
-    return _nd.array(np.asarray(value))
-
-
-def _spread(value, out: list) -> None:
-    from .container import ADT
-    if isinstance(value, (list, tuple)) and not isinstance(value, ADT):
-        for v in value:
-            _spread(v, out)
-    else:
-        out.append(value)
+    raise TVMError(f"VirtualMachine: unsupported input of type {type(value).__name__}")
 
 
 class VirtualMachine:
@@ -83,12 +82,7 @@ class VirtualMachine:
 
     def _args(self, func_name: str, args, kwargs) -> list:
         names = self._machine.param_names(func_name)
-        # a Python list or tuple spreads into positional inputs (classic); pass an ADT
-        # for a tuple input
-        flat: list = []
-        for a in args:
-            _spread(a, flat)
-        args = flat
+
         if kwargs:
             given = list(args) + [None] * (len(names) - len(args))
             for k, v in kwargs.items():

@@ -568,8 +568,10 @@ class Executable(_rt_vm.Executable):
     """What :func:`compile` returns (classic ``tvm.runtime.vm.Executable``): the relay
     module, the target and the kernels compiled so far (shared by the VMs made of it)."""
 
-    def __init__(self, mod: IRModule, target, params: Optional[Dict[str, Any]] = None):
+    def __init__(self, mod: IRModule, target, params: Optional[Dict[str, Any]] = None,
+                 exec_name: str = "vm_mod"):
         self.mod = mod
+        self.exec_name = exec_name
         self.target = target
         self.params = {k: v if isinstance(v, _nd.NDArray) else _nd.array(np.asarray(v))
                        for k, v in (params or {}).items()}
@@ -617,7 +619,7 @@ class Executable(_rt_vm.Executable):
             if isinstance(func, Expr):
                 names |= {n.op.name for n in post_order(func)
                           if isinstance(n, Call) and isinstance(n.op, Op)}
-        return sorted(names)
+        return sorted(f"{self.exec_name}_fused_{n.replace('.', '_')}" for n in names)
 
     @property
     def lib(self):
@@ -748,7 +750,7 @@ def compile(mod, target=None, target_host=None, params: Optional[Dict[str, Any]]
         names = {p.name_hint for p in mod["main"].params}
         params = {k: v for k, v in params.items() if k in names}
     tgt = resolve_target(target, target_host)
-    exe = Executable(mod, tgt, params)
+    exe = Executable(mod, tgt, params, exec_name)
     return exe
 
 

@@ -59,6 +59,25 @@ def rand(dtype: str, *shape: int):
     return _nd.array(np.random.rand(*shape).astype(dtype))
 
 
-__all__ = ["create_workload", "Xavier", "layers", "resnet", "mobilenet", "mlp", "dcgan",
+def count(prelude, n) -> int:
+    """The int nat value ``n`` stands for (classic ``relay.testing.count``)."""
+    from ..prelude import count as _count
+    return _count(prelude, n)
+
+
+def make_nat_value(prelude, n: int):
+    """The VM value of nat ``n`` (classic ``relay.testing.make_nat_value``)."""
+    from ..prelude import make_nat_value as _make
+    return _make(prelude, n)
+
+
+def make_nat_expr(prelude, n: int) -> Expr:
+    """The relay expression of nat ``n`` (classic ``relay.testing.make_nat_expr``)."""
+    from ..prelude import make_nat_expr as _make
+    return _make(prelude, n)
+
+
+__all__ = ["count", "make_nat_value", "make_nat_expr", "create_workload", "Xavier", "layers",
+           "resnet", "mobilenet", "mlp", "dcgan",
            "inception_v3", "dqn", "squeezenet", "densenet", "lstm",
            "temp_op_attr", "run_opt_pass", "run_infer_type", "check_grad", "rand"]
