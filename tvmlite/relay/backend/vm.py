@@ -50,6 +50,7 @@ from ..expr import (
     TupleGetItem,
     Var,
 )
+from ..op.dyn import HOST_EVAL
 from ..op.registry import Op
 from ..ty import TensorType, TupleType, type_str
 
@@ -145,12 +146,17 @@ def register_host_op(name: str, fn: Callable[[Call, list], Any]) -> None:
 
 
 # ----------------------------------------------------------------------------- regions
+def _on_host(op: Op) -> bool:
+    """Whether the VM runs ``op`` on the host (its shape depends on input values)."""
+    return op.name in HOST_OPS or op.name in HOST_EVAL
+
+
 def _is_inner(n: Expr) -> bool:
     """Whether ``n`` is compiled inside a dataflow region (else it is one of its inputs)."""
     if isinstance(n, Constant):
         return True
     if isinstance(n, Call):
-        return isinstance(n.op, Op) and n.op.name not in HOST_OPS
+        return isinstance(n.op, Op) and not _on_host(n.op)
     if isinstance(n, Tuple):
         return True
     if isinstance(n, TupleGetItem):
@@ -248,6 +254,34 @@ class _Kernel:
         outs = iter([_nd.array(gm.get_output(i).numpy())
                      for i in range(gm.get_num_outputs())])
         return _nest(self.ret_type, outs)
+
+
+def _has_empty(ty) -> bool:
+    if isinstance(ty, TupleType):
+        return any(_has_empty(f) for f in ty.fields)
+    return isinstance(ty, TensorType) and 0 in ty.shape
+
+
+def _all_empty(ty) -> bool:
+    if isinstance(ty, TupleType):
+        return all(_all_empty(f) for f in ty.fields)
+    return isinstance(ty, TensorType) and 0 in ty.shape
+
+
+class _EmptyKernel:
+    """The results of a region whose outputs are all empty tensors."""
+
+    def __init__(self, ret_type):
+        self.ret_type = ret_type
+
+    def __call__(self, flat: list):
+        return _empty_value(self.ret_type)
+
+
+def _empty_value(ty):
+    if isinstance(ty, TupleType):
+        return ADT(0, [_empty_value(f) for f in ty.fields])
+    return _nd.array(np.zeros(ty.shape, dtype=ty.dtype))
 
 
 # ----------------------------------------------------------------------------- machine
@@ -348,7 +382,7 @@ class Machine:
                 n = len(call.args)
                 args = vals[len(vals) - n:]
                 del vals[len(vals) - n:]
-                vals.append(HOST_OPS[call.op.name](call, args))
+                vals.append(self._host(call, args))
             elif code == _REF_NEW:
                 vals.append(RefValue(vals.pop()))
             elif code == _REF_GET:
@@ -372,7 +406,7 @@ class Machine:
         elif isinstance(e, Call):
             op = e.op
             if isinstance(op, Op):
-                if op.name in HOST_OPS:
+                if _on_host(op):
                     push((_HOST, e))
                     for a in reversed(e.args):
                         push((_EVAL, a, env))
@@ -467,6 +501,38 @@ class Machine:
         raise VMError(f"relay VM: no clause of a match fits the {_kind(value)} (the match is "
                       "not exhaustive)")
 
+    def _host(self, call: Call, args: list):
+        """A host operator's value: computed from the values (``shape_of``), or the static
+        operator its shape arguments' values make (``dyn.reshape`` -> ``reshape``)."""
+        fn = HOST_OPS.get(call.op.name)
+        if fn is not None:
+            return fn(call, args)
+        for i, a in enumerate(args):
+            if not isinstance(a, _nd.NDArray):
+                raise VMError(f"relay VM: {call.op.name}: argument {i} is a {_kind(a)}, not a "
+                              "tensor")
+        name, data, attrs = HOST_EVAL[call.op.name](call.attrs, args)
+        return self.run_op(name, data, attrs)
+
+    def run_op(self, name: str, args: list, attrs: Dict[str, Any]):
+        """Static operator ``name`` with ``attrs`` on tensor values ``args`` (compiled once
+        per attributes and input types)."""
+        from ..op.registry import make_call
+        key = ("op", name, repr(sorted(attrs.items())), tuple(_signature(v) for v in args))
+        kernel = self.kernels.get(key)
+        if kernel is None:
+            self.stats["misses"] += 1
+            params: List[Var] = []
+            flat: list = []
+            leaves = [_leaf_expr(v, f"vm_input{i}", params, flat) for i, v in enumerate(args)]
+            kernel = self.kernels[key] = self._build(params, make_call(name, leaves, **attrs))
+        else:
+            self.stats["hits"] += 1
+        flat = []
+        for v in args:
+            _flatten(v, flat)
+        return kernel(flat)
+
     def _run_region(self, region: _Region, ins: list):
         key = (id(region.root), tuple(_signature(v) for v in ins))
         kernel = self.kernels.get(key)
@@ -481,8 +547,6 @@ class Machine:
         return kernel(flat)
 
     def _compile(self, region: _Region, ins: list) -> _Kernel:
-        from ..build_module import build
-        from ..transform.infer_type import infer_type
         params: List[Var] = []
         flat: list = []
         memo: Dict[int, Expr] = {}
@@ -490,11 +554,25 @@ class Machine:
             memo[id(leaf)] = _leaf_expr(value, f"vm_input{i}", params, flat)
         for n in region.nodes:
             memo[id(n)] = _copy(n, memo)
-        func = Function(params, memo[id(region.root)])
+        return self._build(params, memo[id(region.root)])
+
+    def _build(self, params: List[Var], body: Expr):
+        """``fn(params) { body }`` built by relay.build for the executable's target."""
+        from ..build_module import build
+        from ..transform.infer_type import infer_type
+        func = Function(params, body)
         infer_type(func)
+        if any(0 in p.type_annotation.shape for p in params) or _has_empty(func.body.checked_type):
+            # relay.build compiles no empty tensors: a region whose results are all empty
+            # gives them without running
+            if not _all_empty(func.body.checked_type):
+                raise VMError(f"relay VM: {type_str(func.checked_type)} has an empty input "
+                              "and a non-empty result; tvmlite's kernels take no empty "
+                              "tensors")
+            return _EmptyKernel(func.body.checked_type)
         factory = build(IRModule.from_expr(func), target=self.exe.target)
         gm = GraphModule(factory["default"](self.device))
-        return _Kernel(gm, func.body.checked_type, len(flat))
+        return _Kernel(gm, func.body.checked_type, len(params))
 
 
 def _copy(n: Expr, memo: Dict[int, Expr]) -> Expr:

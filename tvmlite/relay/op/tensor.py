@@ -133,6 +133,9 @@ def reshape(data: Expr, newshape) -> Expr:
     """Reshape ``data`` (``newshape`` may hold 0 = keep the dimension, -1 = infer)."""
     if isinstance(newshape, Constant):  # classic takes a constant shape as the static one
         newshape = newshape.data.numpy().tolist()
+    if isinstance(newshape, Expr):  # a shape computed at run time
+        from .dyn import reshape as dyn_reshape
+        return dyn_reshape(data, newshape)
     if isinstance(newshape, int):
         newshape = (newshape,)
     return make_call("reshape", [data], newshape=tuple(int(d) for d in newshape))

@@ -1,0 +1,185 @@
+"""Operators whose output shape depends on input values (classic ``relay.op.dyn``):
+``dyn.reshape``, ``dyn.full``/``zeros``/``ones``, ``dyn.broadcast_to``, ``dyn.tile``,
+``dyn.strided_slice``, ``dyn.topk``. ``relay.reshape(x, newshape=<relay expression>)`` and
+the like make them.
+
+Their type relations give ``Any`` dimensions (the rank from the static length of the shape
+argument). The relay VM runs them on the host: it reads the shape arguments' values and
+runs the static operator with them as attributes (:data:`HOST_EVAL`);
+``relay.transform.DynamicToStatic`` does the same where those arguments are constants.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from ....tir.expr import Any as _Any
+from ...expr import Expr, TupleWrapper
+from ...ty import TensorType, TupleType, Type
+from .._rel import RelayTypeError, norm_axis, tensor_arg
+from ..registry import OpPattern, make_call, register
+
+#: op name -> fn(attrs, values) -> (static op name, its tensor arguments, its attributes):
+#: the static call that computes a dyn op once its shape arguments' values are known
+HOST_EVAL: Dict[str, Callable[[Any, List[Any]], Tuple[str, list, dict]]] = {}
+
+
+def _len_arg(op: str, types: Sequence[Type], i: int, what: str) -> int:
+    t = tensor_arg(op, types, i, what)
+    if len(t.shape) != 1 or not isinstance(t.shape[0], int):
+        raise RelayTypeError(f"{op}: {what} must be a 1-D tensor of known length, got "
+                             f"{t!r}")
+    if "int" not in t.dtype:
+        raise RelayTypeError(f"{op}: {what} must hold integers, got dtype {t.dtype}")
+    return t.shape[0]
+
+
+def _values(v) -> list:
+    arr = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
+    return [int(x) for x in np.asarray(arr).reshape(-1)]
+
+
+def _dyn(name: str, num_inputs: int, rel, defaults: dict, host) -> None:
+    register(name, num_inputs, rel, OpPattern.OPAQUE, defaults)
+    HOST_EVAL[name] = host
+
+
+# ---------------------------------------------------------------------------- reshape
+def _reshape_rel(types, attrs) -> Type:
+    data = tensor_arg("dyn.reshape", types, 0, "data")
+    n = _len_arg("dyn.reshape", types, 1, "newshape")
+    return TensorType([_Any() for _ in range(n)], data.dtype)
+
+
+_dyn("dyn.reshape", 2, _reshape_rel, {"allowzero": False},
+     lambda attrs, v: ("reshape", [v[0]], {"newshape": tuple(_values(v[1]))}))
+
+
+def reshape(data: Expr, newshape: Expr, allowzero: bool = False) -> Expr:
+    """``data`` reshaped to the shape held by tensor ``newshape`` (classic's special values
+    0, -1, -2, -3, -4 apply)."""
+    return make_call("dyn.reshape", [data, newshape], allowzero=bool(allowzero))
+
+
+# -------------------------------------------------------------------- full, zeros, ones
+def _fill_rel(name: str, shape_index: int):
+    def rel(types, attrs) -> Type:
+        n = _len_arg(name, types, shape_index, "shape")
+        dtype = attrs.dtype
+        if not dtype and shape_index:
+            dtype = tensor_arg(name, types, 0, "fill_value").dtype
+        return TensorType([_Any() for _ in range(n)], dtype or "float32")
+    return rel
+
+
+_dyn("dyn.full", 2, _fill_rel("dyn.full", 1), {"dtype": ""},
+     lambda attrs, v: ("full", [v[0]], {"shape": tuple(_values(v[1])),
+                                        "dtype": attrs.dtype or str(v[0].dtype)}))
+_dyn("dyn.zeros", 1, _fill_rel("dyn.zeros", 0), {"dtype": "float32"},
+     lambda attrs, v: ("zeros", [], {"shape": tuple(_values(v[0])), "dtype": attrs.dtype}))
+_dyn("dyn.ones", 1, _fill_rel("dyn.ones", 0), {"dtype": "float32"},
+     lambda attrs, v: ("ones", [], {"shape": tuple(_values(v[0])), "dtype": attrs.dtype}))
+
+
+def full(fill_value: Expr, shape: Expr, dtype: str = "") -> Expr:
+    """A tensor of the shape held by ``shape`` filled with scalar ``fill_value``."""
+    return make_call("dyn.full", [fill_value, shape], dtype=str(dtype))
+
+
+def zeros(shape: Expr, dtype: str = "float32") -> Expr:
+    """Zeros of the shape held by tensor ``shape``."""
+    return make_call("dyn.zeros", [shape], dtype=str(dtype))
+
+
+def ones(shape: Expr, dtype: str = "float32") -> Expr:
+    """Ones of the shape held by tensor ``shape``."""
+    return make_call("dyn.ones", [shape], dtype=str(dtype))
+
+
+# ----------------------------------------------------------------- broadcast_to, tile
+def _broadcast_rel(types, attrs) -> Type:
+    data = tensor_arg("dyn.broadcast_to", types, 0, "data")
+    n = _len_arg("dyn.broadcast_to", types, 1, "shape")
+    return TensorType([_Any() for _ in range(n)], data.dtype)
+
+
+_dyn("dyn.broadcast_to", 2, _broadcast_rel, {},
+     lambda attrs, v: ("broadcast_to", [v[0]], {"shape": tuple(_values(v[1]))}))
+
+
+def broadcast_to(data: Expr, shape: Expr) -> Expr:
+    """``data`` broadcast to the shape held by tensor ``shape``."""
+    return make_call("dyn.broadcast_to", [data, shape])
+
+
+def _tile_rel(types, attrs) -> Type:
+    data = tensor_arg("dyn.tile", types, 0, "data")
+    n = _len_arg("dyn.tile", types, 1, "reps")
+    return TensorType([_Any() for _ in range(max(n, len(data.shape)))], data.dtype)
+
+
+_dyn("dyn.tile", 2, _tile_rel, {},
+     lambda attrs, v: ("tile", [v[0]], {"reps": tuple(_values(v[1]))}))
+
+
+def tile(data: Expr, reps: Expr) -> Expr:
+    """``data`` repeated as tensor ``reps`` says along each axis."""
+    return make_call("dyn.tile", [data, reps])
+
+
+# ---------------------------------------------------------------------- strided_slice
+def _slice_rel(types, attrs) -> Type:
+    data = tensor_arg("dyn.strided_slice", types, 0, "data")
+    for i, what in ((1, "begin"), (2, "end"), (3, "strides")):
+        _len_arg("dyn.strided_slice", types, i, what)
+    return TensorType([_Any() for _ in data.shape], data.dtype)
+
+
+def _slice_host(attrs, v) -> Tuple[str, list, dict]:
+    return ("strided_slice", [v[0]], {"begin": tuple(_values(v[1])), "end": tuple(_values(v[2])),
+                                      "strides": tuple(_values(v[3])),
+                                      "slice_mode": attrs.slice_mode})
+
+
+_dyn("dyn.strided_slice", 4, _slice_rel, {"slice_mode": "end"}, _slice_host)
+
+
+def strided_slice(data: Expr, begin: Expr, end: Expr, strides: Expr,
+                  slice_mode: str = "end") -> Expr:
+    """``data[begin:end:strides]`` with the bounds held by tensors."""
+    return make_call("dyn.strided_slice", [data, begin, end, strides],
+                     slice_mode=str(slice_mode))
+
+
+# ------------------------------------------------------------------------------- topk
+def _topk_rel(types, attrs) -> Type:
+    data = tensor_arg("dyn.topk", types, 0, "data")
+    k = tensor_arg("dyn.topk", types, 1, "k")
+    if k.shape not in ((), (1,)):
+        raise RelayTypeError(f"dyn.topk: k must be a scalar, got {k!r}")
+    axis = norm_axis("dyn.topk", attrs.axis, len(data.shape))
+    shape = [(_Any() if i == axis else d) for i, d in enumerate(data.shape)]
+    values, indices = TensorType(shape, data.dtype), TensorType(shape, attrs.dtype)
+    if attrs.ret_type == "both":
+        return TupleType([values, indices])
+    return values if attrs.ret_type == "values" else indices
+
+
+_dyn("dyn.topk", 2, _topk_rel,
+     {"axis": -1, "ret_type": "both", "is_ascend": False, "dtype": "int32"},
+     lambda attrs, v: ("topk", [v[0]], {"k": _values(v[1])[0], "axis": attrs.axis,
+                                        "ret_type": attrs.ret_type,
+                                        "is_ascend": attrs.is_ascend, "dtype": attrs.dtype}))
+
+
+def topk(data: Expr, k: Expr, axis: int = -1, ret_type: str = "both", is_ascend: bool = False,
+         dtype: str = "int32"):
+    """The top ``k`` (a scalar tensor) elements along ``axis``."""
+    call = make_call("dyn.topk", [data, k], axis=int(axis), ret_type=str(ret_type),
+                     is_ascend=bool(is_ascend), dtype=str(dtype))
+    return TupleWrapper(call, 2) if ret_type == "both" else call
+
+
+__all__ = ["HOST_EVAL", "reshape", "full", "zeros", "ones", "broadcast_to", "tile",
+           "strided_slice", "topk"]
