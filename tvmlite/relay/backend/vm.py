@@ -239,21 +239,28 @@ def _nest(ty, flat):
 
 
 class _Kernel:
-    """A region compiled for one signature of its inputs: a graph executor module."""
+    """A region compiled for one signature of its inputs: a graph executor module whose
+    input and output arrays are copied directly (the signature fixes their shapes)."""
 
-    __slots__ = ("gm", "ret_type", "n_inputs")
+    __slots__ = ("gm", "ret_type", "n_inputs", "_ins", "_outs")
 
     def __init__(self, gm: GraphModule, ret_type, n_inputs: int):
         self.gm, self.ret_type, self.n_inputs = gm, ret_type, n_inputs
+        self._ins = [gm.get_input(i) for i in range(n_inputs)]
+        self._outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
 
     def __call__(self, flat: list):
-        gm = self.gm
-        for i, a in enumerate(flat):
-            gm.set_input(i, a)
-        gm.run()
-        outs = iter([_nd.array(gm.get_output(i).numpy())
-                     for i in range(gm.get_num_outputs())])
-        return _nest(self.ret_type, outs)
+        for dst, src in zip(self._ins, flat):
+            np.copyto(dst._arr, src._arr)
+        self.gm.run()
+        return _nest(self.ret_type, iter([_copy_out(o) for o in self._outs]))
+
+
+def _copy_out(src: _nd.NDArray) -> _nd.NDArray:
+    """A new (aligned) array with ``src``'s values: a result outlives the kernel's buffer."""
+    arr = _nd._aligned_empty(src._arr.shape, src._arr.dtype)
+    np.copyto(arr, src._arr)
+    return _nd.NDArray(arr, src.device, src.dtype)
 
 
 def _has_empty(ty) -> bool:
