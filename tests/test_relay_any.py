@@ -1,0 +1,122 @@
+"""relay.Any: types with unknown dimensions (inference, printing, parsing) and running them
+on the relay VM, with the dyn.* operators whose shapes come from values."""
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import relay
+from tvmlite.error import TVMError
+from tvmlite.runtime import vm as rvm
+
+A = relay.Any
+rng = np.random.default_rng(11)
+
+
+def _type(f):
+    mod = relay.transform.InferType()(tvm.IRModule.from_expr(f))
+    return mod["main"].body.checked_type
+
+
+@pytest.mark.parametrize("make, shapes, want", [
+    (lambda a, b: a + b, [(A(), 3), (A(), 3)], (A(), 3)),
+    (lambda a, b: a + b, [(A(), 1), (4, 3)], (4, 3)),
+    (lambda a, b: relay.concatenate([a, b], 0), [(A(), 3), (2, 3)], (A(), 3)),
+    (lambda a, b: relay.concatenate([a, b], 1), [(A(), 3), (A(), 2)], (A(), 5)),
+    (lambda a: relay.reshape(a, (0, -1)), [(A(), 3, 2)], (A(), 6)),
+    (lambda a: relay.reshape(a, (2, -1)), [(A(), 3, 2)], (2, A())),
+    (lambda a, b: relay.nn.dense(a, b), [(A(), 3), (4, 3)], (A(), 4)),
+    (lambda a, b: relay.nn.conv2d(a, b, kernel_size=(3, 3)), [(A(), 3, A(), 8), (4, 3, 3, 3)],
+     (A(), 4, A(), 6)),
+    (lambda a: relay.strided_slice(a, [0, 1], [2, 3]), [(A(), 5)], (2, 2)),
+    (lambda a: relay.sum(a, axis=0), [(A(), 4)], (4,)),
+    (lambda a: relay.nn.batch_flatten(a), [(A(), 4, 3)], (A(), 12)),
+    (lambda a, b: relay.nn.batch_matmul(a, b), [(A(), 3, 4), (A(), 5, 4)], (A(), 3, 5)),
+])
+def test_inference_keeps_what_is_known(make, shapes, want):
+    vs = [relay.var(f"x{i}", shape=s) for i, s in enumerate(shapes)]
+    assert _type(relay.Function(vs, make(*vs))) == relay.TensorType(want, "float32")
+
+
+def test_known_dims_are_still_checked():
+    a, b = relay.var("a", shape=(A(), 3)), relay.var("b", shape=(A(), 4))
+    with pytest.raises(TVMError, match="do not broadcast"):
+        _type(relay.Function([a, b], a + b))
+
+
+def test_any_prints_and_parses_as_question_mark():
+    x = relay.var("x", shape=(A(), 3))
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.nn.relu(x)))
+    text = relay.transform.InferType()(mod).astext()
+    assert "Tensor[(?, 3), float32]" in text
+    back = relay.transform.InferType()(tvm.relay.parse(text))
+    assert back["main"].body.checked_type == relay.TensorType((A(), 3), "float32")
+    assert str(relay.TensorType((A(), 2))) == "Tensor[(?, 2), float32]"
+
+
+def test_if_of_different_shapes_joins_to_any():
+    c = relay.var("c", shape=(), dtype="bool")
+    x = relay.var("x", shape=(A(), 2))
+    f = relay.Function([c, x], relay.If(c, x, relay.concatenate([x, x], 0)))
+    assert _type(f) == relay.TensorType((A(), 2), "float32")
+    exe = relay.vm.compile(tvm.IRModule.from_expr(f), "llvm")
+    vm = rvm.VirtualMachine(exe, tvm.cpu())
+    xn = rng.random((3, 2), "float32")
+    np.testing.assert_allclose(vm.run(np.array(False), xn).numpy(), np.concatenate([xn, xn]))
+    np.testing.assert_allclose(vm.run(np.array(True), xn).numpy(), xn)
+
+
+def test_dynamic_batch_network_on_the_vm():
+    x = relay.var("x", shape=(A(), 3, A(), A()))
+    w = relay.var("w", shape=(4, 3, 3, 3))
+    y = relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1)))
+    y = relay.nn.global_avg_pool2d(y)
+    f = relay.Function([x, w], relay.nn.batch_flatten(y))
+    exe = relay.vm.compile(tvm.IRModule.from_expr(f), "llvm")
+    vm = rvm.VirtualMachine(exe, tvm.cpu())
+    wn = rng.standard_normal((4, 3, 3, 3)).astype("float32")
+    for n, h in ((1, 5), (3, 7)):
+        xn = rng.standard_normal((n, 3, h, h)).astype("float32")
+        pad = np.pad(xn, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        conv = np.zeros((n, 4, h, h), "float32")
+        for i in range(3):
+            for j in range(3):
+                conv += np.einsum("nchw,oc->nohw", pad[:, :, i:i + h, j:j + h], wn[:, :, i, j])
+        want = np.maximum(conv, 0).mean(axis=(2, 3))
+        np.testing.assert_allclose(vm.run(xn, wn).numpy(), want, rtol=1e-4, atol=1e-5)
+    assert exe.cache_stats["misses"] == 2
+
+
+def test_dyn_ops_take_shapes_from_values():
+    x = relay.var("x", shape=(A(),))
+    shp = relay.var("shp", shape=(2,), dtype="int32")
+    begin = relay.var("b", shape=(1,), dtype="int32")
+    k = relay.var("k", shape=(), dtype="int32")
+    shp2 = relay.var("shp2", shape=(2,), dtype="int64")
+    out = relay.Tuple([
+        relay.reshape(x, shp), relay.full(relay.const(2.5), shp, "float32"),
+        relay.ones(shp, "float32"), relay.broadcast_to(relay.reshape(x, (1, -1)), shp2),
+        relay.tile(x, shp2), relay.strided_slice(x, begin, relay.const([7]), relay.const([1])),
+        relay.topk(x, k, ret_type="values"), relay.ndarray_size(x)])
+    f = relay.Function([x, shp, begin, k, shp2], out)
+    assert _type(f).fields[0] == relay.TensorType((A(), A()), "float32")
+    exe = relay.vm.compile(tvm.IRModule.from_expr(f), "llvm")
+    vm = rvm.VirtualMachine(exe, tvm.cpu())
+    for n, (r, c) in ((6, (2, 3)), (10, (5, 2))):
+        xn = rng.random(n).astype("float32")
+        bcast = (3, n)
+        res = vm.run(xn, np.array((r, c), "int32"), np.array([2], "int32"), np.array(2, "int32"),
+                     np.array(bcast, "int64"))
+        np.testing.assert_allclose(res[0].numpy(), xn.reshape(r, c))
+        np.testing.assert_allclose(res[1].numpy(), np.full((r, c), 2.5))
+        np.testing.assert_allclose(res[2].numpy(), np.ones((r, c)))
+        np.testing.assert_allclose(res[3].numpy(), np.broadcast_to(xn, bcast))
+        np.testing.assert_allclose(res[4].numpy(), np.tile(xn, bcast))
+        np.testing.assert_allclose(res[5].numpy(), xn[2:7])
+        np.testing.assert_allclose(res[6].numpy(), -np.sort(-xn)[:2])
+        assert int(res[7].numpy()) == n
+
+
+def test_relay_build_still_refuses_any():
+    x = relay.var("x", shape=(A(), 3))
+    with pytest.raises(TVMError, match="dynamic shapes"):
+        relay.build(tvm.IRModule.from_expr(relay.Function([x], x + x)), "llvm")
