@@ -120,3 +120,22 @@ def test_relay_build_still_refuses_any():
     x = relay.var("x", shape=(A(), 3))
     with pytest.raises(TVMError, match="dynamic shapes"):
         relay.build(tvm.IRModule.from_expr(relay.Function([x], x + x)), "llvm")
+
+
+def test_dynamic_to_static_makes_a_buildable_program():
+    x = relay.var("x", shape=(2, 6))
+    y = relay.reshape(x, relay.shape_of(relay.zeros((3, 4), "float32"), "int64"))
+    z = relay.broadcast_to(relay.const(1.5), relay.const(np.array([3, 4], "int64")))
+    k = relay.topk(x, relay.const(np.array(2, "int32")) + relay.const(np.array(1, "int32")),
+                   ret_type="values")
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.Tuple([y + z, k])))
+    assert "dyn.reshape" in mod.astext()
+    mod = relay.transform.DynamicToStatic()(mod)
+    text = mod.astext()
+    assert "dyn." not in text and "newshape=[3, 4]" in text
+    assert mod["main"].body.checked_type.fields[1] == relay.TensorType((2, 3), "float32")
+    f = relay.create_executor("graph", mod=mod, target="llvm").evaluate()
+    xn = rng.random((2, 6)).astype("float32")
+    got = f(xn)
+    np.testing.assert_allclose(got[0].numpy(), xn.reshape(3, 4) + 1.5)
+    np.testing.assert_allclose(got[1].numpy(), -np.sort(-xn, axis=1)[:, :3])

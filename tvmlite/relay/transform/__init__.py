@@ -5,6 +5,7 @@ from .annotate_spans import AnnotateSpans
 from .canonicalize_ops import CanonicalizeOps
 from .convert_layout import ConvertLayout, LayoutConfig
 from .dead_code import DeadCodeElimination
+from .dynamic_to_static import DynamicToStatic  # noqa: E402,I001
 from .eliminate_common_subexpr import EliminateCommonSubexpr
 from .fold_constant import FoldConstant
 from .fold_scale_axis import BackwardFoldScaleAxis, FoldScaleAxis, ForwardFoldScaleAxis

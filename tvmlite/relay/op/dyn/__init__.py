@@ -40,9 +40,14 @@ def _values(v) -> list:
     return [int(x) for x in np.asarray(arr).reshape(-1)]
 
 
-def _dyn(name: str, num_inputs: int, rel, defaults: dict, host) -> None:
+#: op name -> the number of its leading tensor arguments (the rest hold shapes/bounds)
+DATA_ARGS: Dict[str, int] = {}
+
+
+def _dyn(name: str, num_inputs: int, rel, defaults: dict, host, data_args: int = 1) -> None:
     register(name, num_inputs, rel, OpPattern.OPAQUE, defaults)
     HOST_EVAL[name] = host
+    DATA_ARGS[name] = data_args
 
 
 # ---------------------------------------------------------------------------- reshape
@@ -75,11 +80,11 @@ def _fill_rel(name: str, shape_index: int):
 
 _dyn("dyn.full", 2, _fill_rel("dyn.full", 1), {"dtype": ""},
      lambda attrs, v: ("full", [v[0]], {"shape": tuple(_values(v[1])),
-                                        "dtype": attrs.dtype or str(v[0].dtype)}))
+                                        "dtype": attrs.dtype}))
 _dyn("dyn.zeros", 1, _fill_rel("dyn.zeros", 0), {"dtype": "float32"},
-     lambda attrs, v: ("zeros", [], {"shape": tuple(_values(v[0])), "dtype": attrs.dtype}))
+     lambda attrs, v: ("zeros", [], {"shape": tuple(_values(v[0])), "dtype": attrs.dtype}), 0)
 _dyn("dyn.ones", 1, _fill_rel("dyn.ones", 0), {"dtype": "float32"},
-     lambda attrs, v: ("ones", [], {"shape": tuple(_values(v[0])), "dtype": attrs.dtype}))
+     lambda attrs, v: ("ones", [], {"shape": tuple(_values(v[0])), "dtype": attrs.dtype}), 0)
 
 
 def full(fill_value: Expr, shape: Expr, dtype: str = "") -> Expr:
@@ -181,5 +186,5 @@ def topk(data: Expr, k: Expr, axis: int = -1, ret_type: str = "both", is_ascend:
     return TupleWrapper(call, 2) if ret_type == "both" else call
 
 
-__all__ = ["HOST_EVAL", "reshape", "full", "zeros", "ones", "broadcast_to", "tile",
+__all__ = ["HOST_EVAL", "DATA_ARGS", "reshape", "full", "zeros", "ones", "broadcast_to", "tile",
            "strided_slice", "topk"]
