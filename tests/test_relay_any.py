@@ -139,3 +139,34 @@ def test_dynamic_to_static_makes_a_buildable_program():
     got = f(xn)
     np.testing.assert_allclose(got[0].numpy(), xn.reshape(3, 4) + 1.5)
     np.testing.assert_allclose(got[1].numpy(), -np.sort(-xn, axis=1)[:, :3])
+
+
+def test_onnx_dynamic_batch_on_the_vm_matches_onnxruntime():
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from onnx import TensorProto, helper, numpy_helper
+    w = rng.standard_normal((4, 3, 3, 3)).astype("float32")
+    g = rng.standard_normal((5, 4 * 6 * 6)).astype("float32")
+    shape = np.array([-1, 4 * 6 * 6], "int64")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("Reshape", ["r", "shape"], ["f"]),
+             helper.make_node("Gemm", ["f", "g"], ["y"], transB=1)]
+    graph = helper.make_graph(
+        nodes, "net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 5])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(g, "g"),
+         numpy_helper.from_array(shape, "shape")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(TVMError, match="dynamic dimension 0"):
+        relay.frontend.from_onnx(model)  # relay.build's rule: shapes must be given
+    mod, params = relay.frontend.from_onnx(model, shape={"x": (A(), 3, 6, 6)},
+                                           freeze_params=True)
+    exe = relay.vm.compile(mod, "llvm", params=params)
+    vm = rvm.VirtualMachine(exe, tvm.cpu())
+    sess = ort.InferenceSession(model.SerializeToString())
+    for n in (1, 5):
+        xn = rng.standard_normal((n, 3, 6, 6)).astype("float32")
+        want = sess.run(None, {"x": xn})[0]
+        np.testing.assert_allclose(vm.run(xn).numpy(), want, rtol=1e-4, atol=1e-4)
+    assert onnx is not None
