@@ -170,3 +170,21 @@ def test_onnx_dynamic_batch_on_the_vm_matches_onnxruntime():
         want = sess.run(None, {"x": xn})[0]
         np.testing.assert_allclose(vm.run(xn).numpy(), want, rtol=1e-4, atol=1e-4)
     assert onnx is not None
+
+
+def test_while_loop_growing_a_tensor_types_and_runs():
+    from tvmlite.relay.loops import while_loop
+    i = relay.var("i", shape=(), dtype="int32")
+    st = relay.var("st", shape=(A(), 1), dtype="int32")
+    loop = while_loop(lambda i, st: relay.less(i, relay.const(10)), [i, st],
+                      lambda i, st: [i + relay.const(1),
+                                     relay.concatenate([st, relay.reshape(i, (1, 1))], 0)])
+    start = relay.var("start", shape=(), dtype="int32")
+    f = relay.Function([start], relay.TupleGetItem(
+        loop(start, relay.reshape(relay.const(0), (1, 1))), 1))
+    mod = relay.transform.InferType()(tvm.IRModule.from_expr(f))
+    assert mod["main"].body.checked_type == relay.TensorType((A(), 1), "int32")
+    run = relay.create_executor("vm", mod=mod).evaluate()
+    for s in (3, 8):
+        want = np.array([0] + list(range(s, 10)), "int32").reshape(-1, 1)
+        np.testing.assert_array_equal(run(np.int32(s)).numpy(), want)

@@ -77,5 +77,6 @@ from .adt import (  # noqa: E402
 from .backend import interpreter, vm  # noqa: E402
 from .expr import RefCreate, RefRead, RefWrite  # noqa: E402
 from .prelude import Prelude  # noqa: E402
+from .transform.annotate_spans import SpanCheck  # noqa: E402
 
 __getattr__ = _fallback(__name__)

@@ -95,6 +95,36 @@ def _probe_dims(a: Type, b: Type, out: list) -> None:
 _PROBES = (97, 131)
 
 
+def _tensors(types) -> list:
+    out = []
+    for t in types:
+        if isinstance(t, TupleType):
+            out.extend(_tensors(t.fields))
+        elif isinstance(t, TensorType):
+            out.append(t)
+    return out
+
+
+def _unified(types: list, probe: int) -> list:
+    """``types`` with each ``Any`` dimension the int another tensor of the same rank has at
+    that position (else ``probe``)."""
+    known: Dict[tuple, int] = {}
+    for t in _tensors(types):
+        for i, d in enumerate(t.shape):
+            if isinstance(d, int):
+                known.setdefault((len(t.shape), i), d)
+
+    def fill(t):
+        if isinstance(t, TupleType):
+            return TupleType([fill(f) for f in t.fields])
+        if isinstance(t, TensorType) and has_any(t):
+            n = len(t.shape)
+            return TensorType([known.get((n, i), probe) if isinstance(d, Any) else d
+                               for i, d in enumerate(t.shape)], t.dtype)
+        return t
+    return [fill(t) for t in types]
+
+
 def apply_relation(op: Op, arg_types: list, attrs) -> Type:
     """``op``'s type relation on ``arg_types``. Where they hold ``Any`` dimensions the
     relation first sees a size variable in their place, and each output dimension that
@@ -112,7 +142,12 @@ def apply_relation(op: Op, arg_types: list, attrs) -> Type:
     try:
         probes = [op.type_rel([_with_dims(t, p) for t in arg_types], attrs) for p in _PROBES]
     except (TVMError, ValueError, TypeError, IndexError):
-        raise first from None
+        # last: an unknown dimension takes the size that another argument of the same rank
+        # has there (concatenate's or where's other dims must agree)
+        try:
+            probes = [op.type_rel(_unified(arg_types, p), attrs) for p in _PROBES]
+        except (TVMError, ValueError, TypeError, IndexError):
+            raise first from None
     differs: list = []
     _probe_dims(probes[0], probes[1], differs)
     flags = iter(differs)
@@ -227,7 +262,16 @@ def _call_type(e: Call) -> Type:
 def _infer_node(e: Expr, let_value: Dict[int, Expr]) -> Type:
     if isinstance(e, Var):
         if id(e) in let_value:
-            t = let_value[id(e)].checked_type
+            value = let_value[id(e)]
+            if value._checked_type is None and isinstance(value, Function):
+                # a recursive function bound by let, used in its own body: its declared
+                # type (the return type, if not declared, is left unknown until typed)
+                if any(p.type_annotation is None for p in value.params):
+                    raise _fail(f"recursive function %{e.name_hint} needs type annotations "
+                                "on its parameters")
+                ret = value.ret_type if value.ret_type is not None else IncompleteType()
+                return FuncType([p.type_annotation for p in value.params], ret)
+            t = value.checked_type
             if e.type_annotation is not None and not type_matches(e.type_annotation, t):
                 raise _fail(f"let variable %{e.name_hint} is annotated "
                             f"{type_str(e.type_annotation)} but bound to {type_str(t)}")
@@ -286,12 +330,17 @@ def infer_type(expr: Expr) -> Expr:
     """Annotate ``expr`` and every sub-expression with ``checked_type``; return ``expr``."""
     nodes = post_order(expr)
     let_value = {id(n.var): n.value for n in nodes if isinstance(n, Let)}
+    let_var = {id(n.value): n.var for n in nodes if isinstance(n, Let)
+               and isinstance(n.value, Function)}
     for n in nodes:
         if isinstance(n, GlobalVar):
             raise _Untyped(f"relay type inference: @{n.name_hint} used as a value (a function "
                            "passed around) is not typed by tvmlite; the relay VM runs it")
         if n._checked_type is None:
             n._checked_type = _infer_node(n, let_value)
+            v = let_var.get(id(n))
+            if v is not None:  # a let-bound function: its uses after the let see its type
+                v._checked_type = n._checked_type
     return expr
 
 
