@@ -211,3 +211,13 @@ def test_shape_of_and_dynamic_ops_on_host():
         np.testing.assert_allclose(r.numpy(), xn.reshape(cols, rows))
         np.testing.assert_array_equal(z.numpy(), np.zeros((cols, rows)))
         np.testing.assert_allclose(fl.numpy(), xn.reshape(-1))
+
+
+def test_synthetic_workload_matches_graph_executor():
+    mod, params = relay.testing.synthetic.get_workload(input_shape=(1, 2, 5, 7))
+    exe = relay.vm.compile(mod, "llvm", params=params)
+    xn = rng.random((1, 2, 5, 7), "float32")
+    got = rvm.VirtualMachine(exe, tvm.cpu()).run(xn).numpy()
+    want = relay.create_executor("graph", mod=mod, params=params).evaluate()(xn).numpy()
+    assert got.shape == (1, 2, 5, 7)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

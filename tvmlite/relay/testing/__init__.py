@@ -23,6 +23,7 @@ from . import (
     mobilenet,
     resnet,
     squeezenet,
+    synthetic,
     temp_op_attr,
 )
 from .init import Xavier, create_workload
@@ -59,6 +60,12 @@ def rand(dtype: str, *shape: int):
     return _nd.array(np.random.rand(*shape).astype(dtype))
 
 
+def enabled_targets():
+    """Classic ``relay.testing.enabled_targets`` (``tvm.testing.enabled_targets``)."""
+    from ...testing import enabled_targets as _enabled
+    return _enabled()
+
+
 def count(prelude, n) -> int:
     """The int nat value ``n`` stands for (classic ``relay.testing.count``)."""
     from ..prelude import count as _count
@@ -77,7 +84,7 @@ def make_nat_expr(prelude, n: int) -> Expr:
     return _make(prelude, n)
 
 
-__all__ = ["count", "make_nat_value", "make_nat_expr", "create_workload", "Xavier", "layers",
-           "resnet", "mobilenet", "mlp", "dcgan",
+__all__ = ["enabled_targets", "count", "make_nat_value", "make_nat_expr", "create_workload",
+           "Xavier", "layers", "resnet", "mobilenet", "mlp", "dcgan", "synthetic",
            "inception_v3", "dqn", "squeezenet", "densenet", "lstm",
            "temp_op_attr", "run_opt_pass", "run_infer_type", "check_grad", "rand"]
