@@ -188,3 +188,14 @@ def test_while_loop_growing_a_tensor_types_and_runs():
     for s in (3, 8):
         want = np.array([0] + list(range(s, 10)), "int32").reshape(-1, 1)
         np.testing.assert_array_equal(run(np.int32(s)).numpy(), want)
+
+
+def test_arange_of_a_runtime_length():
+    x = relay.var("x", shape=(A(), 3))
+    n = relay.take(relay.shape_of(x), relay.const(0))
+    f = relay.Function([x], relay.arange(n, dtype="int32") * relay.const(2))
+    assert _type(f) == relay.TensorType((A(),), "int32")
+    run = relay.create_executor("vm", mod=tvm.IRModule.from_expr(f)).evaluate()
+    for rows in (4, 9):
+        np.testing.assert_array_equal(run(rng.random((rows, 3)).astype("float32")).numpy(),
+                                      2 * np.arange(rows))

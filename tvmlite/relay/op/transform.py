@@ -378,7 +378,11 @@ def _const_number(op: str, v, what: str):
 def arange(start, stop=None, step=None, dtype: str = "float32") -> Expr:
     """``start, start + step, ...`` below ``stop`` (``arange(n)`` counts from 0). The bounds
     are numbers or scalar constants; they are kept as attributes (the output shape depends
-    on them)."""
+    on them). Bounds computed at run time make ``dyn.arange`` (the relay VM runs it)."""
+    if _builtins.any(isinstance(v, Expr) and not isinstance(v, Constant)
+                     for v in (start, stop, step)):
+        from .dyn import arange as dyn_arange
+        return dyn_arange(start, stop, step, dtype)
     start = _const_number("arange", start, "start")
     if stop is None:
         start, stop = 0, start

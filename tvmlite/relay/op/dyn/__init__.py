@@ -186,5 +186,34 @@ def topk(data: Expr, k: Expr, axis: int = -1, ret_type: str = "both", is_ascend:
     return TupleWrapper(call, 2) if ret_type == "both" else call
 
 
+# ----------------------------------------------------------------------------- arange
+def _arange_rel(types, attrs) -> Type:
+    for i, what in enumerate(("start", "stop", "step")):
+        t = tensor_arg("dyn.arange", types, i, what)
+        if t.shape not in ((), (1,)):
+            raise RelayTypeError(f"dyn.arange: {what} must be a scalar, got {t!r}")
+    return TensorType([_Any()], attrs.dtype)
+
+
+def _scalar_value(v):
+    arr = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
+    return np.asarray(arr).reshape(-1)[0].item()
+
+
+_dyn("dyn.arange", 3, _arange_rel, {"dtype": "float32"},
+     lambda attrs, v: ("arange", [], {"start": _scalar_value(v[0]), "stop": _scalar_value(v[1]),
+                                      "step": _scalar_value(v[2]), "dtype": attrs.dtype}), 0)
+
+
+def arange(start, stop=None, step=None, dtype: str = "float32") -> Expr:
+    """``start, start + step, ...`` below ``stop`` with bounds held by scalar tensors."""
+    from ...expr import const
+    if stop is None:
+        start, stop = const(0, "int32"), start
+    step = const(1, "int32") if step is None else step
+    args = [a if isinstance(a, Expr) else const(a) for a in (start, stop, step)]
+    return make_call("dyn.arange", args, dtype=str(dtype))
+
+
 __all__ = ["HOST_EVAL", "DATA_ARGS", "reshape", "full", "zeros", "ones", "broadcast_to", "tile",
-           "strided_slice", "topk"]
+           "strided_slice", "topk", "arange"]
