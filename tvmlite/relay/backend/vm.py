@@ -663,6 +663,7 @@ class Executable(_rt_vm.Executable):
         self._kernels: Dict[Any, _Kernel] = {}
         self._regions: Dict[int, _Region] = {}
         self._cache_stats = {"hits": 0, "misses": 0}
+        self._lib = None
 
     def _machine(self, device) -> Machine:
         return Machine(self, device)
@@ -676,12 +677,13 @@ class Executable(_rt_vm.Executable):
     def bytecode(self) -> str:
         """The program, as text (tvmlite's VM walks relay: there is no bytecode)."""
         lines = []
-        for name, func in self.mod.functions.items():
+        for i, (name, func) in enumerate(self.mod.functions.items()):
+            params = ", ".join(p.name_hint for p in getattr(func, "params", ()))
             try:
                 text = str(func)
             except Exception:  # noqa: BLE001  (ADT nodes the printer does not know)
                 text = f"fn of {len(func.params)} parameter(s)"
-            lines.append(f"VM Function: {name}\n{text}")
+            lines.append(f"VM Function[{i}]: {name}({params})\n{text}")
         return "\n".join(lines)
 
     @property
@@ -708,7 +710,12 @@ class Executable(_rt_vm.Executable):
 
     @property
     def lib(self):
-        return _VMLib(self)
+        """A library standing for the kernels (they are compiled on first use, for the
+        shapes met): a small runtime Module that ``save()`` returns and
+        ``load_exec`` accepts."""
+        if self._lib is None:
+            self._lib = _marker_lib()
+        return self._lib
 
     def get_lib(self):
         return self.lib
@@ -733,26 +740,8 @@ def _target_str(target) -> Any:
     return str(target) if target is not None else None
 
 
-class _VMLib:
-    """The library part of ``exe.save()``: kernels are compiled on first use, so it only
-    carries a marker (``export_library`` writes it; ``load_module`` of it is accepted by
-    ``load_exec``)."""
-
-    def __init__(self, exe: Executable):
-        self.exe = exe
-        self.type_key = "relay_vm_lib"
-
-    def export_library(self, file_name: str, *args, **kwargs) -> None:
-        from ...runtime.module import Module  # noqa: F401
-        lib = _empty_lib()
-        lib.export_library(file_name, *args, **kwargs)
-
-    def get_source(self, fmt: str = "") -> str:
-        return ""
-
-
-def _empty_lib():
-    """A small library (one empty kernel) standing for the VM's kernels on disk."""
+def _marker_lib():
+    """A small library (one copy kernel) standing for the VM's kernels on disk."""
     from ...driver.build_module import build as tir_build
     from ...te.operation import compute, placeholder
     from ...te.schedule import create_schedule
