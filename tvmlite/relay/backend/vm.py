@@ -824,8 +824,33 @@ def compile(mod, target=None, target_host=None, params: Optional[Dict[str, Any]]
         names = {p.name_hint for p in mod["main"].params}
         params = {k: v for k, v in params.items() if k in names}
     tgt = resolve_target(target, target_host)
-    exe = Executable(mod, tgt, params, exec_name)
-    return exe
+    if params and "main" in mod:
+        bound = _bind_constants(mod["main"], params)
+        if bound is not None:  # the weights are constants of the kernels, as classic
+            mod = mod.copy()
+            mod["main"], params = bound, {}
+    return Executable(mod, tgt, params, exec_name)
+
+
+def _bind_constants(func: Function, params: Dict[str, Any]) -> Optional[Function]:
+    """``func`` with the parameters named in ``params`` replaced by constants, or None where
+    it holds nodes the rewriter does not know (ADT matches: the values are then bound as
+    inputs at each call)."""
+    from ..expr import post_order, with_children
+    by_name = {p.name_hint: p for p in func.params}
+    memo: Dict[int, Expr] = {}
+    for name, value in params.items():
+        arr = value if isinstance(value, _nd.NDArray) else _nd.array(np.asarray(value))
+        _check_arg("main", by_name[name], arr)
+        memo[id(by_name[name])] = Constant(arr)
+    try:
+        for n in post_order(func.body):
+            if id(n) not in memo:
+                memo[id(n)] = with_children(n, memo)
+    except TVMError:
+        return None
+    return Function([p for p in func.params if p.name_hint not in params],
+                    memo[id(func.body)], func.ret_type, func.type_params, func.attrs)
 
 
 class VMExecutor:
