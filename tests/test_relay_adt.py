@@ -157,3 +157,16 @@ def test_vm_returns_adts_with_tags(p):
     assert isinstance(out, ADT) and out.tag == cons.tag and len(out) == 2
     assert int(out[0].numpy()) == 4 and out[1].tag == cons.tag
     assert out[1][1].tag == nil.tag and len(out[1][1]) == 0
+
+
+def test_untyped_adt_functions_say_why(p):
+    from tvmlite._classic import UnsupportedError
+    mod = relay.transform.InferType()(p.mod)
+    with pytest.raises(UnsupportedError, match="does not type functions over ADTs"):
+        mod[p.length].checked_type
+    # a monomorphic tensor function of the same module is still typed
+    x = relay.var("x", shape=(2,))
+    mod["tensor_fn"] = relay.Function([x], x + x)
+    mod = relay.transform.InferType()(mod)
+    assert mod["tensor_fn"].checked_type == relay.FuncType([relay.TensorType((2,))],
+                                                           relay.TensorType((2,)))

@@ -7,6 +7,7 @@ structure, so it is set once and never invalidated.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
@@ -15,6 +16,9 @@ from ..error import TVMError
 from ..ir.module import GlobalVar
 from ..runtime import ndarray
 from .ty import IncompleteType, TensorType, Type
+
+#: expressions InferType left untyped on purpose (ADT and polymorphic functions)
+UNTYPED: "weakref.WeakSet" = weakref.WeakSet()
 
 
 class Attrs:
@@ -96,6 +100,12 @@ class Expr:
     def checked_type(self) -> Type:
         """The type inferred by ``relay.transform.InferType``."""
         if self._checked_type is None:
+            if self in UNTYPED:
+                from .._classic import UnsupportedError
+                raise UnsupportedError(
+                    "relay type inference: tvmlite does not type functions over ADTs, "
+                    "references or type parameters (polymorphic functions); this one runs "
+                    "untyped on the relay VM")
             raise TVMError("the type of this expression has not been inferred: run "
                            "relay.transform.InferType() on its module first")
         return self._checked_type

@@ -259,8 +259,19 @@ def _define_nat(mod: IRModule) -> None:
     mod[g["nat_iterate"]] = _fn("f num", iterate)
 
 
-register_std_importer("prelude.rly", _define_prelude)
-register_std_importer("nat.rly", _define_nat)
+def _untyped(define: Callable[[IRModule], None]) -> Callable[[IRModule], None]:
+    """``define``, then its functions marked as left untyped by tvmlite's inference."""
+    def run(mod: IRModule) -> None:
+        from .transform.infer_type import mark_untyped
+        before = set(mod.functions)
+        define(mod)
+        for name in set(mod.functions) - before:
+            mark_untyped(mod[name])
+    return run
+
+
+register_std_importer("prelude.rly", _untyped(_define_prelude))
+register_std_importer("nat.rly", _untyped(_define_nat))
 
 _GLOBALS = ("id compose flip hd tl nth length update map foldl foldr foldr1 sum concat filter "
             "zip rev map_accumr map_accuml unfoldr unfoldl tmap size iterate").split()

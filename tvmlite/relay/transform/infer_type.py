@@ -344,6 +344,15 @@ def infer_type(expr: Expr) -> Expr:
     return expr
 
 
+def mark_untyped(func: Function) -> None:
+    """Record that ``func``'s untyped nodes are so on purpose (their ``checked_type`` says
+    why)."""
+    from ..expr import UNTYPED
+    for n in post_order(func):
+        if isinstance(n, Expr) and n._checked_type is None:
+            UNTYPED.add(n)
+
+
 def _run(mod: IRModule, ctx) -> IRModule:
     _MODULES.append(mod)
     try:
@@ -353,11 +362,13 @@ def _run(mod: IRModule, ctx) -> IRModule:
                     infer_type(func)
                 continue
             if _untypable(func):
+                mark_untyped(func)
                 continue
             try:
                 _IN_PROGRESS.add(name)
                 infer_type(func)
             except _Untyped:
+                mark_untyped(func)
                 continue
             finally:
                 _IN_PROGRESS.discard(name)
