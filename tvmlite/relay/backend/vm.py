@@ -308,6 +308,8 @@ class Machine:
         self.stats = exe._cache_stats
         self._globals: Dict[str, Closure] = {}
         self._root = _Env()
+        # kernels are shared by the machines of one executable, per device
+        self._dev_key = (getattr(device, "device_type", None), getattr(device, "device_id", 0))
 
     # --------------------------------------------------------------- entry points
     def function(self, name: str) -> Function:
@@ -525,7 +527,8 @@ class Machine:
         """Static operator ``name`` with ``attrs`` on tensor values ``args`` (compiled once
         per attributes and input types)."""
         from ..op.registry import make_call
-        key = ("op", name, repr(sorted(attrs.items())), tuple(_signature(v) for v in args))
+        key = ("op", name, repr(sorted(attrs.items())), tuple(_signature(v) for v in args),
+               self._dev_key)
         kernel = self.kernels.get(key)
         if kernel is None:
             self.stats["misses"] += 1
@@ -541,7 +544,7 @@ class Machine:
         return kernel(flat)
 
     def _run_region(self, region: _Region, ins: list):
-        key = (id(region.root), tuple(_signature(v) for v in ins))
+        key = (id(region.root), tuple(_signature(v) for v in ins), self._dev_key)
         kernel = self.kernels.get(key)
         if kernel is None:
             self.stats["misses"] += 1
