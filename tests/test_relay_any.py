@@ -199,3 +199,14 @@ def test_arange_of_a_runtime_length():
     for rows in (4, 9):
         np.testing.assert_array_equal(run(rng.random((rows, 3)).astype("float32")).numpy(),
                                       2 * np.arange(rows))
+
+
+def test_argwhere_rows_come_from_the_values():
+    x = relay.var("x", shape=(A(), 3))
+    f = relay.Function([x], relay.argwhere(relay.greater(x, relay.const(0.5))))
+    assert _type(f) == relay.TensorType((A(), 2), "int32")
+    run = relay.create_executor("vm", mod=tvm.IRModule.from_expr(f)).evaluate()
+    for n in (4, 7):
+        xn = rng.random((n, 3)).astype("float32")
+        np.testing.assert_array_equal(run(xn).numpy(), np.argwhere(xn > 0.5))
+    assert run(np.zeros((2, 3), "float32")).numpy().shape == (0, 2)

@@ -76,6 +76,7 @@ from .adt import (  # noqa: E402
 )
 from .backend import interpreter, vm  # noqa: E402
 from .expr import RefCreate, RefRead, RefWrite  # noqa: E402
+from .op.dyn import argwhere  # noqa: E402
 from .prelude import Prelude  # noqa: E402
 from .transform.annotate_spans import SpanCheck  # noqa: E402
 

@@ -146,9 +146,12 @@ def register_host_op(name: str, fn: Callable[[Call, list], Any]) -> None:
 
 
 # ----------------------------------------------------------------------------- regions
-def _on_host(op: Op) -> bool:
-    """Whether the VM runs ``op`` on the host (its shape depends on input values)."""
-    return op.name in HOST_OPS or op.name in HOST_EVAL
+def _on_host(call: Call) -> bool:
+    """Whether the VM runs ``call`` on the host (its shape depends on input values)."""
+    name = call.op.name
+    if name == "argwhere" and call.attrs.count is not None:
+        return False  # its static form
+    return name in HOST_OPS or name in HOST_EVAL
 
 
 def _is_inner(n: Expr) -> bool:
@@ -156,7 +159,7 @@ def _is_inner(n: Expr) -> bool:
     if isinstance(n, Constant):
         return True
     if isinstance(n, Call):
-        return isinstance(n.op, Op) and not _on_host(n.op)
+        return isinstance(n.op, Op) and not _on_host(n)
     if isinstance(n, Tuple):
         return True
     if isinstance(n, TupleGetItem):
@@ -415,7 +418,7 @@ class Machine:
         elif isinstance(e, Call):
             op = e.op
             if isinstance(op, Op):
-                if _on_host(op):
+                if _on_host(e):
                     push((_HOST, e))
                     for a in reversed(e.args):
                         push((_EVAL, a, env))

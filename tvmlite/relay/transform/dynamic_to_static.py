@@ -23,7 +23,7 @@ def _static_calls(func: Function) -> Function:
         if isinstance(new, Call) and isinstance(new.op, Op) and new.op.name in HOST_EVAL:
             k = DATA_ARGS[new.op.name]
             shape_args = new.args[k:]
-            if all(isinstance(a, Constant) for a in shape_args):
+            if k >= 0 and all(isinstance(a, Constant) for a in shape_args):
                 values = list(new.args[:k]) + [a.data for a in shape_args]
                 name, data, attrs = HOST_EVAL[new.op.name](new.attrs, values)
                 new = make_call(name, data, **attrs)

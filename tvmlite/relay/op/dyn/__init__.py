@@ -18,7 +18,7 @@ from ....tir.expr import Any as _Any
 from ...expr import Expr, TupleWrapper
 from ...ty import TensorType, TupleType, Type
 from .._rel import RelayTypeError, norm_axis, tensor_arg
-from ..registry import OpPattern, make_call, register
+from ..registry import OpPattern, make_call, register, register_strategy
 
 #: op name -> fn(attrs, values) -> (static op name, its tensor arguments, its attributes):
 #: the static call that computes a dyn op once its shape arguments' values are known
@@ -40,7 +40,8 @@ def _values(v) -> list:
     return [int(x) for x in np.asarray(arr).reshape(-1)]
 
 
-#: op name -> the number of its leading tensor arguments (the rest hold shapes/bounds)
+#: op name -> the number of its leading tensor arguments (the rest hold shapes/bounds); -1:
+#: its shape depends on the tensor values themselves (never made static)
 DATA_ARGS: Dict[str, int] = {}
 
 
@@ -215,5 +216,42 @@ def arange(start, stop=None, step=None, dtype: str = "float32") -> Expr:
     return make_call("dyn.arange", args, dtype=str(dtype))
 
 
-__all__ = ["HOST_EVAL", "DATA_ARGS", "reshape", "full", "zeros", "ones", "broadcast_to", "tile",
-           "strided_slice", "topk", "arange"]
+# --------------------------------------------------------------------------- argwhere
+def _argwhere_rel(types, attrs) -> Type:
+    cond = tensor_arg("argwhere", types, 0, "condition")
+    if not cond.shape:
+        raise RelayTypeError("argwhere: condition must have rank >= 1, got a scalar")
+    rows = _Any() if attrs.count is None else int(attrs.count)
+    return TensorType([rows, len(cond.shape)], "int32")
+
+
+def _argwhere_host(attrs, v):
+    if not hasattr(v[0], "numpy"):
+        raise RelayTypeError("argwhere: the row count is known only from the values")
+    count = int(np.count_nonzero(v[0].numpy()))
+    return ("argwhere", [v[0]], {"count": count})
+
+
+def _argwhere_compute(attrs, ins, ty):
+    from .... import topi
+    return [topi.argwhere(ty.shape, ins[0])]
+
+
+def _argwhere_schedule(attrs, outs, target):
+    from ....topi import generic
+    return generic.schedule_argwhere(outs)
+
+
+# classic's argwhere: (rows, rank) int32 with the rows known at run time; the VM counts them
+# on the host, then runs it with ``count`` set (the static form relay.build compiles)
+_dyn("argwhere", 1, _argwhere_rel, {"count": None}, _argwhere_host, data_args=-1)
+register_strategy("argwhere", "generic", _argwhere_compute, _argwhere_schedule)
+
+
+def argwhere(condition: Expr) -> Expr:
+    """The indices of the non-zero elements of ``condition``, one row each (int32)."""
+    return make_call("argwhere", [condition])
+
+
+__all__ = ["argwhere", "HOST_EVAL", "DATA_ARGS", "reshape", "full", "zeros", "ones",
+           "broadcast_to", "tile", "strided_slice", "topk", "arange"]
