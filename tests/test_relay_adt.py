@@ -163,7 +163,7 @@ def test_untyped_adt_functions_say_why(p):
     from tvmlite._classic import UnsupportedError
     mod = relay.transform.InferType()(p.mod)
     with pytest.raises(UnsupportedError, match="does not type functions over ADTs"):
-        mod[p.length].checked_type
+        _ = mod[p.length].checked_type
     # a monomorphic tensor function of the same module is still typed
     x = relay.var("x", shape=(2,))
     mod["tensor_fn"] = relay.Function([x], x + x)
