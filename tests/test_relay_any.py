@@ -210,3 +210,28 @@ def test_argwhere_rows_come_from_the_values():
         xn = rng.random((n, 3)).astype("float32")
         np.testing.assert_array_equal(run(xn).numpy(), np.argwhere(xn > 0.5))
     assert run(np.zeros((2, 3), "float32")).numpy().shape == (0, 2)
+
+
+def test_pad_upsampling_squeeze_resize_of_runtime_attrs():
+    x = relay.var("x", shape=(1, 2, A(), A()))
+    pw = relay.var("pw", shape=(4, 2), dtype="int64")
+    sh = relay.var("sh", shape=(), dtype="float32")
+    ax = relay.var("ax", shape=(1,), dtype="int64")
+    size = relay.var("size", shape=(2,), dtype="int64")
+    f = relay.Function([x, pw, sh, ax, size], relay.Tuple([
+        relay.nn.pad(x, pw, 1.5), relay.nn.upsampling(x, sh, 2.0),
+        relay.squeeze(x, ax), relay.image.resize2d(x, size, method="nearest_neighbor",
+                                                   coordinate_transformation_mode="asymmetric")]))
+    types = _type(f).fields
+    assert types[1] == relay.TensorType((1, 2, A(), A()), "float32")
+    assert types[2] == relay.TensorType((A(), A(), A()), "float32")
+    run = relay.create_executor("vm", mod=tvm.IRModule.from_expr(f)).evaluate()
+    for h, w in ((3, 4), (2, 5)):
+        xn = rng.random((1, 2, h, w)).astype("float32")
+        widths = np.array([[0, 0], [1, 0], [0, 2], [1, 1]], "int64")
+        p, u, s, r = run(xn, widths, np.float32(3.0), np.array([0], "int64"),
+                         np.array([2 * h, 2 * w], "int64"))
+        np.testing.assert_allclose(p.numpy(), np.pad(xn, widths, constant_values=1.5))
+        np.testing.assert_allclose(u.numpy(), xn.repeat(3, axis=2).repeat(2, axis=3))
+        np.testing.assert_allclose(s.numpy(), xn[0])
+        np.testing.assert_allclose(r.numpy(), xn.repeat(2, axis=2).repeat(2, axis=3))

@@ -71,8 +71,11 @@ def bind_params_by_name(func: Function, params: Dict[str, Any]) -> Function:
         if name not in by_name:
             continue  # classic TVM ignores params the function does not take
         p = by_name[name]
-        arr = value if isinstance(value, _nd.NDArray) else _nd.array(np.asarray(value))
         want = p.type_annotation
+        if isinstance(value, (bool, int, float)) and isinstance(want, TensorType) \
+                and np.asarray(value, dtype=want.dtype).item() == value:
+            value = np.asarray(value, dtype=want.dtype)  # a Python number fitting the type
+        arr = value if isinstance(value, _nd.NDArray) else _nd.array(np.asarray(value))
         if isinstance(want, TensorType) and (tuple(arr.shape) != want.shape
                                              or arr.dtype != want.dtype):
             raise TVMError(f"relay.build: param {name!r} has shape {tuple(arr.shape)} and "

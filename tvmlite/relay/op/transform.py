@@ -74,6 +74,9 @@ def take(data: Expr, indices: Expr, axis: Optional[int] = None, mode: str = "cli
 
 def squeeze(data: Expr, axis=None) -> Expr:
     """Remove the unit dimensions in ``axis`` (all of them when None)."""
+    if isinstance(axis, Expr) and not isinstance(axis, Constant):  # axes known at run time
+        from .dyn import dyn_call
+        return dyn_call("squeeze", [data], [axis])
     return make_call("squeeze", [data], axis=_ints(axis))
 
 
@@ -358,6 +361,8 @@ def _scalar(v, dtype: Optional[str] = None) -> Expr:
 def one_hot(indices: Expr, on_value, off_value, depth: int, axis: int, dtype: str) -> Expr:
     """``on_value`` where the new dimension ``axis`` (of extent ``depth``; -1: last) equals
     ``indices``, ``off_value`` elsewhere; ``on_value`` / ``off_value`` are scalars."""
+    if isinstance(depth, Constant):  # classic takes a constant depth as the static one
+        depth = depth.data.numpy().item()
     return make_call("one_hot", [indices, _scalar(on_value, dtype), _scalar(off_value, dtype)],
                      depth=int(depth), axis=int(axis), dtype=str(dtype))
 

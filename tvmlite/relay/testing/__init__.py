@@ -34,9 +34,10 @@ def run_opt_pass(expr: Expr, opt_pass: Pass, import_prelude: bool = False) -> Ex
     the body of the function the module wraps it in."""
     if not isinstance(opt_pass, Pass):
         raise TypeError(f"run_opt_pass: expected a tvm.transform.Pass, got {opt_pass!r}")
-    if import_prelude:
-        raise unsupported("tvm.relay.prelude (relay ADTs)")
     mod = IRModule.from_expr(expr)
+    if import_prelude:
+        from ..prelude import Prelude
+        Prelude(mod)
     mod = InferType()(mod)
     mod = opt_pass(mod)
     entry = mod["main"]

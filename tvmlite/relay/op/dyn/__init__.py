@@ -17,6 +17,9 @@ import numpy as np
 from ....tir.expr import Any as _Any
 from ...expr import Expr, TupleWrapper
 from ...ty import TensorType, TupleType, Type
+from .. import image as _image  # noqa: F401  (the static ops dyn forms take attrs from)
+from .. import nn as _nn  # noqa: F401
+from .. import transform as _transform  # noqa: F401
 from .._rel import RelayTypeError, norm_axis, tensor_arg
 from ..registry import OpPattern, make_call, register, register_strategy
 
@@ -214,6 +217,88 @@ def arange(start, stop=None, step=None, dtype: str = "float32") -> Expr:
     step = const(1, "int32") if step is None else step
     args = [a if isinstance(a, Expr) else const(a) for a in (start, stop, step)]
     return make_call("dyn.arange", args, dtype=str(dtype))
+
+
+# ------------------------------------------- static ops with attributes given as tensors
+def _ints_of(v) -> tuple:
+    return tuple(_values(v))
+
+
+def _floats_of(v) -> float:
+    return float(_scalar_value(v))
+
+
+def _pairs_of(v) -> tuple:
+    arr = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
+    return tuple((int(a), int(b)) for a, b in np.asarray(arr).reshape(-1, 2))
+
+
+def _any_dims_rel(name: str, keep: Callable[[Any, TensorType], List[bool]]):
+    """A relation whose output is the data's shape with the dims ``keep`` says False made
+    ``Any`` (the attributes given as tensors decide them)."""
+    def rel(types, attrs) -> Type:
+        data = tensor_arg(name, types, 0, "data")
+        flags = keep(attrs, data)
+        dtype = getattr(attrs, "out_dtype", "") if "out_dtype" in attrs else ""
+        return TensorType([d if k else _Any() for d, k in zip(data.shape, flags)],
+                          dtype or data.dtype)
+    return rel
+
+
+def _dyn_form(static: str, tensor_attrs: Sequence[Tuple[str, Callable]], rel,
+              data_args: int = 1) -> str:
+    """Register ``dyn.<static>``: ``static`` with the attributes ``tensor_attrs`` given as
+    tensor arguments after the data (each with its value converter); the other attributes
+    stay attributes."""
+    from ..registry import get
+    name = f"dyn.{static}"
+    names = [a for a, _ in tensor_attrs]
+    defaults = {k: v for k, v in get(static).attrs_defaults.items() if k not in names}
+
+    def host(attrs, v):
+        fixed = {k: attrs[k] for k in attrs.keys()}
+        for (attr, conv), value in zip(tensor_attrs, v[data_args:]):
+            fixed[attr] = conv(value)
+        return static, list(v[:data_args]), fixed
+    _dyn(name, data_args + len(names), rel, defaults, host, data_args)
+    return name
+
+
+def _spatial(layout_attr: str, spatial: str):
+    def keep(attrs, data):
+        layout = attrs[layout_attr]
+        return [c not in spatial for c in layout] if len(layout) == len(data.shape) else \
+            [False] * len(data.shape)
+    return keep
+
+
+_dyn_form("image.resize2d", [("size", _ints_of)],
+          _any_dims_rel("dyn.image.resize2d", _spatial("layout", "HW")))
+_dyn_form("nn.upsampling", [("scale_h", _floats_of), ("scale_w", _floats_of)],
+          _any_dims_rel("dyn.nn.upsampling", _spatial("layout", "HW")))
+_dyn_form("nn.upsampling3d", [("scale_d", _floats_of), ("scale_h", _floats_of),
+                              ("scale_w", _floats_of)],
+          _any_dims_rel("dyn.nn.upsampling3d", _spatial("layout", "DHW")))
+_dyn_form("nn.pad", [("pad_width", _pairs_of)],
+          _any_dims_rel("dyn.nn.pad", lambda attrs, data: [False] * len(data.shape)))
+
+
+def _squeeze_rel(types, attrs) -> Type:
+    data = tensor_arg("dyn.squeeze", types, 0, "data")
+    n = _len_arg("dyn.squeeze", types, 1, "axis")
+    return TensorType([_Any() for _ in range(len(data.shape) - n)], data.dtype)
+
+
+_dyn_form("squeeze", [("axis", _ints_of)], _squeeze_rel)
+
+
+def dyn_call(static: str, data: Sequence[Expr], tensors: Sequence[Expr], **attrs) -> Expr:
+    """A call of ``dyn.<static>`` on ``data`` with tensor attribute arguments ``tensors``
+    (numbers become constants) and the remaining attributes."""
+    from ...expr import const
+    args = list(data) + [t if isinstance(t, Expr) else const(t, "float32" if isinstance(
+        t, float) else "int64") for t in tensors]
+    return make_call(f"dyn.{static}", args, **attrs)
 
 
 # --------------------------------------------------------------------------- argwhere
