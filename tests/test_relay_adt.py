@@ -170,3 +170,19 @@ def test_untyped_adt_functions_say_why(p):
     mod = relay.transform.InferType()(mod)
     assert mod["tensor_fn"].checked_type == relay.FuncType([relay.TensorType((2,))],
                                                            relay.TensorType((2,)))
+
+
+def test_unmatched_cases_finds_the_missing_patterns(p):
+    _, cons, nil = p.mod.get_type("List")
+    xs, w = relay.var("xs"), relay.PatternWildcard
+    pc = relay.PatternConstructor
+    # [] and [x] are covered, [x, y, ...] is not
+    m = relay.Match(xs, [relay.Clause(pc(nil), relay.const(0)),
+                         relay.Clause(pc(cons, [w(), pc(nil)]), relay.const(1))], False)
+    missing = relay.analysis.unmatched_cases(m, p.mod)
+    assert len(missing) == 1 and missing[0].constructor == cons
+    assert missing[0].patterns[1].constructor == cons
+    m = relay.Match(xs, [relay.Clause(pc(nil), relay.const(0)),
+                         relay.Clause(pc(cons, [w(), w()]), relay.const(1))])
+    assert relay.analysis.unmatched_cases(m, p.mod) == []
+    assert isinstance(relay.analysis.unmatched_cases(relay.Match(xs, []))[0], w)

@@ -194,6 +194,78 @@ class Match(Expr):
         return [v for c in self.clauses for v in c.lhs.bound_vars()]
 
 
-__all__ = ["TypeVar", "GlobalTypeVar", "TypeCall", "RefType", "Constructor", "TypeData",
-           "Pattern", "PatternWildcard", "PatternVar", "PatternConstructor", "PatternTuple",
+# -------------------------------------------------------------- exhaustiveness of matches
+_YES, _NO, _UNKNOWN = range(3)
+
+
+def _covers(lhs: Pattern, cand: Pattern) -> int:
+    """Whether every value of candidate pattern ``cand`` matches ``lhs`` (_YES), none does
+    (_NO), or it depends on what ``cand``'s wildcards stand for (_UNKNOWN)."""
+    if isinstance(lhs, (PatternWildcard, PatternVar)):
+        return _YES
+    if isinstance(cand, (PatternWildcard, PatternVar)):
+        return _UNKNOWN
+    if isinstance(lhs, PatternConstructor):
+        if not isinstance(cand, PatternConstructor) or cand.constructor is not lhs.constructor \
+                and cand.constructor.tag != lhs.constructor.tag:
+            return _NO
+        pairs = list(zip(lhs.patterns, cand.patterns))
+    else:
+        if not isinstance(cand, PatternTuple) or len(cand.patterns) != len(lhs.patterns):
+            return _NO
+        pairs = list(zip(lhs.patterns, cand.patterns))
+    results = [_covers(a, b) for a, b in pairs]
+    if _NO in results:
+        return _NO
+    return _YES if all(r == _YES for r in results) else _UNKNOWN
+
+
+def _constructors(ctor: Constructor, mod) -> list:
+    td = mod.type_definitions.get(ctor.belong_to.name_hint) if mod is not None else None
+    if td is None:
+        raise TVMError(f"unmatched_cases: the ADT {ctor.belong_to.name_hint} of constructor "
+                       f"{ctor.name_hint} is not in the module; pass mod=")
+    return list(td.constructors)
+
+
+def _expand(lhs: Pattern, cand: Pattern, mod) -> list:
+    """``cand`` refined along ``lhs`` one step: its wildcard where ``lhs`` names a
+    constructor (tuple) becomes each constructor (the tuple) of wildcards."""
+    if isinstance(cand, (PatternWildcard, PatternVar)):
+        if isinstance(lhs, PatternConstructor):
+            return [PatternConstructor(c, [PatternWildcard() for _ in c.inputs])
+                    for c in _constructors(lhs.constructor, mod)]
+        return [PatternTuple([PatternWildcard() for _ in lhs.patterns])]
+    for i, (a, b) in enumerate(zip(lhs.patterns, cand.patterns)):
+        if _covers(a, b) == _UNKNOWN:
+            out = []
+            for e in _expand(a, b, mod):
+                fields = list(cand.patterns)
+                fields[i] = e
+                out.append(PatternConstructor(cand.constructor, fields)
+                           if isinstance(cand, PatternConstructor) else PatternTuple(fields))
+            return out
+    return [cand]
+
+
+def unmatched_cases(match: Match, mod=None) -> List[Pattern]:
+    """The patterns of the values no clause of ``match`` takes (classic
+    ``relay.analysis.unmatched_cases``); ``mod`` holds the ADTs' definitions."""
+    cands: List[Pattern] = [PatternWildcard()]
+    for clause in match.clauses:
+        left: List[Pattern] = []
+        work = list(cands)
+        while work:
+            c = work.pop(0)
+            r = _covers(clause.lhs, c)
+            if r == _NO:
+                left.append(c)
+            elif r == _UNKNOWN:
+                work[:0] = _expand(clause.lhs, c, mod)
+        cands = left
+    return cands
+
+
+__all__ = ["unmatched_cases", "TypeVar", "GlobalTypeVar", "TypeCall", "RefType", "Constructor",
+           "TypeData", "Pattern", "PatternWildcard", "PatternVar", "PatternConstructor", "PatternTuple",
            "Clause", "Match"]

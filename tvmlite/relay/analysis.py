@@ -179,3 +179,10 @@ def check_basic_block_normal_form(expr: Expr) -> bool:
         for child, sc in _uses(n, scope_of[id(n)], inner):
             use_scopes.setdefault(id(child), []).append(sc)
     return True
+
+
+def unmatched_cases(match, mod=None) -> list:
+    """The patterns no clause of relay ``match`` covers (classic
+    ``relay.analysis.unmatched_cases``)."""
+    from .adt import unmatched_cases as _unmatched
+    return _unmatched(match, mod)
