@@ -267,5 +267,5 @@ def unmatched_cases(match: Match, mod=None) -> List[Pattern]:
 
 
 __all__ = ["unmatched_cases", "TypeVar", "GlobalTypeVar", "TypeCall", "RefType", "Constructor",
-           "TypeData", "Pattern", "PatternWildcard", "PatternVar", "PatternConstructor", "PatternTuple",
-           "Clause", "Match"]
+           "TypeData", "Pattern", "PatternWildcard", "PatternVar", "PatternConstructor",
+           "PatternTuple", "Clause", "Match"]
