@@ -93,6 +93,8 @@ class IRModule:
         return mod
 
     def __getitem__(self, name: Union[str, GlobalVar]):
+        if getattr(name, "_is_global_type_var", False):  # a relay ADT's definition
+            return self.type_definitions[name.name_hint]
         key = name.name_hint if isinstance(name, GlobalVar) else name
         try:
             return self.functions[key]

@@ -5,6 +5,7 @@ type inference, fusion and ``relay.build`` do not take them.
 """
 from __future__ import annotations
 
+import zlib
 from typing import List, Optional, Sequence
 
 from ..error import TVMError
@@ -79,8 +80,8 @@ class RefType(Type):
 
 class Constructor(Expr):
     """A constructor of an ADT: calling it builds a value with ``tag`` and the fields given
-    (classic ``relay.Constructor``). ``tag`` is its index among its type's constructors,
-    set when the ``TypeData`` holding it is added to a module."""
+    (classic ``relay.Constructor``). ``tag`` is set by the ``TypeData`` holding it: a
+    prefix of the type's name, then its index among the type's constructors."""
 
     __slots__ = ("name_hint", "inputs", "belong_to", "tag")
 
@@ -110,11 +111,14 @@ class TypeData:
         self.header = header
         self.type_vars = NodeTuple(type_vars)
         self.constructors = NodeTuple(constructors)
+        # classic's tags: a prefix hashed from the type's name in the top byte, the
+        # constructor's index below (unique across a module's ADTs, the same in every module)
+        prefix = zlib.crc32(header.name_hint.encode()) & 0xFF
         for i, c in enumerate(self.constructors):
             if not isinstance(c, Constructor):
                 raise TVMError(f"TypeData {header.name_hint}: constructor {i} is a "
                                f"{type(c).__name__}, not a relay.Constructor")
-            c.tag = i
+            c.tag = (prefix << 24) | i
 
     def __repr__(self) -> str:
         return f"TypeData({self.header!r}, {[c.name_hint for c in self.constructors]})"
