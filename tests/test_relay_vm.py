@@ -221,3 +221,17 @@ def test_synthetic_workload_matches_graph_executor():
     want = relay.create_executor("graph", mod=mod, params=params).evaluate()(xn).numpy()
     assert got.shape == (1, 2, 5, 7)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_vm_compiler_optimize_binds_params():
+    mod, params = relay.testing.synthetic.get_workload(input_shape=(1, 2, 3, 4))
+    opt_mod, rest = relay.vm.VMCompiler().optimize(mod, target="llvm", params=params)
+    assert rest == {}
+    assert [v.name_hint for v in relay.analysis.free_vars(opt_mod["main"].body)] == ["data"]
+    comp = relay.vm.VMCompiler()
+    comp.set_params(params)
+    comp.lower(mod, "llvm")
+    xn = rng.random((1, 2, 3, 4), "float32")
+    got = rvm.VirtualMachine(comp.get_exec(), tvm.cpu()).run(xn).numpy()
+    want = relay.create_executor("graph", mod=mod, params=params).evaluate()(xn).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

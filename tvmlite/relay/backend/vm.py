@@ -794,8 +794,18 @@ class VMCompiler:
         """Kernels are compiled on first use, for the shapes met."""
 
     def optimize(self, mod, target=None, target_host=None, params=None):
-        """``(mod, params)``: tvmlite's VM optimizes each region as relay.build does."""
-        return mod, dict(params or {})
+        """``(mod, params)`` with ``params`` (or those of :meth:`set_params`) bound into
+        ``main`` as constants; tvmlite's VM optimizes each region as relay.build does when
+        it compiles it."""
+        if isinstance(mod, Function):
+            mod = IRModule.from_expr(mod)
+        params = dict(params if params is not None else self._params)
+        if params and "main" in mod:
+            bound = _bind_constants(mod["main"], params)
+            if bound is not None:
+                mod = mod.copy()
+                mod["main"], params = bound, {}
+        return mod, params
 
     def get_exec(self) -> Executable:
         if self._exec is None:
