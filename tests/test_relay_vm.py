@@ -143,13 +143,14 @@ def test_params_bound_at_compile():
 
 def test_set_input_invoke_stateful_and_benchmark():
     x = relay.var("x", shape=(3,))
-    _, vm = _vm(relay.Function([x], relay.Tuple([x + x, x * x])))
+    exe, vm = _vm(relay.Function([x], relay.Tuple([x + x, x * x])))
     xn = rng.random(3, "float32")
     vm.set_input("main", x=xn)
     vm.invoke_stateful("main")
     outs = vm.get_outputs()
     np.testing.assert_allclose(outs[0].numpy(), 2 * xn)
     np.testing.assert_allclose(outs[1].numpy(), xn * xn)
+    assert exe.cache_stats == {"hits": 0, "misses": 1}  # the tuple of calls: one build
     res = vm.benchmark(tvm.cpu(), xn, repeat=2, number=1)
     assert len(res.results) == 2 and res.mean > 0
 

@@ -184,7 +184,7 @@ class _Region:
 
     __slots__ = ("root", "nodes", "leaves")
 
-    def __init__(self, root: Call):
+    def __init__(self, root: Expr):
         self.root = root
         self.nodes: List[Expr] = []
         self.leaves: List[Expr] = []
@@ -423,12 +423,7 @@ class Machine:
                     for a in reversed(e.args):
                         push((_EVAL, a, env))
                     return
-                region = self.regions.get(id(e))
-                if region is None or region.root is not e:
-                    region = self.regions[id(e)] = _Region(e)
-                push((_REGION, region))
-                for leaf in reversed(region.leaves):
-                    push((_EVAL, leaf, env))
+                self._push_region(e, env, push)
                 return
             push((_CALL, len(e.args)))
             for a in reversed(e.args):
@@ -441,6 +436,11 @@ class Machine:
             push((_IF, e, env))
             push((_EVAL, e.cond, env))
         elif isinstance(e, Tuple):
+            if e.fields and all(isinstance(f, Call) and isinstance(f.op, Op) and
+                                not _on_host(f) for f in e.fields):
+                # a tuple of operator calls is one region (one relay.build, fused)
+                self._push_region(e, env, push)
+                return
             push((_TUPLE, len(e.fields)))
             for f in reversed(e.fields):
                 push((_EVAL, f, env))
@@ -471,6 +471,15 @@ class Machine:
                           "in a relay Function")
         else:
             raise VMError(f"relay VM: cannot evaluate a {type(e).__name__}")
+
+    def _push_region(self, e: Expr, env: _Env, push) -> None:
+        """Evaluate the inputs of the dataflow region rooted at ``e``, then run it."""
+        region = self.regions.get(id(e))
+        if region is None or region.root is not e:
+            region = self.regions[id(e)] = _Region(e)
+        push((_REGION, region))
+        for leaf in reversed(region.leaves):
+            push((_EVAL, leaf, env))
 
     def _global(self, name: str) -> Closure:
         got = self._globals.get(name)
