@@ -116,10 +116,13 @@ def test_backend_executor_and_runtime_registries():
     from tvmlite.relay.backend import Executor, Runtime
     assert Executor.list_registered() == ["aot", "graph"]
     assert Runtime.list_registered() == ["cpp", "crt"]
-    assert Runtime.list_registered_options("crt") == {"system-lib": ""}
+    assert Runtime.list_registered_options("crt") == {"system-lib": "IntImm"}
     assert "link-params" in Executor.list_registered_options("graph")
-    with pytest.raises(tvm.TVMError, match="unknown option"):
+    assert Executor("graph")["link-params"] is False
+    with pytest.raises(tvm.TVMError, match='Attribute "no-such-option" is not available'):
         Runtime("cpp", {"no-such-option": 1})
+    with pytest.raises(tvm.TVMError, match='should have type "runtime.String"'):
+        Executor("aot", {"interface-api": True})
 
 
 def test_a_layout_callback_registered_from_python_is_called_not_ignored():

@@ -56,3 +56,15 @@ def test_errors_name_the_problem(rng):
     with pytest.raises(tvm.TVMError, match="expects shape"):
         f(np.zeros((1, 3, 7, 8), "float32"), np.zeros((5, 3, 3, 3), "float32"),
           np.zeros(5, "float32"))
+
+
+def test_an_input_named_like_a_constant_param_keeps_its_value():
+    # relay.build names constants p0, p1 ...: an input called p0 must stay an input
+    rng = np.random.default_rng(3)
+    x = relay.var("p0", shape=(3,))
+    y = relay.var("p1", shape=(3,))
+    c, d = rng.random(3).astype("float32"), rng.random(3).astype("float32")
+    f = relay.Function([x, y], x * relay.const(c) + y * relay.const(d))
+    run = relay.create_executor("graph", mod=tvm.IRModule.from_expr(f)).evaluate()
+    a, b = rng.random(3).astype("float32"), rng.random(3).astype("float32")
+    np.testing.assert_allclose(run(a, b).numpy(), a * c + b * d, rtol=1e-6)

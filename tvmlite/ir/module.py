@@ -25,6 +25,15 @@ def register_call_builder(make: Callable[[Any, list], Any]) -> None:
     _CALL_BUILDERS.append(make)
 
 
+# ``import_from_std`` readers of classic's standard relay files, by file name ("nat.rly")
+_STD_IMPORTERS: Dict[str, Callable[[Any], None]] = {}
+
+
+def register_std_importer(name: str, fn: Callable[[Any], None]) -> None:
+    """Have :meth:`IRModule.import_from_std` add the definitions of ``name`` by ``fn(mod)``."""
+    _STD_IMPORTERS[name] = fn
+
+
 class GlobalVar:
     """The name of a function in an IRModule."""
 
@@ -72,21 +81,25 @@ class IRModule:
         for k, v in (functions or {}).items():
             self.functions[k.name_hint if isinstance(k, GlobalVar) else str(k)] = v
         self.attrs: Dict[str, Any] = dict(attrs or {})
+        # relay ADTs: type name -> TypeData (classic ``type_definitions``)
+        self.type_definitions: Dict[str, Any] = {}
+        self._std_imported: set = set()
 
     @staticmethod
     def from_expr(expr, functions=None, type_defs=None, name: str = "main") -> "IRModule":
         """A module whose ``main`` is ``expr``: a relay expression that is not a function is
         wrapped in one over its free variables (classic ``IRModule.from_expr``)."""
-        if type_defs:
-            raise TVMError("IRModule.from_expr: type_defs (relay ADTs) are not supported by "
-                           "tvmlite")
         for wrap in _EXPR_WRAPPERS:
             expr = wrap(expr)
         mod = IRModule(functions)
+        for k, v in (type_defs or {}).items():
+            mod[k] = v
         mod[name] = expr
         return mod
 
     def __getitem__(self, name: Union[str, GlobalVar]):
+        if getattr(name, "_is_global_type_var", False):  # a relay ADT's definition
+            return self.type_definitions[name.name_hint]
         key = name.name_hint if isinstance(name, GlobalVar) else name
         try:
             return self.functions[key]
@@ -95,8 +108,50 @@ class IRModule:
                            f"(it has {list(self.functions)})") from None
 
     def __setitem__(self, name, func):
+        if getattr(name, "_is_global_type_var", False) or getattr(func, "_is_type_data", False):
+            self.type_definitions[name.name_hint if hasattr(name, "name_hint") else name] = func
+            return
         key = name.name_hint if isinstance(name, GlobalVar) else name
+        for wrap in _EXPR_WRAPPERS:  # a relay expression becomes a function (classic)
+            func = wrap(func)
         self.functions[key] = func
+
+    def get_global_type_var(self, name: str):
+        """The ``GlobalTypeVar`` of ADT ``name``."""
+        if name not in self.type_definitions:
+            raise TVMError(f"Cannot find global type var {name} in the Module (it has "
+                           f"{list(self.type_definitions)})")
+        return self.type_definitions[name].header
+
+    def get_global_type_vars(self) -> list:
+        return [td.header for td in self.type_definitions.values()]
+
+    def get_type(self, name: str) -> tuple:
+        """``(type_var, *constructors)`` of ADT ``name`` (classic ``IRModule.get_type``)."""
+        td = self.type_definitions.get(name)
+        if td is None:
+            raise TVMError(f"Cannot find type {name} in the Module (it has "
+                           f"{list(self.type_definitions)})")
+        return (td.header, *td.constructors)
+
+    def get_constructor(self, tag: int):
+        """The constructor with ``tag`` (the first one, across this module's ADTs)."""
+        for td in self.type_definitions.values():
+            for c in td.constructors:
+                if c.tag == tag:
+                    return c
+        raise TVMError(f"no constructor with tag {tag} in the module")
+
+    def import_from_std(self, file_to_import: str) -> None:
+        """Add the definitions of classic's standard relay file ``file_to_import``
+        ("prelude.rly", "nat.rly")."""
+        fn = _STD_IMPORTERS.get(file_to_import)
+        if fn is None:
+            raise TVMError(f"import_from_std: unknown standard file {file_to_import!r} "
+                           f"(known: {sorted(_STD_IMPORTERS)})")
+        if file_to_import not in self._std_imported:
+            self._std_imported.add(file_to_import)
+            fn(self)
 
     def __contains__(self, name) -> bool:
         key = name.name_hint if isinstance(name, GlobalVar) else name
@@ -128,16 +183,24 @@ class IRModule:
         items = other.functions.items() if isinstance(other, IRModule) else other.items()
         for k, v in items:
             self[k] = v
+        if isinstance(other, IRModule):
+            self.type_definitions.update(other.type_definitions)
+            self._std_imported |= other._std_imported
 
     def same_as(self, other) -> bool:
         """Whether ``other`` is this very module (reference equality, as classic)."""
         return self is other
 
     def with_attr(self, key: str, value) -> "IRModule":
-        return IRModule(self.functions, {**self.attrs, key: value})
+        mod = IRModule(self.functions, {**self.attrs, key: value})
+        mod.type_definitions.update(self.type_definitions)
+        return mod
 
     def copy(self) -> "IRModule":
-        return IRModule(self.functions, self.attrs)
+        mod = IRModule(self.functions, self.attrs)
+        mod.type_definitions.update(self.type_definitions)
+        mod._std_imported |= self._std_imported
+        return mod
 
     def script(self, **kwargs) -> str:
         return astext(self, **kwargs)

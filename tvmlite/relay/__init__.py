@@ -55,7 +55,7 @@ from .op.transform import *  # noqa: F401,F403
 from .parser import fromtext, parse, parse_expr
 from .printer import astext, pretty_print
 from .scope_builder import ScopeBuilder
-from .ty import FuncType, IncompleteType, TensorType, TupleType, Type, scalar_type
+from .ty import Any, FuncType, IncompleteType, TensorType, TupleType, Type, scalar_type
 from .type_functor import TypeFunctor, TypeMutator, TypeVisitor
 
 _register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)
@@ -68,5 +68,25 @@ op.registry.mark_builtin()
 
 
 from .._classic import fallback as _fallback  # noqa: E402
+from . import adt, loops, prelude  # noqa: E402
+from .adt import (  # noqa: E402
+    Clause,
+    Constructor,
+    GlobalTypeVar,
+    Match,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    RefType,
+    TypeCall,
+    TypeData,
+    TypeVar,
+)
+from .backend import interpreter, vm  # noqa: E402
+from .expr import RefCreate, RefRead, RefWrite  # noqa: E402
+from .op.dyn import argwhere  # noqa: E402
+from .prelude import Prelude  # noqa: E402
+from .transform.annotate_spans import SpanCheck  # noqa: E402
 
 __getattr__ = _fallback(__name__)

@@ -42,6 +42,8 @@ def bound_vars(expr: Expr) -> List[Var]:
             out.extend(n.params)
         elif isinstance(n, Let):
             out.append(n.var)
+        elif hasattr(n, "_bound_vars"):  # a Match's pattern variables
+            out.extend(n._bound_vars())
     return out
 
 
@@ -407,3 +409,10 @@ def extract_fused_functions(mod) -> dict:
             if isinstance(n, Function) and (n.attrs or {}).get("Primitive"):
                 out.setdefault(structural_hash(n), n)
     return out
+
+
+def unmatched_cases(match, mod=None) -> list:
+    """The patterns no clause of relay ``match`` covers (classic
+    ``relay.analysis.unmatched_cases``)."""
+    from .adt import unmatched_cases as _unmatched
+    return _unmatched(match, mod)

@@ -77,8 +77,11 @@ def bind_params_by_name(func: Function, params: Dict[str, Any]) -> Function:
         if name not in by_name:
             continue  # classic TVM ignores params the function does not take
         p = by_name[name]
-        arr = value if isinstance(value, _nd.NDArray) else _nd.array(np.asarray(value))
         want = p.type_annotation
+        if isinstance(value, (bool, int, float)) and isinstance(want, TensorType) \
+                and np.asarray(value, dtype=want.dtype).item() == value:
+            value = np.asarray(value, dtype=want.dtype)  # a Python number fitting the type
+        arr = value if isinstance(value, _nd.NDArray) else _nd.array(np.asarray(value))
         if isinstance(want, TensorType) and (tuple(arr.shape) != want.shape
                                              or arr.dtype != want.dtype):
             raise TVMError(f"relay.build: param {name!r} has shape {tuple(arr.shape)} and "
@@ -235,6 +238,7 @@ class _GraphCodegen:
         self.lowered = IRModule({})
         self.entry: Dict[int, List[Tuple[int, int]]] = {}
         self.func = func
+        self._input_names: Optional[set] = None
 
     def _add_node(self, node: dict, types: List[TensorType]) -> int:
         nid = len(self.nodes)
@@ -256,7 +260,14 @@ class _GraphCodegen:
     def _constant(self, c: Constant) -> List[Tuple[int, int]]:
         """The graph input of constant ``c`` (a param of its own, once per constant)."""
         if id(c) not in self.entry:
-            name = f"p{len(self.params)}"
+            # p0, p1 ... skipping the names of the function's own inputs: a parameter named
+            # "p0" must not take a constant's value
+            if self._input_names is None:
+                self._input_names = {p.name_hint for p in self.func.params}
+            k = len(self.params)
+            while f"p{k}" in self._input_names or f"p{k}" in self.params:
+                k += 1
+            name = f"p{k}"
             self.params[name] = c.data
             self.entry[id(c)] = self._input(name, c.checked_type)
         return self.entry[id(c)]

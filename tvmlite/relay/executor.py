@@ -12,15 +12,15 @@ import numpy as np
 
 from ..contrib.graph_executor import GraphModule
 from ..error import TVMError
-from ..ir.module import IRModule
+from ..ir.module import GlobalVar, IRModule
 from ..runtime import ndarray as _nd
 from ..runtime.container import ADT
 from ..runtime.device import Device, cpu
 from .analysis import free_vars
 from .build_module import build
-from .expr import Expr, Function, const, post_order, with_children
+from .expr import Constant, Expr, Function, const, post_order, with_children
 from .transform import InferType
-from .ty import TupleType
+from .ty import TensorType, TupleType
 
 KINDS = ("graph", "debug", "vm", "aot")
 
@@ -39,6 +39,8 @@ class Executor:
         """A callable running ``expr`` (default: the module's ``main``)."""
         if binds:
             expr = _bind(self.mod["main"] if expr is None else expr, binds)
+        if expr is not None and not isinstance(expr, Function) and self.kind in _VM_KINDS:
+            return self._vm_evaluate(expr)
         if expr is not None and not isinstance(expr, Function):
             # an expression is evaluated at once (classic): it must be closed
             free = free_vars(expr)
@@ -48,6 +50,8 @@ class Executor:
                                f"binds={{var: value}} or pass a Function")
             return Executor(self.kind, self.mod, self.device, self.target, self.params) \
                 .evaluate(Function([], expr))()
+        if self.kind in _VM_KINDS:
+            return self._vm_evaluate(expr)
         mod = self.mod
         if expr is not None:
             mod = IRModule.from_expr(expr)
@@ -87,6 +91,69 @@ class Executor:
         return run
 
 
+    def _vm_evaluate(self, expr: Optional[Expr]):
+        """The VM kinds ("vm", "debug"): the relay VM runs the module's functions (control
+        flow, closures, ADTs, dynamic shapes); a closed expression is evaluated at once."""
+        from ..runtime.vm import VirtualMachine
+        from .backend.vm import compile as vm_compile
+        mod = self.mod.copy()
+        if expr is None or isinstance(expr, (Function, GlobalVar)):
+            if expr is not None:
+                mod["main"] = self.mod[expr] if isinstance(expr, GlobalVar) else expr
+            if "main" not in mod:
+                raise TVMError("create_executor: the module has no 'main' function to "
+                               "evaluate")
+            vm = VirtualMachine(vm_compile(mod, self.target, params=self.params), self.device)
+            params = [p for p in mod["main"].params if p.name_hint not in self.params]
+
+            def run(*args, **kwargs):
+                args = [_as_input(p, a) for p, a in zip(params, args)] + list(args[len(params):])
+                kwargs = {k: _as_input(next((p for p in params if p.name_hint == k), None), v)
+                          for k, v in kwargs.items()}
+                return vm.invoke("main", *args, **kwargs)
+            return run
+        free = free_vars(expr)
+        if free:
+            raise TVMError(f"create_executor: evaluate() of an expression with free "
+                           f"variables {[v.name_hint for v in free]}: bind them with "
+                           f"binds={{var: value}} or pass a Function")
+        machine = vm_compile(mod, self.target)._machine(self.device)
+        return machine.evaluate(expr)
+
+
+_VM_KINDS = ("vm", "debug")
+
+
+def _as_input(param, value):
+    """A number or numpy array given for ``param`` in its annotated dtype (classic's
+    executors copy inputs into the parameter's type); a relay constant is its value."""
+    ann = getattr(param, "type_annotation", None)
+    if isinstance(value, Constant):
+        value = value.data
+    if isinstance(value, (bool, int, float, np.ndarray, np.generic)) and \
+            isinstance(ann, TensorType):
+        return np.asarray(value, dtype=ann.dtype)
+    if isinstance(value, (list, tuple)) and not isinstance(value, ADT):
+        fields = getattr(ann, "fields", None) or [None] * len(value)
+        return ADT(0, [_to_vm(_as_input(_Typed(t), v)) for t, v in zip(fields, value)])
+    return value
+
+
+class _Typed:
+    """A stand-in parameter annotated ``type_annotation`` (a tuple input's field)."""
+
+    def __init__(self, t):
+        self.type_annotation = t
+
+
+def _to_vm(value):
+    if isinstance(value, (_nd.NDArray, ADT)):
+        return value
+    if isinstance(value, Constant):
+        return value.data
+    return _nd.array(np.asarray(value))
+
+
 def _nest(ty, flat):
     """The graph's flat outputs (an iterator) in the structure of the result type ``ty``:
     a (nested) :class:`ADT` (classic's tuple value) for a tuple type, else one array."""
@@ -114,9 +181,10 @@ def _bind(expr: Expr, binds) -> Expr:
 def create_executor(kind: str = "debug", mod: Optional[IRModule] = None,
                     device: Optional[Device] = None, target="llvm",
                     params: Optional[Dict[str, Any]] = None) -> Executor:
-    """Classic ``relay.create_executor``. Every kind ("debug", "graph", "vm", "aot") builds
-    the module with :func:`relay.build` and runs it with the graph executor: static shapes,
-    no closures or control flow beyond what relay.build supports."""
+    """Classic ``relay.create_executor``. "vm" and "debug" (classic's interpreter) run on the
+    relay VM (control flow, closures, ADTs, ``relay.Any`` shapes); "graph" and "aot" build
+    the module with :func:`relay.build` and run it with the graph executor (static
+    dataflow)."""
     if kind not in KINDS:
         raise TVMError(f"create_executor: unknown executor kind {kind!r} (one of {KINDS})")
     if mod is None:

@@ -7,13 +7,18 @@ structure, so it is set once and never invalidated.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
 from ..error import TVMError
+from ..ir.module import GlobalVar
 from ..runtime import ndarray
 from .ty import IncompleteType, TensorType, Type
+
+#: expressions InferType left untyped on purpose (ADT and polymorphic functions)
+UNTYPED: "weakref.WeakSet" = weakref.WeakSet()
 
 
 class Attrs:
@@ -95,6 +100,12 @@ class Expr:
     def checked_type(self) -> Type:
         """The type inferred by ``relay.transform.InferType``."""
         if self._checked_type is None:
+            if self in UNTYPED:
+                from .._classic import UnsupportedError
+                raise UnsupportedError(
+                    "relay type inference: tvmlite does not type functions over ADTs, "
+                    "references or type parameters (polymorphic functions); this one runs "
+                    "untyped on the relay VM")
             raise TVMError("the type of this expression has not been inferred: run "
                            "relay.transform.InferType() on its module first")
         return self._checked_type
@@ -235,7 +246,7 @@ class Call(Expr):
         super().__init__()
         self.span = span  # where the call came from (printed, not structure)
         for i, a in enumerate(args):
-            if not isinstance(a, Expr):
+            if not isinstance(a, (Expr, GlobalVar)):
                 raise TVMError(f"argument {i} of a call to {getattr(op, 'name', op)} is "
                                f"{type(a).__name__}, not a relay expression")
         self.op = op
@@ -255,7 +266,7 @@ class Tuple(Expr):
         super().__init__()
         self.fields = NodeTuple(fields)
         for i, f in enumerate(self.fields):
-            if not isinstance(f, Expr):
+            if not isinstance(f, (Expr, GlobalVar)):
                 raise TVMError(f"tuple field {i} is {type(f).__name__}, not a relay expression")
 
     def __getitem__(self, i: int) -> Expr:
@@ -378,6 +389,8 @@ def children(e: Expr) -> List[Expr]:
         return [e.cond, e.true_branch, e.false_branch]
     if isinstance(e, Function):
         return [e.body]
+    if hasattr(e, "_children"):  # Match, RefCreate, ... (relay.adt and below)
+        return e._children()
     return []
 
 
@@ -590,7 +603,51 @@ def const(value, dtype: Optional[str] = None) -> Constant:
     return Constant(ndarray.array(arr))
 
 
-__all__ = ["NodeTuple", "Attrs", "Expr", "Var", "Constant", "Call", "Tuple", "TupleGetItem",
-           "Let", "If", "Function", "TupleWrapper", "var", "const", "children", "post_order",
-           "with_children", "rebuild_call", "wrap_in_function", "dataflow_children",
-           "visit_children", "replace_children", "substitute", "bind"]
+class RefCreate(Expr):
+    """A new mutable reference holding ``value`` (classic ``relay.RefCreate``)."""
+
+    __slots__ = ("value",)
+    _structural_fields = ("value",)
+
+    def __init__(self, value: Expr):
+        super().__init__()
+        self.value = value
+
+    def _children(self) -> List[Expr]:
+        return [self.value]
+
+
+class RefRead(Expr):
+    """The value a reference holds (classic ``relay.RefRead``)."""
+
+    __slots__ = ("ref",)
+    _structural_fields = ("ref",)
+
+    def __init__(self, ref: Expr):
+        super().__init__()
+        self.ref = ref
+
+    def _children(self) -> List[Expr]:
+        return [self.ref]
+
+
+class RefWrite(Expr):
+    """Store ``value`` in reference ``ref``; evaluates to the empty tuple (classic
+    ``relay.RefWrite``)."""
+
+    __slots__ = ("ref", "value")
+    _structural_fields = ("ref", "value")
+
+    def __init__(self, ref: Expr, value: Expr):
+        super().__init__()
+        self.ref, self.value = ref, value
+
+    def _children(self) -> List[Expr]:
+        return [self.ref, self.value]
+
+
+__all__ = ["RefCreate", "RefRead", "RefWrite", "NodeTuple", "Attrs", "Expr", "Var", "Constant",
+           "Call", "Tuple", "TupleGetItem", "Let", "If", "Function", "TupleWrapper", "var",
+           "const", "children", "post_order", "with_children", "rebuild_call",
+           "wrap_in_function", "dataflow_children", "visit_children", "replace_children",
+           "substitute", "bind"]

@@ -639,8 +639,8 @@ class _Parser:
             while not self.accept("punct", ")"):
                 if self.is_("meta"):
                     dims.append(self.meta_ref())
-                elif self.is_("punct", "?"):
-                    raise self.unsupported("dynamic dimensions (?)")
+                elif self.accept("punct", "?"):
+                    dims.append(_tir.Any())
                 else:
                     dims.append(self.expect("int", what="a dimension").value[0])
                 if not self.accept("punct", ","):

@@ -361,6 +361,8 @@ class _Printer:
                 _FLOAT_SUFFIX.get(v.dtype, "")
         if isinstance(v, GlobalVar) and not self.show_meta_data:
             return f"'{v.name_hint}'"
+        if isinstance(v, _tir.Any):
+            return "?"
         return self.meta.ref(v)
 
     def type_text(self, t) -> str:

@@ -8,6 +8,7 @@ from .._classic import UnsupportedError
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..ir.structural import structural_equal
+from ..tir.expr import Any
 
 
 class Type:
@@ -143,6 +144,17 @@ def check_static(t: Type, what: str) -> None:
                        "shapes are not supported by tvmlite)")
     for f in getattr(t, "fields", ()):
         check_static(f, what)
+
+
+def has_any(t) -> bool:
+    """Whether type ``t`` (a tensor, tuple or function type) has an ``Any`` dimension."""
+    if isinstance(t, TensorType):
+        return any(isinstance(d, Any) for d in t.shape)
+    if isinstance(t, TupleType):
+        return any(has_any(f) for f in t.fields)
+    if isinstance(t, FuncType):
+        return any(has_any(a) for a in t.arg_types) or has_any(t.ret_type)
+    return False
 
 
 def type_str(t: Type) -> str:

@@ -40,5 +40,6 @@ __all__ = ["Device", "context", "cpu", "cuda", "device", "ext_dev", "gpu", "ndar
 
 
 from .._classic import fallback as _fallback  # noqa: E402
+from .object import Object  # noqa: E402
 
 __getattr__ = _fallback(__name__)

@@ -7,17 +7,40 @@ from ..tir.expr import IterVar, Node, PrimExpr
 from ..tir.op import convert as to_expr
 from .packed_func import PackedFunc
 
-__all__ = ["ADT", "Array", "Map", "ShapeTuple", "String", "getitem_helper", "convert",
-           "convert_to_object"]
+__all__ = ["tuple_object", "ADT", "Array", "Map", "ShapeTuple", "String", "getitem_helper",
+           "convert", "convert_to_object"]
 
 
 class ADT(tuple):
-    """Classic's algebraic data type value: here the tuple of arrays a relay function with a
-    tuple result evaluates to (tag 0)."""
+    """Classic's algebraic data type value (``ADT(tag, fields)``): a tuple's value (tag 0) or
+    a value a relay ``Constructor`` built (its tag); iterates, indexes and ``len``s as its
+    fields. ``ADT(fields)`` is a tuple value."""
+
+    def __new__(cls, tag=0, fields=None):
+        if fields is None and not isinstance(tag, int):
+            tag, fields = 0, tag
+        obj = super().__new__(cls, fields or ())
+        obj._tag = int(tag)
+        return obj
 
     @property
     def tag(self) -> int:
-        return 0
+        return self._tag
+
+    @property
+    def fields(self) -> list:
+        return list(self)
+
+    def __repr__(self) -> str:
+        return f"ADT(tag={self._tag}, {list(self)!r})"
+
+    def __reduce__(self):
+        return ADT, (self._tag, list(self))
+
+
+def tuple_object(fields=None) -> ADT:
+    """A tuple value of ``fields`` (classic ``container.tuple_object``)."""
+    return ADT(0, list(fields or ()))
 
 
 def convert(value):

@@ -11,6 +11,7 @@ from .expr import (
     NE,
     Add,
     And,
+    Any,
     Broadcast,
     BufferLoad,
     Call,

@@ -7,7 +7,8 @@ as in TVM; ``bool()`` of an ``EQ``/``NE`` node is object identity of its operand
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any as _Any
+from typing import Optional, Tuple
 
 from ..error import TVMError
 from ..ir import dtype as _dt
@@ -198,6 +199,21 @@ class Var(PrimExpr):
 @node
 class SizeVar(Var):
     """A variable known to be non-negative (a shape size)."""
+
+
+@node
+class Any(PrimExpr):
+    """A dimension unknown until run time (classic ``tvm.tir.Any``, ``relay.Any()``): relay
+    type inference carries it, the relay VM compiles each call for the concrete shapes it
+    meets. Printed ``?``; every ``Any`` is structurally equal to every other."""
+
+    dtype: str = "int32"
+    span: _Any = None
+
+    def __repr__(self) -> str:
+        return "?"
+
+    __str__ = __repr__
 
 
 class ConstRangeError(TVMError, ValueError):
@@ -494,7 +510,7 @@ class Call(PrimExpr):
 
     dtype: str
     op: str
-    args: Tuple[Any, ...]
+    args: Tuple[_Any, ...]
 
     def __post_init__(self):
         if type(self.op) is str:
@@ -503,7 +519,7 @@ class Call(PrimExpr):
 
 @node
 class BufferLoad(PrimExpr):
-    buffer: Any  # tir.Buffer
+    buffer: _Any  # tir.Buffer
     indices: Tuple[PrimExpr, ...]
 
     def __post_init__(self):
@@ -534,7 +550,7 @@ def as_indices(indices) -> Tuple[PrimExpr, ...]:
 class ProducerLoad(PrimExpr):
     """An element of a TE tensor, ``A[i, j]``; becomes a BufferLoad in ``create_prim_func``."""
 
-    producer: Any  # te.Tensor
+    producer: _Any  # te.Tensor
     indices: Tuple[PrimExpr, ...]
 
     @property
@@ -559,7 +575,7 @@ class CommReducer(Node):
 class Reduce(PrimExpr):
     combiner: CommReducer
     source: Tuple[PrimExpr, ...]
-    axis: Tuple[Any, ...]  # IterVars
+    axis: Tuple[_Any, ...]  # IterVars
     condition: PrimExpr
     value_index: int
     init: Tuple[PrimExpr, ...] = ()
@@ -630,7 +646,7 @@ class IterVar(ExprOp, Node):
 
 # The operators above build their nodes through tir.op, which is defined in terms of these
 # nodes: tir.op installs itself here when it loads (``import tvmlite`` loads it).
-_op: Any = None
+_op: _Any = None
 
 
 def _install_op(module) -> None:

@@ -11,20 +11,31 @@ from . import graph_executor_codegen, te_compiler
 
 
 class _Described:
-    """A named kind with options (``Executor("graph", {"link-params": True})``)."""
+    """A named kind with typed options (``Executor("graph", {"link-params": True})``); an
+    option not given takes its default (classic's attribute registry)."""
 
-    KINDS: Dict[str, tuple] = {}
+    # kind -> option -> (classic type key, default or None)
+    KINDS: Dict[str, Dict[str, tuple]] = {}
     WHAT = ""
 
     def __init__(self, name: str, options: Optional[Dict[str, Any]] = None):
         if name not in self.KINDS:
-            raise TVMError(f"{self.WHAT} {name!r} is not registered (known: "
+            raise TVMError(f'{self.WHAT} "{name}" is not defined (known: '
                            f"{sorted(self.KINDS)})")
         self.name = name
-        self.attrs = dict(options or {})
-        unknown = set(self.attrs) - set(self.KINDS[name])
-        if unknown:
-            raise TVMError(f"{self.WHAT} {name!r}: unknown option(s) {sorted(unknown)}")
+        known = self.KINDS[name]
+        given = dict(options or {})
+        for key, value in given.items():
+            if key not in known:
+                raise TVMError(f'Attribute "{key}" is not available on this {self.WHAT} '
+                               f"(it has {sorted(known)})")
+            want = known[key][0]
+            got = _type_key(value)
+            if got != want:
+                raise TVMError(f'Attribute "{key}" should have type "{want}" but instead found '
+                               f'"{got}"')
+        self.attrs = {k: d for k, (_, d) in known.items() if d is not None}
+        self.attrs.update(given)
 
     def __contains__(self, key: str) -> bool:
         return key in self.attrs
@@ -47,21 +58,37 @@ class _Described:
 
     @classmethod
     def list_registered_options(cls, name: str) -> Dict[str, str]:
-        """The options kind ``name`` takes (names to their type, unstated here)."""
-        return {k: "" for k in cls.KINDS[name]}
+        """The options kind ``name`` takes, each with its classic type key."""
+        if name not in cls.KINDS:
+            raise TVMError(f'{cls.WHAT} "{name}" is not defined (known: {sorted(cls.KINDS)})')
+        return {k: t for k, (t, _) in cls.KINDS[name].items()}
 
     def __repr__(self) -> str:
         opts = "".join(f" -{k}={v}" for k, v in self.attrs.items())
         return f"{self.name}{opts}"
 
 
+def _type_key(value) -> str:
+    """Classic's type key of an option value: strings ``runtime.String``, ints and bools
+    ``IntImm``."""
+    if isinstance(value, str):
+        return "runtime.String"
+    if isinstance(value, (bool, int)):
+        return "IntImm"
+    return type(value).__name__
+
+
+_BOOL, _INT, _STR = "IntImm", "IntImm", "runtime.String"
+
+
 class Executor(_Described):
     """How a built module is run (classic ``relay.backend.Executor``): ``"graph"``;
     ``"aot"`` is known but :func:`relay.build` refuses it."""
 
-    KINDS = {"graph": ("link-params",),
-             "aot": ("link-params", "unpacked-api", "interface-api", "workspace-byte-alignment",
-                     "constant-byte-alignment")}
+    KINDS = {"graph": {"link-params": (_BOOL, False)},
+             "aot": {"link-params": (_BOOL, False), "unpacked-api": (_BOOL, None),
+                     "interface-api": (_STR, None), "workspace-byte-alignment": (_INT, None),
+                     "constant-byte-alignment": (_INT, None)}}
     WHAT = "Executor"
 
 
@@ -69,7 +96,7 @@ class Runtime(_Described):
     """The runtime a built module targets (classic ``relay.backend.Runtime``): ``"cpp"``;
     ``"crt"`` is known but :func:`relay.build` refuses it."""
 
-    KINDS = {"cpp": ("system-lib",), "crt": ("system-lib",)}
+    KINDS = {"cpp": {"system-lib": (_BOOL, None)}, "crt": {"system-lib": (_BOOL, None)}}
     WHAT = "Runtime"
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ...error import TVMError
 from ...ir.module import IRModule
 from ...runtime import ndarray as _nd
+from ...tir.expr import Any as _Any
 from .. import op as _op
 from ..expr import Constant, Expr, Function, Var, const, var
 from ..expr import Tuple as RTuple
@@ -1259,7 +1260,10 @@ def from_onnx(model, shape: Optional[Dict[str, Sequence[int]]] = None,
             continue  # an initializer listed as an input (old exporters)
         tt = inp.type.tensor_type
         if inp.name in shape:
-            dims = tuple(int(d) for d in shape[inp.name])
+            # relay.Any() (or None) keeps a dimension unknown: the module then runs on the
+            # relay VM (relay.build refuses it)
+            dims = tuple(_Any() if d is None or isinstance(d, _Any) else int(d)
+                         for d in shape[inp.name])
         else:
             dims = []
             for i, d in enumerate(tt.shape.dim):
@@ -1269,7 +1273,8 @@ def from_onnx(model, shape: Optional[Dict[str, Sequence[int]]] = None,
                     sym = d.dim_param or "?"
                     raise OnnxImportError(
                         f"from_onnx: input {inp.name!r} has a dynamic dimension {i} ({sym!r}): "
-                        f"give its shape with shape={{{inp.name!r}: (...)}}")
+                        f"give its shape with shape={{{inp.name!r}: (...)}} (relay.Any() for "
+                        "a dimension left to run time, for the relay VM)")
         dt = dtype.get(inp.name) if isinstance(dtype, dict) else None
         dt = dt or (_elem_dtype(tt.elem_type) if tt.elem_type else
                     (dtype if isinstance(dtype, str) else "float32"))

@@ -2,6 +2,7 @@
 from . import (
     algorithm,
     annotation,
+    dyn,
     image,
     layout,
     nn,

@@ -40,6 +40,9 @@ def broadcast_shapes(op: str, s1: Tuple[int, ...], s2: Tuple[int, ...]) -> Tuple
     b = (1,) * (n - len(s2)) + tuple(s2)
     out = []
     for i, (x, y) in enumerate(zip(a, b)):
+        if not (isinstance(x, int) and isinstance(y, int)):
+            out.append(_broadcast_symbolic(x, y))
+            continue
         if x == y or y == 1:
             out.append(x)
         elif x == 1:
@@ -48,6 +51,21 @@ def broadcast_shapes(op: str, s1: Tuple[int, ...], s2: Tuple[int, ...]) -> Tuple
             raise RelayTypeError(f"{op}: shapes {tuple(s1)} and {tuple(s2)} do not broadcast "
                                  f"(dimension {i}: {x} vs {y})")
     return tuple(out)
+
+
+def _broadcast_symbolic(x, y):
+    """One broadcast dimension where one side is symbolic (a variable or ``relay.Any()``):
+    a 1 gives the other side, a known size other than 1 is what the symbolic side must be,
+    the same expression stays, and two different unknowns give ``Any``."""
+    from ...ir.structural import structural_equal
+    from ...tir.expr import Any
+    if isinstance(x, int):
+        x, y = y, x
+    if isinstance(y, int):
+        return x if y == 1 else y
+    if structural_equal(x, y, map_free_vars=False):
+        return x
+    return Any()
 
 
 def norm_axis(op: str, axis: int, ndim: int) -> int:

@@ -56,9 +56,9 @@ def topk(data: Expr, k: Union[int, Expr] = 1, axis: int = -1, ret_type: str = "b
         if k.size != 1:
             raise RelayTypeError(f"topk: k must be a scalar constant, got shape {k.shape}")
         k = k.item()
-    if isinstance(k, Expr):
-        raise RelayTypeError("topk: k must be an int or a constant (tvmlite has no dynamic "
-                             "topk)")
+    if isinstance(k, Expr):  # k computed at run time
+        from .dyn import topk as dyn_topk
+        return dyn_topk(data, k, axis, ret_type, is_ascend, dtype)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise RelayTypeError(f"topk: k must be an int, got {k!r}")
     if ret_type not in _RET_TYPES:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ..expr import Expr
+from ..expr import Constant, Expr
 from ._rel import topi_rel
 from .registry import OpPattern, make_call, register
 
@@ -43,6 +43,15 @@ def _resize(n: int, data, size, roi, layout, method, coordinate_transformation_m
     op = f"image.resize{n}d"
     if roi is None:
         roi = (0.0,) * (2 * n)
+    if n == 2 and isinstance(size, Expr) and not isinstance(size, Constant):
+        from .dyn import dyn_call  # a size computed at run time
+        return dyn_call(op, [data], [size], roi=tuple(float(r) for r in roi), layout=layout,
+                        method=method,
+                        coordinate_transformation_mode=coordinate_transformation_mode,
+                        rounding_method=rounding_method or "", cubic_alpha=float(cubic_alpha),
+                        cubic_exclude=int(cubic_exclude),
+                        extrapolation_value=float(extrapolation_value),
+                        out_dtype=out_dtype or "")
     return make_call(op, [data], size=_dims(op, size, n, "size"),
                      roi=tuple(float(r) for r in roi), layout=layout, method=method,
                      coordinate_transformation_mode=coordinate_transformation_mode,

@@ -577,6 +577,15 @@ def pad(data: Expr, pad_width, pad_value=0.0, pad_mode: str = "constant") -> Exp
     if pad_mode not in ("constant", "edge", "reflect"):
         raise RelayTypeError(f"nn.pad: pad_mode must be 'constant', 'edge' or 'reflect', got "
                              f"{pad_mode!r}")
+    if isinstance(pad_width, Expr):
+        if isinstance(pad_width, Constant):
+            pad_width = pad_width.data.numpy().tolist()
+        else:  # widths computed at run time
+            from .dyn import dyn_call
+            value = pad_value if isinstance(pad_value, Expr) else None
+            attrs = {} if value is not None else {"pad_value": float(pad_value)}
+            return dyn_call("nn.pad", [data] + ([value] if value is not None else []),
+                            [pad_width], pad_mode=pad_mode, **attrs)
     width = tuple((int(a), int(b)) for a, b in pad_width)
     if isinstance(pad_value, Expr):
         return make_call("nn.pad", [data, pad_value], pad_width=width, pad_mode=pad_mode)
@@ -1029,9 +1038,19 @@ def mirror_pad(data: Expr, pad_width, mode: str = "SYMMETRIC") -> Expr:
     return make_call("nn.mirror_pad", [data], pad_width=width, mode=mode)
 
 
+def _scale(s):
+    """A scale for a dyn upsampling: an expression, or a number as a float32 constant."""
+    from ..expr import const
+    return s if isinstance(s, Expr) else const(float(s), "float32")
+
+
 def upsampling(data: Expr, scale_h: float = 1, scale_w: float = 1, layout: str = "NCHW",
                method: str = "nearest_neighbor", align_corners: bool = False) -> Expr:
     """Scale H and W by ``scale_h`` / ``scale_w`` ("nearest_neighbor" or "bilinear")."""
+    if any(isinstance(s, Expr) for s in (scale_h, scale_w)):  # scales computed at run time
+        from .dyn import dyn_call
+        return dyn_call("nn.upsampling", [data], [_scale(scale_h), _scale(scale_w)],
+                        layout=layout, method=method, align_corners=bool(align_corners))
     return make_call("nn.upsampling", [data], scale_h=float(scale_h), scale_w=float(scale_w),
                      layout=layout, method=method, align_corners=bool(align_corners))
 
@@ -1041,6 +1060,12 @@ def upsampling3d(data: Expr, scale_d: float = 1, scale_h: float = 1, scale_w: fl
                  coordinate_transformation_mode: str = "half_pixel") -> Expr:
     """Scale D, H and W by ``scale_d``, ``scale_h``, ``scale_w`` ("nearest_neighbor" or
     "trilinear"; coordinates mapped by ``coordinate_transformation_mode``)."""
+    if any(isinstance(s, Expr) for s in (scale_d, scale_h, scale_w)):
+        from .dyn import dyn_call  # scales computed at run time
+        return dyn_call("nn.upsampling3d", [data], [_scale(s) for s in
+                                                    (scale_d, scale_h, scale_w)],
+                        layout=layout, method=method,
+                        coordinate_transformation_mode=coordinate_transformation_mode)
     return make_call("nn.upsampling3d", [data], scale_d=float(scale_d),
                      scale_h=float(scale_h), scale_w=float(scale_w), layout=layout,
                      method=method,

@@ -133,6 +133,9 @@ def reshape(data: Expr, newshape) -> Expr:
     """Reshape ``data`` (``newshape`` may hold 0 = keep the dimension, -1 = infer)."""
     if isinstance(newshape, Constant):  # classic takes a constant shape as the static one
         newshape = newshape.data.numpy().tolist()
+    if isinstance(newshape, Expr):  # a shape computed at run time
+        from .dyn import reshape as dyn_reshape
+        return dyn_reshape(data, newshape)
     if isinstance(newshape, int):
         newshape = (newshape,)
     return make_call("reshape", [data], newshape=tuple(int(d) for d in newshape))
@@ -172,15 +175,26 @@ def _concat_rel(types, attrs):
     first = fields[0]
     axis = norm_axis(op, attrs.axis, len(first.shape))
     total = 0
+    shape = list(first.shape)
     for i, f in enumerate(fields):
         same_dtype(op, first, f, f"fields 0 and {i}")
+        # only known sizes are compared; an unknown (symbolic) one makes the output's unknown
         if len(f.shape) != len(first.shape) or any(
-                a != b for j, (a, b) in enumerate(zip(f.shape, first.shape)) if j != axis):
+                a != b for j, (a, b) in enumerate(zip(f.shape, first.shape))
+                if j != axis and isinstance(a, int) and isinstance(b, int)):
             raise RelayTypeError(f"{op}: field {i} has shape {f.shape}, which differs from "
                                  f"field 0's {first.shape} outside axis {axis}")
         total += f.shape[axis]
-    shape = list(first.shape)
     shape[axis] = total
+    dynamic_axis = not all(isinstance(f.shape[axis], int) for f in fields)
+    for j in range(len(shape)):
+        known = [f.shape[j] for f in fields if isinstance(f.shape[j], int)]
+        if j == axis or len(known) == len(fields):
+            continue
+        # classic: a known size wins only when the axis is unknown too, e.g.
+        # [(?, 3), (?, ?)] -> (?, 3) but [(1, 3), (1, ?)] -> (2, ?)
+        shape[j] = known[0] if known and dynamic_axis else next(
+            f.shape[j] for f in fields if not isinstance(f.shape[j], int))
     return TensorType(shape, first.dtype)
 
 

@@ -44,8 +44,26 @@ def strided_slice(data: Expr, begin, end, strides=None, axes=None,
     if slice_mode not in ("end", "size"):
         raise RelayTypeError(f"strided_slice: slice_mode must be 'end' or 'size', got "
                              f"{slice_mode!r}")
+    if _builtins.any(isinstance(v, Expr) and not isinstance(v, Constant)
+                     for v in (begin, end, strides)):
+        from .dyn import strided_slice as dyn_slice
+        if axes is not None:
+            raise RelayTypeError("strided_slice: axes with run-time bounds are not supported")
+        strides = strides if strides is not None else [1] * _dyn_len(begin)
+        return dyn_slice(data, *(v if isinstance(v, Expr) else const(list(v), "int64")
+                                 for v in (begin, end, strides)), slice_mode=slice_mode)
     return make_call("strided_slice", [data], begin=_ints(begin), end=_ints(end),
                      strides=_ints(strides), axes=_ints(axes), slice_mode=slice_mode)
+
+
+def _dyn_len(v) -> int:
+    """The length of a 1-D bounds tensor whose type is known."""
+    from ..transform.infer_type import infer_type
+    shape = infer_type(v).checked_type.shape if isinstance(v, Expr) else (len(v),)
+    if len(shape) != 1 or not isinstance(shape[0], int):
+        raise RelayTypeError(f"strided_slice: run-time bounds must be 1-D of known length, "
+                             f"got shape {shape}")
+    return shape[0]
 
 
 def take(data: Expr, indices: Expr, axis: Optional[int] = None, mode: str = "clip") -> Expr:
@@ -56,6 +74,9 @@ def take(data: Expr, indices: Expr, axis: Optional[int] = None, mode: str = "cli
 
 def squeeze(data: Expr, axis=None) -> Expr:
     """Remove the unit dimensions in ``axis`` (all of them when None)."""
+    if isinstance(axis, Expr) and not isinstance(axis, Constant):  # axes known at run time
+        from .dyn import dyn_call
+        return dyn_call("squeeze", [data], [axis])
     return make_call("squeeze", [data], axis=_ints(axis))
 
 
@@ -66,6 +87,9 @@ def expand_dims(data: Expr, axis: int, num_newaxis: int = 1) -> Expr:
 
 def broadcast_to(data: Expr, shape: Sequence[int]) -> Expr:
     """Broadcast ``data`` to ``shape`` (NumPy rules)."""
+    if isinstance(shape, Expr) and not isinstance(shape, Constant):
+        from .dyn import broadcast_to as dyn_broadcast_to
+        return dyn_broadcast_to(data, shape)
     return make_call("broadcast_to", [data], shape=_ints(shape))
 
 
@@ -292,6 +316,9 @@ def stack(data, axis: int) -> Expr:
 
 def tile(data: Expr, reps: Sequence[int]) -> Expr:
     """Repeat the whole tensor ``reps[d]`` times along each dimension (``numpy.tile``)."""
+    if isinstance(reps, Expr) and not isinstance(reps, Constant):
+        from .dyn import tile as dyn_tile
+        return dyn_tile(data, reps)
     return make_call("tile", [data], reps=_ints(reps))
 
 
@@ -334,6 +361,8 @@ def _scalar(v, dtype: Optional[str] = None) -> Expr:
 def one_hot(indices: Expr, on_value, off_value, depth: int, axis: int, dtype: str) -> Expr:
     """``on_value`` where the new dimension ``axis`` (of extent ``depth``; -1: last) equals
     ``indices``, ``off_value`` elsewhere; ``on_value`` / ``off_value`` are scalars."""
+    if isinstance(depth, Constant):  # classic takes a constant depth as the static one
+        depth = depth.data.numpy().item()
     return make_call("one_hot", [indices, _scalar(on_value, dtype), _scalar(off_value, dtype)],
                      depth=int(depth), axis=int(axis), dtype=str(dtype))
 
@@ -354,7 +383,11 @@ def _const_number(op: str, v, what: str):
 def arange(start, stop=None, step=None, dtype: str = "float32") -> Expr:
     """``start, start + step, ...`` below ``stop`` (``arange(n)`` counts from 0). The bounds
     are numbers or scalar constants; they are kept as attributes (the output shape depends
-    on them)."""
+    on them). Bounds computed at run time make ``dyn.arange`` (the relay VM runs it)."""
+    if _builtins.any(isinstance(v, Expr) and not isinstance(v, Constant)
+                     for v in (start, stop, step)):
+        from .dyn import arange as dyn_arange
+        return dyn_arange(start, stop, step, dtype)
     start = _const_number("arange", start, "start")
     if stop is None:
         start, stop = 0, start
@@ -416,6 +449,9 @@ def unravel_index(indices: Expr, shape: Expr) -> Expr:
 def full(fill_value, shape: Sequence[int] = (), dtype: str = "") -> Expr:
     """A tensor of ``shape`` holding the scalar ``fill_value`` (its dtype when ``dtype`` is
     empty)."""
+    if isinstance(shape, Expr) and not isinstance(shape, Constant):
+        from .dyn import full as dyn_full
+        return dyn_full(_scalar(fill_value), shape, dtype)
     return make_call("full", [_scalar(fill_value)], shape=_ints(shape) or (),
                      dtype=str(dtype))
 
@@ -427,11 +463,17 @@ def full_like(data: Expr, fill_value) -> Expr:
 
 def zeros(shape: Sequence[int], dtype: str) -> Expr:
     """A tensor of zeros."""
+    if isinstance(shape, Expr) and not isinstance(shape, Constant):
+        from .dyn import zeros as dyn_zeros
+        return dyn_zeros(shape, dtype)
     return make_call("zeros", [], shape=_ints(shape) or (), dtype=str(dtype))
 
 
 def ones(shape: Sequence[int], dtype: str) -> Expr:
     """A tensor of ones."""
+    if isinstance(shape, Expr) and not isinstance(shape, Constant):
+        from .dyn import ones as dyn_ones
+        return dyn_ones(shape, dtype)
     return make_call("ones", [], shape=_ints(shape) or (), dtype=str(dtype))
 
 

@@ -34,9 +34,10 @@ def run_opt_pass(expr: Expr, opt_pass: Pass, import_prelude: bool = False) -> Ex
     the body of the function the module wraps it in."""
     if not isinstance(opt_pass, Pass):
         raise TypeError(f"run_opt_pass: expected a tvm.transform.Pass, got {opt_pass!r}")
-    if import_prelude:
-        raise unsupported("tvm.relay.prelude (relay ADTs)")
     mod = IRModule.from_expr(expr)
+    if import_prelude:
+        from ..prelude import Prelude
+        Prelude(mod)
     mod = InferType()(mod)
     mod = opt_pass(mod)
     entry = mod["main"]
@@ -92,7 +93,32 @@ def rand(dtype: str, *shape: int):
     return _nd.array(np.random.rand(*shape).astype(dtype))
 
 
-__all__ = ["create_workload", "Xavier", "layers", "resnet", "mobilenet", "mlp", "dcgan",
+def enabled_targets():
+    """Classic ``relay.testing.enabled_targets`` (``tvm.testing.enabled_targets``)."""
+    from ...testing import enabled_targets as _enabled
+    return _enabled()
+
+
+def count(prelude, n) -> int:
+    """The int nat value ``n`` stands for (classic ``relay.testing.count``)."""
+    from ..prelude import count as _count
+    return _count(prelude, n)
+
+
+def make_nat_value(prelude, n: int):
+    """The VM value of nat ``n`` (classic ``relay.testing.make_nat_value``)."""
+    from ..prelude import make_nat_value as _make
+    return _make(prelude, n)
+
+
+def make_nat_expr(prelude, n: int) -> Expr:
+    """The relay expression of nat ``n`` (classic ``relay.testing.make_nat_expr``)."""
+    from ..prelude import make_nat_expr as _make
+    return _make(prelude, n)
+
+
+__all__ = ["enabled_targets", "count", "make_nat_value", "make_nat_expr", "create_workload",
+           "Xavier", "layers", "resnet", "mobilenet", "mlp", "dcgan", "synthetic",
            "inception_v3", "dqn", "squeezenet", "densenet", "lstm",
            "temp_op_attr", "run_opt_pass", "run_infer_type", "check_grad", "rand"]
 

@@ -14,6 +14,7 @@ from .combine_parallel import (
 from .convert_layout import ConvertLayout, LayoutConfig
 from .dead_code import DeadCodeElimination
 from .defuse_ops import DefuseOps
+from .dynamic_to_static import DynamicToStatic
 from .eliminate_common_subexpr import EliminateCommonSubexpr
 from .fake_quantization_to_integer import FakeQuantizationToInteger
 from .fast_math import FastMath

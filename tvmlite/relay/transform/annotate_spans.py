@@ -20,3 +20,13 @@ def AnnotateSpans() -> Pass:  # noqa: N802
 
 
 register_pass("AnnotateSpans", AnnotateSpans)
+
+
+def SpanCheck() -> Pass:  # noqa: N802
+    """Classic ``relay.SpanCheck()``: report expressions without a source span. tvmlite
+    keeps spans only on calls the parser made, so running it is an UnsupportedError."""
+    def run(mod, ctx):
+        from ..._classic import UnsupportedError
+        raise UnsupportedError("relay.SpanCheck: tvmlite does not track source spans on every "
+                               "expression")
+    return ModulePass(run, "SpanCheck", opt_level=0)

@@ -47,7 +47,8 @@ def _foldable_nodes(body: Expr) -> Dict[int, Expr]:
     for n in post_order(body):
         if isinstance(n, Constant):
             const[id(n)] = n
-        elif isinstance(n, Call) and isinstance(n.op, Op) and n.op.name not in _NOT_FOLDED:
+        elif isinstance(n, Call) and isinstance(n.op, Op) and n.op.name not in _NOT_FOLDED \
+                and n.op.strategies:  # dyn.* ops have none: DynamicToStatic rewrites them
             if all(id(a) in const for a in n.args):
                 const[id(n)] = n
         elif isinstance(n, Tuple):
@@ -76,6 +77,10 @@ def _fold_shapes(func: Function) -> Function:
         if (isinstance(n, Call) and isinstance(n.op, Op)
                 and n.op.name in ("shape_of", "ndarray_size")):
             shape = n.args[0].checked_type.shape
+            if not all(isinstance(d, int) for d in shape):  # relay.Any: known at run time
+                memo[id(n)] = new
+                changed |= new is not n
+                continue
             value = shape if n.op.name == "shape_of" else int(np.prod(shape, dtype=np.int64))
             new = Constant(_nd.array(np.array(value, dtype=n.attrs.dtype)))
             new._checked_type = n.checked_type

@@ -1,0 +1,896 @@
+"""The relay virtual machine (classic ``relay.vm`` / ``relay.backend.vm``).
+
+``relay.vm.compile(mod, target)`` gives an :class:`Executable`;
+``tvm.runtime.vm.VirtualMachine(exe, dev)`` runs it. The machine walks the relay program
+with an explicit stack (a 10,000-deep recursion is a list 10,000 frames long, not Python
+recursion): variables, lets, ifs, tuples, closures and calls through ``GlobalVar``s, ADT
+constructors and ``Match``, references. Each dataflow region -- a call of an operator
+together with the operator calls, constants and tuples feeding it -- is compiled by
+``relay.build`` for the concrete shapes and dtypes of its inputs the first time it meets
+them and kept (keyed by the region and those types), so one executable runs inputs of any
+shape that ``relay.Any`` dimensions allow. A static program without control flow is one
+region: one ``relay.build``, as the graph executor would run it.
+
+Operators whose result shape depends on input values (``shape_of``, ``ndarray_size`` and
+the ``dyn.*`` operators) run on the host: their shapes are read from the values.
+"""
+from __future__ import annotations
+
+import pickle
+from typing import Any, Callable, Dict, List, Optional
+from typing import Tuple as _Pair
+
+import numpy as np
+
+from ...contrib.graph_executor import GraphModule
+from ...error import TVMError
+from ...ir.module import GlobalVar, IRModule
+from ...runtime import ndarray as _nd
+from ...runtime import vm as _rt_vm
+from ...runtime.container import ADT
+from ..adt import (
+    Constructor,
+    Match,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+)
+from ..expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    If,
+    Let,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from ..op.dyn import HOST_EVAL
+from ..op.registry import Op
+from ..ty import TensorType, TupleType, type_str
+
+
+class VMError(TVMError):
+    """The VM met a bad input or a program it cannot run."""
+
+
+# ------------------------------------------------------------------------------ values
+class ConstructorValue(ADT):
+    """A value built by an ADT ``Constructor`` (classic
+    ``relay.backend.interpreter.ConstructorValue``; also a runtime ``ADT`` with its tag)."""
+
+    def __new__(cls, tag, fields=None, constructor=None):
+        obj = super().__new__(cls, int(tag), list(fields or ()))
+        obj.constructor = constructor
+        return obj
+
+    def __reduce__(self):
+        return ConstructorValue, (self.tag, list(self), self.constructor)
+
+    def __repr__(self) -> str:
+        name = getattr(self.constructor, "name_hint", "?")
+        return f"{name}({', '.join(map(repr, self))})"
+
+
+class RefValue:
+    """A mutable reference (classic ``relay.backend.interpreter.RefValue``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"RefValue({self.value!r})"
+
+
+class Closure:
+    """A function value: a relay ``Function`` with the environment it was made in."""
+
+    __slots__ = ("func", "env")
+
+    def __init__(self, func: Function, env: "_Env"):
+        self.func, self.env = func, env
+
+    def __repr__(self) -> str:
+        return f"Closure(fn of {len(self.func.params)} parameter(s))"
+
+
+class _Env:
+    """The variables of one activation (a function call), over the enclosing one's."""
+
+    __slots__ = ("vars", "parent")
+
+    def __init__(self, parent: Optional["_Env"] = None):
+        self.vars: Dict[int, Any] = {}
+        self.parent = parent
+
+    def lookup(self, v: Var):
+        e = self
+        while e is not None:
+            got = e.vars.get(id(v), _MISSING)
+            if got is not _MISSING:
+                return got
+            e = e.parent
+        raise VMError(f"relay VM: variable %{v.name_hint} is not bound (a free variable)")
+
+
+_MISSING = object()
+
+
+# ----------------------------------------------------------------------- host operators
+def _host_shape_of(call: Call, args: list):
+    return _nd.array(np.array(args[0].shape, dtype=call.attrs.dtype))
+
+
+def _host_ndarray_size(call: Call, args: list):
+    return _nd.array(np.array(int(np.prod(args[0].shape)), dtype=call.attrs.dtype))
+
+
+#: op name -> fn(call, arg values) -> value, run on the host (shapes from values)
+HOST_OPS: Dict[str, Callable[[Call, list], Any]] = {
+    "shape_of": _host_shape_of,
+    "ndarray_size": _host_ndarray_size,
+}
+
+
+def register_host_op(name: str, fn: Callable[[Call, list], Any]) -> None:
+    """Run op ``name`` on the host in the VM: ``fn(call, arg_values)`` gives its value
+    (a ``dyn.*`` op computes its shape from the values and calls the static op)."""
+    HOST_OPS[name] = fn
+
+
+# ----------------------------------------------------------------------------- regions
+def _on_host(call: Call) -> bool:
+    """Whether the VM runs ``call`` on the host (its shape depends on input values)."""
+    name = call.op.name
+    if name == "argwhere" and call.attrs.count is not None:
+        return False  # its static form
+    return name in HOST_OPS or name in HOST_EVAL
+
+
+def _is_inner(n: Expr) -> bool:
+    """Whether ``n`` is compiled inside a dataflow region (else it is one of its inputs)."""
+    if isinstance(n, Constant):
+        return True
+    if isinstance(n, Call):
+        return isinstance(n.op, Op) and not _on_host(n)
+    if isinstance(n, Tuple):
+        return True
+    if isinstance(n, TupleGetItem):
+        t = n.tuple_value
+        return isinstance(t, Tuple) or (isinstance(t, Call) and _is_inner(t))
+    return False
+
+
+def _inner_children(n: Expr) -> List[Expr]:
+    if isinstance(n, Call):
+        return list(n.args)
+    if isinstance(n, Tuple):
+        return list(n.fields)
+    if isinstance(n, TupleGetItem):
+        return [n.tuple_value]
+    return []
+
+
+class _Region:
+    """A dataflow region: ``root`` (an operator call), its inner nodes in post order and
+    its inputs (``leaves``, evaluated by the machine)."""
+
+    __slots__ = ("root", "nodes", "leaves")
+
+    def __init__(self, root: Expr):
+        self.root = root
+        self.nodes: List[Expr] = []
+        self.leaves: List[Expr] = []
+        seen = set()
+        stack = [(root, False)]
+        while stack:
+            n, expanded = stack.pop()
+            if expanded:
+                self.nodes.append(n)
+                continue
+            if id(n) in seen:
+                continue
+            seen.add(id(n))
+            if not _is_inner(n):
+                self.leaves.append(n)
+                continue
+            stack.append((n, True))
+            for c in reversed(_inner_children(n)):
+                stack.append((c, False))
+
+
+def _signature(value) -> Any:
+    """The type signature of a region input's value (a cache key)."""
+    if isinstance(value, _nd.NDArray):
+        return (tuple(value.shape), str(value.dtype))
+    if isinstance(value, ADT) and not isinstance(value, ConstructorValue):
+        return tuple(_signature(v) for v in value)
+    raise VMError(f"relay VM: an operator is given a {_kind(value)}; operators take tensors "
+                  "and tuples of tensors")
+
+
+def _kind(value) -> str:
+    if isinstance(value, ConstructorValue):
+        return f"value of constructor {getattr(value.constructor, 'name_hint', value.tag)}"
+    if isinstance(value, Closure):
+        return "function"
+    if isinstance(value, RefValue):
+        return "reference"
+    return type(value).__name__
+
+
+def _leaf_expr(value, name: str, params: List[Var], flat: list) -> Expr:
+    if isinstance(value, _nd.NDArray):
+        v = Var(name, TensorType(value.shape, str(value.dtype)))
+        params.append(v)
+        flat.append(value)
+        return v
+    return Tuple([_leaf_expr(f, f"{name}_{i}", params, flat) for i, f in enumerate(value)])
+
+
+def _nest(ty, flat):
+    if isinstance(ty, TupleType):
+        return ADT(0, [_nest(f, flat) for f in ty.fields])
+    return next(flat)
+
+
+class _Kernel:
+    """A region compiled for one signature of its inputs: a graph executor module whose
+    input and output arrays are copied directly (the signature fixes their shapes)."""
+
+    __slots__ = ("gm", "ret_type", "n_inputs", "_ins", "_outs")
+
+    def __init__(self, gm: GraphModule, ret_type, n_inputs: int):
+        self.gm, self.ret_type, self.n_inputs = gm, ret_type, n_inputs
+        self._ins = [gm.get_input(i) for i in range(n_inputs)]
+        self._outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
+
+    def __call__(self, flat: list):
+        for dst, src in zip(self._ins, flat):
+            np.copyto(dst._arr, src._arr)
+        self.gm.run()
+        return _nest(self.ret_type, iter([_copy_out(o) for o in self._outs]))
+
+
+def _copy_out(src: _nd.NDArray) -> _nd.NDArray:
+    """A new (aligned) array with ``src``'s values: a result outlives the kernel's buffer."""
+    arr = _nd._aligned_empty(src._arr.shape, src._arr.dtype)
+    np.copyto(arr, src._arr)
+    return _nd.NDArray(arr, src.device, src.dtype)
+
+
+def _has_empty(ty) -> bool:
+    if isinstance(ty, TupleType):
+        return any(_has_empty(f) for f in ty.fields)
+    return isinstance(ty, TensorType) and 0 in ty.shape
+
+
+def _all_empty(ty) -> bool:
+    if isinstance(ty, TupleType):
+        return all(_all_empty(f) for f in ty.fields)
+    return isinstance(ty, TensorType) and 0 in ty.shape
+
+
+class _EmptyKernel:
+    """The results of a region whose outputs are all empty tensors."""
+
+    def __init__(self, ret_type):
+        self.ret_type = ret_type
+
+    def __call__(self, flat: list):
+        return _empty_value(self.ret_type)
+
+
+def _empty_value(ty):
+    if isinstance(ty, TupleType):
+        return ADT(0, [_empty_value(f) for f in ty.fields])
+    return _nd.array(np.zeros(ty.shape, dtype=ty.dtype))
+
+
+# ----------------------------------------------------------------------------- machine
+# control-stack frames: (code, ...)
+_EVAL, _TUPLE, _PROJ, _LET, _IF, _CALL, _REGION, _MATCH, _HOST, _REF_NEW, _REF_GET, \
+    _REF_SET = range(12)
+
+
+class Machine:
+    """Runs one executable's functions on one device (what ``VirtualMachine`` drives)."""
+
+    def __init__(self, exe: "Executable", device):
+        self.exe, self.device = exe, device
+        self.mod = exe.mod
+        self.kernels: Dict[Any, _Kernel] = exe._kernels
+        self.regions: Dict[int, _Region] = exe._regions
+        self.stats = exe._cache_stats
+        self._globals: Dict[str, Closure] = {}
+        self._root = _Env()
+        # kernels are shared by the machines of one executable, per device
+        self._dev_key = (getattr(device, "device_type", None), getattr(device, "device_id", 0))
+
+    # --------------------------------------------------------------- entry points
+    def function(self, name: str) -> Function:
+        if not isinstance(name, str):
+            raise VMError(f"VirtualMachine: function name must be a string, got "
+                          f"{type(name).__name__}")
+        if name not in self.mod:
+            raise VMError(f"VirtualMachine: no function {name!r} in the executable "
+                          f"(it has {list(self.mod.functions)})")
+        return self.mod[name]
+
+    def param_names(self, name: str) -> List[str]:
+        bound = self.exe.params if name == "main" else {}
+        return [p.name_hint for p in self.function(name).params if p.name_hint not in bound]
+
+    def invoke(self, name: str, args: list):
+        func = self.function(name)
+        bound = self.exe.params if name == "main" else {}
+        free = [p for p in func.params if p.name_hint not in bound]
+        if len(args) != len(free):
+            raise VMError(f"VirtualMachine: function {name!r} takes {len(free)} input(s) "
+                          f"({[p.name_hint for p in free]}), got {len(args)}")
+        env = _Env(self._root)
+        for p in func.params:
+            if p.name_hint in bound:
+                env.vars[id(p)] = bound[p.name_hint]
+        for p, a in zip(free, args):
+            _check_arg(name, p, a)
+            env.vars[id(p)] = a
+        return self.run(func.body, env)
+
+    def evaluate(self, expr: Expr):
+        """The value of closed expression ``expr`` (it may use the module's functions)."""
+        return self.run(expr, _Env(self._root))
+
+    # --------------------------------------------------------------- the loop
+    def run(self, expr: Expr, env: _Env):
+        stack: List[tuple] = [(_EVAL, expr, env)]
+        vals: List[Any] = []
+        push, pop = stack.append, stack.pop
+        while stack:
+            frame = pop()
+            code = frame[0]
+            if code == _EVAL:
+                self._eval(frame[1], frame[2], push, vals)
+            elif code == _TUPLE:
+                n = frame[1]
+                fields = vals[len(vals) - n:]
+                del vals[len(vals) - n:]
+                vals.append(ADT(0, fields))
+            elif code == _PROJ:
+                t = vals.pop()
+                if not isinstance(t, ADT):
+                    raise VMError(f"relay VM: TupleGetItem .{frame[1]} of a {_kind(t)}")
+                vals.append(t[frame[1]])
+            elif code == _LET:
+                let, e = frame[1], frame[2]
+                e.vars[id(let.var)] = vals.pop()
+                push((_EVAL, let.body, e))
+            elif code == _IF:
+                c = vals.pop()
+                branch = frame[1].true_branch if _truth(c) else frame[1].false_branch
+                push((_EVAL, branch, frame[2]))
+            elif code == _CALL:
+                n = frame[1]
+                args = vals[len(vals) - n:]
+                del vals[len(vals) - n:]
+                self._apply(vals.pop(), args, push, vals)
+            elif code == _REGION:
+                region = frame[1]
+                n = len(region.leaves)
+                ins = vals[len(vals) - n:]
+                del vals[len(vals) - n:]
+                vals.append(self._run_region(region, ins))
+            elif code == _MATCH:
+                self._match(frame[1], vals.pop(), frame[2], push)
+            elif code == _HOST:
+                call = frame[1]
+                n = len(call.args)
+                args = vals[len(vals) - n:]
+                del vals[len(vals) - n:]
+                vals.append(self._host(call, args))
+            elif code == _REF_NEW:
+                vals.append(RefValue(vals.pop()))
+            elif code == _REF_GET:
+                ref = vals.pop()
+                if not isinstance(ref, RefValue):
+                    raise VMError(f"relay VM: RefRead of a {_kind(ref)}")
+                vals.append(ref.value)
+            elif code == _REF_SET:
+                value, ref = vals.pop(), vals.pop()
+                if not isinstance(ref, RefValue):
+                    raise VMError(f"relay VM: RefWrite to a {_kind(ref)}")
+                ref.value = value
+                vals.append(ADT(0, []))
+        return vals.pop()
+
+    def _eval(self, e: Expr, env: _Env, push, vals: list) -> None:
+        if isinstance(e, Var):
+            vals.append(env.lookup(e))
+        elif isinstance(e, Constant):
+            vals.append(e.data)
+        elif isinstance(e, Call):
+            op = e.op
+            if isinstance(op, Op):
+                if _on_host(e):
+                    push((_HOST, e))
+                    for a in reversed(e.args):
+                        push((_EVAL, a, env))
+                    return
+                self._push_region(e, env, push)
+                return
+            push((_CALL, len(e.args)))
+            for a in reversed(e.args):
+                push((_EVAL, a, env))
+            push((_EVAL, op, env))
+        elif isinstance(e, Let):
+            push((_LET, e, env))
+            push((_EVAL, e.value, env))
+        elif isinstance(e, If):
+            push((_IF, e, env))
+            push((_EVAL, e.cond, env))
+        elif isinstance(e, Tuple):
+            if e.fields and all(isinstance(f, Call) and isinstance(f.op, Op) and
+                                not _on_host(f) for f in e.fields):
+                # a tuple of operator calls is one region (one relay.build, fused)
+                self._push_region(e, env, push)
+                return
+            push((_TUPLE, len(e.fields)))
+            for f in reversed(e.fields):
+                push((_EVAL, f, env))
+        elif isinstance(e, TupleGetItem):
+            push((_PROJ, e.index))
+            push((_EVAL, e.tuple_value, env))
+        elif isinstance(e, Function):
+            vals.append(Closure(e, env))
+        elif isinstance(e, GlobalVar):
+            vals.append(self._global(e.name_hint))
+        elif isinstance(e, Constructor):
+            vals.append(e)
+        elif isinstance(e, Match):
+            push((_MATCH, e, env))
+            push((_EVAL, e.data, env))
+        elif isinstance(e, RefCreate):
+            push((_REF_NEW,))
+            push((_EVAL, e.value, env))
+        elif isinstance(e, RefRead):
+            push((_REF_GET,))
+            push((_EVAL, e.ref, env))
+        elif isinstance(e, RefWrite):
+            push((_REF_SET,))
+            push((_EVAL, e.value, env))
+            push((_EVAL, e.ref, env))
+        elif isinstance(e, Op):
+            raise VMError(f"relay VM: operator {e.name} used as a value; call it or wrap it "
+                          "in a relay Function")
+        else:
+            raise VMError(f"relay VM: cannot evaluate a {type(e).__name__}")
+
+    def _push_region(self, e: Expr, env: _Env, push) -> None:
+        """Evaluate the inputs of the dataflow region rooted at ``e``, then run it."""
+        region = self.regions.get(id(e))
+        if region is None or region.root is not e:
+            region = self.regions[id(e)] = _Region(e)
+        push((_REGION, region))
+        for leaf in reversed(region.leaves):
+            push((_EVAL, leaf, env))
+
+    def _global(self, name: str) -> Closure:
+        got = self._globals.get(name)
+        if got is None:
+            if name not in self.mod:
+                raise VMError(f"relay VM: no global function @{name} in the module")
+            func = self.mod[name]
+            if not isinstance(func, Function):
+                raise VMError(f"relay VM: @{name} is a {type(func).__name__}, not a relay "
+                              "Function")
+            got = self._globals[name] = Closure(func, self._root)
+        return got
+
+    def _apply(self, callee, args: list, push, vals: list) -> None:
+        if isinstance(callee, Closure):
+            params = callee.func.params
+            if len(params) != len(args):
+                raise VMError(f"relay VM: a function of {len(params)} parameter(s) called "
+                              f"with {len(args)} argument(s)")
+            env = _Env(callee.env)
+            for p, a in zip(params, args):
+                env.vars[id(p)] = a
+            push((_EVAL, callee.func.body, env))
+        elif isinstance(callee, Constructor):
+            if len(args) != len(callee.inputs):
+                raise VMError(f"relay VM: constructor {callee.name_hint} takes "
+                              f"{len(callee.inputs)} field(s), got {len(args)}")
+            vals.append(ConstructorValue(callee.tag, args, callee))
+        else:
+            raise VMError(f"relay VM: cannot call a {_kind(callee)}")
+
+    def _match(self, m: Match, value, env: _Env, push) -> None:
+        for clause in m.clauses:
+            binds: list = []
+            if _matches(clause.lhs, value, binds):
+                for v, x in binds:
+                    env.vars[id(v)] = x
+                push((_EVAL, clause.rhs, env))
+                return
+        raise VMError(f"relay VM: no clause of a match fits the {_kind(value)} (the match is "
+                      "not exhaustive)")
+
+    def _host(self, call: Call, args: list):
+        """A host operator's value: computed from the values (``shape_of``), or the static
+        operator its shape arguments' values make (``dyn.reshape`` -> ``reshape``)."""
+        fn = HOST_OPS.get(call.op.name)
+        if fn is not None:
+            return fn(call, args)
+        for i, a in enumerate(args):
+            if not isinstance(a, _nd.NDArray):
+                raise VMError(f"relay VM: {call.op.name}: argument {i} is a {_kind(a)}, not a "
+                              "tensor")
+        name, data, attrs = HOST_EVAL[call.op.name](call.attrs, args)
+        return self.run_op(name, data, attrs)
+
+    def run_op(self, name: str, args: list, attrs: Dict[str, Any]):
+        """Static operator ``name`` with ``attrs`` on tensor values ``args`` (compiled once
+        per attributes and input types)."""
+        from ..op.registry import make_call
+        key = ("op", name, repr(sorted(attrs.items())), tuple(_signature(v) for v in args),
+               self._dev_key)
+        kernel = self.kernels.get(key)
+        if kernel is None:
+            self.stats["misses"] += 1
+            params: List[Var] = []
+            flat: list = []
+            leaves = [_leaf_expr(v, f"vm_input{i}", params, flat) for i, v in enumerate(args)]
+            kernel = self.kernels[key] = self._build(params, make_call(name, leaves, **attrs))
+        else:
+            self.stats["hits"] += 1
+        flat = []
+        for v in args:
+            _flatten(v, flat)
+        return kernel(flat)
+
+    def _run_region(self, region: _Region, ins: list):
+        key = (id(region.root), tuple(_signature(v) for v in ins), self._dev_key)
+        kernel = self.kernels.get(key)
+        if kernel is None:
+            self.stats["misses"] += 1
+            kernel = self.kernels[key] = self._compile(region, ins)
+        else:
+            self.stats["hits"] += 1
+        flat: list = []
+        for v in ins:
+            _flatten(v, flat)
+        return kernel(flat)
+
+    def _compile(self, region: _Region, ins: list) -> _Kernel:
+        params: List[Var] = []
+        flat: list = []
+        memo: Dict[int, Expr] = {}
+        for i, (leaf, value) in enumerate(zip(region.leaves, ins)):
+            memo[id(leaf)] = _leaf_expr(value, f"vm_input{i}", params, flat)
+        for n in region.nodes:
+            memo[id(n)] = _copy(n, memo)
+        return self._build(params, memo[id(region.root)])
+
+    def _build(self, params: List[Var], body: Expr):
+        """``fn(params) { body }`` built by relay.build for the executable's target."""
+        from ..build_module import build
+        from ..transform.infer_type import infer_type
+        func = Function(params, body)
+        infer_type(func)
+        if any(0 in p.type_annotation.shape for p in params) or _has_empty(func.body.checked_type):
+            # relay.build compiles no empty tensors: a region whose results are all empty
+            # gives them without running
+            if not _all_empty(func.body.checked_type):
+                raise VMError(f"relay VM: {type_str(func.checked_type)} has an empty input "
+                              "and a non-empty result; tvmlite's kernels take no empty "
+                              "tensors")
+            return _EmptyKernel(func.body.checked_type)
+        factory = build(IRModule.from_expr(func), target=self.exe.target)
+        gm = GraphModule(factory["default"](self.device))
+        return _Kernel(gm, func.body.checked_type, len(params))
+
+
+def _copy(n: Expr, memo: Dict[int, Expr]) -> Expr:
+    """An untyped copy of inner node ``n`` over the copies of its children."""
+    if isinstance(n, Constant):
+        return n
+    if isinstance(n, Call):
+        return Call(n.op, [memo[id(a)] for a in n.args], n.attrs, n.type_args)
+    if isinstance(n, Tuple):
+        return Tuple([memo[id(f)] for f in n.fields])
+    return TupleGetItem(memo[id(n.tuple_value)], n.index)
+
+
+def _flatten(v, out: list) -> None:
+    if isinstance(v, _nd.NDArray):
+        out.append(v)
+    else:
+        for f in v:
+            _flatten(f, out)
+
+
+def _truth(c) -> bool:
+    if not isinstance(c, _nd.NDArray):
+        raise VMError(f"relay VM: the condition of an If is a {_kind(c)}, not a boolean tensor")
+    arr = c.numpy()
+    if arr.size != 1:
+        raise VMError(f"relay VM: the condition of an If has shape {arr.shape}; it must be a "
+                      "scalar")
+    return bool(arr.reshape(()))
+
+
+def _matches(p, value, binds: list) -> bool:
+    if isinstance(p, PatternWildcard):
+        return True
+    if isinstance(p, PatternVar):
+        binds.append((p.var, value))
+        return True
+    if isinstance(p, PatternConstructor):
+        if not isinstance(value, ConstructorValue):
+            raise VMError(f"relay VM: a match on constructor {p.constructor.name_hint} got a "
+                          f"{_kind(value)}")
+        if value.tag != p.constructor.tag:
+            return False
+        return all(_matches(q, f, binds) for q, f in zip(p.patterns, value))
+    if isinstance(p, PatternTuple):
+        if not isinstance(value, ADT) or len(value) != len(p.patterns):
+            raise VMError(f"relay VM: a tuple pattern of {len(p.patterns)} field(s) got a "
+                          f"{_kind(value)}")
+        return all(_matches(q, f, binds) for q, f in zip(p.patterns, value))
+    raise VMError(f"relay VM: unknown pattern {type(p).__name__}")
+
+
+def _check_arg(func_name: str, p: Var, a) -> None:
+    """An input against its parameter's annotation: rank, dtype and the known dims."""
+    t = p.type_annotation
+    if not isinstance(t, TensorType):
+        return
+    if not isinstance(a, _nd.NDArray):
+        raise VMError(f"VirtualMachine: input {p.name_hint!r} of {func_name!r} expects "
+                      f"{type_str(t)}, got a {_kind(a)}")
+    shape = tuple(a.shape)
+    bad = (str(a.dtype) != t.dtype or len(shape) != len(t.shape)
+           or any(isinstance(d, int) and d != s for d, s in zip(t.shape, shape)))
+    if bad:
+        raise VMError(f"VirtualMachine: input {p.name_hint!r} of {func_name!r} expects "
+                      f"{type_str(t)}, got shape {shape} and dtype {a.dtype}")
+
+
+# ------------------------------------------------------------------------- executable
+class Executable(_rt_vm.Executable):
+    """What :func:`compile` returns (classic ``tvm.runtime.vm.Executable``): the relay
+    module, the target and the kernels compiled so far (shared by the VMs made of it)."""
+
+    def __init__(self, mod: IRModule, target, params: Optional[Dict[str, Any]] = None,
+                 exec_name: str = "vm_mod"):
+        self.mod = mod
+        self.exec_name = exec_name
+        self.target = target
+        self.params = {k: v if isinstance(v, _nd.NDArray) else _nd.array(np.asarray(v))
+                       for k, v in (params or {}).items()}
+        self._kernels: Dict[Any, _Kernel] = {}
+        self._regions: Dict[int, _Region] = {}
+        self._cache_stats = {"hits": 0, "misses": 0}
+        self._lib = None
+
+    def _machine(self, device) -> Machine:
+        return Machine(self, device)
+
+    @property
+    def cache_stats(self) -> Dict[str, int]:
+        """How many region runs found their kernel compiled (``hits``) or compiled it."""
+        return dict(self._cache_stats)
+
+    @property
+    def bytecode(self) -> str:
+        """The program, as text (tvmlite's VM walks relay: there is no bytecode)."""
+        lines = []
+        for i, (name, func) in enumerate(self.mod.functions.items()):
+            params = ", ".join(p.name_hint for p in getattr(func, "params", ()))
+            try:
+                text = str(func)
+            except Exception:  # noqa: BLE001  (ADT nodes the printer does not know)
+                text = f"fn of {len(func.params)} parameter(s)"
+            lines.append(f"VM Function[{i}]: {name}({params})\n{text}")
+        return "\n".join(lines)
+
+    @property
+    def stats(self) -> str:
+        """A summary: functions, ADTs, kernels compiled so far."""
+        return (f"Relay VM executable statistics:\n  Functions: {len(self.mod.functions)} "
+                f"{list(self.mod.functions)}\n  ADTs: {len(self.mod.type_definitions)}\n"
+                f"  Kernels compiled: {len(self._kernels)}\n")
+
+    @property
+    def globals(self) -> List[str]:
+        return list(self.mod.functions)
+
+    @property
+    def primitive_ops(self) -> List[str]:
+        """The operators the program calls."""
+        from ..expr import post_order
+        names = set()
+        for func in self.mod.functions.values():
+            if isinstance(func, Expr):
+                names |= {n.op.name for n in post_order(func)
+                          if isinstance(n, Call) and isinstance(n.op, Op)}
+        return sorted(f"{self.exec_name}_fused_{n.replace('.', '_')}" for n in names)
+
+    @property
+    def lib(self):
+        """A library standing for the kernels (they are compiled on first use, for the
+        shapes met): a small runtime Module that ``save()`` returns and
+        ``load_exec`` accepts."""
+        if self._lib is None:
+            self._lib = _marker_lib()
+        return self._lib
+
+    def get_lib(self):
+        return self.lib
+
+    def save(self) -> _Pair[bytes, Any]:
+        """``(code, lib)``: the program serialized and a library to export;
+        ``Executable.load_exec(code, lib)`` gives the executable back (its kernels are
+        compiled again on first use)."""
+        code = pickle.dumps(("tvmlite-relay-vm", 1, self.mod.functions, self.mod.type_definitions,
+                             _target_str(self.target),
+                             {k: v.numpy() for k, v in self.params.items()}))
+        return bytearray(code), self.lib
+
+    def move_late_bound_consts(self, path: str, byte_limit: int = 256) -> None:
+        """Classic's late-bound constants: tvmlite keeps constants in the program."""
+
+    def load_late_bound_consts(self, path: str) -> None:
+        """Classic's late-bound constants: tvmlite keeps constants in the program."""
+
+
+def _target_str(target) -> Any:
+    return str(target) if target is not None else None
+
+
+def _marker_lib():
+    """A small library (one copy kernel) standing for the VM's kernels on disk."""
+    from ...driver.build_module import build as tir_build
+    from ...te.operation import compute, placeholder
+    from ...te.schedule import create_schedule
+    a = placeholder((1,), "float32", name="a")
+    b = compute((1,), lambda i: a[i], name="b")
+    return tir_build(create_schedule(b.op), [a, b], target="llvm", name="vm_marker")
+
+
+def load_exec(code, lib) -> Executable:
+    """The executable of ``code`` from :meth:`Executable.save` (``lib`` is not needed)."""
+    try:
+        tag, version, functions, type_defs, target, params = pickle.loads(bytes(code))
+    except Exception as e:  # noqa: BLE001
+        raise VMError(f"Executable.load_exec: the code is not a tvmlite VM executable ({e})") \
+            from None
+    if tag != "tvmlite-relay-vm" or version != 1:
+        raise VMError("Executable.load_exec: the code is not a tvmlite VM executable")
+    mod = IRModule(dict(functions))
+    mod.type_definitions.update(type_defs)
+    return Executable(mod, target, params)
+
+
+_rt_vm.register_executable_loader(load_exec)
+
+
+# ---------------------------------------------------------------------------- compile
+class VMCompiler:
+    """Classic ``relay.vm.VMCompiler``: ``lower(mod, target)`` then ``get_exec()``."""
+
+    def __init__(self):
+        self._exec: Optional[Executable] = None
+        self._params: Dict[str, Any] = {}
+
+    def set_params(self, params: Dict[str, Any]) -> None:
+        self._params = dict(params or {})
+
+    def get_params(self) -> Dict[str, Any]:
+        return dict(self._params)
+
+    def lower(self, mod, target=None, target_host=None) -> None:
+        self._exec = compile(mod, target, target_host, self._params)
+
+    def codegen(self) -> None:
+        """Kernels are compiled on first use, for the shapes met."""
+
+    def optimize(self, mod, target=None, target_host=None, params=None):
+        """``(mod, params)`` with ``params`` (or those of :meth:`set_params`) bound into
+        ``main`` as constants; tvmlite's VM optimizes each region as relay.build does when
+        it compiles it."""
+        if isinstance(mod, Function):
+            mod = IRModule.from_expr(mod)
+        params = dict(params if params is not None else self._params)
+        if params and "main" in mod:
+            bound = _bind_constants(mod["main"], params)
+            if bound is not None:
+                mod = mod.copy()
+                mod["main"], params = bound, {}
+        return mod, params
+
+    def get_exec(self) -> Executable:
+        if self._exec is None:
+            raise VMError("VMCompiler.get_exec: call lower() first")
+        return self._exec
+
+
+def compile(mod, target=None, target_host=None, params: Optional[Dict[str, Any]] = None,
+            exec_name: str = "vm_mod") -> Executable:  # noqa: A001  (classic's name)
+    """Compile ``mod`` for the relay VM (classic ``relay.vm.compile``).
+
+    Parameters
+    ----------
+    mod : IRModule or relay.Function
+        The program; ``main`` is what ``VirtualMachine.run`` calls.
+    target : str or Target, optional
+        Where the kernels run (llvm when None).
+    params : dict, optional
+        Values of ``main``'s parameters by name (they are not inputs any more).
+
+    Returns
+    -------
+    Executable
+    """
+    from ..build_module import resolve_target
+    if isinstance(mod, Function):
+        mod = IRModule.from_expr(mod)
+    if not isinstance(mod, IRModule):
+        raise VMError(f"relay.vm.compile expects an IRModule or a relay Function, got "
+                      f"{type(mod).__name__}")
+    if "main" in mod and params:
+        names = {p.name_hint for p in mod["main"].params}
+        params = {k: v for k, v in params.items() if k in names}
+    tgt = resolve_target(target, target_host)
+    if params and "main" in mod:
+        bound = _bind_constants(mod["main"], params)
+        if bound is not None:  # the weights are constants of the kernels, as classic
+            mod = mod.copy()
+            mod["main"], params = bound, {}
+    return Executable(mod, tgt, params, exec_name)
+
+
+def _bind_constants(func: Function, params: Dict[str, Any]) -> Optional[Function]:
+    """``func`` with the parameters named in ``params`` replaced by constants, or None where
+    it holds nodes the rewriter does not know (ADT matches: the values are then bound as
+    inputs at each call)."""
+    from ..expr import post_order, with_children
+    by_name = {p.name_hint: p for p in func.params}
+    memo: Dict[int, Expr] = {}
+    for name, value in params.items():
+        arr = value if isinstance(value, _nd.NDArray) else _nd.array(np.asarray(value))
+        _check_arg("main", by_name[name], arr)
+        memo[id(by_name[name])] = Constant(arr)
+    try:
+        for n in post_order(func.body):
+            if id(n) not in memo:
+                memo[id(n)] = with_children(n, memo)
+    except TVMError:
+        return None
+    return Function([p for p in func.params if p.name_hint not in params],
+                    memo[id(func.body)], func.ret_type, func.type_params, func.attrs)
+
+
+class VMExecutor:
+    """Classic ``relay.backend.vm.VMExecutor`` (``create_executor("vm")``)."""
+
+    def __init__(self, mod, device, target):
+        self.mod, self.device, self.target = mod, device, target
+        self.executable = compile(mod, target)
+        self.vm = _rt_vm.VirtualMachine(self.executable, device)
+
+    def _make_executor(self, expr=None):
+        if expr is not None:
+            raise VMError("VMExecutor: evaluate the module's main (expr must be None)")
+        return self.vm.run
+
+
+__all__ = ["compile", "Executable", "VMCompiler", "VMExecutor", "ConstructorValue", "RefValue",
+           "Closure", "Machine", "register_host_op", "HOST_OPS", "load_exec"]

@@ -1,0 +1,187 @@
+"""The relay virtual machine's runtime face (classic ``tvm.runtime.vm``): ``Executable``
+(what ``relay.vm.compile`` returns) and ``VirtualMachine``, which runs its functions.
+
+The machine itself lives with relay (``tvmlite.relay.backend.vm``): an executable brings
+its own (``exe._machine(device)``), so this layer does not depend on relay.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Dict, List, Optional
+
+import numpy as np
+
+from ..error import TVMError
+from . import ndarray as _nd
+from .module import BenchmarkResult
+
+_LOADER: List[Callable[[bytes, Any], "Executable"]] = []
+
+
+def register_executable_loader(fn: Callable[[bytes, Any], "Executable"]) -> None:
+    """Have :meth:`Executable.load_exec` read executables by ``fn(code, lib)``."""
+    _LOADER[:] = [fn]
+
+
+class Executable:
+    """A compiled relay program for the VM (classic ``tvm.runtime.vm.Executable``)."""
+
+    @staticmethod
+    def load_exec(bytecode, lib) -> "Executable":
+        """The executable that ``exe.save()`` gave as ``(bytecode, lib)``."""
+        if not _LOADER:
+            raise TVMError("Executable.load_exec: import tvmlite.relay first (it reads "
+                           "VM executables)")
+        return _LOADER[0](bytes(bytecode), lib)
+
+    def _machine(self, device):  # pragma: no cover - the relay executable overrides it
+        raise TVMError("this executable has no virtual machine")
+
+
+def _to_array(value):
+    """A VM argument: NDArrays and ADTs as they are, numpy arrays and numbers as NDArrays
+    (Python ints and bools int32, floats float32, as classic), lists and tuples as tuple
+    ADTs."""
+    from .container import ADT
+    if isinstance(value, (_nd.NDArray, ADT)):
+        return value
+    if isinstance(value, (list, tuple)) and not isinstance(value, np.ndarray):
+        return ADT(0, [_to_array(v) for v in value])
+    if isinstance(value, (bool, int)) and not isinstance(value, np.generic):
+        return _nd.array(np.asarray(value, dtype="int32"))
+    if isinstance(value, float):
+        return _nd.array(np.asarray(value, dtype="float32"))
+    if isinstance(value, (np.ndarray, np.generic)):
+        return _nd.array(np.asarray(value))
+    if type(value).__name__ in ("RefValue", "Closure"):  # the machine's own values
+        return value
+    raise TVMError(f"VirtualMachine: unsupported input of type {type(value).__name__}")
+
+
+class VirtualMachine:
+    """Runs an :class:`Executable` on ``device`` (classic ``tvm.runtime.vm.VirtualMachine``).
+
+    ``vm.invoke("main", x, y)`` (or ``vm.run(x, y)``) returns an NDArray, or an ``ADT`` for a
+    tuple or ADT value.
+    """
+
+    NAIVE_ALLOCATOR = 1
+    POOLED_ALLOCATOR = 2
+
+    def __init__(self, exe: Executable, device, memory_cfg=None):
+        if not isinstance(exe, Executable):
+            raise TypeError(f"VirtualMachine: exe must be an Executable, got "
+                            f"{type(exe).__name__}")
+        devices = device if isinstance(device, (list, tuple)) else [device]
+        self.module = exe
+        self._exec = exe
+        self._dev = devices[0]
+        self._machine = exe._machine(self._dev)
+        self._inputs: Dict[str, list] = {}
+        self._outputs: Optional[list] = None
+
+    def _args(self, func_name: str, args, kwargs) -> list:
+        names = self._machine.param_names(func_name)
+
+        if kwargs:
+            given = list(args) + [None] * (len(names) - len(args))
+            for k, v in kwargs.items():
+                if k not in names:
+                    raise TVMError(f"VirtualMachine: function {func_name!r} has no input "
+                                   f"{k!r} (inputs: {names})")
+                given[names.index(k)] = v
+            missing = [n for n, v in zip(names, given) if v is None]
+            if missing:
+                raise TVMError(f"VirtualMachine: inputs {missing} of {func_name!r} were not "
+                               "given")
+            args = given
+        return [_to_array(a) for a in args]
+
+    def set_input(self, func_name: str, *args, **kwargs) -> None:
+        """Keep the inputs of ``func_name`` for a later ``invoke(func_name)``."""
+        self._inputs[func_name] = self._args(func_name, args, kwargs)
+
+    def set_one_input(self, func_name: str, *args, **kwargs) -> None:
+        """Set one input of ``func_name``: ``(index_or_name, value)`` or ``name=value``."""
+        names = self._machine.param_names(func_name)
+        if kwargs:
+            if args or len(kwargs) != 1:
+                raise TVMError("set_one_input: give one input, by position or by name")
+            (key, value), = kwargs.items()
+        elif len(args) == 2:
+            key, value = args
+        else:
+            raise TVMError("set_one_input: give one input, by position or by name")
+        index = names.index(key) if isinstance(key, str) and key in names else key
+        if not isinstance(index, int) or not 0 <= index < len(names):
+            raise TVMError(f"set_one_input: function {func_name!r} has no input {key!r} "
+                           f"(inputs: {names})")
+        current = self._inputs.setdefault(func_name, [None] * len(names))
+        current[index] = _to_array(value)
+
+    def invoke_with_outputs(self, func_name: str, input_args, output_args) -> None:
+        """Run ``func_name`` on ``input_args`` and copy its outputs into ``output_args``."""
+        if isinstance(input_args, dict):
+            out = self.invoke(func_name, **input_args)
+        else:
+            out = self.invoke(func_name, *input_args)
+        from .container import ADT
+        outs = list(out) if isinstance(out, ADT) and out.tag == 0 else [out]
+        if len(outs) != len(output_args):
+            raise TVMError(f"invoke_with_outputs: {func_name!r} has {len(outs)} output(s), "
+                           f"{len(output_args)} given")
+        for src, dst in zip(outs, output_args):
+            dst.copyfrom(src)
+
+    def get_input_index(self, input_name: str, func_name: str = "main") -> int:
+        names = self._machine.param_names(func_name)
+        return names.index(input_name) if input_name in names else -1
+
+    def invoke(self, func_name: str, *args, **kwargs):
+        """Run function ``func_name`` on ``args`` (or the inputs ``set_input`` kept)."""
+        if args or kwargs:
+            self.set_input(func_name, *args, **kwargs)
+        elif func_name not in self._inputs:
+            self.set_input(func_name)
+        given = self._inputs[func_name]
+        if any(v is None for v in given):
+            names = self._machine.param_names(func_name)
+            unset = [n for n, v in zip(names, given) if v is None]
+            raise TVMError(f"VirtualMachine: inputs {unset} of {func_name!r} were not set")
+        return self._machine.invoke(func_name, given)
+
+    def run(self, *args, **kwargs):
+        """``invoke("main", ...)``."""
+        return self.invoke("main", *args, **kwargs)
+
+    def invoke_stateful(self, func_name: str, *args, **kwargs) -> None:
+        """Run ``func_name`` and keep its result for :meth:`get_outputs`."""
+        out = self.invoke(func_name, *args, **kwargs)
+        from .container import ADT
+        self._outputs = list(out) if isinstance(out, ADT) and out.tag == 0 else [out]
+
+    def get_outputs(self) -> list:
+        """The outputs of the last :meth:`invoke_stateful` (a list of NDArrays)."""
+        if self._outputs is None:
+            raise TVMError("VirtualMachine.get_outputs: call invoke_stateful first")
+        return self._outputs
+
+    def get_num_outputs(self) -> int:
+        return len(self.get_outputs())
+
+    def benchmark(self, device=None, *args, func_name: str = "main", repeat: int = 5,
+                  number: int = 5, min_repeat_ms=None, end_to_end: bool = False, **kwargs):
+        """Time ``func_name`` (seconds per run in a ``BenchmarkResult``)."""
+        if args or kwargs:
+            self.set_input(func_name, *args, **kwargs)
+        self.invoke(func_name)
+        results = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                self.invoke(func_name)
+            results.append((time.perf_counter() - t0) / number)
+        return BenchmarkResult(results)
+
+
+__all__ = ["Executable", "VirtualMachine", "register_executable_loader"]
