@@ -309,3 +309,21 @@ def test_field_of_a_tuple_literal_needs_no_kernel(opt_level):
     outs, _ = build_run(func, {"x": a, "y": b}, opt_level=opt_level)
     np.testing.assert_allclose(outs[0], a)
     np.testing.assert_allclose(outs[1], a * 2 + b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("disabled", [[], ["FoldConstant"]])
+def test_shape_only_consumers_do_not_swallow_their_operand(disabled):
+    """``ones_like(conv)`` reads only the convolution's shape: folded to a constant, or (with
+    FoldConstant disabled) not fused after it; the kernel of a convolution consumed only
+    through its shape was left without the convolution's stage (TopiError)."""
+    a, w = relay.var("a", shape=(1, 3, 8, 8)), relay.var("w", shape=(4, 3, 3, 3))
+    c = relay.nn.conv2d(a, w, padding=(1, 1))
+    f = relay.Function([a, w], relay.ones_like(c) * relay.const(2.0)
+                       + relay.full_like(c, relay.const(3.0)) + relay.zeros_like(c))
+    with tvm.transform.PassContext(opt_level=3, disabled_pass=disabled):
+        lib = relay.build(tvm.IRModule.from_expr(f), "llvm")
+    g = graph_executor.GraphModule(lib["default"](tvm.cpu()))
+    g.set_input("a", np.ones((1, 3, 8, 8), "float32"))
+    g.set_input("w", np.ones((4, 3, 3, 3), "float32"))
+    g.run()
+    np.testing.assert_array_equal(g.get_output(0).numpy(), np.full((1, 4, 8, 8), 5, "float32"))

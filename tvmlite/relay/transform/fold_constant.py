@@ -48,7 +48,7 @@ def _foldable_nodes(body: Expr) -> Dict[int, Expr]:
         if isinstance(n, Constant):
             const[id(n)] = n
         elif isinstance(n, Call) and isinstance(n.op, Op) and n.op.name not in _NOT_FOLDED \
-                and n.op.strategies:  # dyn.* ops have none: DynamicToStatic rewrites them
+                and not n.op.name.startswith("dyn."):  # DynamicToStatic rewrites those
             if all(id(a) in const for a in n.args):
                 const[id(n)] = n
         elif isinstance(n, Tuple):
@@ -69,20 +69,28 @@ def fold_function(func: Function) -> Function:
 
 
 def _fold_shapes(func: Function) -> Function:
-    """``func`` with ``shape_of(x)`` and ``ndarray_size(x)`` replaced by constants."""
+    """``func`` with ``shape_of(x)``, ``ndarray_size(x)``, ``zeros_like(x)`` and
+    ``ones_like(x)`` replaced by constants: they read only ``x``'s static shape (fused after
+    the op computing ``x``, they would leave it out of its own kernel)."""
     memo: Dict[int, Expr] = {}
     changed = False
     for n in post_order(func.body):
         new = with_children(n, memo)
         if (isinstance(n, Call) and isinstance(n.op, Op)
-                and n.op.name in ("shape_of", "ndarray_size")):
+                and n.op.name in ("shape_of", "ndarray_size", "zeros_like", "ones_like")):
             shape = n.args[0].checked_type.shape
             if not all(isinstance(d, int) for d in shape):  # relay.Any: known at run time
                 memo[id(n)] = new
                 changed |= new is not n
                 continue
-            value = shape if n.op.name == "shape_of" else int(np.prod(shape, dtype=np.int64))
-            new = Constant(_nd.array(np.array(value, dtype=n.attrs.dtype)))
+            if n.op.name.endswith("_like"):
+                value = np.full(shape, 0 if n.op.name == "zeros_like" else 1,
+                                dtype=n.checked_type.dtype)
+            elif n.op.name == "shape_of":
+                value = np.array(shape, dtype=n.attrs.dtype)
+            else:
+                value = np.array(int(np.prod(shape, dtype=np.int64)), dtype=n.attrs.dtype)
+            new = Constant(_nd.array(value))
             new._checked_type = n.checked_type
         changed |= new is not n
         memo[id(n)] = new

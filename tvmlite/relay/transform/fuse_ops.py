@@ -96,8 +96,13 @@ def _graph(body: Expr) -> List[_Node]:
                 pat = e.op.pattern if e.op.pattern is not None else _P.OPAQUE
             node.pattern = pat
             rtype = e.checked_type
-            for a in e.args:
+            shape_only = isinstance(e.op, Op) and e.op.name in _SHAPE_ONLY
+            for k, a in enumerate(e.args):
                 edge = pat
+                if shape_only and k == 0:
+                    # it reads only the operand's shape: fused after the operand's op, that
+                    # op's result would be computed by no stage of the kernel
+                    edge = _P.OPAQUE
                 atype = a.checked_type
                 if (edge == _P.BROADCAST and isinstance(rtype, TensorType)
                         and isinstance(atype, TensorType)
@@ -120,6 +125,10 @@ def _graph(body: Expr) -> List[_Node]:
                 of[id(e.tuple_value)].extern = True
     return nodes
 
+
+
+#: operators that read only the shape of their first operand
+_SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "shape_of", "ndarray_size")
 
 
 class _DomNode:
