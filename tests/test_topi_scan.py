@@ -91,3 +91,19 @@ def test_gpu_scan_binds_a_thread_per_line(shape, axis, monkeypatch):
                                rtol=1e-5)
     if x.size > shape[axis]:  # several lines: several threads
         assert "threadIdx.x" in f.imported_modules[0].get_source()
+
+
+def test_a_stage_read_by_the_extern_walk_stays_in_memory():
+    """The flattening reshape of ``axis=None`` feeds the extern walk: the default inlining
+    schedules leave it a stage, and inlining it by hand is an error naming both."""
+    x = RNG.uniform(-1, 1, (3, 4)).astype("float32")
+    X = te.placeholder(x.shape, name="X")
+    out = topi.cumsum(X)
+    f = tvm.build(topi.generic.schedule_reduce([out]), [X, out], "llvm")
+    res = tvm.nd.empty((12,))
+    f(tvm.nd.array(x), res)
+    np.testing.assert_allclose(res.numpy(), np.cumsum(x), rtol=1e-5)
+    s = te.create_schedule(out.op)
+    with pytest.raises(tvm.TVMError, match="compute_inline: cannot inline T_reshape: "
+                                           "T_cumsum .*reads it from memory"):
+        s[out.op.input_tensors[0]].compute_inline()

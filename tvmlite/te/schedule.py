@@ -502,7 +502,7 @@ def AutoInlineInjective(sch: Schedule) -> None:  # noqa: N802  (classic name)
     for st in sch.stages:
         if st.is_output or not isinstance(st.op, ComputeOp) or st.op.reduce_axis:
             continue
-        if st.attach_type == ROOT and not st._log:
+        if st.attach_type == ROOT and not st._log and st.memory_reader() is None:
             st.compute_inline()
 
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir.expr import IntImm, IterVar, IterVarType, PrimExpr, Range, StringImm, Var
-from .tensor import HybridOp, Operation, PlaceholderOp, ScanOp
+from .tensor import ExternOp, HybridOp, Operation, PlaceholderOp, ScanOp
 
 # attach types (classic TE's AttachType; ROOT is kGroupRoot: the root of the stage's group)
 ROOT, INLINE, INLINED_ALREADY, SCOPE, SCAN_UPDATE = 1, 2, 3, 4, 5
@@ -389,8 +389,20 @@ class Stage:
             raise TVMError(f"compute_inline: cannot inline placeholder {self.op.name}")
         if self.op is None:
             raise TVMError("tvmlite does not implement compute_inline of a stage group")
+        reader = self.memory_reader()
+        if reader is not None:
+            raise TVMError(f"compute_inline: cannot inline {self.op.name}: {reader.name} "
+                           f"({type(reader).__name__}) reads it from memory")
         self.attach_type = INLINE
         self.attach_stage = self.attach_ivar = None
+
+    def memory_reader(self) -> Optional[Operation]:
+        """A consumer of this stage that reads its buffer rather than its expression (an
+        extern or hybrid op), or None."""
+        for st in self.sch.stages:
+            if isinstance(st.op, ExternOp) and any(t.op is self.op for t in st.op.inputs):
+                return st.op
+        return None
 
     @_all_or_nothing
     def compute_root(self) -> None:
