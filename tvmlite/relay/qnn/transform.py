@@ -10,7 +10,7 @@ from ...ir.module import IRModule
 from ...ir.transform import ModulePass, Pass, PassContext, register_pass
 from ..expr import Call, Expr, Function, post_order, with_children
 from ..op.registry import Op
-from ..transform.infer_type import InferType, infer_type
+from ..transform.infer_type import InferType, retyped_function
 
 #: rewrites of a rewrite's own QNN ops before giving up (a rule that keeps making itself)
 _MAX_ROUNDS = 8
@@ -32,11 +32,7 @@ def _rewrite_once(func: Function, key: str) -> Function:
                     new = got
         if new is not n:
             memo[id(n)] = new
-    body = memo.get(id(func.body), func.body)
-    if body is func.body:
-        return func
-    return infer_type(Function(func.params, body, func.ret_type, func.type_params,
-                               func.attrs))
+    return retyped_function(func, memo)
 
 
 def _has_rule(func: Function, key: str) -> bool:

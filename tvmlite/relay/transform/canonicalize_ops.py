@@ -10,7 +10,7 @@ from ...ir.transform import ModulePass, Pass, PassContext, register_pass
 from ..expr import Call, Expr, Function, post_order, with_children
 from ..op.registry import Op
 from ..op.tensor import add
-from .infer_type import InferType, infer_type
+from .infer_type import InferType, retyped_function
 from .pattern_utils import expand_bias_to_match_axis
 
 
@@ -26,10 +26,7 @@ def canonicalize(func: Function) -> Function:
             new = add(new.args[0], expand_bias_to_match_axis(new.args[1], ndim, [axis]))
         if new is not n:
             memo[id(n)] = new
-    body = memo.get(id(func.body), func.body)
-    if body is func.body:
-        return func
-    return infer_type(Function(func.params, body, func.ret_type, func.type_params, func.attrs))
+    return retyped_function(func, memo)
 
 
 def _run(mod: IRModule, ctx: PassContext) -> IRModule:

@@ -38,7 +38,7 @@ from ..op import nn as _nn
 from ..op.op import register_fake_quantization_to_integer
 from ..op.registry import Op, make_call
 from ..qnn import op as _qnn
-from .infer_type import InferType, infer_type
+from .infer_type import InferType, infer_type, retyped_function
 
 KEY = "FTVMFakeQuantizationToInteger"
 
@@ -489,11 +489,7 @@ def fake_quantization_to_integer(func: Function, hard_fail: bool = False) -> Fun
         new = with_children(n, memo)
         if new is not n:
             memo[id(n)] = new
-    body = memo.get(id(func.body), func.body)
-    if body is func.body:
-        return func
-    return infer_type(Function(func.params, body, func.ret_type, func.type_params,
-                               func.attrs))
+    return retyped_function(func, memo)
 
 
 #: the ops the QAT mode moves below a dequantize (classic's list)
@@ -573,11 +569,7 @@ def qat_to_integer(func: Function, hard_fail: bool = False) -> Function:
                 new = got
         if new is not n:
             memo[id(n)] = new
-    body = memo.get(id(func.body), func.body)
-    if body is func.body:
-        return func
-    return infer_type(Function(func.params, body, func.ret_type, func.type_params,
-                               func.attrs))
+    return retyped_function(func, memo)
 
 
 def FakeQuantizationToInteger(hard_fail: bool = False, use_qat: bool = False,  # noqa: N802

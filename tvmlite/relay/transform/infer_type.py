@@ -403,3 +403,14 @@ def InferType() -> Pass:  # noqa: N802
 
 
 register_pass("InferType", InferType)
+
+
+def retyped_function(func: Function, memo: Dict[int, Expr]) -> Function:
+    """``func`` with its body replaced by its rewrite in ``memo`` (node id -> new node),
+    typed; ``func`` itself when the body is unchanged."""
+    body = memo.get(id(func.body), func.body)
+    if body is func.body:
+        return func
+    return infer_type(Function(func.params, body, func.ret_type, func.type_params,
+                               func.attrs))
+
