@@ -26,56 +26,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-
-
-def make_cnn(size: int, path: str) -> None:
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-    rng = np.random.default_rng(0)
-
-    def init(name, shape):
-        return numpy_helper.from_array((rng.standard_normal(shape) * 0.1).astype("float32"),
-                                       name)
-    s2 = size // 2
-    s4 = (s2 + 1) // 2
-    nodes = [
-        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
-        helper.make_node("Relu", ["c1"], ["r1"]),
-        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
-        helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1],
-                         strides=[2, 2]),
-        helper.make_node("Relu", ["c2"], ["r2"]),
-        helper.make_node("Flatten", ["r2"], ["f"]),
-        helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1),
-    ]
-    inits = [init("w1", (32, 3, 3, 3)), init("b1", (32,)), init("w2", (64, 32, 3, 3)),
-             init("b2", (64,)), init("w3", (10, 64 * s4 * s4)), init("b3", (10,))]
-    graph = helper.make_graph(
-        nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (1, 3, size, size))],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, 10))], inits)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    onnx.save(m, path)
-
-
-def quantize(src: str, dst: str, fmt: str, size: int) -> None:
-    from onnxruntime.quantization import (
-        CalibrationDataReader,
-        QuantFormat,
-        QuantType,
-        quantize_static,
-    )
-    rng = np.random.default_rng(1)
-
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.it = iter([{"x": rng.standard_normal((1, 3, size, size)).astype("float32")}
-                            for _ in range(8)])
-
-        def get_next(self):
-            return next(self.it, None)
-    quantize_static(src, dst, Reader(), quant_format=getattr(QuantFormat, fmt),
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 
 
 def main() -> None:
@@ -85,6 +36,7 @@ def main() -> None:
     args = ap.parse_args()
     import onnx
     import onnxruntime as ort
+    from models import quantized_cnn
 
     import tvmlite as tvm
     from tvmlite import relay
@@ -92,11 +44,11 @@ def main() -> None:
     threads = int(os.environ.get("TVM_NUM_THREADS", os.environ.get("OMP_NUM_THREADS", "2")))
     tmp = tempfile.mkdtemp()
     src = os.path.join(tmp, "cnn.onnx")
-    make_cnn(args.size, src)
+    onnx.save(quantized_cnn.float_cnn(args.size, (32, 64), 0.1, seed=0), src)
     models = {"float": src}
     for fmt in ("QOperator", "QDQ"):
         models[fmt] = os.path.join(tmp, f"cnn_{fmt}.onnx")
-        quantize(src, models[fmt], fmt, args.size)
+        quantized_cnn.quantize(src, models[fmt], fmt, args.size, samples=8)
     x = np.random.default_rng(2).standard_normal((1, 3, args.size, args.size)).astype(
         "float32")
     print(f"CNN 1x3x{args.size}x{args.size} conv(32)-relu-pool-conv(64,s2)-relu-gemm(10); "

@@ -11,6 +11,7 @@ import pytest
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
+from models.quantized_cnn import float_cnn, quantize  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from relay_helpers import onnxruntime_outputs, run_onnx  # noqa: E402
 
@@ -262,53 +263,12 @@ def test_unsupported_quantized_ops_raise():
 
 
 # ------------------------------------------------------ a CNN quantized by onnxruntime
-def _cnn(rng):
-    def init(name, shape):
-        return numpy_helper.from_array((rng.standard_normal(shape) * 0.2).astype("float32"),
-                                       name)
-    nodes = [
-        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
-        helper.make_node("Relu", ["c1"], ["r1"]),
-        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
-        helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1],
-                         strides=[2, 2]),
-        helper.make_node("Relu", ["c2"], ["r2"]),
-        helper.make_node("Flatten", ["r2"], ["f"]),
-        helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1),
-    ]
-    inits = [init("w1", (8, 3, 3, 3)), init("b1", (8,)), init("w2", (16, 8, 3, 3)),
-             init("b2", (16,)), init("w3", (10, 16 * 4 * 4)), init("b3", (10,))]
-    graph = helper.make_graph(
-        nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (1, 3, 15, 15))],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, 10))], inits)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    return m
-
-
 def quantized_cnn(tmp_path, fmt: str, per_channel: bool = False):
-    """The CNN quantized by onnxruntime's ``quantize_static`` (uint8 activations, int8
-    weights) with a calibration reader of random data."""
-    from onnxruntime.quantization import (
-        CalibrationDataReader,
-        QuantFormat,
-        QuantType,
-        quantize_static,
-    )
-    rng = np.random.default_rng(14)
+    """The CNN (tests/models/quantized_cnn.py) quantized by onnxruntime's
+    ``quantize_static``."""
     src, dst = tmp_path / "cnn.onnx", tmp_path / f"cnn_{fmt}.onnx"
-    onnx.save(_cnn(rng), str(src))
-
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.it = iter([{"x": rng.standard_normal((1, 3, 15, 15)).astype("float32")}
-                            for _ in range(6)])
-
-        def get_next(self):
-            return next(self.it, None)
-    quantize_static(str(src), str(dst), Reader(), quant_format=getattr(QuantFormat, fmt),
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                    per_channel=per_channel)
+    onnx.save(float_cnn(), str(src))
+    quantize(str(src), str(dst), fmt, 15, per_channel)
     return onnx.load(str(dst))
 
 
