@@ -3,6 +3,12 @@
 from ..vision.rcnn import roi_align_nchw
 from .batch_matmul import batch_matmul, schedule_batch_matmul
 from .conv2d import conv2d_nchw, conv2d_NCHWc, schedule_conv2d_nchw, schedule_conv2d_NCHWc
+from .conv2d_winograd import (
+    conv2d_nchw_winograd,
+    conv2d_nchw_winograd_without_weight_transform,
+    schedule_conv2d_nchw_winograd,
+    schedule_conv2d_nchw_winograd_without_weight_transform,
+)
 from .conv2d_nhwc import (
     schedule_conv2d_nhwc,
     schedule_depthwise_conv2d_nhwc,
@@ -70,7 +76,10 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "conv2d_transpose_nchw", "schedule_conv2d_transpose_nchw", "conv3d_transpose_ncdhw",
            "schedule_conv3d_transpose_ncdhw", "depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nchw", "dense_dynamic", "schedule_dense_dynamic",
-           "schedule_binarize_pack", "schedule_binary_dense", "roi_align_nchw"]
+           "schedule_binarize_pack", "schedule_binary_dense", "roi_align_nchw",
+           "conv2d_nchw_winograd", "conv2d_nchw_winograd_without_weight_transform",
+           "schedule_conv2d_nchw_winograd",
+           "schedule_conv2d_nchw_winograd_without_weight_transform"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402
