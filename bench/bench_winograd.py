@@ -105,7 +105,7 @@ def main() -> None:
         w = torch.randn(c, c, 3, 3)
         with torch.no_grad():
             t = alternate({"direct": direct, "winograd": wino,
-                           "torch": lambda: torch.nn.functional.conv2d(x, w, padding=1)},
+                           "torch": lambda x=x, w=w: torch.nn.functional.conv2d(x, w, padding=1)},
                           args.rounds, per_round=5)
         print(f"{hw:>3}x{hw:<3}x{c:<4} {t['direct']:10.3f} {t['winograd']:12.3f} "
               f"{t['torch']:9.3f} {t['winograd'] / t['direct']:11.2f}  {wcfg}", flush=True)

@@ -180,3 +180,13 @@ def tile_transform(mat: Matrix, load, i, j, dtype: str):
 
 
 __all__ += ["tile_transform"]
+
+
+def row_transform(mat: Matrix, load, i, dtype: str):
+    """Element ``i`` of ``mat^T x`` for ``x[a] = load(a)``, as an explicit expression (zero
+    coefficients left out; a chain of selects on ``i`` unless it is constant)."""
+    return _select_by(i, [_linear([(mat[a][ii], load(a)) for a in range(len(mat))], dtype)
+                          for ii in range(len(mat[0]))])
+
+
+__all__ += ["row_transform"]

@@ -3,16 +3,17 @@
 from ..vision.rcnn import roi_align_nchw
 from .batch_matmul import batch_matmul, schedule_batch_matmul
 from .conv2d import conv2d_nchw, conv2d_NCHWc, schedule_conv2d_nchw, schedule_conv2d_NCHWc
+from .conv2d_nhwc import (
+    schedule_conv2d_nhwc,
+    schedule_depthwise_conv2d_nhwc,
+    schedule_group_conv2d_nhwc,
+)
 from .conv2d_winograd import (
     conv2d_nchw_winograd,
     conv2d_nchw_winograd_without_weight_transform,
     schedule_conv2d_nchw_winograd,
     schedule_conv2d_nchw_winograd_without_weight_transform,
-)
-from .conv2d_nhwc import (
-    schedule_conv2d_nhwc,
-    schedule_depthwise_conv2d_nhwc,
-    schedule_group_conv2d_nhwc,
+    winograd_eligible,
 )
 from .conv_direct import (
     conv2d_transpose_nchw,
@@ -79,7 +80,7 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "schedule_binarize_pack", "schedule_binary_dense", "roi_align_nchw",
            "conv2d_nchw_winograd", "conv2d_nchw_winograd_without_weight_transform",
            "schedule_conv2d_nchw_winograd",
-           "schedule_conv2d_nchw_winograd_without_weight_transform"]
+           "schedule_conv2d_nchw_winograd_without_weight_transform", "winograd_eligible"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

@@ -38,7 +38,7 @@ from ...tir import op as _op
 from ..nn.conv2d import winograd_transposed
 from ..nn.pad import pad
 from ..nn.utils import get_pad_tuple
-from ..nn.winograd_util import tile_transform, winograd_fractions
+from ..nn.winograd_util import row_transform, tile_transform, winograd_fractions
 from ..transform import layout_transform
 from ..utils import TopiError, check_strides, get_const_int, get_const_tuple
 from .dense import _inline_and_find, _tensor_arg, config_of
@@ -123,26 +123,35 @@ def _winograd_core(data: Tensor, U: Tensor, padding, out_h: int, out_w: int, m: 
         data_pad = data
     dt = data.dtype
 
-    def v_body(eps, nu, p, ci):
-        b_ = p // (nh * nw)
-        th = p // nw % nh
-        tw = p % nw
-        return tile_transform(
-            b_mat, lambda x, y: data_pad[b_, ci // icb, th * m + x, tw * m + y, ci % icb],
-            eps, nu, dt)
+    def d(p, ci, x, y):
+        b_, th, tw = p // (nh * nw), p // nw % nh, p % nw
+        return data_pad[b_, ci // icb, th * m + x, tw * m + y, ci % icb]
 
-    V = compute((alpha, alpha, p_total, c), v_body, name="V", tag="winograd_data_transform")
+    # B^T d B in two passes (rows, then columns), each alpha explicit sums of the nonzero
+    # coefficients; the first pass is computed per tile and channel block, in the second's
+    # loop nest
+    V1 = compute((alpha, alpha, p_total, c),
+                 lambda eps, y, p, ci: row_transform(b_mat, lambda x: d(p, ci, x, y), eps, dt),
+                 name="V1", tag="winograd_data_transform")
+    V = compute((alpha, alpha, p_total, c),
+                lambda eps, nu, p, ci: row_transform(b_mat, lambda y: V1[eps, y, p, ci], nu,
+                                                     dt),
+                name="V", tag="winograd_data_transform")
     rc = reduce_axis((0, c), name="rc")
     M = compute((alpha, alpha, kb, p_total, ocb),
                 lambda eps, nu, k, p, ki: _op.sum(
                     (V[eps, nu, p, rc] * U[eps, nu, k, rc, ki]).astype(out_dtype), axis=rc),
                 name="M", tag="winograd_batch_gemm")
 
-    def y_body(k, p, vh, vw, ki):
-        return tile_transform(a_mat, lambda x, y: M[x, y, k, p, ki], vh, vw, out_dtype)
-
-    Y = compute((kb, p_total, m, m, ocb), y_body, name="Y",
-                tag="winograd_inverse_transform")
+    # A^T M A in two passes, as the data transform
+    Y1 = compute((kb, p_total, m, alpha, ocb),
+                 lambda k, p, vh, y, ki: row_transform(a_mat, lambda x: M[x, y, k, p, ki], vh,
+                                                       out_dtype),
+                 name="Y1", tag="winograd_inverse_transform")
+    Y = compute((kb, p_total, m, m, ocb),
+                lambda k, p, vh, vw, ki: row_transform(a_mat, lambda y: Y1[k, p, vh, y, ki],
+                                                       vw, out_dtype),
+                name="Y", tag="winograd_inverse_transform")
     return compute((n, kb, out_h, out_w, ocb),
                    lambda b_, k, hh, ww, ki: Y[k, b_ * (nh * nw) + hh // m * nw + ww // m,
                                                hh % m, ww % m, ki],
@@ -284,9 +293,11 @@ def schedule_conv2d_nchw_winograd(outs) -> Schedule:
     tile_p, unroll_c = cfg["tile_p"].val, cfg["unroll_c"].val
     m = int(conv.op.attrs["tile_size"])
     Y = conv.op.input_tensors[0]
-    M = Y.op.input_tensors[0]
+    Y1 = Y.op.input_tensors[0]
+    M = Y1.op.input_tensors[0]
     V, U = M.op.input_tensors
-    data_pad = V.op.input_tensors[0]
+    V1 = V.op.input_tensors[0]
+    data_pad = V1.op.input_tensors[0]
     icb = get_const_int(data_pad.shape[4])
 
     # input: packing and padding, parallel over (n, c block, row) and vectorized
@@ -305,8 +316,6 @@ def schedule_conv2d_nchw_winograd(outs) -> Schedule:
             eps, nu, ko, ci, ki = s[U].op.axis
             s[U].reorder(ko, ci, eps, nu, ki)
             s[U].parallel(ko)
-            s[U].unroll(eps)
-            s[U].unroll(nu)
             s[U].vectorize(ki)
         else:  # a layout_transform of a pre-transformed kernel
             _parallel_outer(s, U, 2)
@@ -315,10 +324,16 @@ def schedule_conv2d_nchw_winograd(outs) -> Schedule:
     eps, nu, p, c = s[V].op.axis
     co, ci = s[V].split(c, factor=icb)
     s[V].reorder(p, co, eps, nu, ci)
-    s[V].parallel(s[V].fuse(p, co))
+    pc = s[V].fuse(p, co)
+    s[V].parallel(pc)
     s[V].unroll(eps)
     s[V].unroll(nu)
     s[V].vectorize(ci)
+    s[V1].compute_at(s[V], pc)
+    eps, y, _, ci = s[V1].op.axis
+    s[V1].unroll(eps)
+    s[V1].unroll(y)
+    s[V1].vectorize(ci)
 
     # batched GEMM: a tile_p x ocb register block per (position, K block, tile block)
     MC = s.cache_write(M, "global")
@@ -353,11 +368,12 @@ def schedule_conv2d_nchw_winograd(outs) -> Schedule:
     s[stage].reorder(b, k, ho, wo, hi, wi, ki)
     s[stage].parallel(s[stage].fuse(b, k, ho))
     s[stage].vectorize(ki)
-    s[Y].compute_at(s[stage], wo)
-    _, _, vh, vw, yki = s[Y].op.axis
-    s[Y].unroll(vh)
-    s[Y].unroll(vw)
-    s[Y].vectorize(yki)
+    for t in (Y1, Y):
+        s[t].compute_at(s[stage], wo)
+        _, _, vh, vw, yki = s[t].op.axis
+        s[t].unroll(vh)
+        s[t].unroll(vw)
+        s[t].vectorize(yki)
     return s
 
 
