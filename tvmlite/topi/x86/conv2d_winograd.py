@@ -22,8 +22,8 @@ channel blocks: computed in the kernel by ``conv2d_nchw_winograd``, given pre-tr
 AlterOpLayout transforms a constant weight once, at build time).
 
 Knobs: ``tile_size`` (m: 2, 4 or 6), ``tile_ic``/``tile_oc`` (the channel blocks, as in
-``conv2d_NCHWc.x86``), ``tile_p`` (tiles per register block) and ``unroll_c`` (input channels
-per unrolled GEMM step).
+``conv2d_NCHWc.x86``: the data transform's and the GEMM's vector widths) and ``tile_p``
+(tiles per register block of the GEMM).
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ from .utils import get_config, largest_factor, vector_lanes
 #: reference on N(0, 1) data up to 512 channels (tests/test_topi_conv2d_winograd.py)
 TILE_SIZES = (2, 4, 6)
 #: tiles per register block (``tile_p``)
-_TILE_P = (1, 2, 3, 4, 6, 8)
+_TILE_P = (2, 3, 4, 6, 8)
 _TAG = "conv2d_nchw_winograd"
 
 
@@ -82,17 +82,24 @@ def _define(cfg, channels: int, out_channels: int, out_h: int, out_w: int,
     """The knobs of both templates, and the fallback config (``ic_bn``, ``oc_bn``,
     ``tile_size``: the values pre-packed arguments impose)."""
     cfg.define_knob("tile_size", list(TILE_SIZES))
-    cfg.define_split("tile_ic", channels, num_outputs=2)
-    cfg.define_split("tile_oc", out_channels, num_outputs=2)
+    # the blocks are vector widths (the data transform's and the GEMM's): multiples of 4
+    # where the channels allow one, else any factor
+    cfg.define_split("tile_ic", channels, num_outputs=2, filter=_block_filter(channels))
+    cfg.define_split("tile_oc", out_channels, num_outputs=2,
+                     filter=_block_filter(out_channels))
     cfg.define_knob("tile_p", list(_TILE_P))
-    cfg.define_knob("unroll_c", [1, 4])
     if cfg.is_fallback:
         lanes = vector_lanes("float32")
         cfg["tile_size"] = OtherOptionEntity(tile_size or (4 if min(out_h, out_w) >= 8 else 2))
         cfg.fallback_split("tile_ic", [-1, ic_bn or largest_factor(channels, lanes)])
         cfg.fallback_split("tile_oc", [-1, oc_bn or largest_factor(out_channels, lanes)])
         cfg["tile_p"] = OtherOptionEntity(6 if (oc_bn or lanes) <= lanes else 4)
-        cfg["unroll_c"] = OtherOptionEntity(1)
+
+
+def _block_filter(channels: int):
+    if channels % 4:
+        return None
+    return lambda e: e.size[-1] % 4 == 0
 
 
 def _flop(cfg, n: int, c: int, k: int, oh: int, ow: int) -> None:
@@ -290,7 +297,7 @@ def schedule_conv2d_nchw_winograd(outs) -> Schedule:
     (fused into the inverse transform's loop nest when the output stays packed)."""
     s, conv, out = _inline_and_find(outs, _TAG)
     cfg = config_of(out)
-    tile_p, unroll_c = cfg["tile_p"].val, cfg["unroll_c"].val
+    tile_p = cfg["tile_p"].val
     m = int(conv.op.attrs["tile_size"])
     Y = conv.op.input_tensors[0]
     Y1 = Y.op.input_tensors[0]
@@ -345,12 +352,7 @@ def schedule_conv2d_nchw_winograd(outs) -> Schedule:
     s[MC].compute_at(s[M], po)
     _, _, _, cp, cki = s[MC].op.axis
     (rc,) = s[MC].op.reduce_axis
-    if unroll_c > 1:
-        rco, rci = s[MC].split(rc, factor=unroll_c)
-        s[MC].reorder(rco, rci, cp, cki)
-        s[MC].unroll(rci)
-    else:
-        s[MC].reorder(rc, cp, cki)
+    s[MC].reorder(rc, cp, cki)
     s[MC].unroll(cp)
     s[MC].vectorize(cki)
 
