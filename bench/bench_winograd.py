@@ -7,11 +7,13 @@ For each layer it times, side by side in alternating rounds of one process (medi
   pre-transformed kernel, as a network runs it;
 - ``torch``: ``torch.nn.functional.conv2d`` (MKL-DNN) on the same NCHW tensors.
 
-Configs are the fallback ones, or with ``--tune-trials N`` each layer's
-``conv2d_NCHWc.x86`` and ``conv2d_nchw_winograd.x86`` tasks tuned for N trials (XGBTuner,
-cache flushed before each measurement as bench_relay.py tunes) and the best record applied.
+Configs are the fallback ones, the best records of ``--log`` (the same workloads as
+ResNet-18's tasks), or with ``--tune-trials N`` each layer's ``conv2d_NCHWc.x86`` and
+``conv2d_nchw_winograd.x86`` tasks tuned for N trials (XGBTuner, cache flushed before each
+measurement as bench_relay.py tunes) and the best record applied.
 
-    OMP_NUM_THREADS=2 python bench/bench_winograd.py [--tune-trials 64] [--layers 0 1]
+    OMP_NUM_THREADS=2 python bench/bench_winograd.py [--tune-trials 64 | --log FILE]
+                                                     [--layers 0 1]
 """
 from __future__ import annotations
 
@@ -78,6 +80,9 @@ def main() -> None:
     ap.add_argument("--tune-trials", type=int, default=0)
     ap.add_argument("--layers", type=int, nargs="*", default=list(range(len(LAYERS))))
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--log", default="",
+                    help="an AutoTVM log to take the best configs from (e.g. the tune.log "
+                         "bench_relay.py --tune-trials leaves in its bench_relay_* folder)")
     args = ap.parse_args()
     import logging
     import warnings
@@ -94,7 +99,7 @@ def main() -> None:
     for i in args.layers:
         c, hw = LAYERS[i]
         direct_t, wino_t = _tasks(c, hw)
-        log = ""
+        log = args.log
         if args.tune_trials:
             log = os.path.join(work, f"layer{i}.log")
             _tune(direct_t, log, args.tune_trials)
