@@ -119,13 +119,11 @@ def _winograd_core(data: Tensor, U: Tensor, padding, out_h: int, out_w: int, m: 
     pt, pl, _, _ = padding
     nh, nw = -(-out_h // m), -(-out_w // m)
     p_total = n * nh * nw
-    # pad to whole tiles: rows pt .. pt + H of data_pad hold the input
+    # pad to whole tiles: rows pt .. pt + H of data_pad hold the input; the bottom and right
+    # padding cover the requested ones (the tiles cover the output) and round up to a tile
     pb, pr = nh * m + r - 1 - pt - h, nw * m + r - 1 - pl - w
-    if (pt, pl, pb, pr) != (0, 0, 0, 0) and min(pb, pr) >= 0:
+    if (pt, pl, pb, pr) != (0, 0, 0, 0):
         data_pad = pad(data, (0, 0, pt, pl, 0), (0, 0, pb, pr, 0), name="data_pad")
-    elif min(pb, pr) < 0:  # the padding asked for is larger than the tiles need
-        data_pad = pad(data, (0, 0, pt, pl, 0), (0, 0, max(pb, 0), max(pr, 0), 0),
-                       name="data_pad")
     else:
         data_pad = data
     dt = data.dtype
