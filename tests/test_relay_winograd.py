@@ -1,6 +1,8 @@
 """Winograd convolution in relay: the ``nn.contrib_conv2d_winograd_*`` operators (types,
 results vs numpy), task extraction of ``conv2d_nchw_winograd.x86`` for eligible convolutions,
 and AlterOpLayout choosing Winograd when a tuning log says it is faster."""
+import logging
+
 import numpy as np
 import pytest
 from relay_helpers import build_run
@@ -124,7 +126,7 @@ def _op_names(func, params, recs):
 
 @pytest.mark.parametrize("tile_size", [2, 4])
 def test_tuned_log_choosing_winograd_builds_the_same_network(tile_size, monkeypatch,
-                                                             tmp_path):
+                                                             tmp_path, caplog):
     monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))
     rng = np.random.default_rng(tile_size)
     func = _net()
@@ -144,8 +146,10 @@ def test_tuned_log_choosing_winograd_builds_the_same_network(tile_size, monkeypa
     # no records: the direct convolution, as classic x86
     assert "nn.contrib_conv2d_winograd_without_weight_transform" not in \
         _op_names(func, params, [])
-    with autotvm.apply_history_best(fast):
+    with autotvm.apply_history_best(fast), caplog.at_level(logging.WARNING, "autotvm"):
         (out,), _ = build_run(func, {"data": p["data"]}, params=params)
+    # the packed Winograd kernel runs the tuned config (no fallback)
+    assert not [r for r in caplog.records if "winograd" in r.getMessage()]
     (plain,), _ = build_run(func, p, opt_level=0)
     ref = _reference({k: v.astype("float64") for k, v in p.items()})
     assert np.abs(out - ref).max() / np.abs(ref).max() < 1e-4
