@@ -40,7 +40,9 @@ def test_extract_gives_the_classic_tasks():
     tasks = autotvm.task.extract_from_program(mod["main"], target="llvm", params={},
                                               ops=(CONV, DENSE))
     names = [t.name for t in tasks]
-    assert names == ["conv2d_NCHWc.x86", "dense_nopack.x86", "dense_pack.x86"]
+    # a 3x3 stride-1 conv also gives its Winograd task (tests/test_relay_winograd.py)
+    assert names == ["conv2d_NCHWc.x86", "conv2d_nchw_winograd.x86", "dense_nopack.x86",
+                     "dense_pack.x86"]
     conv = tasks[0]
     assert conv.args[0] == ("TENSOR", (1, 5, 11, 11), "float32")
     assert conv.args[1] == ("TENSOR", (7, 5, 3, 3), "float32")
@@ -50,7 +52,7 @@ def test_extract_gives_the_classic_tasks():
     # only the ops asked for; the same workload twice is one task
     only_conv = autotvm.task.extract_from_program(mod, target="llvm", params=None,
                                                   ops=(CONV,))
-    assert [t.name for t in only_conv] == ["conv2d_NCHWc.x86"]
+    assert [t.name for t in only_conv] == ["conv2d_NCHWc.x86", "conv2d_nchw_winograd.x86"]
 
 
 def test_extract_binds_params_and_dedups_workloads():
@@ -60,7 +62,7 @@ def test_extract_binds_params_and_dedups_workloads():
     mod = tvm.IRModule.from_expr(relay.Function([x, w], y))
     params = {"w": np.zeros((4, 4, 3, 3), "float32")}
     tasks = autotvm.task.extract_from_program(mod["main"], params, "llvm", ops=(CONV,))
-    assert len(tasks) == 1
+    assert [t.name for t in tasks] == ["conv2d_NCHWc.x86", "conv2d_nchw_winograd.x86"]
 
 
 def test_extract_rejects_what_is_not_an_operator():
@@ -90,8 +92,10 @@ def tuned_log(tmp_path_factory):
     pytest.importorskip("xgboost", reason="XGBTuner needs xgboost")
     log = str(tmp_path_factory.mktemp("tune") / "net.log")
     mod = tvm.IRModule.from_expr(_conv_dense_net())
-    tasks = autotvm.task.extract_from_program(mod["main"], target="llvm", params={},
-                                              ops=(CONV, DENSE))
+    # the direct conv and the dense (Winograd's tuning: tests/test_relay_winograd.py)
+    tasks = [t for t in autotvm.task.extract_from_program(mod["main"], target="llvm",
+                                                          params={}, ops=(CONV, DENSE))
+             if t.name != "conv2d_nchw_winograd.x86"]
     option = autotvm.measure_option(builder=autotvm.LocalBuilder(),
                                     runner=autotvm.LocalRunner(number=2, repeat=1))
     for t in tasks:
@@ -149,8 +153,8 @@ def test_tune_then_build_with_the_best_configs(tuned_log, monkeypatch, tmp_path)
 def test_the_cheapest_record_wins_and_changes_the_kernel(monkeypatch, tmp_path):
     monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path))  # as above: the spy needs a cold build
     func = _conv_dense_net(c=4, h=10, oc=8, units=3)
-    (task,) = autotvm.task.extract_from_program(tvm.IRModule.from_expr(func), {}, "llvm",
-                                                ops=(CONV,))
+    task, _ = autotvm.task.extract_from_program(tvm.IRModule.from_expr(func), {}, "llvm",
+                                                ops=(CONV,))  # direct, Winograd
     space = task.config_space
     a, b = space.get(0), space.get(len(space) - 1)
     records = [(autotvm.MeasureInput(task.target, task, a), autotvm.MeasureResult((2e-3,), 0,

@@ -62,6 +62,37 @@ def test_unroll_loop_is_copied():
     _check(before, expected)
 
 
+def test_unroll_counts_a_vectorized_loop_once():
+    # the vector loop becomes one vector statement: an unrolled 4 x 4 nest over 16 lanes is
+    # 16 statements (not 256), within the explicit limit, and is copied in the IR
+    @T.prim_func
+    def before(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+        for i in T.unroll(4):
+            for j in T.unroll(4):
+                for k in T.vectorized(16):
+                    B[i * 64 + j * 16 + k] = A[i * 64 + j * 16 + k]
+
+    got = unroll_loop(before.body, auto_max_step=0, explicit_unroll=True)
+    loops = []
+    tvm.tir.stmt_functor.post_order_visit(
+        got, lambda n: loops.append(n.kind) if isinstance(n, tvm.tir.For) else None)
+    assert loops == [tvm.tir.ForKind.VECTORIZED] * 16
+    a = te.placeholder((256,), name="A")
+    b = te.compute((256,), lambda i: a[i] * 2.0, name="B")
+    s = te.create_schedule(b.op)
+    io, ii = s[b].split(b.op.axis[0], factor=64)
+    jo, ji = s[b].split(ii, factor=16)
+    s[b].unroll(io)
+    s[b].unroll(jo)
+    s[b].vectorize(ji)
+    f = tvm.build(s, [a, b])
+    x = np.random.randn(256).astype("float32")
+    y = tvm.nd.empty((256,))
+    f(tvm.nd.array(x), y)
+    np.testing.assert_allclose(y.numpy(), x * 2)
+    assert "pragma GCC unroll" not in f.get_source()
+
+
 def test_te_pragma_reaches_the_ir_and_builds():
     n = 37
     A = te.placeholder((n, 6), name="A")

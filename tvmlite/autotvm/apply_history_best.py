@@ -108,13 +108,13 @@ class ApplyGraphBest(ApplyHistoryBest):
         self._cursor = 0
         super().__init__(self.nodes)
 
-    def node_record(self, index: int, workload) -> Optional[Tuple[Any, Any]]:
+    def node_record(self, index: int, workloads) -> Optional[Tuple[Any, Any]]:
         """The record of the graph's node number ``index`` (0 restarts the count), if the
-        next unused record is of ``workload``."""
+        next unused record is of one of ``workloads`` (the node's implementations)."""
         if index == 0:
             self._cursor = 0
         if self._cursor < len(self.nodes) and self.nodes[self._cursor][0].task.workload \
-                == workload:
+                in workloads:
             self._cursor += 1
             return self.nodes[self._cursor - 1]
         return None

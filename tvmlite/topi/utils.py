@@ -213,3 +213,31 @@ def walk_ops(outs) -> Iterator[object]:
 def find_op(outs, pred: Callable) -> Optional[object]:
     """The first operation of :func:`walk_ops` for which ``pred(op)`` holds, or None."""
     return next((op for op in walk_ops(outs) if pred(op)), None)
+
+
+def const_matrix(matrix, name: str = "const_matrix", attrs=None):
+    """A constant 2-D tensor holding ``matrix`` (a numpy array): each element a chain of
+    selects on its indices, which folds to the constant where the indices are known (classic
+    ``topi.utils.const_matrix``; the op carries the attribute ``const_matrix``)."""
+    import numpy as np
+
+    from ..te.operation import compute
+    from ..tir import expr as _expr
+    matrix = np.asarray(matrix)
+    if matrix.ndim != 2:
+        raise TopiError(f"const_matrix: expects a 2-D matrix, got shape {matrix.shape}")
+    rows, cols = matrix.shape
+    dtype = str(matrix.dtype)
+
+    def element(i, j):
+        now = _op.const(0, dtype)
+        for ii in range(rows):
+            for jj in range(cols):
+                now = _expr.Select(_op.all(_op.indexmod(i, rows) == ii,
+                                           _op.indexmod(j, cols) == jj),
+                                   _op.const(matrix[ii][jj].item(), dtype), now)
+        return now
+
+    if attrs is None:
+        attrs = {"const_matrix": True, "schedule_rule": "None"}
+    return compute(matrix.shape, element, name=name, attrs=attrs)

@@ -1307,3 +1307,117 @@ def contrib_conv2d_nchwc(data: Expr, kernel: Expr, strides=(1, 1), padding=(0, 0
 
 
 __all__ += ["contrib_conv2d_nchwc"]
+
+
+# ------------------------------------------------------------------------------------ winograd
+def _winograd_weight_transform_rel(types, attrs):
+    """``(O, I, K, K)`` -> ``(alpha, alpha, O, I)``, ``alpha = tile_size + K - 1``."""
+    op = "nn.contrib_conv2d_winograd_weight_transform"
+    w = ndim_arg(op, types, 0, 4, "weight", "OIHW")
+    o, i, kh, kw = w.shape
+    if kh != kw:
+        raise RelayTypeError(f"{op}: the kernel must be square, got {kh}x{kw}")
+    m = int(attrs.tile_size)
+    if m < 2:
+        raise RelayTypeError(f"{op}: tile_size must be at least 2, got {m}")
+    alpha = m + kh - 1
+    return TensorType((alpha, alpha, o, i), w.dtype)
+
+
+register("nn.contrib_conv2d_winograd_weight_transform", 1, _winograd_weight_transform_rel,
+         OpPattern.OUT_ELEMWISE_FUSABLE, {"tile_size": 4})
+
+
+def contrib_conv2d_winograd_weight_transform(weight: Expr, tile_size: int) -> Expr:
+    """The Winograd transform ``G g G^T`` of an ``OIHW`` weight for ``F(tile_size, K)``:
+    ``(alpha, alpha, O, I)`` (classic ``relay.nn.contrib_conv2d_winograd_weight_transform``;
+    computed once at build time when the weight is constant)."""
+    return make_call("nn.contrib_conv2d_winograd_weight_transform", [weight],
+                     tile_size=int(tile_size))
+
+
+def _winograd_conv_rel(types, attrs):
+    """Data ``NCHW`` with a weight ``(alpha, alpha, O, I)``, or ``NCHW{c}c`` with a weight
+    ``(alpha, alpha, O/o, I, o)``; output in ``out_layout`` (default: the data's layout,
+    ``NCHW{o}c`` for packed data)."""
+    from ...tir.data_layout import Layout
+    op = "nn.contrib_conv2d_winograd_without_weight_transform"
+    dl = attrs.get("data_layout") or "NCHW"
+    data = tensor_arg(op, types, 0, "data")
+    weight = tensor_arg(op, types, 1, "weight")
+    d = _layout_sizes(op, "data", dl, data.shape, "NCHW", "c")
+    if len(weight.shape) not in (4, 5):
+        raise RelayTypeError(f"{op}: the weight must be (alpha, alpha, O, I) or (alpha, "
+                             f"alpha, O/o, I, o), got shape {weight.shape}")
+    alpha = weight.shape[0]
+    o_blk = weight.shape[4] if len(weight.shape) == 5 else 1
+    out_c, in_c = weight.shape[2] * o_blk, weight.shape[3]
+    if weight.shape[1] != alpha or in_c != d["C"]:
+        raise RelayTypeError(f"{op}: weight {weight.shape} does not transform a kernel of "
+                             f"{d['C']} input channels")
+    if int(attrs.groups) != 1:
+        raise RelayTypeError(f"{op}: only groups 1 is supported, got {attrs.groups}")
+    ks = _pair(op, attrs.kernel_size or (3, 3), "kernel_size")
+    m = int(attrs.tile_size)
+    if ks[0] != ks[1] or alpha != m + ks[0] - 1:
+        raise RelayTypeError(f"{op}: weight alpha {alpha} is not tile_size {m} + kernel "
+                             f"{ks[0]} - 1")
+    if _pair(op, attrs.strides, "strides") != (1, 1) or \
+            _pair(op, attrs.dilation, "dilation") != (1, 1):
+        raise RelayTypeError(f"{op}: only strides 1 and dilation 1 are supported")
+    if attrs.channels is not None and int(attrs.channels) != out_c:
+        raise RelayTypeError(f"{op}: channels {attrs.channels} but the weight has {out_c}")
+    top, left, bottom, right = pad4(op, attrs.padding)
+    full = {"N": d["N"], "C": out_c,
+            "H": _out_size(op, d["H"], ks[0], 1, top, bottom, 1, "height"),
+            "W": _out_size(op, d["W"], ks[1], 1, left, right, 1, "width")}
+    ol = attrs.get("out_layout") or dl
+    out = Layout(ol)
+    axes = [out[i] for i in range(len(out))]
+    if sorted(a for a in axes if a.isupper()) != sorted("NCHW") or \
+            any(a.islower() and a != "c" for a in axes):
+        raise RelayTypeError(f"{op}: out_layout {ol!r} must order N, C, H and W (C split)")
+    shape = []
+    for a in axes:
+        if a.islower():
+            shape.append(out.factor_of(a))
+        elif a.lower() in axes:
+            if full[a] % out.factor_of(a):
+                raise RelayTypeError(f"{op}: {full[a]} output channels do not split by "
+                                     f"{out.factor_of(a)} ({ol})")
+            shape.append(full[a] // out.factor_of(a))
+        else:
+            shape.append(full[a])
+    return TensorType(tuple(shape), attrs.out_dtype or data.dtype)
+
+
+register("nn.contrib_conv2d_winograd_without_weight_transform", 2, _winograd_conv_rel,
+         OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"tile_size": 4, "strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1),
+          "groups": 1, "channels": None, "kernel_size": None, "data_layout": "NCHW",
+          "kernel_layout": "OIHW", "out_layout": "", "out_dtype": ""})
+
+
+def contrib_conv2d_winograd_without_weight_transform(
+        data: Expr, weight: Expr, tile_size: int, strides=(1, 1), padding=(0, 0),
+        dilation=(1, 1), groups: int = 1, channels=None, kernel_size=None,
+        data_layout: str = "NCHW", kernel_layout: str = "OIHW", out_layout: str = "",
+        out_dtype: str = "") -> Expr:
+    """Winograd 2-D convolution over a weight transformed by
+    :func:`contrib_conv2d_winograd_weight_transform` (classic
+    ``relay.nn.contrib_conv2d_winograd_without_weight_transform``): data ``NCHW`` and weight
+    ``(alpha, alpha, O, I)``, or (tvmlite's packed form, which AlterOpLayout makes) data
+    ``NCHW{c}c`` and weight ``(alpha, alpha, O/o, I, o)``; stride 1, dilation 1, groups 1."""
+    op = "nn.contrib_conv2d_winograd_without_weight_transform"
+    return make_call(op, [data, weight], tile_size=int(tile_size),
+                     strides=_pair(op, strides, "strides"), padding=pad4(op, padding),
+                     dilation=_pair(op, dilation, "dilation"), groups=int(groups),
+                     channels=None if channels is None else int(channels),
+                     kernel_size=None if kernel_size is None else _pair(
+                         op, kernel_size, "kernel_size"),
+                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     out_layout=out_layout or "", out_dtype=out_dtype or "")
+
+
+__all__ += ["contrib_conv2d_winograd_weight_transform",
+            "contrib_conv2d_winograd_without_weight_transform"]

@@ -150,6 +150,11 @@ def _conv2d_compute(x86: bool):
             return [topi.nn.conv2d_nhwc(data, w, *args, out_dtype=dt)]
         weight = _relayout(weight, kl, "OIHW")
         if kind == "conv":
+            if x86 and _x86.winograd_eligible(weight.shape, attrs.strides, attrs.dilation,
+                                              attrs.groups, data.dtype):
+                # classic's strategies add the Winograd implementation for 3x3 stride-1
+                # convolutions: the faster tuned one runs, both give tasks
+                return [select_implementation(_CONV2D_X86_NCHW, (data, weight) + args + (dt,))]
             fn = _x86.conv2d_nchw if x86 else topi.nn.conv2d_nchw
             return [fn(data, weight, *args, out_dtype=dt)]
         if kind == "depthwise":
@@ -179,7 +184,12 @@ _CONV2D_X86_SCHEDULES = {
     "depthwise_conv2d_nhwc": _x86.schedule_depthwise_conv2d_nhwc,
     "group_conv2d_nhwc": _x86.schedule_group_conv2d_nhwc,
     "conv2d_NCHWc": _x86.schedule_conv2d_NCHWc,
+    "conv2d_nchw_winograd": _x86.schedule_conv2d_nchw_winograd,
 }
+#: the x86 implementations of a plain NCHW convolution that Winograd can compute, the
+#: default first
+_CONV2D_X86_NCHW = (("conv2d_NCHWc.x86", _x86.conv2d_nchw),
+                    ("conv2d_nchw_winograd.x86", _x86.conv2d_nchw_winograd))
 
 
 def _conv2d_schedule(x86: bool):
@@ -991,3 +1001,25 @@ for _name, _compute, _schedule in (
     _host_only_strategies(_name, _compute, _schedule, "a sequential extern")
 _injective_strategies("vision.yolo_reorg", lambda attrs, ins, ty: [topi.vision.reorg(
     ins[0], attrs.stride)])
+
+
+# ---------------------------------------------------------------------------------- winograd
+def _winograd_weight_transform(attrs, ins, ty):
+    return [topi.nn.conv2d_winograd_weight_transform(ins[0], attrs.tile_size)]
+
+
+def _winograd_conv(attrs, ins, ty):
+    dt = attrs.out_dtype or (ty.dtype if ty is not None else ins[0].dtype)
+    return [_x86.conv2d_nchw_winograd_without_weight_transform(
+        ins[0], ins[1], attrs.strides, pad4("nn.contrib_conv2d_winograd_without_weight_"
+                                            "transform", attrs.padding), attrs.dilation, dt)]
+
+
+for _key in ("cpu", "generic"):
+    register_strategy("nn.contrib_conv2d_winograd_weight_transform", _key,
+                      _winograd_weight_transform,
+                      lambda attrs, outs, tgt: _x86.schedule_injective(outs))
+    # one compute and schedule for every CPU target (the schedule is plain C)
+    register_strategy("nn.contrib_conv2d_winograd_without_weight_transform", _key,
+                      _winograd_conv,
+                      lambda attrs, outs, tgt: _x86.schedule_conv2d_nchw_winograd(outs))

@@ -23,6 +23,13 @@ next convolution with the same block reads them as they are: a layout is convert
 where a consumer needs another one, once per value and layout. Kernel transforms of
 constant weights are folded by ``FoldConstant`` afterwards.
 
+Under a tuning log that holds ``conv2d_nchw_winograd.x86`` records for a 3x3 stride-1
+convolution, their configs are candidates too (weighed like the others): a Winograd one
+chosen makes the convolution ``nn.contrib_conv2d_winograd_without_weight_transform`` over the
+same packed data and a weight transformed (``nn.contrib_conv2d_winograd_weight_transform``)
+and packed (``HWOI{o}o``) once, by ``FoldConstant``. Without records the direct convolution
+stays (as in classic x86 TVM).
+
 The pass first plans (:func:`_plan`) what each node becomes, its block a function of the
 convolutions' configs, then chooses the configs on that plan and rewrites (:func:`_rewrite`).
 
@@ -66,6 +73,11 @@ from ..op.layout import (
     contrib_depthwise_conv2d_nchwc,
     layout_transform,
 )
+from ..op.nn import (
+    contrib_conv2d_winograd_weight_transform,
+    contrib_conv2d_winograd_without_weight_transform,
+    pad4,
+)
 from ..op.registry import Op, OpPattern
 from ..op.strategy import DENSE_X86_CONSTANT_WEIGHT, choose_implementation
 from ..op.tensor import add, reshape
@@ -90,6 +102,8 @@ class _Label(NamedTuple):
     oc_bn: int
     cfg: Any
     seconds: float
+    #: the Winograd tile size of a ``conv2d_nchw_winograd.x86`` config; 0: direct
+    tile_size: int = 0
     record: Any = None  # the logged (MeasureInput, MeasureResult) it comes from
 
 
@@ -129,16 +143,23 @@ def _compute_blocks(call: Call) -> Tuple[int, int]:
 
 def _labels(call: Call, target: Target, index: int, limit: int = MAX_LABELS) -> List[_Label]:
     """The candidate configs of packed convolution number ``index``: per distinct block pair
-    of its logged records the fastest record, the ``limit`` fastest pairs and the fallback's
-    pair (the untuned build's layout) when logged; without records, the config the dispatch
-    context gives. Under ``autotvm.apply_graph_best`` the graph tuner's record of the node."""
+    of its logged records (and per tile size of its Winograd records) the fastest record,
+    the ``limit`` fastest and the fallback's pair (the untuned build's layout) when logged;
+    without records, the config the dispatch context gives. Under
+    ``autotvm.apply_graph_best`` the graph tuner's record of the node."""
     c, o = call.args[0].checked_type.shape[1], call.args[1].checked_type.shape[0]
     workload = args_to_workload(_template_args(call), "conv2d_NCHWc.x86")
+    wargs = _winograd_args(call)
+    wino_workload = None if wargs is None else args_to_workload(wargs,
+                                                                 "conv2d_nchw_winograd.x86")
     ctx = DispatchContext.current
     records = ctx.records(target, workload)
+    wino_records = ctx.records(target, wino_workload) if wino_workload else []
     if isinstance(ctx, ApplyGraphBest):
-        node = ctx.node_record(index, workload)
-        records = [node] if node is not None else records
+        node = ctx.node_record(index, (workload, wino_workload))
+        if node is not None:
+            direct = node[0].task.workload == workload
+            records, wino_records = ([node], []) if direct else ([], [node])
     pairs: Dict[Tuple[int, int], _Label] = {}
     for inp, res in records:
         try:
@@ -148,16 +169,62 @@ def _labels(call: Call, target: Target, index: int, limit: int = MAX_LABELS) -> 
         if not c % ic_bn and not o % oc_bn:
             pairs.setdefault((ic_bn, oc_bn), _Label(ic_bn, oc_bn, inp.config,
                                                     sum(res.costs) / len(res.costs),
-                                                    (inp, res)))
-    if not pairs:
+                                                    record=(inp, res)))
+    wino = _winograd_labels(call, wino_records)
+    if not pairs and not wino:
         ic_bn, oc_bn = _compute_blocks(call)
         return [_Label(ic_bn, oc_bn, ctx.query(target, workload), 0.0)]
-    out = list(pairs.values())[:limit]
+    out = sorted(list(pairs.values()) + wino, key=lambda lb: lb.seconds)[:limit]
+    if not pairs:
+        return out
     with ApplyConfig(FallbackConfigEntity()):
         fallback = pairs.get(_compute_blocks(call))
     if fallback is not None and all(lb is not fallback for lb in out):
         out.append(fallback)
     return out
+
+
+def _winograd_args(call: Call) -> Optional[tuple]:
+    """The arguments of the ``conv2d_nchw_winograd.x86`` template for ``call`` (as the
+    ``nn.conv2d`` strategy passes them), or None when Winograd cannot compute it."""
+    a = call.attrs
+    data_t, w_t = call.args[0].checked_type, call.args[1].checked_type
+    if not _x86.winograd_eligible(w_t.shape, a.strides, a.dilation, a.groups, data_t.dtype):
+        return None
+    return (placeholder(data_t.shape, data_t.dtype), placeholder(w_t.shape, w_t.dtype),
+            a.strides, pad4("nn.conv2d", a.padding), a.dilation,
+            a.out_dtype or call.checked_type.dtype)
+
+
+def _winograd_labels(call: Call, records) -> List[_Label]:
+    """The Winograd candidates of a packed convolution: per distinct (blocks, tile size) of
+    its logged ``conv2d_nchw_winograd.x86`` ``records`` the fastest one (none without
+    records: untuned builds keep the direct convolution, as classic x86 does)."""
+    c, o = call.args[0].checked_type.shape[1], call.args[1].checked_type.shape[0]
+    best: Dict[Tuple[int, int, int], _Label] = {}
+    for inp, res in records:
+        try:
+            ic_bn, oc_bn = inp.config["tile_ic"].size[-1], inp.config["tile_oc"].size[-1]
+            m = int(inp.config["tile_size"].val)
+        except (SpaceError, AttributeError, IndexError, KeyError):
+            continue
+        if not c % ic_bn and not o % oc_bn:
+            best.setdefault((ic_bn, oc_bn, m), _Label(ic_bn, oc_bn, inp.config,
+                                                      sum(res.costs) / len(res.costs), m,
+                                                      (inp, res)))
+    return list(best.values())
+
+
+def _winograd_workload(call: Call, label: _Label) -> tuple:
+    """The ``conv2d_nchw_winograd_without_weight_transform.x86`` workload of ``call`` over
+    packed data and a packed, transformed kernel."""
+    _, _, strides, padding, dilation, dt = _winograd_args(call)
+    (n, c, h, w), o = call.args[0].checked_type.shape, call.args[1].checked_type.shape[0]
+    alpha = label.tile_size + 2
+    packed = (placeholder((n, c // label.ic_bn, h, w, label.ic_bn), "float32"),
+              placeholder((alpha, alpha, o // label.oc_bn, c, label.oc_bn), "float32"))
+    return args_to_workload(packed + (tuple(strides), tuple(padding), tuple(dilation), dt),
+                            "conv2d_nchw_winograd_without_weight_transform.x86")
 
 
 def _packed_workload(call: Call, ic_bn: int, oc_bn: int) -> tuple:
@@ -388,6 +455,17 @@ def _rewrite(func: Function, p: _Plan, chosen: List[int], target: Target) -> Fun
             v = p.convs[id(n)]
             label = p.labels[v][chosen[v]]
             ic_bn, oc_bn = label.ic_bn, label.oc_bn
+            if label.tile_size:  # Winograd: the weight transformed (and folded) once
+                DispatchContext.current.update(target, _winograd_workload(n, label),
+                                               label.cfg)
+                kernel = layout_transform(
+                    contrib_conv2d_winograd_weight_transform(ins[1], label.tile_size),
+                    "HWOI", f"HWOI{oc_bn}o")
+                packed[id(n)] = (contrib_conv2d_winograd_without_weight_transform(
+                    ins[0], kernel, label.tile_size, a.strides, a.padding, a.dilation, 1,
+                    a.channels, a.kernel_size, f"NCHW{ic_bn}c", f"HWOI{oc_bn}o",
+                    f"NCHW{oc_bn}c", a.out_dtype), oc_bn)
+                continue
             # the packed workload gets the same config (no second fallback warning), as
             # classic does
             DispatchContext.current.update(target, _packed_workload(n, ic_bn, oc_bn),

@@ -40,12 +40,15 @@ _BIG = 1 << 30
 
 
 def _steps(s) -> int:
-    """Statements executed by ``s`` (loops multiply; unknown extents count as huge)."""
+    """Statements executed by ``s`` (loops multiply, except a vectorized loop: its body runs
+    once, on vectors; unknown extents count as huge)."""
     if isinstance(s, S.SeqStmt):
         return sum(_steps(x) for x in s.seq)
     if isinstance(s, S.For):
         if not isinstance(s.extent, E.IntImm):
             return _BIG
+        if s.kind == S.ForKind.VECTORIZED:  # becomes vector statements, once
+            return _steps(s.body)
         return min(_BIG, s.extent.value * _steps(s.body))
     if isinstance(s, (S.LetStmt, S.AttrStmt, S.Allocate, S.AssertStmt)):
         return _steps(s.body)

@@ -1,5 +1,5 @@
 """Neural-network operators (``topi.nn``)."""
-from . import utils
+from . import utils, winograd_util
 from .bnn import binarize_pack, binary_dense
 from .conv import (
     conv,
@@ -18,6 +18,7 @@ from .conv2d import (
     conv2d_nchw,
     conv2d_NCHWc,
     conv2d_nhwc,
+    conv2d_winograd_weight_transform,
     group_conv2d_nchw,
 )
 from .conv2d_transpose import (
@@ -73,7 +74,7 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "deformable_conv2d_nchw", "deformable_conv2d_nhwc",
            "correlation_nchw", "lstm",
            "scale_shift_nchw", "scale_shift_nhwc", "scale_shift_nchwc", "binarize_pack",
-           "binary_dense"]
+           "binary_dense", "conv2d_winograd_weight_transform", "winograd_util"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

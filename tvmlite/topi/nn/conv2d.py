@@ -272,3 +272,33 @@ def _get_workload(data: Tensor, kernel: Tensor, stride, padding, dilation, out_d
         raise TopiError(f"conv2d workload: data {data.dtype} and kernel {kernel.dtype} differ")
     return Workload(data.dtype, out_dtype, ih, iw, ci, ci // cig, co, kh, kw, pt, pl, pb, pr,
                     dh, dw, sh, sw)
+
+
+def winograd_transposed(mat):
+    """The transpose of a matrix given as a tuple of rows."""
+    return tuple(zip(*mat))
+
+
+def conv2d_winograd_weight_transform(kernel: Tensor, tile_size: int) -> Tensor:
+    """The Winograd transform ``G g G^T`` of each ``(KH, KW)`` filter of ``kernel``
+    (``OIHW``, square) for ``F(tile_size, KH)``: ``(alpha, alpha, O, I)`` with
+    ``alpha = tile_size + KH - 1`` (stage ``transform_weight``)."""
+    from .winograd_util import tile_transform, winograd_fractions
+    _check_ndim("conv2d_winograd_weight_transform", kernel=(kernel, 4, "OIHW"))
+    o, i, kh, kw = kernel.shape
+    kh, kw = _kernel_ints("conv2d_winograd_weight_transform", kh, kw)
+    if kh != kw:
+        raise TopiError(f"conv2d_winograd_weight_transform: the kernel must be square, got "
+                        f"{kh}x{kw}")
+    try:
+        tile_size = int(tile_size)
+    except (TypeError, ValueError) as e:
+        raise TopiError(f"conv2d_winograd_weight_transform: tile_size must be an integer, "
+                        f"got {tile_size!r}") from e
+    _, _, g = winograd_fractions(tile_size, kh)
+    gt = winograd_transposed(g)
+    alpha = tile_size + kh - 1
+    return compute((alpha, alpha, o, i),
+                   lambda eps, nu, co, ci: tile_transform(
+                       gt, lambda a, b: kernel[co, ci, a, b], eps, nu, kernel.dtype),
+                   name="transform_weight")

@@ -8,6 +8,13 @@ from .conv2d_nhwc import (
     schedule_depthwise_conv2d_nhwc,
     schedule_group_conv2d_nhwc,
 )
+from .conv2d_winograd import (
+    conv2d_nchw_winograd,
+    conv2d_nchw_winograd_without_weight_transform,
+    schedule_conv2d_nchw_winograd,
+    schedule_conv2d_nchw_winograd_without_weight_transform,
+    winograd_eligible,
+)
 from .conv_direct import (
     conv2d_transpose_nchw,
     conv3d_ncdhw,
@@ -70,7 +77,10 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "conv2d_transpose_nchw", "schedule_conv2d_transpose_nchw", "conv3d_transpose_ncdhw",
            "schedule_conv3d_transpose_ncdhw", "depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nchw", "dense_dynamic", "schedule_dense_dynamic",
-           "schedule_binarize_pack", "schedule_binary_dense", "roi_align_nchw"]
+           "schedule_binarize_pack", "schedule_binary_dense", "roi_align_nchw",
+           "conv2d_nchw_winograd", "conv2d_nchw_winograd_without_weight_transform",
+           "schedule_conv2d_nchw_winograd",
+           "schedule_conv2d_nchw_winograd_without_weight_transform", "winograd_eligible"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402
