@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from ..autotvm.dispatch import DispatchContext
 from ..contrib.graph_executor import create, factory_sections, set_params
 from ..driver.build_module import _to_module
 from ..driver.build_module import build as tir_build
@@ -539,10 +540,14 @@ def build(ir_mod, target=None, target_host=None, params: Optional[Dict[str, Any]
         if hit is not None:
             graph_json, lib, built_params = hit
             ctx = PassContext.current()
+            dispatch = DispatchContext.current  # the configs the build saw (a tuning log)
 
             def fused() -> IRModule:
                 with tgt, ctx:
-                    return _fuse(ir_mod, params)
+                    if DispatchContext.current is dispatch:
+                        return _fuse(ir_mod, params)
+                    with dispatch:
+                        return _fuse(ir_mod, params)
             return GraphExecutorFactoryModule(graph_json, lib, built_params, mod_name, fused)
         before = build_cache.fallback_keys()
         mod = _fuse(ir_mod, params)
