@@ -101,6 +101,29 @@ def hw_layout_axes(op: str, layout: str, ndim: int) -> Tuple[int, int]:
 
 
 # -------------------------------------------------------------------------------------- conv2d
+def _conv_out_shape(op: str, full: dict, ol: str) -> tuple:
+    """The output shape of a 2-D convolution in layout ``ol`` (N, C, H, W in any order, C
+    possibly split) from its NCHW extents ``full``."""
+    from ...tir.data_layout import Layout
+    out = Layout(ol)
+    axes = [out[i] for i in range(len(out))]
+    if sorted(a for a in axes if a.isupper()) != sorted("NCHW") or \
+            any(a.islower() and a != "c" for a in axes):
+        raise RelayTypeError(f"{op}: out_layout {ol!r} must order N, C, H and W (C split)")
+    shape = []
+    for a in axes:
+        if a.islower():
+            shape.append(out.factor_of(a))
+        elif a.lower() in axes:
+            if full[a] % out.factor_of(a):
+                raise RelayTypeError(f"{op}: {full[a]} output channels do not split by "
+                                     f"{out.factor_of(a)} ({ol})")
+            shape.append(full[a] // out.factor_of(a))
+        else:
+            shape.append(full[a])
+    return tuple(shape)
+
+
 def _conv2d_rel(types, attrs):
     op = "nn.conv2d"
     if _general_conv2d_layouts(attrs):
@@ -171,7 +194,6 @@ def _layout_sizes(op: str, what: str, layout: str, shape, primal: str, subs: str
 def _general_conv2d_rel(types, attrs):
     """The type of an ``nn.conv2d`` in any data, kernel and output layouts (classic's
     relation: the convolution of the full NCHW/OIHW sizes, laid out as ``out_layout``)."""
-    from ...tir.data_layout import Layout
     op = "nn.conv2d"
     dl = attrs.get("data_layout") or "NCHW"
     kl = attrs.get("kernel_layout") or "OIHW"
@@ -191,23 +213,7 @@ def _general_conv2d_rel(types, attrs):
     full = {"N": d["N"], "C": k["O"],
             "H": _out_size(op, d["H"], k["H"], dh, top, bottom, sh, "height"),
             "W": _out_size(op, d["W"], k["W"], dw, left, right, sw, "width")}
-    out = Layout(ol)
-    axes = [out[i] for i in range(len(out))]
-    if sorted(a for a in axes if a.isupper()) != sorted("NCHW") or \
-            any(a.islower() and a != "c" for a in axes):
-        raise RelayTypeError(f"{op}: out_layout {ol!r} must order N, C, H and W (C split)")
-    shape = []
-    for a in axes:
-        if a.islower():
-            shape.append(out.factor_of(a))
-        elif a.lower() in axes:
-            if full[a] % out.factor_of(a):
-                raise RelayTypeError(f"{op}: {full[a]} output channels do not split by "
-                                     f"{out.factor_of(a)} ({ol})")
-            shape.append(full[a] // out.factor_of(a))
-        else:
-            shape.append(full[a])
-    return TensorType(tuple(shape), attrs.out_dtype or data.dtype)
+    return TensorType(_conv_out_shape(op, full, ol), attrs.out_dtype or data.dtype)
 
 
 register("nn.conv2d", 2, _conv2d_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
@@ -1340,7 +1346,6 @@ def _winograd_conv_rel(types, attrs):
     """Data ``NCHW`` with a weight ``(alpha, alpha, O, I)``, or ``NCHW{c}c`` with a weight
     ``(alpha, alpha, O/o, I, o)``; output in ``out_layout`` (default: the data's layout,
     ``NCHW{o}c`` for packed data)."""
-    from ...tir.data_layout import Layout
     op = "nn.contrib_conv2d_winograd_without_weight_transform"
     dl = attrs.get("data_layout") or "NCHW"
     data = tensor_arg(op, types, 0, "data")
@@ -1372,23 +1377,7 @@ def _winograd_conv_rel(types, attrs):
             "H": _out_size(op, d["H"], ks[0], 1, top, bottom, 1, "height"),
             "W": _out_size(op, d["W"], ks[1], 1, left, right, 1, "width")}
     ol = attrs.get("out_layout") or dl
-    out = Layout(ol)
-    axes = [out[i] for i in range(len(out))]
-    if sorted(a for a in axes if a.isupper()) != sorted("NCHW") or \
-            any(a.islower() and a != "c" for a in axes):
-        raise RelayTypeError(f"{op}: out_layout {ol!r} must order N, C, H and W (C split)")
-    shape = []
-    for a in axes:
-        if a.islower():
-            shape.append(out.factor_of(a))
-        elif a.lower() in axes:
-            if full[a] % out.factor_of(a):
-                raise RelayTypeError(f"{op}: {full[a]} output channels do not split by "
-                                     f"{out.factor_of(a)} ({ol})")
-            shape.append(full[a] // out.factor_of(a))
-        else:
-            shape.append(full[a])
-    return TensorType(tuple(shape), attrs.out_dtype or data.dtype)
+    return TensorType(_conv_out_shape(op, full, ol), attrs.out_dtype or data.dtype)
 
 
 register("nn.contrib_conv2d_winograd_without_weight_transform", 2, _winograd_conv_rel,
