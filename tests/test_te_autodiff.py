@@ -121,6 +121,9 @@ def test_bad_inputs():
     am = topi.argmax(te.compute((2, 4), lambda i, j: A[j] * i), axis=1)
     with pytest.raises(tvm.TVMError, match="floating-point|tuples"):
         te.gradient(am, [A])
+    t = tvm.tir.Var("t", "float32")
+    with pytest.raises(tvm.TVMError, match="cannot differentiate Let of A"):
+        te.gradient(te.compute((4,), lambda i: tvm.tir.Let(t, A[i], t * 2.0)), [A])
     with pytest.raises(tvm.TVMError, match="head's shape"):
         te.gradient(te.compute((4,), lambda i: A[i] * 2), [A],
                     head=te.placeholder((3,), name="h"))

@@ -216,13 +216,8 @@ def lower_primitive(func: Function, target: Target, name: str) -> IRModule:
     return _to_module(sch, args + outs, name, None)
 
 
-class _GenericKeys:
-    """A target whose strategies are the generic ones."""
-
-    keys = ("generic",)
-
-
-_GENERIC = _GenericKeys()
+#: a target whose strategies are the generic ones
+_GENERIC = Target("llvm -keys=generic")
 
 
 # ---------------------------------------------------------------------------- graph codegen

@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import topi
 from ..autotvm.apply_history_best import ApplyHistoryBest
-from ..autotvm.measure import MeasureInput, MeasureResult
+from ..autotvm.measure import LocalRunner, MeasureInput, MeasureResult
 from ..autotvm.record import encode
 from ..autotvm.task import create as create_task
 from ..autotvm.task import get_config, template
@@ -204,7 +204,7 @@ class BaseGraphTuner:
         else measured on this machine, averaged over ``min_exec_num`` runs (a LocalRunner's
         ``number`` when one is given)."""
         if use_rpc or (runner is not None and not infer_layout
-                       and type(runner).__name__ != "LocalRunner"):
+                       and not isinstance(runner, LocalRunner)):
             raise TVMError(f"{self.name}: benchmark_layout_transform measures on this "
                            "machine (use_rpc and remote runners are not supported)")
         number = getattr(runner, "number", min_exec_num) if runner is not None \

@@ -25,7 +25,7 @@ from ..error import TVMError
 from ..ir import dtype as _dt
 from ..tir import expr as E
 from ..tir import op as _op
-from ..tir.functor import collect_vars, substitute
+from ..tir.functor import Visitor, collect_vars, substitute
 from .operation import ComputeOp, PlaceholderOp, compute, reduce_axis
 from .tensor import Tensor
 
@@ -213,10 +213,24 @@ def _diff(e, x, xvars: Sequence[E.Var]) -> List[Term]:
         return []
     if isinstance(e, E.Reduce):
         raise TVMError("te.gradient: a reduction inside an expression is not supported")
-    if any(isinstance(c, E.PrimExpr) and _diff(c, x, xvars)
-           for c in getattr(e, "__dict__", {}).values()):
+    if not isinstance(x, E.Var) and _reads(e, x):
         raise TVMError(f"te.gradient: cannot differentiate {type(e).__name__} of {x.op.name}")
     return []
+
+
+def _reads(e, x: Tensor) -> bool:
+    """Whether expression ``e`` loads from tensor ``x``."""
+    found = []
+
+    class _Find(Visitor):
+        def visit_ProducerLoad(self, load):
+            p = load.producer
+            if getattr(p, "op", None) is x.op and getattr(p, "value_index", 0) == x.value_index:
+                found.append(load)
+            self.generic(load)
+
+    _Find().visit(e)
+    return bool(found)
 
 
 def _times(terms: List[Term], factor) -> List[Term]:
