@@ -22,7 +22,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import te
 from ..alias import _FINDER, install
-from ..codegen.build_c import build as build_c
 from ..driver import build as driver_build
 from ..driver import lower
 from ..ir.transform import PassContext
@@ -103,9 +102,11 @@ def _instantiate(task, index: int):
 
 
 def _lower(task, sch, args):
+    """The loop nest of a config: the first stage of lowering (unrolled and vectorized loops
+    still annotated), what its features read and a GPU config's checks run on."""
     try:
         with task.target, _gpu_checks(task):
-            return lower(sch, args, name="default_function")
+            return lower(sch, args, name="default_function", _loops_only=True)
     except Exception as e:  # noqa: BLE001
         raise WorkerError(INSTANTIATION_ERROR, _short_tb(e)) from None
 
@@ -157,30 +158,28 @@ def _gpu_checks(task):
                        config={**cur.config, "tir.add_lower_pass": passes})
 
 
-def _compile(task, mod, target=None) -> str:
+def _compile(task, sch, args, target=None) -> str:
+    """The library of a config, built as ``tvm.build`` builds it (a GPU build's kernels are
+    emulated on the CPU)."""
     try:
-        return build_c(mod, target or task.target).library_path
-    except Exception as e:  # noqa: BLE001
-        raise WorkerError(COMPILE_HOST, _short_tb(e)) from None
-
-
-def _compile_gpu(task, sch, args) -> str:
-    """The host library of a GPU build (kernels emulated on the CPU)."""
-    try:
-        return driver_build(sch, args, task.target, name="default_function").library_path
+        return driver_build(sch, args, target or task.target,
+                            name="default_function").library_path
     except Exception as e:  # noqa: BLE001
         raise WorkerError(COMPILE_HOST, _short_tb(e)) from None
 
 
 def do_build(key, index: int, want_features: bool) -> dict:
-    """Instantiate, lower and compile one config; its loop-nest features come along."""
+    """Instantiate and compile one config, with its loop-nest features when asked (a GPU
+    config is always checked on its loop nest first)."""
     task = _TASKS[key]
     t0 = time.perf_counter()
     sch, args = _instantiate(task, index)
     specs = _arg_specs(args)
-    mod = _lower(task, sch, args)
-    feats = loop_nest_features(mod) if want_features else None
-    path = _compile_gpu(task, sch, args) if _is_gpu(task) else _compile(task, mod)
+    feats = None
+    if want_features or _is_gpu(task):
+        nest = _lower(task, sch, args)
+        feats = loop_nest_features(nest) if want_features else None
+    path = _compile(task, sch, args)
     return {"path": path, "specs": specs, "features": feats,
             "time": time.perf_counter() - t0}
 
@@ -205,10 +204,9 @@ def do_build_reference(key) -> dict:
     sch, args = _instantiate(task, 0)
     outs = [args[i] for i in _outputs(args)]
     plain = te.create_schedule([t.op for t in outs])
-    mod = _lower(task, plain, args)
     # a GPU task's reference is its plain schedule run on the CPU
     host = "llvm" if _is_gpu(task) else None
-    return {"path": _compile(task, mod, host), "specs": _arg_specs(args)}
+    return {"path": _compile(task, plain, args, host), "specs": _arg_specs(args)}
 
 
 def _random_args(specs, seed: int, dev=None):

@@ -54,26 +54,35 @@ def _partition_const_loops(ctx: PassContext, for_build: bool) -> bool:
     return for_build if flag is None else bool(flag)
 
 
-def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
-    """The lowering pipeline in ``ctx``, in order (blocks → loops → flat buffers → simplified
-    → partitioned, unrolled, vectorized → invariant ``if``s hoisted, as classic's phase 3).
-
-    Loops with constant bounds are partitioned (guard-free main bodies) when building, or when
-    the config ``tir.LoopPartition: {"partition_const_loop": True}`` asks for it; ``tvm.lower``
-    alone prints the classic form (guards kept, as the seeds show)."""
-    checked = bool(ctx.config.get("tir.instrument_bound_checkers"))
+def loop_passes(ctx: PassContext) -> List[Pass]:
+    """The first stage of the lowering pipeline: blocks → loops → flat buffers → simplified.
+    Loop kinds (unrolled, vectorized, parallel) are still annotations on the loops: the IR
+    AutoTVM's loop-nest features read (as classic's ``ana_lower`` stops before unrolling)."""
     return [
         *_phase(ctx, 0),
         _t.LowerReductionInit(),
         _t.StorageAlign(),
         _t.LowerBlocks(),
-        _t.VerifyStaticBounds(not checked),
+        _t.VerifyStaticBounds(not bool(ctx.config.get("tir.instrument_bound_checkers"))),
         *_phase(ctx, 1),
         _t.CompactBufferAllocation(),
         _t.FlattenBuffer(),
         _t.InjectVirtualThread(),  # on flat buffers allocated inside the vthread loops
         _t.Simplify(),
         *_phase(ctx, 2),
+    ]
+
+
+def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
+    """The lowering pipeline in ``ctx``, in order (:func:`loop_passes`, then partitioned,
+    unrolled, vectorized → invariant ``if``s hoisted, as classic's phase 3).
+
+    Loops with constant bounds are partitioned (guard-free main bodies) when building, or when
+    the config ``tir.LoopPartition: {"partition_const_loop": True}`` asks for it; ``tvm.lower``
+    alone prints the classic form (guards kept, as the seeds show)."""
+    checked = bool(ctx.config.get("tir.instrument_bound_checkers"))
+    return [
+        *loop_passes(ctx),
         _t.NarrowGuardedLoops(),
         # on scalar code, before loops are unrolled or vectorized (a checked loop runs scalar)
         *([_t.InstrumentBoundCheckers()] if checked else []),
@@ -87,10 +96,12 @@ def lower_passes(ctx: PassContext, for_build: bool = False) -> List[Pass]:
     ]
 
 
-def lower_module(mod: IRModule, for_build: bool = False) -> IRModule:
-    """Run the lowering pipeline on every PrimFunc of ``mod`` in the current PassContext."""
+def lower_module(mod: IRModule, for_build: bool = False, loops_only: bool = False) -> IRModule:
+    """Run the lowering pipeline on every PrimFunc of ``mod`` in the current PassContext
+    (only its first stage, :func:`loop_passes`, with ``loops_only``)."""
     ctx = PassContext.current()
-    return Sequential(lower_passes(ctx, for_build), name="tvmlite.lower")(mod)
+    passes = loop_passes(ctx) if loops_only else lower_passes(ctx, for_build)
+    return Sequential(passes, name="tvmlite.lower")(mod)
 
 
 def lower_primfunc(func: PrimFunc, name: str = "main", for_build: bool = False) -> PrimFunc:
@@ -137,7 +148,7 @@ def schedule_to_module(sch, args: Optional[Sequence[Any]] = None, name: str = "m
 @deep
 def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
           binds: Optional[Dict[Any, Any]] = None, simple_mode: bool = False,
-          _for_build: bool = False) -> IRModule:
+          _for_build: bool = False, _loops_only: bool = False) -> IRModule:
     """Lower a schedule, PrimFunc or IRModule to flat loops (``tvm.lower``).
 
     Parameters
@@ -147,12 +158,13 @@ def lower(inputs, args: Optional[Sequence[Any]] = None, name: str = "main",
     name : the function's name
     binds : optional map from tensors to the buffers to use for them
     simple_mode : accepted for compatibility (the printed form is always TVMScript)
+    _loops_only : stop after the pipeline's first stage (:func:`loop_passes`)
     """
     mod = _to_module(inputs, args, name, binds)
     mod = IRModule({fname: func.with_attr("global_symbol", fname)
                     if isinstance(func, PrimFunc) and "global_symbol" not in (func.attrs or {})
                     else func for fname, func in mod.functions.items()}, mod.attrs)
-    return lower_module(mod, _for_build)
+    return lower_module(mod, _for_build, _loops_only)
 
 
 @deep
