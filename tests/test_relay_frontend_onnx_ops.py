@@ -482,6 +482,25 @@ def test_resize_ranks_modes_and_regions(rng, xs, attrs, how):
            opset=13, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("mode", ["nearest", "linear", "cubic"])
+@pytest.mark.parametrize("coord", ["half_pixel", "asymmetric", "pytorch_half_pixel",
+                                   "align_corners"])
+@pytest.mark.parametrize("scales", [[1, 1, 1.5, 1.7], [1, 1, 0.6, 0.75]])
+def test_resize_non_integer_scales_map_by_the_scale(rng, mode, coord, scales):
+    # 5 * 1.5 = 7.5 -> 7 rows: ONNX maps an output row back by 1 / 1.5, not by 5 / 7
+    x = _r(rng, 1, 2, 5, 7)
+    _check([helper.make_node("Resize", ["x", "", "scales"], ["y"], mode=mode,
+                             coordinate_transformation_mode=coord)], [("x", x)],
+           inits={"scales": np.array(scales, "float32")}, opset=13, rtol=1e-4, atol=1e-5)
+
+
+def test_upsample_non_integer_scales(rng):
+    # 4 * 1.7 = 6.8 -> 6 rows: row 3 reads row floor(3 / 1.7) = 1, not floor(3 * 4 / 6) = 2
+    x = _r(rng, 1, 2, 4, 7)
+    _check([helper.make_node("Upsample", ["x", "s"], ["y"], mode="nearest")], [("x", x)],
+           inits={"s": np.array([1, 1, 1.7, 2.5], "float32")}, opset=9)
+
+
 def test_resize_axes_attribute_opset18(rng):
     x = _r(rng, 1, 2, 4, 6)
     _check([helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="linear",

@@ -876,11 +876,18 @@ def _resize(ctx, ins, attrs):
         spatial_roi = ([starts.get(a, 0.0) for a in range(2, rank)]
                        + [ends.get(a, 1.0) for a in range(2, rank)])
     rounding = attrs.get("nearest_mode", "round_prefer_floor") if mode == "nearest" else ""
+    # given scales (not sizes), ONNX maps coordinates by the scales themselves, which differ
+    # from the ratio of the sizes when the scaled size is not an integer
+    spatial_scales = None
+    if sizes is None:
+        by_axis = dict(zip(axes, (float(v) for v in scales)))
+        spatial_scales = [by_axis.get(a, 1.0) for a in range(2, rank)]
     return _RESIZE[nsp](ins[0], full[2:], roi=spatial_roi, method=method,
                         coordinate_transformation_mode=coord, rounding_method=rounding,
                         cubic_alpha=float(attrs.get("cubic_coeff_a", -0.75)),
                         cubic_exclude=int(attrs.get("exclude_outside", 0)),
-                        extrapolation_value=float(attrs.get("extrapolation_value", 0.0)))
+                        extrapolation_value=float(attrs.get("extrapolation_value", 0.0)),
+                        scales=spatial_scales)
 
 
 @_register("Einsum")
@@ -925,7 +932,8 @@ def _upsample(ctx, ins, attrs):
     sizes = [int(np.floor(d * s)) for d, s in zip(shape[2:], scales[2:])]
     return _image.resize2d(ins[0], sizes, method="nearest_neighbor" if mode == "nearest"
                            else "linear", coordinate_transformation_mode="asymmetric",
-                           rounding_method="floor" if mode == "nearest" else "")
+                           rounding_method="floor" if mode == "nearest" else "",
+                           scales=scales[2:])
 
 
 @_register("Compress")

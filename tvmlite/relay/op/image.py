@@ -11,7 +11,7 @@ from .registry import OpPattern, make_call, register
 _RESIZE_DEFAULTS = {"size": (), "roi": (), "layout": "", "method": "linear",
                     "coordinate_transformation_mode": "half_pixel", "rounding_method": "",
                     "cubic_alpha": -0.5, "cubic_exclude": 0, "extrapolation_value": 0.0,
-                    "out_dtype": ""}
+                    "out_dtype": "", "scales": None}
 for _n, _layout in ((1, "NCW"), (2, "NCHW"), (3, "NCDHW")):
     register(f"image.resize{_n}d", 1, topi_rel(f"image.resize{_n}d"), OpPattern.INJECTIVE,
              {**_RESIZE_DEFAULTS, "roi": (0.0,) * (2 * _n), "layout": _layout})
@@ -39,10 +39,13 @@ def _dims(op: str, v, n: int, what: str) -> tuple:
 
 
 def _resize(n: int, data, size, roi, layout, method, coordinate_transformation_mode,
-            rounding_method, cubic_alpha, cubic_exclude, extrapolation_value, out_dtype):
+            rounding_method, cubic_alpha, cubic_exclude, extrapolation_value, out_dtype,
+            scales):
     op = f"image.resize{n}d"
     if roi is None:
         roi = (0.0,) * (2 * n)
+    # scales (a tvmlite extension, default None) print only when given, as non-defaults do
+    scales = None if scales is None else tuple(float(v) for v in scales)
     if n == 2 and isinstance(size, Expr) and not isinstance(size, Constant):
         from .dyn import dyn_call  # a size computed at run time
         return dyn_call(op, [data], [size], roi=tuple(float(r) for r in roi), layout=layout,
@@ -51,46 +54,50 @@ def _resize(n: int, data, size, roi, layout, method, coordinate_transformation_m
                         rounding_method=rounding_method or "", cubic_alpha=float(cubic_alpha),
                         cubic_exclude=int(cubic_exclude),
                         extrapolation_value=float(extrapolation_value),
-                        out_dtype=out_dtype or "")
+                        out_dtype=out_dtype or "", scales=scales)
     return make_call(op, [data], size=_dims(op, size, n, "size"),
                      roi=tuple(float(r) for r in roi), layout=layout, method=method,
                      coordinate_transformation_mode=coordinate_transformation_mode,
                      rounding_method=rounding_method or "", cubic_alpha=float(cubic_alpha),
                      cubic_exclude=int(cubic_exclude),
-                     extrapolation_value=float(extrapolation_value), out_dtype=out_dtype or "")
+                     extrapolation_value=float(extrapolation_value), out_dtype=out_dtype or "",
+                     scales=scales)
 
 
 def resize1d(data: Expr, size: Sequence, roi=None, layout: str = "NCW",
              method: str = "linear", coordinate_transformation_mode: str = "half_pixel",
              rounding_method: str = "", cubic_alpha: float = -0.5, cubic_exclude: int = 0,
-             extrapolation_value: float = 0.0, out_dtype: Optional[str] = None) -> Expr:
+             extrapolation_value: float = 0.0, out_dtype: Optional[str] = None,
+             scales: Optional[Sequence[float]] = None) -> Expr:
     """Resize the W axis of ``data`` ("NCW" or "NWC") to ``size = (OW,)``; ``roi`` (start,
     end) is used by the "tf_crop_and_resize" mode. See ``topi.image.resize1d``."""
     return _resize(1, data, size, roi, layout, method, coordinate_transformation_mode,
                    rounding_method, cubic_alpha, cubic_exclude, extrapolation_value,
-                   out_dtype)
+                   out_dtype, scales)
 
 
 def resize2d(data: Expr, size: Sequence, roi=None, layout: str = "NCHW",
              method: str = "linear", coordinate_transformation_mode: str = "half_pixel",
              rounding_method: str = "", cubic_alpha: float = -0.5, cubic_exclude: int = 0,
-             extrapolation_value: float = 0.0, out_dtype: Optional[str] = None) -> Expr:
+             extrapolation_value: float = 0.0, out_dtype: Optional[str] = None,
+             scales: Optional[Sequence[float]] = None) -> Expr:
     """Resize the spatial axes of ``data`` to ``size = (OH, OW)`` ("nearest_neighbor",
     "linear" or "cubic"; ``roi`` None: the whole image). See ``topi.image.resize2d``."""
     return _resize(2, data, size, roi, layout, method, coordinate_transformation_mode,
                    rounding_method, cubic_alpha, cubic_exclude, extrapolation_value,
-                   out_dtype)
+                   out_dtype, scales)
 
 
 def resize3d(data: Expr, size: Sequence, roi=None, layout: str = "NCDHW",
              method: str = "linear", coordinate_transformation_mode: str = "half_pixel",
              rounding_method: str = "", cubic_alpha: float = -0.5, cubic_exclude: int = 0,
-             extrapolation_value: float = 0.0, out_dtype: Optional[str] = None) -> Expr:
+             extrapolation_value: float = 0.0, out_dtype: Optional[str] = None,
+             scales: Optional[Sequence[float]] = None) -> Expr:
     """Resize the D, H and W axes of ``data`` ("NCDHW" or "NDHWC") to ``size = (OD, OH,
     OW)``. See ``topi.image.resize3d``."""
     return _resize(3, data, size, roi, layout, method, coordinate_transformation_mode,
                    rounding_method, cubic_alpha, cubic_exclude, extrapolation_value,
-                   out_dtype)
+                   out_dtype, scales)
 
 
 def crop_and_resize(data: Expr, boxes: Expr, box_indices: Expr, crop_size: Sequence[int],

@@ -408,7 +408,8 @@ for _n in (1, 2, 3):
         topi.image, f"resize{_n}d")(
         ins[0], attrs.roi, attrs.size, attrs.layout, attrs.method,
         attrs.coordinate_transformation_mode, attrs.rounding_method, attrs.cubic_alpha,
-        attrs.cubic_exclude, attrs.extrapolation_value, attrs.out_dtype or None)])
+        attrs.cubic_exclude, attrs.extrapolation_value, attrs.out_dtype or None,
+        scales=attrs.get("scales"))])
 _injective_strategies("image.crop_and_resize", lambda attrs, ins, ty: [
     topi.image.crop_and_resize(ins[0], ins[1], ins[2], attrs.crop_size, attrs.layout,
                                attrs.method, attrs.extrapolation_value,

@@ -31,10 +31,12 @@ def _static(v):
     return get_const_int(v) if is_const(v) else v
 
 
-def _in_coord(x, in_size, out_size, mode: str, start=0.0, end=1.0):
+def _in_coord(x, in_size, out_size, mode: str, start=0.0, end=1.0,
+              scale: Optional[float] = None):
     """The input coordinate (float32) of output coordinate ``x`` under ``mode``; ``start``
     and ``end`` bound the region of interest (``tf_crop_and_resize``, fractions of the
-    input)."""
+    input); ``scale`` (output / input), when given, replaces the ratio of the sizes in the
+    modes that scale coordinates (ONNX's rule for a Resize given ``scales``)."""
     xf = _op.cast("float32", x)
     static = isinstance(in_size, int) and isinstance(out_size, int)
     if mode == "tf_crop_and_resize":
@@ -51,8 +53,12 @@ def _in_coord(x, in_size, out_size, mode: str, start=0.0, end=1.0):
             return xf * _op.const((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0,
                                   "float32")
         return xf * _f32(in_size - 1) / _f32(_op._max(out_size - 1, 1))
-    scale = _op.const(in_size / out_size, "float32") if static \
-        else _f32(in_size) / _f32(out_size)
+    if scale is not None:
+        scale = _op.const(1.0 / scale, "float32")
+    elif static:
+        scale = _op.const(in_size / out_size, "float32")
+    else:
+        scale = _f32(in_size) / _f32(out_size)
     half = _op.const(0.5, "float32")
     if mode == "asymmetric":
         return xf * scale
@@ -151,37 +157,43 @@ _RESIZE_DOC = """
     starts then ends, fractions of the input; outside the input ``extrapolation_value``).
     Nearest neighbours round by ``rounding_method`` (floor, round, ceil,
     round_prefer_floor, round_prefer_ceil; empty: round for align_corners, else floor).
-    Stage ``resize``, tag "injective"."""
+    ``scales`` (output / input per resized axis, a tvmlite extension), when given, maps
+    coordinates in place of the ratio of the sizes, except in align_corners and
+    tf_crop_and_resize (ONNX's Resize given non-integer scales). Stage ``resize``, tag
+    "injective"."""
 
 
 def resize1d(data: Tensor, roi: Sequence[float], size: Sequence, layout: str = "NCW",
              method: str = "linear", coordinate_transformation_mode: str = "half_pixel",
              rounding_method: str = "", bicubic_alpha: float = -0.5,
              bicubic_exclude: int = 0, extrapolation_value: float = 0.0,
-             out_dtype: Optional[str] = None, output_shape=None) -> Tensor:
+             out_dtype: Optional[str] = None, output_shape=None,
+             scales: Optional[Sequence[float]] = None) -> Tensor:
     return _resize(data, roi, size, layout, "W", "resize1d", method,
                    coordinate_transformation_mode, rounding_method, bicubic_alpha,
-                   bicubic_exclude, extrapolation_value, out_dtype)
+                   bicubic_exclude, extrapolation_value, out_dtype, scales=scales)
 
 
 def resize2d(data: Tensor, roi: Sequence[float], size: Sequence, layout: str = "NCHW",
              method: str = "linear", coordinate_transformation_mode: str = "half_pixel",
              rounding_method: str = "", bicubic_alpha: float = -0.5,
              bicubic_exclude: int = 0, extrapolation_value: float = 0.0,
-             out_dtype: Optional[str] = None, output_shape=None) -> Tensor:
+             out_dtype: Optional[str] = None, output_shape=None,
+             scales: Optional[Sequence[float]] = None) -> Tensor:
     return _resize(data, roi, size, layout, "HW", "resize2d", method,
                    coordinate_transformation_mode, rounding_method, bicubic_alpha,
-                   bicubic_exclude, extrapolation_value, out_dtype)
+                   bicubic_exclude, extrapolation_value, out_dtype, scales=scales)
 
 
 def resize3d(data: Tensor, roi: Sequence[float], size: Sequence, layout: str = "NCDHW",
              method: str = "linear", coordinate_transformation_mode: str = "half_pixel",
              rounding_method: str = "", bicubic_alpha: float = -0.5,
              bicubic_exclude: int = 0, extrapolation_value: float = 0.0,
-             out_dtype: Optional[str] = None, output_shape=None) -> Tensor:
+             out_dtype: Optional[str] = None, output_shape=None,
+             scales: Optional[Sequence[float]] = None) -> Tensor:
     return _resize(data, roi, size, layout, "DHW", "resize3d", method,
                    coordinate_transformation_mode, rounding_method, bicubic_alpha,
-                   bicubic_exclude, extrapolation_value, out_dtype)
+                   bicubic_exclude, extrapolation_value, out_dtype, scales=scales)
 
 
 resize1d.__doc__ = ("Resize the W axis of an \"NCW\"/\"NWC\" (or packed) tensor to "
@@ -206,7 +218,8 @@ def _check_method(op: str, method: str, allowed=("nearest_neighbor", "linear", "
 def _resize(data: Tensor, roi, size: Sequence, layout: str, letters: str, op: str,
             method: str, mode: str, rounding_method: str, alpha: float, exclude,
             extrapolation_value, out_dtype: Optional[str], boxes: Optional[Tensor] = None,
-            box_indices: Optional[Tensor] = None) -> Tensor:
+            box_indices: Optional[Tensor] = None,
+            scales: Optional[Sequence[float]] = None) -> Tensor:
     axes = spatial_axes(data, layout, op, letters)
     method = _check_method(op, method)
     if mode not in _COORD_MODES:
@@ -219,6 +232,10 @@ def _resize(data: Tensor, roi, size: Sequence, layout: str, letters: str, op: st
     if any(isinstance(o, int) and o <= 0 for o in outs):
         raise TopiError(f"{op}: size must be positive, got {list(size)}")
     roi = [0.0] * (2 * len(axes)) if roi is None else [float(r) for r in roi]
+    if scales is not None:
+        scales = [float(v) for v in scales]
+        if len(scales) != len(axes) or not all(v > 0 for v in scales):
+            raise TopiError(f"{op}: scales must be {len(axes)} positive values, got {scales}")
     if len(roi) != 2 * len(axes):
         raise TopiError(f"{op}: roi must have {2 * len(axes)} values, got {roi}")
     out_dtype = out_dtype or data.dtype
@@ -239,7 +256,8 @@ def _resize(data: Tensor, roi, size: Sequence, layout: str, letters: str, op: st
     def coord(i, k):
         a, n, o = axes[k], ins[k], outs[k]
         if boxes is None:
-            return _in_coord(i[a], n, o, mode, roi[k], roi[k + nd])
+            return _in_coord(i[a], n, o, mode, roi[k], roi[k + nd],
+                             None if scales is None else scales[k])
         # crop_and_resize: box (y1, x1, y2, x2) of the image, corners aligned
         lo, hi = boxes[i[0], k], boxes[i[0], k + 2]
         step = _f32(n - 1) * (hi - lo) / _f32(o - 1)
@@ -251,7 +269,7 @@ def _resize(data: Tensor, roi, size: Sequence, layout: str, letters: str, op: st
         n, o = ins[k], outs[k]
         if (method == "nearest_neighbor" and mode == "asymmetric" and boxes is None
                 and rounding_method == "floor" and isinstance(n, int) and isinstance(o, int)
-                and o % n == 0):
+                and o % n == 0 and (scales is None or scales[k] == o // n)):
             return _op.floordiv(i[axes[k]], o // n)
         return None
 
