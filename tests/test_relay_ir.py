@@ -28,7 +28,10 @@ def test_var_const_and_types():
     assert c.data.dtype == "float32" and c.data.shape == ()
     assert relay.const(3).data.dtype == "int32"
     arr = np.arange(6, dtype="float64").reshape(2, 3)
-    assert relay.const(arr).data.dtype == "float64"
+    # as classic: 64-bit numpy arrays narrow to float32 / int32 unless a dtype is given
+    assert relay.const(arr).data.dtype == "float32"
+    assert relay.const(arr, "float64").data.dtype == "float64"
+    assert relay.const(np.arange(3)).data.dtype == "int32"
     with pytest.raises(tvm.TVMError, match="shape"):
         relay.var("y", shape=(2, "n"))
     with pytest.raises(tvm.TVMError, match="relay expression"):

@@ -158,7 +158,7 @@ def test_set_input_invoke_stateful_and_benchmark():
 def test_save_and_load_exec():
     x = relay.var("x", shape=(relay.Any(),), dtype="float64")
     c = rng.random(1)
-    exe, _ = _vm(relay.Function([x], x * relay.const(c)))
+    exe, _ = _vm(relay.Function([x], x * relay.const(c, "float64")))
     code, lib = exe.save()
     loaded = rvm.Executable.load_exec(code, lib)
     vm = rvm.VirtualMachine(loaded, tvm.cpu())

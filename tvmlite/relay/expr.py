@@ -585,8 +585,9 @@ def var(name_hint: str, type_annotation: Optional[Type] = None, shape=None,
 
 
 def const(value, dtype: Optional[str] = None) -> Constant:
-    """A constant from a Python scalar, numpy array or NDArray; Python floats default to
-    float32 and ints to int32, as in classic relay."""
+    """A constant from a Python scalar, list, numpy array or NDArray. Without ``dtype``,
+    64-bit floats and ints (Python's, and numpy's) become float32 and int32, as in classic
+    relay; pass ``dtype`` to keep them."""
     if isinstance(value, ndarray.NDArray):
         if dtype is not None and value.dtype != dtype:
             raise TVMError(f"relay.const: NDArray of dtype {value.dtype} given with "
@@ -594,10 +595,7 @@ def const(value, dtype: Optional[str] = None) -> Constant:
         return Constant(value)
     arr = np.asarray(value)
     if dtype is None:
-        if arr.dtype == np.float64 and not isinstance(value, np.ndarray):
-            dtype = "float32"
-        elif arr.dtype == np.int64 and not isinstance(value, np.ndarray):
-            dtype = "int32"
+        dtype = {np.dtype("float64"): "float32", np.dtype("int64"): "int32"}.get(arr.dtype)
     if dtype is not None:
         arr = arr.astype(dtype)
     return Constant(ndarray.array(arr))

@@ -970,7 +970,7 @@ def _layer_norm(ctx, ins, attrs):
     beta = ins[2] if len(ins) > 2 and ins[2] is not None else None
     dt = ctx.dtype(ins[0])
     if beta is None:
-        beta = const(np.zeros(shape[-1], dt))
+        beta = const(np.zeros(shape[-1], dt), dt)
     return _nn.layer_norm(ins[0], ins[1], beta, axis, float(attrs.get("epsilon", 1e-5)),
                           center=len(ins) > 2 and ins[2] is not None)
 

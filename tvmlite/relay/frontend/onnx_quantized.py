@@ -45,12 +45,12 @@ def _param(ctx, ins, i: int, dtype: str, what: str, default=None) -> Expr:
     if not name:
         if default is None:
             raise ctx.fail(f"{what} (input {i}) is required")
-        return const(np.array(default, dtype=dtype))
+        return const(np.array(default, dtype=dtype), dtype)
     if name in ctx.consts:
         arr = np.asarray(ctx.consts[name])
         if dtype.startswith(("int", "uint")) and arr.dtype.kind == "f":
             raise ctx.fail(f"{what} must be an integer tensor, got {arr.dtype}")
-        return const(np.ascontiguousarray(arr.astype(dtype)))
+        return const(np.ascontiguousarray(arr.astype(dtype)), dtype)
     x = ins[i]
     return x if ctx.dtype(x) == dtype else _op.cast(x, dtype)
 

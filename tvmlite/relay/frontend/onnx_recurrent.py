@@ -133,7 +133,7 @@ def _recurrent(kind: str):
                 xw = _op.add(xw, _op.strided_slice(bd, [0], [gates * hidden]))
                 rb = _op.strided_slice(bd, [gates * hidden], [2 * gates * hidden])
             xw = _op.reshape(xw, (seq, batch, gates * hidden))
-            zeros = const(np.zeros((batch, hidden), dt))
+            zeros = const(np.zeros((batch, hidden), dt), dt)
             h = zeros if h0 is None else _direction(ctx, h0, d)
             c = zeros if c0 is None else _direction(ctx, c0, d)
             steps = range(seq - 1, -1, -1) if (direction == "reverse" or d == 1) else range(seq)

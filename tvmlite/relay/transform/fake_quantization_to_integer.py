@@ -92,7 +92,7 @@ def _values(e: Expr) -> Optional[np.ndarray]:
 def fold_constant(e: Expr) -> Expr:
     """``e`` folded to a constant where it is one."""
     v = _values(e)
-    return const(v) if v is not None and not isinstance(e, Constant) else e
+    return const(v, str(v.dtype)) if v is not None and not isinstance(e, Constant) else e
 
 
 def approx_equal(x: Expr, y: Expr) -> bool:
@@ -137,10 +137,10 @@ def _quantized_value(v: float, t: TensorAffineType, ndim: int) -> Expr:
     info = np.iinfo(t.dtype)
     q = np.clip(np.round(np.float32(v) / s) + z, info.min, info.max).astype(t.dtype)
     if q.size == 1:
-        return const(q.reshape(()))
+        return const(q.reshape(()), t.dtype)
     from .pattern_utils import expand_bias_to_match_axis
     axis = t.axis + ndim if t.axis < 0 else t.axis
-    return expand_bias_to_match_axis(const(q.reshape(-1)), ndim, [axis])
+    return expand_bias_to_match_axis(const(q.reshape(-1), t.dtype), ndim, [axis])
 
 
 # ---------------------------------------------------------------------------------- rules

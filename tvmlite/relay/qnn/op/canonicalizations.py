@@ -86,7 +86,7 @@ def cast(expr: Expr, dtype: str) -> Expr:
     """``expr`` cast to ``dtype`` (a constant converted here)."""
     if isinstance(expr, Constant):
         arr = expr.data.numpy()
-        return expr if str(arr.dtype) == dtype else const(arr.astype(dtype))
+        return expr if str(arr.dtype) == dtype else const(arr.astype(dtype), dtype)
     return _t.cast(expr, dtype)
 
 
@@ -117,7 +117,7 @@ def round_half_away(x: Expr, dtype: str = "float32") -> Expr:
     requantize): exact, from ``x - trunc(x)``."""
     t = _t.trunc(x)
     frac = _t.abs(_t.subtract(x, t))
-    half = const(np.array(0.5, dtype=dtype))
+    half = const(np.array(0.5, dtype=dtype), dtype)
     return _t.where(_t.greater_equal(frac, half), _t.add(t, _t.sign(x)), t)
 
 
@@ -154,7 +154,7 @@ def _i64(values, ndim: int, axis: int) -> Expr:
     arr = np.asarray(values, dtype="int64")
     if arr.size == 1:
         return const(int(arr.reshape(-1)[0]), "int64")
-    return expand_bias_to_match_axis(const(arr), ndim, [axis])
+    return expand_bias_to_match_axis(const(arr, "int64"), ndim, [axis])
 
 
 def fixed_point_multiply(tensor: Expr, multipliers: Sequence[float], ndim: int, axis: int,
@@ -223,15 +223,15 @@ def requantize_lower(data: Expr, dtype_in: str, shape: Sequence[int], input_scal
     else:
         if not unit:
             if len(multipliers) == 1:
-                m = const(np.array(multipliers[0], dtype=cdt))
+                m = const(np.array(multipliers[0], dtype=cdt), cdt)
             else:
-                m = expand_bias_to_match_axis(const(np.array(multipliers, dtype=cdt)), ndim,
+                m = expand_bias_to_match_axis(const(np.array(multipliers, dtype=cdt), cdt), ndim,
                                               [axis])
             t = _t.multiply(t, m)
         if not is_zero(output_zero_point):
             t = _t.add(t, cast(scalar(output_zero_point), cdt))
         if rounding == "UPWARD":
-            t = _t.floor(_t.add(t, const(np.array(0.5, dtype=cdt))))
+            t = _t.floor(_t.add(t, const(np.array(0.5, dtype=cdt), cdt)))
         else:
             t = round_half_away(t, cdt)
         t = _t.cast(t, "int32")
