@@ -100,9 +100,9 @@ def _relaxed_loops(low: Optional[_Node], limit: Optional[_Node], scope: str
         if isinstance(s, For) and s.kind == ForKind.THREAD_BINDING and \
                 s.thread_binding is not None:
             tag = s.thread_binding.thread_tag
-            t_rank = 1 if tag.startswith("threadIdx") else 0 if tag.startswith(
-                "blockIdx") else 9
-            if (tag == "threadIdx.x") if rank == 2 else rank <= t_rank:
+            # threadIdx loops relax shared memory, threadIdx.x warp memory; nothing else
+            if tag == "threadIdx.x" if rank == 2 else rank == 1 and tag.startswith(
+                    "threadIdx"):
                 dom[s.loop_var] = Range(s.min, s.extent)
         p = p.parent
     return dom
