@@ -30,6 +30,19 @@ _RESERVED = set(HYBRID_GLOBALS) | set(_MATH) | set(_CASTS) | set(dir(builtins)) 
     "output_tensor", "allocate", "bind", "likely", "tvm"}
 
 
+def _bare(text: str) -> str:
+    """``text`` without a pair of parentheses around all of it."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and k < len(text) - 1:
+            return text  # the first parenthesis closes before the end
+    return text[1:-1]
+
+
 class _Dumper:
     """Prints one lowered function body as the statements of a hybrid script."""
 
@@ -112,7 +125,7 @@ class _Dumper:
         op = e.op[4:] if isinstance(e.op, str) and e.op.startswith("tir.") else e.op
         args = [self.expr(a) for a in e.args]
         if op == "likely":
-            return f"likely({args[0]})"
+            return f"likely({_bare(args[0])})"
         if op == "if_then_else":
             return f"({args[1]} if {args[0]} else {args[2]})"
         if op in _MATH:
@@ -120,7 +133,7 @@ class _Dumper:
         raise TVMError(f"hybrid.build: cannot write a call of {op} as a hybrid script")
 
     def indices(self, idx: Sequence) -> str:
-        return ", ".join(self.expr(i) for i in idx)
+        return ", ".join(_bare(self.expr(i)) for i in idx)
 
     # ------------------------------------------------------------------ statements
     def emit(self, depth: int, text: str) -> None:
@@ -132,11 +145,11 @@ class _Dumper:
                 self.stmt(x, depth)
         elif isinstance(s, S.BufferStore):
             self.emit(depth, f"{self.buf(s.buffer)}[{self.indices(s.indices)}] = "
-                      f"{self.expr(s.value)}")
+                      f"{_bare(self.expr(s.value))}")
         elif isinstance(s, S.For):
             self.loop(s, depth)
         elif isinstance(s, S.IfThenElse):
-            self.emit(depth, f"if {self.expr(s.condition)}:")
+            self.emit(depth, f"if {_bare(self.expr(s.condition))}:")
             self.stmt(s.then_case, depth + 1)
             if s.else_case is not None:
                 self.emit(depth, "else:")
@@ -147,7 +160,7 @@ class _Dumper:
             self.emit(depth, f"{name} = allocate(({shape},), {s.dtype!r}, {s.scope!r})")
             self.stmt(s.body, depth)
         elif isinstance(s, S.LetStmt):
-            self.emit(depth, f"{self.name(s.var, s.var.name)} = {self.expr(s.value)}")
+            self.emit(depth, f"{self.name(s.var, s.var.name)} = {_bare(self.expr(s.value))}")
             self.stmt(s.body, depth)
         elif isinstance(s, S.AttrStmt):
             if s.attr_key == "thread_extent" and isinstance(s.node, E.IterVar):
