@@ -120,8 +120,8 @@ def test_classic_module_paths_import(tmp_path):
 @pytest.mark.parametrize("stmt,feature", [
     ("import tvm.micro", "tvm.micro"),
     ("from tvm import auto_scheduler", "tvm.auto_scheduler"),
-    ("from tvm.te import extern_primfunc", "tvm.te.extern_primfunc"),
-    ("import tvm\ntvm.te.hybrid.build(None, [], [])", "tvm.te.hybrid.build"),
+    ("from tvm.te import SpecializedCondition", "tvm.te.SpecializedCondition"),
+    ("import tvm\ntvm.tir.ProducerStore", "tvm.tir.ProducerStore"),
     ("import tvm\ns = tvm.te.create_schedule(tvm.te.compute((2,), lambda i: i).op)\n"
      "s[s.outputs[0]].rolling_buffer()", "te.Stage.rolling_buffer"),
     ("from tvm.tir.schedule import BlockScope", "tvm.tir.schedule.BlockScope"),
@@ -157,13 +157,14 @@ def test_typos_inside_tvmlite_stay_attribute_errors():
     # a classic name missed from code inside tvmlite is a bug there, not a user's classic call
     inside = {"__name__": "tvmlite.some_module", "tvm": tvm}
     with pytest.raises(AttributeError) as info:
-        exec("tvm.te.extern_primfunc", inside)
+        exec("tvm.te.SpecializedCondition", inside)
     assert not isinstance(info.value, tvm.TVMError)
     outside = {"__name__": "user_script", "tvm": tvm}
-    with pytest.raises(tvm.TVMError, match="tvmlite does not implement tvm.te.extern_primfunc"):
-        exec("tvm.te.extern_primfunc", outside)
-    assert _classic.is_classic("tvmlite.te", "extern_primfunc")
-    assert not _classic.is_classic("tvmlite.te", "extern_primfnuc")
+    with pytest.raises(tvm.TVMError,
+                       match="tvmlite does not implement tvm.te.SpecializedCondition"):
+        exec("tvm.te.SpecializedCondition", outside)
+    assert _classic.is_classic("tvmlite.te", "SpecializedCondition")
+    assert not _classic.is_classic("tvmlite.te", "SpecializedConditon")
 
 
 def test_script_parses_classic_device_intrinsics():

@@ -369,3 +369,40 @@ def test_layout_free_placeholders_become_a_function_attribute():
     d = np.zeros((n, n), "float32")
     run(f, a, b, d)
     np.testing.assert_allclose(d, a * b.T + 1, rtol=1e-6)
+
+
+def test_multi_output_compute_gets_one_block_per_output():
+    # classic's form: blocks B.v0 and B.v1, each with its own iterators, in one loop nest;
+    # they schedule separately and the function builds
+    import tvmlite as tvm
+    m, n = 7, 5
+    A0 = te.placeholder((m, n), name="A0")
+    A1 = te.placeholder((m, n), name="A1")
+    B0, B1 = te.compute((m, n), lambda i, j: (A0[i, j] + 2, A1[i, j] * A0[i, j]), name="B")
+    f = te.create_prim_func([A0, A1, B0, B1])
+    seq = _nests(f)[0].body.body  # inside the loops over i and j
+    assert isinstance(seq, SeqStmt) and [r.block.name_hint for r in seq.seq] == ["B.v0", "B.v1"]
+    ivs = [r.block.iter_vars for r in seq.seq]
+    assert all(a.var is not b.var for a, b in zip(*ivs))
+    s = tir.Schedule(f)
+    _, j = s.get_loops(s.get_block("B.v1"))
+    s.split(j, [None, 2])  # a non-divisible split of the shared nest
+    a0 = RNG.standard_normal((m, n)).astype("float32")
+    a1 = RNG.standard_normal((m, n)).astype("float32")
+    for func in (f, s.mod["main"]):
+        b0, b1 = np.zeros((m, n), "float32"), np.zeros((m, n), "float32")
+        run(func, a0, a1, b0, b1)
+        np.testing.assert_allclose(b0, a0 + 2, rtol=1e-6)
+        np.testing.assert_allclose(b1, a1 * a0, rtol=1e-6)
+    lib = tvm.build(s.mod["main"])
+    outs = [tvm.nd.empty((m, n), "float32") for _ in range(2)]
+    lib(tvm.nd.array(a0), tvm.nd.array(a1), *outs)
+    np.testing.assert_allclose(outs[1].numpy(), a1 * a0, rtol=1e-6)
+    # the TE schedule keeps the op one stage (one block) and builds the same numbers
+    sch = te.create_schedule(B0.op)
+    xo, xi = sch[B0].split(B0.op.axis[1], factor=2)
+    lib = tvm.build(sch, [A0, A1, B0, B1])
+    outs = [tvm.nd.empty((m, n), "float32") for _ in range(2)]
+    lib(tvm.nd.array(a0), tvm.nd.array(a1), *outs)
+    np.testing.assert_allclose(outs[0].numpy(), a0 + 2, rtol=1e-6)
+    np.testing.assert_allclose(outs[1].numpy(), a1 * a0, rtol=1e-6)

@@ -152,3 +152,22 @@ def test_sampling_refusals():
     other = tir.Schedule(func)
     with pytest.raises(ScheduleError, match="not defined in this schedule"):
         other.get(sch.sample_categorical([1], [1]))
+
+
+def test_expressions_of_sampled_values_in_layouts_and_splits():
+    # classic's ExprRV is a PrimExpr: ``j1 * j2`` is an expression the schedule evaluates
+    func = _elementwise()
+    sch = tir.Schedule(func)
+    block = sch.get_block("B")
+    i, j = sch.get_loops(block)
+    _, j1, j2 = sch.sample_perfect_tile(j, 3, decision=[1, 3, 7])
+    fi = sch.sample_perfect_tile(i, 2, decision=[9, 5])
+    tile = j1 * j2
+    assert isinstance(tile, tvm.tir.PrimExpr) and isinstance(2 + j1, tvm.tir.PrimExpr)
+    sch.transform_layout(block, ("write", 0), lambda a, b: (a, b // tile, b % tile))
+    assert [int(x) for x in sch.get(block).writes[0].buffer.shape] == [N, 1, M]
+    sch.split(i, [None, fi[1] * 1])  # an expression as a split factor
+    assert [sch.get(lp).extent.value for lp in sch.get_loops(block)][:2] == [9, 5]
+    got = _run(sch.mod, [(N, M)], (N, 1, M)).reshape(N, M)
+    np.testing.assert_allclose(got, _run(func, [(N, M)], (N, M)), rtol=1e-6)
+    verify_trace_roundtrip(sch, mod=func)

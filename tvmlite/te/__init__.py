@@ -79,6 +79,7 @@ from .operation import (  # noqa: F401
     TagScope,
     compute,
     extern,
+    extern_primfunc,
     placeholder,
     reduce_axis,
     scan,

@@ -195,7 +195,8 @@ class _Builder:
         self.scan_states: set = set()
         self.check_vars = True
         self.block_names: Dict[str, int] = {}
-        self._realizes: Dict[Operation, BlockRealize] = {}
+        self._realizes: Dict[Operation, List[BlockRealize]] = {}
+        self.split_outputs = False  # one block per output of a multi-output compute
         self.layout_free: set = set()
 
     def fresh_block_name(self, base: str) -> str:
@@ -303,8 +304,7 @@ class _Builder:
             check(set().union(*[collect_vars(e) for e in b.shape]) if b.shape else set(),
                   f"the shape of {b.name}")
         for op in self.info.ops:
-            if isinstance(op, ComputeOp):
-                blk = self._realizes[op].block
+            for blk in (r.block for r in self._realizes.get(op, ())):
                 used = set()
                 for iv in blk.iter_vars:
                     used |= collect_vars(iv.dom.min) | collect_vars(iv.dom.extent)
@@ -469,6 +469,9 @@ class _Builder:
                     _op.logical_and(conv.convert(g), cond)
             if not (isinstance(cond, IntImm) and cond.value == 1):
                 body = IfThenElse(cond, body)
+        elif self.split_outputs and len(outs) > 1:
+            return self._split_output_blocks(op, loops, block_ivs, bindings, outs,
+                                             [_simplify(conv.convert(e)) for e in op.body], idx)
         else:
             body = SeqStmt.flatten(*[_store(b, _simplify(conv.convert(e)), idx)
                                      for b, e in zip(outs, op.body)])
@@ -479,7 +482,31 @@ class _Builder:
         annotations = self._annotations(op)
         block = Block(tuple(block_ivs), reads, writes, name, body, init, (), (), annotations)
         stmt: Stmt = BlockRealize(tuple(bindings), IntImm("bool", 1), block)
-        self._realizes[op] = stmt
+        self._realizes[op] = [stmt]
+        for lv, dom in reversed(loops):
+            stmt = For(lv, dom.min, dom.extent, ForKind.SERIAL, stmt)
+        return stmt
+
+    def _split_output_blocks(self, op: ComputeOp, loops, block_ivs, bindings, outs, values,
+                             idx) -> Stmt:
+        """Classic ``create_prim_func``'s form of a multi-output compute without reduction:
+        one block per output (``B.v0``, ``B.v1``), each with its own iterators, in one loop
+        nest."""
+        realizes = []
+        annotations = self._annotations(op)
+        for k, (buf, value) in enumerate(zip(outs, values)):
+            ivs = [IterVar(iv.dom, Var(iv.var.name, iv.var.dtype), iv.iter_type, iv.thread_tag)
+                   for iv in block_ivs]
+            vmap = {old.var: new.var for old, new in zip(block_ivs, ivs)}
+            body = substitute(_store(buf, value, idx), vmap)
+            reads, writes = block_access_regions(body, None, (),
+                                                 {iv.var: iv.dom for iv in ivs})
+            name = self.fresh_block_name(f"{op.name}.v{k}")
+            block = Block(tuple(ivs), reads, writes, name, body, None, (), (), annotations)
+            realizes.append(BlockRealize(tuple(bindings), IntImm("bool", 1), block))
+        self.info.op2block[op] = realizes[0].block.name_hint
+        self._realizes[op] = realizes
+        stmt: Stmt = SeqStmt.flatten(*realizes)
         for lv, dom in reversed(loops):
             stmt = For(lv, dom.min, dom.extent, ForKind.SERIAL, stmt)
         return stmt
@@ -648,13 +675,16 @@ def _let_vars(node) -> set:
 
 def create_prim_func_with_info(args: Sequence, index_dtype_override: Optional[str] = None,
                                binds: Optional[Dict[Tensor, Buffer]] = None,
-                               outputs: Sequence[Tensor] = (), check_vars: bool = True):
+                               outputs: Sequence[Tensor] = (), check_vars: bool = True,
+                               split_outputs: bool = False):
     """Like :func:`create_prim_func`, also returning a :class:`CreateInfo`.
 
     ``outputs`` are tensors to compute even when they are not arguments (a schedule's
     outputs lowered with ``tvm.lower(s, [A, B])``); those become root allocations.
     ``check_vars=False`` leaves free variables (``m`` of a ``(m * 4,)`` shape) unchecked, for
-    analyses such as InferBound that never call the function.
+    analyses such as InferBound that never call the function. ``split_outputs`` gives each
+    output of a multi-output compute without reduction its own block (classic's public form;
+    the TE schedule keeps one block per op, the stage it schedules).
     """
     if isinstance(args, (Tensor, Var)):
         args = [args]
@@ -668,6 +698,7 @@ def create_prim_func_with_info(args: Sequence, index_dtype_override: Optional[st
         outputs = [outputs]
     b = _Builder(args, binds, it, list(outputs))
     b.check_vars = check_vars
+    b.split_outputs = split_outputs
     func = b.build()
     return func, b.info
 
@@ -682,7 +713,7 @@ def create_prim_func(args: Sequence, index_dtype_override: Optional[str] = None,
     index_dtype_override : "int64" to make every loop and block iterator int64.
     binds : optional Buffers to use for some tensors.
     """
-    return create_prim_func_with_info(args, index_dtype_override, binds)[0]
+    return create_prim_func_with_info(args, index_dtype_override, binds, split_outputs=True)[0]
 
 
 __all__ = ["create_prim_func", "create_prim_func_with_info", "CreateInfo"]

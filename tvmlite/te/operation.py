@@ -287,6 +287,75 @@ def extern(shape, inputs: Sequence[Tensor], fcompute: Callable, name: str = "ext
     return res[0] if len(res) == 1 else res
 
 
+def _touched_buffers(body: Stmt):
+    """The buffers ``body`` loads from and the buffers it stores to (two id-keyed dicts)."""
+    from ..tir.expr import BufferLoad
+    from ..tir.stmt import BufferStore
+    reads: Dict[int, Buffer] = {}
+    writes: Dict[int, Buffer] = {}
+
+    def visit(x) -> None:
+        if isinstance(x, BufferLoad):
+            reads[id(x.buffer)] = x.buffer
+        elif isinstance(x, BufferStore):
+            writes[id(x.buffer)] = x.buffer
+
+    post_order_visit(body, visit)
+    return reads, writes
+
+
+def extern_primfunc(input_tensors: Sequence[Tensor], primfunc, **kwargs):
+    """Tensors computed by inlining a TIR PrimFunc's body into an extern op
+    (``te.extern_primfunc``).
+
+    Parameters
+    ----------
+    input_tensors : the tensors bound, in order, to the PrimFunc's input buffers: those of its
+        parameters (in parameter order) that the body reads.
+    primfunc : the PrimFunc; its buffers become the op's placeholders.
+    kwargs : passed on to :func:`extern` (``name``, ``tag``, ``attrs``).
+
+    Returns
+    -------
+    The output tensor, or a list of them. The outputs are the parameter buffers that are
+    written and never read; with none, the last buffer that is both read and written (an
+    in-place update) is the output and no longer an input.
+    """
+    from ..tir.function import PrimFunc
+    if not isinstance(primfunc, PrimFunc):
+        raise TypeError(f"extern_primfunc: expected a tir.PrimFunc, got {type(primfunc).__name__}")
+    input_tensors = list(input_tensors) if isinstance(input_tensors, (list, tuple)) \
+        else [input_tensors]
+    reads, writes = _touched_buffers(primfunc.body)
+    ordered = [primfunc.buffer_map[p] for p in primfunc.params if p in primfunc.buffer_map]
+    ins = [b for b in ordered if id(b) in reads]
+    outs = [b for b in ordered if id(b) in writes and id(b) not in reads]
+    if not ins:
+        raise TVMError("extern_primfunc: the PrimFunc reads no parameter buffer")
+    if not any(id(b) in writes for b in ordered):
+        raise TVMError("extern_primfunc: the PrimFunc writes no parameter buffer")
+    if not outs:
+        inplace = [b for b in ins if id(b) in writes]
+        outs = [inplace[-1]]
+        ins = [b for b in ins if b is not outs[0]]
+    if len(ins) != len(input_tensors):
+        raise TVMError(f"extern_primfunc: {len(input_tensors)} input tensors given but the "
+                       f"PrimFunc has {len(ins)} input buffers "
+                       f"({', '.join(b.name for b in ins)})")
+    ana = Analyzer()
+    for k, (t, b) in enumerate(zip(input_tensors, ins)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"extern_primfunc: input {k} must be a Tensor, got {t!r}")
+        if len(t.shape) != len(b.shape) or not all(
+                ana.can_prove_equal(_op.convert(x), _op.convert(y))
+                for x, y in zip(t.shape, b.shape)):
+            raise TVMError(f"extern_primfunc: input {k} ({t.name}) has shape {list(t.shape)} but "
+                           f"the PrimFunc's buffer {b.name} has shape {list(b.shape)}; give the "
+                           "inputs in the order of the PrimFunc's parameters")
+    return extern([b.shape for b in outs], input_tensors, lambda _ins, _outs: primfunc.body,
+                  dtype=[b.dtype for b in outs], in_buffers=ins, out_buffers=outs, **kwargs)
+
+
 # ---------------------------------------------------------------------------- scan
 def scan(init, update, state_placeholder, inputs=None, name: str = "scan", tag: str = "",
          attrs: Optional[Dict[str, Any]] = None):

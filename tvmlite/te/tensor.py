@@ -139,6 +139,7 @@ class Tensor:
     """
 
     __slots__ = ("op", "value_index", "shape", "dtype", "__weakref__")
+    _ir_object = True  # a classic Object: ``tvm.runtime.convert`` passes it through
 
     def __init__(self, shape, dtype: str, op: "Operation", value_index: int = 0):
         self.shape = Shape(shape)

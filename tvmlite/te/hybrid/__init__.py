@@ -6,13 +6,16 @@ the parsed loop nest; called with numpy arrays they run as plain Python (the emu
 """
 from __future__ import annotations
 
+import ast
 import functools
-from typing import Any, Callable
+import linecache
+from typing import Any, Callable, Optional, Sequence
 
-from ..._classic import unsupported
+from ...error import TVMError
 from ...tir.expr import PrimExpr
 from ..tensor import Tensor
 from . import runtime
+from .dump import dump
 from .parser import source_to_op
 
 __all__ = ["script", "build", "HybridModule", "runtime"]
@@ -51,15 +54,80 @@ def script(pyfunc: Callable) -> Callable:
     return wrapped
 
 
-def build(sch, inputs, outputs, name: str = "hybrid_func"):
-    """Classic ``te.hybrid.build`` (a schedule dumped back to Python): not implemented."""
-    raise unsupported("tvm.te.hybrid.build")
+def build(sch, inputs: Sequence[Any], outputs: Sequence[Tensor],
+          name: str = "hybrid_func") -> "HybridModule":
+    """A schedule written back as a hybrid script (classic ``te.hybrid.build``).
+
+    Parameters
+    ----------
+    sch : the te.Schedule.
+    inputs : the Tensors and Vars that become the script's parameters, in order.
+    outputs : the Tensors the script returns.
+    name : the script function's name.
+
+    Returns
+    -------
+    A :class:`HybridModule` whose source is the scheduled loop nest (splits, reorders, attached
+    stages, loop kinds) over multi-dimensional tensors.
+    """
+    from ...ir import IRModule
+    from ...tir import transform as _t
+    from ..schedule import schedule_to_prim_func
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    func = schedule_to_prim_func(sch, inputs + outputs)
+    mod = IRModule({"main": func})
+    for p in (_t.LowerReductionInit(), _t.LowerBlocks()):
+        mod = p(mod)
+    return HybridModule(dump(mod["main"], inputs, outputs, name), name)
+
+
+_HEADER = "import tvmlite as tvm\n@tvm.te.hybrid.script\n"
 
 
 class HybridModule:
-    """Classic ``te.hybrid.HybridModule``: not implemented (see :func:`build`)."""
+    """A hybrid script kept as source text (classic ``te.hybrid.HybridModule``): called with te
+    Tensors it builds a HybridOp, with numpy arrays it runs as Python; ``save``/``load`` write
+    and read the source."""
 
-    def __init__(self, *args, **kwargs):
-        raise unsupported("tvm.te.hybrid.HybridModule")
+    def __init__(self, src: Optional[str] = None, name: Optional[str] = None):
+        self.src_ = self.func_ = None
+        self.name = name
+        if src is not None:
+            self._define(_HEADER + src, f"<hybrid module {name or 'script'}>")
 
+    def __call__(self, *args):
+        if self.func_ is None:
+            raise TVMError("HybridModule: no script loaded")
+        return self.func_(*args)
 
+    def get_source(self) -> str:
+        """The module's source text."""
+        return self.src_
+
+    def save(self, path: str) -> None:
+        """Write the source to ``path`` (``.py`` appended when missing)."""
+        if not str(path).endswith(".py"):
+            path = str(path) + ".py"
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.src_)
+
+    def load(self, path: str) -> None:
+        """Read a script saved by :meth:`save` (one decorated function) from ``path``."""
+        with open(path, encoding="utf-8") as f:
+            self._define(f.read(), str(path))
+
+    def _define(self, src: str, filename: str) -> None:
+        funcs = [n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)]
+        if len(funcs) != 1:
+            raise TVMError(f"HybridModule: expected one function in {filename}, found "
+                           f"{len(funcs)}")
+        # the parser reads the function's source back (inspect), so the text is kept in
+        # linecache under the name it was compiled with
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        scope: dict = {}
+        exec(compile(src, filename, "exec"), scope)  # noqa: S102 - the module's own script
+        self.src_ = src
+        if self.name is None:
+            self.name = funcs[0].name
+        self.func_ = scope[funcs[0].name]

@@ -7,7 +7,7 @@ import ast
 import inspect
 import numbers
 import textwrap
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ...arith import Analyzer
 from ...error import TVMError
@@ -172,6 +172,7 @@ class Parser:
         self.inputs: List[Tensor] = []
         self.loop_depth = 0
         self.loops: List[IterVar] = []  # every loop, inner ones seen (and put) first
+        self.inlined = False  # parsing a script called from another one
 
     # ------------------------------------------------------------------ errors
     def error(self, node: Optional[ast.AST], msg: str) -> TVMError:
@@ -216,8 +217,9 @@ class Parser:
         if isinstance(a, (PrimExpr, numbers.Number)):
             return ("value", _op.convert(a) if isinstance(a, numbers.Number) else a)
         if isinstance(a, (list, tuple)) or type(a).__name__ == "Array":
-            return ("list", [self.bind_arg(x)[1] if not isinstance(x, Tensor) else x
-                             for x in a])
+            # tensors of a list argument are inputs too, indexed as ``inputs[j][i]``
+            return ("list", [self.bind_arg(x)[2] if isinstance(x, Tensor) else
+                             self.bind_arg(x)[1] for x in a])
         raise self.error(self.fdef, f"unsupported argument {a!r}: pass te Tensors, tir Vars or "
                          "Python numbers")
 
@@ -250,7 +252,7 @@ class Parser:
                 continue  # docstring
             if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(
                     st.targets[0], ast.Name) and self.scopes.is_value(st.targets[0].id) and \
-                    not self.is_alloc_call(st.value):
+                    not self.is_alloc_call(st.value) and not self.script_of(st.value):
                 name = st.targets[0].id
                 value = self.expr(st.value)
                 if isinstance(value, PrimExpr):
@@ -272,6 +274,52 @@ class Parser:
     def is_alloc_call(node) -> bool:
         return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
             node.func.id in ("output_tensor", "allocate")
+
+    def script_of(self, node) -> Optional[Callable]:
+        """The Python function of the hybrid script ``node`` calls, if it calls one."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or \
+                node.func.id in self.syms:
+            return None
+        f = self.outer.get(node.func.id)
+        return getattr(f, "__wrapped__", None) if getattr(f, "is_hybrid_script", False) \
+            else None
+
+    def inline_call(self, name: str, call: ast.Call) -> Stmt:
+        """``c = other_script(...)``: the other script's body inlined, its arguments bound to
+        this script's tensors and values, and the tensor it returns allocated here as ``c``."""
+        if name in self.syms:
+            raise self.error(call, f"{name} is already defined")
+        if call.keywords:
+            raise self.error(call, f"{call.func.id}: pass arguments by position")
+        sub = Parser(self.script_of(call), [])
+        sub.inlined = True
+        params = sub.fdef.args
+        if params.vararg or params.kwarg or params.kwonlyargs or params.defaults or \
+                len(params.args) != len(call.args):
+            raise self.error(call, f"{call.func.id} takes {len(params.args)} positional "
+                             f"arguments, {len(call.args)} given")
+        for p, a in zip(params.args, call.args):
+            v = self.expr(a)
+            if isinstance(v, Buffer):
+                sub.syms[p.arg] = ("tensor", None, v)
+            elif isinstance(v, (PrimExpr, numbers.Number)):
+                sub.syms[p.arg] = ("value", _op.convert(v))
+            elif isinstance(v, (tuple, list)):
+                sub.syms[p.arg] = ("list", list(v))
+            else:
+                raise self.error(a, f"{call.func.id}: unsupported argument {v!r}")
+        body = sub.block(sub.fdef, sub.fdef.body)
+        if sub.returned is None or len(sub.returned) != 1:
+            raise self.error(call, f"{call.func.id} must return one tensor to be called from "
+                             "another script")
+        for b in sub.outputs:  # what it does not return is its scratch memory
+            if b is not sub.returned[0]:
+                body = Allocate(b.data, b.dtype, b.shape, IntImm("bool", 1), body)
+        out = sub.returned[0]
+        self.syms[name] = _Local("array", out)
+        self.pending[id(self.scopes.scope_of(name))].append((name, out))
+        self.loops[0:0] = sub.loops
+        return body
 
     def visit_Pass(self, node):
         return None
@@ -308,6 +356,8 @@ class Parser:
         target = node.targets[0]
         if isinstance(target, ast.Name) and self.is_alloc_call(node.value):
             return self.allocate(target.id, node.value)
+        if isinstance(target, ast.Name) and self.script_of(node.value):
+            return self.inline_call(target.id, node.value)
         if isinstance(target, ast.Tuple):
             raise self.error(node, "tuple assignment is not supported")
         value = self.expr(node.value)
@@ -343,8 +393,9 @@ class Parser:
                 raise self.error(call, "an output tensor has no scope")
             if self.loop_depth:
                 raise self.error(call, "output_tensor must be declared outside loops")
-            buf = decl_buffer(shape, _dt.canonical(dtype), name,
-                              elem_offset=Var("elem_offset", "int32"))
+            # an inlined script's outputs are the caller's local arrays, at offset 0
+            buf = decl_buffer(shape, _dt.canonical(dtype), name, elem_offset=None if
+                              self.inlined else Var("elem_offset", "int32"))
             self.outputs.append(buf)
             self.syms[name] = _Local("output", buf)
             return None
@@ -533,6 +584,12 @@ class Parser:
                                  f"with {len(idx)}")
             return BufferLoad(buf, [_op.convert(i) for i in idx])
         seq = self.expr(base)
+        if isinstance(seq, Buffer):  # a tensor taken from a list argument
+            idx = self.indices(node.slice)
+            if len(idx) != len(seq.shape):
+                raise self.error(node, f"{seq.name} has {len(seq.shape)} dimensions, indexed "
+                                 f"with {len(idx)}")
+            return BufferLoad(seq, [_op.convert(i) for i in idx])
         if isinstance(seq, (tuple, list)) or type(seq).__name__ == "Array":
             out = seq
             for i in self.indices(node.slice):

@@ -363,6 +363,13 @@ def rfactor(state: ScheduleState, loop_rv: LoopRV, factor_axis: int) -> BlockRV:
         raise fail(prim, what, f'loop "{next(iter(mixed)).name}" feeds both spatial and '
                    "reduction iterators")
     _check_reduction_block(block, realize, idx, prim, what)
+    scope = next((x for x in reversed(bpath[:-1]) if isinstance(x, Block)), None)
+    if scope is not None and not state._get_cached_flags(scope).stage_pipeline:
+        # classic: a block whose inputs are not fully produced (or are overwritten after
+        # being read) in its scope cannot be factored
+        raise fail(prim, what, f'the scope block "{scope.name_hint}" is not a stage pipeline '
+                   "(a consumer reads a region its producers do not cover, or a buffer is "
+                   "written after it is read)")
     # the rfactor nest runs before the whole outermost loop (as in classic TVM, which computes
     # this case wrongly): a block under that loop must not write what the reduction reads
     reads = {r.buffer for r in block.reads}

@@ -12,10 +12,13 @@ import functools
 import inspect
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+from ...arith import Analyzer
 from ...error import InternalError
 from ...ir.module import GlobalVar, IRModule
-from ..expr import IntImm, Var
+from ..expr import IntImm, PrimExpr, Var
 from ..function import PrimFunc
+from ..functor import collect_vars, substitute
+from ..index_map import IndexMap
 from ..stmt import Block, BlockRealize, For, ForKind
 from ..tensor_intrin import TensorIntrin
 from . import annotate as _annotate
@@ -336,11 +339,45 @@ class Schedule:
         raise TypeError(f"get: expected a BlockRV or LoopRV, got {type(rv).__name__}")
 
     def _value(self, x: Any, prim: str) -> Any:
-        """``x`` with a sampled handle replaced by its value."""
+        """``x`` with a sampled handle replaced by its value (an expression of handles, such
+        as ``j1 * j2``, by the value it computes)."""
         if isinstance(x, ExprRV):
             if x not in self._values:
                 raise fail(prim, repr(x), "the handle is not defined in this schedule")
             return self._values[x]
+        if isinstance(x, PrimExpr) and not isinstance(x, IntImm):
+            y = self._resolve_rvs(x)
+            if y is not x:
+                return y.value if isinstance(y, IntImm) else y
+        return x
+
+    def _rv_values(self) -> Dict[Var, PrimExpr]:
+        """The variable of every sampled handle used in an expression, to its value."""
+        return {rv._var: IntImm("int32", int(v)) for rv, v in self._values.items()
+                if rv._var is not None}
+
+    def _resolve_rvs(self, x: Any) -> Any:
+        """``x`` (an expression, an IndexMap or a function giving indices) with the sampled
+        handles it uses replaced by their values; ``x`` itself when it uses none."""
+        if isinstance(x, PrimExpr):
+            vals = self._rv_values()  # the handles' variables exist once used
+            if not (vals and collect_vars(x) & set(vals)):
+                return x
+            return Analyzer().simplify(substitute(x, vals))  # ``j1 * j2`` as one constant
+        if isinstance(x, IndexMap):
+            finals = [self._resolve_rvs(e) for e in x.final_indices]
+            if all(a is b for a, b in zip(finals, x.final_indices)):
+                return x
+            return IndexMap(x.initial_indices, finals)
+        if callable(x):
+            @functools.wraps(x)
+            def resolved(*idx, **kw):
+                out = x(*idx, **kw)
+                if isinstance(out, (list, tuple)):
+                    return type(out)(self._resolve_rvs(e) if isinstance(e, PrimExpr) else e
+                                     for e in out)
+                return self._resolve_rvs(out) if isinstance(out, PrimExpr) else out
+            return resolved
         return x
 
     def get_sref(self, rv: RV) -> StmtSRef:
@@ -710,6 +747,9 @@ class Schedule:
         self._func_of(loop)
         out = _split.split(self._state, loop, [self._value(f, "split") for f in factors],
                            preserve_unit_iters)
+        # a handle is recorded as itself; an expression of handles as its value
+        factors = [f if isinstance(f, ExprRV) or f is None else self._value(f, "split")
+                   for f in factors]
         self._trace.record("split", [loop], out, {"factors": list(factors),
                                                    "preserve_unit_iters": preserve_unit_iters})
         return out
@@ -1356,6 +1396,7 @@ class Schedule:
             Allow a padding layout without ``pad_value``: the padding is never accessed.
         """
         self._func_of(block)
+        index_map = self._resolve_rvs(index_map)  # ``lambda i: i // (j1 * j2)``
         spec, imap, pad = _tl.transform_layout(self._state, block, buffer, index_map,
                                                pad_value, assume_injective_transform)
         attrs = {"buffer": spec, "index_map": imap, "pad_value": pad}

@@ -6,6 +6,7 @@ from typing import List, Optional, Sequence
 from ...ir import dtype as _dt
 from .. import op as _op
 from ..expr import IntImm, PrimExpr, Range, Var
+from ..functor import post_order_visit
 from ..stmt import For, ForKind
 from .error import fail
 from .state import (
@@ -115,6 +116,9 @@ def split(state: ScheduleState, loop_rv: LoopRV, factors: Sequence[Optional[obje
     # as classic: bindings simplified keeping the unit loops preserve_unit_iters asks for,
     # predicates as substituted
     keep = [v for v, r in dom.items() if preserve_unit_iters and const_value(r.extent) == 1]
+    if preserve_unit_iters:  # the unit loops inside the split loop too
+        post_order_visit(loop.body, lambda x: keep.append(x.loop_var) if isinstance(
+            x, For) and const_value(x.extent) == 1 else None)
     body = rebind_blocks(loop.body, {loop.loop_var: value}, dom, pred,
                          simplify_predicates=False, keep_vars=keep)
     for k in range(len(facs) - 1, -1, -1):

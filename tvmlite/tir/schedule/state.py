@@ -14,7 +14,17 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import (
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 from ...arith import Analyzer
 from ...arith.int_set import relax_region
@@ -119,6 +129,14 @@ class LoopRV:
 
 
 # --------------------------------------------------------------------------- state
+class CachedFlags(NamedTuple):
+    """The flags classic ScheduleState caches for a block (``_get_cached_flags``)."""
+
+    affine_binding: bool
+    region_cover: bool
+    stage_pipeline: bool
+
+
 class StmtSRef:
     """Classic TVM's schedule reference to a block or loop: here the node and the state it
     was looked up in (tvmlite keeps no sref tree; nodes are immutable)."""
@@ -188,6 +206,21 @@ class ScheduleState:
     def rename_block(self, old: str, new: str) -> None:
         """Record that the block ``old`` is now called ``new`` (handles to it follow)."""
         self.renamed = {**self.renamed, (self.func_name, old): new}
+
+    def _get_cached_flags(self, block_sref: StmtSRef):
+        """Classic's cached flags of a block (``affine_binding``, ``region_cover``,
+        ``stage_pipeline``), see :mod:`tvmlite.tir.schedule.block_flags`."""
+        from .block_flags import compute_flags  # the analysis stands on this module
+        body = self.body
+        cached = self.body_facts.get("cached_flags")
+        if cached is None or cached[0] is not body:
+            cached = (body, compute_flags(body))
+            self.body_facts = {**self.body_facts, "cached_flags": cached}
+        stmt = block_sref.stmt if isinstance(block_sref, StmtSRef) else block_sref
+        flags = cached[1].get(id(stmt))
+        if flags is None:
+            raise ScheduleError("_get_cached_flags: the sref is not a block of the function")
+        return flags
 
     # ---- lookups
     def get_sref(self, stmt: Stmt) -> StmtSRef:

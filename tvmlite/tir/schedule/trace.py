@@ -15,13 +15,60 @@ class ExprRV:
     """A handle to an integer a sampling primitive chose (``tvm.tir.schedule.ExprRV``);
     ``Schedule.get`` gives its value, and split factors or annotation values may be one."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "_var")
 
     def __init__(self, name: str = "v"):
         self.name = name
+        self._var: Optional[Var] = None
 
     def __repr__(self) -> str:
         return f"ExprRV({self.name!r})"
+
+    def as_var(self) -> Var:
+        """The int32 variable standing for the value in expressions (``j1 * j2``, as classic's
+        ExprRV is a PrimExpr); the schedule substitutes the sampled value where it takes one."""
+        if self._var is None:
+            self._var = Var(self.name, "int32")
+        return self._var
+
+    # arithmetic builds expressions over the value (classic ExprRV is a tir Var)
+    def __add__(self, o):
+        return self.as_var() + _operand(o)
+
+    def __radd__(self, o):
+        return _operand(o) + self.as_var()
+
+    def __sub__(self, o):
+        return self.as_var() - _operand(o)
+
+    def __rsub__(self, o):
+        return _operand(o) - self.as_var()
+
+    def __mul__(self, o):
+        return self.as_var() * _operand(o)
+
+    def __rmul__(self, o):
+        return _operand(o) * self.as_var()
+
+    def __floordiv__(self, o):
+        return self.as_var() // _operand(o)
+
+    def __rfloordiv__(self, o):
+        return _operand(o) // self.as_var()
+
+    def __mod__(self, o):
+        return self.as_var() % _operand(o)
+
+    def __rmod__(self, o):
+        return _operand(o) % self.as_var()
+
+    def __neg__(self):
+        return -self.as_var()
+
+
+def _operand(x):
+    """An ExprRV as its variable; anything else as it is."""
+    return x.as_var() if isinstance(x, ExprRV) else x
 
     def same_as(self, other: Any) -> bool:
         """Identity, as classic TVM's ``same_as``."""
