@@ -236,3 +236,42 @@ def test_vm_compiler_optimize_binds_params():
     got = rvm.VirtualMachine(comp.get_exec(), tvm.cpu()).run(xn).numpy()
     want = relay.create_executor("graph", mod=mod, params=params).evaluate()(xn).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_debug_op_calls_its_function_in_the_vm_and_is_identity_when_built():
+    x = relay.var("x", shape=(3, 5))
+    seen = []
+    prog = relay.op.debug(x * relay.const(2.0), debug_func=lambda v: seen.append(v.numpy()))
+    f = relay.Function([x], prog + relay.const(1.0))
+    xn = rng.random((3, 5), "float32")
+    _, vm = _vm(f)
+    np.testing.assert_allclose(vm.run(xn).numpy(), 2 * xn + 1, rtol=1e-6)
+    assert len(seen) == 1
+    np.testing.assert_allclose(seen[0], 2 * xn, rtol=1e-6)
+    val = relay.create_executor().evaluate(relay.op.debug(relay.const(4, "int32")))
+    assert int(val.numpy()) == 4
+    built = relay.create_executor("graph", mod=tvm.IRModule.from_expr(f)).evaluate()
+    np.testing.assert_allclose(built(xn).numpy(), 2 * xn + 1, rtol=1e-6)
+    assert len(seen) == 1  # compiled, it does not call back
+    with pytest.raises(TVMError, match="debug_func must be callable"):
+        relay.op.debug(x, debug_func=3)
+
+
+def test_regions_with_empty_inputs_and_one_field_tuple_input():
+    data = relay.var("data", shape=(1, relay.Any(), 5))
+    f = relay.Function([data], relay.vision.get_valid_counts(data, 0.5, 0, 0).astuple())
+    _, vm = _vm(f)
+    for n in (0, 7):
+        xn = rng.random((1, n, 5), "float32")
+        count, boxes, ids = vm.run(xn)
+        keep = xn[0, :, 0] > 0.5
+        assert int(count.numpy()[0]) == int(keep.sum())
+        assert boxes.numpy().shape == (1, n, 5) and ids.numpy().shape == (1, n)
+        np.testing.assert_allclose(boxes.numpy()[0, :keep.sum()], xn[0, keep])
+    # classic's kernels take a tuple's fields: invoke("main", [x]) runs as invoke("main", x)
+    y = relay.var("y", shape=(4,))
+    _, vm = _vm(relay.Function([y], y + relay.const(1.0)))
+    yn = rng.random(4, "float32")
+    np.testing.assert_allclose(vm.invoke("main", [yn]).numpy(), yn + 1)
+    with pytest.raises(TVMError, match="expects Tensor"):
+        vm.invoke("main", [yn, yn])

@@ -132,10 +132,21 @@ def _host_ndarray_size(call: Call, args: list):
     return _nd.array(np.array(int(np.prod(args[0].shape)), dtype=call.attrs.dtype))
 
 
+def _host_debug(call: Call, args: list):
+    """``relay.op.debug``: the value, after calling the global function its attribute
+    names (if any) with it."""
+    from ...runtime.packed_func import get_global_func
+    name = call.attrs.debug_func
+    if name:
+        get_global_func(name)(args[0])
+    return args[0]
+
+
 #: op name -> fn(call, arg values) -> value, run on the host (shapes from values)
 HOST_OPS: Dict[str, Callable[[Call, list], Any]] = {
     "shape_of": _host_shape_of,
     "ndarray_size": _host_ndarray_size,
+    "debug": _host_debug,
 }
 
 
@@ -266,12 +277,6 @@ def _copy_out(src: _nd.NDArray) -> _nd.NDArray:
     return _nd.NDArray(arr, src.device, src.dtype)
 
 
-def _has_empty(ty) -> bool:
-    if isinstance(ty, TupleType):
-        return any(_has_empty(f) for f in ty.fields)
-    return isinstance(ty, TensorType) and 0 in ty.shape
-
-
 def _all_empty(ty) -> bool:
     if isinstance(ty, TupleType):
         return all(_all_empty(f) for f in ty.fields)
@@ -340,6 +345,7 @@ class Machine:
             if p.name_hint in bound:
                 env.vars[id(p)] = bound[p.name_hint]
         for p, a in zip(free, args):
+            a = _unwrap_single(p, a)
             _check_arg(name, p, a)
             env.vars[id(p)] = a
         return self.run(func.body, env)
@@ -584,13 +590,8 @@ class Machine:
         from ..transform.infer_type import infer_type
         func = Function(params, body)
         infer_type(func)
-        if any(0 in p.type_annotation.shape for p in params) or _has_empty(func.body.checked_type):
-            # relay.build compiles no empty tensors: a region whose results are all empty
-            # gives them without running
-            if not _all_empty(func.body.checked_type):
-                raise VMError(f"relay VM: {type_str(func.checked_type)} has an empty input "
-                              "and a non-empty result; tvmlite's kernels take no empty "
-                              "tensors")
+        if _all_empty(func.body.checked_type):
+            # a region whose results are all empty gives them without running
             return _EmptyKernel(func.body.checked_type)
         factory = build(IRModule.from_expr(func), target=self.exe.target)
         gm = GraphModule(factory["default"](self.device))
@@ -645,6 +646,15 @@ def _matches(p, value, binds: list) -> bool:
                           f"{_kind(value)}")
         return all(_matches(q, f, binds) for q, f in zip(p.patterns, value))
     raise VMError(f"relay VM: unknown pattern {type(p).__name__}")
+
+
+def _unwrap_single(p: Var, a):
+    """A one-field tuple given for a tensor parameter is its field: classic's kernels take
+    the fields of tuple arguments (``vm.invoke("main", [x])`` runs as ``invoke("main", x)``)."""
+    if (isinstance(p.type_annotation, TensorType) and type(a) is ADT and a.tag == 0
+            and len(a) == 1 and isinstance(a[0], _nd.NDArray)):
+        return a[0]
+    return a
 
 
 def _check_arg(func_name: str, p: Var, a) -> None:
