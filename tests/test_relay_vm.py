@@ -275,3 +275,35 @@ def test_regions_with_empty_inputs_and_one_field_tuple_input():
     np.testing.assert_allclose(vm.invoke("main", [yn]).numpy(), yn + 1)
     with pytest.raises(TVMError, match="expects Tensor"):
         vm.invoke("main", [yn, yn])
+
+
+def test_export_library_and_late_bound_constants(tmp_path):
+    x = relay.var("x", shape=(relay.Any(), 33))
+    big = rng.random((5, 33), "float32")[1:4].sum(0)  # 132 bytes
+    small = rng.random(1, "float32")
+    f = relay.Function([x], x * relay.const(big) + relay.const(small))
+    exe = relay.vm.compile(tvm.IRModule.from_expr(f), "llvm")
+    consts = str(tmp_path / "consts")
+    exe.move_late_bound_consts(consts, byte_limit=100)
+    path = str(tmp_path / "vm.so")
+    exe.mod.export_library(path)
+    xn = rng.random((7, 33), "float32")
+    want = xn * big + small
+    # loaded without its constants, the program refuses to run
+    lib = tvm.runtime.load_module(path)
+    vm = rvm.VirtualMachine(lib, tvm.cpu())
+    with pytest.raises(TVMError, match="late-bound constants"):
+        vm.run(xn)
+    lib["load_late_bound_consts"](consts)
+    np.testing.assert_allclose(vm.run(xn).numpy(), want, rtol=1e-6)
+    # through the Executable wrapper, from a map
+    consts_map = exe.get_late_bound_consts(byte_limit=100)
+    assert list(consts_map) == ["const_0"]
+    loaded = rvm.Executable(tvm.runtime.load_module(path))
+    loaded.load_late_bound_consts_from_map(consts_map)
+    np.testing.assert_allclose(rvm.VirtualMachine(loaded, tvm.cpu()).run(xn[:2]).numpy(),
+                               want[:2], rtol=1e-6)
+    with pytest.raises(TVMError, match="no late-bound constant 'nope'"):
+        loaded.load_late_bound_consts_from_map({"nope": np.zeros(1)})
+    with pytest.raises(TVMError, match="holds no VM executable"):
+        rvm.Executable(exe.lib)

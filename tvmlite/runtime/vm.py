@@ -13,9 +13,12 @@ import numpy as np
 
 from ..error import TVMError
 from . import ndarray as _nd
-from .module import BenchmarkResult
+from .module import SECTION_FUNCTIONS, BenchmarkResult, Module
 
 _LOADER: List[Callable[[bytes, Any], "Executable"]] = []
+
+#: the ELF section of a library exported by ``exe.mod.export_library``: ``exe.save()``'s code
+VM_SECTION = ".tvmlite_vm"
 
 
 def register_executable_loader(fn: Callable[[bytes, Any], "Executable"]) -> None:
@@ -23,19 +26,98 @@ def register_executable_loader(fn: Callable[[bytes, Any], "Executable"]) -> None
     _LOADER[:] = [fn]
 
 
+def _load(code: bytes, lib) -> "Executable":
+    if not _LOADER:
+        raise TVMError("Executable.load_exec: import tvmlite.relay first (it reads "
+                       "VM executables)")
+    return _LOADER[0](bytes(code), lib)
+
+
 class Executable:
-    """A compiled relay program for the VM (classic ``tvm.runtime.vm.Executable``)."""
+    """A compiled relay program for the VM (classic ``tvm.runtime.vm.Executable``).
+
+    ``Executable(lib)`` is the executable held by ``lib``: ``exe.mod``, or a library
+    ``exe.mod.export_library`` wrote and ``tvm.runtime.load_module`` loaded back.
+    """
+
+    def __new__(cls, mod=None, *args, **kwargs):
+        if cls is not Executable:
+            return super().__new__(cls)
+        return executable_of(mod)
 
     @staticmethod
     def load_exec(bytecode, lib) -> "Executable":
         """The executable that ``exe.save()`` gave as ``(bytecode, lib)``."""
-        if not _LOADER:
-            raise TVMError("Executable.load_exec: import tvmlite.relay first (it reads "
-                           "VM executables)")
-        return _LOADER[0](bytes(bytecode), lib)
+        return _load(bytes(bytecode), lib)
 
     def _machine(self, device):  # pragma: no cover - the relay executable overrides it
         raise TVMError("this executable has no virtual machine")
+
+
+def executable_of(mod) -> Executable:
+    """The executable ``mod`` holds: an :class:`Executable` itself, ``exe.mod``, or a library
+    exported from one (read once per loaded module, which keeps its late-bound constants)."""
+    if isinstance(mod, Executable):
+        return mod
+    exe = getattr(mod, "_vm_executable", None)
+    if exe is None:
+        code = mod.read_section(VM_SECTION) if isinstance(mod, Module) else None
+        if code is None:
+            raise TVMError(f"runtime.vm.Executable: {mod!r} holds no VM executable (export "
+                           "one with exe.mod.export_library and load it with "
+                           "tvm.runtime.load_module)")
+        exe = mod._vm_executable = _load(code, mod)
+    return exe
+
+
+def _executable_function(exe: Executable, name: str) -> Optional[Callable]:
+    """Classic's functions of an executable's module (``lib["load_late_bound_consts"]``)."""
+    table = {
+        "load_late_bound_consts": "load_late_bound_consts",
+        "load_late_bound_consts_from_map": "load_late_bound_consts_from_map",
+        "move_late_bound_consts": "move_late_bound_consts",
+        "get_late_bound_consts": "get_late_bound_consts",
+        "get_lib": "get_lib",
+    }
+    if name in table:
+        return getattr(exe, table[name])
+    return {"save": lambda: exe.save()[0], "get_bytecode": lambda: exe.bytecode,
+            "get_stats": lambda: exe.stats}.get(name)
+
+
+class ExecutableModule(Module):
+    """Classic ``exe.mod``: the executable as a runtime module. ``export_library(path)``
+    writes its kernels' library with the program inside; ``tvm.runtime.load_module(path)``
+    gives it back (``VirtualMachine(lib, dev)`` runs it)."""
+
+    def __init__(self, exe: Executable, lib: Module):  # noqa: D107  (no Module.__init__)
+        self.__dict__.update(lib.__dict__)
+        self._funcs, self._sections = {}, {}
+        self._vm_executable = exe
+
+    def get_function(self, name: str, query_imports: bool = False):
+        f = _executable_function(self._vm_executable, name)
+        return f if f is not None else super().get_function(name, query_imports)
+
+    def implements_function(self, name: str, query_imports: bool = False) -> bool:
+        return _executable_function(self._vm_executable, name) is not None or \
+            super().implements_function(name, query_imports)
+
+    def export_library(self, file_name: str, fcompile: Optional[Callable] = None, addons=None,
+                       workspace_dir: Optional[str] = None,
+                       sections: Optional[Dict[str, bytes]] = None, **kwargs) -> None:
+        """Export the library with the executable's code in it (late-bound constants
+        stay out: load them with ``lib["load_late_bound_consts"](path)``)."""
+        sections = dict(sections or {})
+        sections[VM_SECTION] = bytes(self._vm_executable.save()[0])
+        super().export_library(file_name, fcompile, addons, workspace_dir, sections=sections,
+                               **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Module(VMExecutable, {id(self):x})"
+
+
+SECTION_FUNCTIONS[VM_SECTION] = lambda lib, name: _executable_function(executable_of(lib), name)
 
 
 def _to_array(value):
@@ -69,8 +151,10 @@ class VirtualMachine:
     POOLED_ALLOCATOR = 2
 
     def __init__(self, exe: Executable, device, memory_cfg=None):
+        if isinstance(exe, Module):
+            exe = executable_of(exe)
         if not isinstance(exe, Executable):
-            raise TypeError(f"VirtualMachine: exe must be an Executable, got "
+            raise TypeError(f"VirtualMachine: exe must be an Executable or a Module, got "
                             f"{type(exe).__name__}")
         devices = device if isinstance(device, (list, tuple)) else [device]
         self.module = exe
@@ -184,4 +268,5 @@ class VirtualMachine:
         return BenchmarkResult(results)
 
 
-__all__ = ["Executable", "VirtualMachine", "register_executable_loader"]
+__all__ = ["Executable", "VirtualMachine", "register_executable_loader", "ExecutableModule",
+           "executable_of", "VM_SECTION"]

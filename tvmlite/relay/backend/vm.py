@@ -16,6 +16,7 @@ the ``dyn.*`` operators) run on the host: their shapes are read from the values.
 """
 from __future__ import annotations
 
+import io
 import pickle
 from typing import Any, Callable, Dict, List, Optional
 from typing import Tuple as _Pair
@@ -25,6 +26,7 @@ import numpy as np
 from ...contrib.graph_executor import GraphModule
 from ...error import TVMError
 from ...ir.module import GlobalVar, IRModule
+from ...runtime import module as _rt_module
 from ...runtime import ndarray as _nd
 from ...runtime import vm as _rt_vm
 from ...runtime.container import ADT
@@ -310,7 +312,7 @@ class Machine:
 
     def __init__(self, exe: "Executable", device):
         self.exe, self.device = exe, device
-        self.mod = exe.mod
+        self.mod = exe.ir_mod
         self.kernels: Dict[Any, _Kernel] = exe._kernels
         self.regions: Dict[int, _Region] = exe._regions
         self.stats = exe._cache_stats
@@ -334,6 +336,7 @@ class Machine:
         return [p.name_hint for p in self.function(name).params if p.name_hint not in bound]
 
     def invoke(self, name: str, args: list):
+        self.exe._check_late_bound()
         func = self.function(name)
         bound = self.exe.params if name == "main" else {}
         free = [p for p in func.params if p.name_hint not in bound]
@@ -676,11 +679,14 @@ def _check_arg(func_name: str, p: Var, a) -> None:
 # ------------------------------------------------------------------------- executable
 class Executable(_rt_vm.Executable):
     """What :func:`compile` returns (classic ``tvm.runtime.vm.Executable``): the relay
-    module, the target and the kernels compiled so far (shared by the VMs made of it)."""
+    module (``ir_mod``), the target and the kernels compiled so far (shared by the VMs made
+    of it). ``mod`` is the executable as a runtime module (``exe.mod.export_library``)."""
 
-    def __init__(self, mod: IRModule, target, params: Optional[Dict[str, Any]] = None,
+    def __init__(self, mod: IRModule, target=None, params: Optional[Dict[str, Any]] = None,
                  exec_name: str = "vm_mod"):
-        self.mod = mod
+        if isinstance(mod, _rt_module.Module):
+            return  # runtime.vm.Executable(lib): __new__ gave the executable lib holds
+        self.ir_mod = mod
         self.exec_name = exec_name
         self.target = target
         self.params = {k: v if isinstance(v, _nd.NDArray) else _nd.array(np.asarray(v))
@@ -689,9 +695,21 @@ class Executable(_rt_vm.Executable):
         self._regions: Dict[int, _Region] = {}
         self._cache_stats = {"hits": 0, "misses": 0}
         self._lib = None
+        self._mod = None
+        # late-bound constants: name -> the array of the Constant node (kept out of save());
+        # those not loaded yet (an executable read back without them)
+        self._late: Dict[str, _nd.NDArray] = {}
+        self._late_missing: set = set()
 
     def _machine(self, device) -> Machine:
         return Machine(self, device)
+
+    @property
+    def mod(self) -> _rt_vm.ExecutableModule:
+        """The executable as a runtime module (classic ``exe.mod``)."""
+        if self._mod is None:
+            self._mod = _rt_vm.ExecutableModule(self, self.lib)
+        return self._mod
 
     @property
     def cache_stats(self) -> Dict[str, int]:
@@ -702,7 +720,7 @@ class Executable(_rt_vm.Executable):
     def bytecode(self) -> str:
         """The program, as text (tvmlite's VM walks relay: there is no bytecode)."""
         lines = []
-        for i, (name, func) in enumerate(self.mod.functions.items()):
+        for i, (name, func) in enumerate(self.ir_mod.functions.items()):
             params = ", ".join(p.name_hint for p in getattr(func, "params", ()))
             try:
                 text = str(func)
@@ -714,20 +732,20 @@ class Executable(_rt_vm.Executable):
     @property
     def stats(self) -> str:
         """A summary: functions, ADTs, kernels compiled so far."""
-        return (f"Relay VM executable statistics:\n  Functions: {len(self.mod.functions)} "
-                f"{list(self.mod.functions)}\n  ADTs: {len(self.mod.type_definitions)}\n"
+        return (f"Relay VM executable statistics:\n  Functions: {len(self.ir_mod.functions)} "
+                f"{list(self.ir_mod.functions)}\n  ADTs: {len(self.ir_mod.type_definitions)}\n"
                 f"  Kernels compiled: {len(self._kernels)}\n")
 
     @property
     def globals(self) -> List[str]:
-        return list(self.mod.functions)
+        return list(self.ir_mod.functions)
 
     @property
     def primitive_ops(self) -> List[str]:
         """The operators the program calls."""
         from ..expr import post_order
         names = set()
-        for func in self.mod.functions.values():
+        for func in self.ir_mod.functions.values():
             if isinstance(func, Expr):
                 names |= {n.op.name for n in post_order(func)
                           if isinstance(n, Call) and isinstance(n.op, Op)}
@@ -748,17 +766,100 @@ class Executable(_rt_vm.Executable):
     def save(self) -> _Pair[bytes, Any]:
         """``(code, lib)``: the program serialized and a library to export;
         ``Executable.load_exec(code, lib)`` gives the executable back (its kernels are
-        compiled again on first use)."""
-        code = pickle.dumps(("tvmlite-relay-vm", 1, self.mod.functions, self.mod.type_definitions,
-                             _target_str(self.target),
-                             {k: v.numpy() for k, v in self.params.items()}))
-        return bytearray(code), self.lib
+        compiled again on first use). Late-bound constants are left out of ``code``."""
+        buf = io.BytesIO()
+        _Saver(buf, {id(a): (n, tuple(a.shape), str(a.dtype)) for n, a in self._late.items()})\
+            .dump(("tvmlite-relay-vm", 2, self.ir_mod.functions, self.ir_mod.type_definitions,
+                   _target_str(self.target), {k: v.numpy() for k, v in self.params.items()}))
+        return bytearray(buf.getvalue()), self.lib
+
+    # ------------------------------------------------------------ late-bound constants
+    def _mark_late_bound(self, byte_limit: int) -> Dict[str, _nd.NDArray]:
+        """Make the constants of at least ``byte_limit`` bytes late-bound; all of them."""
+        from ..expr import post_order
+        if not isinstance(byte_limit, int) or byte_limit < 0:
+            raise VMError(f"late-bound constants: byte_limit must be a non-negative int, got "
+                          f"{byte_limit!r}")
+        known = {id(a) for a in self._late.values()}
+        for func in self.ir_mod.functions.values():
+            if not isinstance(func, Expr):
+                continue
+            for n in post_order(func):
+                if isinstance(n, Constant) and id(n.data) not in known and \
+                        n.data.numpy().nbytes >= byte_limit:
+                    known.add(id(n.data))
+                    self._late[f"const_{len(self._late)}"] = n.data
+        return dict(self._late)
 
     def move_late_bound_consts(self, path: str, byte_limit: int = 256) -> None:
-        """Classic's late-bound constants: tvmlite keeps constants in the program."""
+        """Write the constants of at least ``byte_limit`` bytes to file ``path`` (in
+        ``save_param_dict``'s format) and leave them out of the saved executable."""
+        from ...runtime.params import save_param_dict_to_file
+        save_param_dict_to_file(self._mark_late_bound(byte_limit), path)
+
+    def get_late_bound_consts(self, byte_limit: int = 256) -> Dict[str, _nd.NDArray]:
+        """The constants of at least ``byte_limit`` bytes by name, left out of the saved
+        executable from now on."""
+        return self._mark_late_bound(byte_limit)
 
     def load_late_bound_consts(self, path: str) -> None:
-        """Classic's late-bound constants: tvmlite keeps constants in the program."""
+        """Load the late-bound constants that ``move_late_bound_consts`` wrote to ``path``."""
+        from ...runtime.params import load_param_dict
+        try:
+            with open(path, "rb") as fh:
+                blob = fh.read()
+        except OSError as e:
+            raise VMError(f"load_late_bound_consts: cannot read {path}: {e}") from None
+        self.load_late_bound_consts_from_map(load_param_dict(blob))
+
+    def load_late_bound_consts_from_map(self, consts: Dict[str, Any]) -> None:
+        """Load late-bound constants from ``{name: array}`` (``get_late_bound_consts``)."""
+        for name, value in dict(consts).items():
+            dst = self._late.get(name)
+            if dst is None:
+                raise VMError(f"load_late_bound_consts: the executable has no late-bound "
+                              f"constant {name!r} (it has {sorted(self._late)})")
+            src = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+            if tuple(src.shape) != tuple(dst.shape) or str(src.dtype) != str(dst.dtype):
+                raise VMError(f"load_late_bound_consts: constant {name!r} is "
+                              f"{tuple(dst.shape)} {dst.dtype}, got {tuple(src.shape)} "
+                              f"{src.dtype}")
+            if src is not dst._arr:
+                np.copyto(dst._arr, src)
+            self._late_missing.discard(name)
+
+    def _check_late_bound(self) -> None:
+        if self._late_missing:
+            raise VMError(f"VirtualMachine: late-bound constants {sorted(self._late_missing)} "
+                          "are not loaded; call load_late_bound_consts(path) first")
+
+
+class _Saver(pickle.Pickler):
+    """Pickles a program with its late-bound constants' arrays left out (by name)."""
+
+    def __init__(self, buf, late: Dict[int, tuple]):
+        super().__init__(buf)
+        self._late_ids = late
+
+    def persistent_id(self, obj):
+        if isinstance(obj, _nd.NDArray):
+            return self._late_ids.get(id(obj))
+        return None
+
+
+class _Loader(pickle.Unpickler):
+    """Unpickles a program; each late-bound constant becomes an array to fill."""
+
+    def __init__(self, buf):
+        super().__init__(buf)
+        self.late: Dict[str, _nd.NDArray] = {}
+
+    def persistent_load(self, pid):
+        name, shape, dtype = pid
+        arr = self.late.get(name)
+        if arr is None:
+            arr = self.late[name] = _nd.array(np.zeros(shape, dtype))
+        return arr
 
 
 def _target_str(target) -> Any:
@@ -777,16 +878,20 @@ def _marker_lib():
 
 def load_exec(code, lib) -> Executable:
     """The executable of ``code`` from :meth:`Executable.save` (``lib`` is not needed)."""
+    loader = _Loader(io.BytesIO(bytes(code)))
     try:
-        tag, version, functions, type_defs, target, params = pickle.loads(bytes(code))
+        tag, version, functions, type_defs, target, params = loader.load()
     except Exception as e:  # noqa: BLE001
         raise VMError(f"Executable.load_exec: the code is not a tvmlite VM executable ({e})") \
             from None
-    if tag != "tvmlite-relay-vm" or version != 1:
+    if tag != "tvmlite-relay-vm" or version != 2:
         raise VMError("Executable.load_exec: the code is not a tvmlite VM executable")
     mod = IRModule(dict(functions))
     mod.type_definitions.update(type_defs)
-    return Executable(mod, target, params)
+    exe = Executable(mod, target, params)
+    exe._late = dict(loader.late)
+    exe._late_missing = set(loader.late)
+    return exe
 
 
 _rt_vm.register_executable_loader(load_exec)
