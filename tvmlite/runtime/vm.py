@@ -6,14 +6,13 @@ its own (``exe._machine(device)``), so this layer does not depend on relay.
 """
 from __future__ import annotations
 
-import time
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
 from ..error import TVMError
 from . import ndarray as _nd
-from .module import SECTION_FUNCTIONS, BenchmarkResult, Module
+from .module import SECTION_FUNCTIONS, ExecutorModule, Module
 
 _LOADER: List[Callable[[bytes, Any], "Executable"]] = []
 
@@ -157,12 +156,13 @@ class VirtualMachine:
             raise TypeError(f"VirtualMachine: exe must be an Executable or a Module, got "
                             f"{type(exe).__name__}")
         devices = device if isinstance(device, (list, tuple)) else [device]
-        self.module = exe
         self._exec = exe
         self._dev = devices[0]
         self._machine = exe._machine(self._dev)
         self._inputs: Dict[str, list] = {}
         self._outputs: Optional[list] = None
+        #: the machine as a runtime module (classic ``vm.module``): its functions by name
+        self.module = ExecutorModule(self._function, "VirtualMachine")
 
     def _args(self, func_name: str, args, kwargs) -> list:
         names = self._machine.param_names(func_name)
@@ -254,18 +254,42 @@ class VirtualMachine:
         return len(self.get_outputs())
 
     def benchmark(self, device=None, *args, func_name: str = "main", repeat: int = 5,
-                  number: int = 5, min_repeat_ms=None, end_to_end: bool = False, **kwargs):
-        """Time ``func_name`` (seconds per run in a ``BenchmarkResult``)."""
+                  number: int = 5, min_repeat_ms=None, limit_zero_time_iterations: int = 100,
+                  end_to_end: bool = False, cooldown_interval_ms: int = 0,
+                  repeats_to_cooldown: int = 1, **kwargs):
+        """Time ``func_name`` through ``self.module.time_evaluator`` (seconds per run in a
+        ``BenchmarkResult``); ``end_to_end`` times passing the inputs ``args`` too."""
+        min_repeat_ms = 0 if min_repeat_ms is None else min_repeat_ms
+        opts = dict(repeat=repeat, number=number, min_repeat_ms=min_repeat_ms,
+                    limit_zero_time_iterations=limit_zero_time_iterations,
+                    cooldown_interval_ms=cooldown_interval_ms,
+                    repeats_to_cooldown=repeats_to_cooldown)
+        dev = device if device is not None else self._dev
+        if end_to_end:
+            inputs = self._args(func_name, args, kwargs)
+            return self.module.time_evaluator("invoke_return_to_device", dev, **opts)(
+                func_name, dev.device_type, dev.device_id, *inputs)
         if args or kwargs:
             self.set_input(func_name, *args, **kwargs)
-        self.invoke(func_name)
-        results = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            for _ in range(number):
-                self.invoke(func_name)
-            results.append((time.perf_counter() - t0) / number)
-        return BenchmarkResult(results)
+        return self.module.time_evaluator("invoke", dev, **opts)(func_name)
+
+    def _function(self, name: str) -> Callable:
+        """Classic's functions of the VM module, by name."""
+        table = {"invoke": self.invoke, "invoke_stateful": self.invoke_stateful,
+                 "set_input": self.set_input, "set_one_input": self.set_one_input,
+                 "get_output": lambda i: self.get_outputs()[i],
+                 "get_num_outputs": self.get_num_outputs,
+                 "get_input_index": lambda name, func="main": self.get_input_index(name, func),
+                 "invoke_return_to_device": self._invoke_return_to_device}
+        if name not in table:
+            raise TVMError(f"the VirtualMachine module has no function {name!r} (it has "
+                           f"{', '.join(table)})")
+        return table[name]
+
+    def _invoke_return_to_device(self, func_name: str, device_type: int, device_id: int,
+                                 *args):
+        """Run ``func_name`` on ``args`` (the result stays on this machine's device)."""
+        return self.invoke(func_name, *args)
 
 
 __all__ = ["Executable", "VirtualMachine", "register_executable_loader", "ExecutableModule",
