@@ -6,6 +6,7 @@ its own (``exe._machine(device)``), so this layer does not depend on relay.
 """
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 from ..error import TVMError
 from . import ndarray as _nd
 from .module import SECTION_FUNCTIONS, ExecutorModule, Module
+from .packed_func import register_func
 
 _LOADER: List[Callable[[bytes, Any], "Executable"]] = []
 
@@ -149,6 +151,12 @@ class VirtualMachine:
     NAIVE_ALLOCATOR = 1
     POOLED_ALLOCATOR = 2
 
+    def __new__(cls, exe=None, device=None, memory_cfg=None):
+        remote = getattr(exe, "_create_vm", None)
+        if remote is not None:  # a library loaded on an RPC server: the machine runs there
+            return remote(device[0] if isinstance(device, (list, tuple)) else device)
+        return super().__new__(cls)
+
     def __init__(self, exe: Executable, device, memory_cfg=None):
         if isinstance(exe, Module):
             exe = executable_of(exe)
@@ -280,17 +288,46 @@ class VirtualMachine:
                  "get_output": lambda i: self.get_outputs()[i],
                  "get_num_outputs": self.get_num_outputs,
                  "get_input_index": lambda name, func="main": self.get_input_index(name, func),
-                 "invoke_return_to_device": self._invoke_return_to_device}
+                 "invoke_return_to_device": self._invoke_return_to_device,
+                 "_invoke_flat": self._invoke_flat}
         if name not in table:
             raise TVMError(f"the VirtualMachine module has no function {name!r} (it has "
                            f"{', '.join(table)})")
         return table[name]
+
+    def get_function(self, name: str, query_imports: bool = False) -> Callable:
+        """Function ``name`` of the VM module (``invoke``, ``set_input`` ...)."""
+        return self._function(name)
+
+    def _invoke_flat(self, func_name: str) -> str:
+        """Run ``func_name`` on the inputs set, keep its arrays as the outputs and describe
+        its value as JSON: ``tree`` (an output index, or ``[tag, [fields]]`` for an ADT)
+        and ``types`` (shape and dtype per output). What an RPC client rebuilds it from."""
+        from .container import ADT
+        flat: list = []
+
+        def walk(v):
+            if isinstance(v, ADT):
+                return [int(v.tag), [walk(f) for f in v]]
+            if not isinstance(v, _nd.NDArray):
+                raise TVMError(f"VirtualMachine: {func_name!r} returned a "
+                               f"{type(v).__name__}; only tensors and ADTs of them can be "
+                               "sent back")
+            flat.append(v)
+            return len(flat) - 1
+
+        tree = walk(self.invoke(func_name))
+        self._outputs = flat
+        return json.dumps({"tree": tree,
+                           "types": [[list(a.shape), str(a.dtype)] for a in flat]})
 
     def _invoke_return_to_device(self, func_name: str, device_type: int, device_id: int,
                                  *args):
         """Run ``func_name`` on ``args`` (the result stays on this machine's device)."""
         return self.invoke(func_name, *args)
 
+
+register_func("tvmlite.vm.create", lambda lib, dev: VirtualMachine(lib, dev), override=True)
 
 __all__ = ["Executable", "VirtualMachine", "register_executable_loader", "ExecutableModule",
            "executable_of", "VM_SECTION"]
