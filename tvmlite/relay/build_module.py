@@ -235,6 +235,7 @@ class _GraphCodegen:
         self.entry: Dict[int, List[Tuple[int, int]]] = {}
         self.func = func
         self._input_names: Optional[set] = None
+        self.alias: Dict[int, int] = {}  # a __nop's output entry -> its input entry
 
     def _add_node(self, node: dict, types: List[TensorType]) -> int:
         nid = len(self.nodes)
@@ -269,6 +270,8 @@ class _GraphCodegen:
         return self.entry[id(c)]
 
     def _kernel(self, call: Call) -> List[Tuple[int, int]]:
+        if is_reshape_only(call.op):
+            return self._nop(call)
         prim, lifted = _lift_constants(call.op)
         text = astext(prim)
         fname = self.funcs.get(text)
@@ -296,10 +299,23 @@ class _GraphCodegen:
                               "inputs": [[e[0], e[1], 0] for e in inputs]}, types)
         return [(nid, i) for i in range(len(types))]
 
+    def _nop(self, call: Call) -> List[Tuple[int, int]]:
+        """A reshape-only function: a ``__nop`` node whose output shares its input's
+        storage (classic: the flat bytes are the same, nothing runs)."""
+        (src,) = self.entry[id(call.args[0])]
+        nid = self._add_node({"op": "tvm_op", "name": group_name(call.op),
+                              "attrs": {"func_name": "__nop", "num_inputs": "1",
+                                        "num_outputs": "1", "flatten_data": "0"},
+                              "inputs": [[src[0], src[1], 0]]}, [call.checked_type])
+        self.alias[self.row_ptr[nid]] = self.row_ptr[src[0]] + src[1]
+        return [(nid, 0)]
+
     def _plan_storage(self, heads: List[List[int]]) -> List[int]:
         """A storage id per entry: a kernel's output takes the smallest free storage that is
         large enough (or a new one) before the kernel's inputs are released, so an output
-        never aliases an input; inputs, params and outputs keep storages of their own."""
+        never aliases an input; a ``__nop``'s output is its input's storage. Inputs, params
+        and outputs keep storages of their own; a storage is free again once no entry in it
+        is read any more."""
         n_entries = len(self.shapes)
         pinned = {self.row_ptr[nid] for nid in self.arg_nodes}
         pinned |= {self.row_ptr[h[0]] + h[1] for h in heads}
@@ -310,22 +326,30 @@ class _GraphCodegen:
         sid = [-1] * n_entries
         sizes: List[int] = []
         free: List[int] = []
+        storage_refs: Dict[int, int] = {}
+        pinned_storage: set = set()
         for nid, node in enumerate(self.nodes):
             for eid in range(self.row_ptr[nid], self.row_ptr[nid + 1]):
-                need = _nbytes(self.shapes[eid], self.dtypes[eid])
-                fits = [s for s in free if sizes[s] >= need] if eid not in pinned else []
-                if fits:
-                    best = min(fits, key=lambda s: sizes[s])
-                    free.remove(best)
-                    sid[eid] = best
+                if eid in self.alias:
+                    sid[eid] = sid[self.alias[eid]]
                 else:
-                    sid[eid] = len(sizes)
-                    sizes.append(need)
+                    need = _nbytes(self.shapes[eid], self.dtypes[eid])
+                    fits = [s for s in free if sizes[s] >= need] if eid not in pinned else []
+                    if fits:
+                        best = min(fits, key=lambda s: sizes[s])
+                        free.remove(best)
+                        sid[eid] = best
+                    else:
+                        sid[eid] = len(sizes)
+                        sizes.append(need)
+                storage_refs[sid[eid]] = storage_refs.get(sid[eid], 0) + refs[eid]
+                if eid in pinned:
+                    pinned_storage.add(sid[eid])
             for in_nid, idx, _ in node["inputs"]:
-                eid = self.row_ptr[in_nid] + idx
-                refs[eid] -= 1
-                if refs[eid] == 0 and eid not in pinned:
-                    free.append(sid[eid])
+                s = sid[self.row_ptr[in_nid] + idx]
+                storage_refs[s] -= 1
+                if storage_refs[s] == 0 and s not in pinned_storage:
+                    free.append(s)
         return sid
 
     def run(self) -> str:
@@ -364,6 +388,25 @@ class _GraphCodegen:
             "node_row_ptr": self.row_ptr,
         }
         return json.dumps(graph, indent=2)
+
+
+#: operators that only reinterpret their input's flat data (classic ``TReshapeOp``)
+RESHAPE_OPS = frozenset(("reshape", "contrib_reverse_reshape", "squeeze", "expand_dims",
+                         "nn.batch_flatten", "dyn.reshape", "dyn.squeeze"))
+
+
+def is_reshape_only(prim: Function) -> bool:
+    """Whether primitive function ``prim`` only reshapes its one tensor parameter (classic
+    ``relay.reshape_only``): its output is then the input's storage, nothing runs."""
+    if len(prim.params) != 1 or not isinstance(prim.params[0].checked_type, TensorType) \
+            or not isinstance(prim.body, Call):
+        return False
+    n = prim.body
+    while isinstance(n, Call):
+        if not isinstance(n.op, Op) or n.op.name not in RESHAPE_OPS or len(n.args) != 1:
+            return False
+        n = n.args[0]
+    return n is prim.params[0] and isinstance(prim.body.checked_type, TensorType)
 
 
 def _lift_constants(prim: Function) -> Tuple[Function, List[Constant]]:
