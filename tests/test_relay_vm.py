@@ -307,3 +307,29 @@ def test_export_library_and_late_bound_constants(tmp_path):
         loaded.load_late_bound_consts_from_map({"nope": np.zeros(1)})
     with pytest.raises(TVMError, match="holds no VM executable"):
         rvm.Executable(exe.lib)
+
+
+def test_reshape_only_regions_are_views_and_the_listing_names_the_steps():
+    x = relay.var("x", shape=(relay.Any(), 16))
+    shp = relay.var("shp", shape=(3,), dtype="int64")
+    f = relay.Function([x, shp], relay.Tuple([
+        relay.reshape(relay.reshape(x, (-1, 4)), (0, 2, -1)),   # one reshape-only region
+        relay.reshape(x, shp),                                  # dyn.reshape on the host
+        relay.copy(relay.reshape(x, (-1,)))]))                  # a kernel
+    exe, vm = _vm(f)
+    code = exe.bytecode
+    assert code.count("reshape_tensor") == 2 and "alloc_tensor_reg" in code
+    assert "invoke_packed" in code and code.startswith("VM Function[0]: main(x, shp)")
+    for n in (2, 5):
+        xn = rng.random((n, 16), "float32")
+        a = tvm.nd.array(xn)
+        r, d, c = vm.run(a, np.array([n, 8, 2], "int64"))
+        np.testing.assert_array_equal(r.numpy(), xn.reshape(n * 4, 2, 2))
+        np.testing.assert_array_equal(d.numpy(), xn.reshape(n, 8, 2))
+        np.testing.assert_array_equal(c.numpy(), xn.reshape(-1))
+        # reshapes share the input's memory (classic reshape_tensor); copy does not
+        assert np.shares_memory(r._arr, a._arr) and np.shares_memory(d._arr, a._arr)
+        assert not np.shares_memory(c._arr, a._arr)
+    y = relay.var("y", shape=(1, 1))
+    exe, _ = _vm(relay.Function([y], relay.copy(relay.reshape(y, [0, 1]))))
+    assert "alloc_tensor " in exe.bytecode and "alloc_tensor_reg" not in exe.bytecode

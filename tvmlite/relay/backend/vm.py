@@ -38,6 +38,7 @@ from ..adt import (
     PatternVar,
     PatternWildcard,
 )
+from ..build_module import RESHAPE_OPS
 from ..expr import (
     Call,
     Constant,
@@ -195,7 +196,7 @@ class _Region:
     """A dataflow region: ``root`` (an operator call), its inner nodes in post order and
     its inputs (``leaves``, evaluated by the machine)."""
 
-    __slots__ = ("root", "nodes", "leaves")
+    __slots__ = ("root", "nodes", "leaves", "reshape_only")
 
     def __init__(self, root: Expr):
         self.root = root
@@ -217,6 +218,10 @@ class _Region:
             stack.append((n, True))
             for c in reversed(_inner_children(n)):
                 stack.append((c, False))
+        # only reshapes of one tensor (classic's reshape_tensor): a view, nothing runs
+        self.reshape_only = len(self.leaves) == 1 and all(
+            isinstance(n, Call) and n.op.name in RESHAPE_OPS and len(n.args) == 1
+            for n in self.nodes)
 
 
 def _signature(value) -> Any:
@@ -283,6 +288,20 @@ def _all_empty(ty) -> bool:
     if isinstance(ty, TupleType):
         return all(_all_empty(f) for f in ty.fields)
     return isinstance(ty, TensorType) and 0 in ty.shape
+
+
+class _ReshapeKernel:
+    """A reshape-only region or operator for one input type: its input viewed in the
+    output shape (classic ``reshape_tensor``; VM values are never written in place)."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, shape):
+        self.shape = tuple(int(d) for d in shape)
+
+    def __call__(self, flat: list):
+        (src,) = flat
+        return _nd.NDArray(src._arr.reshape(self.shape), src.device, src.dtype)
 
 
 class _EmptyKernel:
@@ -556,7 +575,8 @@ class Machine:
             params: List[Var] = []
             flat: list = []
             leaves = [_leaf_expr(v, f"vm_input{i}", params, flat) for i, v in enumerate(args)]
-            kernel = self.kernels[key] = self._build(params, make_call(name, leaves, **attrs))
+            kernel = self.kernels[key] = self._build(params, make_call(name, leaves, **attrs),
+                                                     name in RESHAPE_OPS)
         else:
             self.stats["hits"] += 1
         flat = []
@@ -585,14 +605,17 @@ class Machine:
             memo[id(leaf)] = _leaf_expr(value, f"vm_input{i}", params, flat)
         for n in region.nodes:
             memo[id(n)] = _copy(n, memo)
-        return self._build(params, memo[id(region.root)])
+        return self._build(params, memo[id(region.root)], region.reshape_only)
 
-    def _build(self, params: List[Var], body: Expr):
-        """``fn(params) { body }`` built by relay.build for the executable's target."""
+    def _build(self, params: List[Var], body: Expr, reshape_only: bool = False):
+        """``fn(params) { body }`` built by relay.build for the executable's target (a
+        view of the input when it only reshapes it)."""
         from ..build_module import build
         from ..transform.infer_type import infer_type
         func = Function(params, body)
         infer_type(func)
+        if reshape_only and len(params) == 1 and isinstance(func.body.checked_type, TensorType):
+            return _ReshapeKernel(func.body.checked_type.shape)
         if _all_empty(func.body.checked_type):
             # a region whose results are all empty gives them without running
             return _EmptyKernel(func.body.checked_type)
@@ -718,16 +741,29 @@ class Executable(_rt_vm.Executable):
 
     @property
     def bytecode(self) -> str:
-        """The program, as text (tvmlite's VM walks relay: there is no bytecode)."""
-        lines = []
-        for i, (name, func) in enumerate(self.ir_mod.functions.items()):
-            params = ", ".join(p.name_hint for p in getattr(func, "params", ()))
-            try:
-                text = str(func)
-            except Exception:  # noqa: BLE001  (ADT nodes the printer does not know)
-                text = f"fn of {len(func.params)} parameter(s)"
-            lines.append(f"VM Function[{i}]: {name}({params})\n{text}")
-        return "\n".join(lines)
+        """The steps the machine takes for each function, as classic's instructions (the VM
+        walks relay, so this is a listing of its steps, not code it reads): a dataflow
+        region is ``alloc_storage``, ``alloc_tensor`` (``alloc_tensor_reg`` when its result
+        shape is only known at run time) and ``invoke_packed``; a region that only reshapes
+        its input is ``reshape_tensor`` (a view, nothing runs)."""
+        from ...deep_recursion import run_deep
+        from ..transform import InferType
+        try:
+            mod = InferType()(self.ir_mod)
+        except (TVMError, ValueError):  # a program inference refuses may still run: list
+            # it untyped (symbolic dims some relations cannot compare raise ValueError)
+            mod = self.ir_mod
+        out = []
+        for i, (name, func) in enumerate(mod.functions.items()):
+            if not isinstance(func, Function):
+                continue
+            lst = _Listing(func)
+            run_deep(lst.function)
+            params = ", ".join(p.name_hint for p in func.params)
+            out.append(f"VM Function[{i}]: {name}({params})\n# reg file size = {lst.regs}\n"
+                       f"# instruction count = {len(lst.lines)}\n"
+                       + "".join(f"{k:3d}: {line}\n" for k, line in enumerate(lst.lines)))
+        return "\n".join(out)
 
     @property
     def stats(self) -> str:
@@ -832,6 +868,136 @@ class Executable(_rt_vm.Executable):
         if self._late_missing:
             raise VMError(f"VirtualMachine: late-bound constants {sorted(self._late_missing)} "
                           "are not loaded; call load_late_bound_consts(path) first")
+
+
+class _Listing:
+    """The instructions :attr:`Executable.bytecode` lists for one function."""
+
+    def __init__(self, func: Function):
+        self.func = func
+        self.lines: List[str] = []
+        self.regs = 0
+        self.env: Dict[int, str] = {}
+
+    def reg(self) -> str:
+        self.regs += 1
+        return f"${self.regs - 1}"
+
+    def emit(self, text: str) -> None:
+        self.lines.append(text)
+
+    def function(self) -> None:
+        for p in self.func.params:
+            self.env[id(p)] = self.reg()
+        self.emit(f"ret {self.expr(self.func.body)}")
+
+    def expr(self, e: Expr) -> str:  # noqa: C901  (one case per node kind)
+        got = self.env.get(id(e))
+        if got is not None:
+            return got
+        if isinstance(e, Let):
+            while isinstance(e, Let):
+                self.env[id(e.var)] = self.expr(e.value)
+                e = e.body
+            return self.expr(e)
+        r = None
+        if isinstance(e, Constant):
+            r = self.reg()
+            self.emit(f"load_const {r} Const[{tuple(e.data.shape)}, {e.data.dtype}]")
+        elif isinstance(e, Call) and isinstance(e.op, Op):
+            r = self.op_call(e)
+        elif isinstance(e, Tuple) and not (e.fields and all(
+                isinstance(f, Call) and isinstance(f.op, Op) and not _on_host(f)
+                for f in e.fields)):
+            fields = [self.expr(f) for f in e.fields]
+            r = self.reg()
+            self.emit(f"alloc_data {r} tag(0) [{', '.join(fields)}]")
+        elif isinstance(e, Tuple):
+            r = self.region(e)
+        elif isinstance(e, TupleGetItem):
+            if _is_inner(e):
+                r = self.region(e)
+            else:
+                t = self.expr(e.tuple_value)
+                r = self.reg()
+                self.emit(f"get_field {r} {t}[{e.index}]")
+        elif isinstance(e, If):
+            c = self.expr(e.cond)
+            r = self.reg()
+            at = len(self.lines)
+            self.emit("")
+            self.emit(f"move {r} {self.expr(e.true_branch)}")
+            jump = len(self.lines)
+            self.emit("")
+            self.lines[at] = f"if {c} {jump + 1 - at}"
+            self.emit(f"move {r} {self.expr(e.false_branch)}")
+            self.lines[jump] = f"goto {len(self.lines) - jump}"
+        elif isinstance(e, Call):
+            args = [self.expr(a) for a in e.args]
+            r = self.reg()
+            if isinstance(e.op, GlobalVar):
+                self.emit(f"invoke {r} VMFunc[{e.op.name_hint}]({', '.join(args)})")
+            elif isinstance(e.op, Constructor):
+                self.emit(f"alloc_data {r} tag({e.op.tag}) [{', '.join(args)}]")
+            else:
+                f = self.expr(e.op)
+                self.emit(f"invoke_closure {r} {f}({', '.join(args)})")
+        elif isinstance(e, Function):
+            r = self.reg()
+            self.emit(f"alloc_closure {r} fn of {len(e.params)} parameter(s)")
+        elif isinstance(e, (GlobalVar, Constructor)):
+            r = self.reg()
+            self.emit(f"alloc_closure {r} {e.name_hint}")
+        elif isinstance(e, Match):
+            d = self.expr(e.data)
+            r = self.reg()
+            self.emit(f"get_tag {r} {d}")
+            for c in e.clauses:
+                self.emit(f"move {r} {self.expr(c.rhs)}")
+        else:  # references: host steps
+            r = self.reg()
+            self.emit(f"{type(e).__name__.lower()} {r}")
+        self.env[id(e)] = r
+        return r
+
+    def op_call(self, e: Call) -> str:
+        if not _on_host(e):
+            return self.region(e)
+        args = [self.expr(a) for a in e.args]
+        r = self.reg()
+        if e.op.name == "shape_of":
+            self.emit(f"shape_of {r} {args[0]}")
+        elif e.op.name in ("dyn.reshape", "dyn.squeeze"):
+            self.emit(f"reshape_tensor {r} {', '.join(args)}")
+        else:
+            self.emit(f"alloc_tensor_reg {r} (shape from the values of {', '.join(args)})")
+            self.emit(f"invoke_packed PackedFunc[{e.op.name}] ({', '.join(args + [r])})")
+        return r
+
+    def region(self, e: Expr) -> str:
+        region = _Region(e)
+        ins = [self.expr(x) for x in region.leaves]
+        r = self.reg()
+        if region.reshape_only:
+            self.emit(f"reshape_tensor {r} {ins[0]}")
+            return r
+        ty = getattr(e, "_checked_type", None)
+        static = ty is not None and _static(ty)
+        self.emit(f"alloc_storage {r}")
+        if static:
+            self.emit(f"alloc_tensor {r} {type_str(ty)}")
+        else:
+            self.emit(f"alloc_tensor_reg {r} (shape of the inputs' types)")
+        names = sorted({n.op.name for n in region.nodes if isinstance(n, Call)})
+        self.emit(f"invoke_packed PackedFunc[fused_{'_'.join(names)}] "
+                  f"({', '.join(ins + [r])})")
+        return r
+
+
+def _static(ty) -> bool:
+    if isinstance(ty, TupleType):
+        return all(_static(f) for f in ty.fields)
+    return isinstance(ty, TensorType) and all(isinstance(d, int) for d in ty.shape)
 
 
 class _Saver(pickle.Pickler):
