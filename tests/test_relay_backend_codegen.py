@@ -105,3 +105,44 @@ def test_nop_storage_is_not_reused_while_its_alias_is_read():
     np.testing.assert_allclose(got[0], np.exp(xn).reshape(3, 35) @ (1 / (1 + np.exp(-wn))).T,
                                rtol=1e-5)
     np.testing.assert_allclose(got[1], np.abs(wn), rtol=1e-5)
+
+
+def test_graph_plan_memory_cycles_through_two_storages():
+    x, y = relay.var("x", shape=(10,)), relay.var("y", shape=(1,))
+    z = relay.add(x, relay.exp(y))
+    for _ in range(5):
+        z = relay.exp(z)
+    mod = tvm.IRModule.from_expr(relay.Function([x, y], z))
+    mod = relay.transform.InferType()(relay.transform.FuseOps(0)(
+        relay.transform.InferType()(mod)))
+    plan = relay.backend._backend.GraphPlanMemory(mod["main"]).expr_to_storage_info
+    sizes = {}
+    for info in plan.values():
+        assert info.device_types == [1]
+        sizes.update(zip(info.storage_ids, info.storage_sizes))
+    # the inputs keep theirs; the 4-byte exp's storage is grown and reused (classic)
+    assert sizes == {0: 40, 1: 4, 2: 4, 3: 40}
+    with pytest.raises(TVMError, match="expects a relay Function"):
+        relay.backend._backend.GraphPlanMemory(mod)
+
+
+def test_storage_reuse_within_the_match_range_keeps_results():
+    # tensors of 4 B .. 2 KiB: storages are reused and grown, never while read
+    x = relay.var("x", shape=(8, 64))
+    a = relay.exp(relay.sum(x, axis=1, keepdims=True))           # 32 B
+    b = relay.nn.relu(x * a)                                     # 2 KiB
+    c = relay.sum(b, axis=0)                                     # 256 B
+    d = relay.sigmoid(relay.sum(c))                              # 4 B
+    e = relay.tanh(b - d)                                        # 2 KiB
+    f = relay.Tuple([relay.sum(e * relay.expand_dims(c, 0), axis=1), d])
+    xn = rng.standard_normal((8, 64)).astype("float32") * 0.1
+    graph, got = _run(relay.Function([x], f), xn)
+    sids = graph["attrs"]["storage_id"][1]
+    assert len(set(sids)) < len(sids)  # something was reused
+    _check_no_clobber(graph)
+    an = np.exp(xn.sum(1, keepdims=True))
+    bn = np.maximum(xn * an, 0)
+    cn = bn.sum(0)
+    dn = 1 / (1 + np.exp(-cn.sum()))
+    np.testing.assert_allclose(got[0], (np.tanh(bn - dn) * cn[None]).sum(1), rtol=1e-4)
+    np.testing.assert_allclose(got[1], dn, rtol=1e-5)

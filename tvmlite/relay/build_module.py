@@ -236,6 +236,9 @@ class _GraphCodegen:
         self.func = func
         self._input_names: Optional[set] = None
         self.alias: Dict[int, int] = {}  # a __nop's output entry -> its input entry
+        self.lower = True  # False: plan the graph only (no kernel is compiled)
+        self.exprs: Dict[int, Expr] = {}  # the nodes with entries, by id
+        self.first_size: List[int] = []  # per storage: bytes of the entry it was made for
 
     def _add_node(self, node: dict, types: List[TensorType]) -> int:
         nid = len(self.nodes)
@@ -283,7 +286,8 @@ class _GraphCodegen:
                 k += 1
                 fname = f"{base}_{k}"
             self.funcs[text] = fname
-            self.lowered[fname] = lower_primitive(prim, self.target, fname)[fname]
+            self.lowered[fname] = lower_primitive(prim, self.target, fname)[fname] \
+                if self.lower else prim
         inputs = []
         for a in call.args:
             inputs.extend(self.entry[id(a)])
@@ -311,14 +315,15 @@ class _GraphCodegen:
         return [(nid, 0)]
 
     def _plan_storage(self, heads: List[List[int]]) -> List[int]:
-        """A storage id per entry: a kernel's output takes the smallest free storage that is
-        large enough (or a new one) before the kernel's inputs are released, so an output
-        never aliases an input; a ``__nop``'s output is its input's storage. Inputs, params
-        and outputs keep storages of their own; a storage is free again once no entry in it
-        is read any more."""
+        """A storage id per entry (classic's plan): a kernel's output takes a free storage
+        of a similar size (:func:`_reuse`), grown if needed, or a new one, before the
+        kernel's inputs are released, so an output never aliases an input; a ``__nop``'s
+        output is its input's storage. Inputs and params keep storages of their own; the
+        storage of an input or an output is never freed, any other is free again once no
+        entry in it is read any more."""
         n_entries = len(self.shapes)
-        pinned = {self.row_ptr[nid] for nid in self.arg_nodes}
-        pinned |= {self.row_ptr[h[0]] + h[1] for h in heads}
+        inputs = {self.row_ptr[nid] for nid in self.arg_nodes}
+        pinned = inputs | {self.row_ptr[h[0]] + h[1] for h in heads}
         refs = [0] * n_entries
         for node in self.nodes:
             for nid, idx, _ in node["inputs"]:
@@ -334,14 +339,15 @@ class _GraphCodegen:
                     sid[eid] = sid[self.alias[eid]]
                 else:
                     need = _nbytes(self.shapes[eid], self.dtypes[eid])
-                    fits = [s for s in free if sizes[s] >= need] if eid not in pinned else []
-                    if fits:
-                        best = min(fits, key=lambda s: sizes[s])
+                    best = None if eid in inputs else _reuse(free, sizes, need)
+                    if best is not None:
                         free.remove(best)
+                        sizes[best] = max(sizes[best], need)
                         sid[eid] = best
                     else:
                         sid[eid] = len(sizes)
                         sizes.append(need)
+                        self.first_size.append(need)
                 storage_refs[sid[eid]] = storage_refs.get(sid[eid], 0) + refs[eid]
                 if eid in pinned:
                     pinned_storage.add(sid[eid])
@@ -355,9 +361,11 @@ class _GraphCodegen:
     def run(self) -> str:
         for p in self.func.params:
             self.entry[id(p)] = self._input(p.name_hint, p.checked_type)
+            self.exprs[id(p)] = p
         for n in post_order(self.func.body, dataflow_children):
             if id(n) in self.entry:
                 continue
+            self.exprs[id(n)] = n
             if isinstance(n, Var):
                 raise TVMError(f"relay.build: free variable %{n.name_hint}")
             if isinstance(n, Constant):
@@ -378,16 +386,78 @@ class _GraphCodegen:
             else:
                 raise TVMError(f"relay.build: {type(n).__name__} is not supported")
         heads = [[nid, idx, 0] for nid, idx in self.entry[id(self.func.body)]]
+        self.storage_ids = self._plan_storage(heads)
         graph = {
             "nodes": self.nodes,
             "arg_nodes": self.arg_nodes,
             "heads": heads,
             "attrs": {"shape": ["list_shape", self.shapes],
                       "dltype": ["list_str", self.dtypes],
-                      "storage_id": ["list_int", self._plan_storage(heads)]},
+                      "storage_id": ["list_int", self.storage_ids]},
             "node_row_ptr": self.row_ptr,
         }
         return json.dumps(graph, indent=2)
+
+
+class StorageInfo:
+    """Where one expression's values live (classic ``relay.StorageInfo``): a storage id,
+    a device type and a size in bytes per tensor of its value."""
+
+    def __init__(self, storage_ids: List[int], device_types: List[int],
+                 storage_sizes: List[int]):
+        self.storage_ids = storage_ids
+        self.device_types = device_types
+        self.storage_sizes = storage_sizes
+
+    def __repr__(self) -> str:
+        return (f"StorageInfo(storage_ids={self.storage_ids}, device_types="
+                f"{self.device_types}, storage_sizes={self.storage_sizes})")
+
+
+class StaticMemoryPlan:
+    """Classic ``relay.backend.StaticMemoryPlan``: ``expr_to_storage_info`` maps each
+    parameter and each value the graph computes to its :class:`StorageInfo`."""
+
+    def __init__(self, expr_to_storage_info: Dict[Expr, StorageInfo]):
+        self.expr_to_storage_info = expr_to_storage_info
+
+
+def plan_memory(func: Function) -> StaticMemoryPlan:
+    """The graph executor's storage plan of fused, typed ``func`` (``FuseOps`` then
+    ``InferType``; classic ``GraphPlanMemory``) without compiling its kernels. A storage's
+    size is that of the tensor it was made for (classic); the executor allocates the largest
+    tensor placed in it."""
+    if not isinstance(func, Function):
+        raise TVMError(f"GraphPlanMemory expects a relay Function, got {type(func).__name__}")
+    cg = _GraphCodegen(func, Target("llvm"))
+    cg.lower = False
+    cg.run()
+    plan: Dict[Expr, StorageInfo] = {}
+    for key, entries in cg.entry.items():
+        expr = cg.exprs.get(key)
+        if expr is None or not entries:
+            continue
+        ids = [cg.storage_ids[cg.row_ptr[nid] + idx] for nid, idx in entries]
+        plan[expr] = StorageInfo(ids, [1] * len(ids), [cg.first_size[i] for i in ids])
+    return StaticMemoryPlan(plan)
+
+
+#: a free storage is reused for a request of ``need`` bytes when its size is within this
+#: factor of ``need`` (classic's ``match_range``)
+MATCH_RANGE = 16
+
+
+def _reuse(free: List[int], sizes: List[int], need: int) -> Optional[int]:
+    """The free storage a request of ``need`` bytes takes (classic's 1-D token allocator):
+    the smallest of at least ``need`` bytes and at most ``need * MATCH_RANGE``, else the
+    largest smaller one of at least ``need // MATCH_RANGE`` (it grows); None: allocate."""
+    larger = [(sizes[s], k) for k, s in enumerate(free)
+              if need <= sizes[s] <= need * MATCH_RANGE]
+    if larger:
+        return free[min(larger)[1]]
+    smaller = [(sizes[s], k) for k, s in enumerate(free)
+               if need // MATCH_RANGE <= sizes[s] < need]
+    return free[max(smaller)[1]] if smaller else None
 
 
 #: operators that only reinterpret their input's flat data (classic ``TReshapeOp``)
