@@ -1050,7 +1050,7 @@ def load_exec(code, lib) -> Executable:
     except Exception as e:  # noqa: BLE001
         raise VMError(f"Executable.load_exec: the code is not a tvmlite VM executable ({e})") \
             from None
-    if tag != "tvmlite-relay-vm" or version != 2:
+    if tag != "tvmlite-relay-vm" or version not in (1, 2):  # 1: before late-bound constants
         raise VMError("Executable.load_exec: the code is not a tvmlite VM executable")
     mod = IRModule(dict(functions))
     mod.type_definitions.update(type_defs)
