@@ -236,3 +236,100 @@ def test_vm_compiler_optimize_binds_params():
     got = rvm.VirtualMachine(comp.get_exec(), tvm.cpu()).run(xn).numpy()
     want = relay.create_executor("graph", mod=mod, params=params).evaluate()(xn).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_debug_op_calls_its_function_in_the_vm_and_is_identity_when_built():
+    x = relay.var("x", shape=(3, 5))
+    seen = []
+    prog = relay.op.debug(x * relay.const(2.0), debug_func=lambda v: seen.append(v.numpy()))
+    f = relay.Function([x], prog + relay.const(1.0))
+    xn = rng.random((3, 5), "float32")
+    _, vm = _vm(f)
+    np.testing.assert_allclose(vm.run(xn).numpy(), 2 * xn + 1, rtol=1e-6)
+    assert len(seen) == 1
+    np.testing.assert_allclose(seen[0], 2 * xn, rtol=1e-6)
+    val = relay.create_executor().evaluate(relay.op.debug(relay.const(4, "int32")))
+    assert int(val.numpy()) == 4
+    built = relay.create_executor("graph", mod=tvm.IRModule.from_expr(f)).evaluate()
+    np.testing.assert_allclose(built(xn).numpy(), 2 * xn + 1, rtol=1e-6)
+    assert len(seen) == 1  # compiled, it does not call back
+    with pytest.raises(TVMError, match="debug_func must be callable"):
+        relay.op.debug(x, debug_func=3)
+
+
+def test_regions_with_empty_inputs_and_one_field_tuple_input():
+    data = relay.var("data", shape=(1, relay.Any(), 5))
+    f = relay.Function([data], relay.vision.get_valid_counts(data, 0.5, 0, 0).astuple())
+    _, vm = _vm(f)
+    for n in (0, 7):
+        xn = rng.random((1, n, 5), "float32")
+        count, boxes, ids = vm.run(xn)
+        keep = xn[0, :, 0] > 0.5
+        assert int(count.numpy()[0]) == int(keep.sum())
+        assert boxes.numpy().shape == (1, n, 5) and ids.numpy().shape == (1, n)
+        np.testing.assert_allclose(boxes.numpy()[0, :keep.sum()], xn[0, keep])
+    # classic's kernels take a tuple's fields: invoke("main", [x]) runs as invoke("main", x)
+    y = relay.var("y", shape=(4,))
+    _, vm = _vm(relay.Function([y], y + relay.const(1.0)))
+    yn = rng.random(4, "float32")
+    np.testing.assert_allclose(vm.invoke("main", [yn]).numpy(), yn + 1)
+    with pytest.raises(TVMError, match="expects Tensor"):
+        vm.invoke("main", [yn, yn])
+
+
+def test_export_library_and_late_bound_constants(tmp_path):
+    x = relay.var("x", shape=(relay.Any(), 33))
+    big = rng.random((5, 33), "float32")[1:4].sum(0)  # 132 bytes
+    small = rng.random(1, "float32")
+    f = relay.Function([x], x * relay.const(big) + relay.const(small))
+    exe = relay.vm.compile(tvm.IRModule.from_expr(f), "llvm")
+    consts = str(tmp_path / "consts")
+    exe.move_late_bound_consts(consts, byte_limit=100)
+    path = str(tmp_path / "vm.so")
+    exe.mod.export_library(path)
+    xn = rng.random((7, 33), "float32")
+    want = xn * big + small
+    # loaded without its constants, the program refuses to run
+    lib = tvm.runtime.load_module(path)
+    vm = rvm.VirtualMachine(lib, tvm.cpu())
+    with pytest.raises(TVMError, match="late-bound constants"):
+        vm.run(xn)
+    lib["load_late_bound_consts"](consts)
+    np.testing.assert_allclose(vm.run(xn).numpy(), want, rtol=1e-6)
+    # through the Executable wrapper, from a map
+    consts_map = exe.get_late_bound_consts(byte_limit=100)
+    assert list(consts_map) == ["const_0"]
+    loaded = rvm.Executable(tvm.runtime.load_module(path))
+    loaded.load_late_bound_consts_from_map(consts_map)
+    np.testing.assert_allclose(rvm.VirtualMachine(loaded, tvm.cpu()).run(xn[:2]).numpy(),
+                               want[:2], rtol=1e-6)
+    with pytest.raises(TVMError, match="no late-bound constant 'nope'"):
+        loaded.load_late_bound_consts_from_map({"nope": np.zeros(1)})
+    with pytest.raises(TVMError, match="holds no VM executable"):
+        rvm.Executable(exe.lib)
+
+
+def test_reshape_only_regions_are_views_and_the_listing_names_the_steps():
+    x = relay.var("x", shape=(relay.Any(), 16))
+    shp = relay.var("shp", shape=(3,), dtype="int64")
+    f = relay.Function([x, shp], relay.Tuple([
+        relay.reshape(relay.reshape(x, (-1, 4)), (0, 2, -1)),   # one reshape-only region
+        relay.reshape(x, shp),                                  # dyn.reshape on the host
+        relay.copy(relay.reshape(x, (-1,)))]))                  # a kernel
+    exe, vm = _vm(f)
+    code = exe.bytecode
+    assert code.count("reshape_tensor") == 2 and "alloc_tensor_reg" in code
+    assert "invoke_packed" in code and code.startswith("VM Function[0]: main(x, shp)")
+    for n in (2, 5):
+        xn = rng.random((n, 16), "float32")
+        a = tvm.nd.array(xn)
+        r, d, c = vm.run(a, np.array([n, 8, 2], "int64"))
+        np.testing.assert_array_equal(r.numpy(), xn.reshape(n * 4, 2, 2))
+        np.testing.assert_array_equal(d.numpy(), xn.reshape(n, 8, 2))
+        np.testing.assert_array_equal(c.numpy(), xn.reshape(-1))
+        # reshapes share the input's memory (classic reshape_tensor); copy does not
+        assert np.shares_memory(r._arr, a._arr) and np.shares_memory(d._arr, a._arr)
+        assert not np.shares_memory(c._arr, a._arr)
+    y = relay.var("y", shape=(1, 1))
+    exe, _ = _vm(relay.Function([y], relay.copy(relay.reshape(y, [0, 1]))))
+    assert "alloc_tensor " in exe.bytecode and "alloc_tensor_reg" not in exe.bytecode

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import json
-import time
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Union
 
@@ -20,7 +19,7 @@ import numpy as np
 from ..error import TVMError
 from ..runtime import ndarray as _nd
 from ..runtime.device import Device, cpu
-from ..runtime.module import SECTION_FUNCTIONS, BenchmarkResult, Module
+from ..runtime.module import SECTION_FUNCTIONS, ExecutorModule, Module
 from ..runtime.packed_func import register_func
 from .cc import build_shared_cached
 from .param_dict import load_param_dict, save_param_dict
@@ -291,18 +290,38 @@ class GraphModule:
         return arr
 
     def benchmark(self, device=None, func_name: str = "run", repeat: int = 5, number: int = 5,
-                  min_repeat_ms: float = 0, end_to_end: bool = False, **kwargs):
-        """Time ``run`` (seconds per run in a ``BenchmarkResult``)."""
+                  min_repeat_ms: Optional[float] = None, limit_zero_time_iterations: int = 100,
+                  end_to_end: bool = False, cooldown_interval_ms: int = 0,
+                  repeats_to_cooldown: int = 1, **kwargs):
+        """Time ``func_name`` (``run``) through ``self.module.time_evaluator`` (seconds per
+        run in a ``BenchmarkResult``); ``end_to_end`` times setting the inputs ``kwargs``
+        too."""
+        min_repeat_ms = 0 if min_repeat_ms is None else min_repeat_ms
+        dev = device if device is not None else self.dev
+        opts = dict(repeat=repeat, number=number, min_repeat_ms=min_repeat_ms,
+                    limit_zero_time_iterations=limit_zero_time_iterations,
+                    cooldown_interval_ms=cooldown_interval_ms,
+                    repeats_to_cooldown=repeats_to_cooldown)
+        if end_to_end:
+            flat = [x for kv in kwargs.items() for x in kv]
+            return self.module.time_evaluator("run_from_inputs", dev, **opts)(
+                dev.device_type, dev.device_id, *flat)
         if kwargs:
             self.set_input(**kwargs)
+        return self.module.time_evaluator(func_name, dev, **opts)()
+
+    @property
+    def module(self) -> Module:
+        """The executor as a runtime module (classic ``GraphModule.module``)."""
+        return ExecutorModule(self.get_function, "GraphExecutor")
+
+    def _run_from_inputs(self, device_type: int, device_id: int, *name_values) -> None:
+        """Classic ``run_from_inputs``: set inputs from ``name, value`` pairs, then run."""
+        if len(name_values) % 2:
+            raise TVMError("run_from_inputs: expected name, value pairs")
+        for k, v in zip(name_values[::2], name_values[1::2]):
+            self.set_input(k, v)
         self.run()
-        results = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            for _ in range(number):
-                self.run()
-            results.append((time.perf_counter() - t0) / number)
-        return BenchmarkResult(results)
 
     def get_graph_json(self) -> str:
         """The graph JSON this executor runs."""
@@ -317,6 +336,8 @@ class GraphModule:
 
     def get_function(self, name: str, query_imports: bool = False):
         """The executor's function ``name`` (``set_input``, ``run``, ``get_output`` …)."""
+        if name == "run_from_inputs":
+            return self._run_from_inputs
         if name not in self._FUNCTIONS:
             raise TVMError(f"the graph executor has no function {name!r} (it has "
                            f"{', '.join(self._FUNCTIONS)})")

@@ -235,6 +235,10 @@ class _GraphCodegen:
         self.entry: Dict[int, List[Tuple[int, int]]] = {}
         self.func = func
         self._input_names: Optional[set] = None
+        self.alias: Dict[int, int] = {}  # a __nop's output entry -> its input entry
+        self.lower = True  # False: plan the graph only (no kernel is compiled)
+        self.exprs: Dict[int, Expr] = {}  # the nodes with entries, by id
+        self.first_size: List[int] = []  # per storage: bytes of the entry it was made for
 
     def _add_node(self, node: dict, types: List[TensorType]) -> int:
         nid = len(self.nodes)
@@ -269,6 +273,8 @@ class _GraphCodegen:
         return self.entry[id(c)]
 
     def _kernel(self, call: Call) -> List[Tuple[int, int]]:
+        if is_reshape_only(call.op):
+            return self._nop(call)
         prim, lifted = _lift_constants(call.op)
         text = astext(prim)
         fname = self.funcs.get(text)
@@ -280,7 +286,8 @@ class _GraphCodegen:
                 k += 1
                 fname = f"{base}_{k}"
             self.funcs[text] = fname
-            self.lowered[fname] = lower_primitive(prim, self.target, fname)[fname]
+            self.lowered[fname] = lower_primitive(prim, self.target, fname)[fname] \
+                if self.lower else prim
         inputs = []
         for a in call.args:
             inputs.extend(self.entry[id(a)])
@@ -296,13 +303,27 @@ class _GraphCodegen:
                               "inputs": [[e[0], e[1], 0] for e in inputs]}, types)
         return [(nid, i) for i in range(len(types))]
 
+    def _nop(self, call: Call) -> List[Tuple[int, int]]:
+        """A reshape-only function: a ``__nop`` node whose output shares its input's
+        storage (classic: the flat bytes are the same, nothing runs)."""
+        (src,) = self.entry[id(call.args[0])]
+        nid = self._add_node({"op": "tvm_op", "name": group_name(call.op),
+                              "attrs": {"func_name": "__nop", "num_inputs": "1",
+                                        "num_outputs": "1", "flatten_data": "0"},
+                              "inputs": [[src[0], src[1], 0]]}, [call.checked_type])
+        self.alias[self.row_ptr[nid]] = self.row_ptr[src[0]] + src[1]
+        return [(nid, 0)]
+
     def _plan_storage(self, heads: List[List[int]]) -> List[int]:
-        """A storage id per entry: a kernel's output takes the smallest free storage that is
-        large enough (or a new one) before the kernel's inputs are released, so an output
-        never aliases an input; inputs, params and outputs keep storages of their own."""
+        """A storage id per entry (classic's plan): a kernel's output takes a free storage
+        of a similar size (:func:`_reuse`), grown if needed, or a new one, before the
+        kernel's inputs are released, so an output never aliases an input; a ``__nop``'s
+        output is its input's storage. Inputs and params keep storages of their own; the
+        storage of an input or an output is never freed, any other is free again once no
+        entry in it is read any more."""
         n_entries = len(self.shapes)
-        pinned = {self.row_ptr[nid] for nid in self.arg_nodes}
-        pinned |= {self.row_ptr[h[0]] + h[1] for h in heads}
+        inputs = {self.row_ptr[nid] for nid in self.arg_nodes}
+        pinned = inputs | {self.row_ptr[h[0]] + h[1] for h in heads}
         refs = [0] * n_entries
         for node in self.nodes:
             for nid, idx, _ in node["inputs"]:
@@ -310,30 +331,41 @@ class _GraphCodegen:
         sid = [-1] * n_entries
         sizes: List[int] = []
         free: List[int] = []
+        storage_refs: Dict[int, int] = {}
+        pinned_storage: set = set()
         for nid, node in enumerate(self.nodes):
             for eid in range(self.row_ptr[nid], self.row_ptr[nid + 1]):
-                need = _nbytes(self.shapes[eid], self.dtypes[eid])
-                fits = [s for s in free if sizes[s] >= need] if eid not in pinned else []
-                if fits:
-                    best = min(fits, key=lambda s: sizes[s])
-                    free.remove(best)
-                    sid[eid] = best
+                if eid in self.alias:
+                    sid[eid] = sid[self.alias[eid]]
                 else:
-                    sid[eid] = len(sizes)
-                    sizes.append(need)
+                    need = _nbytes(self.shapes[eid], self.dtypes[eid])
+                    best = None if eid in inputs else _reuse(free, sizes, need)
+                    if best is not None:
+                        free.remove(best)
+                        sizes[best] = max(sizes[best], need)
+                        sid[eid] = best
+                    else:
+                        sid[eid] = len(sizes)
+                        sizes.append(need)
+                        self.first_size.append(need)
+                storage_refs[sid[eid]] = storage_refs.get(sid[eid], 0) + refs[eid]
+                if eid in pinned:
+                    pinned_storage.add(sid[eid])
             for in_nid, idx, _ in node["inputs"]:
-                eid = self.row_ptr[in_nid] + idx
-                refs[eid] -= 1
-                if refs[eid] == 0 and eid not in pinned:
-                    free.append(sid[eid])
+                s = sid[self.row_ptr[in_nid] + idx]
+                storage_refs[s] -= 1
+                if storage_refs[s] == 0 and s not in pinned_storage:
+                    free.append(s)
         return sid
 
     def run(self) -> str:
         for p in self.func.params:
             self.entry[id(p)] = self._input(p.name_hint, p.checked_type)
+            self.exprs[id(p)] = p
         for n in post_order(self.func.body, dataflow_children):
             if id(n) in self.entry:
                 continue
+            self.exprs[id(n)] = n
             if isinstance(n, Var):
                 raise TVMError(f"relay.build: free variable %{n.name_hint}")
             if isinstance(n, Constant):
@@ -354,16 +386,97 @@ class _GraphCodegen:
             else:
                 raise TVMError(f"relay.build: {type(n).__name__} is not supported")
         heads = [[nid, idx, 0] for nid, idx in self.entry[id(self.func.body)]]
+        self.storage_ids = self._plan_storage(heads)
         graph = {
             "nodes": self.nodes,
             "arg_nodes": self.arg_nodes,
             "heads": heads,
             "attrs": {"shape": ["list_shape", self.shapes],
                       "dltype": ["list_str", self.dtypes],
-                      "storage_id": ["list_int", self._plan_storage(heads)]},
+                      "storage_id": ["list_int", self.storage_ids]},
             "node_row_ptr": self.row_ptr,
         }
         return json.dumps(graph, indent=2)
+
+
+class StorageInfo:
+    """Where one expression's values live (classic ``relay.StorageInfo``): a storage id,
+    a device type and a size in bytes per tensor of its value."""
+
+    def __init__(self, storage_ids: List[int], device_types: List[int],
+                 storage_sizes: List[int]):
+        self.storage_ids = storage_ids
+        self.device_types = device_types
+        self.storage_sizes = storage_sizes
+
+    def __repr__(self) -> str:
+        return (f"StorageInfo(storage_ids={self.storage_ids}, device_types="
+                f"{self.device_types}, storage_sizes={self.storage_sizes})")
+
+
+class StaticMemoryPlan:
+    """Classic ``relay.backend.StaticMemoryPlan``: ``expr_to_storage_info`` maps each
+    parameter and each value the graph computes to its :class:`StorageInfo`."""
+
+    def __init__(self, expr_to_storage_info: Dict[Expr, StorageInfo]):
+        self.expr_to_storage_info = expr_to_storage_info
+
+
+def plan_memory(func: Function) -> StaticMemoryPlan:
+    """The graph executor's storage plan of fused, typed ``func`` (``FuseOps`` then
+    ``InferType``; classic ``GraphPlanMemory``) without compiling its kernels. A storage's
+    size is that of the tensor it was made for (classic); the executor allocates the largest
+    tensor placed in it."""
+    if not isinstance(func, Function):
+        raise TVMError(f"GraphPlanMemory expects a relay Function, got {type(func).__name__}")
+    cg = _GraphCodegen(func, Target("llvm"))
+    cg.lower = False
+    cg.run()
+    plan: Dict[Expr, StorageInfo] = {}
+    for key, entries in cg.entry.items():
+        expr = cg.exprs.get(key)
+        if expr is None or not entries:
+            continue
+        ids = [cg.storage_ids[cg.row_ptr[nid] + idx] for nid, idx in entries]
+        plan[expr] = StorageInfo(ids, [1] * len(ids), [cg.first_size[i] for i in ids])
+    return StaticMemoryPlan(plan)
+
+
+#: a free storage is reused for a request of ``need`` bytes when its size is within this
+#: factor of ``need`` (classic's ``match_range``)
+MATCH_RANGE = 16
+
+
+def _reuse(free: List[int], sizes: List[int], need: int) -> Optional[int]:
+    """The free storage a request of ``need`` bytes takes (classic's 1-D token allocator):
+    the smallest of at least ``need`` bytes and at most ``need * MATCH_RANGE``, else the
+    largest smaller one of at least ``need // MATCH_RANGE`` (it grows); None: allocate."""
+    larger = [(sizes[s], k) for k, s in enumerate(free)
+              if need <= sizes[s] <= need * MATCH_RANGE]
+    if larger:
+        return free[min(larger)[1]]
+    smaller = [(sizes[s], k) for k, s in enumerate(free)
+               if need // MATCH_RANGE <= sizes[s] < need]
+    return free[max(smaller)[1]] if smaller else None
+
+
+#: operators that only reinterpret their input's flat data (classic ``TReshapeOp``)
+RESHAPE_OPS = frozenset(("reshape", "contrib_reverse_reshape", "squeeze", "expand_dims",
+                         "nn.batch_flatten", "dyn.reshape", "dyn.squeeze"))
+
+
+def is_reshape_only(prim: Function) -> bool:
+    """Whether primitive function ``prim`` only reshapes its one tensor parameter (classic
+    ``relay.reshape_only``): its output is then the input's storage, nothing runs."""
+    if len(prim.params) != 1 or not isinstance(prim.params[0].checked_type, TensorType) \
+            or not isinstance(prim.body, Call):
+        return False
+    n = prim.body
+    while isinstance(n, Call):
+        if not isinstance(n.op, Op) or n.op.name not in RESHAPE_OPS or len(n.args) != 1:
+            return False
+        n = n.args[0]
+    return n is prim.params[0] and isinstance(prim.body.checked_type, TensorType)
 
 
 def _lift_constants(prim: Function) -> Tuple[Function, List[Constant]]:

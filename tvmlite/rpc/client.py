@@ -173,8 +173,99 @@ class RemoteModule(_RemoteObject):
                            f"device must be one of that session (remote.cpu()), got {dev!r}")
         return RemoteGraphModule(self, graph_json, dev)
 
+    def _create_vm(self, dev) -> "RemoteVirtualMachine":
+        """What ``runtime.vm.VirtualMachine(<this module>, dev)`` returns."""
+        if not isinstance(dev, RPCDevice) or dev._rpc_sess is not self._sess:
+            raise TVMError(f"VirtualMachine: the executable is on an RPC server, so the device "
+                           f"must be one of that session (remote.cpu()), got {dev!r}")
+        return RemoteVirtualMachine(self, dev)
+
     def __repr__(self) -> str:
         return f"Module(rpc, {self._handle.id})"
+
+
+class RemoteVirtualMachine:
+    """A relay VM running on the server (``runtime.vm.VirtualMachine(remote_lib,
+    remote.cpu())`` of a library ``exe.mod.export_library`` wrote): inputs go from here,
+    results stay there until ``.numpy()``."""
+
+    def __init__(self, lib: RemoteModule, dev: RPCDevice):
+        self._sess = lib._sess
+        self.dev = dev
+        create = self._sess.get_function("tvmlite.vm.create")
+        handle = self._sess._call(S.OP_CALL, create._handle, [lib._handle, dev.spec()])
+        self.module = RemoteModule(self._sess, handle)
+        self._fns: Dict[str, RemoteFunction] = {}
+        self._outputs: Optional[list] = None
+
+    def _call(self, name: str, *args) -> Any:
+        f = self._fns.get(name)
+        if f is None:
+            f = self._fns[name] = self.module.get_function(name)
+        return self._sess._call(S.OP_CALL, f._handle, [self._sess._arg(a) for a in args])
+
+    @staticmethod
+    def _value(v):
+        if isinstance(v, _nd.NDArray):
+            return v.numpy()
+        if isinstance(v, (RemoteNDArray, np.ndarray, str)):
+            return v
+        if isinstance(v, (list, tuple)):
+            raise TVMError("VirtualMachine over RPC: tuple inputs are not supported; pass "
+                           "tensors")
+        return np.asarray(v)
+
+    def set_input(self, func_name: str, *args, **kwargs) -> None:
+        """Send the inputs of ``func_name`` (by position or by name)."""
+        for key, v in list(enumerate(args)) + list(kwargs.items()):
+            self._call("set_one_input", func_name, key, self._value(v))
+
+    def set_one_input(self, func_name: str, *args, **kwargs) -> None:
+        if kwargs:
+            (key, value), = kwargs.items()
+        else:
+            key, value = args
+        self._call("set_one_input", func_name, key, self._value(value))
+
+    def invoke(self, func_name: str, *args, **kwargs):
+        """Run ``func_name`` there; tensors come back as remote arrays (in ADTs)."""
+        from ..runtime.container import ADT
+        if args or kwargs:
+            self.set_input(func_name, *args, **kwargs)
+        info = json.loads(self._call("_invoke_flat", func_name))
+        flat = [RemoteNDArray(self._sess, self._call("get_output", i), shape, dtype, self.dev)
+                for i, (shape, dtype) in enumerate(info["types"])]
+        self._outputs = flat
+
+        def build(t):
+            return flat[t] if isinstance(t, int) else ADT(t[0], [build(f) for f in t[1]])
+        return build(info["tree"])
+
+    def run(self, *args, **kwargs):
+        return self.invoke("main", *args, **kwargs)
+
+    def invoke_stateful(self, func_name: str, *args, **kwargs) -> None:
+        self.invoke(func_name, *args, **kwargs)
+
+    def get_outputs(self) -> list:
+        if self._outputs is None:
+            raise TVMError("VirtualMachine.get_outputs: call invoke_stateful first")
+        return list(self._outputs)
+
+    def get_input_index(self, input_name: str, func_name: str = "main") -> int:
+        return int(self._call("get_input_index", input_name, func_name))
+
+    def invoke_with_outputs(self, func_name: str, input_args, output_args) -> None:
+        """Run ``func_name`` on ``input_args`` and copy its outputs into ``output_args``."""
+        from ..runtime.container import ADT
+        out = self.invoke(func_name, **input_args) if isinstance(input_args, dict) else \
+            self.invoke(func_name, *input_args)
+        outs = list(out) if isinstance(out, ADT) and out.tag == 0 else [out]
+        if len(outs) != len(output_args):
+            raise TVMError(f"invoke_with_outputs: {func_name!r} has {len(outs)} output(s), "
+                           f"{len(output_args)} given")
+        for src, dst in zip(outs, output_args):
+            dst.copyfrom(src)
 
 
 class RemoteGraphModule:

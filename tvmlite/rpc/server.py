@@ -27,13 +27,14 @@ from ..runtime import ndarray as _nd
 from ..runtime.device import Device
 from ..runtime.module import BenchmarkResult, Module, load_module
 from ..runtime.packed_func import get_global_func
+from ..runtime.vm import VirtualMachine
 from . import protocol as P
 from .tracker import ServerAgent
 
 logger = logging.getLogger("RPCServer")
-# what a session may hold and call functions of: loaded libraries and graph executors
+# what a session may hold and call functions of: loaded libraries, graph executors and VMs
 # (``tvm.graph_executor.create`` is a global the client calls, as in classic TVM)
-_MODULES = (Module, GraphModule)
+_MODULES = (Module, GraphModule, VirtualMachine)
 
 # opcodes (requests); a reply is [STATUS_OK, value] or [STATUS_ERR, message]
 OP_UPLOAD, OP_DOWNLOAD, OP_REMOVE, OP_LISTDIR, OP_LOAD_MODULE = 1, 2, 3, 4, 5

@@ -68,7 +68,8 @@ def _argsort_nms(data, valid_count, out, axis: int = -1, is_ascend: bool = True)
     x = _view(data)
     ax = _axis(name, axis, x.ndim)
     n = x.shape[ax]
-    rows = np.moveaxis(x, ax, -1).reshape(-1, n)
+    moved = np.moveaxis(x, ax, -1)
+    rows = moved.reshape(int(np.prod(moved.shape[:-1], dtype=np.int64)), n)  # n may be 0
     counts = _view(valid_count).reshape(-1)
     if counts.size != rows.shape[0]:
         raise TVMError(f"{name}: valid_count has {counts.size} entries, data {x.shape} has "

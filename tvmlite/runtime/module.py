@@ -18,6 +18,7 @@ import sys
 import tarfile
 import tempfile
 import threading
+import time
 from functools import lru_cache
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -466,6 +467,8 @@ class Module:
         if f_preproc:
             raise TVMError(f"time_evaluator: f_preproc {f_preproc!r} is not supported")
         dev = dev if dev is not None else ctx
+        if not isinstance(f, CompiledFunc):  # a function of an executor (graph, VM)
+            return _python_time_evaluator(f, int(number), int(repeat), float(min_repeat_ms))
         if "cuda" in self._meta and getattr(dev, "device_type", 1) == 2:
             from .cuda_module import time_evaluator as cuda_time_evaluator
 
@@ -483,6 +486,64 @@ class Module:
             return BenchmarkResult(list(results))
 
         return evaluator
+
+
+class ExecutorModule(Module):
+    """An executor as a runtime module (classic ``GraphModule.module``,
+    ``VirtualMachine.module``): its functions by name (``run``, ``invoke`` ...), so that
+    ``time_evaluator`` times them. It holds no library: it cannot be saved or exported."""
+
+    def __init__(self, functions: Callable[[str], Callable], type_key: str):  # noqa: D107
+        self._meta = {"functions": {}, "type_key": type_key}
+        self._functions = functions
+        self._funcs, self._sections = {}, {}
+        self.imported_modules: List[Module] = []
+
+    def get_function(self, name: str, query_imports: bool = False):
+        return self._functions(name)
+
+    def implements_function(self, name: str, query_imports: bool = False) -> bool:
+        try:
+            self._functions(name)
+        except TVMError:
+            return False
+        return True
+
+    def read_section(self, name: str) -> Optional[bytes]:
+        return None
+
+    def save(self, file_name: str, fmt: str = "") -> None:
+        raise TVMError(f"{self.type_key} module: an executor cannot be saved (export the "
+                       "library it runs)")
+
+    def export_library(self, file_name: str, *args, **kwargs) -> None:
+        raise TVMError(f"{self.type_key} module: an executor cannot be exported (export the "
+                       "library it runs)")
+
+    def __repr__(self) -> str:
+        return f"Module({self.type_key}, {id(self):x})"
+
+
+def _python_time_evaluator(f: Callable, number: int, repeat: int,
+                           min_repeat_ms: float) -> Callable[..., BenchmarkResult]:
+    """``time_evaluator`` of a function that is not one native kernel: timed from Python,
+    with the same warm-up run and ``min_repeat_ms`` growth of ``number``."""
+    def evaluator(*args) -> BenchmarkResult:
+        f(*args)
+        n, results = number, []
+        for _ in range(repeat):
+            while True:
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    f(*args)
+                dt = time.perf_counter() - t0
+                if dt * 1e3 >= min_repeat_ms or min_repeat_ms <= 0:
+                    break
+                n = max(n + 1, int(n * min(1e3 * min_repeat_ms / max(dt * 1e3, 1e-3), 10)))
+            results.append(dt / n)
+        return BenchmarkResult(results)
+
+    return evaluator
 
 
 def _link_cached(objects: Dict[str, bytes]) -> str:

@@ -6,16 +6,20 @@ its own (``exe._machine(device)``), so this layer does not depend on relay.
 """
 from __future__ import annotations
 
-import time
+import json
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
 from ..error import TVMError
 from . import ndarray as _nd
-from .module import BenchmarkResult
+from .module import SECTION_FUNCTIONS, ExecutorModule, Module
+from .packed_func import register_func
 
 _LOADER: List[Callable[[bytes, Any], "Executable"]] = []
+
+#: the ELF section of a library exported by ``exe.mod.export_library``: ``exe.save()``'s code
+VM_SECTION = ".tvmlite_vm"
 
 
 def register_executable_loader(fn: Callable[[bytes, Any], "Executable"]) -> None:
@@ -23,19 +27,98 @@ def register_executable_loader(fn: Callable[[bytes, Any], "Executable"]) -> None
     _LOADER[:] = [fn]
 
 
+def _load(code: bytes, lib) -> "Executable":
+    if not _LOADER:
+        raise TVMError("Executable.load_exec: import tvmlite.relay first (it reads "
+                       "VM executables)")
+    return _LOADER[0](bytes(code), lib)
+
+
 class Executable:
-    """A compiled relay program for the VM (classic ``tvm.runtime.vm.Executable``)."""
+    """A compiled relay program for the VM (classic ``tvm.runtime.vm.Executable``).
+
+    ``Executable(lib)`` is the executable held by ``lib``: ``exe.mod``, or a library
+    ``exe.mod.export_library`` wrote and ``tvm.runtime.load_module`` loaded back.
+    """
+
+    def __new__(cls, mod=None, *args, **kwargs):
+        if cls is not Executable:
+            return super().__new__(cls)
+        return executable_of(mod)
 
     @staticmethod
     def load_exec(bytecode, lib) -> "Executable":
         """The executable that ``exe.save()`` gave as ``(bytecode, lib)``."""
-        if not _LOADER:
-            raise TVMError("Executable.load_exec: import tvmlite.relay first (it reads "
-                           "VM executables)")
-        return _LOADER[0](bytes(bytecode), lib)
+        return _load(bytes(bytecode), lib)
 
     def _machine(self, device):  # pragma: no cover - the relay executable overrides it
         raise TVMError("this executable has no virtual machine")
+
+
+def executable_of(mod) -> Executable:
+    """The executable ``mod`` holds: an :class:`Executable` itself, ``exe.mod``, or a library
+    exported from one (read once per loaded module, which keeps its late-bound constants)."""
+    if isinstance(mod, Executable):
+        return mod
+    exe = getattr(mod, "_vm_executable", None)
+    if exe is None:
+        code = mod.read_section(VM_SECTION) if isinstance(mod, Module) else None
+        if code is None:
+            raise TVMError(f"runtime.vm.Executable: {mod!r} holds no VM executable (export "
+                           "one with exe.mod.export_library and load it with "
+                           "tvm.runtime.load_module)")
+        exe = mod._vm_executable = _load(code, mod)
+    return exe
+
+
+def _executable_function(exe: Executable, name: str) -> Optional[Callable]:
+    """Classic's functions of an executable's module (``lib["load_late_bound_consts"]``)."""
+    table = {
+        "load_late_bound_consts": "load_late_bound_consts",
+        "load_late_bound_consts_from_map": "load_late_bound_consts_from_map",
+        "move_late_bound_consts": "move_late_bound_consts",
+        "get_late_bound_consts": "get_late_bound_consts",
+        "get_lib": "get_lib",
+    }
+    if name in table:
+        return getattr(exe, table[name])
+    return {"save": lambda: exe.save()[0], "get_bytecode": lambda: exe.bytecode,
+            "get_stats": lambda: exe.stats}.get(name)
+
+
+class ExecutableModule(Module):
+    """Classic ``exe.mod``: the executable as a runtime module. ``export_library(path)``
+    writes its kernels' library with the program inside; ``tvm.runtime.load_module(path)``
+    gives it back (``VirtualMachine(lib, dev)`` runs it)."""
+
+    def __init__(self, exe: Executable, lib: Module):  # noqa: D107  (no Module.__init__)
+        self.__dict__.update(lib.__dict__)
+        self._funcs, self._sections = {}, {}
+        self._vm_executable = exe
+
+    def get_function(self, name: str, query_imports: bool = False):
+        f = _executable_function(self._vm_executable, name)
+        return f if f is not None else super().get_function(name, query_imports)
+
+    def implements_function(self, name: str, query_imports: bool = False) -> bool:
+        return _executable_function(self._vm_executable, name) is not None or \
+            super().implements_function(name, query_imports)
+
+    def export_library(self, file_name: str, fcompile: Optional[Callable] = None, addons=None,
+                       workspace_dir: Optional[str] = None,
+                       sections: Optional[Dict[str, bytes]] = None, **kwargs) -> None:
+        """Export the library with the executable's code in it (late-bound constants
+        stay out: load them with ``lib["load_late_bound_consts"](path)``)."""
+        sections = dict(sections or {})
+        sections[VM_SECTION] = bytes(self._vm_executable.save()[0])
+        super().export_library(file_name, fcompile, addons, workspace_dir, sections=sections,
+                               **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Module(VMExecutable, {id(self):x})"
+
+
+SECTION_FUNCTIONS[VM_SECTION] = lambda lib, name: _executable_function(executable_of(lib), name)
 
 
 def _to_array(value):
@@ -68,17 +151,26 @@ class VirtualMachine:
     NAIVE_ALLOCATOR = 1
     POOLED_ALLOCATOR = 2
 
+    def __new__(cls, exe=None, device=None, memory_cfg=None):
+        remote = getattr(exe, "_create_vm", None)
+        if remote is not None:  # a library loaded on an RPC server: the machine runs there
+            return remote(device[0] if isinstance(device, (list, tuple)) else device)
+        return super().__new__(cls)
+
     def __init__(self, exe: Executable, device, memory_cfg=None):
+        if isinstance(exe, Module):
+            exe = executable_of(exe)
         if not isinstance(exe, Executable):
-            raise TypeError(f"VirtualMachine: exe must be an Executable, got "
+            raise TypeError(f"VirtualMachine: exe must be an Executable or a Module, got "
                             f"{type(exe).__name__}")
         devices = device if isinstance(device, (list, tuple)) else [device]
-        self.module = exe
         self._exec = exe
         self._dev = devices[0]
         self._machine = exe._machine(self._dev)
         self._inputs: Dict[str, list] = {}
         self._outputs: Optional[list] = None
+        #: the machine as a runtime module (classic ``vm.module``): its functions by name
+        self.module = ExecutorModule(self._function, "VirtualMachine")
 
     def _args(self, func_name: str, args, kwargs) -> list:
         names = self._machine.param_names(func_name)
@@ -170,18 +262,72 @@ class VirtualMachine:
         return len(self.get_outputs())
 
     def benchmark(self, device=None, *args, func_name: str = "main", repeat: int = 5,
-                  number: int = 5, min_repeat_ms=None, end_to_end: bool = False, **kwargs):
-        """Time ``func_name`` (seconds per run in a ``BenchmarkResult``)."""
+                  number: int = 5, min_repeat_ms=None, limit_zero_time_iterations: int = 100,
+                  end_to_end: bool = False, cooldown_interval_ms: int = 0,
+                  repeats_to_cooldown: int = 1, **kwargs):
+        """Time ``func_name`` through ``self.module.time_evaluator`` (seconds per run in a
+        ``BenchmarkResult``); ``end_to_end`` times passing the inputs ``args`` too."""
+        min_repeat_ms = 0 if min_repeat_ms is None else min_repeat_ms
+        opts = dict(repeat=repeat, number=number, min_repeat_ms=min_repeat_ms,
+                    limit_zero_time_iterations=limit_zero_time_iterations,
+                    cooldown_interval_ms=cooldown_interval_ms,
+                    repeats_to_cooldown=repeats_to_cooldown)
+        dev = device if device is not None else self._dev
+        if end_to_end:
+            inputs = self._args(func_name, args, kwargs)
+            return self.module.time_evaluator("invoke_return_to_device", dev, **opts)(
+                func_name, dev.device_type, dev.device_id, *inputs)
         if args or kwargs:
             self.set_input(func_name, *args, **kwargs)
-        self.invoke(func_name)
-        results = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            for _ in range(number):
-                self.invoke(func_name)
-            results.append((time.perf_counter() - t0) / number)
-        return BenchmarkResult(results)
+        return self.module.time_evaluator("invoke", dev, **opts)(func_name)
+
+    def _function(self, name: str) -> Callable:
+        """Classic's functions of the VM module, by name."""
+        table = {"invoke": self.invoke, "invoke_stateful": self.invoke_stateful,
+                 "set_input": self.set_input, "set_one_input": self.set_one_input,
+                 "get_output": lambda i: self.get_outputs()[i],
+                 "get_num_outputs": self.get_num_outputs,
+                 "get_input_index": lambda name, func="main": self.get_input_index(name, func),
+                 "invoke_return_to_device": self._invoke_return_to_device,
+                 "_invoke_flat": self._invoke_flat}
+        if name not in table:
+            raise TVMError(f"the VirtualMachine module has no function {name!r} (it has "
+                           f"{', '.join(table)})")
+        return table[name]
+
+    def get_function(self, name: str, query_imports: bool = False) -> Callable:
+        """Function ``name`` of the VM module (``invoke``, ``set_input`` ...)."""
+        return self._function(name)
+
+    def _invoke_flat(self, func_name: str) -> str:
+        """Run ``func_name`` on the inputs set, keep its arrays as the outputs and describe
+        its value as JSON: ``tree`` (an output index, or ``[tag, [fields]]`` for an ADT)
+        and ``types`` (shape and dtype per output). What an RPC client rebuilds it from."""
+        from .container import ADT
+        flat: list = []
+
+        def walk(v):
+            if isinstance(v, ADT):
+                return [int(v.tag), [walk(f) for f in v]]
+            if not isinstance(v, _nd.NDArray):
+                raise TVMError(f"VirtualMachine: {func_name!r} returned a "
+                               f"{type(v).__name__}; only tensors and ADTs of them can be "
+                               "sent back")
+            flat.append(v)
+            return len(flat) - 1
+
+        tree = walk(self.invoke(func_name))
+        self._outputs = flat
+        return json.dumps({"tree": tree,
+                           "types": [[list(a.shape), str(a.dtype)] for a in flat]})
+
+    def _invoke_return_to_device(self, func_name: str, device_type: int, device_id: int,
+                                 *args):
+        """Run ``func_name`` on ``args`` (the result stays on this machine's device)."""
+        return self.invoke(func_name, *args)
 
 
-__all__ = ["Executable", "VirtualMachine", "register_executable_loader"]
+register_func("tvmlite.vm.create", lambda lib, dev: VirtualMachine(lib, dev), override=True)
+
+__all__ = ["Executable", "VirtualMachine", "register_executable_loader", "ExecutableModule",
+           "executable_of", "VM_SECTION"]

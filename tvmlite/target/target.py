@@ -251,6 +251,19 @@ class Target:
             return None
         return target if isinstance(target, Target) else Target(target)
 
+    @staticmethod
+    def canon_target_and_host(target, target_host=None):
+        """``(target, host)``: ``target`` as a Target, with ``target_host`` as its host when
+        it has none; the host is the result's ``host``."""
+        target = Target.canon_target(target)
+        if target is None:
+            if target_host is not None:
+                raise TVMError("canon_target_and_host: a target host without a target")
+            return None, None
+        if target.host is None and target_host is not None:
+            target = Target(target, host=Target.canon_target(target_host))
+        return target, target.host
+
 
 def create(target: Union[str, Dict[str, Any], Target]) -> Target:
     """``tvm.target.create`` (TVM 0.7): same as ``Target(target)``."""

@@ -7,7 +7,7 @@ from typing import Any, Dict, Optional
 from ..._classic import fallback as _fallback
 from ..._classic import unsupported
 from ...error import TVMError
-from . import graph_executor_codegen, te_compiler
+from . import _backend, graph_executor_codegen, te_compiler
 
 
 class _Described:

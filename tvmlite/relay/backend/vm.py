@@ -16,6 +16,7 @@ the ``dyn.*`` operators) run on the host: their shapes are read from the values.
 """
 from __future__ import annotations
 
+import io
 import pickle
 from typing import Any, Callable, Dict, List, Optional
 from typing import Tuple as _Pair
@@ -25,6 +26,7 @@ import numpy as np
 from ...contrib.graph_executor import GraphModule
 from ...error import TVMError
 from ...ir.module import GlobalVar, IRModule
+from ...runtime import module as _rt_module
 from ...runtime import ndarray as _nd
 from ...runtime import vm as _rt_vm
 from ...runtime.container import ADT
@@ -36,6 +38,7 @@ from ..adt import (
     PatternVar,
     PatternWildcard,
 )
+from ..build_module import RESHAPE_OPS
 from ..expr import (
     Call,
     Constant,
@@ -132,10 +135,21 @@ def _host_ndarray_size(call: Call, args: list):
     return _nd.array(np.array(int(np.prod(args[0].shape)), dtype=call.attrs.dtype))
 
 
+def _host_debug(call: Call, args: list):
+    """``relay.op.debug``: the value, after calling the global function its attribute
+    names (if any) with it."""
+    from ...runtime.packed_func import get_global_func
+    name = call.attrs.debug_func
+    if name:
+        get_global_func(name)(args[0])
+    return args[0]
+
+
 #: op name -> fn(call, arg values) -> value, run on the host (shapes from values)
 HOST_OPS: Dict[str, Callable[[Call, list], Any]] = {
     "shape_of": _host_shape_of,
     "ndarray_size": _host_ndarray_size,
+    "debug": _host_debug,
 }
 
 
@@ -182,7 +196,7 @@ class _Region:
     """A dataflow region: ``root`` (an operator call), its inner nodes in post order and
     its inputs (``leaves``, evaluated by the machine)."""
 
-    __slots__ = ("root", "nodes", "leaves")
+    __slots__ = ("root", "nodes", "leaves", "reshape_only")
 
     def __init__(self, root: Expr):
         self.root = root
@@ -204,6 +218,10 @@ class _Region:
             stack.append((n, True))
             for c in reversed(_inner_children(n)):
                 stack.append((c, False))
+        # only reshapes of one tensor (classic's reshape_tensor): a view, nothing runs
+        self.reshape_only = len(self.leaves) == 1 and all(
+            isinstance(n, Call) and n.op.name in RESHAPE_OPS and len(n.args) == 1
+            for n in self.nodes)
 
 
 def _signature(value) -> Any:
@@ -266,16 +284,24 @@ def _copy_out(src: _nd.NDArray) -> _nd.NDArray:
     return _nd.NDArray(arr, src.device, src.dtype)
 
 
-def _has_empty(ty) -> bool:
-    if isinstance(ty, TupleType):
-        return any(_has_empty(f) for f in ty.fields)
-    return isinstance(ty, TensorType) and 0 in ty.shape
-
-
 def _all_empty(ty) -> bool:
     if isinstance(ty, TupleType):
         return all(_all_empty(f) for f in ty.fields)
     return isinstance(ty, TensorType) and 0 in ty.shape
+
+
+class _ReshapeKernel:
+    """A reshape-only region or operator for one input type: its input viewed in the
+    output shape (classic ``reshape_tensor``; VM values are never written in place)."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, shape):
+        self.shape = tuple(int(d) for d in shape)
+
+    def __call__(self, flat: list):
+        (src,) = flat
+        return _nd.NDArray(src._arr.reshape(self.shape), src.device, src.dtype)
 
 
 class _EmptyKernel:
@@ -305,7 +331,7 @@ class Machine:
 
     def __init__(self, exe: "Executable", device):
         self.exe, self.device = exe, device
-        self.mod = exe.mod
+        self.mod = exe.ir_mod
         self.kernels: Dict[Any, _Kernel] = exe._kernels
         self.regions: Dict[int, _Region] = exe._regions
         self.stats = exe._cache_stats
@@ -329,6 +355,7 @@ class Machine:
         return [p.name_hint for p in self.function(name).params if p.name_hint not in bound]
 
     def invoke(self, name: str, args: list):
+        self.exe._check_late_bound()
         func = self.function(name)
         bound = self.exe.params if name == "main" else {}
         free = [p for p in func.params if p.name_hint not in bound]
@@ -340,6 +367,7 @@ class Machine:
             if p.name_hint in bound:
                 env.vars[id(p)] = bound[p.name_hint]
         for p, a in zip(free, args):
+            a = _unwrap_single(p, a)
             _check_arg(name, p, a)
             env.vars[id(p)] = a
         return self.run(func.body, env)
@@ -547,7 +575,8 @@ class Machine:
             params: List[Var] = []
             flat: list = []
             leaves = [_leaf_expr(v, f"vm_input{i}", params, flat) for i, v in enumerate(args)]
-            kernel = self.kernels[key] = self._build(params, make_call(name, leaves, **attrs))
+            kernel = self.kernels[key] = self._build(params, make_call(name, leaves, **attrs),
+                                                     name in RESHAPE_OPS)
         else:
             self.stats["hits"] += 1
         flat = []
@@ -576,21 +605,19 @@ class Machine:
             memo[id(leaf)] = _leaf_expr(value, f"vm_input{i}", params, flat)
         for n in region.nodes:
             memo[id(n)] = _copy(n, memo)
-        return self._build(params, memo[id(region.root)])
+        return self._build(params, memo[id(region.root)], region.reshape_only)
 
-    def _build(self, params: List[Var], body: Expr):
-        """``fn(params) { body }`` built by relay.build for the executable's target."""
+    def _build(self, params: List[Var], body: Expr, reshape_only: bool = False):
+        """``fn(params) { body }`` built by relay.build for the executable's target (a
+        view of the input when it only reshapes it)."""
         from ..build_module import build
         from ..transform.infer_type import infer_type
         func = Function(params, body)
         infer_type(func)
-        if any(0 in p.type_annotation.shape for p in params) or _has_empty(func.body.checked_type):
-            # relay.build compiles no empty tensors: a region whose results are all empty
-            # gives them without running
-            if not _all_empty(func.body.checked_type):
-                raise VMError(f"relay VM: {type_str(func.checked_type)} has an empty input "
-                              "and a non-empty result; tvmlite's kernels take no empty "
-                              "tensors")
+        if reshape_only and len(params) == 1 and isinstance(func.body.checked_type, TensorType):
+            return _ReshapeKernel(func.body.checked_type.shape)
+        if _all_empty(func.body.checked_type):
+            # a region whose results are all empty gives them without running
             return _EmptyKernel(func.body.checked_type)
         factory = build(IRModule.from_expr(func), target=self.exe.target)
         gm = GraphModule(factory["default"](self.device))
@@ -647,6 +674,15 @@ def _matches(p, value, binds: list) -> bool:
     raise VMError(f"relay VM: unknown pattern {type(p).__name__}")
 
 
+def _unwrap_single(p: Var, a):
+    """A one-field tuple given for a tensor parameter is its field: classic's kernels take
+    the fields of tuple arguments (``vm.invoke("main", [x])`` runs as ``invoke("main", x)``)."""
+    if (isinstance(p.type_annotation, TensorType) and type(a) is ADT and a.tag == 0
+            and len(a) == 1 and isinstance(a[0], _nd.NDArray)):
+        return a[0]
+    return a
+
+
 def _check_arg(func_name: str, p: Var, a) -> None:
     """An input against its parameter's annotation: rank, dtype and the known dims."""
     t = p.type_annotation
@@ -666,11 +702,14 @@ def _check_arg(func_name: str, p: Var, a) -> None:
 # ------------------------------------------------------------------------- executable
 class Executable(_rt_vm.Executable):
     """What :func:`compile` returns (classic ``tvm.runtime.vm.Executable``): the relay
-    module, the target and the kernels compiled so far (shared by the VMs made of it)."""
+    module (``ir_mod``), the target and the kernels compiled so far (shared by the VMs made
+    of it). ``mod`` is the executable as a runtime module (``exe.mod.export_library``)."""
 
-    def __init__(self, mod: IRModule, target, params: Optional[Dict[str, Any]] = None,
+    def __init__(self, mod: IRModule, target=None, params: Optional[Dict[str, Any]] = None,
                  exec_name: str = "vm_mod"):
-        self.mod = mod
+        if isinstance(mod, _rt_module.Module):
+            return  # runtime.vm.Executable(lib): __new__ gave the executable lib holds
+        self.ir_mod = mod
         self.exec_name = exec_name
         self.target = target
         self.params = {k: v if isinstance(v, _nd.NDArray) else _nd.array(np.asarray(v))
@@ -679,9 +718,21 @@ class Executable(_rt_vm.Executable):
         self._regions: Dict[int, _Region] = {}
         self._cache_stats = {"hits": 0, "misses": 0}
         self._lib = None
+        self._mod = None
+        # late-bound constants: name -> the array of the Constant node (kept out of save());
+        # those not loaded yet (an executable read back without them)
+        self._late: Dict[str, _nd.NDArray] = {}
+        self._late_missing: set = set()
 
     def _machine(self, device) -> Machine:
         return Machine(self, device)
+
+    @property
+    def mod(self) -> _rt_vm.ExecutableModule:
+        """The executable as a runtime module (classic ``exe.mod``)."""
+        if self._mod is None:
+            self._mod = _rt_vm.ExecutableModule(self, self.lib)
+        return self._mod
 
     @property
     def cache_stats(self) -> Dict[str, int]:
@@ -690,34 +741,47 @@ class Executable(_rt_vm.Executable):
 
     @property
     def bytecode(self) -> str:
-        """The program, as text (tvmlite's VM walks relay: there is no bytecode)."""
-        lines = []
-        for i, (name, func) in enumerate(self.mod.functions.items()):
-            params = ", ".join(p.name_hint for p in getattr(func, "params", ()))
-            try:
-                text = str(func)
-            except Exception:  # noqa: BLE001  (ADT nodes the printer does not know)
-                text = f"fn of {len(func.params)} parameter(s)"
-            lines.append(f"VM Function[{i}]: {name}({params})\n{text}")
-        return "\n".join(lines)
+        """The steps the machine takes for each function, as classic's instructions (the VM
+        walks relay, so this is a listing of its steps, not code it reads): a dataflow
+        region is ``alloc_storage``, ``alloc_tensor`` (``alloc_tensor_reg`` when its result
+        shape is only known at run time) and ``invoke_packed``; a region that only reshapes
+        its input is ``reshape_tensor`` (a view, nothing runs)."""
+        from ...deep_recursion import run_deep
+        from ..transform import InferType
+        try:
+            mod = InferType()(self.ir_mod)
+        except (TVMError, ValueError):  # a program inference refuses may still run: list
+            # it untyped (symbolic dims some relations cannot compare raise ValueError)
+            mod = self.ir_mod
+        out = []
+        for i, (name, func) in enumerate(mod.functions.items()):
+            if not isinstance(func, Function):
+                continue
+            lst = _Listing(func)
+            run_deep(lst.function)
+            params = ", ".join(p.name_hint for p in func.params)
+            out.append(f"VM Function[{i}]: {name}({params})\n# reg file size = {lst.regs}\n"
+                       f"# instruction count = {len(lst.lines)}\n"
+                       + "".join(f"{k:3d}: {line}\n" for k, line in enumerate(lst.lines)))
+        return "\n".join(out)
 
     @property
     def stats(self) -> str:
         """A summary: functions, ADTs, kernels compiled so far."""
-        return (f"Relay VM executable statistics:\n  Functions: {len(self.mod.functions)} "
-                f"{list(self.mod.functions)}\n  ADTs: {len(self.mod.type_definitions)}\n"
+        return (f"Relay VM executable statistics:\n  Functions: {len(self.ir_mod.functions)} "
+                f"{list(self.ir_mod.functions)}\n  ADTs: {len(self.ir_mod.type_definitions)}\n"
                 f"  Kernels compiled: {len(self._kernels)}\n")
 
     @property
     def globals(self) -> List[str]:
-        return list(self.mod.functions)
+        return list(self.ir_mod.functions)
 
     @property
     def primitive_ops(self) -> List[str]:
         """The operators the program calls."""
         from ..expr import post_order
         names = set()
-        for func in self.mod.functions.values():
+        for func in self.ir_mod.functions.values():
             if isinstance(func, Expr):
                 names |= {n.op.name for n in post_order(func)
                           if isinstance(n, Call) and isinstance(n.op, Op)}
@@ -738,17 +802,230 @@ class Executable(_rt_vm.Executable):
     def save(self) -> _Pair[bytes, Any]:
         """``(code, lib)``: the program serialized and a library to export;
         ``Executable.load_exec(code, lib)`` gives the executable back (its kernels are
-        compiled again on first use)."""
-        code = pickle.dumps(("tvmlite-relay-vm", 1, self.mod.functions, self.mod.type_definitions,
-                             _target_str(self.target),
-                             {k: v.numpy() for k, v in self.params.items()}))
-        return bytearray(code), self.lib
+        compiled again on first use). Late-bound constants are left out of ``code``."""
+        buf = io.BytesIO()
+        _Saver(buf, {id(a): (n, tuple(a.shape), str(a.dtype)) for n, a in self._late.items()})\
+            .dump(("tvmlite-relay-vm", 2, self.ir_mod.functions, self.ir_mod.type_definitions,
+                   _target_str(self.target), {k: v.numpy() for k, v in self.params.items()}))
+        return bytearray(buf.getvalue()), self.lib
+
+    # ------------------------------------------------------------ late-bound constants
+    def _mark_late_bound(self, byte_limit: int) -> Dict[str, _nd.NDArray]:
+        """Make the constants of at least ``byte_limit`` bytes late-bound; all of them."""
+        from ..expr import post_order
+        if not isinstance(byte_limit, int) or byte_limit < 0:
+            raise VMError(f"late-bound constants: byte_limit must be a non-negative int, got "
+                          f"{byte_limit!r}")
+        known = {id(a) for a in self._late.values()}
+        for func in self.ir_mod.functions.values():
+            if not isinstance(func, Expr):
+                continue
+            for n in post_order(func):
+                if isinstance(n, Constant) and id(n.data) not in known and \
+                        n.data.numpy().nbytes >= byte_limit:
+                    known.add(id(n.data))
+                    self._late[f"const_{len(self._late)}"] = n.data
+        return dict(self._late)
 
     def move_late_bound_consts(self, path: str, byte_limit: int = 256) -> None:
-        """Classic's late-bound constants: tvmlite keeps constants in the program."""
+        """Write the constants of at least ``byte_limit`` bytes to file ``path`` (in
+        ``save_param_dict``'s format) and leave them out of the saved executable."""
+        from ...runtime.params import save_param_dict_to_file
+        save_param_dict_to_file(self._mark_late_bound(byte_limit), path)
+
+    def get_late_bound_consts(self, byte_limit: int = 256) -> Dict[str, _nd.NDArray]:
+        """The constants of at least ``byte_limit`` bytes by name, left out of the saved
+        executable from now on."""
+        return self._mark_late_bound(byte_limit)
 
     def load_late_bound_consts(self, path: str) -> None:
-        """Classic's late-bound constants: tvmlite keeps constants in the program."""
+        """Load the late-bound constants that ``move_late_bound_consts`` wrote to ``path``."""
+        from ...runtime.params import load_param_dict
+        try:
+            with open(path, "rb") as fh:
+                blob = fh.read()
+        except OSError as e:
+            raise VMError(f"load_late_bound_consts: cannot read {path}: {e}") from None
+        self.load_late_bound_consts_from_map(load_param_dict(blob))
+
+    def load_late_bound_consts_from_map(self, consts: Dict[str, Any]) -> None:
+        """Load late-bound constants from ``{name: array}`` (``get_late_bound_consts``)."""
+        for name, value in dict(consts).items():
+            dst = self._late.get(name)
+            if dst is None:
+                raise VMError(f"load_late_bound_consts: the executable has no late-bound "
+                              f"constant {name!r} (it has {sorted(self._late)})")
+            src = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+            if tuple(src.shape) != tuple(dst.shape) or str(src.dtype) != str(dst.dtype):
+                raise VMError(f"load_late_bound_consts: constant {name!r} is "
+                              f"{tuple(dst.shape)} {dst.dtype}, got {tuple(src.shape)} "
+                              f"{src.dtype}")
+            if src is not dst._arr:
+                np.copyto(dst._arr, src)
+            self._late_missing.discard(name)
+
+    def _check_late_bound(self) -> None:
+        if self._late_missing:
+            raise VMError(f"VirtualMachine: late-bound constants {sorted(self._late_missing)} "
+                          "are not loaded; call load_late_bound_consts(path) first")
+
+
+class _Listing:
+    """The instructions :attr:`Executable.bytecode` lists for one function."""
+
+    def __init__(self, func: Function):
+        self.func = func
+        self.lines: List[str] = []
+        self.regs = 0
+        self.env: Dict[int, str] = {}
+
+    def reg(self) -> str:
+        self.regs += 1
+        return f"${self.regs - 1}"
+
+    def emit(self, text: str) -> None:
+        self.lines.append(text)
+
+    def function(self) -> None:
+        for p in self.func.params:
+            self.env[id(p)] = self.reg()
+        self.emit(f"ret {self.expr(self.func.body)}")
+
+    def expr(self, e: Expr) -> str:  # noqa: C901  (one case per node kind)
+        got = self.env.get(id(e))
+        if got is not None:
+            return got
+        if isinstance(e, Let):
+            while isinstance(e, Let):
+                self.env[id(e.var)] = self.expr(e.value)
+                e = e.body
+            return self.expr(e)
+        r = None
+        if isinstance(e, Constant):
+            r = self.reg()
+            self.emit(f"load_const {r} Const[{tuple(e.data.shape)}, {e.data.dtype}]")
+        elif isinstance(e, Call) and isinstance(e.op, Op):
+            r = self.op_call(e)
+        elif isinstance(e, Tuple) and not (e.fields and all(
+                isinstance(f, Call) and isinstance(f.op, Op) and not _on_host(f)
+                for f in e.fields)):
+            fields = [self.expr(f) for f in e.fields]
+            r = self.reg()
+            self.emit(f"alloc_data {r} tag(0) [{', '.join(fields)}]")
+        elif isinstance(e, Tuple):
+            r = self.region(e)
+        elif isinstance(e, TupleGetItem):
+            if _is_inner(e):
+                r = self.region(e)
+            else:
+                t = self.expr(e.tuple_value)
+                r = self.reg()
+                self.emit(f"get_field {r} {t}[{e.index}]")
+        elif isinstance(e, If):
+            c = self.expr(e.cond)
+            r = self.reg()
+            at = len(self.lines)
+            self.emit("")
+            self.emit(f"move {r} {self.expr(e.true_branch)}")
+            jump = len(self.lines)
+            self.emit("")
+            self.lines[at] = f"if {c} {jump + 1 - at}"
+            self.emit(f"move {r} {self.expr(e.false_branch)}")
+            self.lines[jump] = f"goto {len(self.lines) - jump}"
+        elif isinstance(e, Call):
+            args = [self.expr(a) for a in e.args]
+            r = self.reg()
+            if isinstance(e.op, GlobalVar):
+                self.emit(f"invoke {r} VMFunc[{e.op.name_hint}]({', '.join(args)})")
+            elif isinstance(e.op, Constructor):
+                self.emit(f"alloc_data {r} tag({e.op.tag}) [{', '.join(args)}]")
+            else:
+                f = self.expr(e.op)
+                self.emit(f"invoke_closure {r} {f}({', '.join(args)})")
+        elif isinstance(e, Function):
+            r = self.reg()
+            self.emit(f"alloc_closure {r} fn of {len(e.params)} parameter(s)")
+        elif isinstance(e, (GlobalVar, Constructor)):
+            r = self.reg()
+            self.emit(f"alloc_closure {r} {e.name_hint}")
+        elif isinstance(e, Match):
+            d = self.expr(e.data)
+            r = self.reg()
+            self.emit(f"get_tag {r} {d}")
+            for c in e.clauses:
+                self.emit(f"move {r} {self.expr(c.rhs)}")
+        else:  # references: host steps
+            r = self.reg()
+            self.emit(f"{type(e).__name__.lower()} {r}")
+        self.env[id(e)] = r
+        return r
+
+    def op_call(self, e: Call) -> str:
+        if not _on_host(e):
+            return self.region(e)
+        args = [self.expr(a) for a in e.args]
+        r = self.reg()
+        if e.op.name == "shape_of":
+            self.emit(f"shape_of {r} {args[0]}")
+        elif e.op.name in ("dyn.reshape", "dyn.squeeze"):
+            self.emit(f"reshape_tensor {r} {', '.join(args)}")
+        else:
+            self.emit(f"alloc_tensor_reg {r} (shape from the values of {', '.join(args)})")
+            self.emit(f"invoke_packed PackedFunc[{e.op.name}] ({', '.join(args + [r])})")
+        return r
+
+    def region(self, e: Expr) -> str:
+        region = _Region(e)
+        ins = [self.expr(x) for x in region.leaves]
+        r = self.reg()
+        if region.reshape_only:
+            self.emit(f"reshape_tensor {r} {ins[0]}")
+            return r
+        ty = getattr(e, "_checked_type", None)
+        static = ty is not None and _static(ty)
+        self.emit(f"alloc_storage {r}")
+        if static:
+            self.emit(f"alloc_tensor {r} {type_str(ty)}")
+        else:
+            self.emit(f"alloc_tensor_reg {r} (shape of the inputs' types)")
+        names = sorted({n.op.name for n in region.nodes if isinstance(n, Call)})
+        self.emit(f"invoke_packed PackedFunc[fused_{'_'.join(names)}] "
+                  f"({', '.join(ins + [r])})")
+        return r
+
+
+def _static(ty) -> bool:
+    if isinstance(ty, TupleType):
+        return all(_static(f) for f in ty.fields)
+    return isinstance(ty, TensorType) and all(isinstance(d, int) for d in ty.shape)
+
+
+class _Saver(pickle.Pickler):
+    """Pickles a program with its late-bound constants' arrays left out (by name)."""
+
+    def __init__(self, buf, late: Dict[int, tuple]):
+        super().__init__(buf)
+        self._late_ids = late
+
+    def persistent_id(self, obj):
+        if isinstance(obj, _nd.NDArray):
+            return self._late_ids.get(id(obj))
+        return None
+
+
+class _Loader(pickle.Unpickler):
+    """Unpickles a program; each late-bound constant becomes an array to fill."""
+
+    def __init__(self, buf):
+        super().__init__(buf)
+        self.late: Dict[str, _nd.NDArray] = {}
+
+    def persistent_load(self, pid):
+        name, shape, dtype = pid
+        arr = self.late.get(name)
+        if arr is None:
+            arr = self.late[name] = _nd.array(np.zeros(shape, dtype))
+        return arr
 
 
 def _target_str(target) -> Any:
@@ -767,16 +1044,20 @@ def _marker_lib():
 
 def load_exec(code, lib) -> Executable:
     """The executable of ``code`` from :meth:`Executable.save` (``lib`` is not needed)."""
+    loader = _Loader(io.BytesIO(bytes(code)))
     try:
-        tag, version, functions, type_defs, target, params = pickle.loads(bytes(code))
+        tag, version, functions, type_defs, target, params = loader.load()
     except Exception as e:  # noqa: BLE001
         raise VMError(f"Executable.load_exec: the code is not a tvmlite VM executable ({e})") \
             from None
-    if tag != "tvmlite-relay-vm" or version != 1:
+    if tag != "tvmlite-relay-vm" or version not in (1, 2):  # 1: before late-bound constants
         raise VMError("Executable.load_exec: the code is not a tvmlite VM executable")
     mod = IRModule(dict(functions))
     mod.type_definitions.update(type_defs)
-    return Executable(mod, target, params)
+    exe = Executable(mod, target, params)
+    exe._late = dict(loader.late)
+    exe._late_missing = set(loader.late)
+    return exe
 
 
 _rt_vm.register_executable_loader(load_exec)

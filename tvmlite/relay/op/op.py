@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 from ..._classic import unsupported, unsupported_function
 from ...error import TVMError
 from .registry import Op, OpPattern, get
+from .registry import register as _register_op
 
 __all__ = ["get", "OpPattern", "Op", "register", "register_stateful", "register_compute",
            "register_strategy", "register_schedule", "register_injective_schedule",
@@ -175,6 +176,41 @@ class OpStrategy:
                           "its one TOPI compute)")
 
 
+def _debug_rel(types, attrs):
+    return types[0]
+
+
+_register_op(
+    "debug", 1, _debug_rel, OpPattern.OPAQUE, {"debug_func": ""},
+    "The value of its argument; the relay VM (create_executor \"debug\"/\"vm\") calls the "
+    "global function named by attribute debug_func with it when it is evaluated.")
+_DEBUG_COUNTER = [0]
+
+
 def debug(expr: Any, debug_func: Optional[Callable] = None):
-    """Classic ``relay.op.debug``: call ``debug_func`` when ``expr`` is evaluated."""
-    raise unsupported("tvm.relay.op.debug (tvmlite has no relay interpreter)")
+    """Classic ``relay.op.debug``: ``expr``, calling ``debug_func(value)`` when the VM
+    evaluates it (``debug_func`` is registered as global function ``debugger_func<N>``, the
+    call's ``debug_func`` attribute; compiled by ``relay.build`` it is the identity).
+
+    Parameters
+    ----------
+    expr : relay.Expr
+        The value to observe.
+    debug_func : callable, optional
+        Called with the value (an NDArray, or an ADT for a tuple).
+
+    Returns
+    -------
+    relay.Expr
+    """
+    from ...runtime.packed_func import register_func
+    from .registry import make_call
+    name = ""
+    if debug_func is not None:
+        if not callable(debug_func):
+            raise TVMError(f"relay.op.debug: debug_func must be callable, got "
+                           f"{type(debug_func).__name__}")
+        name = f"debugger_func{_DEBUG_COUNTER[0]}"
+        register_func(name, debug_func, override=True)
+        _DEBUG_COUNTER[0] += 1
+    return make_call("debug", [expr], debug_func=name)

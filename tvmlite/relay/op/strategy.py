@@ -1026,3 +1026,6 @@ for _key in ("cpu", "generic"):
     register_strategy("nn.contrib_conv2d_winograd_without_weight_transform", _key,
                       _winograd_conv,
                       lambda attrs, outs, tgt: _x86.schedule_conv2d_nchw_winograd(outs))
+
+# relay.op.debug compiled (graph executor): the identity, as classic's DebugCompute
+_injective_strategies("debug", _unary(topi.identity))
