@@ -8,6 +8,8 @@ import pytest
 from relay_helpers import build_run, kernel_names
 
 from tvmlite import relay
+from tvmlite.error import TVMError
+from tvmlite.relay.op.registry import make_call
 from tvmlite.relay.transform.infer_type import RelayTypeInferenceError
 from tvmlite.topi import testing as ref
 
@@ -232,6 +234,51 @@ def test_matmul(rng, ta, tb):
     np.testing.assert_allclose(out, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("ta, tb", [(False, False), (True, False), (False, True),
+                                    (True, True)])
+def test_matmul_nd_tensor_a(rng, ta, tb):
+    """An N-D tensor_a is a batch of matrices (its last two axes swapped by transpose_a)."""
+    a, b = _rand(rng, 2, 3, 5, 7), _rand(rng, 7, 3)
+    a_in = a.swapaxes(-1, -2).copy() if ta else a
+    b_in = b.T.copy() if tb else b
+    out = _one(lambda x, y: relay.nn.matmul(x, y, transpose_a=ta, transpose_b=tb), a_in, b_in)
+    assert out.shape == (2, 3, 5, 3)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("tb", [False, True])
+def test_matmul_units_infers_tensor_b(tb):
+    x = relay.var("x", shape=(4, 3, 5))
+    w = relay.var("w", relay.IncompleteType())
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(
+        relay.Function([x, w], relay.nn.matmul(x, w, units=6, transpose_b=tb))))
+    params = mod["main"].params
+    assert tuple(params[1].checked_type.shape) == ((6, 5) if tb else (5, 6))
+    assert tuple(mod["main"].ret_type.shape) == (4, 3, 6)
+
+
+def test_matmul_symbolic_reduction_matches():
+    from tvmlite import te
+    n, k = te.size_var("n"), te.size_var("k")
+    out = _infer(lambda x, y: relay.nn.matmul(x, y), (n, 3, 2), (k, 7))
+    assert tuple(out["main"].ret_type.shape)[1:] == (3, 7)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: relay.nn.max_pool2d(x, pool_size=(1, 1)),
+    lambda x: relay.nn.avg_pool2d(x, pool_size=(1, 1)),
+    lambda x: relay.nn.max_pool1d(relay.reshape(x, (1, 3, 16)), pool_size=1),
+    lambda x: relay.nn.avg_pool3d(relay.reshape(x, (1, 3, 2, 2, 4)), pool_size=1),
+])
+def test_pool_size_is_always_printed(make):
+    """pool_size has no default (classic): printed even when it is 1, and required."""
+    x = relay.var("x", shape=(1, 3, 4, 4))
+    call = make(x)
+    assert "pool_size=" in call.astext()
+    with pytest.raises(TVMError, match="required attribute"):
+        make_call(call.op.name, [x])
+
+
 # ---------------------------------------------------------------------- type errors
 def _infer(make, *shapes):
     vs = [relay.var(f"v{i}", shape=s) for i, s in enumerate(shapes)]
@@ -258,6 +305,9 @@ def _infer(make, *shapes):
     (lambda x, a: relay.nn.prelu(x, a), [(2, 3, 4), (4,)], "nn.prelu"),
     (lambda x, y: relay.nn.matmul(x, y), [(2, 3), (4, 5)], "nn.matmul"),
     (lambda x, y: relay.nn.matmul(x, y, units=3), [(2, 3), (3, 5)], "nn.matmul"),
+    (lambda x, y: relay.nn.matmul(x, y), [(2, 3), (3,)], "nn.matmul"),
+    (lambda x, y: relay.nn.matmul(x, y), [(3,), (3, 2)], "nn.matmul"),
+    (lambda x, y: relay.nn.matmul(x, y, transpose_a=True), [(2, 4, 3), (3, 2)], "nn.matmul"),
 ])
 def test_type_errors_name_the_op(make, shapes, op):
     with pytest.raises(RelayTypeInferenceError, match=rf"\[in {op}\("):

@@ -13,7 +13,7 @@ from ..expr import (
 )
 from ..ty import TensorType, TupleType
 from ._rel import RelayTypeError, ndim_arg, norm_axis, same_dtype, tensor_arg, topi_rel
-from .registry import OpPattern, make_call, register, register_arg_types
+from .registry import REQUIRED, OpPattern, make_call, register, register_arg_types
 
 
 def _check_weight_attrs(op: str, attrs, out_channels, kernel) -> None:
@@ -420,7 +420,7 @@ def _pool_rel(name: str):
     return rel
 
 
-_POOL_DEFAULTS = {"pool_size": (1, 1), "strides": (1, 1), "dilation": (1, 1),
+_POOL_DEFAULTS = {"pool_size": REQUIRED, "strides": (1, 1), "dilation": (1, 1),
                   "padding": (0, 0, 0, 0), "layout": "NCHW", "ceil_mode": False}
 register("nn.max_pool2d", 1, _pool_rel("nn.max_pool2d"), OpPattern.OUT_ELEMWISE_FUSABLE,
          _POOL_DEFAULTS)
@@ -845,7 +845,7 @@ __all__ += ["conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]
 
 
 def _pool_defaults(n: int, layout: str) -> dict:
-    return {"pool_size": (1,) * n, "strides": (1,) * n, "dilation": (1,) * n,
+    return {"pool_size": REQUIRED, "strides": (1,) * n, "dilation": (1,) * n,
             "padding": (0,) * (2 * n), "layout": layout, "ceil_mode": False}
 
 
@@ -1096,23 +1096,54 @@ def dropout(data: Expr, rate: float = 0.5) -> Expr:
 
 # ---------------------------------------------------------------------------------- matmul
 def _matmul_rel(types, attrs):
+    """Classic ``MatmulRel``: ``tensor_a`` ``(..., M, K)`` (``(..., K, M)`` transposed), a 2-D
+    ``tensor_b``; a symbolic reduced dimension matches a known one."""
     name = "nn.matmul"
-    a, b = tensor_arg(name, types, 0, "tensor_a"), tensor_arg(name, types, 1, "tensor_b")
-    same_dtype(name, a, b, "tensor_a and tensor_b")
-    t = topi_rel(name)(types, attrs)
-    if attrs.units is not None and int(attrs.units) != t.shape[-1]:
-        raise RelayTypeError(f"{name}: units={attrs.units} differs from tensor_b's "
-                             f"{t.shape[-1]}")
-    return t
+    a, b = tensor_arg(name, types, 0, "tensor_a"), ndim_arg(name, types, 1, 2, "tensor_b")
+    if not attrs.out_dtype:
+        same_dtype(name, a, b, "tensor_a and tensor_b")
+    if len(a.shape) < 2:
+        raise RelayTypeError(f"{name}: tensor_a must have at least 2 dimensions, got "
+                             f"{a.shape}")
+    ta, tb = bool(attrs.transpose_a), bool(attrs.transpose_b)
+    k_a = a.shape[-2] if ta else a.shape[-1]
+    k_b, n = (b.shape[1], b.shape[0]) if tb else (b.shape[0], b.shape[1])
+    if isinstance(k_a, int) and isinstance(k_b, int) and k_a != k_b:
+        raise RelayTypeError(f"{name}: the reduced dimensions differ: tensor_a {a.shape} has "
+                             f"{k_a}, tensor_b {b.shape} has {k_b}")
+    if attrs.units is not None and isinstance(n, int) and int(attrs.units) != n:
+        raise RelayTypeError(f"{name}: units={attrs.units} differs from tensor_b's {n}")
+    m = a.shape[-1] if ta else a.shape[-2]
+    return TensorType(tuple(a.shape[:-2]) + (m, n), attrs.out_dtype or a.dtype)
 
 
 register("nn.matmul", 2, _matmul_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
          {"units": None, "out_dtype": "", "transpose_a": False, "transpose_b": False})
 
 
+def _matmul_arg_types(types, attrs):
+    """An unknown ``tensor_b`` from ``tensor_a`` and ``units``: ``(K, units)``, or
+    ``(units, K)`` when ``transpose_b``."""
+    a, b = types
+    if b is not None or a is None or attrs.units is None:
+        return types
+    t = tensor_arg("nn.matmul", types, 0, "tensor_a")
+    if len(t.shape) < 2:
+        raise RelayTypeError(f"nn.matmul: tensor_a must have at least 2 dimensions, got "
+                             f"{t.shape}")
+    k = t.shape[-2] if attrs.transpose_a else t.shape[-1]
+    shape = (int(attrs.units), k) if attrs.transpose_b else (k, int(attrs.units))
+    return [a, TensorType(shape, t.dtype)]
+
+
+register_arg_types("nn.matmul", _matmul_arg_types)
+
+
 def matmul(tensor_a: Expr, tensor_b: Expr, units=None, out_dtype: str = "",
            transpose_a: bool = False, transpose_b: bool = False) -> Expr:
-    """``tensor_a @ tensor_b`` of 2-D tensors, either transposed first."""
+    """``tensor_a @ tensor_b``, either transposed first: ``tensor_a`` ``(..., M, K)``
+    (``(..., K, M)`` if ``transpose_a``), 2-D ``tensor_b`` ``(K, N)`` (``(N, K)`` if
+    ``transpose_b``) -> ``(..., M, N)``."""
     return make_call("nn.matmul", [tensor_a, tensor_b], units=units, out_dtype=out_dtype,
                      transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 

@@ -23,6 +23,24 @@ class OpPattern:
     OPAQUE = 8
 
 
+class _Required:
+    """The default of an attribute that has none (classic ``TVM_ATTR_FIELD`` without
+    ``set_default``, as a pool's ``pool_size``): a call must give it, and the text printer
+    always prints it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+    def __reduce__(self):
+        return "REQUIRED"
+
+
+#: marks an attribute without a default in ``register``'s ``attrs_defaults``
+REQUIRED = _Required()
+
+
 # fcompute(attrs, inputs: list of te.Tensor, out_type) -> list of te.Tensor
 FCompute = Callable[[Any, List[Any], Any], List[Any]]
 # fschedule(attrs, outs: list of te.Tensor, target) -> te.Schedule
@@ -216,4 +234,8 @@ def make_call(name: str, args: Sequence[Any], **attrs):
         raise TVMError(f"{name}: unknown attribute(s) {sorted(unknown)} "
                        f"(known: {sorted(op.attrs_defaults)})")
     full = {**op.attrs_defaults, **attrs}
+    missing = sorted(k for k, v in full.items() if v is REQUIRED)
+    if missing:
+        raise TVMError(f"{name}: required attribute(s) {missing} not given (they have no "
+                       f"default)")
     return Call(op, list(args), Attrs(full))

@@ -782,11 +782,22 @@ _injective_strategies("nn.dropout", lambda attrs, ins, ty: [topi.identity(ins[0]
 
 
 def _matmul(attrs, ins, ty):
+    """``nn.matmul``: a 2-D ``topi.matmul``; an N-D ``tensor_a`` (classic's relation allows
+    one, ``transpose_a`` swapping its last two axes) is folded to 2-D around it."""
     a, b = ins
     dt = attrs.out_dtype or a.dtype
     if dt != a.dtype:
         a, b = topi.cast(a, dt), topi.cast(b, dt)
-    return [topi.matmul(a, b, attrs.transpose_a, attrs.transpose_b)]
+    if a.ndim <= 2:
+        return [topi.matmul(a, b, attrs.transpose_a, attrs.transpose_b)]
+    if attrs.transpose_a:
+        a = topi.transpose(a, list(range(a.ndim - 2)) + [a.ndim - 1, a.ndim - 2])
+    lead, k = list(a.shape[:-1]), a.shape[-1]
+    rows = lead[0]
+    for d in lead[1:]:
+        rows = rows * d
+    out = topi.matmul(topi.reshape(a, (rows, k)), b, False, attrs.transpose_b)
+    return [topi.reshape(out, lead + [out.shape[1]])]
 
 
 _default_strategies("nn.matmul", _matmul, _generic.schedule_dense)
