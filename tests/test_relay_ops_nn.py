@@ -279,6 +279,47 @@ def test_pool_size_is_always_printed(make):
         make_call(call.op.name, [x])
 
 
+def _split_nc(x, nb, cb):
+    """NCHW -> NCHW{nb}n{cb}c (also OIHW -> OIHW{nb}o{cb}i)."""
+    n, c, h, w = x.shape
+    return x.reshape(n // nb, nb, c // cb, cb, h, w).transpose(0, 2, 4, 5, 1, 3).copy()
+
+
+@pytest.mark.parametrize("groups, out_layout", [(1, ""), (1, "NHWC"), (3, "NCHW2c")])
+def test_conv2d_split_batch_layouts(rng, groups, out_layout):
+    """Data NCHW2n3c and kernel OIHW2o3i (any axis split, classic's relation), computed as
+    the NCHW convolution between layout transforms."""
+    x, w = _rand(rng, 4, 6, 7, 5), _rand(rng, 6, 6 // groups, 3, 2)
+    want = ref.conv2d_nchw_python(x, w, (2, 1), (1, 0)) if groups == 1 else np.concatenate(
+        [ref.conv2d_nchw_python(x[:, 2 * g:2 * g + 2], w[2 * g:2 * g + 2], (2, 1), (1, 0))
+         for g in range(3)], axis=1)
+    ci = 3 if groups == 1 else 1
+    out = _one(lambda a, b: relay.nn.conv2d(
+        a, b, strides=(2, 1), padding=(1, 0), groups=groups, channels=6, kernel_size=(3, 2),
+        data_layout="NCHW2n3c", kernel_layout=f"OIHW2o{ci}i", out_layout=out_layout),
+        _split_nc(x, 2, 3), _split_nc(w, 2, ci))
+    if out_layout == "":
+        want = _split_nc(want, 2, 3)
+    elif out_layout == "NHWC":
+        want = want.transpose(0, 2, 3, 1)
+    else:
+        want = _split_nc(want, 1, 2)[..., 0, :]
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
+
+
+def test_conv2d_split_batch_weight_inferred():
+    x = relay.var("x", shape=(1, 8, 9, 9, 4, 4), dtype="int8")
+    w = relay.var("w")
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function([x, w], (
+        relay.nn.conv2d(x, w, kernel_size=3, padding=1, channels=16, data_layout="NCHW4n4c",
+                        kernel_layout="OIHW4o4i", out_dtype="int32")))))
+    assert tuple(mod["main"].params[1].checked_type.shape) == (4, 8, 3, 3, 4, 4)
+    assert tuple(mod["main"].ret_type.shape) == (1, 4, 9, 9, 4, 4)
+    with pytest.raises(RelayTypeInferenceError, match="batch do not split by 3"):
+        _infer(lambda a, b: relay.nn.conv2d(a, b, out_layout="NCHW3n"), (4, 2, 5, 5),
+               (2, 2, 1, 1))
+
+
 # ---------------------------------------------------------------------- type errors
 def _infer(make, *shapes):
     vs = [relay.var(f"v{i}", shape=s) for i, s in enumerate(shapes)]

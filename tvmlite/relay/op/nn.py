@@ -107,16 +107,17 @@ def _conv_out_shape(op: str, full: dict, ol: str) -> tuple:
     from ...tir.data_layout import Layout
     out = Layout(ol)
     axes = [out[i] for i in range(len(out))]
-    if sorted(a for a in axes if a.isupper()) != sorted("NCHW") or \
-            any(a.islower() and a != "c" for a in axes):
-        raise RelayTypeError(f"{op}: out_layout {ol!r} must order N, C, H and W (C split)")
+    if sorted(a for a in axes if a.isupper()) != sorted("NCHW"):
+        raise RelayTypeError(f"{op}: out_layout {ol!r} must order N, C, H and W (any of them "
+                             f"split)")
+    what = {"N": "batch", "C": "output channels", "H": "output rows", "W": "output columns"}
     shape = []
     for a in axes:
         if a.islower():
             shape.append(out.factor_of(a))
         elif a.lower() in axes:
             if full[a] % out.factor_of(a):
-                raise RelayTypeError(f"{op}: {full[a]} output channels do not split by "
+                raise RelayTypeError(f"{op}: {full[a]} {what[a]} do not split by "
                                      f"{out.factor_of(a)} ({ol})")
             shape.append(full[a] // out.factor_of(a))
         else:
@@ -126,7 +127,7 @@ def _conv_out_shape(op: str, full: dict, ol: str) -> tuple:
 
 def _conv2d_rel(types, attrs):
     op = "nn.conv2d"
-    if _general_conv2d_layouts(attrs):
+    if general_conv2d_layouts(attrs):
         return _general_conv2d_rel(types, attrs)
     dl, kl = conv2d_layouts(attrs)
     data = ndim_arg(op, types, 0, 4, "data", dl)
@@ -153,7 +154,7 @@ def _conv2d_rel(types, attrs):
     return TensorType(tuple(dims[x] for x in dl), attrs.out_dtype or data.dtype)
 
 
-def _general_conv2d_layouts(attrs) -> bool:
+def general_conv2d_layouts(attrs) -> bool:
     """Whether ``attrs`` name layouts beyond NCHW/NHWC data in their own layout: blocked
     ones (``NCHW16c`` data, ``OIHW16i16o`` kernel) or another output layout."""
     dl = attrs.get("data_layout") or "NCHW"
@@ -200,8 +201,8 @@ def _general_conv2d_rel(types, attrs):
     ol = attrs.get("out_layout") or dl
     data = tensor_arg(op, types, 0, "data")
     weight = tensor_arg(op, types, 1, "weight")
-    d = _layout_sizes(op, "data", dl, data.shape, "NCHW", "c")
-    k = _layout_sizes(op, "kernel", kl, weight.shape, "OIHW", "oi")
+    d = _layout_sizes(op, "data", dl, data.shape, "NCHW", "nchw")
+    k = _layout_sizes(op, "kernel", kl, weight.shape, "OIHW", "oihw")
     groups = int(attrs.groups)
     if groups < 1 or d["C"] % groups or k["O"] % groups or k["I"] * groups != d["C"]:
         raise RelayTypeError(f"{op}: weight {weight.shape} ({kl}) and data {data.shape} ({dl}) "
@@ -228,11 +229,11 @@ def _conv2d_arg_types(types, attrs):
     if weight is not None or data is None or attrs.channels is None \
             or attrs.kernel_size is None:
         return types
-    if _general_conv2d_layouts(attrs):
+    if general_conv2d_layouts(attrs):
         from ...tir.data_layout import Layout
         dl = attrs.get("data_layout") or "NCHW"
         kl = attrs.get("kernel_layout") or "OIHW"
-        d = _layout_sizes("nn.conv2d", "data", dl, data.shape, "NCHW", "c")
+        d = _layout_sizes("nn.conv2d", "data", dl, data.shape, "NCHW", "nchw")
         dims = dict(zip("OIHW", (int(attrs.channels), d["C"] // int(attrs.groups),
                                  *attrs.kernel_size)))
         lay = Layout(kl)

@@ -18,7 +18,7 @@ from ...topi import generic as _generic
 from ...topi import x86 as _x86
 from ...topi.utils import find_op
 from . import tensor as _tensor_ops  # noqa: F401  (registers the ops strategies are added to)
-from .nn import conv2d_layouts, conv_transpose_layouts, pad4
+from .nn import conv2d_layouts, conv_transpose_layouts, general_conv2d_layouts, pad4
 from .registry import register_strategy
 
 
@@ -122,9 +122,27 @@ def _packed_conv2d(attrs) -> bool:
             and d.group(1) == k.group(1) and o.group(1) == k.group(2))
 
 
+def _relaid_conv2d(fcompute, attrs, ins, ty):
+    """An ``nn.conv2d`` in layouts beyond the computed ones (``NCHW4n4c`` data, an
+    ``OIHW4o4i`` kernel, another output layout): the NCHW / OIHW convolution between layout
+    transforms."""
+    from ..expr import Attrs
+    data, weight = ins
+    dl = attrs.get("data_layout") or "NCHW"
+    kl = attrs.get("kernel_layout") or "OIHW"
+    ol = attrs.get("out_layout") or dl
+    plain = Attrs({**dict(attrs.items()), "data_layout": "NCHW", "kernel_layout": "OIHW",
+                   "out_layout": ""})
+    out = fcompute(plain, [topi.layout_transform(data, dl, "NCHW"),
+                           topi.layout_transform(weight, kl, "OIHW")], ty)[0]
+    return [topi.layout_transform(out, "NCHW", ol)]
+
+
 def _conv2d_compute(x86: bool):
     def f(attrs, ins, ty):
         data, weight = ins
+        if not _packed_conv2d(attrs) and general_conv2d_layouts(attrs):
+            return _relaid_conv2d(f, attrs, ins, ty)
         if _packed_conv2d(attrs):
             fn = _x86.conv2d_NCHWc if x86 else topi.nn.conv2d_NCHWc
             return [fn(data, weight, attrs.strides, pad4("nn.conv2d", attrs.padding),
