@@ -17,6 +17,7 @@ from .conv2d import (
     conv2d_hwcn,
     conv2d_nchw,
     conv2d_NCHWc,
+    conv2d_NCHWc_int8,
     conv2d_nhwc,
     conv2d_winograd_weight_transform,
     group_conv2d_nchw,
@@ -59,7 +60,8 @@ from .upsampling import upsampling, upsampling3d
 from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d, get_pad_tuple_generic
 
 __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_matmul", "conv2d",
-           "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn", "conv2d_NCHWc", "group_conv2d_nchw",
+           "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn", "conv2d_NCHWc", "conv2d_NCHWc_int8",
+           "group_conv2d_nchw",
            "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
            "conv2d_transpose_nchw", "group_conv2d_transpose_nchw", "dilate", "pool2d",
            "global_pool", "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "softmax",
