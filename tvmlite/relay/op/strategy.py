@@ -167,6 +167,9 @@ def _conv2d_compute(x86: bool):
                 return [topi.nn.group_conv2d_nhwc(data, w, *args, attrs.groups, out_dtype=dt)]
             return [topi.nn.conv2d_nhwc(data, w, *args, out_dtype=dt)]
         weight = _relayout(weight, kl, "OIHW")
+        if kind == "conv" and x86 and _x86.int8_conv2d_applicable(data.dtype, weight.dtype, dt):
+            # classic conv2d_nchw_int8.x86: the CPU's 8-bit dot-product instructions
+            return [_x86.conv2d_nchw_int8(data, weight, *args, out_dtype=dt)]
         if kind == "conv":
             if x86 and _x86.winograd_eligible(weight.shape, attrs.strides, attrs.dilation,
                                               attrs.groups, data.dtype):
@@ -203,6 +206,7 @@ _CONV2D_X86_SCHEDULES = {
     "group_conv2d_nhwc": _x86.schedule_group_conv2d_nhwc,
     "conv2d_NCHWc": _x86.schedule_conv2d_NCHWc,
     "conv2d_nchw_winograd": _x86.schedule_conv2d_nchw_winograd,
+    "conv2d_NCHWc_int8": _x86.schedule_conv2d_nchw_int8,
 }
 #: the x86 implementations of a plain NCHW convolution that Winograd can compute, the
 #: default first

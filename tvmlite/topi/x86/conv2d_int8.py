@@ -15,13 +15,13 @@ which is what classic's int8 x int8 legalization does in relay.
 from __future__ import annotations
 
 from ... import tir
-from ...tir import op as _op
+from ...target import Target
+from ...target.x86 import target_has_sse42
 from ...te.operation import compute, placeholder, reduce_axis
 from ...te.schedule import Schedule
 from ...te.tensor import Tensor
 from ...te.tensor_intrin import decl_tensor_intrin
-from ...target import Target
-from ...target.x86 import target_has_sse42
+from ...tir import op as _op
 from .. import tag
 from ..nn.conv2d import conv2d_NCHWc_int8
 from ..utils import TopiError, get_const_int, get_const_tuple
