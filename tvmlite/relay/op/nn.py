@@ -1323,6 +1323,128 @@ def cross_entropy_with_logits(predictions: Expr, targets: Expr) -> Expr:
 __all__ += ["cross_entropy", "cross_entropy_with_logits"]
 
 
+# ---------------------------------------------------------------------------------- bitserial
+_PACK_BITS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+
+
+def _pack_bits(op: str, pack_type: str) -> int:
+    if pack_type not in _PACK_BITS:
+        raise RelayTypeError(f"{op}: pack type must be one of {sorted(_PACK_BITS)}, got "
+                             f"{pack_type!r}")
+    return _PACK_BITS[pack_type]
+
+
+def _bitpack_rel(types, attrs):
+    """Classic ``BitPackRel``: ``pack_axis`` divided by the word size, ``bits`` planes
+    inserted at ``bit_axis``."""
+    op = "nn.bitpack"
+    data = tensor_arg(op, types, 0, "data")
+    width = _pack_bits(op, attrs.pack_type)
+    shape, ndim = list(data.shape), len(data.shape)
+    pack_axis, bit_axis = int(attrs.pack_axis), int(attrs.bit_axis)
+    if not 0 <= pack_axis < ndim or not 0 <= bit_axis <= ndim:
+        raise RelayTypeError(f"{op}: pack_axis {pack_axis} / bit_axis {bit_axis} out of range "
+                             f"for {ndim}-D data")
+    if isinstance(shape[pack_axis], int) and shape[pack_axis] % width:
+        raise RelayTypeError(f"{op}: axis {pack_axis} of size {shape[pack_axis]} is not a "
+                             f"multiple of the {width} bits of {attrs.pack_type}")
+    shape[pack_axis] = shape[pack_axis] // width
+    shape.insert(bit_axis, int(attrs.bits))
+    return TensorType(tuple(shape), attrs.pack_type)
+
+
+register("nn.bitpack", 1, _bitpack_rel, OpPattern.INJECTIVE,
+         {"bits": 1, "pack_axis": 1, "bit_axis": 2, "pack_type": "uint32", "name": "BitPack"})
+
+
+def bitpack(data: Expr, bits: int = 1, pack_axis: int = 1, bit_axis: int = 2,
+            pack_type: str = "uint32", name: str = "BitPack") -> Expr:
+    """The low ``bits`` bit planes of ``data`` packed into ``pack_type`` words along
+    ``pack_axis`` (which shrinks by the word size), the planes on a new axis ``bit_axis``."""
+    return make_call("nn.bitpack", [data], bits=int(bits), pack_axis=int(pack_axis),
+                     bit_axis=int(bit_axis), pack_type=str(pack_type), name=str(name))
+
+
+def _bitserial_conv2d_rel(types, attrs):
+    """Classic ``BinaryConv2DRel``: ``(N, channels, OH, OW)`` in the data layout (NCHW or
+    NHWC), of ``out_dtype``."""
+    op = "nn.bitserial_conv2d"
+    data = tensor_arg(op, types, 0, "data")
+    dl = attrs.data_layout
+    if dl not in ("NCHW", "NHWC"):
+        raise RelayTypeError(f"{op}: data_layout must be 'NCHW' or 'NHWC', got {dl!r}")
+    if len(data.shape) != 4:
+        raise RelayTypeError(f"{op}: data must be 4-D ({dl}), got shape {data.shape}")
+    if attrs.channels is None or attrs.kernel_size is None:
+        raise RelayTypeError(f"{op}: channels and kernel_size must be given")
+    kh, kw = _pair(op, attrs.kernel_size, "kernel_size")
+    sh, sw = _pair(op, attrs.strides, "strides")
+    top, left, bottom, right = pad4(op, attrs.padding)
+    n, h, w = (data.shape[dl.index(x)] for x in "NHW")
+    full = {"N": n, "C": int(attrs.channels),
+            "H": _out_size(op, h, kh, 1, top, bottom, sh, "height"),
+            "W": _out_size(op, w, kw, 1, left, right, sw, "width")}
+    return TensorType(tuple(full[x] for x in dl), attrs.out_dtype)
+
+
+register("nn.bitserial_conv2d", 2, _bitserial_conv2d_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"strides": (1, 1), "padding": (0, 0), "channels": None, "kernel_size": (3, 3),
+          "activation_bits": 1, "weight_bits": 1, "data_layout": "NCHW",
+          "kernel_layout": "OIHW", "pack_dtype": "uint32", "out_dtype": "int16",
+          "unipolar": True})
+
+
+def bitserial_conv2d(data: Expr, weight: Expr, strides=(1, 1), padding=(0, 0), channels=None,
+                     kernel_size=(3, 3), activation_bits: int = 1, weight_bits: int = 1,
+                     data_layout: str = "NCHW", kernel_layout: str = "OIHW",
+                     pack_dtype: str = "uint32", out_dtype: str = "int16",
+                     unipolar: bool = True) -> Expr:
+    """2-D convolution of the low ``activation_bits`` / ``weight_bits`` bits of data and
+    weight, computed bit-serially (``unipolar``: weight bits are +1 / -1); data NCHW with an
+    OIHW weight or NHWC with HWIO, channels a multiple of ``pack_dtype``'s bits."""
+    op = "nn.bitserial_conv2d"
+    return make_call(op, [data, weight], strides=_pair(op, strides, "strides"),
+                     padding=tuple(int(p) for p in (
+                         padding if isinstance(padding, (tuple, list)) else (padding,))),
+                     channels=None if channels is None else int(channels),
+                     kernel_size=_pair(op, kernel_size, "kernel_size"),
+                     activation_bits=int(activation_bits), weight_bits=int(weight_bits),
+                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     pack_dtype=str(pack_dtype), out_dtype=str(out_dtype),
+                     unipolar=bool(unipolar))
+
+
+def _bitserial_dense_rel(types, attrs):
+    """Classic ``BinaryDenseRel``: the data's last axis becomes ``units``."""
+    op = "nn.bitserial_dense"
+    data = tensor_arg(op, types, 0, "data")
+    if not data.shape:
+        raise RelayTypeError(f"{op}: data must have at least one dimension")
+    if attrs.units is None:
+        raise RelayTypeError(f"{op}: units must be given")
+    return TensorType(tuple(data.shape[:-1]) + (int(attrs.units),),
+                      attrs.out_dtype or data.dtype)
+
+
+register("nn.bitserial_dense", 2, _bitserial_dense_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"units": None, "data_bits": 1, "weight_bits": 1, "pack_dtype": "uint32",
+          "out_dtype": "int16", "unipolar": True})
+
+
+def bitserial_dense(data: Expr, weight: Expr, units=None, data_bits: int = 1,
+                    weight_bits: int = 1, pack_dtype: str = "uint32",
+                    out_dtype: str = "int16", unipolar: bool = True) -> Expr:
+    """``data @ weight.T`` of the low ``data_bits`` / ``weight_bits`` bits, computed
+    bit-serially (``unipolar``: weight bits are +1 / -1); weight ``(units, in_dim)``."""
+    return make_call("nn.bitserial_dense", [data, weight],
+                     units=None if units is None else int(units), data_bits=int(data_bits),
+                     weight_bits=int(weight_bits), pack_dtype=str(pack_dtype),
+                     out_dtype=str(out_dtype), unipolar=bool(unipolar))
+
+
+__all__ += ["bitpack", "bitserial_conv2d", "bitserial_dense"]
+
+
 from ..._classic import fallback as _fallback  # noqa: E402
 
 __getattr__ = _fallback(__name__)

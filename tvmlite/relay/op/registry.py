@@ -225,7 +225,7 @@ def list_op_names() -> List[str]:
     return sorted(_OPS)
 
 
-def make_call(name: str, args: Sequence[Any], **attrs):
+def make_call(name: str, args: Sequence[Any], /, **attrs):
     """A call of op ``name`` with its registered attribute defaults filled in."""
     from ..expr import Attrs, Call
     op = get(name)

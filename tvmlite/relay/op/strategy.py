@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 from ... import topi
 from ...autotvm.dispatch import DispatchContext, FallbackContext
 from ...autotvm.task import args_to_workload
+from ...error import TVMError
 from ...target import Target
 from ...topi import generic as _generic
 from ...topi import x86 as _x86
@@ -823,6 +824,35 @@ def _matmul(attrs, ins, ty):
 
 
 _default_strategies("nn.matmul", _matmul, _generic.schedule_dense)
+
+
+def _bitpack(attrs, ins, ty):
+    return [topi.nn.bitpack(ins[0], attrs.bits, attrs.pack_axis, attrs.bit_axis,
+                            attrs.pack_type, attrs.name)]
+
+
+def _bitserial_conv2d(attrs, ins, ty):
+    data, weight = ins
+    layouts = {"NCHW": ("OIHW", topi.nn.bitserial_conv2d_nchw),
+               "NHWC": ("HWIO", topi.nn.bitserial_conv2d_nhwc)}
+    kl, fn = layouts[attrs.data_layout]
+    if attrs.kernel_layout != kl:
+        raise TVMError(f"nn.bitserial_conv2d: {attrs.data_layout} data needs a {kl} kernel, "
+                       f"got {attrs.kernel_layout!r}")
+    return [fn(data, weight, attrs.strides, pad4("nn.bitserial_conv2d", attrs.padding),
+               attrs.activation_bits, attrs.weight_bits, attrs.pack_dtype, attrs.out_dtype,
+               attrs.unipolar)]
+
+
+def _bitserial_dense(attrs, ins, ty):
+    return [topi.nn.bitserial_dense(ins[0], ins[1], attrs.data_bits, attrs.weight_bits,
+                                    attrs.pack_dtype, attrs.out_dtype or ins[0].dtype,
+                                    attrs.unipolar)]
+
+
+_injective_strategies("nn.bitpack", _bitpack)
+_default_strategies("nn.bitserial_conv2d", _bitserial_conv2d)
+_default_strategies("nn.bitserial_dense", _bitserial_dense)
 def _scan_compute(fn):
     return lambda attrs, ins, ty: [fn(ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))]
 

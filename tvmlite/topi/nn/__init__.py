@@ -1,5 +1,6 @@
 """Neural-network operators (``topi.nn``)."""
 from . import utils, winograd_util
+from .bitserial import bitpack, bitserial_conv2d_nchw, bitserial_conv2d_nhwc, bitserial_dense
 from .bnn import binarize_pack, binary_dense
 from .conv import (
     conv,
@@ -76,6 +77,7 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "deformable_conv2d_nchw", "deformable_conv2d_nhwc",
            "correlation_nchw", "lstm",
            "scale_shift_nchw", "scale_shift_nhwc", "scale_shift_nchwc", "binarize_pack",
+           "bitpack", "bitserial_conv2d_nchw", "bitserial_conv2d_nhwc", "bitserial_dense",
            "binary_dense", "conv2d_winograd_weight_transform", "winograd_util"]
 
 
