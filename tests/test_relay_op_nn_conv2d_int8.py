@@ -135,3 +135,18 @@ def test_is_int8_hw_support():
         assert not topi.x86.is_int8_hw_support("int8", "int8")
     with tvm.target.Target("llvm -mcpu=x86-64"):
         assert not topi.x86.is_int8_hw_support("uint8", "int8")
+
+
+def test_conv2d_int8_dynamic_batch_keeps_the_plain_convolution(rng):
+    mcpu = next((m for m in sorted(FAST) if _runnable(m)), None)
+    if mcpu is None:
+        pytest.skip("this host has no SSE4.2")
+    x = relay.var("x", shape=(relay.Any(), 8, 6, 6), dtype="uint8")
+    w = relay.var("w", shape=(16, 8, 3, 3), dtype="int8")
+    y = relay.nn.conv2d(x, w, channels=16, kernel_size=3, out_dtype="int32")
+    ex = relay.create_executor("vm", mod=tvm.IRModule.from_expr(relay.Function([x, w], y)),
+                               target=f"llvm -mcpu={mcpu}")
+    d = rng.integers(0, 256, (3, 8, 6, 6)).astype("uint8")
+    k = rng.integers(-128, 128, (16, 8, 3, 3)).astype("int8")
+    np.testing.assert_array_equal(ex.evaluate()(d, k).numpy(),
+                                  conv2d_nchw_python(d.astype("int64"), k.astype("int64"), 1, 0))

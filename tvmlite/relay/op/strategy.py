@@ -168,7 +168,8 @@ def _conv2d_compute(x86: bool):
                 return [topi.nn.group_conv2d_nhwc(data, w, *args, attrs.groups, out_dtype=dt)]
             return [topi.nn.conv2d_nhwc(data, w, *args, out_dtype=dt)]
         weight = _relayout(weight, kl, "OIHW")
-        if kind == "conv" and x86 and _x86.int8_conv2d_applicable(data.dtype, weight.dtype, dt):
+        if kind == "conv" and x86 and _x86.int8_conv2d_applicable(data.dtype, weight.dtype, dt) \
+                and all(isinstance(d, int) for d in topi.utils.get_const_tuple(data.shape)):
             # classic conv2d_nchw_int8.x86: the CPU's 8-bit dot-product instructions
             return [_x86.conv2d_nchw_int8(data, weight, *args, out_dtype=dt)]
         if kind == "conv":
