@@ -277,6 +277,11 @@ def test_pool_size_is_always_printed(make):
     assert "pool_size=" in call.astext()
     with pytest.raises(TVMError, match="required attribute"):
         make_call(call.op.name, [x])
+    # a call built without make_call (as parsed text is) fails type inference clearly
+    bare = relay.Call(call.op, [x], relay.expr.Attrs(
+        {k: v for k, v in call.attrs.items() if k != "pool_size"}))
+    with pytest.raises(RelayTypeInferenceError, match=r"required attribute\(s\) \['pool_size'\]"):
+        relay.transform.InferType()(relay.IRModule.from_expr(relay.Function([x], bare)))
 
 
 def _split_nc(x, nb, cb):

@@ -196,8 +196,24 @@ def register(name: str, num_inputs: int, type_rel: Callable, pattern: int,
     if name in _OPS:
         raise TVMError(f"operator {name} is already registered")
     _generation += 1
+    required = [k for k, v in (attrs_defaults or {}).items() if v is REQUIRED]
+    if required:
+        type_rel = _checking_required(name, required, type_rel)
     op = _OPS[name] = Op(name, num_inputs, type_rel, pattern, attrs_defaults, description)
     return op
+
+
+def _checking_required(name: str, required: List[str], type_rel: Callable) -> Callable:
+    """``type_rel`` refusing a call whose attributes leave a required one unset (a call
+    built without :func:`make_call`, as from parsed text)."""
+    def rel(types, attrs):
+        missing = [k for k in required if attrs is None or attrs.get(k) is REQUIRED
+                   or k not in attrs.keys()]
+        if missing:
+            raise TVMError(f"{name}: required attribute(s) {missing} not given (they have no "
+                           f"default)")
+        return type_rel(types, attrs)
+    return rel
 
 
 def register_strategy(name: str, target_key: str, fcompute: FCompute,
