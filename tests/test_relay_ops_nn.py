@@ -325,6 +325,35 @@ def test_conv2d_split_batch_weight_inferred():
                (2, 2, 1, 1))
 
 
+@pytest.mark.parametrize("make, layout, reduce_axes", [
+    (relay.nn.global_max_pool1d, "NCW", (2,)), (relay.nn.global_avg_pool1d, "NWC", (1,)),
+    (relay.nn.global_max_pool3d, "NDHWC", (1, 2, 3)),
+    (relay.nn.global_avg_pool3d, "NCDHW", (2, 3, 4))])
+def test_global_pool_1d_3d(rng, make, layout, reduce_axes):
+    """classic: adaptive pooling to size 1 over the layout's spatial axes."""
+    x = _rand(rng, *[(2, 3, 5, 4, 7)[i] for i in range(len(layout))])
+    out = _one(lambda v: make(v, layout=layout), x)
+    fn = np.max if "max" in make.__name__ else np.mean
+    np.testing.assert_allclose(out, fn(x, axis=reduce_axes, keepdims=True), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_adaptive_pool_types_with_symbolic_shapes():
+    from tvmlite import te
+    n, c, w = te.size_var("n"), te.size_var("c"), te.size_var("w")
+    for make, shape, layout, want in [
+            (relay.nn.global_max_pool1d, (n, 7, c), "NWC", (n, 1, c)),
+            (relay.nn.global_avg_pool1d, (n, c, w), "NCW", (n, c, 1)),
+            (lambda v, layout: relay.nn.adaptive_avg_pool2d(v, (2, 3), layout), (n, 5, 6, c),
+             "NHWC", (n, 2, 3, c))]:
+        v = relay.var("v", relay.TensorType(shape, "float32"))
+        mod = relay.transform.InferType()(relay.IRModule.from_expr(
+            relay.Function([v], make(v, layout=layout))))
+        assert tuple(mod["main"].ret_type.shape) == want
+    with pytest.raises(RelayTypeInferenceError, match="must name N, C and H, W"):
+        _infer(lambda v: relay.nn.adaptive_max_pool2d(v, 1, layout="NCW"), (1, 2, 3))
+
+
 # ---------------------------------------------------------------------- type errors
 def _infer(make, *shapes):
     vs = [relay.var(f"v{i}", shape=s) for i, s in enumerate(shapes)]

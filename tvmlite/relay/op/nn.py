@@ -899,10 +899,41 @@ def avg_pool3d(data: Expr, pool_size=(1, 1, 1), strides=(1, 1, 1), dilation=(1, 
 
 
 # ------------------------------------------------------------ adaptive and global pooling
-for _name, _layout in (("nn.adaptive_avg_pool1d", "NCW"), ("nn.adaptive_max_pool1d", "NCW"),
-                       ("nn.adaptive_avg_pool2d", "NCHW"), ("nn.adaptive_max_pool2d", "NCHW"),
-                       ("nn.adaptive_avg_pool3d", "NCDHW"), ("nn.adaptive_max_pool3d", "NCDHW")):
-    register(_name, 1, topi_rel(_name), OpPattern.OUT_ELEMWISE_FUSABLE,
+def _adaptive_rel(name: str, spatial: str):
+    """Classic ``AdaptivePool{1,2,3}DRel``: the ``spatial`` axes of the layout ("W", "HW",
+    "DHW") become ``output_size`` (one value for all of them; kept when None); the shape
+    may be symbolic."""
+    def rel(types, attrs):
+        data = tensor_arg(name, types, 0, "data")
+        layout = attrs.layout
+        tokens = re.findall(r"\d*[A-Za-z]", layout) if isinstance(layout, str) else []
+        if "".join(tokens) != layout or any(c not in tokens for c in "NC" + spatial) or \
+                any(c.lower() in tokens for c in spatial):
+            raise RelayTypeError(f"{name}: layout {layout!r} must name N, C and "
+                                 f"{', '.join(spatial)} (those unsplit)")
+        if len(tokens) != len(data.shape):
+            raise RelayTypeError(f"{name}: layout {layout!r} has {len(tokens)} axes but the "
+                                 f"data is {len(data.shape)}-D")
+        size = list(attrs.output_size or ())
+        if len(size) == 1:
+            size = size * len(spatial)
+        if size and len(size) != len(spatial):
+            raise RelayTypeError(f"{name}: output_size must have 1 or {len(spatial)} values, "
+                                 f"got {tuple(size)}")
+        shape = list(data.shape)
+        for axis, n in zip(spatial, size):
+            if n is not None:
+                shape[tokens.index(axis)] = int(n)
+        return TensorType(tuple(shape), data.dtype)
+    return rel
+
+
+for _name, _layout, _spatial in (
+        ("nn.adaptive_avg_pool1d", "NCW", "W"), ("nn.adaptive_max_pool1d", "NCW", "W"),
+        ("nn.adaptive_avg_pool2d", "NCHW", "HW"), ("nn.adaptive_max_pool2d", "NCHW", "HW"),
+        ("nn.adaptive_avg_pool3d", "NCDHW", "DHW"),
+        ("nn.adaptive_max_pool3d", "NCDHW", "DHW")):
+    register(_name, 1, _adaptive_rel(_name, _spatial), OpPattern.OUT_ELEMWISE_FUSABLE,
              {"output_size": None, "layout": _layout, "out_layout": ""})
 register("nn.global_max_pool2d", 1, topi_rel("nn.global_max_pool2d"),
          OpPattern.OUT_ELEMWISE_FUSABLE, {"layout": "NCHW", "out_layout": ""})
@@ -951,6 +982,26 @@ def adaptive_max_pool3d(data: Expr, output_size=None, layout: str = "NCDHW",
                         out_layout: str = "") -> Expr:
     """Adaptive max pooling over D, H and W to ``output_size``."""
     return _adaptive("nn.adaptive_max_pool3d", data, output_size, layout)
+
+
+def global_max_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
+    """Maximum over W (classic: ``adaptive_max_pool1d`` to size 1)."""
+    return _adaptive("nn.adaptive_max_pool1d", data, (1,), layout)
+
+
+def global_avg_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
+    """Mean over W (classic: ``adaptive_avg_pool1d`` to size 1)."""
+    return _adaptive("nn.adaptive_avg_pool1d", data, (1,), layout)
+
+
+def global_max_pool3d(data: Expr, layout: str = "NCDHW", out_layout: str = "") -> Expr:
+    """Maximum over D, H and W (classic: ``adaptive_max_pool3d`` to size 1)."""
+    return _adaptive("nn.adaptive_max_pool3d", data, (1, 1, 1), layout)
+
+
+def global_avg_pool3d(data: Expr, layout: str = "NCDHW", out_layout: str = "") -> Expr:
+    """Mean over D, H and W (classic: ``adaptive_avg_pool3d`` to size 1)."""
+    return _adaptive("nn.adaptive_avg_pool3d", data, (1, 1, 1), layout)
 
 
 def global_max_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Expr:
@@ -1152,7 +1203,8 @@ def matmul(tensor_a: Expr, tensor_b: Expr, units=None, out_dtype: str = "",
 __all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
             "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_avg_pool2d",
             "adaptive_max_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
-            "global_max_pool2d", "instance_norm", "group_norm", "lrn",
+            "global_max_pool2d", "global_max_pool1d", "global_avg_pool1d",
+            "global_max_pool3d", "global_avg_pool3d", "instance_norm", "group_norm", "lrn",
             "l2_normalize", "depth_to_space", "space_to_depth", "mirror_pad", "upsampling",
             "upsampling3d", "prelu",
             "dropout", "dropout_raw", "matmul"]
