@@ -1,7 +1,7 @@
 """The type of ``nn.conv2d`` in blocked and other layouts (classic's relation: NCHW16c data,
 OIHW16i16o kernels, any output layout), the weight's type inferred in them, the packed
-convolution built (conv2d_NCHWc) and the clear refusal to build the others (tvmlite computes
-NCHW, NHWC and packed ones)."""
+convolution built (conv2d_NCHWc) and the others built as the NCHW convolution between layout
+transforms."""
 import numpy as np
 import pytest
 
@@ -51,16 +51,23 @@ def test_errors_and_build_refusal():
     with pytest.raises(TVMError, match="must order"):
         _type(relay.nn.conv2d(x, relay.var("w", shape=(3, 2, 3, 3, 4, 4)),
                               data_layout="NCDW4c", kernel_layout="OIHW4i4o"))
-    x2 = relay.var("x2", shape=(1, 8, 8, 4))
-    for y, needle in [
-            (relay.nn.conv2d(x, relay.var("w", shape=(12, 8, 3, 3)),
-                             data_layout="NCHW4c", kernel_layout="OIHW"), "NCHW4c"),
-            (relay.nn.conv2d(x2, relay.var("w", shape=(3, 3, 4, 4)), data_layout="NHWC",
-                             kernel_layout="HWIO", out_layout="NCHW"), "NCHW")]:
-        func = relay.Function(relay.analysis.free_vars(y), y)
-        _type(y)  # typed
-        with pytest.raises(TVMError, match=needle):
-            relay.build(tvm.IRModule.from_expr(func), "llvm")
+
+
+def test_other_layouts_build_between_layout_transforms(rng):
+    from tvmlite.topi.testing import conv2d_nchw_python
+    xv = rng.standard_normal((1, 8, 9, 7)).astype("float32")
+    wv = rng.standard_normal((12, 8, 3, 3)).astype("float32")
+    want = conv2d_nchw_python(xv, wv, 1, 0)  # (1, 12, 7, 5)
+    cases = [  # data NCHW4c with a plain OIHW kernel; NHWC data, HWIO kernel, NCHW output
+        (xv.reshape(1, 2, 4, 9, 7).transpose(0, 1, 3, 4, 2), wv, "NCHW4c", "OIHW", "",
+         want.reshape(1, 3, 4, 7, 5).transpose(0, 1, 3, 4, 2)),
+        (xv.transpose(0, 2, 3, 1), wv.transpose(2, 3, 1, 0), "NHWC", "HWIO", "NCHW", want)]
+    for data, weight, dl, kl, ol, ref in cases:
+        x, w = relay.var("x", shape=data.shape), relay.var("w", shape=weight.shape)
+        y = relay.nn.conv2d(x, w, data_layout=dl, kernel_layout=kl, out_layout=ol)
+        out = relay.create_executor("graph", target="llvm").evaluate(
+            relay.Function([x, w], y))(data.copy(), weight.copy()).numpy()
+        np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("target", ["llvm", "c"])

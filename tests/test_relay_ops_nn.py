@@ -8,6 +8,8 @@ import pytest
 from relay_helpers import build_run, kernel_names
 
 from tvmlite import relay
+from tvmlite.error import TVMError
+from tvmlite.relay.op.registry import make_call
 from tvmlite.relay.transform.infer_type import RelayTypeInferenceError
 from tvmlite.topi import testing as ref
 
@@ -232,6 +234,126 @@ def test_matmul(rng, ta, tb):
     np.testing.assert_allclose(out, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("ta, tb", [(False, False), (True, False), (False, True),
+                                    (True, True)])
+def test_matmul_nd_tensor_a(rng, ta, tb):
+    """An N-D tensor_a is a batch of matrices (its last two axes swapped by transpose_a)."""
+    a, b = _rand(rng, 2, 3, 5, 7), _rand(rng, 7, 3)
+    a_in = a.swapaxes(-1, -2).copy() if ta else a
+    b_in = b.T.copy() if tb else b
+    out = _one(lambda x, y: relay.nn.matmul(x, y, transpose_a=ta, transpose_b=tb), a_in, b_in)
+    assert out.shape == (2, 3, 5, 3)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("tb", [False, True])
+def test_matmul_units_infers_tensor_b(tb):
+    x = relay.var("x", shape=(4, 3, 5))
+    w = relay.var("w", relay.IncompleteType())
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(
+        relay.Function([x, w], relay.nn.matmul(x, w, units=6, transpose_b=tb))))
+    params = mod["main"].params
+    assert tuple(params[1].checked_type.shape) == ((6, 5) if tb else (5, 6))
+    assert tuple(mod["main"].ret_type.shape) == (4, 3, 6)
+
+
+def test_matmul_symbolic_reduction_matches():
+    from tvmlite import te
+    n, k = te.size_var("n"), te.size_var("k")
+    out = _infer(lambda x, y: relay.nn.matmul(x, y), (n, 3, 2), (k, 7))
+    assert tuple(out["main"].ret_type.shape)[1:] == (3, 7)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: relay.nn.max_pool2d(x, pool_size=(1, 1)),
+    lambda x: relay.nn.avg_pool2d(x, pool_size=(1, 1)),
+    lambda x: relay.nn.max_pool1d(relay.reshape(x, (1, 3, 16)), pool_size=1),
+    lambda x: relay.nn.avg_pool3d(relay.reshape(x, (1, 3, 2, 2, 4)), pool_size=1),
+])
+def test_pool_size_is_always_printed(make):
+    """pool_size has no default (classic): printed even when it is 1, and required."""
+    x = relay.var("x", shape=(1, 3, 4, 4))
+    call = make(x)
+    assert "pool_size=" in call.astext()
+    with pytest.raises(TVMError, match="required attribute"):
+        make_call(call.op.name, [x])
+    # a call built without make_call (as parsed text is) fails type inference clearly
+    bare = relay.Call(call.op, [x], relay.expr.Attrs(
+        {k: v for k, v in call.attrs.items() if k != "pool_size"}))
+    with pytest.raises(RelayTypeInferenceError, match=r"required attribute\(s\) \['pool_size'\]"):
+        relay.transform.InferType()(relay.IRModule.from_expr(relay.Function([x], bare)))
+
+
+def _split_nc(x, nb, cb):
+    """NCHW -> NCHW{nb}n{cb}c (also OIHW -> OIHW{nb}o{cb}i)."""
+    n, c, h, w = x.shape
+    return x.reshape(n // nb, nb, c // cb, cb, h, w).transpose(0, 2, 4, 5, 1, 3).copy()
+
+
+@pytest.mark.parametrize("groups, out_layout", [(1, ""), (1, "NHWC"), (3, "NCHW2c")])
+def test_conv2d_split_batch_layouts(rng, groups, out_layout):
+    """Data NCHW2n3c and kernel OIHW2o3i (any axis split, classic's relation), computed as
+    the NCHW convolution between layout transforms."""
+    x, w = _rand(rng, 4, 6, 7, 5), _rand(rng, 6, 6 // groups, 3, 2)
+    want = ref.conv2d_nchw_python(x, w, (2, 1), (1, 0)) if groups == 1 else np.concatenate(
+        [ref.conv2d_nchw_python(x[:, 2 * g:2 * g + 2], w[2 * g:2 * g + 2], (2, 1), (1, 0))
+         for g in range(3)], axis=1)
+    ci = 3 if groups == 1 else 1
+    out = _one(lambda a, b: relay.nn.conv2d(
+        a, b, strides=(2, 1), padding=(1, 0), groups=groups, channels=6, kernel_size=(3, 2),
+        data_layout="NCHW2n3c", kernel_layout=f"OIHW2o{ci}i", out_layout=out_layout),
+        _split_nc(x, 2, 3), _split_nc(w, 2, ci))
+    if out_layout == "":
+        want = _split_nc(want, 2, 3)
+    elif out_layout == "NHWC":
+        want = want.transpose(0, 2, 3, 1)
+    else:
+        want = _split_nc(want, 1, 2)[..., 0, :]
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
+
+
+def test_conv2d_split_batch_weight_inferred():
+    x = relay.var("x", shape=(1, 8, 9, 9, 4, 4), dtype="int8")
+    w = relay.var("w")
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function([x, w], (
+        relay.nn.conv2d(x, w, kernel_size=3, padding=1, channels=16, data_layout="NCHW4n4c",
+                        kernel_layout="OIHW4o4i", out_dtype="int32")))))
+    assert tuple(mod["main"].params[1].checked_type.shape) == (4, 8, 3, 3, 4, 4)
+    assert tuple(mod["main"].ret_type.shape) == (1, 4, 9, 9, 4, 4)
+    with pytest.raises(RelayTypeInferenceError, match="batch do not split by 3"):
+        _infer(lambda a, b: relay.nn.conv2d(a, b, out_layout="NCHW3n"), (4, 2, 5, 5),
+               (2, 2, 1, 1))
+
+
+@pytest.mark.parametrize("make, layout, reduce_axes", [
+    (relay.nn.global_max_pool1d, "NCW", (2,)), (relay.nn.global_avg_pool1d, "NWC", (1,)),
+    (relay.nn.global_max_pool3d, "NDHWC", (1, 2, 3)),
+    (relay.nn.global_avg_pool3d, "NCDHW", (2, 3, 4))])
+def test_global_pool_1d_3d(rng, make, layout, reduce_axes):
+    """classic: adaptive pooling to size 1 over the layout's spatial axes."""
+    x = _rand(rng, *[(2, 3, 5, 4, 7)[i] for i in range(len(layout))])
+    out = _one(lambda v: make(v, layout=layout), x)
+    fn = np.max if "max" in make.__name__ else np.mean
+    np.testing.assert_allclose(out, fn(x, axis=reduce_axes, keepdims=True), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_adaptive_pool_types_with_symbolic_shapes():
+    from tvmlite import te
+    n, c, w = te.size_var("n"), te.size_var("c"), te.size_var("w")
+    for make, shape, layout, want in [
+            (relay.nn.global_max_pool1d, (n, 7, c), "NWC", (n, 1, c)),
+            (relay.nn.global_avg_pool1d, (n, c, w), "NCW", (n, c, 1)),
+            (lambda v, layout: relay.nn.adaptive_avg_pool2d(v, (2, 3), layout), (n, 5, 6, c),
+             "NHWC", (n, 2, 3, c))]:
+        v = relay.var("v", relay.TensorType(shape, "float32"))
+        mod = relay.transform.InferType()(relay.IRModule.from_expr(
+            relay.Function([v], make(v, layout=layout))))
+        assert tuple(mod["main"].ret_type.shape) == want
+    with pytest.raises(RelayTypeInferenceError, match="must name N, C and H, W"):
+        _infer(lambda v: relay.nn.adaptive_max_pool2d(v, 1, layout="NCW"), (1, 2, 3))
+
+
 # ---------------------------------------------------------------------- type errors
 def _infer(make, *shapes):
     vs = [relay.var(f"v{i}", shape=s) for i, s in enumerate(shapes)]
@@ -258,6 +380,9 @@ def _infer(make, *shapes):
     (lambda x, a: relay.nn.prelu(x, a), [(2, 3, 4), (4,)], "nn.prelu"),
     (lambda x, y: relay.nn.matmul(x, y), [(2, 3), (4, 5)], "nn.matmul"),
     (lambda x, y: relay.nn.matmul(x, y, units=3), [(2, 3), (3, 5)], "nn.matmul"),
+    (lambda x, y: relay.nn.matmul(x, y), [(2, 3), (3,)], "nn.matmul"),
+    (lambda x, y: relay.nn.matmul(x, y), [(3,), (3, 2)], "nn.matmul"),
+    (lambda x, y: relay.nn.matmul(x, y, transpose_a=True), [(2, 4, 3), (3, 2)], "nn.matmul"),
 ])
 def test_type_errors_name_the_op(make, shapes, op):
     with pytest.raises(RelayTypeInferenceError, match=rf"\[in {op}\("):

@@ -77,6 +77,9 @@ def generate_source(mod: Union[IRModule, PrimFunc], target: Target,
     entry = _entry_of(mod.functions)
     meta = {"entry": symbols.get(entry) if entry else None, "target": str(target),
             "type_key": target.kind.name, "cflags": flags, **(extra_meta or {})}
+    imported = imported_c_sources(mod)
+    if imported:  # kept with the library: its assembly and exported objects include them
+        meta["imported_c"] = imported
     if cg.uses_openmp:
         flags.append(OPENMP_FLAG)
     return cg.finish(meta), flags, isa

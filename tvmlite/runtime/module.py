@@ -370,8 +370,15 @@ class Module:
         """The generated C source ("" for a module loaded from a library); ``"asm"`` (or
         ``"s"``): the assembly the C compiler makes of it under the module's flags."""
         if fmt in ("asm", "s") and self._source:
-            return cc.create_assembly(self._source, self._flags())
+            # as classic links import_llvm code into the module, the C sources attached with
+            # the import_c pragma are part of its assembly
+            return "".join(cc.create_assembly(src, self._flags())
+                           for src in [self._source] + self._imported_c())
         return self._source or ""
+
+    def _imported_c(self) -> List[str]:
+        """The C sources the module's kernels import (``import_c`` pragma)."""
+        return list(self._meta.get("imported_c", ()))
 
     def _flags(self) -> List[str]:
         return list(self._meta.get("cflags", ["-O3", "-fPIC"]))
@@ -380,7 +387,11 @@ class Module:
         if self._source is not None:
             path = os.path.join(directory, "lib0.o")
             cc.create_object(path, self._source, self._flags())
-            return [path]
+            paths = [path]
+            for k, src in enumerate(self._imported_c()):
+                paths.append(os.path.join(directory, f"lib0_import{k}.o"))
+                cc.create_object(paths[-1], src, self._flags())
+            return paths
         if self._objects:
             paths = []
             for name, data in self._objects.items():

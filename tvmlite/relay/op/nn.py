@@ -13,7 +13,7 @@ from ..expr import (
 )
 from ..ty import TensorType, TupleType
 from ._rel import RelayTypeError, ndim_arg, norm_axis, same_dtype, tensor_arg, topi_rel
-from .registry import OpPattern, make_call, register, register_arg_types
+from .registry import REQUIRED, OpPattern, make_call, register, register_arg_types
 
 
 def _check_weight_attrs(op: str, attrs, out_channels, kernel) -> None:
@@ -107,16 +107,17 @@ def _conv_out_shape(op: str, full: dict, ol: str) -> tuple:
     from ...tir.data_layout import Layout
     out = Layout(ol)
     axes = [out[i] for i in range(len(out))]
-    if sorted(a for a in axes if a.isupper()) != sorted("NCHW") or \
-            any(a.islower() and a != "c" for a in axes):
-        raise RelayTypeError(f"{op}: out_layout {ol!r} must order N, C, H and W (C split)")
+    if sorted(a for a in axes if a.isupper()) != sorted("NCHW"):
+        raise RelayTypeError(f"{op}: out_layout {ol!r} must order N, C, H and W (any of them "
+                             f"split)")
+    what = {"N": "batch", "C": "output channels", "H": "output rows", "W": "output columns"}
     shape = []
     for a in axes:
         if a.islower():
             shape.append(out.factor_of(a))
         elif a.lower() in axes:
             if full[a] % out.factor_of(a):
-                raise RelayTypeError(f"{op}: {full[a]} output channels do not split by "
+                raise RelayTypeError(f"{op}: {full[a]} {what[a]} do not split by "
                                      f"{out.factor_of(a)} ({ol})")
             shape.append(full[a] // out.factor_of(a))
         else:
@@ -126,7 +127,7 @@ def _conv_out_shape(op: str, full: dict, ol: str) -> tuple:
 
 def _conv2d_rel(types, attrs):
     op = "nn.conv2d"
-    if _general_conv2d_layouts(attrs):
+    if general_conv2d_layouts(attrs):
         return _general_conv2d_rel(types, attrs)
     dl, kl = conv2d_layouts(attrs)
     data = ndim_arg(op, types, 0, 4, "data", dl)
@@ -153,7 +154,7 @@ def _conv2d_rel(types, attrs):
     return TensorType(tuple(dims[x] for x in dl), attrs.out_dtype or data.dtype)
 
 
-def _general_conv2d_layouts(attrs) -> bool:
+def general_conv2d_layouts(attrs) -> bool:
     """Whether ``attrs`` name layouts beyond NCHW/NHWC data in their own layout: blocked
     ones (``NCHW16c`` data, ``OIHW16i16o`` kernel) or another output layout."""
     dl = attrs.get("data_layout") or "NCHW"
@@ -200,8 +201,8 @@ def _general_conv2d_rel(types, attrs):
     ol = attrs.get("out_layout") or dl
     data = tensor_arg(op, types, 0, "data")
     weight = tensor_arg(op, types, 1, "weight")
-    d = _layout_sizes(op, "data", dl, data.shape, "NCHW", "c")
-    k = _layout_sizes(op, "kernel", kl, weight.shape, "OIHW", "oi")
+    d = _layout_sizes(op, "data", dl, data.shape, "NCHW", "nchw")
+    k = _layout_sizes(op, "kernel", kl, weight.shape, "OIHW", "oihw")
     groups = int(attrs.groups)
     if groups < 1 or d["C"] % groups or k["O"] % groups or k["I"] * groups != d["C"]:
         raise RelayTypeError(f"{op}: weight {weight.shape} ({kl}) and data {data.shape} ({dl}) "
@@ -228,11 +229,11 @@ def _conv2d_arg_types(types, attrs):
     if weight is not None or data is None or attrs.channels is None \
             or attrs.kernel_size is None:
         return types
-    if _general_conv2d_layouts(attrs):
+    if general_conv2d_layouts(attrs):
         from ...tir.data_layout import Layout
         dl = attrs.get("data_layout") or "NCHW"
         kl = attrs.get("kernel_layout") or "OIHW"
-        d = _layout_sizes("nn.conv2d", "data", dl, data.shape, "NCHW", "c")
+        d = _layout_sizes("nn.conv2d", "data", dl, data.shape, "NCHW", "nchw")
         dims = dict(zip("OIHW", (int(attrs.channels), d["C"] // int(attrs.groups),
                                  *attrs.kernel_size)))
         lay = Layout(kl)
@@ -420,7 +421,7 @@ def _pool_rel(name: str):
     return rel
 
 
-_POOL_DEFAULTS = {"pool_size": (1, 1), "strides": (1, 1), "dilation": (1, 1),
+_POOL_DEFAULTS = {"pool_size": REQUIRED, "strides": (1, 1), "dilation": (1, 1),
                   "padding": (0, 0, 0, 0), "layout": "NCHW", "ceil_mode": False}
 register("nn.max_pool2d", 1, _pool_rel("nn.max_pool2d"), OpPattern.OUT_ELEMWISE_FUSABLE,
          _POOL_DEFAULTS)
@@ -845,7 +846,7 @@ __all__ += ["conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]
 
 
 def _pool_defaults(n: int, layout: str) -> dict:
-    return {"pool_size": (1,) * n, "strides": (1,) * n, "dilation": (1,) * n,
+    return {"pool_size": REQUIRED, "strides": (1,) * n, "dilation": (1,) * n,
             "padding": (0,) * (2 * n), "layout": layout, "ceil_mode": False}
 
 
@@ -898,10 +899,41 @@ def avg_pool3d(data: Expr, pool_size=(1, 1, 1), strides=(1, 1, 1), dilation=(1, 
 
 
 # ------------------------------------------------------------ adaptive and global pooling
-for _name, _layout in (("nn.adaptive_avg_pool1d", "NCW"), ("nn.adaptive_max_pool1d", "NCW"),
-                       ("nn.adaptive_avg_pool2d", "NCHW"), ("nn.adaptive_max_pool2d", "NCHW"),
-                       ("nn.adaptive_avg_pool3d", "NCDHW"), ("nn.adaptive_max_pool3d", "NCDHW")):
-    register(_name, 1, topi_rel(_name), OpPattern.OUT_ELEMWISE_FUSABLE,
+def _adaptive_rel(name: str, spatial: str):
+    """Classic ``AdaptivePool{1,2,3}DRel``: the ``spatial`` axes of the layout ("W", "HW",
+    "DHW") become ``output_size`` (one value for all of them; kept when None); the shape
+    may be symbolic."""
+    def rel(types, attrs):
+        data = tensor_arg(name, types, 0, "data")
+        layout = attrs.layout
+        tokens = re.findall(r"\d*[A-Za-z]", layout) if isinstance(layout, str) else []
+        if "".join(tokens) != layout or any(c not in tokens for c in "NC" + spatial) or \
+                any(c.lower() in tokens for c in spatial):
+            raise RelayTypeError(f"{name}: layout {layout!r} must name N, C and "
+                                 f"{', '.join(spatial)} (those unsplit)")
+        if len(tokens) != len(data.shape):
+            raise RelayTypeError(f"{name}: layout {layout!r} has {len(tokens)} axes but the "
+                                 f"data is {len(data.shape)}-D")
+        size = list(attrs.output_size or ())
+        if len(size) == 1:
+            size = size * len(spatial)
+        if size and len(size) != len(spatial):
+            raise RelayTypeError(f"{name}: output_size must have 1 or {len(spatial)} values, "
+                                 f"got {tuple(size)}")
+        shape = list(data.shape)
+        for axis, n in zip(spatial, size):
+            if n is not None:
+                shape[tokens.index(axis)] = int(n)
+        return TensorType(tuple(shape), data.dtype)
+    return rel
+
+
+for _name, _layout, _spatial in (
+        ("nn.adaptive_avg_pool1d", "NCW", "W"), ("nn.adaptive_max_pool1d", "NCW", "W"),
+        ("nn.adaptive_avg_pool2d", "NCHW", "HW"), ("nn.adaptive_max_pool2d", "NCHW", "HW"),
+        ("nn.adaptive_avg_pool3d", "NCDHW", "DHW"),
+        ("nn.adaptive_max_pool3d", "NCDHW", "DHW")):
+    register(_name, 1, _adaptive_rel(_name, _spatial), OpPattern.OUT_ELEMWISE_FUSABLE,
              {"output_size": None, "layout": _layout, "out_layout": ""})
 register("nn.global_max_pool2d", 1, topi_rel("nn.global_max_pool2d"),
          OpPattern.OUT_ELEMWISE_FUSABLE, {"layout": "NCHW", "out_layout": ""})
@@ -950,6 +982,26 @@ def adaptive_max_pool3d(data: Expr, output_size=None, layout: str = "NCDHW",
                         out_layout: str = "") -> Expr:
     """Adaptive max pooling over D, H and W to ``output_size``."""
     return _adaptive("nn.adaptive_max_pool3d", data, output_size, layout)
+
+
+def global_max_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
+    """Maximum over W (classic: ``adaptive_max_pool1d`` to size 1)."""
+    return _adaptive("nn.adaptive_max_pool1d", data, (1,), layout)
+
+
+def global_avg_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
+    """Mean over W (classic: ``adaptive_avg_pool1d`` to size 1)."""
+    return _adaptive("nn.adaptive_avg_pool1d", data, (1,), layout)
+
+
+def global_max_pool3d(data: Expr, layout: str = "NCDHW", out_layout: str = "") -> Expr:
+    """Maximum over D, H and W (classic: ``adaptive_max_pool3d`` to size 1)."""
+    return _adaptive("nn.adaptive_max_pool3d", data, (1, 1, 1), layout)
+
+
+def global_avg_pool3d(data: Expr, layout: str = "NCDHW", out_layout: str = "") -> Expr:
+    """Mean over D, H and W (classic: ``adaptive_avg_pool3d`` to size 1)."""
+    return _adaptive("nn.adaptive_avg_pool3d", data, (1, 1, 1), layout)
 
 
 def global_max_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Expr:
@@ -1096,23 +1148,54 @@ def dropout(data: Expr, rate: float = 0.5) -> Expr:
 
 # ---------------------------------------------------------------------------------- matmul
 def _matmul_rel(types, attrs):
+    """Classic ``MatmulRel``: ``tensor_a`` ``(..., M, K)`` (``(..., K, M)`` transposed), a 2-D
+    ``tensor_b``; a symbolic reduced dimension matches a known one."""
     name = "nn.matmul"
-    a, b = tensor_arg(name, types, 0, "tensor_a"), tensor_arg(name, types, 1, "tensor_b")
-    same_dtype(name, a, b, "tensor_a and tensor_b")
-    t = topi_rel(name)(types, attrs)
-    if attrs.units is not None and int(attrs.units) != t.shape[-1]:
-        raise RelayTypeError(f"{name}: units={attrs.units} differs from tensor_b's "
-                             f"{t.shape[-1]}")
-    return t
+    a, b = tensor_arg(name, types, 0, "tensor_a"), ndim_arg(name, types, 1, 2, "tensor_b")
+    if not attrs.out_dtype:
+        same_dtype(name, a, b, "tensor_a and tensor_b")
+    if len(a.shape) < 2:
+        raise RelayTypeError(f"{name}: tensor_a must have at least 2 dimensions, got "
+                             f"{a.shape}")
+    ta, tb = bool(attrs.transpose_a), bool(attrs.transpose_b)
+    k_a = a.shape[-2] if ta else a.shape[-1]
+    k_b, n = (b.shape[1], b.shape[0]) if tb else (b.shape[0], b.shape[1])
+    if isinstance(k_a, int) and isinstance(k_b, int) and k_a != k_b:
+        raise RelayTypeError(f"{name}: the reduced dimensions differ: tensor_a {a.shape} has "
+                             f"{k_a}, tensor_b {b.shape} has {k_b}")
+    if attrs.units is not None and isinstance(n, int) and int(attrs.units) != n:
+        raise RelayTypeError(f"{name}: units={attrs.units} differs from tensor_b's {n}")
+    m = a.shape[-1] if ta else a.shape[-2]
+    return TensorType(tuple(a.shape[:-2]) + (m, n), attrs.out_dtype or a.dtype)
 
 
 register("nn.matmul", 2, _matmul_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
          {"units": None, "out_dtype": "", "transpose_a": False, "transpose_b": False})
 
 
+def _matmul_arg_types(types, attrs):
+    """An unknown ``tensor_b`` from ``tensor_a`` and ``units``: ``(K, units)``, or
+    ``(units, K)`` when ``transpose_b``."""
+    a, b = types
+    if b is not None or a is None or attrs.units is None:
+        return types
+    t = tensor_arg("nn.matmul", types, 0, "tensor_a")
+    if len(t.shape) < 2:
+        raise RelayTypeError(f"nn.matmul: tensor_a must have at least 2 dimensions, got "
+                             f"{t.shape}")
+    k = t.shape[-2] if attrs.transpose_a else t.shape[-1]
+    shape = (int(attrs.units), k) if attrs.transpose_b else (k, int(attrs.units))
+    return [a, TensorType(shape, t.dtype)]
+
+
+register_arg_types("nn.matmul", _matmul_arg_types)
+
+
 def matmul(tensor_a: Expr, tensor_b: Expr, units=None, out_dtype: str = "",
            transpose_a: bool = False, transpose_b: bool = False) -> Expr:
-    """``tensor_a @ tensor_b`` of 2-D tensors, either transposed first."""
+    """``tensor_a @ tensor_b``, either transposed first: ``tensor_a`` ``(..., M, K)``
+    (``(..., K, M)`` if ``transpose_a``), 2-D ``tensor_b`` ``(K, N)`` (``(N, K)`` if
+    ``transpose_b``) -> ``(..., M, N)``."""
     return make_call("nn.matmul", [tensor_a, tensor_b], units=units, out_dtype=out_dtype,
                      transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
@@ -1120,7 +1203,8 @@ def matmul(tensor_a: Expr, tensor_b: Expr, units=None, out_dtype: str = "",
 __all__ += ["conv1d", "conv3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
             "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_avg_pool2d",
             "adaptive_max_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
-            "global_max_pool2d", "instance_norm", "group_norm", "lrn",
+            "global_max_pool2d", "global_max_pool1d", "global_avg_pool1d",
+            "global_max_pool3d", "global_avg_pool3d", "instance_norm", "group_norm", "lrn",
             "l2_normalize", "depth_to_space", "space_to_depth", "mirror_pad", "upsampling",
             "upsampling3d", "prelu",
             "dropout", "dropout_raw", "matmul"]
@@ -1289,6 +1373,128 @@ def cross_entropy_with_logits(predictions: Expr, targets: Expr) -> Expr:
 
 
 __all__ += ["cross_entropy", "cross_entropy_with_logits"]
+
+
+# ---------------------------------------------------------------------------------- bitserial
+_PACK_BITS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+
+
+def _pack_bits(op: str, pack_type: str) -> int:
+    if pack_type not in _PACK_BITS:
+        raise RelayTypeError(f"{op}: pack type must be one of {sorted(_PACK_BITS)}, got "
+                             f"{pack_type!r}")
+    return _PACK_BITS[pack_type]
+
+
+def _bitpack_rel(types, attrs):
+    """Classic ``BitPackRel``: ``pack_axis`` divided by the word size, ``bits`` planes
+    inserted at ``bit_axis``."""
+    op = "nn.bitpack"
+    data = tensor_arg(op, types, 0, "data")
+    width = _pack_bits(op, attrs.pack_type)
+    shape, ndim = list(data.shape), len(data.shape)
+    pack_axis, bit_axis = int(attrs.pack_axis), int(attrs.bit_axis)
+    if not 0 <= pack_axis < ndim or not 0 <= bit_axis <= ndim:
+        raise RelayTypeError(f"{op}: pack_axis {pack_axis} / bit_axis {bit_axis} out of range "
+                             f"for {ndim}-D data")
+    if isinstance(shape[pack_axis], int) and shape[pack_axis] % width:
+        raise RelayTypeError(f"{op}: axis {pack_axis} of size {shape[pack_axis]} is not a "
+                             f"multiple of the {width} bits of {attrs.pack_type}")
+    shape[pack_axis] = shape[pack_axis] // width
+    shape.insert(bit_axis, int(attrs.bits))
+    return TensorType(tuple(shape), attrs.pack_type)
+
+
+register("nn.bitpack", 1, _bitpack_rel, OpPattern.INJECTIVE,
+         {"bits": 1, "pack_axis": 1, "bit_axis": 2, "pack_type": "uint32", "name": "BitPack"})
+
+
+def bitpack(data: Expr, bits: int = 1, pack_axis: int = 1, bit_axis: int = 2,
+            pack_type: str = "uint32", name: str = "BitPack") -> Expr:
+    """The low ``bits`` bit planes of ``data`` packed into ``pack_type`` words along
+    ``pack_axis`` (which shrinks by the word size), the planes on a new axis ``bit_axis``."""
+    return make_call("nn.bitpack", [data], bits=int(bits), pack_axis=int(pack_axis),
+                     bit_axis=int(bit_axis), pack_type=str(pack_type), name=str(name))
+
+
+def _bitserial_conv2d_rel(types, attrs):
+    """Classic ``BinaryConv2DRel``: ``(N, channels, OH, OW)`` in the data layout (NCHW or
+    NHWC), of ``out_dtype``."""
+    op = "nn.bitserial_conv2d"
+    data = tensor_arg(op, types, 0, "data")
+    dl = attrs.data_layout
+    if dl not in ("NCHW", "NHWC"):
+        raise RelayTypeError(f"{op}: data_layout must be 'NCHW' or 'NHWC', got {dl!r}")
+    if len(data.shape) != 4:
+        raise RelayTypeError(f"{op}: data must be 4-D ({dl}), got shape {data.shape}")
+    if attrs.channels is None or attrs.kernel_size is None:
+        raise RelayTypeError(f"{op}: channels and kernel_size must be given")
+    kh, kw = _pair(op, attrs.kernel_size, "kernel_size")
+    sh, sw = _pair(op, attrs.strides, "strides")
+    top, left, bottom, right = pad4(op, attrs.padding)
+    n, h, w = (data.shape[dl.index(x)] for x in "NHW")
+    full = {"N": n, "C": int(attrs.channels),
+            "H": _out_size(op, h, kh, 1, top, bottom, sh, "height"),
+            "W": _out_size(op, w, kw, 1, left, right, sw, "width")}
+    return TensorType(tuple(full[x] for x in dl), attrs.out_dtype)
+
+
+register("nn.bitserial_conv2d", 2, _bitserial_conv2d_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"strides": (1, 1), "padding": (0, 0), "channels": None, "kernel_size": (3, 3),
+          "activation_bits": 1, "weight_bits": 1, "data_layout": "NCHW",
+          "kernel_layout": "OIHW", "pack_dtype": "uint32", "out_dtype": "int16",
+          "unipolar": True})
+
+
+def bitserial_conv2d(data: Expr, weight: Expr, strides=(1, 1), padding=(0, 0), channels=None,
+                     kernel_size=(3, 3), activation_bits: int = 1, weight_bits: int = 1,
+                     data_layout: str = "NCHW", kernel_layout: str = "OIHW",
+                     pack_dtype: str = "uint32", out_dtype: str = "int16",
+                     unipolar: bool = True) -> Expr:
+    """2-D convolution of the low ``activation_bits`` / ``weight_bits`` bits of data and
+    weight, computed bit-serially (``unipolar``: weight bits are +1 / -1); data NCHW with an
+    OIHW weight or NHWC with HWIO, channels a multiple of ``pack_dtype``'s bits."""
+    op = "nn.bitserial_conv2d"
+    return make_call(op, [data, weight], strides=_pair(op, strides, "strides"),
+                     padding=tuple(int(p) for p in (
+                         padding if isinstance(padding, (tuple, list)) else (padding,))),
+                     channels=None if channels is None else int(channels),
+                     kernel_size=_pair(op, kernel_size, "kernel_size"),
+                     activation_bits=int(activation_bits), weight_bits=int(weight_bits),
+                     data_layout=data_layout, kernel_layout=kernel_layout,
+                     pack_dtype=str(pack_dtype), out_dtype=str(out_dtype),
+                     unipolar=bool(unipolar))
+
+
+def _bitserial_dense_rel(types, attrs):
+    """Classic ``BinaryDenseRel``: the data's last axis becomes ``units``."""
+    op = "nn.bitserial_dense"
+    data = tensor_arg(op, types, 0, "data")
+    if not data.shape:
+        raise RelayTypeError(f"{op}: data must have at least one dimension")
+    if attrs.units is None:
+        raise RelayTypeError(f"{op}: units must be given")
+    return TensorType(tuple(data.shape[:-1]) + (int(attrs.units),),
+                      attrs.out_dtype or data.dtype)
+
+
+register("nn.bitserial_dense", 2, _bitserial_dense_rel, OpPattern.OUT_ELEMWISE_FUSABLE,
+         {"units": None, "data_bits": 1, "weight_bits": 1, "pack_dtype": "uint32",
+          "out_dtype": "int16", "unipolar": True})
+
+
+def bitserial_dense(data: Expr, weight: Expr, units=None, data_bits: int = 1,
+                    weight_bits: int = 1, pack_dtype: str = "uint32",
+                    out_dtype: str = "int16", unipolar: bool = True) -> Expr:
+    """``data @ weight.T`` of the low ``data_bits`` / ``weight_bits`` bits, computed
+    bit-serially (``unipolar``: weight bits are +1 / -1); weight ``(units, in_dim)``."""
+    return make_call("nn.bitserial_dense", [data, weight],
+                     units=None if units is None else int(units), data_bits=int(data_bits),
+                     weight_bits=int(weight_bits), pack_dtype=str(pack_dtype),
+                     out_dtype=str(out_dtype), unipolar=bool(unipolar))
+
+
+__all__ += ["bitpack", "bitserial_conv2d", "bitserial_dense"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

@@ -23,6 +23,24 @@ class OpPattern:
     OPAQUE = 8
 
 
+class _Required:
+    """The default of an attribute that has none (classic ``TVM_ATTR_FIELD`` without
+    ``set_default``, as a pool's ``pool_size``): a call must give it, and the text printer
+    always prints it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+    def __reduce__(self):
+        return "REQUIRED"
+
+
+#: marks an attribute without a default in ``register``'s ``attrs_defaults``
+REQUIRED = _Required()
+
+
 # fcompute(attrs, inputs: list of te.Tensor, out_type) -> list of te.Tensor
 FCompute = Callable[[Any, List[Any], Any], List[Any]]
 # fschedule(attrs, outs: list of te.Tensor, target) -> te.Schedule
@@ -178,8 +196,24 @@ def register(name: str, num_inputs: int, type_rel: Callable, pattern: int,
     if name in _OPS:
         raise TVMError(f"operator {name} is already registered")
     _generation += 1
+    required = [k for k, v in (attrs_defaults or {}).items() if v is REQUIRED]
+    if required:
+        type_rel = _checking_required(name, required, type_rel)
     op = _OPS[name] = Op(name, num_inputs, type_rel, pattern, attrs_defaults, description)
     return op
+
+
+def _checking_required(name: str, required: List[str], type_rel: Callable) -> Callable:
+    """``type_rel`` refusing a call whose attributes leave a required one unset (a call
+    built without :func:`make_call`, as from parsed text)."""
+    def rel(types, attrs):
+        missing = [k for k in required if attrs is None or attrs.get(k) is REQUIRED
+                   or k not in attrs.keys()]
+        if missing:
+            raise TVMError(f"{name}: required attribute(s) {missing} not given (they have no "
+                           f"default)")
+        return type_rel(types, attrs)
+    return rel
 
 
 def register_strategy(name: str, target_key: str, fcompute: FCompute,
@@ -207,7 +241,7 @@ def list_op_names() -> List[str]:
     return sorted(_OPS)
 
 
-def make_call(name: str, args: Sequence[Any], **attrs):
+def make_call(name: str, args: Sequence[Any], /, **attrs):
     """A call of op ``name`` with its registered attribute defaults filled in."""
     from ..expr import Attrs, Call
     op = get(name)
@@ -216,4 +250,8 @@ def make_call(name: str, args: Sequence[Any], **attrs):
         raise TVMError(f"{name}: unknown attribute(s) {sorted(unknown)} "
                        f"(known: {sorted(op.attrs_defaults)})")
     full = {**op.attrs_defaults, **attrs}
+    missing = sorted(k for k, v in full.items() if v is REQUIRED)
+    if missing:
+        raise TVMError(f"{name}: required attribute(s) {missing} not given (they have no "
+                       f"default)")
     return Call(op, list(args), Attrs(full))

@@ -13,12 +13,13 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 from ... import topi
 from ...autotvm.dispatch import DispatchContext, FallbackContext
 from ...autotvm.task import args_to_workload
+from ...error import TVMError
 from ...target import Target
 from ...topi import generic as _generic
 from ...topi import x86 as _x86
 from ...topi.utils import find_op
 from . import tensor as _tensor_ops  # noqa: F401  (registers the ops strategies are added to)
-from .nn import conv2d_layouts, conv_transpose_layouts, pad4
+from .nn import conv2d_layouts, conv_transpose_layouts, general_conv2d_layouts, pad4
 from .registry import register_strategy
 
 
@@ -122,9 +123,27 @@ def _packed_conv2d(attrs) -> bool:
             and d.group(1) == k.group(1) and o.group(1) == k.group(2))
 
 
+def _relaid_conv2d(fcompute, attrs, ins, ty):
+    """An ``nn.conv2d`` in layouts beyond the computed ones (``NCHW4n4c`` data, an
+    ``OIHW4o4i`` kernel, another output layout): the NCHW / OIHW convolution between layout
+    transforms."""
+    from ..expr import Attrs
+    data, weight = ins
+    dl = attrs.get("data_layout") or "NCHW"
+    kl = attrs.get("kernel_layout") or "OIHW"
+    ol = attrs.get("out_layout") or dl
+    plain = Attrs({**dict(attrs.items()), "data_layout": "NCHW", "kernel_layout": "OIHW",
+                   "out_layout": ""})
+    out = fcompute(plain, [topi.layout_transform(data, dl, "NCHW"),
+                           topi.layout_transform(weight, kl, "OIHW")], ty)[0]
+    return [topi.layout_transform(out, "NCHW", ol)]
+
+
 def _conv2d_compute(x86: bool):
     def f(attrs, ins, ty):
         data, weight = ins
+        if not _packed_conv2d(attrs) and general_conv2d_layouts(attrs):
+            return _relaid_conv2d(f, attrs, ins, ty)
         if _packed_conv2d(attrs):
             fn = _x86.conv2d_NCHWc if x86 else topi.nn.conv2d_NCHWc
             return [fn(data, weight, attrs.strides, pad4("nn.conv2d", attrs.padding),
@@ -149,6 +168,10 @@ def _conv2d_compute(x86: bool):
                 return [topi.nn.group_conv2d_nhwc(data, w, *args, attrs.groups, out_dtype=dt)]
             return [topi.nn.conv2d_nhwc(data, w, *args, out_dtype=dt)]
         weight = _relayout(weight, kl, "OIHW")
+        if kind == "conv" and x86 and _x86.int8_conv2d_applicable(data.dtype, weight.dtype, dt) \
+                and all(isinstance(d, int) for d in topi.utils.get_const_tuple(data.shape)):
+            # classic conv2d_nchw_int8.x86: the CPU's 8-bit dot-product instructions
+            return [_x86.conv2d_nchw_int8(data, weight, *args, out_dtype=dt)]
         if kind == "conv":
             if x86 and _x86.winograd_eligible(weight.shape, attrs.strides, attrs.dilation,
                                               attrs.groups, data.dtype):
@@ -185,6 +208,7 @@ _CONV2D_X86_SCHEDULES = {
     "group_conv2d_nhwc": _x86.schedule_group_conv2d_nhwc,
     "conv2d_NCHWc": _x86.schedule_conv2d_NCHWc,
     "conv2d_nchw_winograd": _x86.schedule_conv2d_nchw_winograd,
+    "conv2d_NCHWc_int8": _x86.schedule_conv2d_nchw_int8,
 }
 #: the x86 implementations of a plain NCHW convolution that Winograd can compute, the
 #: default first
@@ -783,14 +807,54 @@ _injective_strategies("nn.dropout", lambda attrs, ins, ty: [topi.identity(ins[0]
 
 
 def _matmul(attrs, ins, ty):
+    """``nn.matmul``: a 2-D ``topi.matmul``; an N-D ``tensor_a`` (classic's relation allows
+    one, ``transpose_a`` swapping its last two axes) is folded to 2-D around it."""
     a, b = ins
     dt = attrs.out_dtype or a.dtype
     if dt != a.dtype:
         a, b = topi.cast(a, dt), topi.cast(b, dt)
-    return [topi.matmul(a, b, attrs.transpose_a, attrs.transpose_b)]
+    if a.ndim <= 2:
+        return [topi.matmul(a, b, attrs.transpose_a, attrs.transpose_b)]
+    if attrs.transpose_a:
+        a = topi.transpose(a, list(range(a.ndim - 2)) + [a.ndim - 1, a.ndim - 2])
+    lead, k = list(a.shape[:-1]), a.shape[-1]
+    rows = lead[0]
+    for d in lead[1:]:
+        rows = rows * d
+    out = topi.matmul(topi.reshape(a, (rows, k)), b, False, attrs.transpose_b)
+    return [topi.reshape(out, lead + [out.shape[1]])]
 
 
 _default_strategies("nn.matmul", _matmul, _generic.schedule_dense)
+
+
+def _bitpack(attrs, ins, ty):
+    return [topi.nn.bitpack(ins[0], attrs.bits, attrs.pack_axis, attrs.bit_axis,
+                            attrs.pack_type, attrs.name)]
+
+
+def _bitserial_conv2d(attrs, ins, ty):
+    data, weight = ins
+    layouts = {"NCHW": ("OIHW", topi.nn.bitserial_conv2d_nchw),
+               "NHWC": ("HWIO", topi.nn.bitserial_conv2d_nhwc)}
+    kl, fn = layouts[attrs.data_layout]
+    if attrs.kernel_layout != kl:
+        raise TVMError(f"nn.bitserial_conv2d: {attrs.data_layout} data needs a {kl} kernel, "
+                       f"got {attrs.kernel_layout!r}")
+    return [fn(data, weight, attrs.strides, pad4("nn.bitserial_conv2d", attrs.padding),
+               attrs.activation_bits, attrs.weight_bits, attrs.pack_dtype, attrs.out_dtype,
+               attrs.unipolar)]
+
+
+def _bitserial_dense(attrs, ins, ty):
+    return [topi.nn.bitserial_dense(ins[0], ins[1], attrs.data_bits, attrs.weight_bits,
+                                    attrs.pack_dtype, attrs.out_dtype or ins[0].dtype,
+                                    attrs.unipolar)]
+
+
+_injective_strategies("nn.bitpack", _bitpack)
+_default_strategies("nn.bitserial_conv2d", _bitserial_conv2d)
+_default_strategies("nn.bitserial_dense", _bitserial_dense)
 def _scan_compute(fn):
     return lambda attrs, ins, ty: [fn(ins[0], attrs.axis, attrs.dtype, bool(attrs.exclusive))]
 

@@ -1,5 +1,6 @@
 """Neural-network operators (``topi.nn``)."""
 from . import utils, winograd_util
+from .bitserial import bitpack, bitserial_conv2d_nchw, bitserial_conv2d_nhwc, bitserial_dense
 from .bnn import binarize_pack, binary_dense
 from .conv import (
     conv,
@@ -17,6 +18,7 @@ from .conv2d import (
     conv2d_hwcn,
     conv2d_nchw,
     conv2d_NCHWc,
+    conv2d_NCHWc_int8,
     conv2d_nhwc,
     conv2d_winograd_weight_transform,
     group_conv2d_nchw,
@@ -59,7 +61,8 @@ from .upsampling import upsampling, upsampling3d
 from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d, get_pad_tuple_generic
 
 __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_matmul", "conv2d",
-           "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn", "conv2d_NCHWc", "group_conv2d_nchw",
+           "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn", "conv2d_NCHWc", "conv2d_NCHWc_int8",
+           "group_conv2d_nchw",
            "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
            "conv2d_transpose_nchw", "group_conv2d_transpose_nchw", "dilate", "pool2d",
            "global_pool", "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "softmax",
@@ -74,6 +77,7 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "deformable_conv2d_nchw", "deformable_conv2d_nhwc",
            "correlation_nchw", "lstm",
            "scale_shift_nchw", "scale_shift_nhwc", "scale_shift_nchwc", "binarize_pack",
+           "bitpack", "bitserial_conv2d_nchw", "bitserial_conv2d_nhwc", "bitserial_dense",
            "binary_dense", "conv2d_winograd_weight_transform", "winograd_util"]
 
 

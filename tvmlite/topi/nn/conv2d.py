@@ -1,5 +1,6 @@
 """2-D convolutions: ``conv2d_nchw``, ``conv2d_nhwc``, ``conv2d_hwcn``,
-``group_conv2d_nchw``, the packed ``conv2d_NCHWc`` and the layout-dispatching ``conv2d``.
+``group_conv2d_nchw``, the packed ``conv2d_NCHWc`` and ``conv2d_NCHWc_int8`` and the
+layout-dispatching ``conv2d``.
 
 Every operator checks its arguments when the compute is declared and raises a
 :class:`~tvmlite.topi.utils.TopiError` (a ``TVMError``) naming itself and the argument.
@@ -217,6 +218,53 @@ def conv2d_NCHWc(data: Tensor, kernel: Tensor, stride, padding, dilation, layout
             * kernel[oco, ic // bn, rkh, rkw, ic % bn, oci].astype(out_dtype),
             axis=[ic, rkh, rkw]),
         name="conv2d_NCHWc", tag="conv2d_NCHWc")
+
+
+def conv2d_NCHWc_int8(data: Tensor, kernel: Tensor, stride, padding, dilation, layout: str,
+                      out_layout: str, out_dtype: str = "int32", n_elems: int = 4) -> Tensor:
+    """Packed 8-bit convolution for dot-product instructions: data ``(N, IC//ic_bn, H, W,
+    ic_bn)`` (``NCHW{ic_bn}c``), kernel ``(OC//oc_bn, IC//ic_bn, KH, KW, ic_bn//n_elems,
+    oc_bn, n_elems)`` (``OIHW{ic_bn//n_elems}i{oc_bn}o{n_elems}i``: each output channel's
+    ``n_elems`` consecutive input channels adjacent) -> ``(N, OC//oc_bn, OH, OW, oc_bn)``
+    accumulated in ``out_dtype``. Groups 1.
+
+    Stage and tag ``conv2d_NCHWc_int8``; reduction axes ``kh, kw, ic_outer, ic_f_inner,
+    ic_s_inner``; the padded input is ``data_pad``.
+    """
+    op = "conv2d_NCHWc_int8"
+    _check_ndim(op, data=(data, 5, "NCHW[x]c"),
+                kernel=(kernel, 7, "OIHW[x/n]i[y]o[n]i"))
+    n, ic_chunk, in_h, in_w, ic_bn = data.shape
+    oc_chunk, k_ic_chunk, kh, kw, ic_f, oc_bn, ic_s = kernel.shape
+    if _block(layout, op, "layout", "NCHW") != get_const_int(ic_bn):
+        raise TopiError(f"{op}: layout {layout!r} does not match the data block {ic_bn}")
+    if _block(out_layout, op, "out_layout", "NCHW") != get_const_int(oc_bn):
+        raise TopiError(f"{op}: out_layout {out_layout!r} does not match the kernel's output "
+                        f"block {oc_bn}")
+    if get_const_int(ic_s) != int(n_elems):
+        raise TopiError(f"{op}: the kernel's innermost axis is {ic_s}, not n_elems={n_elems}")
+    _channels_match(op, "data and kernel input-channel blocks differ", ic_bn,
+                    get_const_int(ic_f) * int(n_elems))
+    _channels_match(op, "data and kernel input-channel chunks differ (groups must be 1)",
+                    ic_chunk, k_ic_chunk)
+    (sh, sw), (dh, dw), (top, left, bottom, right), (out_h, out_w) = _window(
+        op, in_h, in_w, kh, kw, stride, padding, dilation)
+    data_pad = data
+    if top or left or bottom or right:
+        data_pad = pad(data, [0, 0, top, left, 0], [0, 0, bottom, right, 0], name="data_pad")
+    rkh = reduce_axis((0, kh), name="kh")
+    rkw = reduce_axis((0, kw), name="kw")
+    ic_outer = reduce_axis((0, ic_chunk), name="ic_outer")
+    ic_f_inner = reduce_axis((0, ic_f), name="ic_f_inner")
+    ic_s_inner = reduce_axis((0, n_elems), name="ic_s_inner")
+    return compute(
+        (n, oc_chunk, out_h, out_w, oc_bn),
+        lambda b, oco, oh, ow, oci: _op.sum(
+            data_pad[b, ic_outer, oh * sh + rkh * dh, ow * sw + rkw * dw,
+                     ic_f_inner * n_elems + ic_s_inner].astype(out_dtype)
+            * kernel[oco, ic_outer, rkh, rkw, ic_f_inner, oci, ic_s_inner].astype(out_dtype),
+            axis=[rkh, rkw, ic_outer, ic_f_inner, ic_s_inner]),
+        name="conv2d_NCHWc_int8", tag="conv2d_NCHWc_int8")
 
 
 def conv2d(input: Tensor, filter: Tensor, strides, padding, dilation,  # noqa: A002

@@ -3,6 +3,12 @@
 from ..vision.rcnn import roi_align_nchw
 from .batch_matmul import batch_matmul, schedule_batch_matmul
 from .conv2d import conv2d_nchw, conv2d_NCHWc, schedule_conv2d_nchw, schedule_conv2d_NCHWc
+from .conv2d_int8 import (
+    conv2d_nchw_int8,
+    int8_conv2d_applicable,
+    is_int8_hw_support,
+    schedule_conv2d_nchw_int8,
+)
 from .conv2d_nhwc import (
     schedule_conv2d_nhwc,
     schedule_depthwise_conv2d_nhwc,
@@ -80,7 +86,9 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_c
            "schedule_binarize_pack", "schedule_binary_dense", "roi_align_nchw",
            "conv2d_nchw_winograd", "conv2d_nchw_winograd_without_weight_transform",
            "schedule_conv2d_nchw_winograd",
-           "schedule_conv2d_nchw_winograd_without_weight_transform", "winograd_eligible"]
+           "schedule_conv2d_nchw_winograd_without_weight_transform", "winograd_eligible",
+           "conv2d_nchw_int8", "schedule_conv2d_nchw_int8", "is_int8_hw_support",
+           "int8_conv2d_applicable"]
 
 
 from ..._classic import fallback as _fallback  # noqa: E402

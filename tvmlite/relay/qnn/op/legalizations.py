@@ -18,6 +18,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ....target import Target
+from ....target.x86 import target_has_sse42
 from ...expr import Expr, const
 from ...op import tensor as _t
 from ...op import transform as _tr
@@ -27,20 +28,9 @@ from . import qnn as _q
 
 LEGALIZE = "FTVMQnnLegalize"
 
-#: classic ``target_has_sse42``: the -mcpu values with SSE4.2 (AVX, AVX2, AVX-512 and VNNI
-#: ones included)
-_SSE42_CPUS = frozenset("""
-    silvermont slm goldmont goldmont-plus tremont nehalem corei7 westmere bdver1 bdver2 bdver3
-    x86-64-v2 sandybridge corei7-avx ivybridge core-avx-i haswell core-avx2 broadwell skylake
-    bdver4 znver1 znver2 znver3 x86-64-v3 skylake-avx512 skx knl knm x86-64-v4 cannonlake
-    cascadelake icelake-client icelake-server rocketlake tigerlake cooperlake sapphirerapids
-    alderlake
-""".split())
-
-
 def is_fast_int8_on_intel(target: Target) -> bool:
     """Whether ``target``'s -mcpu has SSE4.2 or newer (classic ``is_fast_int8_on_intel``)."""
-    return target.mcpu in _SSE42_CPUS
+    return target_has_sse42(target.mcpu)
 
 
 def _arm_features(target: Target):
