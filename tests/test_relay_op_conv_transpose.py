@@ -146,3 +146,29 @@ def test_incomplete_type_weight_and_prelu_alpha():
     yy = run_infer_type(relay.nn.prelu(relay.var("d", relay.TensorType((2, 4, 5), "float32")),
                                        a, axis=2))
     assert yy.args[1].checked_type == relay.TensorType((5,), "float32")
+
+
+@pytest.mark.parametrize("shape, f, k, strides, pads, opad", [
+    ((1, 24, 5, 4), 16, 4, (2, 2), (1, 1, 1, 1), (0, 0)),
+    ((2, 5, 7, 9), 3, 3, (2, 3), (1, 0, 0, 1), (1, 2)),
+    ((1, 3, 5, 5), 7, 3, (1, 1), (0, 0, 0, 0), (0, 0)),
+])
+def test_x86_conv2d_transpose_is_a_packed_convolution(shape, f, k, strides, pads, opad):
+    # classic x86: the dilated, padded data convolved by conv2d_NCHWc.x86 (its tasks), with
+    # a relu epilogue, against the scatter-loop reference
+    x = relay.var("x", shape=shape)
+    w = relay.var("w", shape=(shape[1], f, k, k))
+    y = relay.nn.relu(relay.nn.conv2d_transpose(x, w, strides=strides, padding=pads,
+                                                output_padding=opad, channels=f,
+                                                kernel_size=(k, k)))
+    a = RNG.standard_normal(shape).astype("float32")
+    b = RNG.standard_normal((shape[1], f, k, k)).astype("float32")
+    want = np.maximum(_transpose_loop(a, b, strides, pads[:2], pads[2:], opad), 0)
+    np.testing.assert_allclose(_evaluate(y, [x, w], [a, b]), want, rtol=1e-4, atol=1e-4)
+    mod = tvm.IRModule.from_expr(relay.Function([x, w], y))
+    tasks = tvm.autotvm.task.extract_from_program(mod, target="llvm", params={})
+    assert [t.name for t in tasks] == ["conv2d_NCHWc.x86"]
+    # the input dilated ((n - 1) * stride + 1) and padded by k - 1 - pad (+ output_padding)
+    dilated = [(n - 1) * d + 1 + 2 * (k - 1) - lo - hi + o for n, d, lo, hi, o in
+               zip(shape[2:], strides, pads[:2], pads[2:], opad)]
+    assert tasks[0].args[0][1] == (shape[0], shape[1], *dilated)

@@ -517,7 +517,7 @@ _reduce_schedules("einsum", lambda attrs, ins, ty: [topi.einsum(attrs.equation, 
 
 
 # ----------------------------------------------------------------- transposed conv, matmul
-def _conv_transpose(name: str, n: int):
+def _conv_transpose(name: str, n: int, x86: bool):
     sp = "DHW"[3 - n:]
 
     def f(attrs, ins, ty):
@@ -538,16 +538,24 @@ def _conv_transpose(name: str, n: int):
             out = topi.nn.conv3d_transpose_ncdhw(*args)
         elif attrs.groups != 1:
             out = topi.nn.group_conv2d_transpose_nchw(*args, attrs.groups)
-        else:
-            out = topi.nn.conv2d_transpose_nchw(*args)
+        else:  # classic x86: a packed convolution (conv2d_NCHWc.x86 tasks) of the dilated data
+            out = (_x86 if x86 else topi.nn).conv2d_transpose_nchw(*args)
         return [_relayout(out, "NC" + sp, dl)]
     return f
 
 
+def _conv_transpose_x86_schedule(attrs, outs, tgt):
+    if _anchor_tag(outs) == "conv2d_NCHWc":
+        return _x86.schedule_conv2d_transpose_nchw(outs)
+    return _x86.schedule_direct_conv(outs)
+
+
 for _n in (1, 2, 3):
-    _reduce_schedules(f"nn.conv{_n}d_transpose",
-                      _conv_transpose(f"nn.conv{_n}d_transpose", _n),
-                      _x86.schedule_direct_conv, _generic.schedule_conv2d_transpose_nchw)
+    _name = f"nn.conv{_n}d_transpose"
+    register_strategy(_name, "cpu", _conv_transpose(_name, _n, True),
+                      _conv_transpose_x86_schedule)
+    register_strategy(_name, "generic", _conv_transpose(_name, _n, False),
+                      lambda attrs, outs, tgt: _generic.schedule_conv2d_transpose_nchw(outs))
 
 
 def _batch_matmul_compute(x86: bool):

@@ -26,6 +26,7 @@ from .conv2d import (
 from .conv2d_transpose import (
     conv1d_transpose_ncw,
     conv2d_transpose_nchw,
+    conv2d_transpose_nchw_preprocess,
     conv3d_transpose_ncdhw,
     group_conv2d_transpose_nchw,
 )
@@ -64,7 +65,8 @@ __all__ = ["pad", "relu", "leaky_relu", "prelu", "dense", "dense_pack", "batch_m
            "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn", "conv2d_NCHWc", "conv2d_NCHWc_int8",
            "group_conv2d_nchw",
            "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc",
-           "conv2d_transpose_nchw", "group_conv2d_transpose_nchw", "dilate", "pool2d",
+           "conv2d_transpose_nchw", "conv2d_transpose_nchw_preprocess",
+           "group_conv2d_transpose_nchw", "dilate", "pool2d",
            "global_pool", "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "softmax",
            "fast_softmax", "log_softmax", "batch_norm", "layer_norm", "lrn", "l2_normalize",
            "upsampling", "upsampling3d",

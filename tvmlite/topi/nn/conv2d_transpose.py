@@ -4,7 +4,7 @@
 any number of spatial dimensions and groups."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, Tuple
 
 from ...te.operation import compute, reduce_axis
 from ...te.tensor import Tensor
@@ -16,17 +16,15 @@ from .pad import pad
 from .utils import checked_pad_tuple, get_pad_tuple1d, get_pad_tuple3d
 
 
-def _conv_transpose(op: str, Input: Tensor, Filter: Tensor, strides: Sequence[int],
-                    pads_lo: Sequence[int], pads_hi: Sequence[int],
-                    output_padding: Sequence[int], out_dtype: str, groups: int = 1) -> Tensor:
-    """The transposed convolution of ``Input`` ``(N, C, X...)`` with ``Filter``
-    ``(C, F // groups, K...)``: the input dilated by ``strides`` (stage ``data_dilate``),
-    padded by ``K - 1 - pad`` (plus ``output_padding`` at the end; stage ``data_pad``) and
-    convolved with the flipped, transposed kernel (stage ``kernel_transform``); the input
-    channels of group ``g`` (``g*C/groups`` on) make its output channels (``g*F/groups`` on);
-    tag ``op``. The output is ``(N, F, (X - 1) * stride - pads + K + output_padding ...)``."""
-    nsp = len(strides)
-    out_dtype = out_dtype or Input.dtype
+def _operands(op: str, Input: Tensor, Filter: Tensor, strides: Sequence[int],
+              pads_lo: Sequence[int], pads_hi: Sequence[int], output_padding: Sequence[int],
+              groups: int = 1) -> Tuple[Tensor, Tensor]:
+    """The operands of the direct convolution a transposed one is: ``Input`` ``(N, C, X...)``
+    dilated by ``strides`` (stage ``data_dilate``) and padded by ``K - 1 - pad`` (plus
+    ``output_padding`` at the end; stage ``data_pad``), and ``Filter`` ``(C, F // groups,
+    K...)`` flipped and transposed to ``(F, C // groups, K...)`` (stage
+    ``kernel_transform``): output channel ``o`` of group ``g`` reads the input channels of
+    its group (``g*C/groups`` on)."""
     batch, in_c, *in_sp = Input.shape
     f_in, out_cg, *ks = Filter.shape
     _channels_match(op, "Input channels and Filter input channels differ", in_c, f_in)
@@ -47,24 +45,56 @@ def _conv_transpose(op: str, Input: Tensor, Filter: Tensor, strides: Sequence[in
                         f"kernel {tuple(ks)} - 1")
     dilated = dilate(Input, [1, 1, *strides], name="data_dilate")
     data_pad = pad(dilated, [0, 0, *lo], [0, 0, *hi], name="data_pad")
-    # (F, C // groups, K...): output channel o reads the input channels of its group
     kernel = compute((out_c, in_cg, *ks),
                      lambda o, i, *x: Filter(o // fg * in_cg + i if groups > 1 else i,
                                              o % fg if groups > 1 else o,
                                              *[k - 1 - v for k, v in zip(ks, x)]),
                      name="kernel_transform")
+    return data_pad, kernel
+
+
+def _conv_transpose(op: str, Input: Tensor, Filter: Tensor, strides: Sequence[int],
+                    pads_lo: Sequence[int], pads_hi: Sequence[int],
+                    output_padding: Sequence[int], out_dtype: str, groups: int = 1) -> Tensor:
+    """The transposed convolution of ``Input`` ``(N, C, X...)`` with ``Filter``
+    ``(C, F // groups, K...)``: the direct convolution of :func:`_operands`; tag ``op``. The
+    output is ``(N, F, (X - 1) * stride - pads + K + output_padding ...)``."""
+    nsp = len(strides)
+    out_dtype = out_dtype or Input.dtype
+    data_pad, kernel = _operands(op, Input, Filter, strides, pads_lo, pads_hi, output_padding,
+                                 groups)
+    batch, in_c, *in_sp = Input.shape
+    out_c, in_cg, *ks = (get_const_int(d) for d in kernel.shape)
+    fg = out_c // (get_const_int(in_c) // in_cg)
     out_sp = [_op.add(_op.sub(_op.add(_op.mul(_op.sub(x, 1), s), k), pl + ph), o)
               for x, s, k, pl, ph, o in zip(in_sp, strides, ks, pads_lo, pads_hi,
                                             output_padding)]
     dc = reduce_axis((0, in_cg), name="dc")
     names = ["dw"] if nsp == 1 else ["dh", "dw"] if nsp == 2 else [f"d{i}" for i in range(nsp)]
     dr = [reduce_axis((0, k), name=n) for k, n in zip(ks, names)]
+    grouped = in_cg != get_const_int(in_c)
 
     def f(b, c, *x):
-        ch = c // fg * in_cg + dc if groups > 1 else dc
+        ch = c // fg * in_cg + dc if grouped else dc
         return _op.sum(data_pad(b, ch, *[v + r for v, r in zip(x, dr)]).astype(out_dtype)
                        * kernel(c, dc, *dr).astype(out_dtype), axis=[dc, *dr])
     return compute((batch, out_c, *out_sp), f, tag=op)
+
+
+def conv2d_transpose_nchw_preprocess(data: Tensor, kernel: Tensor, strides, padding,
+                                     out_dtype: str, output_padding=(0, 0)
+                                     ) -> Tuple[Tensor, Tensor]:
+    """The data and kernel of the stride-1, unpadded NCHW / OIHW convolution that
+    :func:`conv2d_transpose_nchw` is: ``data`` dilated by ``strides`` and padded (stages
+    ``data_dilate``, ``data_pad``), ``kernel`` (IOHW) flipped and transposed to OIHW (stage
+    ``kernel_transform``)."""
+    op = "conv2d_transpose_nchw"
+    _check_ndim(op, Input=(data, 4, "NCHW"), Filter=(kernel, 4, "IOHW"))
+    sh, sw = check_strides(strides, 2, op, "strides")
+    oph, opw = const_ints(output_padding, 2, op, "output_padding")
+    kh, kw = (get_const_int(k) for k in kernel.shape[2:])
+    top, left, bottom, right = checked_pad_tuple(op, padding, (kh, kw))
+    return _operands(op, data, kernel, (sh, sw), (top, left), (bottom, right), (oph, opw))
 
 
 def conv2d_transpose_nchw(Input: Tensor, Filter: Tensor, strides, padding, out_dtype: str,

@@ -14,6 +14,7 @@ from .conv2d_nhwc import (
     schedule_depthwise_conv2d_nhwc,
     schedule_group_conv2d_nhwc,
 )
+from .conv2d_transpose import conv2d_transpose_nchw, schedule_conv2d_transpose_nchw
 from .conv2d_winograd import (
     conv2d_nchw_winograd,
     conv2d_nchw_winograd_without_weight_transform,
@@ -22,7 +23,6 @@ from .conv2d_winograd import (
     winograd_eligible,
 )
 from .conv_direct import (
-    conv2d_transpose_nchw,
     conv3d_ncdhw,
     conv3d_ndhwc,
     conv3d_transpose_ncdhw,
@@ -32,7 +32,6 @@ from .conv_direct import (
     schedule_binary_dense,
     schedule_conv1d_ncw,
     schedule_conv1d_nwc,
-    schedule_conv2d_transpose_nchw,
     schedule_conv3d_ncdhw,
     schedule_conv3d_ndhwc,
     schedule_conv3d_transpose_ncdhw,

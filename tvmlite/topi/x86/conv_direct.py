@@ -1,5 +1,5 @@
 """x86 schedules of the convolutions that have no tiled template here (1-D and 3-D ones,
-grouped 1-D ones, ``conv2d_transpose_nchw``, ``depthwise_conv2d_nchw``): the padding and other
+grouped 1-D ones, grouped transposed ones, ``depthwise_conv2d_nchw``): the padding and other
 injective producers inlined, the convolution's two outer axes (batch and the first channel or
 spatial axis) fused and parallel. An element-wise epilogue is a parallel pass of its own.
 
@@ -13,7 +13,7 @@ from ...te.schedule import Schedule
 from ...te.tensor import Tensor
 from ..generic.schedules import Outs, _default_schedule, _outs, named_schedule
 from ..nn.conv import conv3d_ncdhw, conv3d_ndhwc
-from ..nn.conv2d_transpose import conv2d_transpose_nchw, conv3d_transpose_ncdhw
+from ..nn.conv2d_transpose import conv3d_transpose_ncdhw
 from ..nn.dense import dense
 from ..nn.depthwise_conv2d import depthwise_conv2d_nchw
 from ..tag import is_injective
@@ -54,8 +54,6 @@ schedule_group_conv1d_ncw = _named("schedule_group_conv1d_ncw", "group_conv1d_nc
 schedule_group_conv1d_nwc = _named("schedule_group_conv1d_nwc", "group_conv1d_nwc")
 schedule_conv3d_ncdhw = _named("schedule_conv3d_ncdhw", "conv3d_ncdhw")
 schedule_conv3d_ndhwc = _named("schedule_conv3d_ndhwc", "conv3d_ndhwc")
-schedule_conv2d_transpose_nchw = _named("schedule_conv2d_transpose_nchw",
-                                        "conv2d_transpose_nchw")
 schedule_conv3d_transpose_ncdhw = _named("schedule_conv3d_transpose_ncdhw",
                                          "conv3d_transpose_ncdhw")
 schedule_depthwise_conv2d_nchw = _named("schedule_depthwise_conv2d_nchw",
@@ -76,8 +74,8 @@ def dense_dynamic(A: Tensor, B: Tensor, bias: Optional[Tensor] = None,
 
 __all__ = ["schedule_direct_conv", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
            "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_conv3d_ncdhw",
-           "schedule_conv3d_ndhwc", "schedule_conv2d_transpose_nchw",
+           "schedule_conv3d_ndhwc",
            "schedule_depthwise_conv2d_nchw", "conv3d_ncdhw", "conv3d_ndhwc",
-           "conv2d_transpose_nchw", "conv3d_transpose_ncdhw", "schedule_conv3d_transpose_ncdhw",
+           "conv3d_transpose_ncdhw", "schedule_conv3d_transpose_ncdhw",
            "depthwise_conv2d_nchw", "dense_dynamic",
            "schedule_dense_dynamic", "schedule_binarize_pack", "schedule_binary_dense"]
