@@ -592,6 +592,8 @@ def const(value, dtype: Optional[str] = None) -> Constant:
             raise TVMError(f"relay.const: NDArray of dtype {value.dtype} given with "
                            f"dtype={dtype!r}")
         return Constant(value)
+    if isinstance(dtype, TensorType):  # classic accepts a scalar type for its dtype
+        dtype = dtype.dtype
     arr = np.asarray(value)
     if dtype is None:
         if arr.dtype == np.float64 and not isinstance(value, np.ndarray):

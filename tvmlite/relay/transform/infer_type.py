@@ -768,6 +768,12 @@ def InferType() -> Pass:  # noqa: N802
 register_pass("InferType", InferType)
 
 
+def InferTypeLocal(expr: Expr) -> Type:  # noqa: N802
+    """Type ``expr`` and its sub-expressions in place, without a module (classic
+    ``relay.transform.InferTypeLocal``); returns its type."""
+    return infer_type(expr).checked_type
+
+
 def retyped_function(func: Function, memo: Dict[int, Expr]) -> Function:
     """``func`` with its body replaced by its rewrite in ``memo`` (node id -> new node),
     typed; ``func`` itself when the body is unchanged."""
