@@ -19,6 +19,7 @@ class Constructor(Expr):
     prefix of the type's name, then its index among the type's constructors."""
 
     __slots__ = ("name_hint", "inputs", "belong_to", "tag", "type_vars")
+    _structural_fields = ("name_hint", "inputs", "belong_to")
 
     def __init__(self, name_hint: str, inputs: Sequence[Type], belong_to: GlobalTypeVar):
         super().__init__()
@@ -41,6 +42,7 @@ class TypeData:
     ``relay.TypeData``); ``mod[header] = TypeData(...)`` adds it to a module."""
 
     _is_type_data = True
+    _structural_fields = ("header", "type_vars", "constructors")
 
     def __init__(self, header: GlobalTypeVar, type_vars: Sequence[TypeVar],
                  constructors: Sequence[Constructor]):
@@ -71,9 +73,14 @@ class Pattern:
 class PatternWildcard(Pattern):
     """``_``: matches anything."""
 
+    def _structural_value(self) -> str:
+        return "_"
+
 
 class PatternVar(Pattern):
     """Matches anything and binds it to ``var``."""
+
+    _structural_fields = ("var",)
 
     def __init__(self, var: Var):
         self.var = var
@@ -84,6 +91,8 @@ class PatternVar(Pattern):
 
 class PatternConstructor(Pattern):
     """Matches a value built by ``constructor`` whose fields match ``patterns``."""
+
+    _structural_fields = ("constructor", "patterns")
 
     def __init__(self, constructor: Constructor, patterns: Optional[Sequence[Pattern]] = None):
         self.constructor = constructor
@@ -100,6 +109,8 @@ class PatternConstructor(Pattern):
 class PatternTuple(Pattern):
     """Matches a tuple whose fields match ``patterns``."""
 
+    _structural_fields = ("patterns",)
+
     def __init__(self, patterns: Optional[Sequence[Pattern]] = None):
         self.patterns = NodeTuple(patterns or ())
 
@@ -109,6 +120,8 @@ class PatternTuple(Pattern):
 
 class Clause:
     """One case of a ``Match``: when ``lhs`` matches, ``rhs`` is the value."""
+
+    _structural_fields = ("lhs", "rhs")
 
     def __init__(self, lhs: Pattern, rhs: Expr):
         if not isinstance(lhs, Pattern):
@@ -121,6 +134,7 @@ class Match(Expr):
     the value (classic ``relay.Match``)."""
 
     __slots__ = ("data", "clauses", "complete")
+    _structural_fields = ("data", "clauses", "complete")
 
     def __init__(self, data: Expr, clauses: Sequence[Clause], complete: bool = True):
         super().__init__()

@@ -54,7 +54,7 @@ _I32 = TensorType((), "int32")
 
 def _adt(mod: IRModule, name: str, ctors: List[tuple], nparams: int = 1) -> tuple:
     gtv = GlobalTypeVar(name)
-    tvs = [TypeVar(f"A{i}") for i in range(nparams)]
+    tvs = [TypeVar("ABCDEFGH"[i]) for i in range(nparams)]
     built = [Constructor(cname, [arg(gtv, tvs) for arg in fields], gtv)
              for cname, fields in ctors]
     mod[gtv] = TypeData(gtv, tvs, built)

@@ -123,6 +123,10 @@ class FuncType(Type):
         self.arg_types, self.ret_type = tuple(arg_types), ret_type
         #: the type variables it is polymorphic over (``fn [A](A) -> A``)
         self.type_params = tuple(type_params or ())
+        for t in self.type_params:
+            if not isinstance(t, TypeVar):
+                raise TVMError(f"relay.FuncType: type parameters must be relay.TypeVar, got "
+                               f"{type(t).__name__}")
         self.type_constraints = ()
 
     def __eq__(self, other) -> bool:
@@ -139,6 +143,8 @@ class TypeVar(Type):
     """A type variable (classic ``relay.TypeVar``): a parameter of a polymorphic type."""
 
     __slots__ = ("name_hint", "kind")
+    # structural equality maps type variables one to one where they are bound
+    _structural_def = "var"
 
     def __init__(self, name_hint: str, kind: int = 0):
         self.name_hint, self.kind = str(name_hint), kind
@@ -173,6 +179,7 @@ class TypeCall(Type):
     """An ADT applied to type arguments: ``List[float32]`` (classic ``relay.TypeCall``)."""
 
     __slots__ = ("func", "args")
+    _structural_fields = ("func", "args")
 
     def __init__(self, func: Type, args: Sequence[Type]):
         self.func, self.args = func, tuple(args)
@@ -191,6 +198,7 @@ class RefType(Type):
     """The type of a mutable reference to a ``value`` (classic ``relay.RefType``)."""
 
     __slots__ = ("value",)
+    _structural_fields = ("value",)
 
     def __init__(self, value: Type):
         self.value = value
