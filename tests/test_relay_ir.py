@@ -192,3 +192,14 @@ def test_analysis_free_and_all_vars():
     f = relay.Function([x], body)
     assert relay.analysis.free_vars(f) == [y]
     assert set(map(id, relay.analysis.all_vars(f))) == {id(x), id(y), id(v)}
+
+
+def test_var_identity_and_span_identity():
+    x = relay.var("x", shape=(3,))
+    y = relay.var("x", shape=(3,))
+    e = relay.add(x, x)
+    assert e.args[0].vid.same_as(x.vid) and e.args[1].vid == x.vid
+    assert not y.vid.same_as(x.vid) and y.vid.name_hint == "x"
+    span = relay.Span(None, 1, 2, 3, 4)
+    assert span.same_as(span) and not span.same_as(relay.Span(None, 1, 2, 3, 4))
+    assert relay.base.Span is relay.Span and ":1:3" in str(span)

@@ -68,7 +68,7 @@ op.registry.mark_builtin()
 
 
 from .._classic import fallback as _fallback  # noqa: E402
-from . import adt, loops, prelude  # noqa: E402
+from . import adt, base, loops, prelude  # noqa: E402
 from .adt import (  # noqa: E402
     Clause,
     Constructor,

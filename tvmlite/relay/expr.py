@@ -213,6 +213,33 @@ class Var(Expr):
         self.name_hint = str(name_hint)
         self.type_annotation = type_annotation
 
+    @property
+    def vid(self) -> "Id":
+        """The variable's identity (classic ``Var.vid``): the same for every use of it."""
+        return Id(self)
+
+
+class Id:
+    """The identity of a relay variable (classic ``relay.Id``), with its ``name_hint``."""
+
+    __slots__ = ("_var",)
+
+    def __init__(self, var: Var):
+        self._var = var
+
+    @property
+    def name_hint(self) -> str:
+        return self._var.name_hint
+
+    def same_as(self, other) -> bool:
+        return isinstance(other, Id) and other._var is self._var
+
+    def __eq__(self, other) -> bool:
+        return self.same_as(other)
+
+    def __hash__(self) -> int:
+        return id(self._var)
+
 
 class Constant(Expr):
     """A constant tensor (``data`` is a ``tvm.nd.NDArray``)."""
