@@ -149,3 +149,28 @@ def test_unannotated_parameter_left_unknown_is_an_error():
     x = relay.var("x")
     with pytest.raises(TVMError, match="%x has no type annotation"):
         relay.transform.InferTypeLocal(relay.Function([x], x))
+
+
+def test_custom_op_with_a_python_relation():
+    from tvmlite.relay.op import op as _op
+    name = "test_type_infer_custom_rel"
+    _op.register(name, "log of a tensor")
+    o = _op.get(name)
+    o.set_num_inputs(1)
+    o.set_attrs_type_key("DictAttrs")
+    o.add_type_rel(name, lambda types, attrs: relay.TensorType(types[0].shape, "float64"))
+    x = relay.var("x", shape=(4, 7))
+    f = relay.Function([x], relay.Call(o, [x]))
+    assert relay.transform.InferTypeLocal(f).ret_type == relay.TensorType((4, 7), "float64")
+    bad = "test_type_infer_custom_rel_bad"
+    _op.register(bad, "a relation that fails")
+    _op.get(bad).set_num_inputs(1)
+
+    def rel(types, attrs):
+        assert len(types) == 2, "type relation arg number mismatch!"
+    _op.get(bad).add_type_rel(bad, rel)
+    with pytest.raises(TVMError, match="arg number mismatch"):
+        relay.transform.InferTypeLocal(relay.Call(_op.get(bad), [x]))
+    _op.get(bad).add_type_rel(bad, lambda types, attrs: None)
+    with pytest.raises(TVMError, match="returned None"):
+        relay.transform.InferTypeLocal(relay.Call(_op.get(bad), [relay.var("y", shape=(2,))]))

@@ -450,11 +450,18 @@ def _call_type(e: Call) -> Type:
         op = e.op
         if op.num_inputs >= 0 and len(arg_types) != op.num_inputs:
             raise _fail(f"{op.name} takes {op.num_inputs} argument(s), got {len(arg_types)}")
+        shown = ", ".join(type_str(t) for t in arg_types)
         try:
-            return apply_relation(op, arg_types, e.attrs)
+            out = apply_relation(op, arg_types, e.attrs)
         except TVMError as err:
-            shown = ", ".join(type_str(t) for t in arg_types)
             raise _fail(f"{err} [in {op.name}({shown})]") from None
+        except Exception as err:  # noqa: BLE001  (a user's relation: AssertionError ...)
+            raise _fail(f"the type relation of {op.name} failed: {type(err).__name__}: {err} "
+                        f"[in {op.name}({shown})]") from None
+        if out is None:
+            raise _fail(f"the type relation of {op.name} returned None, not a type "
+                        f"[in {op.name}({shown})]")
+        return out
     # a global function, a constructor, or a function-typed expression
     if isinstance(e.op, GlobalVar):
         ftype, name = _global_type(e.op), f"@{e.op.name_hint}"
