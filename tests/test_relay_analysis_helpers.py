@@ -1,4 +1,5 @@
-"""relay.analysis helpers: list_op_freqs, count_layers, well_formed."""
+"""relay.analysis helpers: list_op_freqs, count_layers, well_formed, the (type) variable
+lists in classic visit order."""
 import numpy as np
 import pytest
 
@@ -105,3 +106,41 @@ def _check_op_registry_from_python():
     typed = relay.transform.InferType()(tvm.IRModule.from_expr(relay.Call(op, [x, x])))
     assert tuple(typed["main"].body.checked_type.shape) == (2, 3)
     assert op.num_inputs == 2 and op.support_level == 1
+
+
+def test_variable_lists_follow_classic_visit_order():
+    x, y, z, a = (relay.Var(n) for n in "xyza")
+    f1 = relay.Function([x, y, z], relay.Let(a, x, relay.Tuple([])))
+    assert analysis.bound_vars(f1) == [x, y, z, a]
+    assert analysis.all_vars(relay.Function([x], relay.Let(y, relay.Tuple([]), z))) == [x, y, z]
+    assert analysis.free_vars(relay.Function([x], relay.Tuple([y, x, z]))) == [y, z]
+    p = relay.prelude.Prelude(tvm.IRModule({}))
+    _, cons, nil = p.mod.get_type("List")
+    pv, pc = relay.PatternVar, relay.PatternConstructor
+    m = relay.Match(nil(), [relay.Clause(pc(nil), z),
+                            relay.Clause(pc(cons, [pv(x), pv(y)]), cons(x, y))])
+    assert analysis.bound_vars(m) == [x, y] and analysis.free_vars(m) == [z]
+    assert analysis.all_vars(m) == [z, x, y]
+    # a pattern variable bound twice is not well formed
+    assert analysis.well_formed(m)
+    twice = relay.Match(nil(), [relay.Clause(pc(cons, [pv(x), relay.PatternWildcard()]), x),
+                                relay.Clause(pv(x), x)])
+    assert not analysis.well_formed(twice)
+
+
+def test_type_variable_lists():
+    a, b, c = relay.TypeVar("a"), relay.TypeVar("b"), relay.TypeVar("c")
+    ft = relay.FuncType([b], c, [a])
+    assert analysis.all_type_vars(ft) == [a, b, c]
+    assert analysis.bound_type_vars(ft) == [a] and analysis.free_type_vars(ft) == [b, c]
+    x, y, z = relay.Var("x", a), relay.Var("y", b), relay.Var("z", c)
+    f = relay.Function([x], relay.Let(y, x, z), None, [a])
+    assert analysis.all_type_vars(f) == [a, b, c]
+    assert analysis.free_type_vars(f) == [b, c]
+    assert analysis.bound_type_vars(relay.Let(x, relay.Function([], relay.Tuple([]), None,
+                                                                [b, c]), x)) == [b, c]
+    assert analysis.all_type_vars(relay.Function([relay.Var("w")], relay.Tuple([]))) == []
+    # kinds: a shape variable and a type variable are not interchangeable
+    s = relay.TypeVar("s", relay.TypeKind.ShapeVar)
+    assert relay.FuncType([], a, [a]) == relay.FuncType([], b, [b])
+    assert relay.FuncType([], a, [a]) != relay.FuncType([], s, [s])

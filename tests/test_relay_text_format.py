@@ -328,3 +328,10 @@ def test_structural_equality_of_shared_graphs_and_its_mismatch_path():
     tvm.ir.assert_structural_equal(_diamonds(60), relay.parse_expr(_diamonds(60).astext()))
     with pytest.raises(ValueError, match=r"at root\.body\.args\[1\]"):
         tvm.ir.assert_structural_equal(_diamonds(60), _diamonds(60, last=2.0))
+
+
+def test_bare_dtype_names_parse_as_their_32_bit_types():
+    mod = relay.parse(SEMVER + "def @f(%a: int, %b: float) -> (int, float) { (%a, %b) }")
+    assert mod["f"].checked_type == relay.FuncType(
+        [relay.scalar_type("int32"), relay.scalar_type("float32")],
+        relay.TupleType([relay.scalar_type("int32"), relay.scalar_type("float32")]))

@@ -174,3 +174,14 @@ def test_custom_op_with_a_python_relation():
     _op.get(bad).add_type_rel(bad, lambda types, attrs: None)
     with pytest.raises(TVMError, match="returned None"):
         relay.transform.InferTypeLocal(relay.Call(_op.get(bad), [relay.var("y", shape=(2,))]))
+
+
+def test_pattern_with_the_wrong_number_of_fields_is_refused():
+    mod = tvm.IRModule()
+    box, ctor = _box(mod)
+    x = relay.Var("x")
+    pat = relay.PatternConstructor(ctor, [relay.PatternVar(x), relay.PatternWildcard()])
+    mod["main"] = relay.Function([], relay.Match(ctor(relay.const(1.0)),
+                                                 [relay.Clause(pat, x)]))
+    with pytest.raises(TVMError, match="box_ctor: the constructor takes 1 field"):
+        relay.transform.InferType()(mod)

@@ -96,11 +96,9 @@ class PatternConstructor(Pattern):
 
     def __init__(self, constructor: Constructor, patterns: Optional[Sequence[Pattern]] = None):
         self.constructor = constructor
+        # (a count of patterns that differs from the constructor's fields is refused by type
+        # inference, as in classic)
         self.patterns = NodeTuple(patterns or ())
-        if len(self.patterns) not in (0, len(constructor.inputs)):
-            raise TVMError(f"PatternConstructor: {constructor.name_hint} takes "
-                           f"{len(constructor.inputs)} field(s), the pattern gives "
-                           f"{len(self.patterns)}")
 
     def bound_vars(self) -> List[Var]:
         return [v for p in self.patterns for v in p.bound_vars()]

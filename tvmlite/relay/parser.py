@@ -829,7 +829,7 @@ class _Parser:
             dtype = self.expect("ident", what="a dtype").value
             self.expect("punct", "]")
             return TensorType(dims, dtype)
-        if re.fullmatch(r"(u?int|float|bfloat)\d+(x\d+)?|bool", name):
+        if re.fullmatch(r"(u?int|float|bfloat)(\d+(x\d+)?)?|bool", name):  # `int`: int32
             return TensorType((), name)
         raise self.error(f"unknown type `{name}` (not a dtype, a type parameter in scope "
                          "or a defined type)", tok)

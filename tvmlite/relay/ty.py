@@ -2,6 +2,7 @@
 ``IncompleteType`` (left to inference)."""
 from __future__ import annotations
 
+import enum
 from typing import Sequence, Tuple
 
 from .._classic import UnsupportedError
@@ -9,6 +10,17 @@ from ..error import TVMError
 from ..ir import dtype as _dt
 from ..ir.structural import structural_equal
 from ..tir.expr import Any
+
+
+class TypeKind(enum.IntEnum):
+    """The kinds of type variables (classic ``relay.TypeKind``)."""
+
+    Type = 0
+    ShapeVar = 1
+    BaseType = 2
+    Constraint = 4
+    AdtHandle = 5
+    TypeData = 6
 
 
 class Type:
@@ -233,6 +245,8 @@ def type_equal(a: Type, b: Type, env: "dict | None" = None) -> bool:
             type_equal(x, y, env) for x, y in zip(a.fields, b.fields))
     if isinstance(a, FuncType):
         if len(a.type_params) != len(b.type_params) or len(a.arg_types) != len(b.arg_types):
+            return False
+        if any(p.kind != q.kind for p, q in zip(a.type_params, b.type_params)):
             return False
         inner = {**env, **{id(q): p for p, q in zip(a.type_params, b.type_params)}}
         return type_equal(a.ret_type, b.ret_type, inner) and all(

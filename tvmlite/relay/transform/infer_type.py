@@ -346,6 +346,9 @@ def _bind_pattern(pat: Pattern, t: Type) -> None:
         unify(v._checked_type, t, f"pattern variable %{v.name_hint}")
     elif isinstance(pat, PatternConstructor):
         c = pat.constructor
+        if len(pat.patterns) != len(c.inputs):
+            raise _fail(f"pattern {c.name_hint}: the constructor takes {len(c.inputs)} "
+                        f"field(s), the pattern gives {len(pat.patterns)}")
         holes = [IncompleteType() for _ in c.type_vars]
         unify(t, TypeCall(c.belong_to, holes), f"pattern {c.name_hint}")
         mapping = {id(p): h for p, h in zip(c.type_vars, holes)}
