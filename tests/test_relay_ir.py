@@ -203,3 +203,16 @@ def test_var_identity_and_span_identity():
     span = relay.Span(None, 1, 2, 3, 4)
     assert span.same_as(span) and not span.same_as(relay.Span(None, 1, 2, 3, 4))
     assert relay.base.Span is relay.Span and ":1:3" in str(span)
+
+
+def test_module_add_with_and_without_update():
+    x = relay.var("x", shape=(2,))
+    mod = tvm.IRModule()
+    mod._add("main", relay.Function([x], x + x))
+    y = relay.var("y", shape=(2,))
+    with pytest.raises(tvm.error.TVMError, match="already in the module"):
+        mod._add("main", relay.Function([y], y))
+    mod._add("main", relay.Function([y], y * y), True)
+    data = np.arange(2, dtype="float32") + 3
+    out = relay.create_executor("debug", mod=mod, target="llvm").evaluate()(data)
+    np.testing.assert_allclose(out.numpy(), data * data)
