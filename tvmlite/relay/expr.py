@@ -17,7 +17,8 @@ from ..ir.module import GlobalVar
 from ..runtime import ndarray
 from .ty import IncompleteType, TensorType, Type
 
-#: expressions InferType left untyped on purpose (ADT and polymorphic functions)
+#: expressions InferType left untyped on purpose (they call a global that is not a relay
+#: function)
 UNTYPED: "weakref.WeakSet" = weakref.WeakSet()
 
 
@@ -103,8 +104,8 @@ class Expr:
             if self in UNTYPED:
                 from .._classic import UnsupportedError
                 raise UnsupportedError(
-                    "relay type inference: tvmlite does not type functions over ADTs, "
-                    "references or type parameters (polymorphic functions); this one runs "
+                    "relay type inference: tvmlite does not type a function that calls a "
+                    "global which is not a relay function (a PrimFunc); this one runs "
                     "untyped on the relay VM")
             raise TVMError("the type of this expression has not been inferred: run "
                            "relay.transform.InferType() on its module first")

@@ -726,6 +726,9 @@ def infer_type(expr: Expr) -> Expr:
         raise
     finally:
         _PENDING.pop()
+        for n in exprs:  # a failure leaves the recursive results of its functions
+            if isinstance(n, Function):
+                _REC_RET.pop(id(n), None)
     return expr
 
 
@@ -738,6 +741,8 @@ def _forget_holes(nodes: list) -> None:
                     p._checked_type = None
         if isinstance(n, Expr) and n._checked_type is not None and has_hole(n._checked_type):
             n._checked_type = None
+        if isinstance(n, Call) and any(has_hole(t) for t in n.type_args):
+            n.type_args = NodeTuple()
 
 
 def mark_untyped(func: Function) -> None:
