@@ -216,3 +216,14 @@ def test_module_add_with_and_without_update():
     data = np.arange(2, dtype="float32") + 3
     out = relay.create_executor("debug", mod=mod, target="llvm").evaluate()(data)
     np.testing.assert_allclose(out.numpy(), data * data)
+
+
+def test_functions_with_attributes_keyed_by_variable_ids_compare_structurally():
+    def fn():
+        x = relay.var("x", shape=(10,))
+        return relay.Function([x], x).with_attr("dict", {x.vid: 1})
+    assert tvm.ir.structural_equal(fn(), fn())
+    assert tvm.ir.structural_hash(fn()) == tvm.ir.structural_hash(fn())
+    x = relay.var("x", shape=(10,))
+    other = relay.Function([x], x).with_attr("dict", {relay.var("y").vid: 1})
+    assert not tvm.ir.structural_equal(fn(), other, map_free_vars=False)

@@ -224,6 +224,7 @@ class Id:
     """The identity of a relay variable (classic ``relay.Id``), with its ``name_hint``."""
 
     __slots__ = ("_var",)
+    _structural_fields = ("_var",)  # structurally: its variable (mapped as variables are)
 
     def __init__(self, var: Var):
         self._var = var
