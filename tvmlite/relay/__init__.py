@@ -55,7 +55,17 @@ from .op.transform import *  # noqa: F401,F403
 from .parser import fromtext, parse, parse_expr
 from .printer import astext, pretty_print
 from .scope_builder import ScopeBuilder
-from .ty import Any, FuncType, IncompleteType, TensorType, TupleType, Type, TypeKind, scalar_type
+from .ty import (
+    Any,
+    FuncType,
+    IncompleteType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeKind,
+    TypeRelation,
+    scalar_type,
+)
 from .type_functor import TypeFunctor, TypeMutator, TypeVisitor
 
 _register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)

@@ -225,6 +225,22 @@ class RefType(Type):
         return f"Ref[{self.value!r}]"
 
 
+class TypeRelation(Type):
+    """A type constraint: ``func`` relates ``args`` (its first ``num_inputs`` the inputs)
+    under ``attrs`` (classic ``relay.TypeRelation``). tvmlite's operators carry their
+    relations as Python functions; this node is for classic code that builds one."""
+
+    __slots__ = ("func", "args", "num_inputs", "attrs")
+    _structural_fields = ("func", "args", "num_inputs", "attrs")
+
+    def __init__(self, func, args: Sequence[Type], num_inputs: int, attrs=None):
+        self.func, self.args = func, tuple(args)
+        self.num_inputs, self.attrs = int(num_inputs), attrs
+
+    def __repr__(self) -> str:
+        return f"TypeRelation({self.func!r}, {list(self.args)!r}, {self.num_inputs})"
+
+
 def type_equal(a: Type, b: Type, env: "dict | None" = None) -> bool:
     """Whether ``a`` and ``b`` are the same type (classic's structural equality): the type
     parameters of function types are bound, so ``fn [a](a) -> a`` equals ``fn [b](b) -> b``;
