@@ -144,3 +144,29 @@ def test_type_variable_lists():
     s = relay.TypeVar("s", relay.TypeKind.ShapeVar)
     assert relay.FuncType([], a, [a]) == relay.FuncType([], b, [b])
     assert relay.FuncType([], a, [a]) != relay.FuncType([], s, [s])
+
+
+def test_check_kind():
+    k = relay.TypeKind
+    tp, shp = relay.TypeVar("tp"), relay.TypeVar("s", k.ShapeVar)
+    tt = relay.TensorType((1, 2, 3))
+    rel = relay.TypeRelation(None, [tt, tp], 1, None)
+    ft = relay.FuncType([tp, tt], relay.TupleType([tp, tt]), [tp], [rel])
+    assert analysis.check_kind(ft) == k.Type and analysis.check_kind(rel) == k.Constraint
+    assert analysis.check_kind(shp) == k.ShapeVar
+    gtv = relay.GlobalTypeVar("box")
+    mod = tvm.IRModule()
+    mod[gtv] = relay.TypeData(gtv, [relay.TypeVar("a")], [])
+    assert analysis.check_kind(gtv) == k.AdtHandle
+    assert analysis.check_kind(gtv(tt), mod) == k.Type
+    for bad in (relay.TupleType([tt, shp]), relay.RefType(shp), relay.FuncType([], shp, [shp]),
+                relay.TypeCall(relay.GlobalTypeVar("v", k.Type), [])):
+        with pytest.raises(tvm.error.TVMError, match="check_kind"):
+            analysis.check_kind(bad)
+    with pytest.raises(tvm.error.TVMError, match="takes 1 type argument"):
+        analysis.check_kind(gtv(), mod)
+    # a function type with constraints is kept, but inference does not solve them
+    f = relay.Var("f", ft)
+    call = f(relay.var("x", shape=(1, 2, 3)), relay.var("y", shape=(1, 2, 3)))
+    with pytest.raises(tvm.error.TVMError, match="type constraints"):
+        relay.transform.InferTypeLocal(call)

@@ -461,6 +461,62 @@ def all_type_vars(expr, mod=None) -> list:
     return _walk_type_vars(expr)[0]
 
 
+def check_kind(t, mod=None):
+    """The kind of type ``t`` (classic ``relay.analysis.check_kind``): a type variable's own,
+    ``Constraint`` for a relation, ``AdtHandle`` for an ADT's name, else ``Type``; a part of
+    the wrong kind (a shape variable as a tuple field...) is a TVMError."""
+    from .ty import (
+        FuncType,
+        GlobalTypeVar,
+        IncompleteType,
+        RefType,
+        TensorType,
+        TupleType,
+        TypeCall,
+        TypeKind,
+        TypeRelation,
+        TypeVar,
+    )
+
+    def want(part, kind, where):
+        got = check_kind(part, mod)
+        if got != kind:
+            raise TVMError(f"check_kind: {where} has kind {TypeKind(got).name}, expected "
+                           f"{TypeKind(kind).name}: {part!r}")
+    if isinstance(t, (TypeVar, GlobalTypeVar)):
+        return TypeKind(t.kind)
+    if isinstance(t, (TensorType, IncompleteType)):
+        return TypeKind.Type
+    if isinstance(t, TupleType):
+        for f in t.fields:
+            want(f, TypeKind.Type, "a tuple field")
+        return TypeKind.Type
+    if isinstance(t, RefType):
+        want(t.value, TypeKind.Type, "a reference's value type")
+        return TypeKind.Type
+    if isinstance(t, FuncType):
+        for a in t.arg_types:
+            want(a, TypeKind.Type, "a function type's argument")
+        want(t.ret_type, TypeKind.Type, "a function type's result")
+        for c in t.type_constraints:
+            want(c, TypeKind.Constraint, "a function type's constraint")
+        return TypeKind.Type
+    if isinstance(t, TypeRelation):
+        for a in t.args:
+            want(a, TypeKind.Type, "a type relation's argument")
+        return TypeKind.Constraint
+    if isinstance(t, TypeCall):
+        want(t.func, TypeKind.AdtHandle, "the callee of a type call")
+        for a in t.args:
+            want(a, TypeKind.Type, "a type call's argument")
+        td = mod.type_definitions.get(t.func.name_hint) if mod is not None else None
+        if td is not None and len(td.type_vars) != len(t.args):
+            raise TVMError(f"check_kind: {t.func.name_hint} takes {len(td.type_vars)} type "
+                           f"argument(s), the type call gives {len(t.args)}")
+        return TypeKind.Type
+    raise TVMError(f"check_kind: {type(t).__name__} is not a relay type")
+
+
 class Feature(enum.IntEnum):
     """The features a relay program might contain (classic ``relay.analysis.Feature``)."""
 

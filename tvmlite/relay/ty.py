@@ -5,7 +5,6 @@ from __future__ import annotations
 import enum
 from typing import Sequence, Tuple
 
-from .._classic import UnsupportedError
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..ir.structural import structural_equal
@@ -129,9 +128,6 @@ class FuncType(Type):
 
     def __init__(self, arg_types: Sequence[Type], ret_type: Type, type_params=None,
                  type_constraints=None):
-        if type_constraints:
-            raise UnsupportedError("relay.FuncType: type constraints are not supported by "
-                                   "tvmlite")
         self.arg_types, self.ret_type = tuple(arg_types), ret_type
         #: the type variables it is polymorphic over (``fn [A](A) -> A``)
         self.type_params = tuple(type_params or ())
@@ -139,7 +135,8 @@ class FuncType(Type):
             if not isinstance(t, TypeVar):
                 raise TVMError(f"relay.FuncType: type parameters must be relay.TypeVar, got "
                                f"{type(t).__name__}")
-        self.type_constraints = ()
+        #: type relations among them (kept and kind-checked; type inference refuses them)
+        self.type_constraints = tuple(type_constraints or ())
 
     def __eq__(self, other) -> bool:
         return type_equal(self, other)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Dict
 
+from ..._classic import UnsupportedError
 from ...error import TVMError
 from ...ir.module import GlobalVar, IRModule
 from ...ir.transform import ModulePass, Pass, register_pass
@@ -262,6 +263,9 @@ def subst_type(t: Type, mapping: Dict[int, Type]) -> Type:
 
 def instantiate(ft: FuncType) -> tuple:
     """A polymorphic ``ft`` with fresh holes for its type parameters: (type, holes)."""
+    if ft.type_constraints:
+        raise UnsupportedError(f"relay type inference: function types with type constraints "
+                               f"({type_str(ft)}) are not supported by tvmlite")
     holes = [IncompleteType() for _ in ft.type_params]
     if not holes:
         return ft, []
