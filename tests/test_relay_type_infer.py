@@ -185,3 +185,12 @@ def test_pattern_with_the_wrong_number_of_fields_is_refused():
                                                  [relay.Clause(pat, x)]))
     with pytest.raises(TVMError, match="box_ctor: the constructor takes 1 field"):
         relay.transform.InferType()(mod)
+
+
+def test_operator_determines_an_unannotated_parameter():
+    x = relay.var("x", shape=(1, 3, 9, 7))
+    w = relay.var("w")  # the weight: its shape follows from channels and kernel_size
+    f = relay.Function([x, w], relay.nn.conv2d(x, w, channels=5, kernel_size=(3, 3)))
+    relay.transform.InferTypeLocal(f)
+    assert w.type_annotation == relay.TensorType((5, 3, 3, 3))
+    assert f.checked_type.ret_type == relay.TensorType((1, 5, 7, 5))

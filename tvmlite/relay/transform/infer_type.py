@@ -448,6 +448,8 @@ def _arg_types(e: Call) -> list:
                 a.type_annotation = t
         elif has_hole(r):
             unify(r, t, f"an argument of {e.op.name}")
+            if isinstance(a, Var) and a.type_annotation is None and not has_hole(t):
+                a.type_annotation = t
     return arg_types
 
 
