@@ -335,3 +335,11 @@ def test_bare_dtype_names_parse_as_their_32_bit_types():
     assert mod["f"].checked_type == relay.FuncType(
         [relay.scalar_type("int32"), relay.scalar_type("float32")],
         relay.TupleType([relay.scalar_type("int32"), relay.scalar_type("float32")]))
+
+
+def test_underscore_types_are_left_to_inference():
+    mod = relay.parse(SEMVER + "def @f(%x: float32, %y: _) -> _ { add(%x, %y) }")
+    assert mod["f"].params[1].type_annotation is None and mod["f"].ret_type is None
+    assert relay.parse_expr("free_var %z: _; %z").type_annotation is None
+    with pytest.raises(TVMError, match="%y has no type annotation"):
+        relay.transform.InferType()(mod)  # broadcasting does not determine %y

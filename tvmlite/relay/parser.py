@@ -427,6 +427,8 @@ class _Parser:
         if self.accept("punct", "-"):
             self.expect("punct", ">")
             ret = self.type_()
+            if isinstance(ret, IncompleteType):  # `-> _`: left to inference
+                ret = None
         body = self.block()
         self.scopes.pop()
         return _expr.Function(params, body, ret, tps, attrs)
@@ -451,6 +453,8 @@ class _Parser:
                 self.pos += 1
                 name = self.expect("local", what="a variable `%name`").value
                 ty = self.type_() if self.accept("punct", ":") else None
+                if isinstance(ty, IncompleteType):  # `free_var %x: _`: unannotated
+                    ty = None
                 self.free_vars[name] = _expr.Var(name, ty)
                 if not self.accept("punct", ";"):
                     raise self.error("expected `;` after a free_var declaration")
