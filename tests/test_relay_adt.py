@@ -159,12 +159,17 @@ def test_vm_returns_adts_with_tags(p):
     assert out[1][1].tag == nil.tag and len(out[1][1]) == 0
 
 
-def test_untyped_adt_functions_say_why(p):
-    from tvmlite._classic import UnsupportedError
+def test_prelude_functions_are_typed_polymorphically(p):
     mod = relay.transform.InferType()(p.mod)
-    with pytest.raises(UnsupportedError, match="does not type functions over ADTs"):
-        _ = mod[p.length].checked_type
-    # a monomorphic tensor function of the same module is still typed
+    lst = p.mod.get_global_type_var("List")
+    a, b = relay.TypeVar("a"), relay.TypeVar("b")
+    assert mod[p.length].checked_type == relay.FuncType([lst(a)], relay.scalar_type("int32"),
+                                                        [a])
+    assert mod[p.map].checked_type == relay.FuncType(
+        [relay.FuncType([a], b), lst(a)], lst(b), [a, b])
+    assert mod[p.map].checked_type != relay.FuncType(
+        [relay.FuncType([a], b), lst(b)], lst(b), [a, b])
+    # a monomorphic tensor function of the same module is typed too
     x = relay.var("x", shape=(2,))
     mod["tensor_fn"] = relay.Function([x], x + x)
     mod = relay.transform.InferType()(mod)

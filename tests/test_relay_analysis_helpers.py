@@ -1,4 +1,5 @@
-"""relay.analysis helpers: list_op_freqs, count_layers, well_formed."""
+"""relay.analysis helpers: list_op_freqs, count_layers, well_formed, the (type) variable
+lists in classic visit order."""
 import numpy as np
 import pytest
 
@@ -105,3 +106,67 @@ def _check_op_registry_from_python():
     typed = relay.transform.InferType()(tvm.IRModule.from_expr(relay.Call(op, [x, x])))
     assert tuple(typed["main"].body.checked_type.shape) == (2, 3)
     assert op.num_inputs == 2 and op.support_level == 1
+
+
+def test_variable_lists_follow_classic_visit_order():
+    x, y, z, a = (relay.Var(n) for n in "xyza")
+    f1 = relay.Function([x, y, z], relay.Let(a, x, relay.Tuple([])))
+    assert analysis.bound_vars(f1) == [x, y, z, a]
+    assert analysis.all_vars(relay.Function([x], relay.Let(y, relay.Tuple([]), z))) == [x, y, z]
+    assert analysis.free_vars(relay.Function([x], relay.Tuple([y, x, z]))) == [y, z]
+    p = relay.prelude.Prelude(tvm.IRModule({}))
+    _, cons, nil = p.mod.get_type("List")
+    pv, pc = relay.PatternVar, relay.PatternConstructor
+    m = relay.Match(nil(), [relay.Clause(pc(nil), z),
+                            relay.Clause(pc(cons, [pv(x), pv(y)]), cons(x, y))])
+    assert analysis.bound_vars(m) == [x, y] and analysis.free_vars(m) == [z]
+    assert analysis.all_vars(m) == [z, x, y]
+    # a pattern variable bound twice is not well formed
+    assert analysis.well_formed(m)
+    twice = relay.Match(nil(), [relay.Clause(pc(cons, [pv(x), relay.PatternWildcard()]), x),
+                                relay.Clause(pv(x), x)])
+    assert not analysis.well_formed(twice)
+
+
+def test_type_variable_lists():
+    a, b, c = relay.TypeVar("a"), relay.TypeVar("b"), relay.TypeVar("c")
+    ft = relay.FuncType([b], c, [a])
+    assert analysis.all_type_vars(ft) == [a, b, c]
+    assert analysis.bound_type_vars(ft) == [a] and analysis.free_type_vars(ft) == [b, c]
+    x, y, z = relay.Var("x", a), relay.Var("y", b), relay.Var("z", c)
+    f = relay.Function([x], relay.Let(y, x, z), None, [a])
+    assert analysis.all_type_vars(f) == [a, b, c]
+    assert analysis.free_type_vars(f) == [b, c]
+    assert analysis.bound_type_vars(relay.Let(x, relay.Function([], relay.Tuple([]), None,
+                                                                [b, c]), x)) == [b, c]
+    assert analysis.all_type_vars(relay.Function([relay.Var("w")], relay.Tuple([]))) == []
+    # kinds: a shape variable and a type variable are not interchangeable
+    s = relay.TypeVar("s", relay.TypeKind.ShapeVar)
+    assert relay.FuncType([], a, [a]) == relay.FuncType([], b, [b])
+    assert relay.FuncType([], a, [a]) != relay.FuncType([], s, [s])
+
+
+def test_check_kind():
+    k = relay.TypeKind
+    tp, shp = relay.TypeVar("tp"), relay.TypeVar("s", k.ShapeVar)
+    tt = relay.TensorType((1, 2, 3))
+    rel = relay.TypeRelation(None, [tt, tp], 1, None)
+    ft = relay.FuncType([tp, tt], relay.TupleType([tp, tt]), [tp], [rel])
+    assert analysis.check_kind(ft) == k.Type and analysis.check_kind(rel) == k.Constraint
+    assert analysis.check_kind(shp) == k.ShapeVar
+    gtv = relay.GlobalTypeVar("box")
+    mod = tvm.IRModule()
+    mod[gtv] = relay.TypeData(gtv, [relay.TypeVar("a")], [])
+    assert analysis.check_kind(gtv) == k.AdtHandle
+    assert analysis.check_kind(gtv(tt), mod) == k.Type
+    for bad in (relay.TupleType([tt, shp]), relay.RefType(shp), relay.FuncType([], shp, [shp]),
+                relay.TypeCall(relay.GlobalTypeVar("v", k.Type), [])):
+        with pytest.raises(tvm.error.TVMError, match="check_kind"):
+            analysis.check_kind(bad)
+    with pytest.raises(tvm.error.TVMError, match="takes 1 type argument"):
+        analysis.check_kind(gtv(), mod)
+    # a function type with constraints is kept, but inference does not solve them
+    f = relay.Var("f", ft)
+    call = f(relay.var("x", shape=(1, 2, 3)), relay.var("y", shape=(1, 2, 3)))
+    with pytest.raises(tvm.error.TVMError, match="type constraints"):
+        relay.transform.InferTypeLocal(call)

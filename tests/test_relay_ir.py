@@ -195,3 +195,38 @@ def test_analysis_free_and_all_vars():
     f = relay.Function([x], body)
     assert relay.analysis.free_vars(f) == [y]
     assert set(map(id, relay.analysis.all_vars(f))) == {id(x), id(y), id(v)}
+
+
+def test_var_identity_and_span_identity():
+    x = relay.var("x", shape=(3,))
+    y = relay.var("x", shape=(3,))
+    e = relay.add(x, x)
+    assert e.args[0].vid.same_as(x.vid) and e.args[1].vid == x.vid
+    assert not y.vid.same_as(x.vid) and y.vid.name_hint == "x"
+    span = relay.Span(None, 1, 2, 3, 4)
+    assert span.same_as(span) and not span.same_as(relay.Span(None, 1, 2, 3, 4))
+    assert relay.base.Span is relay.Span and ":1:3" in str(span)
+
+
+def test_module_add_with_and_without_update():
+    x = relay.var("x", shape=(2,))
+    mod = tvm.IRModule()
+    mod._add("main", relay.Function([x], x + x))
+    y = relay.var("y", shape=(2,))
+    with pytest.raises(tvm.error.TVMError, match="already in the module"):
+        mod._add("main", relay.Function([y], y))
+    mod._add("main", relay.Function([y], y * y), True)
+    data = np.arange(2, dtype="float32") + 3
+    out = relay.create_executor("debug", mod=mod, target="llvm").evaluate()(data)
+    np.testing.assert_allclose(out.numpy(), data * data)
+
+
+def test_functions_with_attributes_keyed_by_variable_ids_compare_structurally():
+    def fn():
+        x = relay.var("x", shape=(10,))
+        return relay.Function([x], x).with_attr("dict", {x.vid: 1})
+    assert tvm.ir.structural_equal(fn(), fn())
+    assert tvm.ir.structural_hash(fn()) == tvm.ir.structural_hash(fn())
+    x = relay.var("x", shape=(10,))
+    other = relay.Function([x], x).with_attr("dict", {relay.var("y").vid: 1})
+    assert not tvm.ir.structural_equal(fn(), other, map_free_vars=False)

@@ -1,5 +1,5 @@
-"""relay.TypeFunctor / TypeVisitor / TypeMutator over tensor, tuple, function and incomplete
-types."""
+"""relay.TypeFunctor / TypeVisitor / TypeMutator over tensor, tuple, function, incomplete and
+reference types, type variables, ADT names and applications, and type relations."""
 import pytest
 
 import tvmlite as tvm
@@ -38,3 +38,39 @@ def test_mutator_rewrites_nested_dtypes():
     assert seen == ["float16", "int8"]  # each distinct type object visited once
     assert out.ret_type == relay.TensorType((2,), "float16")
     assert tvm.ir.structural_equal(out.arg_types[1].fields[1], relay.TensorType((), "int8"))
+
+
+def test_adt_and_polymorphic_types_are_visited_and_rewritten():
+    a = relay.TypeVar("a")
+    lst = relay.GlobalTypeVar("List")
+    ft = relay.FuncType([lst(a), relay.RefType(relay.TensorType((2,), "float32"))], a, [a])
+    rel = relay.TypeRelation(None, [a, relay.TensorType((), "float32")], 1, None)
+    for typ in (a, lst, lst(a), relay.RefType(a), ft, rel):
+        with pytest.raises(NotImplementedError):
+            relay.TypeFunctor().visit(typ)
+        relay.TypeVisitor().visit(typ)
+        assert relay.TypeMutator().visit(typ) is typ
+    seen = []
+
+    class Vars(relay.TypeVisitor):
+        def visit_type_var(self, tv):
+            seen.append(tv)
+
+    Vars().visit(ft)
+    assert seen == [a]  # the type parameter (once: visits are memoized)
+
+    class ToHalf(relay.TypeMutator):
+        def visit_tensor_type(self, tt):
+            return relay.TensorType(tt.shape, "float16")
+
+    out = ToHalf().visit(ft)
+    b = relay.TypeVar("b")
+    assert out == relay.FuncType([lst(b), relay.RefType(relay.TensorType((2,), "float16"))],
+                                 b, [b])
+
+    class Bad(relay.TypeMutator):
+        def visit_type_var(self, tv):
+            return relay.TensorType((), "int32")
+
+    with pytest.raises(tvm.error.TVMError, match="must stay a TypeVar"):
+        Bad().visit(ft)

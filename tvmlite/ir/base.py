@@ -32,8 +32,13 @@ class Span:
         self.line, self.end_line = int(line), int(end_line)
         self.column, self.end_column = int(column), int(end_column)
 
+    def same_as(self, other) -> bool:
+        """Whether ``other`` is this very span (classic ``ObjectRef.same_as``)."""
+        return self is other
+
     def __repr__(self) -> str:
-        return f"{self.source_name.name}:{self.line}:{self.column}"
+        name = self.source_name.name if self.source_name is not None else "<unknown>"
+        return f"{name}:{self.line}:{self.column}"
 
 
 __all__ = ["SourceName", "Span", "assert_structural_equal", "get_first_structural_mismatch",

@@ -116,6 +116,15 @@ class IRModule:
             func = wrap(func)
         self.functions[key] = func
 
+    def _add(self, name, func, update: bool = False) -> None:
+        """Classic ``IRModule._add``: ``self[name] = func``; without ``update`` a function
+        already there is an error."""
+        key = name.name_hint if isinstance(name, GlobalVar) else name
+        if not update and key in self.functions:
+            raise TVMError(f"IRModule._add: function {key!r} is already in the module (pass "
+                           "update=True to replace it)")
+        self[name] = func
+
     def get_global_type_var(self, name: str):
         """The ``GlobalTypeVar`` of ADT ``name``."""
         if name not in self.type_definitions:

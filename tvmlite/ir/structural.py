@@ -59,6 +59,9 @@ _DEFINING = {
     ("PrimFunc", "params"), ("PrimFunc", "buffer_map"), ("Block", "iter_vars"),
     ("Block", "alloc_buffers"), ("CommReducer", "lhs"), ("CommReducer", "rhs"),
     ("Reduce", "axis"), ("Function", "params"),
+    # relay type parameters (polymorphic functions, ADTs) and pattern variables
+    ("Function", "type_params"), ("FuncType", "type_params"), ("TypeData", "type_vars"),
+    ("PatternVar", "var"),
 }
 
 # Fields that are labels, not structure (as in TVM: a block's name is for people and for
@@ -188,6 +191,9 @@ class _Equal:
             self.keep.append((a, b))  # the ids stay theirs while the comparison runs
             return
         if hasattr(a, "functions") and hasattr(a, "attrs"):  # IRModule
+            # relay ADTs first: their type parameters are bound before functions use them
+            self.eq(getattr(a, "type_definitions", {}), getattr(b, "type_definitions", {}),
+                    (path, ".type_definitions"))
             self.eq(a.functions, b.functions, (path, ".functions"))
             self.eq(a.attrs, b.attrs, (path, ".attrs"))
             return

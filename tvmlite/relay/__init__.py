@@ -55,7 +55,17 @@ from .op.transform import *  # noqa: F401,F403
 from .parser import fromtext, parse, parse_expr
 from .printer import astext, pretty_print
 from .scope_builder import ScopeBuilder
-from .ty import Any, FuncType, IncompleteType, TensorType, TupleType, Type, scalar_type
+from .ty import (
+    Any,
+    FuncType,
+    IncompleteType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeKind,
+    TypeRelation,
+    scalar_type,
+)
 from .type_functor import TypeFunctor, TypeMutator, TypeVisitor
 
 _register_node_printer(printer.is_relay_module, printer.pretty_print, printer.astext)
@@ -68,7 +78,7 @@ op.registry.mark_builtin()
 
 
 from .._classic import fallback as _fallback  # noqa: E402
-from . import adt, loops, prelude  # noqa: E402
+from . import adt, base, loops, prelude  # noqa: E402
 from .adt import (  # noqa: E402
     Clause,
     Constructor,

@@ -10,72 +10,7 @@ from typing import List, Optional, Sequence
 
 from ..error import TVMError
 from .expr import Expr, NodeTuple, Var
-from .ty import Type
-
-
-class TypeVar(Type):
-    """A type variable (classic ``relay.TypeVar``): a parameter of a polymorphic type."""
-
-    __slots__ = ("name_hint", "kind")
-
-    def __init__(self, name_hint: str, kind: int = 0):
-        self.name_hint, self.kind = str(name_hint), kind
-
-    def __repr__(self) -> str:
-        return self.name_hint
-
-
-class GlobalTypeVar(Type):
-    """The name of an ADT in a module (classic ``relay.GlobalTypeVar``)."""
-
-    __slots__ = ("name_hint", "kind")
-    _is_global_type_var = True
-
-    def __init__(self, name_hint: str, kind: int = 5):
-        self.name_hint, self.kind = str(name_hint), kind
-
-    def __call__(self, *args: Type) -> "TypeCall":
-        return TypeCall(self, args)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, GlobalTypeVar) and other.name_hint == self.name_hint
-
-    def __hash__(self) -> int:
-        return hash(("GlobalTypeVar", self.name_hint))
-
-    def __repr__(self) -> str:
-        return self.name_hint
-
-
-class TypeCall(Type):
-    """An ADT applied to type arguments: ``List[float32]`` (classic ``relay.TypeCall``)."""
-
-    __slots__ = ("func", "args")
-
-    def __init__(self, func: Type, args: Sequence[Type]):
-        self.func, self.args = func, tuple(args)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, TypeCall) and self.func == other.func and \
-            self.args == other.args
-
-    def __hash__(self) -> int:
-        return hash((self.func, self.args))
-
-    def __repr__(self) -> str:
-        return f"{self.func!r}[{', '.join(map(repr, self.args))}]"
-
-
-class RefType(Type):
-    """The type of a mutable reference to a ``value`` (classic ``relay.RefType``)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Type):
-        self.value = value
-
-    def __repr__(self) -> str:
-        return f"Ref[{self.value!r}]"
+from .ty import GlobalTypeVar, RefType, Type, TypeCall, TypeVar  # noqa: F401
 
 
 class Constructor(Expr):
@@ -83,7 +18,8 @@ class Constructor(Expr):
     (classic ``relay.Constructor``). ``tag`` is set by the ``TypeData`` holding it: a
     prefix of the type's name, then its index among the type's constructors."""
 
-    __slots__ = ("name_hint", "inputs", "belong_to", "tag")
+    __slots__ = ("name_hint", "inputs", "belong_to", "tag", "type_vars")
+    _structural_fields = ("name_hint", "inputs", "belong_to")
 
     def __init__(self, name_hint: str, inputs: Sequence[Type], belong_to: GlobalTypeVar):
         super().__init__()
@@ -91,6 +27,7 @@ class Constructor(Expr):
         self.inputs = NodeTuple(inputs)
         self.belong_to = belong_to
         self.tag = -1
+        self.type_vars: tuple = ()  # its ADT's type parameters (set by the TypeData)
 
     def __call__(self, *args: Expr):
         from .expr import Call
@@ -105,6 +42,7 @@ class TypeData:
     ``relay.TypeData``); ``mod[header] = TypeData(...)`` adds it to a module."""
 
     _is_type_data = True
+    _structural_fields = ("header", "type_vars", "constructors")
 
     def __init__(self, header: GlobalTypeVar, type_vars: Sequence[TypeVar],
                  constructors: Sequence[Constructor]):
@@ -119,6 +57,7 @@ class TypeData:
                 raise TVMError(f"TypeData {header.name_hint}: constructor {i} is a "
                                f"{type(c).__name__}, not a relay.Constructor")
             c.tag = (prefix << 24) | i
+            c.type_vars = tuple(self.type_vars)
 
     def __repr__(self) -> str:
         return f"TypeData({self.header!r}, {[c.name_hint for c in self.constructors]})"
@@ -134,9 +73,14 @@ class Pattern:
 class PatternWildcard(Pattern):
     """``_``: matches anything."""
 
+    def _structural_value(self) -> str:
+        return "_"
+
 
 class PatternVar(Pattern):
     """Matches anything and binds it to ``var``."""
+
+    _structural_fields = ("var",)
 
     def __init__(self, var: Var):
         self.var = var
@@ -148,13 +92,13 @@ class PatternVar(Pattern):
 class PatternConstructor(Pattern):
     """Matches a value built by ``constructor`` whose fields match ``patterns``."""
 
+    _structural_fields = ("constructor", "patterns")
+
     def __init__(self, constructor: Constructor, patterns: Optional[Sequence[Pattern]] = None):
         self.constructor = constructor
+        # (a count of patterns that differs from the constructor's fields is refused by type
+        # inference, as in classic)
         self.patterns = NodeTuple(patterns or ())
-        if len(self.patterns) not in (0, len(constructor.inputs)):
-            raise TVMError(f"PatternConstructor: {constructor.name_hint} takes "
-                           f"{len(constructor.inputs)} field(s), the pattern gives "
-                           f"{len(self.patterns)}")
 
     def bound_vars(self) -> List[Var]:
         return [v for p in self.patterns for v in p.bound_vars()]
@@ -162,6 +106,8 @@ class PatternConstructor(Pattern):
 
 class PatternTuple(Pattern):
     """Matches a tuple whose fields match ``patterns``."""
+
+    _structural_fields = ("patterns",)
 
     def __init__(self, patterns: Optional[Sequence[Pattern]] = None):
         self.patterns = NodeTuple(patterns or ())
@@ -172,6 +118,8 @@ class PatternTuple(Pattern):
 
 class Clause:
     """One case of a ``Match``: when ``lhs`` matches, ``rhs`` is the value."""
+
+    _structural_fields = ("lhs", "rhs")
 
     def __init__(self, lhs: Pattern, rhs: Expr):
         if not isinstance(lhs, Pattern):
@@ -184,6 +132,7 @@ class Match(Expr):
     the value (classic ``relay.Match``)."""
 
     __slots__ = ("data", "clauses", "complete")
+    _structural_fields = ("data", "clauses", "complete")
 
     def __init__(self, data: Expr, clauses: Sequence[Clause], complete: bool = True):
         super().__init__()

@@ -21,30 +21,65 @@ from .expr import (
 from .expr import visit_children as _visit_children
 
 
-def all_vars(expr: Expr) -> List[Var]:
-    """Every variable in ``expr`` (parameters and let-bound ones included), in post order."""
-    out, seen = [], set()
-    for n in post_order(expr):
-        vs = [n] if isinstance(n, Var) else list(n.params) if isinstance(n, Function) else \
-            [n.var] if isinstance(n, Let) else []
+def _classic_children(e) -> list:
+    """The sub-expressions of ``e`` in classic ``ExprVisitor`` order (a call's operator
+    first), binders aside."""
+    if isinstance(e, Call):
+        return ([e.op] if isinstance(e.op, Expr) else []) + list(e.args)
+    if isinstance(e, (Function, Let)):
+        return []  # walked with their binders
+    return children(e)
+
+
+def _walk_vars(expr: Expr) -> tuple:
+    """Classic's VarVisitor: every variable in visit order (a binder when it binds) and the
+    bound ones; an explicit stack, so any depth."""
+    every: dict = {}
+    bound: dict = {}
+
+    def mark(vs, is_bound: bool):
         for v in vs:
-            if id(v) not in seen:
-                seen.add(id(v))
-                out.append(v)
-    return out
+            every.setdefault(id(v), v)
+            if is_bound:
+                bound.setdefault(id(v), v)
+    seen: set = set()
+    stack: list = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, tuple):  # ("bind", vars): a match clause's pattern variables
+            mark(e[1], True)
+            continue
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, Var):
+            mark([e], False)
+        elif isinstance(e, Function):
+            mark(e.params, True)
+            stack.append(e.body)
+        elif isinstance(e, Let):
+            mark([e.var], True)
+            stack.extend([e.body, e.value])
+        elif hasattr(e, "clauses"):  # a Match
+            todo = [e.data]
+            for c in e.clauses:
+                todo.extend([("bind", c.lhs.bound_vars()), c.rhs])
+            stack.extend(reversed(todo))
+        elif isinstance(e, Expr):
+            stack.extend(reversed(_classic_children(e)))
+    return list(every.values()), list(bound.values())
+
+
+def all_vars(expr: Expr) -> List[Var]:
+    """Every variable in ``expr`` (parameters and let-bound ones included), in the order
+    classic's visitor meets them."""
+    return _walk_vars(expr)[0]
 
 
 def bound_vars(expr: Expr) -> List[Var]:
-    """The variables ``expr`` binds (function parameters and let variables)."""
-    out = []
-    for n in post_order(expr):
-        if isinstance(n, Function):
-            out.extend(n.params)
-        elif isinstance(n, Let):
-            out.append(n.var)
-        elif hasattr(n, "_bound_vars"):  # a Match's pattern variables
-            out.extend(n._bound_vars())
-    return out
+    """The variables ``expr`` binds (function parameters, let variables, pattern
+    variables), in visit order."""
+    return _walk_vars(expr)[1]
 
 
 def free_vars(expr: Expr) -> List[Var]:
@@ -212,8 +247,9 @@ def count_layers(expr, valid_ops) -> int:
 
 
 def well_formed(expr: Expr) -> bool:
-    """Whether every variable of ``expr`` is bound at most once (by a let or as a parameter)
-    and used only inside the scope that binds it (free variables are allowed)."""
+    """Whether every variable of ``expr`` is bound at most once (by a let, as a parameter or
+    by a match pattern) and used only inside the scope that binds it (free variables are
+    allowed)."""
     bound_ever: set = set()
     in_scope: dict = {}
     seen: set = set()
@@ -223,6 +259,13 @@ def well_formed(expr: Expr) -> bool:
         if action == "unbind":
             for v in e:
                 in_scope[id(v)] -= 1
+            continue
+        if action == "bind":  # a match clause's pattern variables
+            for v in e:
+                if id(v) in bound_ever:
+                    return False
+                bound_ever.add(id(v))
+                in_scope[id(v)] = 1
             continue
         if id(e) in seen:
             continue
@@ -244,6 +287,13 @@ def well_formed(expr: Expr) -> bool:
             kids = [e.value, e.body]
         elif isinstance(e, Function):
             kids = [e.body]
+        elif hasattr(e, "clauses"):  # a Match: each clause binds its pattern's variables
+            todo = [("visit", e.data)]
+            for c in e.clauses:
+                vs = c.lhs.bound_vars()
+                todo += [("bind", vs), ("visit", c.rhs), ("unbind", vs)]
+            stack.extend(reversed(todo))
+            continue
         for c in reversed(kids):
             stack.append(("visit", c))
     return True
@@ -327,19 +377,144 @@ class CallGraph:
     __repr__ = __str__
 
 
+def _walk_type_vars(obj) -> tuple:
+    """Every type variable in a type or an expression's annotations, in visit order, and
+    the bound ones (type parameters of functions and function types)."""
+    from .ty import FuncType, IncompleteType, RefType, TupleType, TypeCall, TypeVar
+    every: dict = {}
+    bound: dict = {}
+
+    def typ(t):
+        while isinstance(t, IncompleteType) and t._link is not None:
+            t = t._link
+        if isinstance(t, TypeVar):
+            every.setdefault(id(t), t)
+        elif isinstance(t, FuncType):
+            binds(t.type_params)
+            for a in t.arg_types:
+                typ(a)
+            typ(t.ret_type)
+        elif isinstance(t, TupleType):
+            for f in t.fields:
+                typ(f)
+        elif isinstance(t, TypeCall):
+            for a in t.args:
+                typ(a)
+        elif isinstance(t, RefType):
+            typ(t.value)
+
+    def binds(tps):
+        for tp in tps:
+            every.setdefault(id(tp), tp)
+            bound.setdefault(id(tp), tp)
+    if not isinstance(obj, Expr):
+        typ(obj)
+        return list(every.values()), list(bound.values())
+    seen: set = set()
+    stack: list = [obj]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, Var):
+            typ(e.type_annotation)
+        elif isinstance(e, Function):
+            binds(e.type_params)
+            for p in e.params:
+                seen.add(id(p))
+                typ(p.type_annotation)
+            stack.append(e.body)
+            typ(e.ret_type)
+        elif isinstance(e, Let):
+            seen.add(id(e.var))
+            typ(e.var.type_annotation)
+            stack.extend([e.body, e.value])
+        elif hasattr(e, "clauses"):  # a Match
+            todo = [e.data]
+            for c in e.clauses:
+                todo.extend(c.lhs.bound_vars() + [c.rhs])
+            stack.extend(reversed(todo))
+        elif isinstance(e, Expr):
+            for t in getattr(e, "type_args", ()):
+                typ(t)
+            stack.extend(reversed(_classic_children(e)))
+    return list(every.values()), list(bound.values())
+
+
 def free_type_vars(expr, mod=None) -> list:
-    """The free type variables of ``expr``: none, tvmlite's relay has no type variables."""
-    return []
+    """The type variables used in ``expr`` (an expression or a type) but not bound in it
+    (classic ``relay.analysis.free_type_vars``)."""
+    every, bound = _walk_type_vars(expr)
+    ids = {id(t) for t in bound}
+    return [t for t in every if id(t) not in ids]
 
 
 def bound_type_vars(expr, mod=None) -> list:
-    """The bound type variables of ``expr``: none (tvmlite's relay has no type variables)."""
-    return []
+    """The type variables ``expr`` binds: type parameters of its functions and function
+    types (classic ``relay.analysis.bound_type_vars``)."""
+    return _walk_type_vars(expr)[1]
 
 
 def all_type_vars(expr, mod=None) -> list:
-    """The type variables of ``expr``: none (tvmlite's relay has no type variables)."""
-    return []
+    """Every type variable in ``expr`` (classic ``relay.analysis.all_type_vars``)."""
+    return _walk_type_vars(expr)[0]
+
+
+def check_kind(t, mod=None):
+    """The kind of type ``t`` (classic ``relay.analysis.check_kind``): a type variable's own,
+    ``Constraint`` for a relation, ``AdtHandle`` for an ADT's name, else ``Type``; a part of
+    the wrong kind (a shape variable as a tuple field...) is a TVMError."""
+    from .ty import (
+        FuncType,
+        GlobalTypeVar,
+        IncompleteType,
+        RefType,
+        TensorType,
+        TupleType,
+        TypeCall,
+        TypeKind,
+        TypeRelation,
+        TypeVar,
+    )
+
+    def want(part, kind, where):
+        got = check_kind(part, mod)
+        if got != kind:
+            raise TVMError(f"check_kind: {where} has kind {TypeKind(got).name}, expected "
+                           f"{TypeKind(kind).name}: {part!r}")
+    if isinstance(t, (TypeVar, GlobalTypeVar)):
+        return TypeKind(t.kind)
+    if isinstance(t, (TensorType, IncompleteType)):
+        return TypeKind.Type
+    if isinstance(t, TupleType):
+        for f in t.fields:
+            want(f, TypeKind.Type, "a tuple field")
+        return TypeKind.Type
+    if isinstance(t, RefType):
+        want(t.value, TypeKind.Type, "a reference's value type")
+        return TypeKind.Type
+    if isinstance(t, FuncType):
+        for a in t.arg_types:
+            want(a, TypeKind.Type, "a function type's argument")
+        want(t.ret_type, TypeKind.Type, "a function type's result")
+        for c in t.type_constraints:
+            want(c, TypeKind.Constraint, "a function type's constraint")
+        return TypeKind.Type
+    if isinstance(t, TypeRelation):
+        for a in t.args:
+            want(a, TypeKind.Type, "a type relation's argument")
+        return TypeKind.Constraint
+    if isinstance(t, TypeCall):
+        want(t.func, TypeKind.AdtHandle, "the callee of a type call")
+        for a in t.args:
+            want(a, TypeKind.Type, "a type call's argument")
+        td = mod.type_definitions.get(t.func.name_hint) if mod is not None else None
+        if td is not None and len(td.type_vars) != len(t.args):
+            raise TVMError(f"check_kind: {t.func.name_hint} takes {len(td.type_vars)} type "
+                           f"argument(s), the type call gives {len(t.args)}")
+        return TypeKind.Type
+    raise TVMError(f"check_kind: {type(t).__name__} is not a relay type")
 
 
 class Feature(enum.IntEnum):

@@ -17,7 +17,8 @@ from ..ir.module import GlobalVar
 from ..runtime import ndarray
 from .ty import IncompleteType, TensorType, Type
 
-#: expressions InferType left untyped on purpose (ADT and polymorphic functions)
+#: expressions InferType left untyped on purpose (they call a global that is not a relay
+#: function)
 UNTYPED: "weakref.WeakSet" = weakref.WeakSet()
 
 
@@ -103,8 +104,8 @@ class Expr:
             if self in UNTYPED:
                 from .._classic import UnsupportedError
                 raise UnsupportedError(
-                    "relay type inference: tvmlite does not type functions over ADTs, "
-                    "references or type parameters (polymorphic functions); this one runs "
+                    "relay type inference: tvmlite does not type a function that calls a "
+                    "global which is not a relay function (a PrimFunc); this one runs "
                     "untyped on the relay VM")
             raise TVMError("the type of this expression has not been inferred: run "
                            "relay.transform.InferType() on its module first")
@@ -212,6 +213,34 @@ class Var(Expr):
         super().__init__()
         self.name_hint = str(name_hint)
         self.type_annotation = type_annotation
+
+    @property
+    def vid(self) -> "Id":
+        """The variable's identity (classic ``Var.vid``): the same for every use of it."""
+        return Id(self)
+
+
+class Id:
+    """The identity of a relay variable (classic ``relay.Id``), with its ``name_hint``."""
+
+    __slots__ = ("_var",)
+    _structural_fields = ("_var",)  # structurally: its variable (mapped as variables are)
+
+    def __init__(self, var: Var):
+        self._var = var
+
+    @property
+    def name_hint(self) -> str:
+        return self._var.name_hint
+
+    def same_as(self, other) -> bool:
+        return isinstance(other, Id) and other._var is self._var
+
+    def __eq__(self, other) -> bool:
+        return self.same_as(other)
+
+    def __hash__(self) -> int:
+        return id(self._var)
 
 
 class Constant(Expr):
@@ -593,6 +622,8 @@ def const(value, dtype: Optional[str] = None) -> Constant:
             raise TVMError(f"relay.const: NDArray of dtype {value.dtype} given with "
                            f"dtype={dtype!r}")
         return Constant(value)
+    if isinstance(dtype, TensorType):  # classic accepts a scalar type for its dtype
+        dtype = dtype.dtype
     arr = np.asarray(value)
     if dtype is None:
         dtype = {np.dtype("float64"): "float32", np.dtype("int64"): "int32"}.get(arr.dtype)

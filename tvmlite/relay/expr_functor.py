@@ -16,7 +16,21 @@ from typing import Tuple as PyTuple
 from ..deep_recursion import run_deep
 from ..error import TVMError
 from ..ir.module import GlobalVar
-from .expr import Call, Constant, Expr, Function, If, Let, Tuple, TupleGetItem, Var
+from .adt import Clause, Constructor, Match
+from .expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    If,
+    Let,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
 from .op.registry import Op
 
 
@@ -72,6 +86,16 @@ class ExprFunctor:
             return self.visit_constant(expr)
         if isinstance(expr, Op):
             return self.visit_op(expr)
+        if isinstance(expr, Constructor):
+            return self.visit_constructor(expr)
+        if isinstance(expr, Match):
+            return self.visit_match(expr)
+        if isinstance(expr, RefCreate):
+            return self.visit_ref_create(expr)
+        if isinstance(expr, RefRead):
+            return self.visit_ref_read(expr)
+        if isinstance(expr, RefWrite):
+            return self.visit_ref_write(expr)
         raise TVMError(f"{type(self).__name__}: cannot visit {type(expr).__name__}")
 
     def visit_function(self, fn: Function) -> Any:
@@ -102,6 +126,21 @@ class ExprFunctor:
         raise NotImplementedError
 
     def visit_op(self, op: Op) -> Any:
+        raise NotImplementedError
+
+    def visit_constructor(self, con: Constructor) -> Any:
+        raise NotImplementedError
+
+    def visit_match(self, m: Match) -> Any:
+        raise NotImplementedError
+
+    def visit_ref_create(self, ref: RefCreate) -> Any:
+        raise NotImplementedError
+
+    def visit_ref_read(self, ref: RefRead) -> Any:
+        raise NotImplementedError
+
+    def visit_ref_write(self, ref: RefWrite) -> Any:
         raise NotImplementedError
 
 
@@ -146,6 +185,24 @@ class ExprVisitor(ExprFunctor):
 
     def visit_op(self, op: Op) -> None:
         pass
+
+    def visit_constructor(self, con: Constructor) -> None:
+        pass
+
+    def visit_match(self, m: Match) -> None:
+        self.visit(m.data)
+        for c in m.clauses:
+            self.visit(c.rhs)
+
+    def visit_ref_create(self, ref: RefCreate) -> None:
+        self.visit(ref.value)
+
+    def visit_ref_read(self, ref: RefRead) -> None:
+        self.visit(ref.ref)
+
+    def visit_ref_write(self, ref: RefWrite) -> None:
+        self.visit(ref.ref)
+        self.visit(ref.value)
 
 
 class ExprMutator(ExprFunctor):
@@ -199,6 +256,30 @@ class ExprMutator(ExprFunctor):
 
     def visit_op(self, op: Op) -> Op:
         return op
+
+    def visit_constructor(self, con: Constructor) -> Constructor:
+        return con
+
+    def visit_match(self, m: Match) -> Expr:
+        data = self.visit(m.data)
+        rhs = [self.visit(c.rhs) for c in m.clauses]
+        if data is m.data and all(a is c.rhs for a, c in zip(rhs, m.clauses)):
+            return m
+        return Match(data, [Clause(c.lhs, r) for c, r in zip(m.clauses, rhs)], m.complete)
+
+    def visit_ref_create(self, ref: RefCreate) -> Expr:
+        value = self.visit(ref.value)
+        return ref if value is ref.value else RefCreate(value)
+
+    def visit_ref_read(self, ref: RefRead) -> Expr:
+        r = self.visit(ref.ref)
+        return ref if r is ref.ref else RefRead(r)
+
+    def visit_ref_write(self, ref: RefWrite) -> Expr:
+        r, value = self.visit(ref.ref), self.visit(ref.value)
+        if r is ref.ref and value is ref.value:
+            return ref
+        return RefWrite(r, value)
 
 
 __all__ = ["ExprFunctor", "ExprVisitor", "ExprMutator"]

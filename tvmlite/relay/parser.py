@@ -6,8 +6,9 @@ is hand-written; a library would not shorten it much and would make error positi
 long binding chains of real networks harder to handle). Sequences of bindings
 (``%0 = ...; let %x = ...;``) are parsed in a loop, so a program of any length parses at a
 constant stack depth. A syntax error raises :class:`~tvmlite.error.DiagnosticError` naming the
-line and column. Algebraic data types, pattern matching, references and polymorphic functions
-are not supported by tvmlite: they raise ``UnsupportedError``.
+line and column. Algebraic data types (``type List[A] { Cons(A, List[A]), Nil }``,
+``extern type T[A]``), pattern matching (``match`` / ``match?``), references (``ref``,
+``ref_read``, ``ref_write``) and polymorphic functions (``def @id[A](%x: A) -> A``) are read.
 """
 from __future__ import annotations
 
@@ -23,16 +24,25 @@ from .._classic import UnsupportedError
 from ..error import DiagnosticError
 from ..ir.module import GlobalVar, IRModule
 from ..tir import expr as _tir
+from . import adt as _adt
 from . import expr as _expr
 from .op import registry
 from .printer import SEMVER
-from .ty import FuncType, TensorType, TupleType
+from .ty import (
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    RefType,
+    TensorType,
+    TupleType,
+    TypeCall,
+    TypeVar,
+)
 
 _KEYWORDS = {"let", "fn", "def", "if", "else", "type", "match", "extern", "free_var", "ref",
              "ref_read", "ref_write"}
-_UNSUPPORTED = {"type": "type definitions (ADTs)", "match": "pattern matching (match)",
-                "extern": "extern type definitions (ADTs)", "ref": "references (ref)",
-                "ref_read": "references (ref_read)", "ref_write": "references (ref_write)"}
+_REFS = {"ref": (_expr.RefCreate, 1), "ref_read": (_expr.RefRead, 1),
+         "ref_write": (_expr.RefWrite, 2)}
 # binary operators: (tokens, op name, precedence); all are left associative
 _BINOPS = [(("*",), "multiply", 12), (("/",), "divide", 12), (("+",), "add", 10),
            (("-",), "subtract", 10), (("<", "="), "less_equal", 8), (("<",), "less", 8),
@@ -252,6 +262,9 @@ class _Parser:
         self.graph: Dict[int, _expr.Expr] = {}
         self.free_vars: Dict[str, _expr.Var] = {}
         self.globals: Dict[str, GlobalVar] = {}
+        self.type_scopes: List[Dict[str, TypeVar]] = [{}]
+        self.adts: Dict[str, GlobalTypeVar] = {}
+        self.ctors: Dict[str, _adt.Constructor] = {}
 
     # ------------------------------------------------------------------ token helpers
     def peek(self, k: int = 0) -> _Token:
@@ -285,6 +298,8 @@ class _Parser:
 
     # ------------------------------------------------------------------ names
     def bind(self, name: str, ty) -> _expr.Var:
+        if isinstance(ty, IncompleteType):  # `%x: _`: unannotated
+            ty = None
         v = _expr.Var(name, ty)
         self.scopes[-1][name] = v
         return v
@@ -310,23 +325,88 @@ class _Parser:
             raise self.error(f"unsupported text format version {tok.value} (tvmlite reads "
                              f"{SEMVER})", tok)
 
+    def known_types(self, mod: IRModule) -> None:
+        """The ADTs and constructors of ``mod`` (an ``init_module``) are in scope."""
+        for td in getattr(mod, "type_definitions", {}).values():
+            self.adts[td.header.name_hint] = td.header
+            for c in td.constructors:
+                self.ctors[c.name_hint] = c
+
     def module(self, mod: IRModule) -> IRModule:
         self.version(required=True)
+        self.known_types(mod)
         while not self.is_("eof"):
             if self.accept("keyword", "def"):
-                name = self.expect("global", what="a global function name `@name`").value
-                mod[name] = self.function_def()
+                tok = self.expect("global", what="a global function name `@name`")
+                if tok.value in mod.functions:
+                    raise self.error(f"duplicate global function definition `@{tok.value}`",
+                                     tok)
+                mod[tok.value] = self.function_def()
             elif self.is_("keyword", "type") or self.is_("keyword", "extern"):
-                raise self.unsupported("type definitions (algebraic data types)")
+                td = self.type_def()
+                mod[td.header] = td
             else:
                 raise self.error(f"expected a definition (`def @name` ...), found "
                                  f"{_describe(self.peek())}")
         return mod
 
+    def type_params(self) -> List[TypeVar]:
+        """``[A, B]`` (nothing if absent): new type variables, put in scope."""
+        out: List[TypeVar] = []
+        if self.accept("punct", "["):
+            while not self.accept("punct", "]"):
+                tok = self.expect("ident", what="a type parameter name")
+                tv = TypeVar(tok.value)
+                self.type_scopes[-1][tok.value] = tv
+                out.append(tv)
+                if not self.accept("punct", ","):
+                    self.expect("punct", "]")
+                    break
+        return out
+
+    def type_def(self) -> "_adt.TypeData":
+        """``type Name[A...] { Ctor(types), ... }`` or ``extern type Name[A...]``."""
+        extern = self.accept("keyword", "extern") is not None
+        self.expect("keyword", "type")
+        tok = self.expect("ident", what="a type name")
+        if tok.value in self.adts or tok.value in self.ctors:
+            raise self.error(f"duplicate definition of `{tok.value}` (a type or constructor "
+                             "of that name exists)", tok)
+        header = self.adts[tok.value] = GlobalTypeVar(tok.value)
+        self.type_scopes.append({})
+        tvs = self.type_params()
+        ctors: List[_adt.Constructor] = []
+        if not extern:
+            self.expect("punct", "{")
+            while not self.accept("punct", "}"):
+                ctok = self.expect("ident", what="a constructor name")
+                if ctok.value in self.ctors or ctok.value in self.adts:
+                    raise self.error(f"duplicate constructor `{ctok.value}`", ctok)
+                inputs = []
+                if self.accept("punct", "("):
+                    while not self.accept("punct", ")"):
+                        inputs.append(self.type_())
+                        if not self.accept("punct", ","):
+                            self.expect("punct", ")")
+                            break
+                c = self.ctors[ctok.value] = _adt.Constructor(ctok.value, inputs, header)
+                ctors.append(c)
+                if not self.accept("punct", ","):
+                    self.expect("punct", "}")
+                    break
+        self.type_scopes.pop()
+        return _adt.TypeData(header, tvs, ctors)
+
     def function_def(self) -> _expr.Function:
         """``[T...](%p: type, ..., attr=value) -> ret { body }`` after ``fn`` / ``def @f``."""
-        if self.is_("punct", "["):
-            raise self.unsupported("type parameters (polymorphic functions)")
+        self.type_scopes.append({})
+        try:
+            tps = self.type_params()
+            return self._function_rest(tps)
+        finally:
+            self.type_scopes.pop()
+
+    def _function_rest(self, tps: List[TypeVar]) -> _expr.Function:
         self.scopes.append({})
         params, attrs = [], {}
         self.expect("punct", "(")
@@ -347,9 +427,11 @@ class _Parser:
         if self.accept("punct", "-"):
             self.expect("punct", ">")
             ret = self.type_()
+            if isinstance(ret, IncompleteType):  # `-> _`: left to inference
+                ret = None
         body = self.block()
         self.scopes.pop()
-        return _expr.Function(params, body, ret, None, attrs)
+        return _expr.Function(params, body, ret, tps, attrs)
 
     def block(self) -> _expr.Expr:
         self.expect("punct", "{")
@@ -371,6 +453,8 @@ class _Parser:
                 self.pos += 1
                 name = self.expect("local", what="a variable `%name`").value
                 ty = self.type_() if self.accept("punct", ":") else None
+                if isinstance(ty, IncompleteType):  # `free_var %x: _`: unannotated
+                    ty = None
                 self.free_vars[name] = _expr.Var(name, ty)
                 if not self.accept("punct", ";"):
                     raise self.error("expected `;` after a free_var declaration")
@@ -379,8 +463,6 @@ class _Parser:
                     tok.kind == "graph" and self.is_("punct", "=", 1) and \
                     not self.is_("punct", "=", 2):
                 exprs.append(self.bindings())
-            elif tok.kind == "keyword" and tok.value in _UNSUPPORTED:
-                raise self.unsupported(_UNSUPPORTED[tok.value])
             else:
                 exprs.append(self.binop())
             if not self.accept("punct", ";"):
@@ -559,6 +641,11 @@ class _Parser:
             if tok.value not in self.graph:
                 raise self.error(f"`%{tok.value}` is not bound", tok)
             e = self.graph[tok.value]
+        elif kind == "ident" and tok.value in self.ctors:
+            self.pos += 1
+            e = self.ctors[tok.value]
+            if not e.inputs and not self.is_("punct", "("):
+                e = _expr.Call(e, [])  # `Nil`: a nullary constructor's value
         elif kind == "ident":
             name = self.dotted_name()
             try:
@@ -579,8 +666,19 @@ class _Parser:
             then = self.block()
             self.expect("keyword", "else")
             e = _expr.If(cond, then, self.block())
-        elif kind == "keyword" and tok.value in _UNSUPPORTED:
-            raise self.unsupported(_UNSUPPORTED[tok.value])
+        elif kind == "keyword" and tok.value in _REFS:
+            self.pos += 1
+            cls, n = _REFS[tok.value]
+            self.expect("punct", "(")
+            args = [self.expr()]
+            while len(args) < n:
+                self.expect("punct", ",")
+                args.append(self.expr())
+            self.expect("punct", ")")
+            e = cls(*args)
+        elif kind == "keyword" and tok.value == "match":
+            self.pos += 1
+            e = self.match()
         elif kind == "punct" and tok.value == "(":
             self.pos += 1
             if self.accept("punct", ")"):
@@ -605,7 +703,64 @@ class _Parser:
             e = _expr.TupleGetItem(e, self.accept("int").value[0])
         return e
 
+    def match(self) -> "_adt.Match":
+        """``match (e) { pattern => rhs, ... }`` after ``match``; ``match?``: incomplete."""
+        complete = self.accept("punct", "?") is None
+        self.expect("punct", "(")
+        data = self.expr()
+        self.expect("punct", ")")
+        self.expect("punct", "{")
+        clauses = []
+        while not self.accept("punct", "}"):
+            self.scopes.append({})
+            lhs = self.pattern()
+            self.expect("punct", "=")
+            self.expect("punct", ">")
+            rhs = self.block() if self.is_("punct", "{") else self.binop()
+            self.scopes.pop()
+            clauses.append(_adt.Clause(lhs, rhs))
+            if not self.accept("punct", ","):
+                self.expect("punct", "}")
+                break
+        return _adt.Match(data, clauses, complete)
+
+    def pattern(self) -> "_adt.Pattern":
+        tok = self.peek()
+        if self.accept("punct", "_"):
+            return _adt.PatternWildcard()
+        if tok.kind == "local":
+            self.pos += 1
+            ty = self.type_() if self.accept("punct", ":") else None
+            return _adt.PatternVar(self.bind(tok.value, ty))
+        if self.accept("punct", "("):
+            pats = []
+            while not self.accept("punct", ")"):
+                pats.append(self.pattern())
+                if not self.accept("punct", ","):
+                    self.expect("punct", ")")
+                    break
+            return _adt.PatternTuple(pats)
+        if tok.kind == "ident":
+            if tok.value not in self.ctors:
+                raise self.error(f"unknown constructor `{tok.value}` in a pattern", tok)
+            self.pos += 1
+            pats = []
+            if self.accept("punct", "("):
+                while not self.accept("punct", ")"):
+                    pats.append(self.pattern())
+                    if not self.accept("punct", ","):
+                        self.expect("punct", ")")
+                        break
+            return _adt.PatternConstructor(self.ctors[tok.value], pats)
+        raise self.error(f"expected a pattern, found {_describe(tok)}")
+
     # ------------------------------------------------------------------ types
+    def type_var(self, name: str):
+        for scope in reversed(self.type_scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
     def type_(self):
         tok = self.peek()
         if self.accept("punct", "("):
@@ -616,22 +771,50 @@ class _Parser:
                     self.expect("punct", ")")
                     break
             return TupleType(fields)
-        if self.accept("keyword", "fn"):
-            if self.is_("punct", "["):
-                raise self.unsupported("type parameters (polymorphic functions)")
+        if self.accept("keyword", "ref"):
             self.expect("punct", "(")
+            value = self.type_()
+            self.expect("punct", ")")
+            return RefType(value)
+        if self.accept("keyword", "fn"):
+            self.type_scopes.append({})
+            try:
+                tps = self.type_params()
+                return self._func_type(tps)
+            finally:
+                self.type_scopes.pop()
+        if self.accept("punct", "_"):
+            return IncompleteType()  # left for inference
+        name = self.expect("ident", what="a type").value
+        tv = self.type_var(name)
+        if tv is not None:
+            return tv
+        if name in self.adts:
+            gtv = self.adts[name]
+            if not self.accept("punct", "["):
+                return gtv
             args = []
-            while not self.accept("punct", ")"):
+            while not self.accept("punct", "]"):
                 args.append(self.type_())
                 if not self.accept("punct", ","):
-                    self.expect("punct", ")")
+                    self.expect("punct", "]")
                     break
-            self.expect("punct", "-")
-            self.expect("punct", ">")
-            return FuncType(args, self.type_())
-        if self.accept("punct", "_"):
-            return None  # an incomplete type: left for inference
-        name = self.expect("ident", what="a type").value
+            return TypeCall(gtv, args)
+        return self.tensor_type(tok, name)
+
+    def _func_type(self, tps: List[TypeVar]) -> FuncType:
+        self.expect("punct", "(")
+        args = []
+        while not self.accept("punct", ")"):
+            args.append(self.type_())
+            if not self.accept("punct", ","):
+                self.expect("punct", ")")
+                break
+        self.expect("punct", "-")
+        self.expect("punct", ">")
+        return FuncType(args, self.type_(), tps)
+
+    def tensor_type(self, tok: _Token, name: str) -> TensorType:
         if name == "Tensor":
             self.expect("punct", "[")
             self.expect("punct", "(")
@@ -650,11 +833,10 @@ class _Parser:
             dtype = self.expect("ident", what="a dtype").value
             self.expect("punct", "]")
             return TensorType(dims, dtype)
-        if re.fullmatch(r"(u?int|float|bfloat)\d+(x\d+)?|bool", name):
+        if re.fullmatch(r"(u?int|float|bfloat)(\d+(x\d+)?)?|bool", name):  # `int`: int32
             return TensorType((), name)
-        raise UnsupportedError(f"relay parser ({self.src.name}:{tok.line}:{tok.col}): type "
-                               f"`{name}`: type variables and algebraic data types are not "
-                               "supported by tvmlite")
+        raise self.error(f"unknown type `{name}` (not a dtype, a type parameter in scope "
+                         "or a defined type)", tok)
 
 
 def _parser(source: str, source_name: str, init_meta_table=None) -> _Parser:
@@ -670,9 +852,8 @@ def _parser(source: str, source_name: str, init_meta_table=None) -> _Parser:
 
 
 def _typed(mod: IRModule) -> IRModule:
-    """``mod`` after type inference, as classic's parser returns it, where tvmlite's type
-    inference applies: every parameter annotated and no calls of global functions (tvmlite
-    infers no polymorphic types); otherwise ``mod`` as parsed."""
+    """``mod`` after type inference, as classic's parser returns it, where every parameter
+    is annotated; otherwise ``mod`` as parsed."""
     from .transform import InferType
     for func in mod.functions.values():
         if not isinstance(func, _expr.Function):
@@ -680,8 +861,6 @@ def _typed(mod: IRModule) -> IRModule:
         for n in _expr.post_order(func):
             if isinstance(n, _expr.Function) and \
                     any(p.type_annotation is None for p in n.params):
-                return mod
-            if isinstance(n, _expr.Call) and isinstance(n.op, GlobalVar):
                 return mod
     return InferType()(mod)
 

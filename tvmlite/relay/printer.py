@@ -28,10 +28,41 @@ import numpy as np
 from .._classic import UnsupportedError
 from ..ir.module import GlobalVar
 from ..tir import expr as _tir
-from .expr import Call, Constant, Expr, Function, If, Let, Tuple, TupleGetItem, Var, post_order
+from .adt import (
+    Constructor,
+    Match,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+)
+from .expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    If,
+    Let,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    Tuple,
+    TupleGetItem,
+    Var,
+    post_order,
+)
 from .expr import children as _children
 from .op.registry import Op
-from .ty import FuncType, TensorType, TupleType
+from .ty import (
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    RefType,
+    TensorType,
+    TupleType,
+    TypeCall,
+    TypeVar,
+)
 
 SEMVER = "0.0.5"
 #: dtypes whose scalars print (and parse) as literals
@@ -106,7 +137,12 @@ def _dataflow_children(e) -> List[Any]:
         return list(reversed(e.fields))
     if isinstance(e, TupleGetItem):
         return [e.tuple_value]
+    if isinstance(e, (RefCreate, RefRead, RefWrite)):  # printed as calls
+        return list(reversed(e._children()))
     return []
+
+
+_REF_NAMES = {RefCreate: "ref", RefRead: "ref_read", RefWrite: "ref_write"}
 
 
 class _Meta:
@@ -224,7 +260,7 @@ class _Printer:
             return e.name
         if isinstance(e, GlobalVar):
             return "@" + e.name_hint
-        inline = isinstance(e, (Var, Constant)) or \
+        inline = isinstance(e, (Var, Constant, Constructor)) or \
             (try_inline and self.uses.get(id(e), 0) <= 1)
         if meta:
             printed = self.meta.ref(e)
@@ -289,6 +325,8 @@ class _Printer:
             text = scalar_text(e)
             return text if text is not None else self.print_expr(e, meta=True, optional_info=False)
         if isinstance(e, Call):
+            if isinstance(e.op, Constructor) and not e.args:
+                return e.op.name_hint  # a nullary constructor's value: `Nil`
             args = [self.print_expr(a) for a in e.args] + self.call_attrs(e)
             return f"{self.print_expr(e.op)}({', '.join(args)})"
         if isinstance(e, Tuple):
@@ -296,6 +334,13 @@ class _Printer:
             return "(" + ", ".join(fields) + ("," if len(fields) == 1 else "") + ")"
         if isinstance(e, TupleGetItem):
             return f"{self.print_expr(e.tuple_value)}.{e.index}"
+        if isinstance(e, Constructor):
+            return e.name_hint
+        if type(e) in _REF_NAMES:
+            args = ", ".join(self.print_expr(c) for c in e._children())
+            return f"{_REF_NAMES[type(e)]}({args})"
+        if isinstance(e, Match):
+            return self.match(e)
         if isinstance(e, If):
             cond = self.print_expr(e.cond)
             return (f"if ({cond}) {self.body(e.true_branch)} else "
@@ -317,13 +362,33 @@ class _Printer:
         del self.doc_stack[base:]
         return out
 
+    def match(self, m: Match) -> str:
+        """``match (data) { pattern => { rhs }, ... }`` (``match?``: not complete)."""
+        data = self.print_expr(m.data)
+        clauses = [f"{self.pattern(c.lhs)} => {self.body(c.rhs)}," for c in m.clauses]
+        head = "match" if m.complete else "match?"
+        return f"{head} ({data}) {{" + _indent("".join("\n" + c for c in clauses)) + "\n}"
+
+    def pattern(self, p) -> str:
+        if isinstance(p, PatternWildcard):
+            return "_"
+        if isinstance(p, PatternVar):
+            return self.alloc_var(p.var)
+        if isinstance(p, PatternConstructor):
+            if not p.patterns:
+                return p.constructor.name_hint
+            return f"{p.constructor.name_hint}({', '.join(map(self.pattern, p.patterns))})"
+        if isinstance(p, PatternTuple):
+            return f"({', '.join(map(self.pattern, p.patterns))})"
+        raise UnsupportedError(f"relay text printer: pattern {type(p).__name__}")
+
+    def type_params(self, tps) -> str:
+        return f"[{', '.join(t.name_hint for t in tps)}]" if tps else ""
+
     def function(self, prefix: str, f: Function) -> str:
-        if f.type_params:
-            raise UnsupportedError("relay text printer: type parameters (polymorphic "
-                                   "functions) are not supported by tvmlite")
         params = [self.alloc_var(p) for p in f.params]
         params += [f"{k}={self.attr_value(v)}" for k, v in f.attrs.items()]
-        text = f"{prefix}({', '.join(params)}) "
+        text = f"{prefix}{self.type_params(f.type_params)}({', '.join(params)}) "
         ret = f.ret_type
         if ret is None and f._checked_type is not None:  # classic inference sets ret_type
             ret = f.body._checked_type
@@ -375,8 +440,27 @@ class _Printer:
             return "(" + ", ".join(fields) + ("," if len(fields) == 1 else "") + ")"
         if isinstance(t, FuncType):
             args = ", ".join(self.type_text(a) for a in t.arg_types)
-            return f"fn ({args}) -> {self.type_text(t.ret_type)}"
+            return f"fn {self.type_params(t.type_params)}({args}) -> {self.type_text(t.ret_type)}"
+        if isinstance(t, (TypeVar, GlobalTypeVar)):
+            return t.name_hint
+        if isinstance(t, TypeCall):
+            return f"{self.type_text(t.func)}[{', '.join(map(self.type_text, t.args))}]"
+        if isinstance(t, RefType):
+            return f"ref({self.type_text(t.value)})"
+        if isinstance(t, IncompleteType):
+            return "_" if t._link is None else self.type_text(t._link)
         return self.meta.ref(t)
+
+    def type_data(self, td) -> str:
+        """``type Name[A] { Ctor(A, Name[A]), ... }`` (``extern type Name[A]``: none)."""
+        head = f"{td.header.name_hint}{self.type_params(td.type_vars)}"
+        if not td.constructors:
+            return f"extern type {head}\n"
+        ctors = []
+        for c in td.constructors:
+            args = ", ".join(self.type_text(t) for t in c.inputs)
+            ctors.append(f"{c.name_hint}({args})," if c.inputs else f"{c.name_hint},")
+        return f"type {head} {{" + _indent("".join("\n" + c for c in ctors)) + "\n}\n"
 
     # ------------------------------------------------------------------ entry points
     def final(self, node, show_warning: bool) -> str:
@@ -394,7 +478,7 @@ class _Printer:
         return text
 
     def module(self, mod) -> str:
-        out = []
+        out = [self.type_data(td) for td in getattr(mod, "type_definitions", {}).values()]
         for name in sorted(mod.functions):
             func = mod.functions[name]
             if isinstance(func, Function):
@@ -422,7 +506,10 @@ def pretty_print(node) -> str:
 
 def is_relay_module(node) -> bool:
     funcs = getattr(node, "functions", None)
-    return bool(funcs) and any(isinstance(f, Expr) for f in funcs.values())
+    if funcs is None:
+        return False
+    return any(isinstance(f, Expr) for f in funcs.values()) or \
+        bool(getattr(node, "type_definitions", None))
 
 
 __all__ = ["astext", "pretty_print", "is_relay_module", "scalar_text", "float_text",

@@ -2,13 +2,24 @@
 ``IncompleteType`` (left to inference)."""
 from __future__ import annotations
 
+import enum
 from typing import Sequence, Tuple
 
-from .._classic import UnsupportedError
 from ..error import TVMError
 from ..ir import dtype as _dt
 from ..ir.structural import structural_equal
 from ..tir.expr import Any
+
+
+class TypeKind(enum.IntEnum):
+    """The kinds of type variables (classic ``relay.TypeKind``)."""
+
+    Type = 0
+    ShapeVar = 1
+    BaseType = 2
+    Constraint = 4
+    AdtHandle = 5
+    TypeData = 6
 
 
 class Type:
@@ -30,10 +41,11 @@ class IncompleteType(Type):
     """A type left to inference (classic ``relay.IncompleteType``): a variable annotated
     with it is an unannotated one, whose type the operators using it determine."""
 
-    __slots__ = ("kind",)
+    __slots__ = ("kind", "_link")
 
     def __init__(self, kind: int = 0):
         self.kind = kind
+        self._link: "Type | None" = None  # what inference unified it with
 
     def __repr__(self) -> str:
         return "?"
@@ -99,7 +111,7 @@ class TupleType(Type):
         self.fields = tuple(fields)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, TupleType) and self.fields == other.fields
+        return type_equal(self, other)
 
     def __hash__(self) -> int:
         return hash(self.fields)
@@ -111,25 +123,155 @@ class TupleType(Type):
 class FuncType(Type):
     """The type of a function: ``arg_types -> ret_type``."""
 
-    __slots__ = ("arg_types", "ret_type")
-    _structural_fields = ("arg_types", "ret_type")
+    __slots__ = ("arg_types", "ret_type", "type_params", "type_constraints")
+    _structural_fields = ("arg_types", "ret_type", "type_params")
 
     def __init__(self, arg_types: Sequence[Type], ret_type: Type, type_params=None,
                  type_constraints=None):
-        if type_params or type_constraints:
-            raise UnsupportedError("relay.FuncType: type parameters and type constraints "
-                                   "(polymorphic functions) are not supported by tvmlite")
         self.arg_types, self.ret_type = tuple(arg_types), ret_type
+        #: the type variables it is polymorphic over (``fn [A](A) -> A``)
+        self.type_params = tuple(type_params or ())
+        for t in self.type_params:
+            if not isinstance(t, TypeVar):
+                raise TVMError(f"relay.FuncType: type parameters must be relay.TypeVar, got "
+                               f"{type(t).__name__}")
+        #: type relations among them (kept and kind-checked; type inference refuses them)
+        self.type_constraints = tuple(type_constraints or ())
 
     def __eq__(self, other) -> bool:
-        return (isinstance(other, FuncType) and self.arg_types == other.arg_types
-                and self.ret_type == other.ret_type)
+        return type_equal(self, other)
 
     def __hash__(self) -> int:
-        return hash((self.arg_types, self.ret_type))
+        return hash((self.arg_types, self.ret_type, len(self.type_params)))
 
     def __repr__(self) -> str:
         return type_str(self)
+
+
+class TypeVar(Type):
+    """A type variable (classic ``relay.TypeVar``): a parameter of a polymorphic type."""
+
+    __slots__ = ("name_hint", "kind")
+    # structural equality maps type variables one to one where they are bound
+    _structural_def = "var"
+
+    def __init__(self, name_hint: str, kind: int = 0):
+        self.name_hint, self.kind = str(name_hint), kind
+
+    def __repr__(self) -> str:
+        return self.name_hint
+
+
+class GlobalTypeVar(Type):
+    """The name of an ADT in a module (classic ``relay.GlobalTypeVar``)."""
+
+    __slots__ = ("name_hint", "kind")
+    _is_global_type_var = True
+
+    def __init__(self, name_hint: str, kind: int = 5):
+        self.name_hint, self.kind = str(name_hint), kind
+
+    def __call__(self, *args: Type) -> "TypeCall":
+        return TypeCall(self, args)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, GlobalTypeVar) and other.name_hint == self.name_hint
+
+    def __hash__(self) -> int:
+        return hash(("GlobalTypeVar", self.name_hint))
+
+    def __repr__(self) -> str:
+        return self.name_hint
+
+
+class TypeCall(Type):
+    """An ADT applied to type arguments: ``List[float32]`` (classic ``relay.TypeCall``)."""
+
+    __slots__ = ("func", "args")
+    _structural_fields = ("func", "args")
+
+    def __init__(self, func: Type, args: Sequence[Type]):
+        self.func, self.args = func, tuple(args)
+
+    def __eq__(self, other) -> bool:
+        return type_equal(self, other)
+
+    def __hash__(self) -> int:
+        return hash((self.func, self.args))
+
+    def __repr__(self) -> str:
+        return f"{self.func!r}[{', '.join(map(repr, self.args))}]"
+
+
+class RefType(Type):
+    """The type of a mutable reference to a ``value`` (classic ``relay.RefType``)."""
+
+    __slots__ = ("value",)
+    _structural_fields = ("value",)
+
+    def __init__(self, value: Type):
+        self.value = value
+
+    def __eq__(self, other) -> bool:
+        return type_equal(self, other)
+
+    def __hash__(self) -> int:
+        return hash(("Ref", self.value))
+
+    def __repr__(self) -> str:
+        return f"Ref[{self.value!r}]"
+
+
+class TypeRelation(Type):
+    """A type constraint: ``func`` relates ``args`` (its first ``num_inputs`` the inputs)
+    under ``attrs`` (classic ``relay.TypeRelation``). tvmlite's operators carry their
+    relations as Python functions; this node is for classic code that builds one."""
+
+    __slots__ = ("func", "args", "num_inputs", "attrs")
+    _structural_fields = ("func", "args", "num_inputs", "attrs")
+
+    def __init__(self, func, args: Sequence[Type], num_inputs: int, attrs=None):
+        self.func, self.args = func, tuple(args)
+        self.num_inputs, self.attrs = int(num_inputs), attrs
+
+    def __repr__(self) -> str:
+        return f"TypeRelation({self.func!r}, {list(self.args)!r}, {self.num_inputs})"
+
+
+def type_equal(a: Type, b: Type, env: "dict | None" = None) -> bool:
+    """Whether ``a`` and ``b`` are the same type (classic's structural equality): the type
+    parameters of function types are bound, so ``fn [a](a) -> a`` equals ``fn [b](b) -> b``;
+    ``env`` maps ``id`` of ``b``'s bound variables to ``a``'s."""
+    env = env or {}
+    while isinstance(a, IncompleteType) and a._link is not None:
+        a = a._link
+    while isinstance(b, IncompleteType) and b._link is not None:
+        b = b._link
+    if isinstance(b, TypeVar) and id(b) in env:
+        return env[id(b)] is a
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, TupleType):
+        return len(a.fields) == len(b.fields) and all(
+            type_equal(x, y, env) for x, y in zip(a.fields, b.fields))
+    if isinstance(a, FuncType):
+        if len(a.type_params) != len(b.type_params) or len(a.arg_types) != len(b.arg_types):
+            return False
+        if any(p.kind != q.kind for p, q in zip(a.type_params, b.type_params)):
+            return False
+        inner = {**env, **{id(q): p for p, q in zip(a.type_params, b.type_params)}}
+        return type_equal(a.ret_type, b.ret_type, inner) and all(
+            type_equal(x, y, inner) for x, y in zip(a.arg_types, b.arg_types))
+    if isinstance(a, TypeCall):
+        return len(a.args) == len(b.args) and type_equal(a.func, b.func, env) and all(
+            type_equal(x, y, env) for x, y in zip(a.args, b.args))
+    if isinstance(a, RefType):
+        return type_equal(a.value, b.value, env)
+    if isinstance(a, (TensorType, GlobalTypeVar)):
+        return a == b
+    return False
 
 
 def scalar_type(dtype: str) -> TensorType:
@@ -168,5 +310,9 @@ def type_str(t: Type) -> str:
         inner = ", ".join(type_str(f) for f in t.fields) + ("," if len(t.fields) == 1 else "")
         return f"({inner})"
     if isinstance(t, FuncType):
-        return f"fn ({', '.join(type_str(a) for a in t.arg_types)}) -> {type_str(t.ret_type)}"
+        tps = f"[{', '.join(map(repr, t.type_params))}]" if t.type_params else ""
+        return (f"fn {tps}({', '.join(type_str(a) for a in t.arg_types)}) -> "
+                f"{type_str(t.ret_type)}")
+    if isinstance(t, IncompleteType) and t._link is not None:
+        return type_str(t._link)
     return repr(t)

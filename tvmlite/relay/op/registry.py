@@ -51,7 +51,8 @@ class Op:
     """A primitive operator: what ``relay.op.get(name)`` returns."""
 
     __slots__ = ("name", "num_inputs", "type_rel", "pattern", "strategies", "attrs_defaults",
-                 "description", "_attrs", "arg_types", "support_level", "arguments")
+                 "description", "_attrs", "arg_types", "support_level", "arguments",
+                 "attrs_type_key")
 
     def __reduce__(self):
         # an operator is pickled by name (save_json): the registry's one instance on load
@@ -74,6 +75,11 @@ class Op:
         #: classic's documentation level (1: basic ... 10: temporary / experimental)
         self.support_level = 10
         self.arguments: List[Tuple[str, str, str]] = []
+        self.attrs_type_key = ""
+
+    def set_attrs_type_key(self, key: str) -> None:
+        """Classic ``Op.set_attrs_type_key``: the kind of attributes its calls take."""
+        self.attrs_type_key = str(key)
 
     def set_num_inputs(self, n: int) -> None:
         """Classic ``Op.set_num_inputs``: how many arguments a call takes."""

@@ -25,7 +25,7 @@ from .fold_scale_axis import BackwardFoldScaleAxis, FoldScaleAxis, ForwardFoldSc
 from .function_pass import FunctionPass, function_pass
 from .fuse_ops import FuseOps
 from .gradient import gradient
-from .infer_type import InferType, infer_type
+from .infer_type import InferType, InferTypeLocal, infer_type
 from .inline import Inline
 from .legalize import Legalize
 from .normal_form import ToANormalForm, ToGraphNormalForm
