@@ -132,6 +132,21 @@ def _desired(desired_layouts: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
                                "(an order of O, I, H and W, blocked by o and i for NCHW{n}c "
                                "data, or 'default')")
             out[name] = [data, kernel]
+        elif name in _CONV_KERNELS:
+            data = layouts[0] if layouts else ""
+            kernel = layouts[1] if len(layouts) > 1 else "default"
+            if data not in _CONV_KERNELS[name]:
+                raise TVMError(f"{NAME}: {name} data layout {layouts[:1]} is not supported "
+                               f"(one of {sorted(_CONV_KERNELS[name])})")
+            if kernel != "default" and not _conv2d_kernel_ok(kernel, False):
+                raise TVMError(f"{NAME}: {name} kernel layout {kernel!r} is not supported (an "
+                               "order of O, I, H and W, or 'default')")
+            out[name] = [data, kernel]
+        elif name in _ROI:
+            if not layouts or layouts[0] not in ("NCHW", "NHWC"):
+                raise TVMError(f"{NAME}: {name} data layout {layouts[:1]} is not supported "
+                               "(NCHW or NHWC)")
+            out[name] = [layouts[0]]
         elif name in _POOLS:
             if not layouts or not _is_perm(layouts[0]):
                 raise TVMError(f"{NAME}: {name} layout {layouts[:1]} is not supported (an "
@@ -143,6 +158,18 @@ def _desired(desired_layouts: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
 
 #: classic's default kernel layout for each conv2d data layout (NHWC: HWOI when depthwise)
 _DEFAULT_KERNEL = {"NCHW": "OIHW", "NHWC": "HWIO", "HWNC": "HWOI"}
+#: the other convolutions ConvertLayout converts: classic's default kernel layout for each
+#: data layout (qnn.conv2d as nn.conv2d: HWOI for a depthwise NHWC one)
+_CONV_KERNELS = {
+    "nn.conv2d_transpose": {"NCHW": "IOHW", "NHWC": "HWIO"},
+    "nn.deformable_conv2d": {"NCHW": "OIHW", "NHWC": "HWIO"},
+    "qnn.conv2d": {"NCHW": "OIHW", "NHWC": "HWIO"},
+    "qnn.conv2d_transpose": {"NCHW": "IOHW", "NHWC": "HWIO"},
+}
+#: ops on a 4-D ``layout`` data and regions of interest (their result: in that layout too)
+_ROI = ("vision.roi_align", "vision.roi_pool")
+#: QNN ops whose first two arguments broadcast as a binary op (the others: scalars)
+_QNN_BINARY = ("qnn.add", "qnn.subtract", "qnn.mul")
 
 
 class LayoutConfig:
@@ -245,10 +272,15 @@ class _Converter:
             return self.custom(n, finfer)
         if name == "nn.conv2d" and name in self.desired:
             return self.conv2d(n)
+        if name in _CONV_KERNELS and name in self.desired:
+            return self.conv_like(n)
         if name in _POOLS and name in self.desired:
             return self.pool(n, self.desired[name][0])
+        if name in _ROI and name in self.desired:
+            return self.roi(n, self.desired[name][0])
         lay = next((self.lay[id(a)] for a in n.args if id(a) in self.lay), None)
-        if lay is None and name == "concatenate" and isinstance(n.args[0], RTuple):
+        if lay is None and name in ("concatenate", "qnn.concatenate") \
+                and isinstance(n.args[0], RTuple):
             lay = next((self.lay[id(f)] for f in n.args[0].fields if id(f) in self.lay), None)
         if lay is None:
             return False
@@ -287,6 +319,8 @@ class _Converter:
             return name in _BINARY and len(n.args) == 2 and self.binary(n, lay)
         if name == "concatenate":
             return self.concatenate(n, lay)
+        if name == "qnn.concatenate" and isinstance(data, RTuple):
+            return self.concatenate(n, lay, [self.original(x) for x in n.args[1:]])
         if name == "nn.batch_norm" and id(data) in self.lay:
             args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
             self.out[id(n)] = rebuild_call(n, args, axis=cur.index(orig[n.attrs.axis % 4]))
@@ -322,6 +356,13 @@ class _Converter:
             return self.keep(n, [self.out[id(data)]], lay)
         if name in _BINARY and len(n.args) == 2:
             return self.binary(n, lay)
+        if name in _QNN_BINARY:
+            return self.binary(n, lay, 2)
+        if name in ("qnn.requantize", "qnn.quantize", "qnn.dequantize") \
+                and id(data) in self.lay:
+            # per-channel parameters along ``axis``: the axis follows
+            args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
+            return self.keep(n, args, lay, axis=cur.index(orig[n.attrs.axis % 4]))
         if name == "nn.bias_add" and id(data) in self.lay:
             return self.keep(n, [self.out[id(data)], self.original(n.args[1])], lay,
                              axis=cur.index(orig[n.attrs.axis % 4]))
@@ -472,6 +513,50 @@ class _Converter:
             self.lay[id(n)] = (out_orig, want_d)
         return True
 
+    def conv_like(self, n: Call) -> bool:
+        """A convolution other than nn.conv2d (``_CONV_KERNELS``) in its wanted layouts: its
+        data (and a deformable one's offset) transformed to the data layout, its kernel to
+        the kernel layout; its other arguments as they are."""
+        name, a = n.op.name, n.attrs
+        if name == "nn.deformable_conv2d":
+            cfg = LayoutConfig.current
+            if cfg is not None and cfg.check_skip():
+                return False  # left in its layout
+        n_data = 2 if name == "nn.deformable_conv2d" else 1
+        want_d, want_k = self.desired[name]
+        d_orig, k_orig = a.data_layout, a.kernel_layout
+        data, weight = n.args[0], n.args[n_data]
+        dshape, wshape = _shape(data), _shape(weight)
+        if dshape is None or wshape is None or not _is_perm(d_orig) \
+                or sorted(k_orig) != sorted("OIHW"):
+            return False
+        if want_k == "default":
+            want_k = _CONV_KERNELS[name][want_d]
+            if name == "qnn.conv2d" and want_d == "NHWC" and int(a.groups) > 1 \
+                    and int(a.groups) == dshape[d_orig.index("C")] \
+                    and wshape[k_orig.index("I")] == 1:
+                want_k = "HWOI"  # depthwise
+        args = [self.value_in(x, d_orig, want_d) for x in n.args[:n_data]]
+        args.append(_transform(self.original(weight), k_orig, want_k))
+        args += [self.original(x) for x in n.args[n_data + 1:]]
+        changes = {"data_layout": want_d, "kernel_layout": want_k}
+        if "out_layout" in a:
+            changes["out_layout"] = ""
+        self.out[id(n)] = rebuild_call(n, args, **changes)
+        out_orig = a.get("out_layout") or d_orig
+        if want_d != out_orig:
+            self.lay[id(n)] = (out_orig, want_d)
+        return True
+
+    def roi(self, n: Call, want: str) -> bool:
+        """roi_align/roi_pool with its data in layout ``want`` (the rois as they are)."""
+        orig = n.attrs.layout
+        self.out[id(n)] = rebuild_call(n, [self.value_in(n.args[0], orig, want),
+                                           self.original(n.args[1])], layout=want)
+        if want != orig:
+            self.lay[id(n)] = (orig, want)
+        return True
+
     def pool(self, n: Call, want: str) -> bool:
         orig = n.attrs.layout
         if not _is_perm(orig) or len(_shape(n.args[0]) or ()) != 4:
@@ -484,11 +569,15 @@ class _Converter:
             self.lay[id(n)] = (orig, want)
         return True
 
-    def binary(self, n: Call, lay: Lay) -> bool:
+    def binary(self, n: Call, lay: Lay, operands: int = 0) -> bool:
+        """Broadcasting ``n`` on a converted value; with ``operands``, only its first
+        ``operands`` arguments are tensors in the layout (a QNN op's others: its scalar
+        quantization parameters)."""
         orig, cur = lay
         shape = _shape(n)
         args = []
-        for x in n.args:
+        operands = operands or len(n.args)
+        for x in n.args[:operands]:
             s = _shape(x)
             if s is None:
                 return False
@@ -512,15 +601,19 @@ class _Converter:
                 args.append(_transform(v, src, _blocked_like(cur, src, s4)))
         if shape is None or len(shape) != 4:
             return False
+        args += [self.original(x) for x in n.args[operands:]]
         return self.keep(n, args, lay)
 
-    def concatenate(self, n: Call, lay: Lay) -> bool:
+    def concatenate(self, n: Call, lay: Lay, rest: Sequence[Expr] = ()) -> bool:
+        """A concatenation of converted values (``rest``: qnn.concatenate's other
+        arguments)."""
         orig, cur = lay
         tup = n.args[0]
         if not isinstance(tup, RTuple) or any(len(_shape(f) or ()) != 4 for f in tup.fields):
             return False
         fields = [self.value_in(f, orig, cur) for f in tup.fields]
-        return self.keep(n, [RTuple(fields)], lay, axis=cur.index(orig[n.attrs.axis % 4]))
+        return self.keep(n, [RTuple(fields)] + list(rest), lay,
+                         axis=cur.index(orig[n.attrs.axis % 4]))
 
     def relayout(self, n: Call, lay: Lay) -> bool:
         """An original ``layout_transform`` of a converted value."""
