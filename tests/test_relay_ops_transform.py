@@ -90,6 +90,18 @@ def test_gather_nd(rng, batch_dims):
     np.testing.assert_array_equal(out, want)
 
 
+@pytest.mark.parametrize("idx_dtype", ["int64", "uint8"])
+def test_gather_nd_of_concatenate_fused(rng, idx_dtype):
+    """gather_nd with int64 / uint8 indices fused after a concatenate (the x86 schedule
+    vectorizes it: the indices are cast to the data's index dtype, or the C compiler refuses
+    an int64 vector compared with the concatenate's int32 bounds)."""
+    a = _rand(rng, 9, 3)
+    idx = np.stack([rng.integers(0, 9, 5), rng.integers(0, 6, 5)]).astype(idx_dtype)
+    out = _one(lambda x, i: relay.gather_nd(relay.concatenate([x, x], axis=-1), i), a, idx)
+    cat = np.concatenate([a, a], axis=-1)
+    np.testing.assert_array_equal(out, cat[idx[0], idx[1]])
+
+
 @pytest.mark.parametrize("axis", [-1, 0, 1])
 def test_one_hot(rng, axis):
     ind = rng.integers(0, 5, (3, 4)).astype("int32")
