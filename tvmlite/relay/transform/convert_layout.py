@@ -293,6 +293,8 @@ class _Converter:
         if not _is_perm(cur):
             # a blocked layout (NCHW4c): element-wise and broadcast ops (and the pools
             # above) keep it; any other op reads the value in its original layout
+            if not _is_perm(orig) and name in _BINARY and len(n.args) == 2:
+                return self.reblocked_binary(n, lay)
             if len(_shape(n) or ()) != 4:
                 return False
             if (n.op.pattern == OpPattern.ELEMWISE and len(n.args) == 1) or name in _UNARY:
@@ -310,12 +312,17 @@ class _Converter:
                 self.out[id(n)] = rebuild_call(n, [self.out[id(data)]], axis=tuple(new_axes))
                 self.lay[id(n)] = (orig, out)
                 return True
+            if name == "nn.pad" and _is_perm(orig) and len(n.args) == 1:
+                return self.pad(n, lay)
             if name == "concatenate" and _is_perm(orig):
                 # fields whose channels the block divides stay packed
                 block = layout(cur).factor_of("C")
                 return isinstance(data, RTuple) and all(
                     int(_shape(f)[orig.index("C")]) % block == 0 for f in data.fields) \
                     and self.concatenate(n, lay)
+            if name == "strided_slice" and _is_perm(orig) and id(data) in self.lay \
+                    and n.attrs.get("axes") is not None:
+                return self.blocked_strided_slice(n, lay)
             return name in _BINARY and len(n.args) == 2 and self.binary(n, lay)
         if name == "concatenate":
             return self.concatenate(n, lay)
@@ -367,8 +374,7 @@ class _Converter:
             return self.keep(n, [self.out[id(data)], self.original(n.args[1])], lay,
                              axis=cur.index(orig[n.attrs.axis % 4]))
         if name == "nn.pad" and id(data) in self.lay and len(n.args) == 1:
-            width = [tuple(n.attrs.pad_width[orig.index(c)]) for c in cur]
-            return self.keep(n, [self.out[id(data)]], lay, pad_width=tuple(width))
+            return self.pad(n, lay)
         if name in _REDUCE:
             return self.reduce(n, lay)
         if name in _NORMS and id(data) in self.lay:
@@ -404,8 +410,12 @@ class _Converter:
                 return False
             d_cur = lay[1] if lay is not None else d_orig
             k_cur = self.lay[id(weight)][1] if id(weight) in self.lay else k_orig
-            new = Call(res.op, [_transform(res.args[0], d_cur, new_attrs.data_layout),
-                                _transform(res.args[1], k_cur, new_attrs.kernel_layout)],
+            # the data the callback passed on: one transform per value and layout, shared
+            # by all its convolutions (classic)
+            new_data = (self.value_in(data, d_orig, new_attrs.data_layout)
+                        if res.args[0] is inputs[0]
+                        else _transform(res.args[0], d_cur, new_attrs.data_layout))
+            new = Call(res.op, [new_data, _transform(res.args[1], k_cur, new_attrs.kernel_layout)],
                        new_attrs, res.type_args)
             out_orig = n.attrs.get("out_layout") or d_orig
             out_new = new_attrs.get("out_layout") or new_attrs.data_layout
@@ -548,6 +558,20 @@ class _Converter:
             self.lay[id(n)] = (out_orig, want_d)
         return True
 
+    def pad(self, n: Call, lay: Lay) -> bool:
+        """nn.pad of a converted value: its widths follow the axes; a block axis (the ``c``
+        of NCHW16c) gets none, which needs its primal axis unpadded (else: False)."""
+        orig, cur = lay
+        width = []
+        for _, axis in re.findall(r"(\d*)([A-Za-z])", cur):
+            w = tuple(int(v) for v in n.attrs.pad_width[orig.index(axis.upper())])
+            if axis.islower():
+                if any(w):
+                    return False
+                w = (0, 0)
+            width.append(w)
+        return self.keep(n, [self.out[id(n.args[0])]], lay, pad_width=tuple(width))
+
     def roi(self, n: Call, want: str) -> bool:
         """roi_align/roi_pool with its data in layout ``want`` (the rois as they are)."""
         orig = n.attrs.layout
@@ -602,6 +626,32 @@ class _Converter:
         if shape is None or len(shape) != 4:
             return False
         args += [self.original(x) for x in n.args[operands:]]
+        return self.keep(n, args, lay)
+
+    def reblocked_binary(self, n: Call, lay: Lay) -> bool:
+        """A broadcasting op on a value re-blocked from one packed layout to another
+        (NCHW4c -> NCHW2c): an operand of the same rank is transformed alike when it holds
+        whole blocks, one of ones broadcasts as it is; anything else: False."""
+        orig, cur = lay
+        axes = re.findall(r"[A-Za-z]", orig)
+        rank = len(axes)
+        if len(_shape(n) or ()) != rank:
+            return False
+        args = []
+        for x in n.args:
+            s = _shape(x)
+            if s is None:
+                return False
+            if id(x) in self.lay:
+                args.append(self.value_in(x, orig, cur))
+            elif all(int(d) == 1 for d in s):
+                args.append(self.original(x))
+            elif len(s) == rank and all(
+                    int(s[k]) == layout(orig).factor_of(a.upper())
+                    for k, a in enumerate(axes) if a.islower()):
+                args.append(_transform(self.original(x), orig, cur))
+            else:
+                return False
         return self.keep(n, args, lay)
 
     def concatenate(self, n: Call, lay: Lay, rest: Sequence[Expr] = ()) -> bool:
@@ -661,6 +711,36 @@ class _Converter:
                 full = [int(strides[0])] * 4
             changes["strides"] = tuple(full[i] for i in perm)
         return self.keep(n, [data], lay, **changes)
+
+    def blocked_strided_slice(self, n: Call, lay: Lay) -> bool:
+        """A strided_slice with ``axes`` of a value in a packed layout (NHWC4c): each axis
+        follows, a packed axis sliced in whole blocks (begin and end divided by the block;
+        unit strides), its block axis whole. Anything else: False (the original layout)."""
+        orig, cur = lay
+        a = n.attrs
+        if a.get("slice_mode", "end") != "end":
+            return False
+        tokens = [t for _, t in re.findall(r"(\d*)([A-Za-z])", cur)]
+        shape = _shape(n.args[0])
+        strides = [int(v) for v in a.strides] if a.strides is not None else []
+        axes, begin, end = [], [], []
+        for k, ax in enumerate(a.axes):
+            c = orig[int(ax) % 4]
+            pos = tokens.index(c)
+            b, e = int(a.begin[k]), int(a.end[k])
+            st = strides[k] if k < len(strides) else (strides[0] if len(strides) == 1 else 1)
+            if c.lower() in tokens:
+                f = layout(cur).factor_of(c)
+                dim = int(shape[orig.index(c)])  # (the original value's, unpacked)
+                b, e = b + dim if b < 0 else b, min(e + dim if e < 0 else e, dim)
+                if st != 1 or b % f or e % f:
+                    return False
+                b, e = b // f, e // f
+            axes.append(pos)
+            begin.append(b)
+            end.append(e)
+        return self.keep(n, [self.out[id(n.args[0])]], lay, axes=tuple(axes),
+                         begin=tuple(begin), end=tuple(end))
 
     def reduce(self, n: Call, lay: Lay) -> bool:
         orig, cur = lay
