@@ -352,3 +352,18 @@ def test_cumsum(rng, axis, dtype, exclusive):
         want = want - a
     np.testing.assert_allclose(outs[0], np.exp(want), rtol=1e-5, atol=1e-6)
     assert outs[0].dtype == (dtype or "float32")
+
+
+def test_reshape_newshape_is_always_printed(rng):
+    """reshape's newshape has no default (classic): ``newshape=[]`` (a scalar result) is
+    printed and parsed back; a reshape without it is a type error naming the attribute."""
+    a = _rand(rng, 1)
+    x = relay.var("x", shape=(1,))
+    call = relay.reshape(x, [])
+    assert "newshape=[]" in call.astext()
+    mod = tvm.relay.parse(tvm.IRModule.from_expr(relay.Function([x], call)).astext())
+    out = relay.create_executor(mod=mod).evaluate()(a).numpy()
+    assert out.shape == () and out == a[0]
+    with pytest.raises(RelayTypeInferenceError, match="newshape is required"):
+        relay.transform.InferType()(tvm.relay.parse(
+            '#[version = "0.0.5"]\ndef @main(%x: Tensor[(1), float32]) { reshape(%x) }'))

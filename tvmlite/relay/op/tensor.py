@@ -123,10 +123,13 @@ def infer_newshape(op: str, shape: Sequence[int], newshape: Sequence[int]) -> tu
 
 def _reshape_rel(types, attrs):
     t = tensor_arg("reshape", types, 0, "data")
+    if attrs.newshape is None:
+        raise RelayTypeError("reshape: the attribute newshape is required")
     return TensorType(infer_newshape("reshape", t.shape, attrs.newshape), t.dtype)
 
 
-register("reshape", 1, _reshape_rel, OpPattern.INJECTIVE, {"newshape": ()})
+# newshape has no default (classic: always printed, ``newshape=[]`` for a scalar result)
+register("reshape", 1, _reshape_rel, OpPattern.INJECTIVE, {"newshape": None})
 
 
 def reshape(data: Expr, newshape) -> Expr:
