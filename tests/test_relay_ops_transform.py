@@ -367,3 +367,20 @@ def test_reshape_newshape_is_always_printed(rng):
     with pytest.raises(RelayTypeInferenceError, match="newshape is required"):
         relay.transform.InferType()(tvm.relay.parse(
             '#[version = "0.0.5"]\ndef @main(%x: Tensor[(1), float32]) { reshape(%x) }'))
+
+
+def test_reshape_infers_a_symbolic_size():
+    """reshape's -1 over a symbolic dimension (``te.size_var``) is the simplified quotient
+    (classic), and ``relay.Any`` stays unknown."""
+    b = tvm.te.size_var("b")
+    x = relay.var("x", shape=(b, 16))
+    mod = relay.transform.InferType()(tvm.IRModule.from_expr(
+        relay.Function([x], relay.reshape(x, (4, -1, 2)))))
+    shape = mod["main"].ret_type.shape
+    assert int(shape[0]) == 4 and int(shape[2]) == 2
+    assert tvm.ir.structural_equal(tvm.arith.Analyzer().simplify(shape[1] - b * 2),
+                                   tvm.tir.const(0, shape[1].dtype))
+    y = relay.var("y", shape=(relay.Any(), 6))
+    mod = relay.transform.InferType()(tvm.IRModule.from_expr(
+        relay.Function([y], relay.reshape(y, (-1, 3)))))
+    assert str(mod["main"].ret_type) == str(relay.TensorType((relay.Any(), 3), "float32"))
