@@ -300,3 +300,21 @@ def test_roi_ops_converted(rng, op):
     assert _ops(mod)[-1] == "layout_transform"
     with pytest.raises(TVMError, match=f"vision.{op} data layout"):
         relay.transform.ConvertLayout({f"vision.{op}": ["HWNC"]})
+
+
+def test_qnn_add_with_per_channel_scales_keeps_its_layout(rng):
+    """A qnn.add whose scale is per channel (``lhs_axis``) reads its operands in their
+    original layout: the numbers stay right."""
+    h, w, cin, cout = 5, 4, 3, 4
+    x = relay.var("x", shape=(1, h, w, cin), dtype="int8")
+    wt = relay.var("w", shape=(3, 3, cin, cout), dtype="int8")
+    one, zero = relay.const(1.0), relay.const(0)
+    y = relay.qnn.op.requantize(_qconv(x, wt, "NHWC", "HWIO", cout), relay.const(0.125), zero,
+                                one, zero, out_dtype="int8")
+    scales = relay.const(rng.uniform(0.5, 2.0, cout).astype("float32"))
+    s = relay.qnn.op.add(y, y, scales, zero, one, zero, relay.const(2.0), zero, lhs_axis=3)
+    func = relay.Function([x, wt], s)
+    inputs = {"x": rng.integers(-20, 20, (1, h, w, cin)).astype("int8"),
+              "w": rng.integers(-5, 5, (3, 3, cin, cout)).astype("int8")}
+    mod = _same_numbers(func, {"qnn.conv2d": ["NCHW", "default"]}, inputs, rtol=0)
+    assert _attrs_of(mod, "qnn.add")[0].lhs_axis == 3

@@ -364,7 +364,9 @@ class _Converter:
         if name in _BINARY and len(n.args) == 2:
             return self.binary(n, lay)
         if name in _QNN_BINARY:
-            return self.binary(n, lay, 2)
+            # scalar quantization parameters only (per-channel ones name an axis: kept in
+            # the original layout)
+            return all(_shape(x) == () for x in n.args[2:]) and self.binary(n, lay, 2)
         if name in ("qnn.requantize", "qnn.quantize", "qnn.dequantize") \
                 and id(data) in self.lay:
             # per-channel parameters along ``axis``: the axis follows
