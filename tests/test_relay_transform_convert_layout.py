@@ -318,3 +318,23 @@ def test_qnn_add_with_per_channel_scales_keeps_its_layout(rng):
               "w": rng.integers(-5, 5, (3, 3, cin, cout)).astype("int8")}
     mod = _same_numbers(func, {"qnn.conv2d": ["NCHW", "default"]}, inputs, rtol=0)
     assert _attrs_of(mod, "qnn.add")[0].lhs_axis == 3
+
+
+def test_converted_calls_keep_their_spans():
+    """The rewritten convolution and the ops after it keep their source spans (classic)."""
+    def spanned(call, name):
+        return relay.Call(call.op, call.args, call.attrs, call.type_args,
+                          relay.Span(relay.SourceName(name), 0, 0, 0, 0))
+
+    x = relay.var("x", shape=(1, 5, 6, 3))
+    w = relay.var("w", shape=(3, 3, 3, 4))
+    y = spanned(relay.nn.conv2d(x, w, channels=4, kernel_size=(3, 3), data_layout="NHWC",
+                                kernel_layout="HWIO"), "SpanConv")
+    y = spanned(relay.nn.relu(y), "SpanRelu")
+    y = spanned(relay.sum(y, axis=(3,), keepdims=True), "SpanSum")
+    mod = _convert(relay.Function([x, w], y), None, {"nn.conv2d": ["NCHW", "default"]},
+                   fold=False)
+    spans = {n.op.name: n.span.source_name.name for n in relay.expr.post_order(mod["main"].body)
+             if isinstance(n, relay.Call) and n.span is not None}
+    assert spans == {"nn.conv2d": "SpanConv", "nn.relu": "SpanRelu", "sum": "SpanSum"}
+    assert _attrs_of(mod, "nn.conv2d")[0].data_layout == "NCHW"

@@ -246,6 +246,13 @@ class _Converter:
 
     # -------------------------------------------------------------------------- nodes
     def visit(self, n: Expr) -> None:
+        self._visit(n)
+        new = self.out.get(id(n))
+        if isinstance(n, Call) and isinstance(new, Call) and new is not n \
+                and new.op is n.op and new.span is None:
+            new.span = n.span  # the rewritten call keeps its source location (classic)
+
+    def _visit(self, n: Expr) -> None:
         if isinstance(n, Call) and isinstance(n.op, Op):
             if self.convertrebuild_call(n):
                 return
