@@ -338,3 +338,27 @@ def test_converted_calls_keep_their_spans():
              if isinstance(n, relay.Call) and n.span is not None}
     assert spans == {"nn.conv2d": "SpanConv", "nn.relu": "SpanRelu", "sum": "SpanSum"}
     assert _attrs_of(mod, "nn.conv2d")[0].data_layout == "NCHW"
+
+
+def test_slice_like_of_two_converted_values(rng):
+    """slice_like of two values converted alike stays converted, its axes following (NHWC
+    H, W -> NCHW 2, 3); with an unconverted shape source it reads the original layout."""
+    x = relay.var("x", shape=(1, 9, 8, 3))
+    w1, w2 = relay.var("w1", shape=(3, 3, 3, 4)), relay.var("w2", shape=(5, 5, 3, 4))
+    a = relay.nn.conv2d(x, w1, channels=4, kernel_size=(3, 3), data_layout="NHWC",
+                        kernel_layout="HWIO")
+    b = relay.nn.conv2d(x, w2, channels=4, kernel_size=(5, 5), data_layout="NHWC",
+                        kernel_layout="HWIO")
+    inputs = {"x": rng.standard_normal((1, 9, 8, 3)).astype("float32"),
+              "w1": rng.standard_normal((3, 3, 3, 4)).astype("float32"),
+              "w2": rng.standard_normal((5, 5, 3, 4)).astype("float32")}
+    func = relay.Function([x, w1, w2], relay.nn.relu(relay.slice_like(a, b, axes=[1, 2])))
+    mod = _same_numbers(func, {"nn.conv2d": ["NCHW", "default"]}, inputs)
+    assert [int(v) for v in _attrs_of(mod, "slice_like")[0].axes] == [2, 3]
+    assert _ops(mod)[-1] == "layout_transform"  # after the relu
+    z = relay.var("z", shape=(1, 5, 4, 4))
+    func = relay.Function([x, w1, z], relay.slice_like(a, z, axes=[1, 2]))
+    inputs = {"x": inputs["x"], "w1": inputs["w1"],
+              "z": np.zeros((1, 5, 4, 4), "float32")}
+    mod = _same_numbers(func, {"nn.conv2d": ["NCHW", "default"]}, inputs)
+    assert [int(v) for v in _attrs_of(mod, "slice_like")[0].axes] == [1, 2]

@@ -6,7 +6,12 @@ for NHWC, "HWOI" for a depthwise NHWC convolution or HWNC data, "OIHW" for NCHW)
 of N, C, H and W is typed (tvmlite builds NCHW and NHWC convolutions); ``NCHW{n}c`` with a
 blocked kernel (``OIHW{n}i{n}o``) makes ``contrib_conv2d_nchwc`` (not for an input variable
 whose channels the block does not divide). The pooling ops take one layout
-(``{"nn.max_pool2d": ["NHWC"]}``). Within ``with LayoutConfig(skip_layers=[...])`` the
+(``{"nn.max_pool2d": ["NHWC"]}``). ``nn.conv2d_transpose``, ``nn.deformable_conv2d``,
+``qnn.conv2d`` and ``qnn.conv2d_transpose`` take NCHW or NHWC data and a kernel layout
+("default": classic's, IOHW/HWIO for the transposed ones), ``vision.roi_align`` and
+``roi_pool`` one data layout; a QNN op's quantization parameters stay as they are
+(``qnn.requantize``'s axis follows, as do ``qnn.add``'s operands and ``qnn.concatenate``'s
+axis). Within ``with LayoutConfig(skip_layers=[...])`` the
 convolutions of those indices keep their layout.
 
 Each such op is rewritten in its wanted layout, with a ``layout_transform`` of its data (and
@@ -19,7 +24,8 @@ requires first, makes a bias_add an add), pooling and upsampling (their layout f
 ``concatenate`` of converted values, ``nn.pad``,
 ``sum``/``mean``/``max``/``min``/``prod``/``argmax``/``argmin`` (their axes follow),
 ``nn.layer_norm``/``nn.instance_norm`` (their axis follows), ``nn.l2_normalize`` (its
-axes follow, in their order), ``squeeze``, ``transpose``, ``strided_slice`` and ``topk``.
+axes follow, in their order), ``squeeze``, ``transpose``, ``strided_slice``, ``topk`` and
+``slice_like`` of two values converted alike.
 A value in a packed layout (``NCHW4c``) stays packed through element-wise and broadcast
 ops (an operand with one element along an axis is packed by 1 there, as classic's
 AdjustSubordinateFactors), pools, ``concatenate`` (when the block divides every field) and
@@ -355,6 +361,13 @@ class _Converter:
             return True
         if name == "strided_slice" and id(data) in self.lay:
             return self.strided_slice(n, lay)
+        if name == "slice_like" and self.lay.get(id(data)) == lay \
+                and self.lay.get(id(n.args[1])) == lay:
+            # both inputs converted alike (classic; else: the original layout): axes follow
+            axes = n.attrs.axes
+            if axes is not None:
+                axes = tuple(cur.index(orig[int(a) % 4]) for a in axes)
+            return self.keep(n, [self.out[id(data)], self.out[id(n.args[1])]], lay, axes=axes)
         if name == "topk" and id(data) in self.lay:
             new = rebuild_call(n, [self.out[id(data)]], axis=cur.index(orig[n.attrs.axis % 4]))
             if isinstance(n.checked_type, TupleType):
