@@ -213,7 +213,7 @@ def test_build_errors():
     with pytest.raises(tvm.TVMError, match="not supported yet"):
         relay.build(relay.Function([x], relay.nn.relu(x)), "opencl")
     c = relay.var("c", "bool")
-    with pytest.raises(tvm.TVMError, match="If is not supported yet"):
+    with pytest.raises(tvm.TVMError, match="If is not supported by the graph executor"):
         relay.build(relay.Function([x, c], relay.If(c, x, relay.nn.relu(x))), "llvm")
     with pytest.raises(tvm.TVMError, match="no type annotation"):
         relay.build(relay.Function([relay.var("u")], relay.nn.relu(relay.var("u"))), "llvm")

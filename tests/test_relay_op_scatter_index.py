@@ -125,8 +125,36 @@ def test_segment_sum():
         want[k] += d[i]
     np.testing.assert_allclose(run(relay.segment_sum(var("d", d), var("i", ids), 6), d, ids),
                                want, rtol=1e-6)
-    with pytest.raises(tvm.TVMError, match="num_segments"):
-        relay.segment_sum(var("d", d), var("s", ids))
+
+
+def _vm(out, *arrays):
+    args = sorted(relay.analysis.free_vars(out), key=lambda v: v.name_hint)
+    mod = tvm.IRModule.from_expr(relay.Function(args, out))
+    return relay.create_executor("vm", mod=mod, target="llvm").evaluate()(*arrays).numpy()
+
+
+@pytest.mark.parametrize("shape", [(7,), (6, 3, 2)])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_segment_sum_shape_from_values(shape, dynamic):
+    """Without ``num_segments`` (max(segment_ids) + 1 rows), or with ``relay.Any`` shapes,
+    the output shape is known at run time: the relay VM computes it (rows past the ids are
+    not summed)."""
+    d = RNG.uniform(size=shape).astype("float32")
+    ids = np.sort(RNG.integers(0, 4, shape[0] - 1)).astype("int32")
+    want = np.zeros((ids.max() + 1,) + shape[1:], "float32")
+    for i, k in enumerate(ids):
+        want[k] += d[i]
+    if dynamic:
+        dv = relay.var("d", shape=[relay.Any()] * len(shape))
+        iv = relay.var("i", shape=[relay.Any()], dtype="int32")
+    else:
+        dv, iv = var("d", d), var("i", ids)
+    got = _vm(relay.segment_sum(dv, iv), d, ids)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    if dynamic:  # with num_segments, Any shapes
+        got = _vm(relay.segment_sum(dv, iv, 9), d, ids)
+        pad = np.zeros((9 - want.shape[0],) + shape[1:], "float32")
+        np.testing.assert_allclose(got, np.concatenate([want, pad]), rtol=1e-6)
 
 
 def test_astype():

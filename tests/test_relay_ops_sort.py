@@ -225,3 +225,14 @@ def test_gpu_target_is_a_clear_error_naming_the_op():
     mod = tvm.IRModule.from_expr(relay.Function([v], relay.argsort(v)))
     with pytest.raises(tvm.TVMError, match="argsort: tvmlite has no GPU implementation"):
         relay.build(mod, target="cuda")
+
+
+def test_relay_op_namespace_has_the_sort_ops(rng):
+    """``relay.op.argsort`` / ``sort`` / ``topk`` / ``searchsorted`` (classic re-exports them
+    from relay.op.algorithm) are relay's, and compute as numpy does."""
+    for name in ("sort", "argsort", "topk", "searchsorted"):
+        assert getattr(relay.op, name) is getattr(relay, name)
+    x = rng.permutation(11).astype("float32")
+    v = relay.var("x", shape=(11,))
+    (out,), _ = build_run(relay.Function([v], relay.op.argsort(v)), {"x": x})
+    np.testing.assert_array_equal(out, np.argsort(x))

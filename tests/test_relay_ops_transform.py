@@ -90,6 +90,18 @@ def test_gather_nd(rng, batch_dims):
     np.testing.assert_array_equal(out, want)
 
 
+@pytest.mark.parametrize("idx_dtype", ["int64", "uint8"])
+def test_gather_nd_of_concatenate_fused(rng, idx_dtype):
+    """gather_nd with int64 / uint8 indices fused after a concatenate (the x86 schedule
+    vectorizes it: the indices are cast to the data's index dtype, or the C compiler refuses
+    an int64 vector compared with the concatenate's int32 bounds)."""
+    a = _rand(rng, 9, 3)
+    idx = np.stack([rng.integers(0, 9, 5), rng.integers(0, 6, 5)]).astype(idx_dtype)
+    out = _one(lambda x, i: relay.gather_nd(relay.concatenate([x, x], axis=-1), i), a, idx)
+    cat = np.concatenate([a, a], axis=-1)
+    np.testing.assert_array_equal(out, cat[idx[0], idx[1]])
+
+
 @pytest.mark.parametrize("axis", [-1, 0, 1])
 def test_one_hot(rng, axis):
     ind = rng.integers(0, 5, (3, 4)).astype("int32")
@@ -340,3 +352,35 @@ def test_cumsum(rng, axis, dtype, exclusive):
         want = want - a
     np.testing.assert_allclose(outs[0], np.exp(want), rtol=1e-5, atol=1e-6)
     assert outs[0].dtype == (dtype or "float32")
+
+
+def test_reshape_newshape_is_always_printed(rng):
+    """reshape's newshape has no default (classic): ``newshape=[]`` (a scalar result) is
+    printed and parsed back; a reshape without it is a type error naming the attribute."""
+    a = _rand(rng, 1)
+    x = relay.var("x", shape=(1,))
+    call = relay.reshape(x, [])
+    assert "newshape=[]" in call.astext()
+    mod = tvm.relay.parse(tvm.IRModule.from_expr(relay.Function([x], call)).astext())
+    out = relay.create_executor(mod=mod).evaluate()(a).numpy()
+    assert out.shape == () and out == a[0]
+    with pytest.raises(RelayTypeInferenceError, match="newshape is required"):
+        relay.transform.InferType()(tvm.relay.parse(
+            '#[version = "0.0.5"]\ndef @main(%x: Tensor[(1), float32]) { reshape(%x) }'))
+
+
+def test_reshape_infers_a_symbolic_size():
+    """reshape's -1 over a symbolic dimension (``te.size_var``) is the simplified quotient
+    (classic), and ``relay.Any`` stays unknown."""
+    b = tvm.te.size_var("b")
+    x = relay.var("x", shape=(b, 16))
+    mod = relay.transform.InferType()(tvm.IRModule.from_expr(
+        relay.Function([x], relay.reshape(x, (4, -1, 2)))))
+    shape = mod["main"].ret_type.shape
+    assert int(shape[0]) == 4 and int(shape[2]) == 2
+    assert tvm.ir.structural_equal(tvm.arith.Analyzer().simplify(shape[1] - b * 2),
+                                   tvm.tir.const(0, shape[1].dtype))
+    y = relay.var("y", shape=(relay.Any(), 6))
+    mod = relay.transform.InferType()(tvm.IRModule.from_expr(
+        relay.Function([y], relay.reshape(y, (-1, 3)))))
+    assert str(mod["main"].ret_type) == str(relay.TensorType((relay.Any(), 3), "float32"))

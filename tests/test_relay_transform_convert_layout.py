@@ -188,3 +188,177 @@ def test_large_chain_no_recursion():
                    fold=False)
     assert mod["main"].body.op.name == "layout_transform"
 
+
+
+def _same_numbers(func, desired, inputs, rtol=1e-5):
+    """ConvertLayout(desired) of ``func``: its output equals the unconverted function's (both
+    built at opt_level 3); the converted module is returned."""
+    mod = _convert(func, None, desired, fold=False)
+    (ref,), _ = build_run(func, inputs)
+    out, _ = _run(mod, inputs)
+    np.testing.assert_allclose(out, ref, rtol=rtol, atol=rtol)
+    return mod
+
+
+def _attrs_of(mod, op_name):
+    found = []
+    relay.analysis.post_order_visit(mod["main"], lambda n: found.append(n.attrs) if isinstance(
+        n, relay.Call) and getattr(n.op, "name", None) == op_name else None)
+    return found
+
+
+@pytest.mark.parametrize("src,want,kernel", [("NHWC", "NCHW", "default"),
+                                             ("NCHW", "NHWC", "default"),
+                                             ("NHWC", "NCHW", "OIHW")])
+def test_conv2d_transpose_converted(rng, src, want, kernel):
+    """nn.conv2d_transpose in the wanted data layout (default kernel: IOHW for NCHW, HWIO
+    for NHWC, as classic), its relu following; odd sizes, the same numbers."""
+    cin, cout, h, w = 3, 5, 7, 6
+    dshape = (1, cin, h, w) if src == "NCHW" else (1, h, w, cin)
+    klay = "IOHW" if src == "NCHW" else "HWIO"
+    kshape = {"IOHW": (cin, cout, 3, 3), "HWIO": (3, 3, cin, cout)}[klay]
+    x, wt = relay.var("x", shape=dshape), relay.var("w", shape=kshape)
+    y = relay.nn.relu(relay.nn.conv2d_transpose(x, wt, strides=(2, 2), padding=(1, 1),
+                                                channels=cout, kernel_size=(3, 3),
+                                                data_layout=src, kernel_layout=klay))
+    func = relay.Function([x, wt], y)
+    inputs = {"x": rng.standard_normal(dshape).astype("float32"),
+              "w": rng.standard_normal(kshape).astype("float32")}
+    mod = _same_numbers(func, {"nn.conv2d_transpose": [want, kernel]}, inputs)
+    (attrs,) = _attrs_of(mod, "nn.conv2d_transpose")
+    default = {"NCHW": "IOHW", "NHWC": "HWIO"}[want]
+    assert attrs.data_layout == want
+    assert attrs.kernel_layout == (default if kernel == "default" else kernel)
+    assert _ops(mod).count("layout_transform") == 3  # data, kernel, result
+
+
+def test_deformable_conv2d_converted(rng):
+    """nn.deformable_conv2d NHWC -> NCHW: data and offset transformed, kernel HWIO -> OIHW."""
+    h, w, cin, cout = 7, 6, 3, 4
+    x = relay.var("x", shape=(1, h, w, cin))
+    off = relay.var("off", shape=(1, h - 2, w - 2, 18))
+    wt = relay.var("w", shape=(3, 3, cin, cout))
+    y = relay.nn.deformable_conv2d(x, off, wt, kernel_size=(3, 3), channels=cout,
+                                   data_layout="NHWC", kernel_layout="HWIO")
+    func = relay.Function([x, off, wt], relay.add(y, relay.const(0.5)))
+    inputs = {"x": rng.standard_normal((1, h, w, cin)).astype("float32"),
+              "off": rng.standard_normal((1, h - 2, w - 2, 18)).astype("float32"),
+              "w": rng.standard_normal((3, 3, cin, cout)).astype("float32")}
+    mod = _same_numbers(func, {"nn.deformable_conv2d": ["NCHW", "default"]}, inputs)
+    (attrs,) = _attrs_of(mod, "nn.deformable_conv2d")
+    assert (attrs.data_layout, attrs.kernel_layout) == ("NCHW", "OIHW")
+
+
+def _qconv(x, wt, layout, klay, cout):
+    return relay.qnn.op.conv2d(x, wt, relay.const(1), relay.const(2), relay.const(0.5),
+                               relay.const(0.25), kernel_size=(3, 3), channels=cout,
+                               padding=(1, 1), data_layout=layout, kernel_layout=klay)
+
+
+def test_qnn_conv2d_requantize_concat_add_converted(rng):
+    """qnn.conv2d NHWC -> NCHW; qnn.requantize's axis, qnn.add and qnn.concatenate (its
+    axis) follow the new layout; the integers equal the unconverted program's."""
+    h, w, cin, cout = 5, 7, 3, 4
+    x = relay.var("x", shape=(1, h, w, cin), dtype="int8")
+    wt = relay.var("w", shape=(3, 3, cin, cout), dtype="int8")
+    y = _qconv(x, wt, "NHWC", "HWIO", cout)
+    one, zero = relay.const(1.0), relay.const(0)
+    y = relay.qnn.op.requantize(y, relay.const(0.125), zero, one, zero, out_dtype="int8")
+    s = relay.qnn.op.add(y, y, one, zero, one, zero, relay.const(2.0), zero)
+    cat = relay.qnn.op.concatenate([y, s], [one, relay.const(2.0)], [zero, zero], one, zero,
+                                   axis=3)
+    func = relay.Function([x, wt], cat)
+    inputs = {"x": rng.integers(-20, 20, (1, h, w, cin)).astype("int8"),
+              "w": rng.integers(-5, 5, (3, 3, cin, cout)).astype("int8")}
+    mod = _same_numbers(func, {"qnn.conv2d": ["NCHW", "default"]}, inputs, rtol=0)
+    (conv,) = _attrs_of(mod, "qnn.conv2d")
+    assert (conv.data_layout, conv.kernel_layout) == ("NCHW", "OIHW")
+    assert _attrs_of(mod, "qnn.requantize")[0].axis == 1
+    assert _attrs_of(mod, "qnn.concatenate")[0].axis == 1
+    assert _ops(mod).count("layout_transform") == 3  # data, kernel, result
+
+
+@pytest.mark.parametrize("op", ["roi_align", "roi_pool"])
+def test_roi_ops_converted(rng, op):
+    """vision.roi_align / roi_pool take the wanted layout; the result stays in it until the
+    function's end."""
+    x = relay.var("x", shape=(1, 4, 13, 11))
+    wt = relay.var("w", shape=(6, 4, 3, 3))
+    rois = relay.var("rois", shape=(5, 5))
+    y = relay.nn.conv2d(x, wt, padding=(1, 1), channels=6, kernel_size=(3, 3))
+    kw = {"sample_ratio": 2} if op == "roi_align" else {}
+    y = getattr(relay.vision, op)(y, rois, pooled_size=(3, 2), spatial_scale=0.5,
+                                  layout="NCHW", **kw)
+    func = relay.Function([x, wt, rois], y)
+    boxes = np.sort(rng.uniform(0, 20, (5, 2, 2)), axis=1).transpose(0, 2, 1).reshape(5, 4)
+    inputs = {"x": rng.standard_normal((1, 4, 13, 11)).astype("float32"),
+              "w": rng.standard_normal((6, 4, 3, 3)).astype("float32"),
+              "rois": np.concatenate([np.zeros((5, 1)), boxes], 1).astype("float32")}
+    mod = _same_numbers(func, {"nn.conv2d": ["NHWC", "default"],
+                               f"vision.{op}": ["NHWC", "default"]}, inputs, rtol=1e-4)
+    assert _attrs_of(mod, f"vision.{op}")[0].layout == "NHWC"
+    assert _ops(mod)[-1] == "layout_transform"
+    with pytest.raises(TVMError, match=f"vision.{op} data layout"):
+        relay.transform.ConvertLayout({f"vision.{op}": ["HWNC"]})
+
+
+def test_qnn_add_with_per_channel_scales_keeps_its_layout(rng):
+    """A qnn.add whose scale is per channel (``lhs_axis``) reads its operands in their
+    original layout: the numbers stay right."""
+    h, w, cin, cout = 5, 4, 3, 4
+    x = relay.var("x", shape=(1, h, w, cin), dtype="int8")
+    wt = relay.var("w", shape=(3, 3, cin, cout), dtype="int8")
+    one, zero = relay.const(1.0), relay.const(0)
+    y = relay.qnn.op.requantize(_qconv(x, wt, "NHWC", "HWIO", cout), relay.const(0.125), zero,
+                                one, zero, out_dtype="int8")
+    scales = relay.const(rng.uniform(0.5, 2.0, cout).astype("float32"))
+    s = relay.qnn.op.add(y, y, scales, zero, one, zero, relay.const(2.0), zero, lhs_axis=3)
+    func = relay.Function([x, wt], s)
+    inputs = {"x": rng.integers(-20, 20, (1, h, w, cin)).astype("int8"),
+              "w": rng.integers(-5, 5, (3, 3, cin, cout)).astype("int8")}
+    mod = _same_numbers(func, {"qnn.conv2d": ["NCHW", "default"]}, inputs, rtol=0)
+    assert _attrs_of(mod, "qnn.add")[0].lhs_axis == 3
+
+
+def test_converted_calls_keep_their_spans():
+    """The rewritten convolution and the ops after it keep their source spans (classic)."""
+    def spanned(call, name):
+        return relay.Call(call.op, call.args, call.attrs, call.type_args,
+                          relay.Span(relay.SourceName(name), 0, 0, 0, 0))
+
+    x = relay.var("x", shape=(1, 5, 6, 3))
+    w = relay.var("w", shape=(3, 3, 3, 4))
+    y = spanned(relay.nn.conv2d(x, w, channels=4, kernel_size=(3, 3), data_layout="NHWC",
+                                kernel_layout="HWIO"), "SpanConv")
+    y = spanned(relay.nn.relu(y), "SpanRelu")
+    y = spanned(relay.sum(y, axis=(3,), keepdims=True), "SpanSum")
+    mod = _convert(relay.Function([x, w], y), None, {"nn.conv2d": ["NCHW", "default"]},
+                   fold=False)
+    spans = {n.op.name: n.span.source_name.name for n in relay.expr.post_order(mod["main"].body)
+             if isinstance(n, relay.Call) and n.span is not None}
+    assert spans == {"nn.conv2d": "SpanConv", "nn.relu": "SpanRelu", "sum": "SpanSum"}
+    assert _attrs_of(mod, "nn.conv2d")[0].data_layout == "NCHW"
+
+
+def test_slice_like_of_two_converted_values(rng):
+    """slice_like of two values converted alike stays converted, its axes following (NHWC
+    H, W -> NCHW 2, 3); with an unconverted shape source it reads the original layout."""
+    x = relay.var("x", shape=(1, 9, 8, 3))
+    w1, w2 = relay.var("w1", shape=(3, 3, 3, 4)), relay.var("w2", shape=(5, 5, 3, 4))
+    a = relay.nn.conv2d(x, w1, channels=4, kernel_size=(3, 3), data_layout="NHWC",
+                        kernel_layout="HWIO")
+    b = relay.nn.conv2d(x, w2, channels=4, kernel_size=(5, 5), data_layout="NHWC",
+                        kernel_layout="HWIO")
+    inputs = {"x": rng.standard_normal((1, 9, 8, 3)).astype("float32"),
+              "w1": rng.standard_normal((3, 3, 3, 4)).astype("float32"),
+              "w2": rng.standard_normal((5, 5, 3, 4)).astype("float32")}
+    func = relay.Function([x, w1, w2], relay.nn.relu(relay.slice_like(a, b, axes=[1, 2])))
+    mod = _same_numbers(func, {"nn.conv2d": ["NCHW", "default"]}, inputs)
+    assert [int(v) for v in _attrs_of(mod, "slice_like")[0].axes] == [2, 3]
+    assert _ops(mod)[-1] == "layout_transform"  # after the relu
+    z = relay.var("z", shape=(1, 5, 4, 4))
+    func = relay.Function([x, w1, z], relay.slice_like(a, z, axes=[1, 2]))
+    inputs = {"x": inputs["x"], "w1": inputs["w1"],
+              "z": np.zeros((1, 5, 4, 4), "float32")}
+    mod = _same_numbers(func, {"nn.conv2d": ["NCHW", "default"]}, inputs)
+    assert [int(v) for v in _attrs_of(mod, "slice_like")[0].axes] == [1, 2]

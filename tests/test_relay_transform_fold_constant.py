@@ -78,3 +78,61 @@ def test_a_field_of_a_tuple_literal_becomes_the_field():
     a, b = np.ones((2, 3), "float32"), np.full((2, 3), 2.0, "float32")
     outs, _ = build_run(mod["main"], {"x": a, "y": b})
     np.testing.assert_allclose(outs[0], a + b)
+
+
+def test_constant_let_bindings_are_inlined_and_folded(rng):
+    """``let t1 = c; let t2 = t1 + t1; let t3 = t2 * x; t3``: t1 and t2 vanish, t3 reads the
+    folded constant (classic); the result matches numpy."""
+    c = rng.standard_normal((3, 5)).astype("float32")
+    x = relay.var("x", shape=(3, 5))
+    sb = relay.ScopeBuilder()
+    t1 = sb.let("t1", relay.const(c))
+    t2 = sb.let("t2", relay.add(t1, t1))
+    t3 = sb.let("t3", relay.multiply(t2, x))
+    sb.ret(t3)
+    mod = relay.transform.FoldConstant()(tvm.IRModule.from_expr(relay.Function([x], sb.get())))
+    body = mod["main"].body
+    assert isinstance(body, relay.Let) and body.var.name_hint == "t3"
+    assert isinstance(body.body, relay.Var)
+    folded = body.value.args[0]
+    assert isinstance(folded, relay.Constant)
+    np.testing.assert_allclose(folded.data.numpy(), 2 * c, rtol=1e-6)
+    xv = rng.standard_normal((3, 5)).astype("float32")
+    out = relay.create_executor(mod=mod).evaluate()(xv).numpy()
+    np.testing.assert_allclose(out, 2 * c * xv, rtol=1e-6)
+
+
+def _requantize_of_const(rng):
+    data = rng.integers(-50, 50, size=7).astype("int8")
+    q = relay.qnn.op.requantize(relay.const(data), relay.const(2.0), relay.const(1),
+                                relay.const(1.0), relay.const(1), out_dtype="int8")
+    x = relay.var("x", shape=(7,), dtype="int8")
+    return relay.Function([x], relay.add(q, x)), data
+
+
+def test_qnn_ops_fold_only_with_fold_qnn(rng):
+    """QNN operators on constants stay by default (classic: FakeQuantizationToInteger matches
+    them) and fold with ``fold_qnn=True`` to the value the unfolded program computes."""
+    func, data = _requantize_of_const(rng)
+    kept = relay.transform.FoldConstant()(tvm.IRModule.from_expr(func))
+    assert kept["main"].body.args[0].op.name == "qnn.requantize"
+    folded = relay.transform.FoldConstant(fold_qnn=True)(tvm.IRModule.from_expr(func))
+    const = folded["main"].body.args[0]
+    assert isinstance(const, relay.Constant) and const.data.dtype == "int8"
+    # requantize: (q - 1) * 2 / 1 + 1, rounded, saturated to int8
+    want = np.clip(np.round((data.astype("float64") - 1) * 2) + 1, -128, 127)
+    np.testing.assert_array_equal(const.data.numpy(), want.astype("int8"))
+    xv = rng.integers(-20, 20, size=7).astype("int8")
+    (ref,), _ = build_run(func, {"x": xv})
+    (out,), _ = build_run(folded["main"], {"x": xv})
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_fold_constant_expr(rng):
+    """``relay.transform.FoldConstantExpr`` folds an expression (with free variables)."""
+    c = rng.standard_normal((2, 3)).astype("float32")
+    x = relay.var("x", shape=(2, 3))
+    e = relay.add(x, relay.exp(relay.const(c)))
+    out = relay.transform.FoldConstantExpr(e, tvm.IRModule())
+    assert isinstance(out.args[1], relay.Constant) and out.args[0] is x
+    np.testing.assert_allclose(out.args[1].data.numpy(), np.exp(c), rtol=1e-6)

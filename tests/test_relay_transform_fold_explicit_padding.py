@@ -59,3 +59,27 @@ def test_unfoldable_pads_stay():
     for e in cases:
         f = relay.Function(relay.analysis.free_vars(e), e)
         assert "nn.pad" in _ops(_fold(f))
+
+
+def test_qnn_conv2d_folds_a_pad_of_its_input_zero_point():
+    """A pad by the input zero point becomes qnn.conv2d's padding (classic), the same
+    integers; a pad by another value stays."""
+    x = relay.var("x", shape=(1, 7, 5, 3), dtype="int8")
+    w = relay.var("w", shape=(3, 3, 3, 4), dtype="int8")
+
+    def qconv(pad_value):
+        pad = relay.nn.pad(x, [[0, 0], [1, 2], [1, 0], [0, 0]], pad_value=pad_value)
+        return relay.Function([x, w], relay.qnn.op.conv2d(
+            pad, w, relay.const(3, "int32"), relay.const(1, "int32"), relay.const(0.5),
+            relay.const(0.25), kernel_size=(3, 3), channels=4, padding=(1, 1),
+            data_layout="NHWC", kernel_layout="HWIO"))
+
+    folded = _fold(qconv(3))
+    assert _ops(folded) == ["qnn.conv2d"]
+    assert [int(p) for p in folded.body.attrs.padding] == [2, 2, 3, 1]
+    xv = RNG.integers(-20, 20, (1, 7, 5, 3)).astype("int8")
+    wv = RNG.integers(-5, 5, (3, 3, 3, 4)).astype("int8")
+    (ref,), _ = build_run(qconv(3), {"x": xv, "w": wv})
+    (out,), _ = build_run(folded, {"x": xv, "w": wv})
+    np.testing.assert_array_equal(out, ref)
+    assert "nn.pad" in _ops(_fold(qconv(2)))

@@ -384,7 +384,9 @@ class _GraphCodegen:
                 raise TVMError(f"relay.build: operator {n.op.name} was not fused into a "
                                "primitive function")
             else:
-                raise TVMError(f"relay.build: {type(n).__name__} is not supported")
+                raise TVMError(f"relay.build: {type(n).__name__} is not supported by the "
+                               "graph executor (control flow runs on the VM: "
+                               "relay.vm.compile)")
         heads = [[nid, idx, 0] for nid, idx in self.entry[id(self.func.body)]]
         self.storage_ids = self._plan_storage(heads)
         graph = {

@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 from ..te.operation import compute, reduce_axis
 from ..te.tensor import Tensor, _dim_equal
 from ..tir import op as _op
-from ..tir.expr import IntImm, Var
+from ..tir.expr import IntImm, PrimExpr, Var
 from . import tag
 from .utils import (
     TopiError,
@@ -743,7 +743,11 @@ def gather_nd(a: Tensor, indices: Tensor, batch_dims: int = 0) -> Tensor:
         idx = list(i[:batch_dims])
         for k in range(m):
             v = indices(k, *i[:ni - 1])
-            idx.append(v if v.dtype.startswith(("int", "uint")) else _op.cast("int32", v))
+            # the index dtype of a's dimension: an int64 index into an int32-indexed
+            # producer inlined here would compare int64 with int32 (vectorized: an error)
+            dim = a.shape[batch_dims + k]
+            want = dim.dtype if isinstance(dim, PrimExpr) else "int32"
+            idx.append(v if v.dtype == want else _op.cast(want, v))
         return a(*(idx + list(i[ni - 1:])))
     return compute(shape, f, name="T_gather_nd", tag=tag.INJECTIVE, varargs_names=_ax(len(shape)))
 

@@ -13,6 +13,7 @@ from . import (
     transform,
     vision,
 )
+from .algorithm import *  # noqa: F401,F403  (classic relay.op.argsort, topk ...)
 from .layout import layout_transform
 from .op import (
     OpStrategy,

@@ -96,7 +96,7 @@ def infer_newshape(op: str, shape: Sequence[int], newshape: Sequence[int]) -> tu
                 raise bad("-4 splits into at most one -1")
             d1 = whole // d2 if d1 == -1 else d1
             d2 = whole // d1 if d2 == -1 else d2
-            if d1 <= 0 or d2 <= 0 or d1 * d2 != whole:
+            if isinstance(whole, int) and (d1 <= 0 or d2 <= 0 or d1 * d2 != whole):
                 raise bad(f"cannot split dimension {whole} into ({codes[i + 1]}, "
                           f"{codes[i + 2]})")
             out.extend([d1, d2])
@@ -105,6 +105,19 @@ def infer_newshape(op: str, shape: Sequence[int], newshape: Sequence[int]) -> tu
         else:
             raise bad(f"unknown code {d}")
         i += 1
+    if not all(isinstance(d, int) for d in list(shape) + out):
+        # symbolic sizes (a te.size_var): the inferred size is an expression, nothing checked
+        if infer_at is not None:
+            from ...arith import Analyzer
+            from ...tir.op import floordiv
+            size, known = 1, 1
+            for d in shape:
+                size = size * d
+            for j, d in enumerate(out):
+                if j != infer_at:
+                    known = known * d
+            out[infer_at] = Analyzer().simplify(floordiv(size, known))
+        return tuple(out)
     size = 1
     for d in shape:
         size *= d
@@ -123,10 +136,13 @@ def infer_newshape(op: str, shape: Sequence[int], newshape: Sequence[int]) -> tu
 
 def _reshape_rel(types, attrs):
     t = tensor_arg("reshape", types, 0, "data")
+    if attrs.newshape is None:
+        raise RelayTypeError("reshape: the attribute newshape is required")
     return TensorType(infer_newshape("reshape", t.shape, attrs.newshape), t.dtype)
 
 
-register("reshape", 1, _reshape_rel, OpPattern.INJECTIVE, {"newshape": ()})
+# newshape has no default (classic: always printed, ``newshape=[]`` for a scalar result)
+register("reshape", 1, _reshape_rel, OpPattern.INJECTIVE, {"newshape": None})
 
 
 def reshape(data: Expr, newshape) -> Expr:

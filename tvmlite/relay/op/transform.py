@@ -9,6 +9,8 @@ from __future__ import annotations
 import builtins as _builtins
 from typing import Optional, Sequence
 
+import numpy as np
+
 from ..expr import Constant, Expr, Tuple, TupleWrapper, const
 from ..ty import TensorType, TupleType
 from ._rel import RelayTypeError, norm_axis, tensor_arg, topi_rel
@@ -677,17 +679,16 @@ def fixed_point_multiply(data: Expr, multiplier: int, shift: int) -> Expr:
 def segment_sum(data: Expr, segment_ids: Expr, num_segments: Optional[int] = None) -> Expr:
     """``out[k] = sum of data[i] over the i < len(segment_ids) with segment_ids[i] == k``
     for ``k < num_segments`` (a ``scatter_elements`` add into zeros of ``(num_segments,) +
-    data.shape[1:]``). Without ``num_segments`` the output's shape would depend on the ids'
-    values, which tvmlite's static shapes cannot express."""
-    from ..._classic import unsupported
+    data.shape[1:]``). Without ``num_segments`` (``max(segment_ids) + 1`` rows) or with
+    ``relay.Any`` shapes the output's shape is computed at run time (the relay VM)."""
     from ..transform.infer_type import infer_type
-    if num_segments is None:
-        raise unsupported("tvm.relay.segment_sum without num_segments (an output shape that "
-                          "depends on the values of segment_ids)")
     dt = infer_type(data).checked_type
     ids = infer_type(segment_ids).checked_type
     if len(ids.shape) != 1:
         raise RelayTypeError(f"segment_sum: segment_ids must be 1-D, got shape {ids.shape}")
+    static = _builtins.all(isinstance(d, int) for d in tuple(dt.shape) + tuple(ids.shape))
+    if num_segments is None or not static:
+        return _segment_sum_dyn(data, segment_ids, num_segments, len(dt.shape), dt.dtype)
     shape = (int(num_segments),) + tuple(dt.shape[1:])
     if ids.shape[0] != dt.shape[0]:
         data = strided_slice(data, [0], [ids.shape[0]], axes=[0])
@@ -695,6 +696,31 @@ def segment_sum(data: Expr, segment_ids: Expr, num_segments: Optional[int] = Non
         segment_ids = broadcast_to(expand_dims(segment_ids, 1, len(shape) - 1),
                                    tuple(ids.shape) + tuple(dt.shape[1:]))
     return scatter_elements(zeros(shape, dt.dtype), segment_ids, data, 0, "add")
+
+
+def _segment_sum_dyn(data: Expr, segment_ids: Expr, num_segments: Optional[int], rank: int,
+                     dtype: str) -> Expr:
+    """segment_sum whose output shape is known at run time only (``num_segments`` None:
+    ``max(segment_ids) + 1`` rows; or shapes with ``relay.Any``): zeros of the shape
+    computed from the values, ``scatter_elements`` add into them (the relay VM)."""
+    from .dyn import broadcast_to as dyn_broadcast_to
+    from .dyn import strided_slice as dyn_strided_slice
+    from .dyn import zeros as dyn_zeros
+    from .tensor import add, cast, concatenate, reshape
+    if num_segments is None:
+        top = make_call("max", [segment_ids], axis=(0,))
+        rows = add(reshape(cast(top, "int64"), (1,)), const(1, "int64"))
+    else:
+        rows = const(np.array([int(num_segments)], "int64"))
+    rest = strided_slice(shape_of(data, "int64"), [1], [rank])
+    # the rows of data that have an id (the first len(segment_ids))
+    upd_shape = concatenate([shape_of(segment_ids, "int64"), rest], 0)
+    data = dyn_strided_slice(data, const(np.zeros(rank, "int64")), upd_shape,
+                             const(np.ones(rank, "int64")))
+    if rank > 1:
+        rows = concatenate([rows, rest], 0)
+        segment_ids = dyn_broadcast_to(expand_dims(segment_ids, 1, rank - 1), upd_shape)
+    return scatter_elements(dyn_zeros(rows, dtype), segment_ids, data, 0, "add")
 
 
 # ------------------------------------------ shape-driven ops (collapse_sum, slice_like ...)

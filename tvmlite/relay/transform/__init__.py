@@ -19,7 +19,7 @@ from .eliminate_common_subexpr import EliminateCommonSubexpr
 from .fake_quantization_to_integer import FakeQuantizationToInteger
 from .fast_math import FastMath
 from .flatten_atrous_conv import FlattenAtrousConv
-from .fold_constant import FoldConstant
+from .fold_constant import FoldConstant, FoldConstantExpr
 from .fold_explicit_padding import FoldExplicitPadding
 from .fold_scale_axis import BackwardFoldScaleAxis, FoldScaleAxis, ForwardFoldScaleAxis
 from .function_pass import FunctionPass, function_pass

@@ -6,7 +6,12 @@ for NHWC, "HWOI" for a depthwise NHWC convolution or HWNC data, "OIHW" for NCHW)
 of N, C, H and W is typed (tvmlite builds NCHW and NHWC convolutions); ``NCHW{n}c`` with a
 blocked kernel (``OIHW{n}i{n}o``) makes ``contrib_conv2d_nchwc`` (not for an input variable
 whose channels the block does not divide). The pooling ops take one layout
-(``{"nn.max_pool2d": ["NHWC"]}``). Within ``with LayoutConfig(skip_layers=[...])`` the
+(``{"nn.max_pool2d": ["NHWC"]}``). ``nn.conv2d_transpose``, ``nn.deformable_conv2d``,
+``qnn.conv2d`` and ``qnn.conv2d_transpose`` take NCHW or NHWC data and a kernel layout
+("default": classic's, IOHW/HWIO for the transposed ones), ``vision.roi_align`` and
+``roi_pool`` one data layout; a QNN op's quantization parameters stay as they are
+(``qnn.requantize``'s axis follows, as do ``qnn.add``'s operands and ``qnn.concatenate``'s
+axis). Within ``with LayoutConfig(skip_layers=[...])`` the
 convolutions of those indices keep their layout.
 
 Each such op is rewritten in its wanted layout, with a ``layout_transform`` of its data (and
@@ -19,7 +24,8 @@ requires first, makes a bias_add an add), pooling and upsampling (their layout f
 ``concatenate`` of converted values, ``nn.pad``,
 ``sum``/``mean``/``max``/``min``/``prod``/``argmax``/``argmin`` (their axes follow),
 ``nn.layer_norm``/``nn.instance_norm`` (their axis follows), ``nn.l2_normalize`` (its
-axes follow, in their order), ``squeeze``, ``transpose``, ``strided_slice`` and ``topk``.
+axes follow, in their order), ``squeeze``, ``transpose``, ``strided_slice``, ``topk`` and
+``slice_like`` of two values converted alike.
 A value in a packed layout (``NCHW4c``) stays packed through element-wise and broadcast
 ops (an operand with one element along an axis is packed by 1 there, as classic's
 AdjustSubordinateFactors), pools, ``concatenate`` (when the block divides every field) and
@@ -132,6 +138,21 @@ def _desired(desired_layouts: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
                                "(an order of O, I, H and W, blocked by o and i for NCHW{n}c "
                                "data, or 'default')")
             out[name] = [data, kernel]
+        elif name in _CONV_KERNELS:
+            data = layouts[0] if layouts else ""
+            kernel = layouts[1] if len(layouts) > 1 else "default"
+            if data not in _CONV_KERNELS[name]:
+                raise TVMError(f"{NAME}: {name} data layout {layouts[:1]} is not supported "
+                               f"(one of {sorted(_CONV_KERNELS[name])})")
+            if kernel != "default" and not _conv2d_kernel_ok(kernel, False):
+                raise TVMError(f"{NAME}: {name} kernel layout {kernel!r} is not supported (an "
+                               "order of O, I, H and W, or 'default')")
+            out[name] = [data, kernel]
+        elif name in _ROI:
+            if not layouts or layouts[0] not in ("NCHW", "NHWC"):
+                raise TVMError(f"{NAME}: {name} data layout {layouts[:1]} is not supported "
+                               "(NCHW or NHWC)")
+            out[name] = [layouts[0]]
         elif name in _POOLS:
             if not layouts or not _is_perm(layouts[0]):
                 raise TVMError(f"{NAME}: {name} layout {layouts[:1]} is not supported (an "
@@ -143,6 +164,18 @@ def _desired(desired_layouts: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
 
 #: classic's default kernel layout for each conv2d data layout (NHWC: HWOI when depthwise)
 _DEFAULT_KERNEL = {"NCHW": "OIHW", "NHWC": "HWIO", "HWNC": "HWOI"}
+#: the other convolutions ConvertLayout converts: classic's default kernel layout for each
+#: data layout (qnn.conv2d as nn.conv2d: HWOI for a depthwise NHWC one)
+_CONV_KERNELS = {
+    "nn.conv2d_transpose": {"NCHW": "IOHW", "NHWC": "HWIO"},
+    "nn.deformable_conv2d": {"NCHW": "OIHW", "NHWC": "HWIO"},
+    "qnn.conv2d": {"NCHW": "OIHW", "NHWC": "HWIO"},
+    "qnn.conv2d_transpose": {"NCHW": "IOHW", "NHWC": "HWIO"},
+}
+#: ops on a 4-D ``layout`` data and regions of interest (their result: in that layout too)
+_ROI = ("vision.roi_align", "vision.roi_pool")
+#: QNN ops whose first two arguments broadcast as a binary op (the others: scalars)
+_QNN_BINARY = ("qnn.add", "qnn.subtract", "qnn.mul")
 
 
 class LayoutConfig:
@@ -219,6 +252,13 @@ class _Converter:
 
     # -------------------------------------------------------------------------- nodes
     def visit(self, n: Expr) -> None:
+        self._visit(n)
+        new = self.out.get(id(n))
+        if isinstance(n, Call) and isinstance(new, Call) and new is not n \
+                and new.op is n.op and new.span is None:
+            new.span = n.span  # the rewritten call keeps its source location (classic)
+
+    def _visit(self, n: Expr) -> None:
         if isinstance(n, Call) and isinstance(n.op, Op):
             if self.convertrebuild_call(n):
                 return
@@ -245,10 +285,15 @@ class _Converter:
             return self.custom(n, finfer)
         if name == "nn.conv2d" and name in self.desired:
             return self.conv2d(n)
+        if name in _CONV_KERNELS and name in self.desired:
+            return self.conv_like(n)
         if name in _POOLS and name in self.desired:
             return self.pool(n, self.desired[name][0])
+        if name in _ROI and name in self.desired:
+            return self.roi(n, self.desired[name][0])
         lay = next((self.lay[id(a)] for a in n.args if id(a) in self.lay), None)
-        if lay is None and name == "concatenate" and isinstance(n.args[0], RTuple):
+        if lay is None and name in ("concatenate", "qnn.concatenate") \
+                and isinstance(n.args[0], RTuple):
             lay = next((self.lay[id(f)] for f in n.args[0].fields if id(f) in self.lay), None)
         if lay is None:
             return False
@@ -261,6 +306,8 @@ class _Converter:
         if not _is_perm(cur):
             # a blocked layout (NCHW4c): element-wise and broadcast ops (and the pools
             # above) keep it; any other op reads the value in its original layout
+            if not _is_perm(orig) and name in _BINARY and len(n.args) == 2:
+                return self.reblocked_binary(n, lay)
             if len(_shape(n) or ()) != 4:
                 return False
             if (n.op.pattern == OpPattern.ELEMWISE and len(n.args) == 1) or name in _UNARY:
@@ -278,15 +325,22 @@ class _Converter:
                 self.out[id(n)] = rebuild_call(n, [self.out[id(data)]], axis=tuple(new_axes))
                 self.lay[id(n)] = (orig, out)
                 return True
+            if name == "nn.pad" and _is_perm(orig) and len(n.args) == 1:
+                return self.pad(n, lay)
             if name == "concatenate" and _is_perm(orig):
                 # fields whose channels the block divides stay packed
                 block = layout(cur).factor_of("C")
                 return isinstance(data, RTuple) and all(
                     int(_shape(f)[orig.index("C")]) % block == 0 for f in data.fields) \
                     and self.concatenate(n, lay)
+            if name == "strided_slice" and _is_perm(orig) and id(data) in self.lay \
+                    and n.attrs.get("axes") is not None:
+                return self.blocked_strided_slice(n, lay)
             return name in _BINARY and len(n.args) == 2 and self.binary(n, lay)
         if name == "concatenate":
             return self.concatenate(n, lay)
+        if name == "qnn.concatenate" and isinstance(data, RTuple):
+            return self.concatenate(n, lay, [self.original(x) for x in n.args[1:]])
         if name == "nn.batch_norm" and id(data) in self.lay:
             args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
             self.out[id(n)] = rebuild_call(n, args, axis=cur.index(orig[n.attrs.axis % 4]))
@@ -307,6 +361,13 @@ class _Converter:
             return True
         if name == "strided_slice" and id(data) in self.lay:
             return self.strided_slice(n, lay)
+        if name == "slice_like" and self.lay.get(id(data)) == lay \
+                and self.lay.get(id(n.args[1])) == lay:
+            # both inputs converted alike (classic; else: the original layout): axes follow
+            axes = n.attrs.axes
+            if axes is not None:
+                axes = tuple(cur.index(orig[int(a) % 4]) for a in axes)
+            return self.keep(n, [self.out[id(data)], self.out[id(n.args[1])]], lay, axes=axes)
         if name == "topk" and id(data) in self.lay:
             new = rebuild_call(n, [self.out[id(data)]], axis=cur.index(orig[n.attrs.axis % 4]))
             if isinstance(n.checked_type, TupleType):
@@ -322,12 +383,20 @@ class _Converter:
             return self.keep(n, [self.out[id(data)]], lay)
         if name in _BINARY and len(n.args) == 2:
             return self.binary(n, lay)
+        if name in _QNN_BINARY:
+            # scalar quantization parameters only (per-channel ones name an axis: kept in
+            # the original layout)
+            return all(_shape(x) == () for x in n.args[2:]) and self.binary(n, lay, 2)
+        if name in ("qnn.requantize", "qnn.quantize", "qnn.dequantize") \
+                and id(data) in self.lay:
+            # per-channel parameters along ``axis``: the axis follows
+            args = [self.out[id(data)]] + [self.original(x) for x in n.args[1:]]
+            return self.keep(n, args, lay, axis=cur.index(orig[n.attrs.axis % 4]))
         if name == "nn.bias_add" and id(data) in self.lay:
             return self.keep(n, [self.out[id(data)], self.original(n.args[1])], lay,
                              axis=cur.index(orig[n.attrs.axis % 4]))
         if name == "nn.pad" and id(data) in self.lay and len(n.args) == 1:
-            width = [tuple(n.attrs.pad_width[orig.index(c)]) for c in cur]
-            return self.keep(n, [self.out[id(data)]], lay, pad_width=tuple(width))
+            return self.pad(n, lay)
         if name in _REDUCE:
             return self.reduce(n, lay)
         if name in _NORMS and id(data) in self.lay:
@@ -363,8 +432,12 @@ class _Converter:
                 return False
             d_cur = lay[1] if lay is not None else d_orig
             k_cur = self.lay[id(weight)][1] if id(weight) in self.lay else k_orig
-            new = Call(res.op, [_transform(res.args[0], d_cur, new_attrs.data_layout),
-                                _transform(res.args[1], k_cur, new_attrs.kernel_layout)],
+            # the data the callback passed on: one transform per value and layout, shared
+            # by all its convolutions (classic)
+            new_data = (self.value_in(data, d_orig, new_attrs.data_layout)
+                        if res.args[0] is inputs[0]
+                        else _transform(res.args[0], d_cur, new_attrs.data_layout))
+            new = Call(res.op, [new_data, _transform(res.args[1], k_cur, new_attrs.kernel_layout)],
                        new_attrs, res.type_args)
             out_orig = n.attrs.get("out_layout") or d_orig
             out_new = new_attrs.get("out_layout") or new_attrs.data_layout
@@ -472,6 +545,64 @@ class _Converter:
             self.lay[id(n)] = (out_orig, want_d)
         return True
 
+    def conv_like(self, n: Call) -> bool:
+        """A convolution other than nn.conv2d (``_CONV_KERNELS``) in its wanted layouts: its
+        data (and a deformable one's offset) transformed to the data layout, its kernel to
+        the kernel layout; its other arguments as they are."""
+        name, a = n.op.name, n.attrs
+        if name == "nn.deformable_conv2d":
+            cfg = LayoutConfig.current
+            if cfg is not None and cfg.check_skip():
+                return False  # left in its layout
+        n_data = 2 if name == "nn.deformable_conv2d" else 1
+        want_d, want_k = self.desired[name]
+        d_orig, k_orig = a.data_layout, a.kernel_layout
+        data, weight = n.args[0], n.args[n_data]
+        dshape, wshape = _shape(data), _shape(weight)
+        if dshape is None or wshape is None or not _is_perm(d_orig) \
+                or sorted(k_orig) != sorted("OIHW"):
+            return False
+        if want_k == "default":
+            want_k = _CONV_KERNELS[name][want_d]
+            if name == "qnn.conv2d" and want_d == "NHWC" and int(a.groups) > 1 \
+                    and int(a.groups) == dshape[d_orig.index("C")] \
+                    and wshape[k_orig.index("I")] == 1:
+                want_k = "HWOI"  # depthwise
+        args = [self.value_in(x, d_orig, want_d) for x in n.args[:n_data]]
+        args.append(_transform(self.original(weight), k_orig, want_k))
+        args += [self.original(x) for x in n.args[n_data + 1:]]
+        changes = {"data_layout": want_d, "kernel_layout": want_k}
+        if "out_layout" in a:
+            changes["out_layout"] = ""
+        self.out[id(n)] = rebuild_call(n, args, **changes)
+        out_orig = a.get("out_layout") or d_orig
+        if want_d != out_orig:
+            self.lay[id(n)] = (out_orig, want_d)
+        return True
+
+    def pad(self, n: Call, lay: Lay) -> bool:
+        """nn.pad of a converted value: its widths follow the axes; a block axis (the ``c``
+        of NCHW16c) gets none, which needs its primal axis unpadded (else: False)."""
+        orig, cur = lay
+        width = []
+        for _, axis in re.findall(r"(\d*)([A-Za-z])", cur):
+            w = tuple(int(v) for v in n.attrs.pad_width[orig.index(axis.upper())])
+            if axis.islower():
+                if any(w):
+                    return False
+                w = (0, 0)
+            width.append(w)
+        return self.keep(n, [self.out[id(n.args[0])]], lay, pad_width=tuple(width))
+
+    def roi(self, n: Call, want: str) -> bool:
+        """roi_align/roi_pool with its data in layout ``want`` (the rois as they are)."""
+        orig = n.attrs.layout
+        self.out[id(n)] = rebuild_call(n, [self.value_in(n.args[0], orig, want),
+                                           self.original(n.args[1])], layout=want)
+        if want != orig:
+            self.lay[id(n)] = (orig, want)
+        return True
+
     def pool(self, n: Call, want: str) -> bool:
         orig = n.attrs.layout
         if not _is_perm(orig) or len(_shape(n.args[0]) or ()) != 4:
@@ -484,11 +615,15 @@ class _Converter:
             self.lay[id(n)] = (orig, want)
         return True
 
-    def binary(self, n: Call, lay: Lay) -> bool:
+    def binary(self, n: Call, lay: Lay, operands: int = 0) -> bool:
+        """Broadcasting ``n`` on a converted value; with ``operands``, only its first
+        ``operands`` arguments are tensors in the layout (a QNN op's others: its scalar
+        quantization parameters)."""
         orig, cur = lay
         shape = _shape(n)
         args = []
-        for x in n.args:
+        operands = operands or len(n.args)
+        for x in n.args[:operands]:
             s = _shape(x)
             if s is None:
                 return False
@@ -512,15 +647,45 @@ class _Converter:
                 args.append(_transform(v, src, _blocked_like(cur, src, s4)))
         if shape is None or len(shape) != 4:
             return False
+        args += [self.original(x) for x in n.args[operands:]]
         return self.keep(n, args, lay)
 
-    def concatenate(self, n: Call, lay: Lay) -> bool:
+    def reblocked_binary(self, n: Call, lay: Lay) -> bool:
+        """A broadcasting op on a value re-blocked from one packed layout to another
+        (NCHW4c -> NCHW2c): an operand of the same rank is transformed alike when it holds
+        whole blocks, one of ones broadcasts as it is; anything else: False."""
+        orig, cur = lay
+        axes = re.findall(r"[A-Za-z]", orig)
+        rank = len(axes)
+        if len(_shape(n) or ()) != rank:
+            return False
+        args = []
+        for x in n.args:
+            s = _shape(x)
+            if s is None:
+                return False
+            if id(x) in self.lay:
+                args.append(self.value_in(x, orig, cur))
+            elif all(int(d) == 1 for d in s):
+                args.append(self.original(x))
+            elif len(s) == rank and all(
+                    int(s[k]) == layout(orig).factor_of(a.upper())
+                    for k, a in enumerate(axes) if a.islower()):
+                args.append(_transform(self.original(x), orig, cur))
+            else:
+                return False
+        return self.keep(n, args, lay)
+
+    def concatenate(self, n: Call, lay: Lay, rest: Sequence[Expr] = ()) -> bool:
+        """A concatenation of converted values (``rest``: qnn.concatenate's other
+        arguments)."""
         orig, cur = lay
         tup = n.args[0]
         if not isinstance(tup, RTuple) or any(len(_shape(f) or ()) != 4 for f in tup.fields):
             return False
         fields = [self.value_in(f, orig, cur) for f in tup.fields]
-        return self.keep(n, [RTuple(fields)], lay, axis=cur.index(orig[n.attrs.axis % 4]))
+        return self.keep(n, [RTuple(fields)] + list(rest), lay,
+                         axis=cur.index(orig[n.attrs.axis % 4]))
 
     def relayout(self, n: Call, lay: Lay) -> bool:
         """An original ``layout_transform`` of a converted value."""
@@ -568,6 +733,36 @@ class _Converter:
                 full = [int(strides[0])] * 4
             changes["strides"] = tuple(full[i] for i in perm)
         return self.keep(n, [data], lay, **changes)
+
+    def blocked_strided_slice(self, n: Call, lay: Lay) -> bool:
+        """A strided_slice with ``axes`` of a value in a packed layout (NHWC4c): each axis
+        follows, a packed axis sliced in whole blocks (begin and end divided by the block;
+        unit strides), its block axis whole. Anything else: False (the original layout)."""
+        orig, cur = lay
+        a = n.attrs
+        if a.get("slice_mode", "end") != "end":
+            return False
+        tokens = [t for _, t in re.findall(r"(\d*)([A-Za-z])", cur)]
+        shape = _shape(n.args[0])
+        strides = [int(v) for v in a.strides] if a.strides is not None else []
+        axes, begin, end = [], [], []
+        for k, ax in enumerate(a.axes):
+            c = orig[int(ax) % 4]
+            pos = tokens.index(c)
+            b, e = int(a.begin[k]), int(a.end[k])
+            st = strides[k] if k < len(strides) else (strides[0] if len(strides) == 1 else 1)
+            if c.lower() in tokens:
+                f = layout(cur).factor_of(c)
+                dim = int(shape[orig.index(c)])  # (the original value's, unpacked)
+                b, e = b + dim if b < 0 else b, min(e + dim if e < 0 else e, dim)
+                if st != 1 or b % f or e % f:
+                    return False
+                b, e = b // f, e // f
+            axes.append(pos)
+            begin.append(b)
+            end.append(e)
+        return self.keep(n, [self.out[id(n.args[0])]], lay, axes=tuple(axes),
+                         begin=tuple(begin), end=tuple(end))
 
     def reduce(self, n: Call, lay: Lay) -> bool:
         orig, cur = lay

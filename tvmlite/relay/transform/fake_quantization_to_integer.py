@@ -85,7 +85,7 @@ def _values(e: Expr) -> Optional[np.ndarray]:
     from .fold_constant import fold_function
     if free_vars(e):
         return None
-    body = fold_function(infer_type(Function([], e))).body
+    body = fold_function(infer_type(Function([], e)), fold_qnn=True).body
     return body.data.numpy() if isinstance(body, Constant) else None
 
 

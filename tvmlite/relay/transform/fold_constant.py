@@ -7,7 +7,10 @@ constant, is then computed once instead of on every run. An ``If`` whose conditi
 a constant becomes the branch it takes, a field of a tuple literal the field itself;
 ``shape_of`` and ``ndarray_size`` become constants
 (shapes are static). ``nn.dropout`` is left as it is (a training op that
-``SimplifyInference`` removes), as in classic relay.
+``SimplifyInference`` removes), as in classic relay. A ``let`` binding a constant is
+dropped, the constant put at each use of its variable (so what reads it folds in turn).
+QNN operators (``qnn.*``) are folded only with ``fold_qnn=True`` (classic's default keeps
+them, for passes such as FakeQuantizationToInteger that match them).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from ..expr import (
     Expr,
     Function,
     If,
+    Let,
     Tuple,
     TupleGetItem,
     children,
@@ -41,14 +45,15 @@ NAME = "FoldConstant"
 _NOT_FOLDED = ("nn.dropout",)
 
 
-def _foldable_nodes(body: Expr) -> Dict[int, Expr]:
+def _foldable_nodes(body: Expr, fold_qnn: bool = False) -> Dict[int, Expr]:
     """Operator calls (and tuples/projections) computed from constants only."""
     const: Dict[int, Expr] = {}
     for n in post_order(body):
         if isinstance(n, Constant):
             const[id(n)] = n
         elif isinstance(n, Call) and isinstance(n.op, Op) and n.op.name not in _NOT_FOLDED \
-                and not n.op.name.startswith("dyn."):  # DynamicToStatic rewrites those
+                and not n.op.name.startswith("dyn.") \
+                and (fold_qnn or not n.op.name.startswith("qnn.")):  # dyn.: DynamicToStatic
             if all(id(a) in const for a in n.args):
                 const[id(n)] = n
         elif isinstance(n, Tuple):
@@ -59,13 +64,36 @@ def _foldable_nodes(body: Expr) -> Dict[int, Expr]:
     return const
 
 
-def fold_function(func: Function) -> Function:
-    """``func`` with its constant sub-graphs evaluated."""
+def fold_function(func: Function, fold_qnn: bool = False) -> Function:
+    """``func`` with its constant sub-graphs evaluated (QNN operators too when
+    ``fold_qnn``)."""
     infer_type(func)
     if any(isinstance(n, Function) for n in post_order(func.body)):
         return func  # no nested functions, for now
-    func = _fold_values(_fold_shapes(func))
+    func = _fold_values(_fold_shapes(_inline_constant_lets(func)), fold_qnn)
+    while True:  # a let whose value just folded: its uses may fold now
+        inlined = _inline_constant_lets(func)
+        if inlined is func:
+            break
+        func = _fold_values(inlined, fold_qnn)
     return _select_branches_and_fields(func)
+
+
+def _inline_constant_lets(func: Function) -> Function:
+    """``func`` without the lets that bind a ``Constant``: each use of the variable reads
+    the constant (classic FoldConstant); ``func`` itself when there are none."""
+    bound = {id(n.var): n.value for n in post_order(func.body)
+             if isinstance(n, Let) and isinstance(n.value, Constant)}
+    if not bound:
+        return func
+    memo: Dict[int, Expr] = dict(bound)
+    for n in post_order(func.body):
+        if isinstance(n, Let) and id(n.var) in bound:
+            memo[id(n)] = memo.get(id(n.body), n.body)
+        elif id(n) not in memo:
+            memo[id(n)] = with_children(n, memo)
+    return infer_type(Function(func.params, memo[id(func.body)], func.ret_type,
+                               func.type_params, func.attrs))
 
 
 def _fold_shapes(func: Function) -> Function:
@@ -119,8 +147,8 @@ def _select_branches_and_fields(func: Function) -> Function:
                                func.type_params, func.attrs))
 
 
-def _fold_values(func: Function) -> Function:
-    const = _foldable_nodes(func.body)
+def _fold_values(func: Function, fold_qnn: bool = False) -> Function:
+    const = _foldable_nodes(func.body, fold_qnn)
     # the tensor values to compute: folded nodes read by something that is not folded
     wanted: List[Expr] = []
     seen = set()
@@ -172,15 +200,31 @@ def _fold_values(func: Function) -> Function:
                     func.attrs)
 
 
-def _run(mod: IRModule, ctx: PassContext) -> IRModule:
-    from .infer_type import InferType
-    out = IRModule({}, mod.attrs)
-    for name, func in mod.functions.items():
-        out[name] = fold_function(func) if isinstance(func, Function) else func
-    return InferType()(out)  # type-checked after, as classic's function passes are
-
-
-def FoldConstant() -> Pass:  # noqa: N802
+def FoldConstant(fold_qnn: bool = False) -> Pass:  # noqa: N802
     """The constant-folding pass (``relay.transform.FoldConstant()``; opt_level 2 in
-    ``relay.build``)."""
+    ``relay.build``).
+
+    Parameters
+    ----------
+    fold_qnn : bool
+        Whether QNN operators on constants are folded too (classic's default: not).
+    """
+    def _run(mod: IRModule, ctx: PassContext) -> IRModule:
+        from .infer_type import InferType
+        out = IRModule({}, mod.attrs)
+        for name, func in mod.functions.items():
+            out[name] = fold_function(func, fold_qnn) if isinstance(func, Function) else func
+        return InferType()(out)  # type-checked after, as classic's function passes are
+
     return ModulePass(_run, NAME, opt_level=2)
+
+
+def FoldConstantExpr(expr: Expr, mod: IRModule = None,  # noqa: N802
+                     fold_qnn: bool = False) -> Expr:
+    """``expr`` with its constant sub-expressions folded (classic
+    ``relay.transform.FoldConstantExpr``); ``mod`` is accepted for classic's signature (the
+    global functions ``expr`` calls are not folded into it)."""
+    from ..analysis import free_vars
+    if isinstance(expr, Function):
+        return fold_function(expr, fold_qnn)
+    return fold_function(Function(free_vars(expr), expr), fold_qnn).body

@@ -1,8 +1,9 @@
 """``FoldExplicitPadding``: an ``nn.pad`` of only the spatial dimensions feeding a
 convolution or pool becomes that op's own padding, as in classic relay: for convolutions and
-average pools when the pad value is 0 (an average pool that excluded padding then counts it, so
-only one without padding of its own folds), for max pools when it is the dtype's lowest
-value; the pad mode must be "constant"."""
+average pools when the pad value is 0 (``qnn.conv2d``: when it is the input zero point; an
+average pool that excluded padding then counts it, so only one without padding of its own
+folds), for max pools when it is the dtype's lowest value; the pad mode must be
+"constant"."""
 from __future__ import annotations
 
 import re
@@ -63,6 +64,9 @@ class _FoldPad(DFPatternCallback):
         for n in pools[1:]:
             pool = pool | is_op(n)
         self.pattern = self.conv | pool(self.pad)
+        if "qnn.conv2d" in names:  # padding with the input zero point (classic)
+            self.pattern = self.pattern | is_op("qnn.conv2d")(
+                self.pad, *[wildcard() for _ in range(5)])
 
     def callback(self, pre, post, node_map):
         pad = pre.args[0]
@@ -85,6 +89,11 @@ class _FoldPad(DFPatternCallback):
         changes = {}
         if name in _MAX_POOLS:
             if value != _lowest(dtype):
+                return post
+        elif name == "qnn.conv2d":
+            zp = pre.args[2]
+            if not isinstance(zp, Constant) or zp.data.numpy().ndim \
+                    or value != float(zp.data.numpy()):
                 return post
         elif value != 0.0:
             return post

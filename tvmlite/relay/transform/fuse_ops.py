@@ -17,6 +17,10 @@ Classic relay's algorithm, on the dataflow graph of each function:
   ops fuse into a tuple that already joined an injective consumer (phase 2, concatenate's
   inputs). A group holds at most ``relay.FuseOps.max_depth`` nodes (default 256).
 
+Control flow is opaque, as in classic: a ``let``'s value and body, an ``if``'s condition and
+branches and a nested function's body are fused within, each a boundary no group crosses
+outwards.
+
 Each group becomes a ``Function`` with attribute ``Primitive=1``, called from ``main`` with the
 values it reads from other groups as arguments (a constant stays inside when the config
 ``relay.FuseOps.link_params`` is true). A scalar constant of a simple dtype usually joins its
@@ -77,9 +81,26 @@ class _Node:
         self.extern = False
 
 
+def _fusion_children(e: Expr) -> List[Expr]:
+    """The inputs of ``e`` in the fusion graph: the dataflow inputs, and for control flow
+    (classic: opaque nodes) a let's value and body, an if's condition and branches, a
+    (non-primitive) function's body, a called function or variable."""
+    if isinstance(e, Call):
+        callee = [] if isinstance(e.op, Op) or _is_primitive(e.op) or \
+            not isinstance(e.op, Expr) else [e.op]
+        return list(e.args) + callee
+    if isinstance(e, Let):
+        return [e.value, e.body]
+    if isinstance(e, If):
+        return [e.cond, e.true_branch, e.false_branch]
+    if isinstance(e, Function):
+        return [] if _is_primitive(e) else [e.body]
+    return dataflow_children(e)
+
+
 def _graph(body: Expr) -> List[_Node]:
     """The indexed forward graph of ``body``, in topological (post-DFS) order."""
-    exprs = post_order(body, dataflow_children)
+    exprs = post_order(body, _fusion_children)
     nodes = [_Node(e, i) for i, e in enumerate(exprs)]
     of = {id(e): n for e, n in zip(exprs, nodes)}
     of[id(body)].extern = True
@@ -109,6 +130,12 @@ def _graph(body: Expr) -> List[_Node]:
                         and tuple(rtype.shape) == tuple(atype.shape)):
                     edge = _P.ELEMWISE
                 of[id(a)].outputs.append((node, edge))
+            if not isinstance(e.op, Op) and id(e.op) in of:
+                of[id(e.op)].outputs.append((node, _P.OPAQUE))
+        elif isinstance(e, (Let, If, Function)):
+            # control flow: opaque, its parts fused within (classic)
+            for c in _fusion_children(e):
+                of[id(c)].outputs.append((node, _P.OPAQUE))
         elif isinstance(e, Tuple):
             node.pattern = _P.TUPLE
             for f in e.fields:
@@ -306,12 +333,9 @@ def _broadcast_path(kind: int, is_sink: bool) -> bool:
 
 def partition(body: Expr, fuse: bool, max_depth: int) -> Dict[int, _Group]:
     """The root group of each node of the dataflow graph ``body`` (by ``id``)."""
-    for n in post_order(body, dataflow_children):
-        if isinstance(n, (Let, If, Function)):
-            raise TVMError(f"FuseOps: {type(n).__name__} is not supported yet (dataflow graphs "
-                           "of operator calls only)")
-        if isinstance(n, Call) and not isinstance(n.op, Op) and not _is_primitive(n.op):
-            raise TVMError("FuseOps: calls of non-primitive functions are not supported yet")
+    for n in post_order(body, _fusion_children):
+        if not isinstance(n, (Call, Tuple, TupleGetItem, Var, Constant, Let, If, Function)):
+            raise TVMError(f"FuseOps: {type(n).__name__} is not supported yet")
     nodes = _graph(body)
     part = _Partitioner(nodes, max_depth)
     if fuse:
@@ -376,9 +400,12 @@ class _Fuser:
     def visit(self, n: Expr) -> Expr:
         if isinstance(n, (Var, Constant)):
             return n
+        if isinstance(n, (Let, If, Function)):
+            return n if _is_primitive(n) else with_children(n, self.new)
         group = self.group_of[id(n)]
         if isinstance(n, Call) and not isinstance(n.op, Op):
-            return Call(n.op, [self.new[id(a)] for a in n.args], n.attrs, n.type_args)
+            return Call(self.new.get(id(n.op), n.op), [self.new[id(a)] for a in n.args],
+                        n.attrs, n.type_args)
         if isinstance(n, Call):
             if n.op.name == _STOP_FUSION:
                 return self.new[id(n.args[0])]
@@ -403,7 +430,7 @@ def fuse_function(func: Function, fuse: bool = True, max_depth: int = MAX_FUSED_
     infer_type(func)
     group_of = partition(func.body, fuse, max_depth)
     fuser = _Fuser(group_of, link_params)
-    for n in post_order(func.body, dataflow_children):
+    for n in post_order(func.body, _fusion_children):
         fuser.new[id(n)] = fuser.visit(n)
     new = Function(func.params, fuser.new[id(func.body)], func.ret_type, func.type_params,
                    func.attrs)

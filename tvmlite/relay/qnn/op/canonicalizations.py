@@ -51,7 +51,7 @@ def const_value(op: str, what: str, expr: Expr) -> np.ndarray:
     from ...transform.fold_constant import fold_function
     from ...transform.infer_type import infer_type
     if not free_vars(expr):
-        body = fold_function(infer_type(Function([], expr))).body
+        body = fold_function(infer_type(Function([], expr)), fold_qnn=True).body
         if isinstance(body, Constant):
             return body.data.numpy()
     raise TVMError(f"{op}: {what} must be a constant (it is lowered to fixed-point "
