@@ -144,8 +144,8 @@ def test_x86_conv3d_depthwise_and_transpose_schedules():
 
     t = RNG.uniform(-1, 1, (3, 4, 3, 2)).astype("float32")
     T = te.placeholder(t.shape, name="T")
-    G = topi.x86.conv2d_transpose_nchw(D, T, (2, 2), (1, 1), "float32", (1, 0))
-    with tvm.target.Target("llvm"):
+    with tvm.target.Target("llvm"):  # a conv2d_NCHWc.x86 config: compute and schedule alike
+        G = topi.x86.conv2d_transpose_nchw(D, T, (2, 2), (1, 1), "float32", (1, 0))
         s = topi.x86.schedule_conv2d_transpose_nchw([G])
     np.testing.assert_allclose(run(s, [D, T], [d, t], G),
                                ref.conv2d_transpose_nchw_python(d, t, (2, 2), (1, 1), (1, 0)),

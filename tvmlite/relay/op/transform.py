@@ -711,12 +711,12 @@ def _segment_sum_dyn(data: Expr, segment_ids: Expr, num_segments: Optional[int],
         top = make_call("max", [segment_ids], axis=(0,))
         rows = add(reshape(cast(top, "int64"), (1,)), const(1, "int64"))
     else:
-        rows = const(np.array([int(num_segments)], "int64"))
+        rows = const(np.array([int(num_segments)]), "int64")
     rest = strided_slice(shape_of(data, "int64"), [1], [rank])
     # the rows of data that have an id (the first len(segment_ids))
     upd_shape = concatenate([shape_of(segment_ids, "int64"), rest], 0)
-    data = dyn_strided_slice(data, const(np.zeros(rank, "int64")), upd_shape,
-                             const(np.ones(rank, "int64")))
+    data = dyn_strided_slice(data, const(np.zeros(rank), "int64"), upd_shape,
+                             const(np.ones(rank), "int64"))
     if rank > 1:
         rows = concatenate([rows, rest], 0)
         segment_ids = dyn_broadcast_to(expand_dims(segment_ids, 1, rank - 1), upd_shape)

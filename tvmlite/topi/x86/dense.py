@@ -109,7 +109,13 @@ def config_of(out: Tensor):
     while stack:  # every producer, not only the first input (a residual add's may be data)
         op = stack.pop()
         if "workload" in op.attrs:
-            return query_config(op.attrs["workload"])
+            cfg = query_config(op.attrs["workload"])
+            if not getattr(cfg, "_entity_map", True):
+                raise TopiError(f"the config of {op.attrs['workload'][0]} has no knobs here: "
+                                "its compute ran under another target (or none); call the "
+                                "compute and the schedule inside the same "
+                                "`with tvm.target.Target(...)`")
+            return cfg
         if id(op) not in seen:
             seen.add(id(op))
             stack.extend(t.op for t in reversed(op.input_tensors))
