@@ -257,15 +257,8 @@ class RemoteVirtualMachine:
 
     def invoke_with_outputs(self, func_name: str, input_args, output_args) -> None:
         """Run ``func_name`` on ``input_args`` and copy its outputs into ``output_args``."""
-        from ..runtime.container import ADT
-        out = self.invoke(func_name, **input_args) if isinstance(input_args, dict) else \
-            self.invoke(func_name, *input_args)
-        outs = list(out) if isinstance(out, ADT) and out.tag == 0 else [out]
-        if len(outs) != len(output_args):
-            raise TVMError(f"invoke_with_outputs: {func_name!r} has {len(outs)} output(s), "
-                           f"{len(output_args)} given")
-        for src, dst in zip(outs, output_args):
-            dst.copyfrom(src)
+        from ..runtime.vm import invoke_with_outputs
+        invoke_with_outputs(self, func_name, input_args, output_args)
 
 
 class RemoteGraphModule:

@@ -213,17 +213,7 @@ class VirtualMachine:
 
     def invoke_with_outputs(self, func_name: str, input_args, output_args) -> None:
         """Run ``func_name`` on ``input_args`` and copy its outputs into ``output_args``."""
-        if isinstance(input_args, dict):
-            out = self.invoke(func_name, **input_args)
-        else:
-            out = self.invoke(func_name, *input_args)
-        from .container import ADT
-        outs = list(out) if isinstance(out, ADT) and out.tag == 0 else [out]
-        if len(outs) != len(output_args):
-            raise TVMError(f"invoke_with_outputs: {func_name!r} has {len(outs)} output(s), "
-                           f"{len(output_args)} given")
-        for src, dst in zip(outs, output_args):
-            dst.copyfrom(src)
+        invoke_with_outputs(self, func_name, input_args, output_args)
 
     def get_input_index(self, input_name: str, func_name: str = "main") -> int:
         names = self._machine.param_names(func_name)
@@ -331,3 +321,17 @@ register_func("tvmlite.vm.create", lambda lib, dev: VirtualMachine(lib, dev), ov
 
 __all__ = ["Executable", "VirtualMachine", "register_executable_loader", "ExecutableModule",
            "executable_of", "VM_SECTION"]
+
+
+def invoke_with_outputs(vm, func_name: str, input_args, output_args) -> None:
+    """``vm.invoke(func_name, ...)`` on ``input_args`` (a list, or a dict by name), its
+    outputs copied into the arrays ``output_args`` (a local or a remote VM)."""
+    from .container import ADT
+    out = vm.invoke(func_name, **input_args) if isinstance(input_args, dict) else \
+        vm.invoke(func_name, *input_args)
+    outs = list(out) if isinstance(out, ADT) and out.tag == 0 else [out]
+    if len(outs) != len(output_args):
+        raise TVMError(f"invoke_with_outputs: {func_name!r} has {len(outs)} output(s), "
+                       f"{len(output_args)} given")
+    for src, dst in zip(outs, output_args):
+        dst.copyfrom(src)

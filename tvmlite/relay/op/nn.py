@@ -1376,14 +1376,12 @@ __all__ += ["cross_entropy", "cross_entropy_with_logits"]
 
 
 # ---------------------------------------------------------------------------------- bitserial
-_PACK_BITS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
-
-
 def _pack_bits(op: str, pack_type: str) -> int:
-    if pack_type not in _PACK_BITS:
-        raise RelayTypeError(f"{op}: pack type must be one of {sorted(_PACK_BITS)}, got "
+    from ...topi.nn.bitserial import _WORD_BITS  # TOPI's table: one place for the words
+    if pack_type not in _WORD_BITS:
+        raise RelayTypeError(f"{op}: pack type must be one of {sorted(_WORD_BITS)}, got "
                              f"{pack_type!r}")
-    return _PACK_BITS[pack_type]
+    return _WORD_BITS[pack_type]
 
 
 def _bitpack_rel(types, attrs):

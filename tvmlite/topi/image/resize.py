@@ -53,23 +53,24 @@ def _in_coord(x, in_size, out_size, mode: str, start=0.0, end=1.0,
             return xf * _op.const((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0,
                                   "float32")
         return xf * _f32(in_size - 1) / _f32(_op._max(out_size - 1, 1))
+    # input units per output unit
     if scale is not None:
-        scale = _op.const(1.0 / scale, "float32")
+        step = _op.const(1.0 / scale, "float32")
     elif static:
-        scale = _op.const(in_size / out_size, "float32")
+        step = _op.const(in_size / out_size, "float32")
     else:
-        scale = _f32(in_size) / _f32(out_size)
+        step = _f32(in_size) / _f32(out_size)
     half = _op.const(0.5, "float32")
     if mode == "asymmetric":
-        return xf * scale
+        return xf * step
     if mode == "tf_half_pixel_for_nn":
-        return (xf + half) * scale
+        return (xf + half) * step
     if mode == "pytorch_half_pixel":
         if static:
-            return _op.const(0.0, "float32") if out_size == 1 else (xf + half) * scale - half
-        return _op.if_then_else(out_size > 1, (xf + half) * scale - half,
+            return _op.const(0.0, "float32") if out_size == 1 else (xf + half) * step - half
+        return _op.if_then_else(out_size > 1, (xf + half) * step - half,
                                 _op.const(0.0, "float32"))
-    return (xf + half) * scale - half  # half_pixel
+    return (xf + half) * step - half  # half_pixel
 
 
 def _clamp(i, size):
